@@ -1,0 +1,163 @@
+import { z } from 'zod';
+
+// The hub's wire format (SPEC part 2), shared by the server's route schemas and the client's parsers so
+// the two cannot drift apart.
+
+/** `files` of a skill: every regular file of the folder with its size and content hash. */
+export const SkillFile = z.object({
+  path: z.string(),
+  size: z.number().int().nonnegative(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+});
+export type SkillFile = z.infer<typeof SkillFile>;
+
+/** Safety flags attached to a skill (filled by the safety scanner). */
+export const SafetyFlag = z.object({
+  code: z.string(),
+  severity: z.enum(['info', 'warning', 'danger']),
+  message: z.string(),
+  file: z.string().optional(),
+  line: z.number().int().optional(),
+});
+export type SafetyFlag = z.infer<typeof SafetyFlag>;
+
+/** GET /v1/skills/<identity> when the identity is a skill. */
+export const SkillResponse = z.object({
+  kind: z.literal('skill'),
+  identity: z.string(),
+  revision: z.string(),
+  name: z.string(),
+  description: z.string(),
+  frontmatter: z.record(z.string(), z.unknown()),
+  body: z.string(),
+  files: z.array(SkillFile),
+  flags: z.array(SafetyFlag),
+  warnings: z.array(z.string()),
+});
+export type SkillResponse = z.infer<typeof SkillResponse>;
+
+/** One row of a menu. */
+export const MenuResponseItem = z.object({
+  identity: z.string(),
+  name: z.string(),
+  description: z.string(),
+});
+export type MenuResponseItem = z.infer<typeof MenuResponseItem>;
+
+/** GET /v1/skills/<identity> when the identity is a folder without SKILL.md. */
+export const MenuResponse = z.object({
+  kind: z.literal('menu'),
+  identity: z.string(),
+  revision: z.string(),
+  items: z.array(MenuResponseItem),
+});
+export type MenuResponse = z.infer<typeof MenuResponse>;
+
+/** Either answer of GET /v1/skills/<identity>. */
+export const ResolveResult = z.discriminatedUnion('kind', [SkillResponse, MenuResponse]);
+export type ResolveResult = z.infer<typeof ResolveResult>;
+
+/** RFC 9457 problem details with a stable `code`; extra members (count, subcollections, ...) allowed. */
+export const ProblemDetails = z
+  .object({
+    type: z.string(),
+    title: z.string(),
+    status: z.number().int().min(400).max(599),
+    code: z.string(),
+    detail: z.string().optional(),
+    instance: z.string().optional(),
+    requestId: z.string().optional(),
+  })
+  .catchall(z.unknown());
+export type ProblemDetails = z.infer<typeof ProblemDetails>;
+
+/** A sub-collection offered by an over-cap refusal. */
+export const Subcollection = z.object({
+  path: z.string(),
+  identity: z.string().optional(),
+  skills: z.number(),
+});
+export type Subcollection = z.infer<typeof Subcollection>;
+
+/** POST /v1/resolve body: up to 128 identities, each with the revision the caller holds. */
+export const ResolveRequest = z.object({
+  items: z
+    .array(
+      z.object({
+        identity: z.string().min(1).max(600),
+        revision: z.string().max(200).optional(),
+      }),
+    )
+    .min(1)
+    .max(128),
+});
+export type ResolveRequest = z.infer<typeof ResolveRequest>;
+
+/** One answer of POST /v1/resolve. */
+export const ResolveResponseItem = z.discriminatedUnion('status', [
+  z.object({ identity: z.string(), status: z.literal('unchanged'), revision: z.string() }),
+  z.object({
+    identity: z.string(),
+    status: z.literal('changed'),
+    revision: z.string(),
+    kind: z.enum(['skill', 'menu']),
+    name: z.string().optional(),
+    description: z.string().optional(),
+    frontmatter: z.record(z.string(), z.unknown()).optional(),
+  }),
+  z.object({
+    identity: z.string(),
+    status: z.literal('gone'),
+    lastRevision: z.string().optional(),
+    lastSeen: z.string().optional(),
+  }),
+  z.object({ identity: z.string(), status: z.literal('not-found') }),
+  z.object({
+    identity: z.string(),
+    status: z.literal('error'),
+    code: z.string(),
+    detail: z.string().optional(),
+  }),
+]);
+export type ResolveResponseItem = z.infer<typeof ResolveResponseItem>;
+
+/** POST /v1/resolve answer, one item per requested identity, in request order. */
+export const ResolveResponse = z.object({ items: z.array(ResolveResponseItem) });
+export type ResolveResponse = z.infer<typeof ResolveResponse>;
+
+/** GET /search query string. */
+export const SearchQuery = z.object({
+  q: z.string().trim().min(1).max(256),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().max(1024).optional(),
+  source: z.enum(['gh', 'hub']).optional(),
+  owner: z.string().max(100).optional(),
+  repo: z.string().max(100).optional(),
+  namespace: z.string().max(100).optional(),
+});
+export type SearchQuery = z.infer<typeof SearchQuery>;
+
+/** One search hit. */
+export const SearchResult = z.object({
+  identity: z.string(),
+  reference: z.string(),
+  name: z.string(),
+  description: z.string(),
+  source: z.enum(['gh', 'hub']),
+  /** `owner/repo` for gh, `namespace/collection` for hub. */
+  repository: z.string(),
+  path: z.string(),
+  revision: z.string(),
+  popularity: z.number().int().nonnegative(),
+  descriptionTokens: z.number().int().nonnegative(),
+  flags: z.array(SafetyFlag),
+});
+export type SearchResult = z.infer<typeof SearchResult>;
+
+/** GET /search answer. */
+export const SearchResponse = z.object({
+  results: z.array(SearchResult),
+  nextCursor: z.string().nullable(),
+  total: z.number().int().nonnegative().optional(),
+});
+export type SearchResponse = z.infer<typeof SearchResponse>;

@@ -1,0 +1,16 @@
+/** One line of a menu. */
+export interface MenuItem {
+  identity: string;
+  name?: string;
+  description: string;
+}
+
+/** Renders a menu: one `- <identity>: <description>` line per item, joined with \n. */
+export function renderMenu(items: MenuItem[]): string {
+  return items.map((item) => `- ${item.identity}: ${oneLine(item.description)}`).join('\n');
+}
+
+/** Descriptions may be multi-line YAML; a menu row must stay one line. */
+function oneLine(text: string): string {
+  return text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+}

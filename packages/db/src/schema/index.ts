@@ -1,0 +1,5 @@
+export * from './blobs.js';
+export * from './crawls.js';
+export * from './repositories.js';
+export * from './skills.js';
+export * from './teams.js';

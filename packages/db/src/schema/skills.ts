@@ -1,0 +1,118 @@
+import { type SQL, sql } from 'drizzle-orm';
+import {
+  bigint,
+  bigserial,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+import { tsvector } from './columns.js';
+import { collections } from './teams.js';
+import { repositories } from './repositories.js';
+
+/** One file of a skill folder as stored in the manifest. */
+export interface SkillFile {
+  path: string;
+  size: number;
+  sha256: string;
+  /** Set when the file was not downloaded (over the size limit, content withheld, ...). */
+  skipped?: string;
+}
+
+/** A safety finding recorded with evidence (see @atskills/protocol safety scanner). */
+export interface StoredFlag {
+  rule: string;
+  severity: string;
+  file: string;
+  line: number;
+  evidence: string;
+  message: string;
+}
+
+/**
+ * Every indexed skill, crawled (`gh:`) or published (`hub:`); the row holds the current revision, older
+ * revisions live in skill_revisions. `search` is a generated column, so the full-text index is current in
+ * the same transaction as the row.
+ */
+export const skills = pgTable(
+  'skills',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    /** Canonical identity: `gh:owner/repo/path` or `hub:namespace/collection/path`. */
+    identity: text('identity').notNull(),
+    /** gh | hub */
+    source: text('source').notNull(),
+    repositoryId: bigint('repository_id', { mode: 'number' }).references(() => repositories.id, {
+      onDelete: 'cascade',
+    }),
+    collectionId: bigint('collection_id', { mode: 'number' }).references(() => collections.id, {
+      onDelete: 'cascade',
+    }),
+    /** gh: owner; hub: namespace (for filters). */
+    owner: text('owner').notNull(),
+    /** gh: repository name; hub: collection name. */
+    container: text('container').notNull(),
+    /** Folder path inside the repository or collection ('' for a root skill). */
+    path: text('path').notNull(),
+    name: text('name').notNull().default(''),
+    description: text('description').notNull().default(''),
+    frontmatter: jsonb('frontmatter').$type<Record<string, unknown>>().notNull().default({}),
+    body: text('body').notNull().default(''),
+    warnings: jsonb('warnings').$type<string[]>().notNull().default([]),
+    /** Set when SKILL.md could not be parsed or its content is unavailable; such skills stay out of search. */
+    parseError: jsonb('parse_error').$type<{ code: string; message: string } | null>(),
+    files: jsonb('files').$type<SkillFile[]>().notNull().default([]),
+    flags: jsonb('flags').$type<StoredFlag[]>().notNull().default([]),
+    /** Content revision of the skill folder (git tree sha for gh:, manifest sha256 for hub:). */
+    revision: text('revision').notNull(),
+    /** Commit the revision was seen at (gh:) or the collection revision (hub:). */
+    commit: text('commit'),
+    descriptionTokens: integer('description_tokens').notNull().default(0),
+    bodyTokens: integer('body_tokens').notNull().default(0),
+    /** Popularity for ranking: repository stars (gh:) or collection popularity (hub:). */
+    stars: integer('stars').notNull().default(0),
+    /** public | private */
+    visibility: text('visibility').notNull().default('public'),
+    firstSeenAt: timestamp('first_seen_at', { withTimezone: true }).notNull().defaultNow(),
+    lastSeenAt: timestamp('last_seen_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    /** When the skill disappeared upstream (or its collection was deleted); gone skills leave search. */
+    goneAt: timestamp('gone_at', { withTimezone: true }),
+    search: tsvector('search').generatedAlwaysAs(
+      (): SQL =>
+        sql`setweight(to_tsvector('simple', coalesce(${skills.name}, '') || ' ' || replace(coalesce(${skills.name}, ''), '-', ' ')), 'A') || setweight(to_tsvector('english', coalesce(${skills.description}, '')), 'B') || setweight(to_tsvector('english', left(coalesce(${skills.body}, ''), 100000)), 'D')`,
+    ),
+  },
+  (t) => [
+    uniqueIndex('skills_identity_key').on(t.identity),
+    index('skills_repository_idx').on(t.repositoryId),
+    index('skills_collection_idx').on(t.collectionId),
+    index('skills_owner_container_path_idx').on(t.owner, t.container, t.path),
+    index('skills_search_idx').using('gin', t.search),
+    index('skills_name_trgm_idx').using('gin', sql`${t.name} gin_trgm_ops`),
+  ],
+);
+
+/** Every revision a skill ever had, so `?rev=` stays fetchable. */
+export const skillRevisions = pgTable(
+  'skill_revisions',
+  {
+    skillId: bigint('skill_id', { mode: 'number' })
+      .notNull()
+      .references(() => skills.id, { onDelete: 'cascade' }),
+    revision: text('revision').notNull(),
+    name: text('name').notNull(),
+    description: text('description').notNull(),
+    frontmatter: jsonb('frontmatter').$type<Record<string, unknown>>().notNull(),
+    body: text('body').notNull(),
+    files: jsonb('files').$type<SkillFile[]>().notNull(),
+    commit: text('commit'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.skillId, t.revision] })],
+);

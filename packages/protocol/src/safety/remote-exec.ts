@@ -1,0 +1,64 @@
+import { excerpt } from './evidence.js';
+import type { RuleHit, SafetyRuleModule } from './types.js';
+
+const FETCHER = String.raw`(?:curl|wget|fetch|http(?:ie)?|aria2c)\b`;
+// An interpreter given -c/-e/-m reads its program from the argument and only treats stdin as data
+// (`curl … | python3 -c 'import json…'` parses a response, it does not run it).
+const SHELL = String.raw`(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+\S+=\S*\s+)*(?:ba|z|k|da|fi|a)?sh\b|(?:python[0-9.]*|perl|ruby|node|php)\b(?!\s+-[cemnpi]\b)`;
+
+/** Each pattern is one way of running code fetched from the network without looking at it first. */
+const PATTERNS: { regex: RegExp; what: string }[] = [
+  // curl -fsSL https://x | sh, wget -qO- https://x | sudo bash
+  { regex: new RegExp(String.raw`\b${FETCHER}[^|\n]*\|\s*(?:${SHELL})`, 'i'), what: 'pipes a download into an interpreter' },
+  // bash <(curl ...), source <(curl ...), . <(wget ...)
+  {
+    regex: new RegExp(String.raw`(?:\b(?:ba|z|k)?sh|\bsource|(?:^|[\s;&|])\.)\s+<\(\s*${FETCHER}`, 'i'),
+    what: 'runs a download through process substitution',
+  },
+  // bash -c "$(curl ...)", python -c "$(curl ...)", eval "$(wget -O- ...)"
+  {
+    regex: new RegExp(
+      String.raw`(?:\b(?:(?:ba|z|k)?sh|python[0-9.]*|perl|ruby|node)\s+-c|\beval)\s+["']?(?:\$\(|\x60)\s*${FETCHER}`,
+      'i',
+    ),
+    what: 'executes the output of a download',
+  },
+  // iex (iwr https://x), Invoke-Expression (New-Object Net.WebClient).DownloadString('...')
+  {
+    regex:
+      /\b(?:iex|invoke-expression)\b[\s(&]*(?:\(\s*)*(?:iwr|irm|invoke-webrequest|invoke-restmethod|new-object\s+(?:system\.)?net\.webclient|\[?system\.net\.webclient)/i,
+    what: 'runs a PowerShell download with Invoke-Expression',
+  },
+  // iwr https://x | iex, irm https://x | Invoke-Expression
+  {
+    regex: /\b(?:iwr|irm|invoke-webrequest|invoke-restmethod)\b[^|\n]*\|\s*(?:iex|invoke-expression)\b/i,
+    what: 'pipes a PowerShell download into Invoke-Expression',
+  },
+  { regex: /\.downloadstring\s*\([^)]*\)[^\n]*\|\s*(?:iex|invoke-expression)\b/i, what: 'pipes DownloadString into Invoke-Expression' },
+];
+
+export const remoteExecRule: SafetyRuleModule = {
+  id: 'remote-exec',
+  severity: 'warn',
+  description:
+    'Runs code straight from the network without review: `curl … | sh`, `wget -O- … | bash`, ' +
+    '`bash <(curl …)`, `python -c "$(curl …)"`, `iex (iwr …)`. Installer one-liners in documentation ' +
+    'count too: an agent that follows them executes whatever the server returns.',
+  scan({ lines }) {
+    const hits: RuleHit[] = [];
+    lines.forEach((text, index) => {
+      for (const { regex, what } of PATTERNS) {
+        const match = regex.exec(text);
+        if (!match) continue;
+        hits.push({
+          line: index + 1,
+          severity: 'warn',
+          evidence: excerpt(text, match.index, match.index + match[0].length),
+          message: `remote code execution: ${what}`,
+        });
+        break;
+      }
+    });
+    return hits;
+  },
+};

@@ -12,12 +12,40 @@ export interface Identity {
   identity: string;
 }
 
-/** Parses a prefixed identity, a bare path or a GitHub URL; throws IdentityError. */
+/** The longest path an identity may have (SPEC 1.3), counted in characters. */
+export const MAX_IDENTITY_PATH = 512;
+/** Raw input past this many characters is refused before any further work (hostile input). */
+const MAX_RAW_IDENTITY = 4096;
+
+// C0, DEL and C1 control characters.
+const CONTROL_CHAR = /[\u0000-\u001f\u007f-\u009f]/;
+const PREFIXED = /^([^/:]*):/;
+const GITHUB_URL = /^https?:\/\//i;
+const GITHUB_HOSTS = new Set(['github.com', 'www.github.com']);
+
+/** Parses a prefixed identity, a bare path or a GitHub URL; percent-decodes; throws IdentityError. */
 export function parseIdentity(text: string): Identity {
-  throw new IdentityError('empty', `not implemented: ${text}`);
+  if (text.length === 0) throw new IdentityError('empty', 'The identity is empty.');
+  if (text.length > MAX_RAW_IDENTITY) {
+    throw new IdentityError('too-long', `The identity is longer than ${MAX_IDENTITY_PATH} characters.`);
+  }
+  if (GITHUB_URL.test(text)) return fromGithubUrl(text);
+  const prefixed = PREFIXED.exec(text);
+  if (prefixed) {
+    const prefix = (prefixed[1] ?? '').toLowerCase();
+    if (prefix !== 'gh' && prefix !== 'hub') {
+      throw new IdentityError(
+        'unknown-prefix',
+        `Unknown identity prefix "${prefixed[1]}:"; use gh:, hub: or a bare path (write a colon inside a path as %3A).`,
+        { prefix: prefixed[1] },
+      );
+    }
+    return buildIdentity(prefix, decodePath(text.slice(prefixed[0].length)));
+  }
+  return buildIdentity('local', decodePath(text));
 }
 
-/** The canonical text of an identity. */
+/** The canonical text of an identity (idempotent). */
 export function normalizeIdentity(text: string): string {
   return parseIdentity(text).identity;
 }
@@ -44,12 +72,124 @@ export function hubParts(id: Identity): { namespace: string; collection: string;
   return { namespace, collection, subpath: rest.join('/') };
 }
 
-/** Whether GitHub would accept `s` as a user or organization login. */
+/**
+ * Whether GitHub would accept `s` as a user or organization login: 1-39 letters, digits and hyphens, not
+ * starting with a hyphen. (New accounts may not end in or double a hyphen, but older accounts that do still
+ * exist and own public skills, so those are accepted.)
+ */
 export function isValidGithubOwner(s: string): boolean {
-  return /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/.test(s);
+  return /^[A-Za-z0-9][A-Za-z0-9-]{0,38}$/.test(s);
 }
 
-/** Whether GitHub would accept `s` as a repository name. */
+/** Whether GitHub would accept `s` as a repository name: 1-100 of letters, digits, '.', '_', '-'. */
 export function isValidGithubRepo(s: string): boolean {
   return /^[A-Za-z0-9._-]{1,100}$/.test(s) && s !== '.' && s !== '..';
+}
+
+/** Strict percent-decoding; a literal '%' may not survive it, so decoding a canonical identity changes nothing. */
+function decodePath(text: string): string {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(text);
+  } catch {
+    throw new IdentityError(
+      'bad-percent-encoding',
+      'The identity holds a malformed %-escape (write a literal space as %20, a colon as %3A).',
+    );
+  }
+  if (decoded.includes('%')) {
+    throw new IdentityError('bad-percent-encoding', 'A path may not hold a literal "%".');
+  }
+  return decoded;
+}
+
+function fromGithubUrl(text: string): Identity {
+  const withoutScheme = text.replace(GITHUB_URL, '');
+  const [location = ''] = withoutScheme.split(/[?#]/, 1);
+  const slash = location.indexOf('/');
+  const host = (slash < 0 ? location : location.slice(0, slash)).toLowerCase();
+  if (!GITHUB_HOSTS.has(host)) {
+    throw new IdentityError('unknown-prefix', `Only github.com URLs are identities, not "${host}".`, {
+      host,
+    });
+  }
+  const segments = (slash < 0 ? '' : location.slice(slash + 1)).split('/');
+  if (segments.at(-1) === '') segments.pop();
+  const [owner = '', repoWithSuffix = '', kind, _ref, ...sub] = segments;
+  const repo = repoWithSuffix.endsWith('.git') ? repoWithSuffix.slice(0, -4) : repoWithSuffix;
+  if (kind !== undefined) {
+    if (kind !== 'tree' && kind !== 'blob') {
+      throw new IdentityError('unknown-prefix', 'A GitHub URL must point at a repository, a tree or a blob.');
+    }
+    if (_ref === undefined) {
+      throw new IdentityError(
+        'incomplete',
+        `A GitHub ${kind} URL needs a branch or revision after /${kind}/.`,
+      );
+    }
+    // A blob URL names a file (usually SKILL.md); the skill is the folder holding it.
+    if (kind === 'blob') sub.pop();
+  }
+  const path = [owner, repo, ...sub].filter((s, i) => i < 2 || s !== '').join('/');
+  return buildIdentity('gh', decodePath(path));
+}
+
+/** Validates a decoded path for its source and builds the normalized identity. */
+function buildIdentity(source: Source, decodedPath: string): Identity {
+  // Hub names are case-insensitive; GitHub paths and project paths keep their case.
+  const rawPath = source === 'hub' ? decodedPath.toLowerCase() : decodedPath;
+  if (rawPath === '') {
+    if (source === 'local') throw new IdentityError('empty', 'The identity is empty.');
+    throw new IdentityError('incomplete', `A ${source}: identity needs ${partsNeeded(source)}.`);
+  }
+  if (CONTROL_CHAR.test(rawPath)) {
+    throw new IdentityError('control-char', 'The identity holds a control character.');
+  }
+  if (rawPath.includes('\\')) {
+    throw new IdentityError('backslash', 'The identity holds a backslash; separate folders with "/".');
+  }
+  if (rawPath.startsWith('/')) {
+    throw new IdentityError('absolute', 'The identity starts with "/"; paths are relative to their source.');
+  }
+  const path = rawPath.endsWith('/') ? rawPath.slice(0, -1) : rawPath;
+  const segments = path.split('/');
+  if (segments.some((s) => s === '')) {
+    throw new IdentityError('empty-segment', 'The identity has an empty path segment ("//").');
+  }
+  if (segments.some((s) => s === '.' || s === '..')) {
+    throw new IdentityError('dot-segment', 'The identity may not hold "." or ".." segments.');
+  }
+  if ([...path].length > MAX_IDENTITY_PATH) {
+    throw new IdentityError('too-long', `The identity is longer than ${MAX_IDENTITY_PATH} characters.`);
+  }
+  const [first = '', second] = segments;
+  if (source === 'local' && first.includes(':')) {
+    // 'a:b/c' would read back as prefix 'a:'; refusing it keeps canonical identities unambiguous.
+    throw new IdentityError(
+      'unknown-prefix',
+      `A bare path's first folder may not hold a colon ("${first}").`,
+    );
+  }
+  if (source !== 'local' && second === undefined) {
+    throw new IdentityError('incomplete', `A ${source}: identity needs ${partsNeeded(source)}.`);
+  }
+  if (source === 'gh') {
+    if (!isValidGithubOwner(first)) {
+      throw new IdentityError('bad-owner', `"${first}" is not a valid GitHub user or organization name.`, {
+        owner: first,
+      });
+    }
+    if (!isValidGithubRepo(second ?? '')) {
+      throw new IdentityError('bad-repo', `"${second}" is not a valid GitHub repository name.`, {
+        repo: second,
+      });
+    }
+  }
+  return { source, path, identity: formatIdentity(source, path) };
+}
+
+function partsNeeded(source: Source): string {
+  return source === 'gh'
+    ? 'an owner and a repository (gh:owner/repo)'
+    : 'a namespace and a collection (hub:team/name)';
 }

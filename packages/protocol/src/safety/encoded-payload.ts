@@ -16,15 +16,18 @@ const DATA_URI_PREFIX = /data:(?:image|font|audio|video)\/[\w.+-]+;base64,$/i;
 
 const DECODE_AND_RUN: { regex: RegExp; what: string }[] = [
   {
-    regex: /\bbase64\s+(?:-d|--decode|-D)\b[^|\n]*\|\s*(?:sudo\s+)?(?:(?:ba|z|k|da)?sh|python[0-9.]*|perl|ruby|node)\b/i,
+    regex:
+      /\bbase64\s+(?:-d|--decode|-D)\b[^|\n]*\|\s*(?:sudo\s+)?(?:(?:ba|z|k|da)?sh|python[0-9.]*|perl|ruby|node)\b/i,
     what: 'decodes base64 straight into a shell',
   },
   {
-    regex: /\b(?:eval|exec|Function|setTimeout)\s*\(\s*(?:atob|unescape|decodeURIComponent|Buffer\.from|base64\.b64decode|base64_decode|bytes\.fromhex|codecs\.decode|zlib\.decompress)\s*\(/i,
+    regex:
+      /\b(?:eval|exec|Function|setTimeout)\s*\(\s*(?:atob|unescape|decodeURIComponent|Buffer\.from|base64\.b64decode|base64_decode|bytes\.fromhex|codecs\.decode|zlib\.decompress)\s*\(/i,
     what: 'evaluates decoded data',
   },
   {
-    regex: /\b(?:iex|invoke-expression)\b[^\n]*frombase64string|frombase64string[^\n]*\|\s*(?:iex|invoke-expression)\b/i,
+    regex:
+      /\b(?:iex|invoke-expression)\b[^\n]*frombase64string|frombase64string[^\n]*\|\s*(?:iex|invoke-expression)\b/i,
     what: 'runs decoded base64 with Invoke-Expression',
   },
   {

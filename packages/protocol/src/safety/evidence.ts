@@ -11,7 +11,8 @@ export function isInvisibleCharacter(codePoint: number): boolean {
   if (codePoint === 0x09) return false;
   if (codePoint < 0x20 || (codePoint >= 0x7f && codePoint <= 0x9f)) return true;
   if (codePoint === 0x2028 || codePoint === 0x2029) return true;
-  if ((codePoint >= 0xfe00 && codePoint <= 0xfe0f) || (codePoint >= 0xe0100 && codePoint <= 0xe01ef)) return true;
+  if ((codePoint >= 0xfe00 && codePoint <= 0xfe0f) || (codePoint >= 0xe0100 && codePoint <= 0xe01ef))
+    return true;
   return FORMAT_CHARACTER.test(String.fromCodePoint(codePoint));
 }
 
@@ -39,7 +40,8 @@ export function escapeInvisible(text: string): string {
  */
 export function excerpt(line: string, start = 0, end = line.length): string {
   const matchLength = end - start;
-  let from = matchLength >= EVIDENCE_MAX ? start : Math.max(0, start - Math.floor((EVIDENCE_MAX - matchLength) / 2));
+  let from =
+    matchLength >= EVIDENCE_MAX ? start : Math.max(0, start - Math.floor((EVIDENCE_MAX - matchLength) / 2));
   const to = Math.min(line.length, from + EVIDENCE_MAX);
   if (matchLength < EVIDENCE_MAX) from = Math.max(0, Math.min(from, to - EVIDENCE_MAX));
   let text = line.slice(from, to);

@@ -17,7 +17,8 @@ const PATTERNS: { regex: RegExp; what: string }[] = [
     what: 'tells the agent to discard its earlier instructions',
   },
   {
-    regex: /\b(?:ignore|disregard|forget)\s+(?:(?:all|everything|anything)\s+)?(?:(?:you\s+were\s+told|that\s+was\s+said)\s+)?(?:above|before\s+this|so\s+far)\b/i,
+    regex:
+      /\b(?:ignore|disregard|forget)\s+(?:(?:all|everything|anything)\s+)?(?:(?:you\s+were\s+told|that\s+was\s+said)\s+)?(?:above|before\s+this|so\s+far)\b/i,
     what: 'tells the agent to discard what came before',
   },
   {
@@ -31,7 +32,8 @@ const PATTERNS: { regex: RegExp; what: string }[] = [
     what: 'smuggles in a replacement system prompt',
   },
   {
-    regex: /<\|im_start\|>\s*system|\[\/?INST\]|<<\/?SYS>>|^\s*(?:#+\s*)?\[?(?:SYSTEM|ADMIN)\s*(?:OVERRIDE|MESSAGE|PROMPT)\]?\s*:/im,
+    regex:
+      /<\|im_start\|>\s*system|\[\/?INST\]|<<\/?SYS>>|^\s*(?:#+\s*)?\[?(?:SYSTEM|ADMIN)\s*(?:OVERRIDE|MESSAGE|PROMPT)\]?\s*:/im,
     what: 'imitates a chat-template or system message boundary',
   },
   {

@@ -9,7 +9,10 @@ const SHELL = String.raw`(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+\S+=\S*\s+)*(?:ba|z|k|
 /** Each pattern is one way of running code fetched from the network without looking at it first. */
 const PATTERNS: { regex: RegExp; what: string }[] = [
   // curl -fsSL https://x | sh, wget -qO- https://x | sudo bash
-  { regex: new RegExp(String.raw`\b${FETCHER}[^|\n]*\|\s*(?:${SHELL})`, 'i'), what: 'pipes a download into an interpreter' },
+  {
+    regex: new RegExp(String.raw`\b${FETCHER}[^|\n]*\|\s*(?:${SHELL})`, 'i'),
+    what: 'pipes a download into an interpreter',
+  },
   // bash <(curl ...), source <(curl ...), . <(wget ...)
   {
     regex: new RegExp(String.raw`(?:\b(?:ba|z|k)?sh|\bsource|(?:^|[\s;&|])\.)\s+<\(\s*${FETCHER}`, 'i'),
@@ -34,7 +37,10 @@ const PATTERNS: { regex: RegExp; what: string }[] = [
     regex: /\b(?:iwr|irm|invoke-webrequest|invoke-restmethod)\b[^|\n]*\|\s*(?:iex|invoke-expression)\b/i,
     what: 'pipes a PowerShell download into Invoke-Expression',
   },
-  { regex: /\.downloadstring\s*\([^)]*\)[^\n]*\|\s*(?:iex|invoke-expression)\b/i, what: 'pipes DownloadString into Invoke-Expression' },
+  {
+    regex: /\.downloadstring\s*\([^)]*\)[^\n]*\|\s*(?:iex|invoke-expression)\b/i,
+    what: 'pipes DownloadString into Invoke-Expression',
+  },
 ];
 
 export const remoteExecRule: SafetyRuleModule = {

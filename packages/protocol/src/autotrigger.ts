@@ -1,10 +1,18 @@
+import ignore, { type Ignore } from 'ignore';
+import { IdentityError } from './errors.js';
+import { parseIdentity } from './identity.js';
+
+// `.atskills/.autotrigger` (SPEC 1.5): .gitignore syntax. Plain lines select project skills through the `ignore`
+// package (the reference implementation of gitignore matching in JS, so globs, `dir/`, anchoring and `!` behave
+// exactly like git); lines starting with `@` follow cloud skills.
+
 /** One meaningful line of `.atskills/.autotrigger`. */
 export interface AutotriggerRule {
   line: number;
   text: string;
   negated: boolean;
   kind: 'local' | 'cloud';
-  /** local: a gitignore pattern. */
+  /** local: a gitignore pattern (without the leading `!`). cloud: the identity text as written. */
   pattern: string;
   /** cloud: the canonical identity. */
   identity?: string;
@@ -17,28 +25,177 @@ export interface AutotriggerWarning {
   message: string;
 }
 
-/** Parses `.autotrigger` content into rules and warnings. */
-export function parseAutotrigger(_content: string): {
+/** Parses `.autotrigger` content into rules (blank lines and `#` comments dropped) and warnings. */
+export function parseAutotrigger(content: string): {
   rules: AutotriggerRule[];
   warnings: AutotriggerWarning[];
 } {
-  return { rules: [], warnings: [] };
+  const rules: AutotriggerRule[] = [];
+  const warnings: AutotriggerWarning[] = [];
+  content.split(/\r?\n/).forEach((raw, index) => {
+    const line = index + 1;
+    const text = raw.trim();
+    if (text === '' || text.startsWith('#')) return;
+    const negated = text.startsWith('!');
+    const pattern = negated ? text.slice(1) : text;
+    if (pattern === '') {
+      warnings.push({ line, text, message: 'A lone "!" negates nothing.' });
+      return;
+    }
+    if (!pattern.startsWith('@')) {
+      rules.push({ line, text, negated, kind: 'local', pattern });
+      return;
+    }
+    try {
+      const identity = cloudIdentity(pattern.slice(1));
+      rules.push({ line, text, negated, kind: 'cloud', pattern, identity });
+    } catch (error) {
+      if (!(error instanceof IdentityError)) throw error;
+      warnings.push({ line, text, message: `Not a skill identity (${error.code}): ${error.message}` });
+    }
+  });
+  return { rules, warnings };
 }
 
-/** Expands `.autotrigger` against the local skill folders (relative to .atskills) into identities, in order. */
+/**
+ * Expands `.autotrigger` against the project's skill folders (relative to .atskills, e.g. 'team/a',
+ * 'gh/o/r/p') into identities in file order: each glob or directory line contributes its skills sorted by
+ * path at the line's place; a skill appears once, at its first line; a line that selects nothing warns.
+ */
 export function expandAutotrigger(
-  _content: string,
-  _localSkills: string[],
+  content: string,
+  localSkills: string[],
 ): { entries: { identity: string; line: number }[]; warnings: AutotriggerWarning[] } {
-  return { entries: [], warnings: [] };
+  const { rules, warnings } = parseAutotrigger(content);
+  const folders = [...new Set(localSkills.map(trimSlashes).filter((f) => f !== ''))].sort();
+  const everyLocalLine = ignore();
+  for (const rule of rules) {
+    if (rule.kind === 'local') addPattern(everyLocalLine, rule.negated ? `!${rule.pattern}` : rule.pattern);
+  }
+  const selected = new Set(folders.filter((folder) => matches(everyLocalLine, folder)));
+  // For cloud lines the last line naming an identity decides, as the last matching pattern does in gitignore.
+  const lastCloudLineNegates = new Map<string, boolean>();
+  for (const rule of rules)
+    if (rule.kind === 'cloud') lastCloudLineNegates.set(rule.identity as string, rule.negated);
+
+  const entries: { identity: string; line: number }[] = [];
+  const seen = new Set<string>();
+  const add = (identity: string, line: number) => {
+    if (seen.has(identity)) return;
+    seen.add(identity);
+    entries.push({ identity, line });
+  };
+  for (const rule of rules) {
+    if (rule.negated) continue;
+    if (rule.kind === 'cloud') {
+      const identity = rule.identity as string;
+      if (lastCloudLineNegates.get(identity) === false) add(identity, rule.line);
+      continue;
+    }
+    const thisLine = ignore();
+    addPattern(thisLine, rule.pattern);
+    const matched = folders.filter((folder) => matches(thisLine, folder));
+    if (matched.length === 0) {
+      warnings.push({
+        line: rule.line,
+        text: rule.text,
+        message: `"${rule.text}" selects no skill in .atskills.`,
+      });
+    }
+    for (const folder of matched) {
+      if (!selected.has(folder)) continue;
+      const identity = identityOfLocalFolder(folder);
+      if (identity !== undefined) add(identity, rule.line);
+    }
+  }
+  return { entries, warnings: warnings.sort((a, b) => a.line - b.line) };
 }
 
-/** Appends `line` unless already present. */
-export function addAutotriggerLine(content: string, _line: string): string {
-  return content;
+/**
+ * The identity a skill folder under .atskills answers to: saved copies under `gh/` and `hub/` answer their
+ * cloud identity (SPEC 1.3: "a saved copy answers its own address"); anything else is a bare project path.
+ */
+export function identityOfLocalFolder(folder: string): string | undefined {
+  const path = trimSlashes(folder);
+  for (const source of ['gh', 'hub'] as const) {
+    if (path.startsWith(`${source}/`)) {
+      try {
+        return parseIdentity(`${source}:${encodePercent(path.slice(source.length + 1))}`).identity;
+      } catch {
+        break; // not a valid cloud address (e.g. 'gh/owner' alone): fall back to a bare path
+      }
+    }
+  }
+  try {
+    return parseIdentity(encodePercent(path)).identity;
+  } catch {
+    return undefined;
+  }
 }
 
-/** Removes exactly `line`, if present. */
-export function removeAutotriggerLine(content: string, _line: string): string {
-  return content;
+/** Appends `line` unless an equivalent line (same text, or same cloud identity) is already there. */
+export function addAutotriggerLine(content: string, line: string): string {
+  const key = lineKey(line);
+  if (key === undefined) return content;
+  if (content.split(/\r?\n/).some((existing) => lineKey(existing) === key)) return content;
+  const eol = content.includes('\r\n') ? '\r\n' : '\n';
+  const separator = content === '' || content.endsWith('\n') ? '' : eol;
+  return `${content}${separator}${line.trim()}${eol}`;
+}
+
+/** Removes the lines equivalent to `line` (same text, or same cloud identity); other lines stay as they are. */
+export function removeAutotriggerLine(content: string, line: string): string {
+  const key = lineKey(line);
+  if (key === undefined) return content;
+  const lines = content.split(/(?<=\n)/);
+  const kept = lines.filter((existing) => lineKey(existing) !== key);
+  return kept.length === lines.length ? content : kept.join('');
+}
+
+/** `@hub:t/c`, `@gh:o/r/p`, a GitHub URL, or `@owner/name` (short for `@hub:owner/name`). */
+function cloudIdentity(text: string): string {
+  const hasPrefix = /^[^/:]*:/.test(text);
+  return parseIdentity(hasPrefix ? text : `hub:${text}`).identity;
+}
+
+/** What makes two lines "the same line": trimmed text, or polarity plus canonical identity for cloud lines. */
+function lineKey(line: string): string | undefined {
+  const text = line.trim();
+  if (text === '' || text.startsWith('#')) return undefined;
+  const negated = text.startsWith('!');
+  const pattern = negated ? text.slice(1) : text;
+  if (pattern.startsWith('@')) {
+    try {
+      return `${negated ? '!' : ''}@${cloudIdentity(pattern.slice(1))}`;
+    } catch {
+      return text;
+    }
+  }
+  return text;
+}
+
+function addPattern(ig: Ignore, pattern: string): void {
+  try {
+    ig.add(pattern);
+  } catch {
+    // `ignore` rejects a few malformed patterns; such a line then selects nothing and is reported as such.
+  }
+}
+
+function matches(ig: Ignore, folder: string): boolean {
+  try {
+    // The trailing slash tells `ignore` this is a directory, so `dir/` patterns apply.
+    return ig.ignores(`${folder}/`);
+  } catch {
+    return false; // a folder name `ignore` refuses as a path (e.g. with '..') is never selected
+  }
+}
+
+function trimSlashes(path: string): string {
+  return path.replace(/^\/+|\/+$/g, '');
+}
+
+/** Folder names are literal; parseIdentity percent-decodes, so a literal '%' must be escaped first. */
+function encodePercent(path: string): string {
+  return path.replace(/%/g, '%25');
 }

@@ -1,4 +1,7 @@
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
+import { type AutotriggerWarning, expandAutotrigger } from './autotrigger.js';
+import { tryParseSkillMarkdown } from './frontmatter.js';
+import { diskPath, parseIdentity } from './identity.js';
 
 /** One row of the resident block. */
 export interface ResidentEntry {
@@ -7,24 +10,68 @@ export interface ResidentEntry {
   identity: string;
 }
 
-/** Rows `- <name>: <description> (<identity>)` joined by \n, deduped by identity (first wins). */
+/** Rows `- <name>: <description> (<identity>)` joined by \n, no trailing newline, deduped by identity (first wins). */
 export function renderResidentBlock(entries: ResidentEntry[]): string {
   const seen = new Set<string>();
   const rows: string[] = [];
-  for (const e of entries) {
-    if (seen.has(e.identity)) continue;
-    seen.add(e.identity);
-    rows.push(`- ${e.name}: ${e.description} (${e.identity})`);
+  for (const entry of entries) {
+    if (seen.has(entry.identity)) continue;
+    seen.add(entry.identity);
+    rows.push(`- ${oneLine(entry.name)}: ${oneLine(entry.description)} (${entry.identity})`);
   }
   return rows.join('\n');
 }
 
-/** Token count of `text` in the o200k_base encoding. */
+/** Token count of `text` in the o200k_base encoding; special-token text counts as plain text. */
 export function countTokens(text: string): number {
-  return encode(text).length;
+  return encode(text, { allowedSpecial: new Set(), disallowedSpecial: new Set() }).length;
 }
 
-/** Builds the resident block from `.autotrigger` content and local SKILL.md contents keyed by folder. */
-export function buildResidentBlock(_autotriggerContent: string, _localSkills: Map<string, string>): string {
-  return '';
+/** What resolving `.autotrigger` against the project's own skills found. */
+export interface LocalResidentResolution {
+  entries: ResidentEntry[];
+  /** Identities with no usable local copy: the caller resolves them in the cloud (or reports them). */
+  unresolved: { identity: string; line: number; reason: string }[];
+  warnings: AutotriggerWarning[];
+}
+
+/**
+ * Resolves every `.autotrigger` entry local first: `localSkills` maps a skill folder (relative to .atskills)
+ * to its SKILL.md content. Pure, so hosts, the CLI and tests share it; the network part is the caller's.
+ */
+export function resolveResidentEntries(
+  autotriggerContent: string,
+  localSkills: Map<string, string>,
+): LocalResidentResolution {
+  const { entries, warnings } = expandAutotrigger(autotriggerContent, [...localSkills.keys()]);
+  const byFolder = new Map(
+    [...localSkills].map(([folder, content]) => [folder.replace(/^\/+|\/+$/g, ''), content]),
+  );
+  const resolved: ResidentEntry[] = [];
+  const unresolved: LocalResidentResolution['unresolved'] = [];
+  for (const { identity, line } of entries) {
+    const folder = diskPath(parseIdentity(identity)).slice('.atskills/'.length);
+    const content = byFolder.get(folder);
+    if (content === undefined) {
+      unresolved.push({ identity, line, reason: 'no local copy' });
+      continue;
+    }
+    const parsed = tryParseSkillMarkdown(content, folder);
+    if (!parsed.ok) {
+      unresolved.push({ identity, line, reason: `SKILL.md: ${parsed.error.message}` });
+      continue;
+    }
+    resolved.push({ name: parsed.doc.name, description: parsed.doc.description, identity });
+  }
+  return { entries: resolved, unresolved, warnings };
+}
+
+/** The resident block of `.autotrigger` content resolved against local SKILL.md contents keyed by folder. */
+export function buildResidentBlock(autotriggerContent: string, localSkills: Map<string, string>): string {
+  return renderResidentBlock(resolveResidentEntries(autotriggerContent, localSkills).entries);
+}
+
+/** A row must stay one line: multi-line YAML values are folded to single spaces. */
+function oneLine(text: string): string {
+  return text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
 }

@@ -13,7 +13,7 @@ const ENV_DUMP = String.raw`(?:\benv\b|\bprintenv\b|\bset\b|\bexport\s+-p\b|\bgc
 const NETWORK_SINK = String.raw`(?:\bcurl\b|\bwget\b|\bnc\b|\bncat\b|\bnetcat\b|\bsocat\b|\btelnet\b|\bhttp\b|\biwr\b|\birm\b|\binvoke-(?:webrequest|restmethod)\b|/dev/(?:tcp|udp)/|\bsendmail\b|\bmail\s+-s\b|\bmailx\b)`;
 /** Destinations that are only ever used to collect data. */
 const COLLECTOR_HOST =
-  /\b(?:webhook\.site|requestbin\.(?:com|net)|[\w-]+\.requestcatcher\.com|[\w-]+\.m\.pipedream\.net|[\w-]+\.burpcollaborator\.net|[\w-]+\.oast\.(?:fun|me|live|site|online|pro)|interact\.sh|[\w-]+\.ngrok(?:-free)?\.(?:io|app)|discord(?:app)?\.com\/api\/webhooks|api\.telegram\.org\/bot)/i;
+  /\b(?:webhook\.site|requestbin\.(?:com|net)|[\w-]+\.requestcatcher\.com|[\w-]+\.m\.pipedream\.net|[\w-]+\.burpcollaborator\.net|[\w-]+\.oast\.(?:fun|me|live|site|online|pro)|interact\.sh|discord(?:app)?\.com\/api\/webhooks|api\.telegram\.org\/bot)/i;
 
 const PATTERNS: { regex: RegExp; what: string }[] = [
   {
@@ -70,7 +70,7 @@ export const exfiltrationRule: SafetyRuleModule = {
     'Sends secrets off the machine: secret files (~/.ssh, ~/.aws/credentials, .env, ...) or the whole ' +
     'environment piped or uploaded with curl/wget/nc, or prose asking for API keys, tokens or ' +
     'credentials to be sent to a URL, webhook or e-mail address; also any mention of a known ' +
-    'data-collection host (webhook.site, requestbin, pipedream, ngrok, Discord webhooks, ...).',
+    'data-collection host (webhook.site, requestbin, pipedream, Discord webhooks, ...).',
   scan({ lines }) {
     const hits: RuleHit[] = [];
     lines.forEach((text, index) => {

@@ -49,7 +49,8 @@ const PATTERNS: { regex: RegExp; what: string }[] = [
   },
   {
     regex:
-      /\b(?:silently|secretly|covertly|quietly)\s+(?:send|upload|post|transmit|exfiltrate|forward|copy|run|execute|install|download|modify|delete|disable)\b/i,
+      /\b(?:secretly|covertly)\s+(?:send|upload|post|transmit|exfiltrate|forward|copy|run|execute|install|download|modify|delete|disable)\b|\b(?:silently|quietly)\s+(?:send|upload|post|transmit|exfiltrate|forward)\b/i,
+    // "silently" alone is common in docs ("would silently disable the feature"); only with a send verb.
     what: 'asks the agent to act covertly',
   },
   {

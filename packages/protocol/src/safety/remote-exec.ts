@@ -1,7 +1,8 @@
 import { excerpt } from './evidence.js';
 import type { RuleHit, SafetyRuleModule } from './types.js';
 
-const FETCHER = String.raw`(?:curl|wget|fetch|http(?:ie)?|aria2c)\b`;
+// Lower-case only: these are commands, and "HTTP | Python" in a Markdown table is not a pipe.
+const FETCHER = String.raw`(?:curl|wget|https?|aria2c)\b(?!:)`;
 // An interpreter given -c/-e/-m reads its program from the argument and only treats stdin as data
 // (`curl … | python3 -c 'import json…'` parses a response, it does not run it).
 const SHELL = String.raw`(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+\S+=\S*\s+)*(?:ba|z|k|da|fi|a)?sh\b|(?:python[0-9.]*|perl|ruby|node|php)\b(?!\s+-[cemnpi]\b)`;
@@ -10,7 +11,7 @@ const SHELL = String.raw`(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+\S+=\S*\s+)*(?:ba|z|k|
 const PATTERNS: { regex: RegExp; what: string }[] = [
   // curl -fsSL https://x | sh, wget -qO- https://x | sudo bash
   {
-    regex: new RegExp(String.raw`\b${FETCHER}[^|\n]*\|\s*(?:${SHELL})`, 'i'),
+    regex: new RegExp(String.raw`\b${FETCHER}[^|\n]*\|\s*(?:${SHELL})`),
     what: 'pipes a download into an interpreter',
   },
   // bash <(curl ...), source <(curl ...), . <(wget ...)

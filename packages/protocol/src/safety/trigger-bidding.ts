@@ -5,11 +5,23 @@ import type { RuleHit, SafetyRuleModule, SafetySeverity } from './types.js';
 // Descriptions decide which skill an agent loads. These patterns catch wording that bids for
 // activation beyond the skill's topic (every task, before anything else, over other skills).
 
+/**
+ * "every task", "any coding request" — but not "every request to commit changes" or "any task involving
+ * React", which scope the skill instead of claiming everything.
+ */
+const EVERY_TASK = String.raw`(?:every|all|any|each)\s+(?:single\s+)?(?:\w+\s+)?(?:task|request|prompt|message|question|conversation|turn|response|session|interaction)s?\b(?!\s+(?:to|about|involving|that|which|related|for|with|in|on|regarding|where|of)\b)`;
+
 const BIDDING: { regex: RegExp; what: string; severity: SafetySeverity }[] = [
+  // Capitals are the bid; "Triggers on React components" in sentence case is ordinary scoping (info).
   {
-    regex: /\bTRIGGER(?:S|ED)?\b[\s:]+(?:when|on|if|for|whenever)\b/i,
+    regex: /\bTRIGGER(?:S|ED)?\b[\s:—-]+(?:when|on|if|for|whenever)\b/,
     what: '"TRIGGER when …"',
     severity: 'warn',
+  },
+  {
+    regex: /\btrigger(?:s|ed)?\s+(?:when|on|if|whenever)\b/i,
+    what: '"Trigger when …"',
+    severity: 'info',
   },
   {
     regex: /\bread\s+(?:this\s+)?(?:skill\s+|file\s+)?(?:first\s+|before)\b/i,
@@ -27,14 +39,18 @@ const BIDDING: { regex: RegExp; what: string; severity: SafetySeverity }[] = [
     severity: 'warn',
   },
   {
-    regex:
-      /\b(?:must|should)\s+(?:always\s+)?be\s+(?:used|invoked|loaded|consulted|read|activated)\s+(?:for|on|before|whenever|with|in|at)\s+(?:the\s+start\s+of\s+)?(?:every|all|any|each)\b/i,
+    regex: new RegExp(
+      String.raw`\b(?:must|should)\s+(?:always\s+)?be\s+(?:used|invoked|loaded|consulted|read|activated)\s+(?:for|on|before|whenever|with|in|at)\s+(?:the\s+start\s+of\s+)?${EVERY_TASK}`,
+      'i',
+    ),
     what: '"MUST be used for every …"',
     severity: 'warn',
   },
   {
-    regex:
-      /\buse\s+(?:this(?:\s+skill)?\s+)?(?:for|on|in|with|before|at)\s+(?:the\s+start\s+of\s+)?(?:every|all|any|each)\s+(?:single\s+)?(?:task|request|prompt|message|question|conversation|turn|response|session|interaction)s?\b/i,
+    regex: new RegExp(
+      String.raw`\buse\s+(?:this(?:\s+skill)?\s+)?(?:for|on|in|with|before|at)\s+(?:the\s+start\s+of\s+)?${EVERY_TASK}`,
+      'i',
+    ),
     what: 'claims every task',
     severity: 'warn',
   },

@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import { IdentityError } from './errors.js';
+import {
+  diskPath,
+  ghParts,
+  hubParts,
+  isValidGithubOwner,
+  isValidGithubRepo,
+  normalizeIdentity,
+  parseIdentity,
+} from './identity.js';
+
+function codeOf(text: string): string | undefined {
+  try {
+    parseIdentity(text);
+    return undefined;
+  } catch (error) {
+    expect(error).toBeInstanceOf(IdentityError);
+    return (error as IdentityError).code;
+  }
+}
+
+describe('parseIdentity', () => {
+  it('parses the three forms and computes where they live on disk', () => {
+    expect(parseIdentity('deploy/runbook')).toEqual({
+      source: 'local',
+      path: 'deploy/runbook',
+      identity: 'deploy/runbook',
+    });
+    const gh = parseIdentity('gh:Owner/Repo/sub/dir/');
+    expect(gh).toEqual({ source: 'gh', path: 'Owner/Repo/sub/dir', identity: 'gh:Owner/Repo/sub/dir' });
+    expect(diskPath(gh)).toBe('.atskills/gh/Owner/Repo/sub/dir');
+    expect(ghParts(gh)).toEqual({ owner: 'Owner', repo: 'Repo', subpath: 'sub/dir' });
+    const hub = parseIdentity('HUB:Acme/Deploy');
+    expect(hub.identity).toBe('hub:acme/deploy');
+    expect(diskPath(hub)).toBe('.atskills/hub/acme/deploy');
+    expect(hubParts(hub)).toEqual({ namespace: 'acme', collection: 'deploy', subpath: '' });
+    expect(diskPath(parseIdentity('deploy/runbook'))).toBe('.atskills/deploy/runbook');
+  });
+
+  it('normalizes GitHub URLs, dropping the ref, .git and query', () => {
+    expect(normalizeIdentity('https://github.com/o/r.git')).toBe('gh:o/r');
+    expect(normalizeIdentity('https://www.github.com/o/r/tree/v1.2/a/b?x=1#frag')).toBe('gh:o/r/a/b');
+    expect(normalizeIdentity('https://github.com/o/r/blob/main/a/b/SKILL.md')).toBe('gh:o/r/a/b');
+    expect(normalizeIdentity('https://github.com/o/r/tree/main/my%20skill')).toBe('gh:o/r/my skill');
+    expect(codeOf('https://gitlab.com/o/r')).toBe('unknown-prefix');
+    expect(codeOf('https://github.com/o/r/issues/1')).toBe('unknown-prefix');
+    expect(codeOf('https://github.com/o/r/tree')).toBe('incomplete');
+    expect(codeOf('https://github.com/o')).toBe('incomplete');
+  });
+
+  it('keeps real-world folder names: dots, @scopes, Unicode, spaces and colons via escapes', () => {
+    expect(normalizeIdentity('gh:o/r/.claude/skills/x')).toBe('gh:o/r/.claude/skills/x');
+    expect(normalizeIdentity('gh:o/r/@scope/tool')).toBe('gh:o/r/@scope/tool');
+    expect(normalizeIdentity('gh:o/r/技能')).toBe('gh:o/r/技能');
+    expect(normalizeIdentity('gh:o/r/a%3Ab')).toBe('gh:o/r/a:b');
+    // the canonical form is stable
+    expect(normalizeIdentity('gh:o/r/a:b')).toBe('gh:o/r/a:b');
+  });
+
+  it('rejects each broken rule with its own code', () => {
+    expect(codeOf('')).toBe('empty');
+    expect(codeOf('ftp:o/r')).toBe('unknown-prefix');
+    expect(codeOf('gh:o')).toBe('incomplete');
+    expect(codeOf('gh:')).toBe('incomplete');
+    expect(codeOf('hub:t')).toBe('incomplete');
+    expect(codeOf('a//b')).toBe('empty-segment');
+    expect(codeOf('a/./b')).toBe('dot-segment');
+    expect(codeOf('a/%2E%2E/b')).toBe('dot-segment');
+    expect(codeOf('/a')).toBe('absolute');
+    expect(codeOf('a\\b')).toBe('backslash');
+    expect(codeOf('a/%5Cb')).toBe('backslash');
+    expect(codeOf('a/b\u0007')).toBe('control-char');
+    expect(codeOf('a/%00')).toBe('control-char');
+    expect(codeOf(`a/${'x'.repeat(600)}`)).toBe('too-long');
+    expect(codeOf('gh:-o/r')).toBe('bad-owner');
+    expect(codeOf('gh:o/r!')).toBe('bad-repo');
+    expect(codeOf('a/%zz')).toBe('bad-percent-encoding');
+    expect(codeOf('a/100%25')).toBe('bad-percent-encoding');
+    expect(codeOf('a%3Ab/c')).toBe('unknown-prefix');
+  });
+
+  it('carries a readable message', () => {
+    expect(() => parseIdentity('gh:-o/r')).toThrow(/not a valid GitHub user or organization/);
+  });
+});
+
+describe('GitHub name rules', () => {
+  it('accepts what GitHub accepts and refuses the rest', () => {
+    expect(isValidGithubOwner('anthropics')).toBe(true);
+    expect(isValidGithubOwner('a-b')).toBe(true);
+    expect(isValidGithubOwner('-a')).toBe(false);
+    expect(isValidGithubOwner('a'.repeat(40))).toBe(false);
+    expect(isValidGithubOwner('a_b')).toBe(false);
+    expect(isValidGithubRepo('agent-toolkit.v2_x')).toBe(true);
+    expect(isValidGithubRepo('..')).toBe(false);
+    expect(isValidGithubRepo('a b')).toBe(false);
+  });
+});

@@ -44,7 +44,7 @@ const PATTERNS: CredentialPattern[] = [
     needsEntropy: true,
   },
   {
-    name: 'Stripe live secret key',
+    name: 'Stripe secret key',
     regex: /\b(?:sk|rk)_live_[0-9A-Za-z]{20,}\b/g,
     keep: 8,
     needsEntropy: true,
@@ -81,7 +81,8 @@ function looksRandom(secret: string, name: string): boolean {
 function hasKeyBody(lines: readonly string[], index: number): boolean {
   for (const next of lines.slice(index + 1, index + 4)) {
     const trimmed = next.trim();
-    if (/^[A-Za-z0-9+/=]{40,}$/.test(trimmed) && !PLACEHOLDER.test(trimmed)) return true;
+    // Not PLACEHOLDER: real key bodies are full of `AAAAAA` runs.
+    if (/^[A-Za-z0-9+/=]{40,}$/.test(trimmed) && /[a-z]/.test(trimmed) && /[0-9]/.test(trimmed)) return true;
   }
   return false;
 }
@@ -100,17 +101,17 @@ export const credentialRule: SafetyRuleModule = {
         for (const match of text.matchAll(regex)) {
           const secret = match[0];
           if (needsEntropy ? !looksRandom(secret, name) : !hasKeyBody(lines, index)) continue;
-          // The words before the key give context; any other long token in them is masked too.
+          // The words before the key give context; any other long token with digits in them is masked too.
           const before = excerpt(text.slice(Math.max(0, match.index - 40), match.index)).replace(
-            /[A-Za-z0-9_+/=-]{16,}/g,
+            /(?=[A-Za-z_+/=-]*[0-9])[A-Za-z0-9_+/=-]{16,}/g,
             '[…]',
           );
           hits.push({
             line: index + 1,
             severity: 'high',
             // Never echo the secret: show the words before it and the key's public prefix only.
-            evidence: `${before}${before ? ' ' : ''}${needsEntropy ? redact(secret, keep) : secret}`.trim(),
-            message: `credential: looks like a ${name}`,
+            evidence: `${before}${needsEntropy ? redact(secret, keep) : secret}`,
+            message: `credential: looks like a live ${name}`,
           });
           return;
         }

@@ -12,16 +12,11 @@ import type { RuleHit, SafetyRuleModule, SafetySeverity } from './types.js';
 const EVERY_TASK = String.raw`(?:every|all|any|each)\s+(?:single\s+)?(?:\w+\s+)?(?:task|request|prompt|message|question|conversation|turn|response|session|interaction)s?\b(?!\s+(?:to|about|involving|that|which|related|for|with|in|on|regarding|where|of)\b)`;
 
 const BIDDING: { regex: RegExp; what: string; severity: SafetySeverity }[] = [
-  // Capitals are the bid; "Triggers on React components" in sentence case is ordinary scoping (info).
+  // Capitals are the bid; "Triggers on React components" in sentence case is ordinary scoping.
   {
     regex: /\bTRIGGER(?:S|ED)?\b[\s:—-]+(?:when|on|if|for|whenever)\b/,
     what: '"TRIGGER when …"',
     severity: 'warn',
-  },
-  {
-    regex: /\btrigger(?:s|ed)?\s+(?:when|on|if|whenever)\b/i,
-    what: '"Trigger when …"',
-    severity: 'info',
   },
   {
     regex: /\bread\s+(?:this\s+)?(?:skill\s+|file\s+)?(?:first\s+|before)\b/i,

@@ -1,0 +1,210 @@
+import { and, desc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
+import type { Database } from '../client.js';
+import { crawlReports, crawlRuns } from '../schema/crawls.js';
+import { repositories } from '../schema/repositories.js';
+
+/** A database or an open transaction (repository functions take either). */
+export type CrawlExecutor = Pick<Database, 'select' | 'insert' | 'update' | 'delete' | 'execute'>;
+
+export type CrawlRunKind = 'repos' | 'repos-file' | 'code-search' | 'org' | 'schedule' | 'rebuild';
+export type CrawlOutcome = 'indexed' | 'unchanged' | 'failed' | 'gone';
+
+/** Starts a crawl run and returns its id; its total stays -1 (unknown) until discovery sets it. */
+export async function createCrawlRun(
+  db: CrawlExecutor,
+  input: { kind: CrawlRunKind; requestId?: string | null; repositoriesTotal?: number },
+): Promise<number> {
+  const [row] = await db
+    .insert(crawlRuns)
+    .values({
+      kind: input.kind,
+      requestId: input.requestId ?? null,
+      repositoriesTotal: input.repositoriesTotal ?? -1,
+    })
+    .returning({ id: crawlRuns.id });
+  return row!.id;
+}
+
+/** Sets how many repositories a run covers (discovery knows it once it has listed them). */
+export async function setCrawlRunTotal(db: CrawlExecutor, runId: number, total: number): Promise<void> {
+  await db.update(crawlRuns).set({ repositoriesTotal: total }).where(eq(crawlRuns.id, runId));
+}
+
+/** Marks a run finished (or failed) with its totals. */
+export async function finishCrawlRun(
+  db: CrawlExecutor,
+  runId: number,
+  status: 'finished' | 'failed',
+  totals: Record<string, number> = {},
+): Promise<void> {
+  await db
+    .update(crawlRuns)
+    .set({ status, finishedAt: new Date(), totals })
+    .where(and(eq(crawlRuns.id, runId), eq(crawlRuns.status, 'running')));
+}
+
+/** A run with its progress so far. */
+export interface CrawlRunProgress {
+  id: number;
+  kind: string;
+  status: string;
+  startedAt: Date;
+  finishedAt: Date | null;
+  repositoriesTotal: number;
+  repositoriesDone: number;
+  skillsFound: number;
+  skillsAdded: number;
+  skillsUpdated: number;
+  skillsRemoved: number;
+  bytesDownloaded: number;
+  errors: number;
+  outcomes: Record<CrawlOutcome, number>;
+}
+
+/** Progress of one run, from its reports (null when the run does not exist). */
+export async function crawlRunProgress(db: CrawlExecutor, runId: number): Promise<CrawlRunProgress | null> {
+  const [run] = await db.select().from(crawlRuns).where(eq(crawlRuns.id, runId));
+  if (!run) return null;
+  const rows = await db
+    .select({
+      outcome: crawlReports.outcome,
+      repositories: sql<number>`count(*)::int`,
+      skillsFound: sql<number>`coalesce(sum(${crawlReports.skillsFound}), 0)::int`,
+      skillsAdded: sql<number>`coalesce(sum(${crawlReports.skillsAdded}), 0)::int`,
+      skillsUpdated: sql<number>`coalesce(sum(${crawlReports.skillsUpdated}), 0)::int`,
+      skillsRemoved: sql<number>`coalesce(sum(${crawlReports.skillsRemoved}), 0)::int`,
+      bytes: sql<number>`coalesce(sum(${crawlReports.bytesDownloaded}), 0)::bigint`,
+      errors: sql<number>`coalesce(sum(jsonb_array_length(${crawlReports.errors})), 0)::int`,
+    })
+    .from(crawlReports)
+    .where(eq(crawlReports.runId, runId))
+    .groupBy(crawlReports.outcome);
+  const outcomes: Record<CrawlOutcome, number> = { indexed: 0, unchanged: 0, failed: 0, gone: 0 };
+  const progress: CrawlRunProgress = {
+    id: run.id,
+    kind: run.kind,
+    status: run.status,
+    startedAt: run.startedAt,
+    finishedAt: run.finishedAt,
+    repositoriesTotal: run.repositoriesTotal,
+    repositoriesDone: 0,
+    skillsFound: 0,
+    skillsAdded: 0,
+    skillsUpdated: 0,
+    skillsRemoved: 0,
+    bytesDownloaded: 0,
+    errors: 0,
+    outcomes,
+  };
+  for (const row of rows) {
+    outcomes[row.outcome as CrawlOutcome] = row.repositories;
+    progress.repositoriesDone += row.repositories;
+    progress.skillsFound += row.skillsFound;
+    progress.skillsAdded += row.skillsAdded;
+    progress.skillsUpdated += row.skillsUpdated;
+    progress.skillsRemoved += row.skillsRemoved;
+    progress.bytesDownloaded += Number(row.bytes);
+    // A failed repository counts as an error even when its report lists none.
+    progress.errors += row.outcome === 'failed' ? Math.max(1, row.errors) : row.errors;
+  }
+  return progress;
+}
+
+/** The most recent runs, newest first. */
+export async function recentCrawlRuns(db: CrawlExecutor, limit = 5) {
+  return db.select().from(crawlRuns).orderBy(desc(crawlRuns.id)).limit(limit);
+}
+
+/** Repositories whose last crawl failed, most recent first. */
+export async function failedRepositories(db: CrawlExecutor, limit = 20) {
+  return db
+    .select({
+      owner: repositories.owner,
+      name: repositories.name,
+      lastCrawledAt: repositories.lastCrawledAt,
+      error: repositories.lastCrawlError,
+    })
+    .from(repositories)
+    .where(and(eq(repositories.lastCrawlOutcome, 'failed'), isNotNull(repositories.lastCrawledAt)))
+    .orderBy(desc(repositories.lastCrawledAt))
+    .limit(limit);
+}
+
+/** The repository row for owner/name (case-insensitive), created when missing. */
+export async function ensureRepository(db: CrawlExecutor, owner: string, name: string) {
+  const [existing] = await db
+    .select()
+    .from(repositories)
+    .where(
+      and(
+        sql`lower(${repositories.owner}) = lower(${owner})`,
+        sql`lower(${repositories.name}) = lower(${name})`,
+      ),
+    );
+  if (existing) return existing;
+  await db.insert(repositories).values({ owner, name }).onConflictDoNothing();
+  const [row] = await db
+    .select()
+    .from(repositories)
+    .where(
+      and(
+        sql`lower(${repositories.owner}) = lower(${owner})`,
+        sql`lower(${repositories.name}) = lower(${name})`,
+      ),
+    );
+  return row!;
+}
+
+/** Every known repository as `owner/name` (what a rebuild re-crawls). */
+export async function allRepositoryNames(db: CrawlExecutor): Promise<string[]> {
+  const rows = await db.select({ owner: repositories.owner, name: repositories.name }).from(repositories);
+  return rows.map((r) => `${r.owner}/${r.name}`).sort();
+}
+
+/** Whether a run already holds a report for this repository (a redelivered job has nothing left to do). */
+export async function crawlReportExists(
+  db: CrawlExecutor,
+  runId: number,
+  repositoryId: number,
+): Promise<boolean> {
+  const rows = await db
+    .select({ id: crawlReports.id })
+    .from(crawlReports)
+    .where(and(eq(crawlReports.runId, runId), eq(crawlReports.repositoryId, repositoryId)))
+    .limit(1);
+  return rows.length > 0;
+}
+
+/** Reports of a run (for the CLI and tests). */
+export async function crawlReportsOfRun(db: CrawlExecutor, runId: number) {
+  return db
+    .select({
+      report: crawlReports,
+      owner: repositories.owner,
+      name: repositories.name,
+    })
+    .from(crawlReports)
+    .innerJoin(repositories, eq(repositories.id, crawlReports.repositoryId))
+    .where(eq(crawlReports.runId, runId));
+}
+
+/** Runs still marked running whose every repository has a report: finish them (idempotent). */
+export async function finishCompletedRuns(db: CrawlExecutor, runIds: number[]): Promise<number[]> {
+  if (runIds.length === 0) return [];
+  const finished: number[] = [];
+  const runs = await db.select().from(crawlRuns).where(inArray(crawlRuns.id, runIds));
+  for (const run of runs) {
+    if (run.status !== 'running') continue;
+    const progress = await crawlRunProgress(db, run.id);
+    if (progress && progress.repositoriesDone >= run.repositoriesTotal && run.repositoriesTotal >= 0) {
+      await finishCrawlRun(db, run.id, 'finished', {
+        repositories: progress.repositoriesDone,
+        skills: progress.skillsFound,
+        errors: progress.errors,
+        bytes: progress.bytesDownloaded,
+      });
+      finished.push(run.id);
+    }
+  }
+  return finished;
+}

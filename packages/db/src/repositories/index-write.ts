@@ -1,0 +1,351 @@
+import { and, eq, inArray, isNull, notInArray, sql } from 'drizzle-orm';
+import type { Database } from '../client.js';
+import { blobs, safetyVerdicts } from '../schema/blobs.js';
+import { crawlReports } from '../schema/crawls.js';
+import { repositories } from '../schema/repositories.js';
+import { type SkillFile, type StoredFlag, skillRevisions, skills } from '../schema/skills.js';
+import type { CrawlExecutor, CrawlOutcome } from './crawl-runs.js';
+
+/** The parsed content of a skill at a new revision. */
+export interface SkillContent {
+  name: string;
+  description: string;
+  frontmatter: Record<string, unknown>;
+  body: string;
+  warnings: string[];
+  parseError: { code: string; message: string } | null;
+  files: SkillFile[];
+  flags: StoredFlag[];
+  descriptionTokens: number;
+  bodyTokens: number;
+  /** Contents to store, content-addressed (deduplicated against what is stored). */
+  blobs: { sha256: string; size: number; content: Buffer }[];
+  /** Safety verdict to cache under the skill's content hash. */
+  verdict?: { contentSha256: string; scannerVersion: string };
+}
+
+/** A skill seen in this crawl: with content when its revision is new, without when it is unchanged. */
+export interface SeenSkill {
+  identity: string;
+  path: string;
+  revision: string;
+  commit: string;
+  content?: SkillContent;
+}
+
+export interface ReportEntry {
+  path: string;
+  code: string;
+  message: string;
+}
+
+/** Everything one repository job writes, applied in one transaction. */
+export interface RepositoryIndexWrite {
+  repositoryId: number;
+  runId: number | null;
+  outcome: CrawlOutcome;
+  /** The head this crawl saw (null when unknown, e.g. the repository could not be reached). */
+  head?: { commit: string | null; branch: string | null } | null;
+  metadata?: {
+    etag: string | null;
+    defaultBranch: string | null;
+    description: string | null;
+    stars: number;
+    license: string | null;
+    archived: boolean;
+    pushedAt: Date | null;
+    topics: string[];
+  };
+  /** Skills seen at this head; null leaves the stored skills as they are (failed, unchanged). */
+  skills: SeenSkill[] | null;
+  /** The repository is gone upstream: every skill of it is marked gone. */
+  repositoryGone?: boolean;
+  warnings: ReportEntry[];
+  errors: ReportEntry[];
+  error?: string | null;
+  bytesDownloaded: number;
+  startedAt: Date;
+}
+
+export interface RepositoryIndexResult {
+  /** False when the run already had a report for this repository (a redelivered job): nothing written. */
+  written: boolean;
+  skillsFound: number;
+  skillsAdded: number;
+  skillsUpdated: number;
+  skillsRemoved: number;
+}
+
+/** Stored revision and gone mark of each skill of a repository, by path (decides what to download). */
+export async function storedSkillRevisions(
+  db: CrawlExecutor,
+  repositoryId: number,
+): Promise<Map<string, { revision: string; gone: boolean; parseError: boolean }>> {
+  const rows = await db
+    .select({
+      path: skills.path,
+      revision: skills.revision,
+      goneAt: skills.goneAt,
+      parseError: skills.parseError,
+    })
+    .from(skills)
+    .where(eq(skills.repositoryId, repositoryId));
+  return new Map(
+    rows.map((r) => [r.path, { revision: r.revision, gone: r.goneAt !== null, parseError: !!r.parseError }]),
+  );
+}
+
+/** Cached safety verdicts by content hash, for one scanner version. */
+export async function cachedSafetyVerdicts(
+  db: CrawlExecutor,
+  contentHashes: string[],
+  scannerVersion: string,
+): Promise<Map<string, StoredFlag[]>> {
+  if (contentHashes.length === 0) return new Map();
+  const rows = await db
+    .select()
+    .from(safetyVerdicts)
+    .where(
+      and(
+        inArray(safetyVerdicts.contentSha256, contentHashes),
+        eq(safetyVerdicts.scannerVersion, scannerVersion),
+      ),
+    );
+  return new Map(rows.map((r) => [r.contentSha256, r.flags as StoredFlag[]]));
+}
+
+const CHUNK = 200;
+
+function chunks<T>(items: T[], size = CHUNK): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/**
+ * Writes one repository's crawl in ONE transaction: skills (upserted, their search column current with
+ * the row), new revisions, blobs, safety verdicts, gone marks, the repository's head and metadata, and the
+ * run's report. A worker killed before the commit leaves nothing behind; a redelivered job whose run
+ * already holds a report writes nothing (the repository row lock serialises concurrent writers).
+ */
+export async function writeRepositoryIndex(
+  db: Database,
+  input: RepositoryIndexWrite,
+): Promise<RepositoryIndexResult> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select id from repositories where id = ${input.repositoryId} for update`);
+    if (input.runId !== null) {
+      const existing = await tx
+        .select({ id: crawlReports.id })
+        .from(crawlReports)
+        .where(and(eq(crawlReports.runId, input.runId), eq(crawlReports.repositoryId, input.repositoryId)))
+        .limit(1);
+      if (existing.length > 0) {
+        return { written: false, skillsFound: 0, skillsAdded: 0, skillsUpdated: 0, skillsRemoved: 0 };
+      }
+    }
+    const now = new Date();
+    const [repo] = await tx.select().from(repositories).where(eq(repositories.id, input.repositoryId));
+    if (!repo) throw new Error(`repository ${input.repositoryId} does not exist`);
+    const stars = input.metadata?.stars ?? repo.stars;
+    const owner = input.metadata ? repo.owner : repo.owner;
+
+    const before = await tx
+      .select({ id: skills.id, identity: skills.identity, revision: skills.revision, goneAt: skills.goneAt })
+      .from(skills)
+      .where(eq(skills.repositoryId, input.repositoryId));
+    const beforeByIdentity = new Map(before.map((s) => [s.identity, s]));
+
+    let added = 0;
+    let updated = 0;
+    let removed = 0;
+    const seen = input.skills ?? [];
+
+    // Blobs first (content-addressed, shared across skills and repositories).
+    const blobRows = new Map<string, { sha256: string; size: number; content: Buffer }>();
+    for (const skill of seen) for (const blob of skill.content?.blobs ?? []) blobRows.set(blob.sha256, blob);
+    for (const batch of chunks([...blobRows.values()], 100)) {
+      await tx.insert(blobs).values(batch).onConflictDoNothing();
+    }
+    const verdicts = seen.flatMap((s) =>
+      s.content?.verdict
+        ? [
+            {
+              contentSha256: s.content.verdict.contentSha256,
+              scannerVersion: s.content.verdict.scannerVersion,
+              flags: s.content.flags,
+            },
+          ]
+        : [],
+    );
+    for (const batch of chunks(verdicts)) {
+      await tx
+        .insert(safetyVerdicts)
+        .values([...new Map(batch.map((v) => [v.contentSha256, v])).values()])
+        .onConflictDoUpdate({
+          target: safetyVerdicts.contentSha256,
+          set: { scannerVersion: sql`excluded.scanner_version`, flags: sql`excluded.flags` },
+        });
+    }
+
+    const changed = seen.filter((s) => s.content);
+    for (const batch of chunks(changed)) {
+      const rows = batch.map((s) => {
+        const c = s.content!;
+        return {
+          identity: s.identity,
+          source: 'gh',
+          repositoryId: input.repositoryId,
+          owner,
+          container: repo.name,
+          path: s.path,
+          name: c.name,
+          description: c.description,
+          frontmatter: c.frontmatter,
+          body: c.body,
+          warnings: c.warnings,
+          parseError: c.parseError,
+          files: c.files,
+          flags: c.flags,
+          revision: s.revision,
+          commit: s.commit,
+          descriptionTokens: c.descriptionTokens,
+          bodyTokens: c.bodyTokens,
+          stars,
+          visibility: 'public',
+          firstSeenAt: now,
+          lastSeenAt: now,
+          updatedAt: now,
+          goneAt: null,
+        };
+      });
+      const upserted = await tx
+        .insert(skills)
+        .values(rows)
+        .onConflictDoUpdate({
+          target: skills.identity,
+          set: {
+            repositoryId: sql`excluded.repository_id`,
+            path: sql`excluded.path`,
+            name: sql`excluded.name`,
+            description: sql`excluded.description`,
+            frontmatter: sql`excluded.frontmatter`,
+            body: sql`excluded.body`,
+            warnings: sql`excluded.warnings`,
+            parseError: sql`excluded.parse_error`,
+            files: sql`excluded.files`,
+            flags: sql`excluded.flags`,
+            revision: sql`excluded.revision`,
+            commit: sql`excluded.commit`,
+            descriptionTokens: sql`excluded.description_tokens`,
+            bodyTokens: sql`excluded.body_tokens`,
+            stars: sql`excluded.stars`,
+            lastSeenAt: sql`excluded.last_seen_at`,
+            updatedAt: sql`excluded.updated_at`,
+            goneAt: sql`null`,
+          },
+        })
+        .returning({ id: skills.id, identity: skills.identity });
+      const idByIdentity = new Map(upserted.map((r) => [r.identity, r.id]));
+      const revisionRows = batch.map((s) => ({
+        skillId: idByIdentity.get(s.identity)!,
+        revision: s.revision,
+        name: s.content!.name,
+        description: s.content!.description,
+        frontmatter: s.content!.frontmatter,
+        body: s.content!.body,
+        files: s.content!.files,
+        commit: s.commit,
+      }));
+      await tx.insert(skillRevisions).values(revisionRows).onConflictDoNothing();
+      for (const s of batch) {
+        const previous = beforeByIdentity.get(s.identity);
+        if (!previous || previous.goneAt !== null) added++;
+        else if (previous.revision !== s.revision) updated++;
+      }
+    }
+
+    // Unchanged skills: still there, seen now; a skill that comes back clears its gone mark.
+    const unchanged = seen.filter((s) => !s.content);
+    for (const batch of chunks(unchanged)) {
+      const identities = batch.map((s) => s.identity);
+      for (const s of batch) if (beforeByIdentity.get(s.identity)?.goneAt) added++;
+      await tx
+        .update(skills)
+        .set({ lastSeenAt: now, goneAt: null, stars })
+        .where(and(eq(skills.repositoryId, input.repositoryId), inArray(skills.identity, identities)));
+    }
+
+    // Skills that disappeared upstream (or the whole repository): they leave search, rows stay for 410s.
+    if (input.skills !== null || input.repositoryGone) {
+      const keep = input.repositoryGone ? [] : seen.map((s) => s.identity);
+      const condition = and(
+        eq(skills.repositoryId, input.repositoryId),
+        isNull(skills.goneAt),
+        keep.length > 0 ? notInArray(skills.identity, keep) : undefined,
+      );
+      const gone = await tx
+        .update(skills)
+        .set({ goneAt: now, updatedAt: now })
+        .where(condition)
+        .returning({ id: skills.id });
+      removed = gone.length;
+    }
+    if (input.metadata && input.skills === null && !input.repositoryGone) {
+      await tx.update(skills).set({ stars }).where(eq(skills.repositoryId, input.repositoryId));
+    }
+
+    const repoUpdate: Partial<typeof repositories.$inferInsert> = {
+      lastCrawledAt: now,
+      lastCrawlOutcome: input.outcome,
+      lastCrawlError: input.error ?? null,
+      updatedAt: now,
+      goneAt: input.repositoryGone ? (repo.goneAt ?? now) : null,
+    };
+    if (input.head) {
+      repoUpdate.headRevision = input.head.commit;
+      if (input.head.branch) repoUpdate.defaultBranch = input.head.branch;
+    }
+    if (input.metadata) {
+      const m = input.metadata;
+      Object.assign(repoUpdate, {
+        metadataEtag: m.etag,
+        description: m.description,
+        stars: m.stars,
+        license: m.license,
+        archived: m.archived,
+        pushedAt: m.pushedAt,
+        topics: m.topics,
+      });
+      if (m.defaultBranch && !input.head?.branch) repoUpdate.defaultBranch = m.defaultBranch;
+    }
+    await tx.update(repositories).set(repoUpdate).where(eq(repositories.id, input.repositoryId));
+
+    const found = input.skills?.length ?? 0;
+    if (input.runId !== null) {
+      await tx.insert(crawlReports).values({
+        runId: input.runId,
+        repositoryId: input.repositoryId,
+        outcome: input.outcome,
+        headRevision: input.head?.commit ?? repo.headRevision,
+        skillsFound: input.skills === null ? 0 : found,
+        skillsAdded: added,
+        skillsUpdated: updated,
+        skillsRemoved: removed,
+        warnings: input.warnings,
+        errors: input.errors,
+        bytesDownloaded: input.bytesDownloaded,
+        durationMs: Math.max(0, now.getTime() - input.startedAt.getTime()),
+        startedAt: input.startedAt,
+        finishedAt: now,
+      });
+    }
+    return {
+      written: true,
+      skillsFound: found,
+      skillsAdded: added,
+      skillsUpdated: updated,
+      skillsRemoved: removed,
+    };
+  });
+}

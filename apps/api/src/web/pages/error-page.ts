@@ -1,0 +1,85 @@
+import { parseIdentity } from '@atskills/protocol';
+import { referenceBox, referenceText } from '../components.js';
+import { formatCount, formatDate } from '../format.js';
+import { html, type SafeHtml } from '../html.js';
+import { layout } from '../layout.js';
+import { queryString, skillPageUrl } from '../urls.js';
+import type { ErrorPageModel } from '../view-models.js';
+
+/** A helpful error page: what went wrong and what to do instead (search, a sub-collection, a cached copy). */
+export function renderErrorPage(model: ErrorPageModel): string {
+  return layout(
+    { title: model.title, noindex: true },
+    html`<h1 class="skill-title">${model.title}</h1>
+<p class="error-code">${model.status} · <code>${model.code}</code>${model.requestId ? html` · request <code>${model.requestId}</code>` : ''}</p>
+${model.detail ? html`<p class="lead">${model.detail}</p>` : ''}
+${advice(model)}`,
+  ).value;
+}
+
+function advice(model: ErrorPageModel): SafeHtml {
+  if (model.status === 410) return goneAdvice(model);
+  if (model.status === 422 && model.subcollections) return overCapAdvice(model);
+  if (model.status === 404) return notFoundAdvice(model);
+  if (model.status === 400) {
+    return html`<p>An identity looks like <code>gh:owner/repo/path/to/skill</code> or <code>hub:namespace/collection</code>.
+Write a space as <code>%20</code> and a colon inside a path as <code>%3A</code>.</p>${searchHint(model.identity)}`;
+  }
+  if (model.status >= 500) {
+    return html`<p>The hub could not answer just now. Try again in a moment; if it keeps failing, report the request id.</p>`;
+  }
+  return html``;
+}
+
+function goneAdvice(model: ErrorPageModel): SafeHtml {
+  const lastSeen = formatDate(model.lastSeen);
+  return html`<div class="panel"><dl class="facts">
+${model.identity ? html`<dt>Identity</dt><dd><code>${model.identity}</code></dd>` : ''}
+${model.lastRevision ? html`<dt>Last revision</dt><dd><code>${model.lastRevision}</code></dd>` : ''}
+${lastSeen ? html`<dt>Last seen</dt><dd>${lastSeen}</dd>` : ''}
+</dl></div>
+<p>The skill was removed upstream. Copies already saved in a project or held in a client's cache keep working
+(the client reports them as "upstream gone, cached copy from ${lastSeen ?? 'an earlier date'}").</p>
+${model.identity && model.lastRevision ? html`<p><a href="${skillPageUrl(model.identity, { rev: model.lastRevision })}">View the last revision</a></p>` : ''}
+${searchHint(model.identity)}`;
+}
+
+function overCapAdvice(model: ErrorPageModel): SafeHtml {
+  const subs = model.subcollections ?? [];
+  return html`<p>${model.identity ? html`<code>${model.identity}</code> holds` : 'This folder holds'} ${formatCount(model.count ?? 0)} skills, more than one reference may load
+(128). Reference a smaller part instead:</p>
+${
+  subs.length === 0
+    ? html`<p class="notice">No sub-collection fits under the cap; reference single skills (search below).</p>`
+    : html`<ul class="menu">${subs.map((sub) => {
+        const identity = sub.identity ?? subIdentity(model.identity, sub.path);
+        return html`<li>${identity ? html`<a href="${skillPageUrl(identity)}"><code>${identity}</code></a>` : html`<code>${sub.path}</code>`} - ${formatCount(sub.skills)} skills${identity ? referenceBox(referenceText(identity)) : ''}</li>`;
+      })}</ul>`
+}
+${searchHint(model.identity)}`;
+}
+
+function notFoundAdvice(model: ErrorPageModel): SafeHtml {
+  return html`<p>No public skill or collection lives at this identity. GitHub paths keep their case
+(<code>gh:Owner/Repo/Skill</code> differs from <code>gh:owner/repo/skill</code>); hub names are lowercase.
+The crawler may not have indexed a new repository yet.</p>${searchHint(model.identity)}`;
+}
+
+function searchHint(identity: string | undefined): SafeHtml {
+  const word = identity?.split(/[/:]/).filter(Boolean).at(-1);
+  if (!word) return html`<p><a href="/">Search the hub</a></p>`;
+  return html`<p><a href="/${queryString({ q: word })}">Search the hub for “${word}”</a></p>`;
+}
+
+/** The identity of a sub-collection given as a path relative to the refused identity's repository/collection. */
+function subIdentity(identity: string | undefined, path: string): string | null {
+  if (!identity) return null;
+  try {
+    const id = parseIdentity(identity);
+    const [first = '', second = ''] = id.path.split('/');
+    const relative = path.startsWith(`${first}/${second}/`) ? path : `${first}/${second}/${path}`;
+    return parseIdentity(`${id.source}:${relative.split('/').map(encodeURIComponent).join('/')}`).identity;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,122 @@
+import { parseIdentity } from '@atskills/protocol';
+import { flagBadges, referenceBox, referenceText } from '../components.js';
+import { formatCount, formatDateTime } from '../format.js';
+import { html, type SafeHtml } from '../html.js';
+import { layout } from '../layout.js';
+import { githubUrl, queryString, skillPageUrl } from '../urls.js';
+import type { CrawlStatusView, SearchFilters, SearchPageModel, SearchResultView } from '../view-models.js';
+
+/** The home page: search form, results (when a query was given), pagination and the crawl status. */
+export function renderSearchPage(model: SearchPageModel): string {
+  const title = model.query ? `${model.query} - search` : 'Search skills';
+  return layout(
+    { title, query: model.query, noindex: model.continued === true },
+    html`<h1 class="visually-hidden">Find a skill</h1>
+${searchForm(model.query, model.filters)}
+${model.error ? html`<p class="notice" role="alert">${model.error}</p>` : ''}
+${model.results ? resultsSection(model) : intro()}
+${statusSection(model.status)}`,
+  ).value;
+}
+
+function searchForm(query: string, filters: SearchFilters): SafeHtml {
+  const option = (value: string, label: string) =>
+    html`<option value="${value}"${(filters.source ?? '') === value ? html` selected` : ''}>${label}</option>`;
+  return html`<form class="search" method="get" action="/" role="search">
+<label for="q" class="visually-hidden">Search skills</label>
+<input type="search" id="q" name="q" value="${query}" maxlength="256" placeholder="Search skills by name, description or content" autofocus>
+<select name="source" aria-label="Source">${option('', 'All sources')}${option('gh', 'GitHub (gh:)')}${option('hub', 'Hub (hub:)')}</select>
+${filters.owner ? html`<input type="hidden" name="owner" value="${filters.owner}">` : ''}
+${filters.repo ? html`<input type="hidden" name="repo" value="${filters.repo}">` : ''}
+${filters.namespace ? html`<input type="hidden" name="namespace" value="${filters.namespace}">` : ''}
+<button type="submit">Search</button>
+</form>
+${activeFilters(query, filters)}`;
+}
+
+function activeFilters(query: string, filters: SearchFilters): SafeHtml {
+  const named = (['owner', 'repo', 'namespace'] as const).filter((key) => filters[key]);
+  if (named.length === 0) return html``;
+  return html`<p class="meta">Filtered by ${named.map((key, i) => html`${i > 0 ? ', ' : ''}${key} <code>${filters[key]}</code>`)} · <a href="/${queryString({ q: query, source: filters.source })}">clear filters</a></p>`;
+}
+
+function intro(): SafeHtml {
+  return html`<p class="lead">Search public skills crawled from GitHub and collections published to this hub. Each result is a
+reference you can paste into a message to an agent.</p>`;
+}
+
+function resultsSection(model: SearchPageModel): SafeHtml {
+  const results = model.results ?? [];
+  if (results.length === 0) {
+    return html`<p class="notice">No skills match <strong>${model.query}</strong>${model.continued ? ' on this page' : ''}. Try fewer or shorter words.</p>`;
+  }
+  const next = model.nextCursor
+    ? html`<a rel="next" href="/${queryString({ q: model.query, ...model.filters, limit: model.limit, cursor: model.nextCursor })}">Next page →</a>`
+    : '';
+  const first = model.continued
+    ? html`<a href="/${queryString({ q: model.query, ...model.filters, limit: model.limit })}">← First page</a>`
+    : '';
+  return html`<h2 class="visually-hidden">Results</h2>
+<ol class="results">${results.map(resultItem)}</ol>
+${next || first ? html`<nav class="pager" aria-label="Pages">${first}${next}</nav>` : ''}`;
+}
+
+function resultItem(result: SearchResultView): SafeHtml {
+  const tokens = html`<span title="Description tokens: what the skill costs in every session once installed">${formatCount(result.descriptionTokens)} tokens resident</span>${
+    result.bodyTokens !== undefined
+      ? html`<span title="Body tokens: loaded when the skill fires">${formatCount(result.bodyTokens)} tokens body</span>`
+      : ''
+  }`;
+  return html`<li class="result" data-identity="${result.identity}">
+<div class="result-head">
+${result.kind === 'collection' ? html`<span class="kind">collection</span>` : ''}
+<h2><a href="${skillPageUrl(result.identity)}">${result.name || result.path || result.identity}</a></h2>
+${flagBadges(result.flags)}
+</div>
+<p class="result-desc">${result.description}</p>
+<div class="meta">
+${sourceLinks(result)}
+${result.path ? html`<span>path <code>${result.path}</code></span>` : ''}
+<span title="Popularity (GitHub stars where known)">★ ${formatCount(result.stars)}</span>
+${result.kind === 'collection' && result.skillCount !== undefined ? html`<span>${formatCount(result.skillCount)} skills</span>` : tokens}
+${result.warnings.length > 0 ? html`<span class="warning-list" title="Frontmatter warnings">warnings: ${result.warnings.join(', ')}</span>` : ''}
+</div>
+${referenceBox(referenceText(result.identity))}
+</li>`;
+}
+
+/** "gh · owner/repo" linking to the repository's menu on this hub, plus the GitHub page; "hub · ns/coll". */
+export function sourceLinks(result: Pick<SearchResultView, 'source' | 'repository'>): SafeHtml {
+  const [first = '', second = ''] = result.repository.split('/');
+  const containerIdentity = safeIdentity(`${result.source}:${result.repository}`);
+  const local = containerIdentity
+    ? html`<a href="${skillPageUrl(containerIdentity)}">${result.repository}</a>`
+    : html`${result.repository}`;
+  const outbound =
+    result.source === 'gh'
+      ? html` <a href="${githubUrl(first, second)}" rel="nofollow noopener noreferrer">GitHub ↗</a>`
+      : '';
+  return html`<span>${result.source} · ${local}${outbound}</span>`;
+}
+
+function safeIdentity(text: string): string | null {
+  try {
+    return parseIdentity(text).identity;
+  } catch {
+    return null;
+  }
+}
+
+function statusSection(status: CrawlStatusView | null): SafeHtml {
+  if (!status) return html``;
+  const lastCrawl = formatDateTime(status.lastCrawlAt);
+  return html`<section class="status" aria-labelledby="status-title">
+<h2 id="status-title">Index status</h2>
+<dl>
+<dt>Skills</dt><dd>${formatCount(status.skills)}</dd>
+${status.repositories !== undefined ? html`<dt>Repositories</dt><dd>${formatCount(status.repositories)}</dd>` : ''}
+${status.collections !== undefined ? html`<dt>Hub collections</dt><dd>${formatCount(status.collections)}</dd>` : ''}
+<dt>Last crawl</dt><dd>${lastCrawl ?? 'never'}${status.lastCrawlStatus ? ` (${status.lastCrawlStatus})` : ''}</dd>
+</dl>
+</section>`;
+}

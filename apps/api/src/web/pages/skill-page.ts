@@ -1,0 +1,128 @@
+import { parseIdentity } from '@atskills/protocol';
+import { stringify } from 'yaml';
+import { flagBadges, flagTitle, referenceBox, referenceText } from '../components.js';
+import { formatBytes, formatCount, formatDate, shellQuote, shortRevision } from '../format.js';
+import { html, type SafeHtml } from '../html.js';
+import { layout } from '../layout.js';
+import { renderMarkdown } from '../markdown.js';
+import { skillFileUrl, skillPageUrl } from '../urls.js';
+import type { FlagView, SkillFileView, SkillPageModel } from '../view-models.js';
+import { sourceLinks } from './search-page.js';
+
+/** The page of one skill: what it is, whether it is flagged, how to use it, its files and its rendered body. */
+export function renderSkillPage(model: SkillPageModel): string {
+  const id = parseIdentity(model.identity);
+  const [first = '', second = ''] = id.path.split('/');
+  const fileSet = new Set(model.files.map((f) => f.path));
+  const body = renderMarkdown(model.body, {
+    resolveRelative: (target) => {
+      const file = resolveInside(target);
+      return file !== null && fileSet.has(file) ? skillFileUrl(model.identity, file) : null;
+    },
+  });
+  return layout(
+    { title: model.name || model.identity, noindex: model.pinned === true },
+    html`<h1 class="skill-title">${model.name || model.identity} ${flagBadges(model.flags)}</h1>
+<p class="lead">${model.description}</p>
+${model.pinned ? html`<p class="notice">This page shows the pinned revision <code>${model.revision}</code>. <a href="${skillPageUrl(model.identity)}">Show the current revision</a>.</p>` : ''}
+<dl class="facts">
+<dt>Identity</dt><dd><code>${model.identity}</code></dd>
+${id.source === 'gh' || id.source === 'hub' ? html`<dt>Source</dt><dd>${sourceLinks({ source: id.source, repository: `${first}/${second}` })}</dd>` : ''}
+<dt>Revision</dt><dd><code title="${model.revision}">${shortRevision(model.revision)}</code></dd>
+${formatDate(model.lastSeen) ? html`<dt>Last seen</dt><dd>${formatDate(model.lastSeen)}</dd>` : ''}
+${model.stars !== undefined ? html`<dt>Stars</dt><dd>★ ${formatCount(model.stars)}</dd>` : ''}
+${tokenFacts(model)}
+</dl>
+${flagsPanel(model.flags)}
+${model.warnings.length > 0 ? html`<div class="panel"><h2>Frontmatter warnings</h2><ul>${model.warnings.map((w) => html`<li><code>${w}</code></li>`)}</ul></div>` : ''}
+${usagePanel(model.identity)}
+${frontmatterPanel(model.frontmatter)}
+${filesPanel(model.identity, model.files)}
+<article class="markdown" aria-label="SKILL.md">${body}</article>`,
+  ).value;
+}
+
+function tokenFacts(model: SkillPageModel): SafeHtml {
+  if (model.descriptionTokens === undefined && model.bodyTokens === undefined) return html``;
+  return html`<dt>Token cost</dt><dd>${
+    model.descriptionTokens !== undefined
+      ? html`<span title="Loaded in every session once installed">${formatCount(model.descriptionTokens)} tokens resident (description)</span>`
+      : ''
+  }${model.descriptionTokens !== undefined && model.bodyTokens !== undefined ? ' · ' : ''}${
+    model.bodyTokens !== undefined
+      ? html`<span title="Loaded when the skill fires">${formatCount(model.bodyTokens)} tokens body</span>`
+      : ''
+  }</dd>`;
+}
+
+/** The safety findings with their evidence, one row per hit. */
+export function flagsPanel(flags: readonly FlagView[]): SafeHtml {
+  if (flags.length === 0) return html``;
+  return html`<section class="panel flags-panel" aria-labelledby="flags-title">
+<h2 id="flags-title">Safety flags</h2>
+<p>The hub's scanner found content worth reading before an agent acts on this skill.</p>
+<table class="data"><thead><tr><th>Rule</th><th>Severity</th><th>Where</th><th>Evidence</th><th>Why</th></tr></thead>
+<tbody>${flags.map(
+    (f) =>
+      html`<tr title="${flagTitle(f)}"><td><code>${f.rule}</code></td><td>${f.severity}</td><td>${f.file ? html`<code>${f.file}${f.line !== undefined ? `:${f.line}` : ''}</code>` : ''}</td><td>${f.evidence ? html`<code>${f.evidence}</code>` : ''}</td><td>${f.message}</td></tr>`,
+  )}</tbody></table>
+</section>`;
+}
+
+/** How to reference, save and install the skill, with the CLI equivalents. */
+export function usagePanel(identity: string): SafeHtml {
+  const quoted = shellQuote(identity);
+  return html`<section class="panel usage" aria-labelledby="usage-title">
+<h2 id="usage-title">Use it</h2>
+<p>Paste into a message to an agent to load it once:</p>
+${referenceBox(referenceText(identity))}
+<p>Save a copy into the project's <code>.atskills/</code> (it becomes an ordinary project file with a <code>.source</code> stamp):</p>
+${referenceBox(referenceText(identity, { save: true }))}
+<p>Install it, so its name and description load at every session start (one line in <code>.atskills/.autotrigger</code>):</p>
+${referenceBox(referenceText(identity, { install: true }))}
+<p>From a terminal:</p>
+<pre><code>npx atskills get ${quoted}
+npx atskills save ${quoted}
+npx atskills install ${quoted}</code></pre>
+</section>`;
+}
+
+function frontmatterPanel(frontmatter: Record<string, unknown>): SafeHtml {
+  if (Object.keys(frontmatter).length === 0) return html``;
+  return html`<details class="panel"><summary>Frontmatter</summary><pre class="frontmatter"><code>${stringify(frontmatter)}</code></pre></details>`;
+}
+
+function filesPanel(identity: string, files: readonly SkillFileView[]): SafeHtml {
+  if (files.length === 0) return html``;
+  const total = files.reduce((sum, f) => sum + f.size, 0);
+  const archive = `/v1/archive/${skillPageUrl(identity).slice('/s/'.length)}`;
+  return html`<section class="panel" aria-labelledby="files-title">
+<h2 id="files-title">Files (${formatCount(files.length)}, ${formatBytes(total)})</h2>
+<table class="data"><thead><tr><th>Path</th><th>Size</th><th>sha256</th></tr></thead>
+<tbody>${files.map(
+    (f) =>
+      html`<tr><td><a href="${skillFileUrl(identity, f.path)}"><code>${f.path}</code></a></td><td class="num">${formatBytes(f.size)}</td><td><code title="${f.sha256}">${f.sha256.slice(0, 12)}</code></td></tr>`,
+  )}</tbody></table>
+<p><a href="${archive}">Download the folder (tar.gz)</a></p>
+</section>`;
+}
+
+/** Normalizes a Markdown link target relative to the skill folder; null when it leaves the folder. */
+export function resolveInside(target: string): string | null {
+  const [withoutFragment = ''] = target.split(/[?#]/, 1);
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(withoutFragment);
+  } catch {
+    return null;
+  }
+  const out: string[] = [];
+  for (const segment of decoded.split('/')) {
+    if (segment === '' || segment === '.') continue;
+    if (segment === '..') {
+      if (out.length === 0) return null;
+      out.pop();
+    } else out.push(segment);
+  }
+  return out.length === 0 ? null : out.join('/');
+}

@@ -1,0 +1,38 @@
+import { parseIdentity } from '@atskills/protocol';
+
+// Links between pages. Identity paths may hold spaces, '#', '?', '@', CJK and colons, so each segment is
+// percent-encoded; the /s/ route percent-decodes exactly once through parseIdentity, which turns the link
+// back into the same canonical identity.
+
+/** `/s/gh:o/r/p` for a canonical identity, each path segment percent-encoded. */
+export function skillPageUrl(identity: string, query?: Record<string, string | undefined>): string {
+  const { source, path } = parseIdentity(identity);
+  const encoded = path.split('/').map(encodeURIComponent).join('/');
+  const prefix = source === 'local' ? '' : `${source}:`;
+  return `/s/${prefix}${encoded}${queryString(query)}`;
+}
+
+/** `/v1/files/<identity>?path=<file>`: one file of a skill, served by the API. */
+export function skillFileUrl(identity: string, filePath: string): string {
+  const { source, path } = parseIdentity(identity);
+  const encoded = path.split('/').map(encodeURIComponent).join('/');
+  return `/v1/files/${source}:${encoded}${queryString({ path: filePath })}`;
+}
+
+/** The GitHub page of a `gh:` identity's folder (default branch), for the outbound source link. */
+export function githubUrl(owner: string, repo: string, subpath = ''): string {
+  const base = `https://github.com/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}`;
+  if (subpath === '') return base;
+  return `${base}/tree/HEAD/${subpath.split('/').map(encodeURIComponent).join('/')}`;
+}
+
+/** `?a=1&b=2` from the defined entries, or '' when there are none. */
+export function queryString(query: Record<string, string | number | undefined> | undefined): string {
+  if (!query) return '';
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value !== undefined && value !== '') params.set(key, String(value));
+  }
+  const text = params.toString();
+  return text === '' ? '' : `?${text}`;
+}

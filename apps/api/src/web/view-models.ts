@@ -1,0 +1,122 @@
+// What the page templates need, decoupled from the services' row shapes so pages stay pure functions and can
+// be unit-tested without a database; routes/web.ts maps service results onto these.
+
+/** A safety finding as shown on a page (rule, where, and the evidence excerpt). */
+export interface FlagView {
+  rule: string;
+  severity: string;
+  message: string;
+  file?: string;
+  line?: number;
+  evidence?: string;
+}
+
+/** One row of the search results. */
+export interface SearchResultView {
+  kind: 'skill' | 'collection';
+  identity: string;
+  name: string;
+  description: string;
+  source: 'gh' | 'hub';
+  /** `owner/repo` for gh, `namespace/collection` for hub. */
+  repository: string;
+  path: string;
+  revision?: string;
+  stars: number;
+  descriptionTokens: number;
+  bodyTokens?: number;
+  /** For collections: how many skills they hold. */
+  skillCount?: number;
+  flags: FlagView[];
+  warnings: string[];
+}
+
+/** The crawl-status box: corpus size and the last crawl. */
+export interface CrawlStatusView {
+  skills: number;
+  repositories?: number;
+  collections?: number;
+  lastCrawlAt: Date | string | null;
+  lastCrawlStatus?: string | null;
+}
+
+export interface SearchFilters {
+  source?: 'gh' | 'hub';
+  owner?: string;
+  repo?: string;
+  namespace?: string;
+}
+
+/** The home page: the search form, optionally results or an input problem, and the crawl status. */
+export interface SearchPageModel {
+  query: string;
+  filters: SearchFilters;
+  limit?: number;
+  /** Undefined when no search was made (empty query). */
+  results?: SearchResultView[];
+  nextCursor?: string | null;
+  /** Whether this page continues an earlier one (a cursor was given). */
+  continued?: boolean;
+  /** A problem with the query (too long, bad cursor) to show instead of results. */
+  error?: string;
+  status: CrawlStatusView | null;
+}
+
+export interface SkillFileView {
+  path: string;
+  size: number;
+  sha256: string;
+}
+
+/** A skill at /s/<identity>. */
+export interface SkillPageModel {
+  identity: string;
+  revision: string;
+  /** Set when the page shows a pinned revision (?rev=). */
+  pinned?: boolean;
+  name: string;
+  description: string;
+  frontmatter: Record<string, unknown>;
+  body: string;
+  files: SkillFileView[];
+  flags: FlagView[];
+  warnings: string[];
+  stars?: number;
+  descriptionTokens?: number;
+  bodyTokens?: number;
+  lastSeen?: Date | string | null;
+}
+
+export interface MenuItemView {
+  identity: string;
+  name: string;
+  description: string;
+  flags?: FlagView[];
+}
+
+/** A folder without SKILL.md at /s/<identity>: one line per skill beneath it. */
+export interface MenuPageModel {
+  identity: string;
+  revision: string;
+  items: MenuItemView[];
+}
+
+export interface SubcollectionView {
+  path: string;
+  identity?: string;
+  skills: number;
+}
+
+/** A helpful error page (400 bad identity, 404, 410 gone, 422 over cap, 5xx). */
+export interface ErrorPageModel {
+  status: number;
+  code: string;
+  title: string;
+  detail?: string;
+  identity?: string;
+  lastRevision?: string;
+  lastSeen?: Date | string | null;
+  count?: number;
+  subcollections?: SubcollectionView[];
+  requestId?: string;
+}

@@ -1,5 +1,5 @@
 import ignore, { type Ignore } from 'ignore';
-import { IdentityError } from './errors.js';
+import { IdentityError, ProtocolError } from './errors.js';
 import { parseIdentity } from './identity.js';
 
 // `.atskills/.autotrigger` (SPEC 1.5): .gitignore syntax. Plain lines select project skills through the `ignore`
@@ -133,9 +133,12 @@ export function identityOfLocalFolder(folder: string): string | undefined {
   }
 }
 
-/** Appends `line` unless an equivalent line (same text, or same cloud identity) is already there. */
+/**
+ * Appends `line` unless an equivalent line (same text, or same cloud identity) is already there.
+ * Throws ProtocolError 'bad-autotrigger-line' for text spanning several lines.
+ */
 export function addAutotriggerLine(content: string, line: string): string {
-  const key = lineKey(line);
+  const key = lineKey(singleLine(line));
   if (key === undefined) return content;
   if (content.split(/\r?\n/).some((existing) => lineKey(existing) === key)) return content;
   const eol = content.includes('\r\n') ? '\r\n' : '\n';
@@ -145,11 +148,18 @@ export function addAutotriggerLine(content: string, line: string): string {
 
 /** Removes the lines equivalent to `line` (same text, or same cloud identity); other lines stay as they are. */
 export function removeAutotriggerLine(content: string, line: string): string {
-  const key = lineKey(line);
+  const key = lineKey(singleLine(line));
   if (key === undefined) return content;
   const lines = content.split(/(?<=\n)/);
   const kept = lines.filter((existing) => lineKey(existing) !== key);
   return kept.length === lines.length ? content : kept.join('');
+}
+
+function singleLine(line: string): string {
+  if (/[\r\n]/.test(line)) {
+    throw new ProtocolError('bad-autotrigger-line', 'An .autotrigger entry must be a single line.');
+  }
+  return line;
 }
 
 /** `@hub:t/c`, `@gh:o/r/p`, a GitHub URL, or `@owner/name` (short for `@hub:owner/name`). */

@@ -1,0 +1,55 @@
+import { createHash } from 'node:crypto';
+import fastifyRateLimit from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type { Redis } from 'ioredis';
+import { problem } from '../problems.js';
+
+export interface RateLimitSettings {
+  /** Requests per window per caller; 0 turns rate limiting off. */
+  max: number;
+  /** The window, in milliseconds or as text (`1 minute`, `30s`). */
+  timeWindow: number | string;
+  /** Shared counters across API replicas; without it each instance counts on its own. */
+  redis?: Redis;
+}
+
+/**
+ * The caller a request counts against: its token when it sends one (so a team behind one NAT is not
+ * throttled together), else its IP. The token is hashed: keys end up in Redis and must not hold secrets.
+ */
+export function rateLimitKey(request: FastifyRequest): string {
+  const auth = request.headers.authorization;
+  const token = typeof auth === 'string' ? /^Bearer\s+(\S+)$/i.exec(auth)?.[1] : undefined;
+  if (token) return `token:${createHash('sha256').update(token).digest('hex').slice(0, 32)}`;
+  return `ip:${request.ip}`;
+}
+
+/** Per-token-or-IP rate limit answering 429 problems with Retry-After and RateLimit-* headers. */
+export default fp(
+  async function rateLimitPlugin(app: FastifyInstance, settings: RateLimitSettings) {
+    if (settings.max <= 0) return;
+    await app.register(fastifyRateLimit, {
+      max: settings.max,
+      timeWindow: settings.timeWindow,
+      keyGenerator: rateLimitKey,
+      // IETF draft headers: RateLimit-Limit / -Remaining / -Reset and Retry-After on 429.
+      enableDraftSpec: true,
+      nameSpace: 'atskills:ratelimit:',
+      ...(settings.redis ? { redis: settings.redis } : {}),
+      // A Redis outage must not take the read API down with it: count nothing rather than refuse everything.
+      skipOnError: true,
+      errorResponseBuilder: (_request, context) =>
+        problem(
+          429,
+          'rate-limited',
+          `Rate limit of ${context.max} requests exceeded; retry in ${context.after}`,
+          {
+            limit: context.max,
+            retryAfterSeconds: Math.ceil(context.ttl / 1000),
+          },
+        ),
+    });
+  },
+  { name: 'atskills-rate-limit' },
+);

@@ -1,0 +1,60 @@
+import fastifyCompress from '@fastify/compress';
+import fastifyCors from '@fastify/cors';
+import fastifyHelmet from '@fastify/helmet';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+
+export interface SecurityOptions {
+  /** Origins browsers may call the API from: `['*']` (any, the default: the API is token-authenticated, never cookies) or exact origins. */
+  corsOrigins: readonly string[];
+  /** The public address of the hub; HTTPS turns on upgrade-insecure-requests. */
+  publicUrl: string;
+}
+
+// Response headers a browser client needs to read: revision validators, digests, rate-limit state, the id to quote.
+const EXPOSED_HEADERS = [
+  'etag',
+  'content-digest',
+  'retry-after',
+  'ratelimit-limit',
+  'ratelimit-remaining',
+  'ratelimit-reset',
+  'x-request-id',
+  'link',
+];
+
+/** Security headers (helmet), CORS for browser clients and response compression. */
+export default fp(
+  async function securityPlugin(app: FastifyInstance, options: SecurityOptions) {
+    const https = options.publicUrl.startsWith('https:');
+    await app.register(fastifyHelmet, {
+      contentSecurityPolicy: {
+        directives: {
+          // Over plain http (the one-command local start) upgrading subresources to https would break the page.
+          upgradeInsecureRequests: https ? [] : null,
+          // Swagger UI (/docs) validates the document against this badge service; nothing else loads from afar.
+          imgSrc: ["'self'", 'data:', 'https:'],
+        },
+      },
+      // HSTS only means something over https; sending it on http://127.0.0.1 would be noise.
+      hsts: https,
+      // The API is read by other origins' scripts (CORS); CORP same-origin would block them.
+      crossOriginResourcePolicy: { policy: 'cross-origin' },
+    });
+    const anyOrigin = options.corsOrigins.includes('*');
+    await app.register(fastifyCors, {
+      origin: anyOrigin ? '*' : [...options.corsOrigins],
+      methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
+      allowedHeaders: ['authorization', 'content-type', 'if-none-match', 'x-request-id', 'accept'],
+      exposedHeaders: EXPOSED_HEADERS,
+      maxAge: 600,
+    });
+    // Tars are gzip already and small bodies gain nothing; compress text (JSON, HTML, markdown) over 1 KiB.
+    await app.register(fastifyCompress, {
+      global: true,
+      threshold: 1024,
+      encodings: ['br', 'gzip', 'deflate'],
+    });
+  },
+  { name: 'atskills-security' },
+);

@@ -1,0 +1,206 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { lstat, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { MenuItem } from '../menu.js';
+import { isMissing } from './fs-tree.js';
+
+/** What the cache knows about one identity (stored as entry.json next to its content). */
+export interface CacheEntryMeta {
+  version: 1;
+  identity: string;
+  source: 'gh' | 'hub';
+  kind: 'skill' | 'menu';
+  /** Upstream revision (gh: commit sha of the default branch; hub: the collection revision). */
+  revision: string;
+  /** ISO time of the fetch that produced this revision. */
+  fetchedAt: string;
+  /** ISO time the revision was last confirmed by a probe. */
+  checkedAt: string;
+  /** The validator sent back on the next probe (hub: the ETag). */
+  etag?: string;
+  name?: string;
+  description?: string;
+  /** Skills: the content folder's key (gh: the sub-tree sha, so commits elsewhere in the repo reuse it). */
+  contentKey?: string;
+  /** Menus: the rows. */
+  items?: MenuItem[];
+  /** The revision served before this one, kept so a re-save can compare against it without a fetch. */
+  previous?: { revision: string; contentKey: string };
+}
+
+/** A cache hit: the metadata and, for a skill, the folder holding its files. */
+export interface CachedEntry {
+  meta: CacheEntryMeta;
+  dir?: string;
+}
+
+const META_FILE = 'entry.json';
+// Repository cruft that never lands in the cache (SPEC 1.4), matched at the top of a skill folder.
+const CRUFT = /^(?:readme|license|licence|copying|notice)(?:[.-][^/]*)?$/i;
+
+/** Whether a path relative to a skill folder is cruft that must stay out of the cache. */
+export function isCruft(relPath: string): boolean {
+  const segments = relPath.split('/');
+  if (segments.includes('.git')) return true;
+  return segments.length === 1 && CRUFT.test(segments[0] ?? '');
+}
+
+/**
+ * The machine-wide validating cache (SPEC 1.4). Layout: `entries/<hash of identity>/entry.json` plus
+ * `content/<key>/` folders that are immutable once renamed into place, and `tmp/<pid>-<random>/` work
+ * folders. Every write goes to a temporary path first and is renamed in, so two processes resolving the
+ * same identity at once never see a half-written entry, and a killed client leaves only a tmp folder that
+ * the next client removes.
+ */
+export class SkillCache {
+  constructor(readonly root: string) {}
+
+  /** The folder of one identity's entry. */
+  entryDir(identity: string): string {
+    const key = createHash('sha256').update(identity).digest('hex').slice(0, 32);
+    return path.join(this.root, 'entries', key);
+  }
+
+  /** The immutable content folder of one identity at one content key. */
+  contentDir(identity: string, contentKey: string): string {
+    return path.join(this.entryDir(identity), 'content', contentKey);
+  }
+
+  /** The cached entry, or undefined when there is none (or its content has gone missing). */
+  async read(identity: string): Promise<CachedEntry | undefined> {
+    let meta: CacheEntryMeta;
+    try {
+      meta = JSON.parse(
+        await readFile(path.join(this.entryDir(identity), META_FILE), 'utf8'),
+      ) as CacheEntryMeta;
+    } catch (error) {
+      if (isMissing(error) || error instanceof SyntaxError) return undefined;
+      throw error;
+    }
+    if (meta.version !== 1 || meta.identity !== identity) return undefined;
+    if (meta.kind === 'menu') return { meta };
+    if (!meta.contentKey) return undefined;
+    const dir = this.contentDir(identity, meta.contentKey);
+    return (await this.hasContent(identity, meta.contentKey)) ? { meta, dir } : undefined;
+  }
+
+  /** Whether a content folder is present. */
+  async hasContent(identity: string, contentKey: string): Promise<boolean> {
+    try {
+      return (await lstat(this.contentDir(identity, contentKey))).isDirectory();
+    } catch (error) {
+      if (isMissing(error)) return false;
+      throw error;
+    }
+  }
+
+  /** A fresh private work folder inside the cache (same file system, so rename is atomic). */
+  async makeTemp(): Promise<string> {
+    const tmpRoot = path.join(this.root, 'tmp');
+    await mkdir(tmpRoot, { recursive: true });
+    await this.removeOrphanedTemps(tmpRoot);
+    const dir = path.join(tmpRoot, `${process.pid}-${randomBytes(6).toString('hex')}`);
+    await mkdir(dir);
+    return dir;
+  }
+
+  /**
+   * Moves a fully written folder into place as the content of (identity, contentKey). If another process
+   * got there first its copy is the same content, so ours is dropped. Returns the final folder.
+   */
+  async commitContent(identity: string, contentKey: string, tempDir: string): Promise<string> {
+    await sanitizeTree(tempDir);
+    const finalDir = this.contentDir(identity, contentKey);
+    await mkdir(path.dirname(finalDir), { recursive: true });
+    try {
+      await rename(tempDir, finalDir);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'EEXIST' && code !== 'ENOTEMPTY') throw error;
+      await rm(tempDir, { recursive: true, force: true });
+    }
+    return finalDir;
+  }
+
+  /** Atomically replaces the entry's metadata, then drops content folders no entry points at any more. */
+  async writeMeta(meta: CacheEntryMeta): Promise<void> {
+    const dir = this.entryDir(meta.identity);
+    await mkdir(dir, { recursive: true });
+    const temp = path.join(dir, `.${META_FILE}.${process.pid}-${randomBytes(6).toString('hex')}`);
+    await writeFile(temp, `${JSON.stringify(meta, null, 2)}\n`);
+    await rename(temp, path.join(dir, META_FILE));
+    const keep = new Set([meta.contentKey, meta.previous?.contentKey].filter((k): k is string => !!k));
+    let folders: string[] = [];
+    try {
+      folders = await readdir(path.join(dir, 'content'));
+    } catch (error) {
+      if (!isMissing(error)) throw error;
+    }
+    for (const folder of folders) {
+      if (!keep.has(folder)) await rm(path.join(dir, 'content', folder), { recursive: true, force: true });
+    }
+  }
+
+  /** Every entry's metadata, sorted by identity. */
+  async list(): Promise<CacheEntryMeta[]> {
+    let keys: string[];
+    try {
+      keys = await readdir(path.join(this.root, 'entries'));
+    } catch (error) {
+      if (isMissing(error)) return [];
+      throw error;
+    }
+    const out: CacheEntryMeta[] = [];
+    for (const key of keys) {
+      try {
+        out.push(JSON.parse(await readFile(path.join(this.root, 'entries', key, META_FILE), 'utf8')));
+      } catch {
+        // An entry whose metadata was never completed is not an entry.
+      }
+    }
+    return out.sort((a, b) => (a.identity < b.identity ? -1 : a.identity > b.identity ? 1 : 0));
+  }
+
+  /** Removes every entry and work folder; returns how many entries there were. */
+  async clear(): Promise<number> {
+    const count = (await this.list()).length;
+    await rm(path.join(this.root, 'entries'), { recursive: true, force: true });
+    await rm(path.join(this.root, 'tmp'), { recursive: true, force: true });
+    return count;
+  }
+
+  /** Work folders of processes that no longer run (killed mid-fetch) are garbage. */
+  private async removeOrphanedTemps(tmpRoot: string): Promise<void> {
+    for (const name of await readdir(tmpRoot)) {
+      const pid = Number(name.split('-')[0]);
+      if (Number.isInteger(pid) && pid > 0 && !isAlive(pid)) {
+        await rm(path.join(tmpRoot, name), { recursive: true, force: true });
+      }
+    }
+  }
+}
+
+function isAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Removes symlinks, special files, `.git` and top-level cruft from a folder about to enter the cache. */
+export async function sanitizeTree(root: string): Promise<void> {
+  const visit = async (rel: string): Promise<void> => {
+    for (const name of await readdir(rel === '' ? root : path.join(root, rel))) {
+      const childRel = rel === '' ? name : `${rel}/${name}`;
+      const full = path.join(root, childRel);
+      const stat = await lstat(full);
+      if (isCruft(childRel) || (!stat.isDirectory() && !stat.isFile())) {
+        await rm(full, { recursive: true, force: true });
+      } else if (stat.isDirectory()) await visit(childRel);
+    }
+  };
+  await visit('');
+}

@@ -1,0 +1,45 @@
+import { lstat, readdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { TreeEntry } from '../leaf-rule.js';
+
+/**
+ * Walks a local folder into a tree listing for the leaf rule: paths relative to `root` with '/', symlinks
+ * and special files reported but never followed, `.git` never entered. A missing root gives [].
+ */
+export async function walkFolder(root: string): Promise<TreeEntry[]> {
+  const out: TreeEntry[] = [];
+  const visit = async (rel: string): Promise<void> => {
+    let names: string[];
+    try {
+      names = await readdir(rel === '' ? root : path.join(root, rel));
+    } catch (error) {
+      if (rel === '' && isMissing(error)) return;
+      throw error;
+    }
+    for (const name of names.sort()) {
+      if (name === '.git') continue;
+      const childRel = rel === '' ? name : `${rel}/${name}`;
+      const stat = await lstat(path.join(root, childRel));
+      if (stat.isSymbolicLink()) out.push({ path: childRel, type: 'symlink' });
+      else if (stat.isDirectory()) {
+        out.push({ path: childRel, type: 'dir' });
+        await visit(childRel);
+      } else if (stat.isFile()) {
+        out.push({
+          path: childRel,
+          type: 'file',
+          size: stat.size,
+          mode: stat.mode & 0o111 ? '100755' : '100644',
+        });
+      } else out.push({ path: childRel, type: 'other' });
+    }
+  };
+  await visit('');
+  return out;
+}
+
+/** True for "no such file or directory" (and "not a directory") errors. */
+export function isMissing(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}

@@ -1,0 +1,282 @@
+import { createHash } from 'node:crypto';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { type ReadEntry, Unpack } from 'tar';
+import { type MenuResponse, ProblemDetails, ResolveResult, type SkillResponse } from '../http.js';
+import type { Identity } from '../identity.js';
+import type { SkillCache } from './cache.js';
+import type { FetchedEntry } from './git-source.js';
+import { overCapFromOffer } from './over-cap.js';
+import { ResolveError } from './resolve-error.js';
+import type { ClientSettings } from './settings.js';
+
+/** Largest archive accepted from the hub, compressed and unpacked (defends against decompression bombs). */
+export const MAX_ARCHIVE_BYTES = 64 * 1024 * 1024;
+export const MAX_UNPACKED_BYTES = 256 * 1024 * 1024;
+
+/** What a conditional request to the hub answered. */
+export type HubRefresh = { status: 'unchanged' } | { status: 'fetched'; entry: FetchedEntry };
+
+/**
+ * `hub:` (and `gh:` through the hub's mirror) over HTTPS (SPEC 2.2): `GET /v1/skills/<identity>` with
+ * If-None-Match is both the revision probe and the metadata fetch; a skill's files come from
+ * `/v1/archive/<identity>?rev=<revision>`, verified against Content-Digest and the per-file sha256.
+ */
+export class HubSource {
+  constructor(
+    private readonly settings: Readonly<ClientSettings>,
+    private readonly cache: SkillCache,
+  ) {}
+
+  /** `{hub}/v1/<kind>/<identity>` with each path segment escaped. */
+  url(kind: 'skills' | 'archive', id: Identity, revision?: string): string {
+    const encodedPath = id.path.split('/').map(encodeURIComponent).join('/');
+    const query = revision ? `?rev=${encodeURIComponent(revision)}` : '';
+    return `${this.settings.hubUrl}/v1/${kind}/${id.source}:${encodedPath}${query}`;
+  }
+
+  /** One conditional request; 304 means the cached revision `knownEtag` is still current. */
+  async refresh(id: Identity, knownEtag?: string): Promise<HubRefresh> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (knownEtag) headers['if-none-match'] = knownEtag;
+    const response = await this.request(id, this.url('skills', id), headers, this.settings.probeTimeoutMs);
+    if (response.status === 304) return { status: 'unchanged' };
+    const result = await this.parseResult(id, response);
+    const etag = response.headers.get('etag') ?? `"${result.revision}"`;
+    return { status: 'fetched', entry: await this.toEntry(id, result, etag) };
+  }
+
+  /** The skill exactly at `revision` (for a re-save's comparison); returns its cache content folder. */
+  async fetchRevision(id: Identity, revision: string): Promise<string> {
+    const response = await this.request(
+      id,
+      this.url('skills', id, revision),
+      { accept: 'application/json' },
+      this.settings.fetchTimeoutMs,
+    );
+    const result = await this.parseResult(id, response);
+    if (result.kind !== 'skill') throw new ResolveError('usage', `${id.identity} is a menu, not a skill.`);
+    await this.ensureContent(id, result);
+    return this.cache.contentDir(id.identity, contentKeyOf(result.revision));
+  }
+
+  private async toEntry(id: Identity, result: ResolveResult, etag: string): Promise<FetchedEntry> {
+    const base: FetchedEntry = {
+      version: 1,
+      identity: id.identity,
+      source: id.source === 'gh' ? 'gh' : 'hub',
+      kind: result.kind,
+      revision: result.revision,
+      fetchedAt: new Date().toISOString(),
+      etag,
+    };
+    if (result.kind === 'menu') return { ...base, items: menuItems(result) };
+    await this.ensureContent(id, result);
+    return {
+      ...base,
+      contentKey: contentKeyOf(result.revision),
+      name: result.name,
+      description: result.description,
+    };
+  }
+
+  /** Downloads, verifies and unpacks the archive unless that revision is already cached. */
+  private async ensureContent(id: Identity, skill: SkillResponse): Promise<void> {
+    const key = contentKeyOf(skill.revision);
+    if (await this.cache.hasContent(id.identity, key)) return;
+    const response = await this.request(
+      id,
+      this.url('archive', id, skill.revision),
+      { accept: 'application/gzip' },
+      this.settings.fetchTimeoutMs,
+    );
+    if (!response.ok) throw await problemError(id, response);
+    const declared = Number(response.headers.get('content-length') ?? 0);
+    if (declared > MAX_ARCHIVE_BYTES)
+      throw badArchive(id, `the archive is larger than ${MAX_ARCHIVE_BYTES} bytes`);
+    const body = Buffer.from(await response.arrayBuffer());
+    if (body.length > MAX_ARCHIVE_BYTES)
+      throw badArchive(id, `the archive is larger than ${MAX_ARCHIVE_BYTES} bytes`);
+    verifyDigest(id, response.headers.get('content-digest'), body);
+    const work = await this.cache.makeTemp();
+    try {
+      const unpacked = path.join(work, 'content');
+      await mkdir(unpacked);
+      await unpackSafely(id, body, unpacked);
+      const root = await archiveRoot(unpacked, skill);
+      await verifyFiles(id, root, skill);
+      await this.cache.commitContent(id.identity, key, root);
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+  }
+
+  private async parseResult(id: Identity, response: Response): Promise<ResolveResult> {
+    if (!response.ok) throw await problemError(id, response);
+    let json: unknown;
+    try {
+      json = await response.json();
+    } catch {
+      throw new ResolveError('network', `${id.identity}: the hub answered with something that is not JSON.`);
+    }
+    const parsed = ResolveResult.safeParse(json);
+    if (!parsed.success) {
+      throw new ResolveError(
+        'network',
+        `${id.identity}: the hub's answer does not match the protocol (${parsed.error.issues[0]?.message}).`,
+      );
+    }
+    return parsed.data;
+  }
+
+  private async request(
+    id: Identity,
+    url: string,
+    headers: Record<string, string>,
+    timeoutMs: number,
+  ): Promise<Response> {
+    if (this.settings.hubToken) headers.authorization = `Bearer ${this.settings.hubToken}`;
+    try {
+      return await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs), redirect: 'follow' });
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
+      throw new ResolveError(
+        'offline',
+        `${id.identity}: the hub at ${this.settings.hubUrl} cannot be reached (${cause}).`,
+      );
+    }
+  }
+}
+
+/** Content folders of hub skills are keyed by revision (revisions are immutable on the hub). */
+function contentKeyOf(revision: string): string {
+  return `rev-${createHash('sha256').update(revision).digest('hex').slice(0, 32)}`;
+}
+
+function menuItems(menu: MenuResponse) {
+  return menu.items.map((i) => ({ identity: i.identity, name: i.name, description: i.description }));
+}
+
+/** Maps a hub error answer (problem+json) to the protocol's failure codes. */
+export async function problemError(id: Identity, response: Response): Promise<ResolveError> {
+  let problem: ProblemDetails | undefined;
+  try {
+    const parsed = ProblemDetails.safeParse(await response.json());
+    if (parsed.success) problem = parsed.data;
+  } catch {
+    problem = undefined;
+  }
+  const said = problem?.detail ?? problem?.title;
+  const tail = said ? `: ${said}` : '';
+  switch (response.status) {
+    case 404:
+      return new ResolveError(
+        'not-found',
+        `${id.identity} does not exist on the hub (or is private and your token cannot see it)${tail}.`,
+      );
+    case 410: {
+      const details: Record<string, unknown> = {};
+      if (problem?.lastRevision) details.lastRevision = problem.lastRevision;
+      if (problem?.lastSeen) details.lastSeen = problem.lastSeen;
+      const seen = problem?.lastSeen ? ` (last seen ${problem.lastSeen})` : '';
+      return new ResolveError('gone', `${id.identity} is gone upstream${seen}.`, details);
+    }
+    case 401:
+    case 403:
+      return new ResolveError(
+        'no-access',
+        `${id.identity}: the hub refused access; run \`atskills login\` with a token that may read it${tail}.`,
+      );
+    case 422:
+      if (problem?.code === 'over-cap') {
+        const subs = Array.isArray(problem.subcollections)
+          ? (problem.subcollections as Record<string, unknown>[])
+          : [];
+        const prefix = id.identity.slice(0, id.identity.length - id.path.length);
+        const subcollections = subs.map((s) => ({
+          identity: typeof s.identity === 'string' ? s.identity : `${prefix}${String(s.path)}`,
+          count: Number(s.skills ?? s.count ?? 0),
+        }));
+        return overCapFromOffer(id.identity, Number(problem.count ?? 0), subcollections);
+      }
+      return new ResolveError('usage', `${id.identity}: the hub refused the request${tail}.`);
+    default:
+      if (response.status >= 400 && response.status < 500) {
+        return new ResolveError(
+          'usage',
+          `${id.identity}: the hub refused the request (${response.status})${tail}.`,
+        );
+      }
+      return new ResolveError('network', `${id.identity}: the hub failed (${response.status})${tail}.`);
+  }
+}
+
+function badArchive(id: Identity, why: string): ResolveError {
+  return new ResolveError('bad-archive', `${id.identity}: the hub's archive was refused: ${why}.`);
+}
+
+/** RFC 9530 `Content-Digest: sha-256=:<base64>:` over the bytes as sent. */
+function verifyDigest(id: Identity, header: string | null, body: Buffer): void {
+  const match = header ? /sha-256=:([A-Za-z0-9+/=]+):/.exec(header) : null;
+  if (!match) throw badArchive(id, 'it carries no Content-Digest sha-256');
+  const actual = createHash('sha256').update(body).digest('base64');
+  if (actual !== match[1]) throw badArchive(id, 'its Content-Digest does not match its bytes');
+}
+
+/** Unpacks regular files and folders only; links, devices and paths leaving the folder fail the archive. */
+async function unpackSafely(id: Identity, body: Buffer, cwd: string): Promise<void> {
+  let refused: string | undefined;
+  let unpackedBytes = 0;
+  await new Promise<void>((resolve, reject) => {
+    const unpack = new Unpack({
+      cwd,
+      strict: true,
+      preserveOwner: false,
+      filter: (entryPath: string, entry: unknown) => {
+        const e = entry as ReadEntry;
+        const segments = entryPath.split(/[\\/]/);
+        if (e.type !== 'File' && e.type !== 'Directory' && e.type !== 'OldFile')
+          refused ??= `"${entryPath}" is a ${e.type}`;
+        else if (path.isAbsolute(entryPath) || segments.includes('..'))
+          refused ??= `"${entryPath}" points outside the skill`;
+        unpackedBytes += e.size ?? 0;
+        if (unpackedBytes > MAX_UNPACKED_BYTES)
+          refused ??= `it unpacks to more than ${MAX_UNPACKED_BYTES} bytes`;
+        return refused === undefined;
+      },
+    });
+    unpack.on('error', reject);
+    unpack.on('close', () => resolve());
+    unpack.end(body);
+  }).catch((error: unknown) => {
+    throw badArchive(id, `it is not a readable gzip tar (${(error as Error).message})`);
+  });
+  if (refused) throw badArchive(id, refused);
+}
+
+/** Archives hold the skill folder's files at their top level; tolerate a single wrapping folder too. */
+async function archiveRoot(unpacked: string, skill: SkillResponse): Promise<string> {
+  const first = skill.files[0]?.path;
+  if (!first) return unpacked;
+  try {
+    await readFile(path.join(unpacked, first));
+    return unpacked;
+  } catch {
+    const top = await readdir(unpacked);
+    return top.length === 1 ? path.join(unpacked, top[0]!) : unpacked;
+  }
+}
+
+/** Every file the hub listed must be in the archive with the listed sha256. */
+async function verifyFiles(id: Identity, root: string, skill: SkillResponse): Promise<void> {
+  for (const file of skill.files) {
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(path.join(root, file.path));
+    } catch {
+      throw badArchive(id, `"${file.path}" is listed but missing`);
+    }
+    if (createHash('sha256').update(bytes).digest('hex') !== file.sha256)
+      throw badArchive(id, `"${file.path}" does not match its sha256`);
+  }
+}

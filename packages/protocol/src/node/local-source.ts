@@ -1,0 +1,58 @@
+import { lstat, readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { tryParseSkillMarkdown } from '../frontmatter.js';
+import { diskPath, formatIdentity, type Identity } from '../identity.js';
+import { lookup, SKILL_FILE } from '../leaf-rule.js';
+import type { MenuItem } from '../menu.js';
+import { isMissing, walkFolder } from './fs-tree.js';
+import { overCapError } from './over-cap.js';
+import { SOURCE_FILE } from './source-file.js';
+
+/** A project folder's answer for an identity. */
+export type LocalAnswer = { kind: 'skill'; dir: string } | { kind: 'menu'; dir: string; items: MenuItem[] };
+
+/**
+ * The project's own copy, `.atskills/<disk path>` (SPEC 1.4 step 1): used whenever it exists and has
+ * content; `.source` is never read to resolve, and nothing here touches the network.
+ */
+export async function resolveLocal(id: Identity, projectDir: string): Promise<LocalAnswer | undefined> {
+  const dir = path.join(projectDir, diskPath(id));
+  if (!(await hasContent(dir))) return undefined;
+  if (await isFile(path.join(dir, SKILL_FILE))) return { kind: 'skill', dir };
+  const found = lookup(await walkFolder(dir), '');
+  if (found.kind === 'refused') throw overCapError(id, found.count, found.subcollections);
+  if (found.kind !== 'menu') return undefined;
+  const items: MenuItem[] = [];
+  for (const skill of found.skills) {
+    const doc = tryParseSkillMarkdown(
+      await readFile(path.join(dir, skill, SKILL_FILE)),
+      path.posix.basename(skill),
+    );
+    items.push({
+      identity: formatIdentity(id.source, `${id.path}/${skill}`),
+      name: doc.ok ? doc.doc.name : path.posix.basename(skill),
+      description: doc.ok ? doc.doc.description : '',
+    });
+  }
+  return { kind: 'menu', dir, items };
+}
+
+/** A folder "has content" when it holds anything besides a `.source` stamp. */
+async function hasContent(dir: string): Promise<boolean> {
+  try {
+    if (!(await lstat(dir)).isDirectory()) return false;
+    return (await readdir(dir)).some((name) => name !== SOURCE_FILE);
+  } catch (error) {
+    if (isMissing(error)) return false;
+    throw error;
+  }
+}
+
+async function isFile(file: string): Promise<boolean> {
+  try {
+    return (await lstat(file)).isFile();
+  } catch (error) {
+    if (isMissing(error)) return false;
+    throw error;
+  }
+}

@@ -1,0 +1,75 @@
+import { homedir } from 'node:os';
+import path from 'node:path';
+
+/** Everything the client reads from its environment, parsed once and frozen. */
+export interface ClientSettings {
+  /** The machine-wide cache folder (SPEC 1.4). */
+  cacheDir: string;
+  /** Where `login` stores the hub URL and token. */
+  configFile: string;
+  /** Base URL of git hosting: `gh:o/r` is `<gitBase>/o/r.git`. */
+  gitBase: string;
+  /** Token sent to the git host (GITHUB_TOKEN / ATSKILLS_GITHUB_TOKEN), if any. */
+  githubToken?: string;
+  /** Base URL of the hub. */
+  hubUrl: string;
+  /** Bearer token for the hub, if any. */
+  hubToken?: string;
+  /** Resolve `gh:` through the hub's mirror instead of git (ATSKILLS_GH_VIA_HUB=1). */
+  ghViaHub: boolean;
+  /** How long one revision probe may take before the source counts as unreachable. */
+  probeTimeoutMs: number;
+  /** How long one fetch may take. */
+  fetchTimeoutMs: number;
+}
+
+/** What `login` writes: the hub to talk to and its token. */
+export interface StoredConfig {
+  hub?: string;
+  token?: string;
+}
+
+export const DEFAULT_HUB_URL = 'http://127.0.0.1:8080';
+export const DEFAULT_GIT_BASE = 'https://github.com';
+
+/** Where the cache lives: $ATSKILLS_CACHE, else $XDG_CACHE_HOME/atskills, else ~/.cache/atskills. */
+export function cacheDirFrom(env: NodeJS.ProcessEnv): string {
+  if (env.ATSKILLS_CACHE) return path.resolve(env.ATSKILLS_CACHE);
+  if (env.XDG_CACHE_HOME) return path.resolve(env.XDG_CACHE_HOME, 'atskills');
+  return path.join(env.HOME || homedir(), '.cache', 'atskills');
+}
+
+/** Where the config file lives: $XDG_CONFIG_HOME/atskills/config.json, else ~/.config/atskills/config.json. */
+export function configFileFrom(env: NodeJS.ProcessEnv): string {
+  const base = env.XDG_CONFIG_HOME
+    ? path.resolve(env.XDG_CONFIG_HOME)
+    : path.join(env.HOME || homedir(), '.config');
+  return path.join(base, 'atskills', 'config.json');
+}
+
+/** Builds the settings from an environment and the stored config (environment wins). */
+export function loadSettings(env: NodeJS.ProcessEnv, stored: StoredConfig = {}): Readonly<ClientSettings> {
+  const githubToken = env.ATSKILLS_GITHUB_TOKEN || env.GITHUB_TOKEN || undefined;
+  const hubToken = env.ATSKILLS_TOKEN || stored.token || undefined;
+  const settings: ClientSettings = {
+    cacheDir: cacheDirFrom(env),
+    configFile: configFileFrom(env),
+    gitBase: trimTrailingSlash(env.ATSKILLS_GIT_BASE || DEFAULT_GIT_BASE),
+    hubUrl: trimTrailingSlash(env.ATSKILLS_HUB || stored.hub || DEFAULT_HUB_URL),
+    ghViaHub: env.ATSKILLS_GH_VIA_HUB === '1',
+    probeTimeoutMs: positiveInt(env.ATSKILLS_PROBE_TIMEOUT_MS, 20_000),
+    fetchTimeoutMs: positiveInt(env.ATSKILLS_FETCH_TIMEOUT_MS, 300_000),
+  };
+  if (githubToken) settings.githubToken = githubToken;
+  if (hubToken) settings.hubToken = hubToken;
+  return Object.freeze(settings);
+}
+
+function trimTrailingSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+function positiveInt(text: string | undefined, fallback: number): number {
+  const n = Number(text);
+  return Number.isInteger(n) && n > 0 ? n : fallback;
+}

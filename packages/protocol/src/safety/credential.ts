@@ -87,6 +87,10 @@ function hasKeyBody(lines: readonly string[], index: number): boolean {
   return false;
 }
 
+/** Cheap pre-check: every pattern contains one of these literals (keeps the scan linear in practice). */
+const MAYBE_CREDENTIAL =
+  /AKIA|ASIA|ABIA|ACCA|gh[pousr]_|github_pat_|xox|hooks\.slack|sk-|_live_|AIza|npm_|PRIVATE KEY/;
+
 export const credentialRule: SafetyRuleModule = {
   id: 'credential',
   severity: 'high',
@@ -97,6 +101,7 @@ export const credentialRule: SafetyRuleModule = {
   scan({ lines }) {
     const hits: RuleHit[] = [];
     lines.forEach((text, index) => {
+      if (!MAYBE_CREDENTIAL.test(text)) return;
       for (const { name, regex, keep, needsEntropy } of PATTERNS) {
         for (const match of text.matchAll(regex)) {
           const secret = match[0];

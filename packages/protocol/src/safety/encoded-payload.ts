@@ -36,6 +36,9 @@ const DECODE_AND_RUN: { regex: RegExp; what: string }[] = [
   },
 ];
 
+/** Cheap pre-check for DECODE_AND_RUN: each pattern names a decoder, an eval or PowerShell. */
+const MAYBE_DECODE = /base64|atob|eval|exec|function|settimeout|powershell|pwsh/i;
+
 /** Random-looking base64: both letter cases and digits, and varied (rules out `=====` and `AAAA…`). */
 function looksLikeBase64Blob(run: string): boolean {
   return /[a-z]/.test(run) && /[A-Z]/.test(run) && /[0-9]/.test(run) && new Set(run).size >= 20;
@@ -64,6 +67,7 @@ export const encodedPayloadRule: SafetyRuleModule = {
 
     lines.forEach((text, index) => {
       for (const { regex, what } of DECODE_AND_RUN) {
+        if (!MAYBE_DECODE.test(text)) break;
         const match = regex.exec(text);
         if (!match) continue;
         push(index, {
@@ -73,6 +77,8 @@ export const encodedPayloadRule: SafetyRuleModule = {
         });
         return;
       }
+      // Every blob check below needs at least 200 characters on the line.
+      if (text.length < Math.min(MIN_BASE64_RUN, MIN_HEX_RUN, 200)) return;
       for (const match of text.matchAll(BASE64_RUN)) {
         const run = match[0];
         if (run.length < MIN_BASE64_RUN || !looksLikeBase64Blob(run)) continue;

@@ -63,6 +63,10 @@ const PATTERNS: { regex: RegExp; what: string }[] = [
 const NEGATED =
   /\b(?:never|don['’]t|do\s+not|must\s+not|mustn['’]t|should\s+not|shouldn['’]t|avoid|not\s+to|no\s+need\s+to|refuse\s+to|without)\b[^.;\n]{0,40}$/i;
 
+/** Cheap pre-check: every pattern needs a network command, a send verb or a collector host. */
+const MAYBE_EXFILTRATION =
+  /curl|wget|\bnc\b|ncat|netcat|socat|telnet|http|iwr|irm|invoke-|\/dev\/|mail|scp|send|post|upload|transmit|exfiltrate|forward|submit|report|share|leak|copy|requestbin|requestcatcher|pipedream|burpcollaborator|oast|interact\.sh|discord|telegram/i;
+
 export const exfiltrationRule: SafetyRuleModule = {
   id: 'exfiltration',
   severity: 'high',
@@ -74,6 +78,7 @@ export const exfiltrationRule: SafetyRuleModule = {
   scan({ lines }) {
     const hits: RuleHit[] = [];
     lines.forEach((text, index) => {
+      if (!MAYBE_EXFILTRATION.test(text)) return;
       for (const { regex, what } of PATTERNS) {
         const match = regex.exec(text);
         // "never send your API key to a third-party server" is advice, not an instruction.

@@ -44,6 +44,10 @@ const PATTERNS: { regex: RegExp; what: string }[] = [
   },
 ];
 
+/** Cheap pre-check: every pattern needs a download command. */
+const MAYBE_REMOTE_EXEC =
+  /curl|wget|https?\b(?!:)|aria2c|iwr|irm|invoke-webrequest|invoke-restmethod|webclient|downloadstring/i;
+
 export const remoteExecRule: SafetyRuleModule = {
   id: 'remote-exec',
   severity: 'warn',
@@ -54,6 +58,7 @@ export const remoteExecRule: SafetyRuleModule = {
   scan({ lines }) {
     const hits: RuleHit[] = [];
     lines.forEach((text, index) => {
+      if (!MAYBE_REMOTE_EXEC.test(text)) return;
       for (const { regex, what } of PATTERNS) {
         const match = regex.exec(text);
         if (!match) continue;

@@ -1,0 +1,296 @@
+/**
+ * Scheduled re-crawls. Each repository carries `next_crawl_at`, set from its activity: a repository pushed
+ * an hour ago is probed again within the hour, one idle for a year once a week. A periodic tick (a BullMQ
+ * job scheduler when Redis is configured, so exactly one tick runs across all workers; a timer in-process
+ * otherwise) enqueues the repositories that are due as one `schedule` crawl run and pushes their next date
+ * forward. The probe itself is cheap: the repository job skips repositories whose head did not move.
+ */
+import { crawlRuns, type Database, repositories } from '@atskills/db';
+import { Queue, Worker } from 'bullmq';
+import { and, asc, count, desc, eq, isNotNull, isNull, lte, min, sql } from 'drizzle-orm';
+import type { Redis } from 'ioredis';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+/** The queue holding the scheduler's tick jobs (one job scheduler on it). */
+export const SCHEDULE_QUEUE = 'crawl-schedule';
+const SCHEDULER_ID = 'recrawl-tick';
+
+/** How often due repositories are looked for, unless configured otherwise. */
+export const DEFAULT_TICK_MS = 5 * 60_000;
+/** Repositories enqueued per tick at most; the rest stay due for the next tick. */
+export const DEFAULT_BATCH = 500;
+
+/** What the interval depends on. */
+export interface RepositoryActivity {
+  owner: string;
+  name: string;
+  pushedAt: Date | null;
+  archived: boolean;
+  goneAt: Date | null;
+  lastCrawlOutcome: string | null;
+}
+
+// Activity bands: [pushed within, re-probe every]. Recent pushes predict more pushes; idle repositories back off.
+const BANDS: [number, number][] = [
+  [DAY, HOUR],
+  [7 * DAY, 6 * HOUR],
+  [30 * DAY, DAY],
+  [180 * DAY, 3 * DAY],
+];
+const IDLE_INTERVAL = 7 * DAY;
+const DORMANT_INTERVAL = 30 * DAY;
+const FAILED_INTERVAL = 6 * HOUR;
+
+/**
+ * The re-probe interval of a repository (ms): follows how recently it was pushed; archived and gone ones
+ * are checked monthly (a gone repository may come back), a failed one again within hours. A spread of up
+ * to +10%, fixed per repository, keeps repositories crawled together from staying in lockstep.
+ */
+export function recrawlInterval(repo: RepositoryActivity, now: Date): number {
+  let interval: number;
+  if (repo.goneAt || repo.archived) interval = DORMANT_INTERVAL;
+  else if (!repo.pushedAt) interval = IDLE_INTERVAL;
+  else {
+    const age = Math.max(0, now.getTime() - repo.pushedAt.getTime());
+    interval = BANDS.find(([within]) => age <= within)?.[1] ?? IDLE_INTERVAL;
+  }
+  if (repo.lastCrawlOutcome === 'failed') interval = Math.min(interval, FAILED_INTERVAL);
+  return Math.round(interval * (1 + spread(`${repo.owner}/${repo.name}`.toLowerCase()) * 0.1));
+}
+
+/** When the repository should be probed next, counted from `from` (its last probe). */
+export function nextCrawlAt(repo: RepositoryActivity, from: Date, now: Date = from): Date {
+  return new Date(from.getTime() + recrawlInterval(repo, now));
+}
+
+/** A stable number in [0, 1) per name (FNV-1a): deterministic, so tests and restarts agree. */
+function spread(name: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < name.length; i++) {
+    hash ^= name.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) / 0x1_0000_0000;
+}
+
+/** Hands due repositories to the crawler as repository jobs of `runId`. */
+export type EnqueueRepositories = (repos: { owner: string; repo: string }[], runId: number) => Promise<void>;
+
+export interface RecrawlDeps {
+  db: Database;
+  enqueue: EnqueueRepositories;
+  /** The time source (tests pin it). */
+  clock?: () => Date;
+  batch?: number;
+}
+
+const activityColumns = {
+  id: repositories.id,
+  owner: repositories.owner,
+  name: repositories.name,
+  pushedAt: repositories.pushedAt,
+  archived: repositories.archived,
+  goneAt: repositories.goneAt,
+  lastCrawlOutcome: repositories.lastCrawlOutcome,
+  lastCrawledAt: repositories.lastCrawledAt,
+};
+
+/**
+ * One scheduler tick: gives never-scheduled repositories a date, then enqueues the due ones (oldest first)
+ * as one `schedule` run and moves their dates forward. Returns the run id (null when nothing was due).
+ */
+export async function runRecrawlTick(deps: RecrawlDeps): Promise<{ runId: number | null; enqueued: number }> {
+  const now = (deps.clock ?? (() => new Date()))();
+  const batch = deps.batch ?? DEFAULT_BATCH;
+
+  // Repositories crawled (by discovery, an explicit list, a rebuild) but never scheduled get their first date.
+  const unscheduled = await deps.db
+    .select(activityColumns)
+    .from(repositories)
+    .where(and(isNull(repositories.nextCrawlAt), isNotNull(repositories.lastCrawledAt)))
+    .limit(batch * 4);
+  for (const repo of unscheduled) {
+    await deps.db
+      .update(repositories)
+      .set({ nextCrawlAt: nextCrawlAt(repo, repo.lastCrawledAt ?? now, now) })
+      .where(eq(repositories.id, repo.id));
+  }
+
+  // Claim the due rows in one transaction; SKIP LOCKED lets a slow overlapping tick pass them by.
+  const claimed = await deps.db.transaction(async (tx) => {
+    const due = await tx
+      .select(activityColumns)
+      .from(repositories)
+      .where(lte(repositories.nextCrawlAt, now))
+      .orderBy(asc(repositories.nextCrawlAt), asc(repositories.id))
+      .limit(batch)
+      .for('update', { skipLocked: true });
+    for (const repo of due) {
+      await tx
+        .update(repositories)
+        .set({ nextCrawlAt: nextCrawlAt(repo, now) })
+        .where(eq(repositories.id, repo.id));
+    }
+    return due;
+  });
+  if (claimed.length === 0) return { runId: null, enqueued: 0 };
+
+  const [run] = await deps.db
+    .insert(crawlRuns)
+    .values({ kind: 'schedule', status: 'running', repositoriesTotal: claimed.length, startedAt: now })
+    .returning({ id: crawlRuns.id });
+  const runId = run!.id;
+  await deps.enqueue(
+    claimed.map((r) => ({ owner: r.owner, repo: r.name })),
+    runId,
+  );
+  return { runId, enqueued: claimed.length };
+}
+
+export interface RecrawlSchedulerOptions extends RecrawlDeps {
+  /** Tick period (ms). */
+  everyMs?: number;
+  /** With Redis: a BullMQ job scheduler drives the ticks (one tick at a time across every worker). */
+  redis?: Redis;
+  /** BullMQ key prefix (CRAWL_QUEUE_PREFIX). */
+  prefix?: string;
+  logger?: { info(obj: object, msg: string): void; error(obj: object, msg: string): void };
+}
+
+export interface RecrawlScheduler {
+  readonly mode: 'bullmq' | 'in-process';
+  /** Stops ticking; waits for a running tick to end. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts scheduled re-crawls: with Redis, upserts the BullMQ job scheduler (idempotent, so every worker
+ * replica may call it) and runs a tick worker; without, a timer in this process.
+ */
+export async function startRecrawlScheduler(options: RecrawlSchedulerOptions): Promise<RecrawlScheduler> {
+  const everyMs = options.everyMs ?? DEFAULT_TICK_MS;
+  const tick = async () => {
+    const result = await runRecrawlTick(options);
+    if (result.enqueued > 0) options.logger?.info(result, 'scheduled re-crawl enqueued');
+    return result;
+  };
+
+  if (!options.redis) {
+    let running: Promise<unknown> = Promise.resolve();
+    const timer = setInterval(() => {
+      running = tick().catch((err) => options.logger?.error({ err }, 'scheduled re-crawl failed'));
+    }, everyMs);
+    timer.unref();
+    return {
+      mode: 'in-process',
+      async close() {
+        clearInterval(timer);
+        await running;
+      },
+    };
+  }
+
+  const connection = options.redis;
+  const prefix = options.prefix ?? 'atskills';
+  const queue = new Queue(SCHEDULE_QUEUE, { connection, prefix });
+  await queue.upsertJobScheduler(
+    SCHEDULER_ID,
+    { every: everyMs },
+    { name: SCHEDULER_ID, data: {}, opts: { removeOnComplete: 100, removeOnFail: 100 } },
+  );
+  // BullMQ workers need their own blocking connection; duplicate keeps the caller's settings.
+  const worker = new Worker(SCHEDULE_QUEUE, tick, {
+    connection: connection.duplicate({ maxRetriesPerRequest: null }),
+    prefix,
+    concurrency: 1,
+  });
+  worker.on('failed', (job, err) =>
+    options.logger?.error({ err, jobId: job?.id }, 'scheduled re-crawl failed'),
+  );
+  worker.on('error', (err) => options.logger?.error({ err }, 'schedule worker error'));
+  return {
+    mode: 'bullmq',
+    async close() {
+      await worker.close();
+      await worker.disconnect();
+      await queue.close();
+    },
+  };
+}
+
+/** What the web page's crawl-status section shows. */
+export interface CrawlStatus {
+  lastRun: {
+    id: number;
+    kind: string;
+    status: string;
+    repositoriesTotal: number;
+    startedAt: Date;
+    finishedAt: Date | null;
+    totals: Record<string, number>;
+  } | null;
+  repositories: number;
+  /** Repositories whose next probe is due now. */
+  due: number;
+  /** The earliest scheduled probe (null when nothing is scheduled). */
+  nextDueAt: Date | null;
+  /** Repositories whose last crawl failed, most recent first (at most `failuresShown`). */
+  failures: { owner: string; name: string; error: string | null; at: Date | null }[];
+  failuresTotal: number;
+}
+
+/** Crawl status for operators and the web page: last run, how many repositories are due, recent failures. */
+export async function crawlStatus(
+  db: Database,
+  now: Date = new Date(),
+  failuresShown = 10,
+): Promise<CrawlStatus> {
+  const [lastRun] = await db
+    .select()
+    .from(crawlRuns)
+    .orderBy(desc(crawlRuns.startedAt), desc(crawlRuns.id))
+    .limit(1);
+  const [totals] = await db
+    .select({
+      repositories: count(),
+      due: sql<number>`count(*) filter (where ${repositories.nextCrawlAt} <= ${now.toISOString()})`.mapWith(
+        Number,
+      ),
+      failuresTotal: sql<number>`count(*) filter (where ${repositories.lastCrawlOutcome} = 'failed')`.mapWith(
+        Number,
+      ),
+      nextDueAt: min(repositories.nextCrawlAt),
+    })
+    .from(repositories);
+  const failures = await db
+    .select({
+      owner: repositories.owner,
+      name: repositories.name,
+      error: repositories.lastCrawlError,
+      at: repositories.lastCrawledAt,
+    })
+    .from(repositories)
+    .where(eq(repositories.lastCrawlOutcome, 'failed'))
+    .orderBy(sql`${repositories.lastCrawledAt} desc nulls last`, asc(repositories.id))
+    .limit(failuresShown);
+  return {
+    lastRun: lastRun
+      ? {
+          id: lastRun.id,
+          kind: lastRun.kind,
+          status: lastRun.status,
+          repositoriesTotal: lastRun.repositoriesTotal,
+          startedAt: lastRun.startedAt,
+          finishedAt: lastRun.finishedAt,
+          totals: lastRun.totals,
+        }
+      : null,
+    repositories: totals?.repositories ?? 0,
+    due: totals?.due ?? 0,
+    nextDueAt: totals?.nextDueAt ? new Date(totals.nextDueAt) : null,
+    failures,
+    failuresTotal: totals?.failuresTotal ?? 0,
+  };
+}

@@ -1,0 +1,34 @@
+import { installSkill, uninstallSkill } from '@atskills/protocol/node';
+import type { Command } from 'commander';
+import type { CliContext } from '../context.js';
+
+/** `atskills install <identity>` and `atskills uninstall <identity>`: one `.autotrigger` line each way. */
+export function registerInstall(program: Command, ctx: CliContext): void {
+  program
+    .command('install')
+    .description('Add the identity to .atskills/.autotrigger so it is resident in every session')
+    .argument('<identity>', 'bare path, gh:... or hub:...')
+    .option('--offline', 'do not check the identity upstream')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  atskills install deploy/runbook\n  atskills install gh:obra/superpowers/skills/brainstorming',
+    )
+    .action(async (identity: string, opts: { offline?: boolean }) => {
+      const outcome = await installSkill(await ctx.resolver(), identity, {
+        projectDir: await ctx.projectDir(),
+        offline: opts.offline ?? false,
+      });
+      if (outcome.warning) ctx.err(`warning: ${outcome.warning}`);
+      ctx.out(outcome.changed ? `Installed: ${outcome.line}` : `Already installed: ${outcome.line}`);
+    });
+
+  program
+    .command('uninstall')
+    .description('Remove exactly the line `install` added from .atskills/.autotrigger')
+    .argument('<identity>', 'bare path, gh:... or hub:...')
+    .addHelpText('after', '\nExample:\n  atskills uninstall deploy/runbook')
+    .action(async (identity: string) => {
+      const outcome = await uninstallSkill(identity, { projectDir: await ctx.projectDir() });
+      ctx.out(outcome.changed ? `Uninstalled: ${outcome.line}` : `Not installed: ${outcome.line}`);
+    });
+}

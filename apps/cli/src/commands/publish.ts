@@ -1,0 +1,65 @@
+import { hubParts, parseIdentity } from '@atskills/protocol';
+import { ResolveError } from '@atskills/protocol/node';
+import type { Command } from 'commander';
+import { z } from 'zod';
+import type { CliContext } from '../context.js';
+import { hubRequest } from '../hub-client.js';
+import { packPlan, planPublish } from '../pack.js';
+
+/** The hub's answer to a publish. */
+const PublishAnswer = z.object({
+  revision: z.string(),
+  skills: z.unknown(),
+  warnings: z.array(z.unknown()).optional(),
+});
+
+/** `atskills publish <folder> --to hub:<ns>/<collection> [--private]`: upload a collection to the hub. */
+export function registerPublish(program: Command, ctx: CliContext): void {
+  program
+    .command('publish')
+    .description('Pack a folder of skills (leaf rule) and publish it as a hub collection')
+    .argument('<folder>', 'the folder holding the skills')
+    .requiredOption('--to <identity>', 'hub:<namespace>/<collection>')
+    .option('--private', "visible only to the namespace's members (default: public)")
+    .option('--dry-run', 'show what would be published and stop')
+    .option('--json', 'print the hub answer as JSON')
+    .addHelpText('after', '\nExample:\n  atskills publish ./skills --to hub:acme/playbooks --private')
+    .action(
+      async (folder: string, opts: { to: string; private?: boolean; dryRun?: boolean; json?: boolean }) => {
+        const target = parseIdentity(opts.to);
+        const { namespace, collection, subpath } =
+          target.source === 'hub' ? hubParts(target) : { namespace: '', collection: '', subpath: 'x' };
+        if (target.source !== 'hub' || subpath !== '') {
+          throw new ResolveError(
+            'usage',
+            `--to must name a whole hub collection, like hub:acme/playbooks (got ${target.identity}).`,
+          );
+        }
+        const plan = await planPublish(folder);
+        const visibility = opts.private ? 'private' : 'public';
+        ctx.err(
+          `Publishing ${plan.skills.length} skills (${plan.files.length} files, ${plan.bytes} bytes) from ${plan.folder} to ${target.identity} (${visibility}):`,
+        );
+        for (const s of plan.skills)
+          ctx.err(`  ${s.path || '.'}  ${s.name}  (${s.files} files, ${s.bytes} bytes)`);
+        for (const p of plan.skipped) ctx.err(`  skipped (not a regular file): ${p}`);
+        if (opts.dryRun) return;
+        const settings = await ctx.settings();
+        if (!settings.hubToken)
+          throw new ResolveError(
+            'no-access',
+            'Publishing needs a token: run `atskills login --hub <url>` (or set ATSKILLS_TOKEN).',
+          );
+        const body = await packPlan(plan);
+        const route = `/v1/collections/${encodeURIComponent(namespace)}/${encodeURIComponent(collection)}?visibility=${visibility}`;
+        const raw = await hubRequest(settings, 'PUT', route, { body, contentType: 'application/gzip' });
+        const answer = PublishAnswer.safeParse(raw);
+        if (!answer.success)
+          throw new ResolveError('network', 'The hub accepted the upload but its answer has no revision.');
+        if (opts.json) return ctx.json(answer.data);
+        for (const w of answer.data.warnings ?? [])
+          ctx.err(`warning: ${typeof w === 'string' ? w : JSON.stringify(w)}`);
+        ctx.out(`Published ${target.identity} at revision ${answer.data.revision}`);
+      },
+    );
+}

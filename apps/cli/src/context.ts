@@ -1,0 +1,64 @@
+import type { ClientSettings } from '@atskills/protocol/node';
+import { findProjectDir, loadSettings, Resolver } from '@atskills/protocol/node';
+import { readStoredConfig } from './config-file.js';
+
+/** Where the CLI writes (process streams in main.ts, buffers in tests). */
+export interface Output {
+  write(text: string): unknown;
+}
+
+/** How `runCli` is called: everything the CLI reads from its surroundings. */
+export interface CliIo {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  stdout: Output;
+  stderr: Output;
+  /** Read by `login` when no --token is given. */
+  stdin?: AsyncIterable<Buffer | string>;
+}
+
+/** One run of the CLI: its surroundings plus lazily built settings and resolver. */
+export class CliContext {
+  exitCode = 0;
+  private settingsValue?: Readonly<ClientSettings>;
+  private resolverValue?: Resolver;
+
+  constructor(readonly io: CliIo) {}
+
+  /** Writes a line to stdout. */
+  out(text: string): void {
+    this.io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  }
+
+  /** Writes a line to stderr. */
+  err(text: string): void {
+    this.io.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
+  }
+
+  /** Prints a JSON value on stdout. */
+  json(value: unknown): void {
+    this.out(JSON.stringify(value, null, 2));
+  }
+
+  /** Settings from the environment and the stored `login` config, parsed once per run. */
+  async settings(): Promise<Readonly<ClientSettings>> {
+    if (!this.settingsValue)
+      this.settingsValue = loadSettings(this.io.env, await readStoredConfig(this.io.env));
+    return this.settingsValue;
+  }
+
+  async resolver(): Promise<Resolver> {
+    if (!this.resolverValue) this.resolverValue = new Resolver(await this.settings());
+    return this.resolverValue;
+  }
+
+  /** The project root: the nearest folder holding `.atskills/`, else the working folder. */
+  projectDir(): Promise<string> {
+    return findProjectDir(this.io.cwd);
+  }
+
+  /** Raises the run's exit code (the most specific failure of a batch wins over "ok"). */
+  fail(code: number): void {
+    if (this.exitCode === 0) this.exitCode = code;
+  }
+}

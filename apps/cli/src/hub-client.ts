@@ -1,0 +1,61 @@
+import { ProblemDetails } from '@atskills/protocol';
+import { type ClientSettings, ResolveError } from '@atskills/protocol/node';
+
+/** One call to the hub's JSON API (search, publish); errors become ResolveErrors with exit-code meaning. */
+export async function hubRequest(
+  settings: Readonly<ClientSettings>,
+  method: 'GET' | 'PUT',
+  route: string,
+  init: { body?: Buffer; contentType?: string; auth?: boolean } = {},
+): Promise<unknown> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (init.contentType) headers['content-type'] = init.contentType;
+  if (settings.hubToken && init.auth !== false) headers.authorization = `Bearer ${settings.hubToken}`;
+  const url = `${settings.hubUrl}${route}`;
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method,
+      headers,
+      ...(init.body ? { body: new Uint8Array(init.body) } : {}),
+      signal: AbortSignal.timeout(settings.fetchTimeoutMs),
+    });
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
+    throw new ResolveError('offline', `The hub at ${settings.hubUrl} cannot be reached (${cause}).`);
+  }
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  if (response.ok) {
+    if (json === undefined)
+      throw new ResolveError(
+        'network',
+        `The hub answered ${method} ${route} with something that is not JSON.`,
+      );
+    return json;
+  }
+  const problem = ProblemDetails.safeParse(json);
+  const said = problem.success ? (problem.data.detail ?? problem.data.title) : text.slice(0, 200);
+  const details: Record<string, unknown> = { status: response.status };
+  if (problem.success) details.hubCode = problem.data.code;
+  if (response.status === 401 || response.status === 403) {
+    throw new ResolveError(
+      'no-access',
+      `The hub refused access (${response.status}): ${said}. Run \`atskills login --hub <url>\` with a token that may do this.`,
+      details,
+    );
+  }
+  if (response.status === 404) throw new ResolveError('not-found', `The hub answered 404: ${said}`, details);
+  if (response.status >= 500)
+    throw new ResolveError('network', `The hub failed (${response.status}): ${said}`, details);
+  throw new ResolveError(
+    'usage',
+    `The hub refused the request (${response.status}${problem.success ? ` ${problem.data.code}` : ''}): ${said}`,
+    details,
+  );
+}

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { crawlRuns, repositories } from '@atskills/db';
+import { crawlRuns, createCrawlRun, repositories } from '@atskills/db';
 import { eq } from 'drizzle-orm';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -94,17 +94,18 @@ describe('scheduled re-crawls over the database', () => {
   afterAll(() => database.drop());
 
   it('enqueues the due repositories as one schedule run and moves their dates forward', async () => {
-    const calls: { repos: { owner: string; repo: string }[]; runId: number }[] = [];
+    const calls: string[][] = [];
     const result = await runRecrawlTick({
       db: database.db,
       clock: () => NOW,
-      enqueue: async (repos, runId) => {
-        calls.push({ repos, runId });
+      // As Crawler.startRun does: record the run, then hand the repositories to discovery.
+      startRun: async (repos) => {
+        calls.push(repos);
+        return createCrawlRun(database.db, { kind: 'schedule', repositoriesTotal: repos.length });
       },
     });
     expect(result.enqueued).toBe(2);
-    expect(calls).toHaveLength(1);
-    expect(calls[0]!.repos.map((r) => r.owner).sort()).toEqual(['busy', 'due']);
+    expect(calls).toEqual([['busy/repo', 'due/repo'].sort()]);
     const [run] = await database.db.select().from(crawlRuns).where(eq(crawlRuns.id, result.runId!));
     expect(run).toMatchObject({ kind: 'schedule', repositoriesTotal: 2 });
     const rows = await database.db.select().from(repositories);
@@ -118,7 +119,7 @@ describe('scheduled re-crawls over the database', () => {
     const again = await runRecrawlTick({
       db: database.db,
       clock: () => NOW,
-      enqueue: async () => {
+      startRun: async () => {
         throw new Error('nothing should be enqueued');
       },
     });
@@ -141,8 +142,8 @@ describe('scheduled re-crawls over the database', () => {
   it('drives ticks with a BullMQ job scheduler when Redis is configured', async () => {
     const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
     const prefix = `test-schedule-${randomBytes(4).toString('hex')}`;
-    let resolveTick: (runId: number) => void;
-    const ticked = new Promise<number>((resolve) => {
+    let resolveTick: (repos: string[]) => void;
+    const ticked = new Promise<string[]>((resolve) => {
       resolveTick = resolve;
     });
     const scheduler = await startRecrawlScheduler({
@@ -152,12 +153,15 @@ describe('scheduled re-crawls over the database', () => {
       everyMs: 60_000,
       // Far enough ahead that 'busy' is due again.
       clock: () => new Date(NOW.getTime() + 3 * HOUR),
-      enqueue: async (_repos, runId) => resolveTick(runId),
+      startRun: async (repos) => {
+        resolveTick(repos);
+        return createCrawlRun(database.db, { kind: 'schedule' });
+      },
     });
     try {
       expect(scheduler.mode).toBe('bullmq');
       // A job scheduler runs its first iteration at once, then every `everyMs`.
-      expect(await ticked).toBeGreaterThan(0);
+      expect(await ticked).toEqual(['busy/repo']);
       const schedulers = await redis.keys(`${prefix}:crawl-schedule:*`);
       expect(schedulers.length).toBeGreaterThan(0);
     } finally {

@@ -75,12 +75,15 @@ function spread(name: string): number {
   return (hash >>> 0) / 0x1_0000_0000;
 }
 
-/** Hands due repositories to the crawler as repository jobs of `runId`. */
-export type EnqueueRepositories = (repos: { owner: string; repo: string }[], runId: number) => Promise<void>;
+/**
+ * Hands due repositories (`owner/repo`) to the crawler as one `schedule` run and returns its id; with a
+ * Crawler this is `(repos) => crawler.startRun({ kind: 'schedule', source: { kind: 'repos', repos } })`.
+ */
+export type StartScheduledRun = (repos: string[]) => Promise<number>;
 
 export interface RecrawlDeps {
   db: Database;
-  enqueue: EnqueueRepositories;
+  startRun: StartScheduledRun;
   /** The time source (tests pin it). */
   clock?: () => Date;
   batch?: number;
@@ -136,16 +139,7 @@ export async function runRecrawlTick(deps: RecrawlDeps): Promise<{ runId: number
     return due;
   });
   if (claimed.length === 0) return { runId: null, enqueued: 0 };
-
-  const [run] = await deps.db
-    .insert(crawlRuns)
-    .values({ kind: 'schedule', status: 'running', repositoriesTotal: claimed.length, startedAt: now })
-    .returning({ id: crawlRuns.id });
-  const runId = run!.id;
-  await deps.enqueue(
-    claimed.map((r) => ({ owner: r.owner, repo: r.name })),
-    runId,
-  );
+  const runId = await deps.startRun(claimed.map((r) => `${r.owner}/${r.name}`));
   return { runId, enqueued: claimed.length };
 }
 

@@ -1,0 +1,124 @@
+import { randomUUID } from 'node:crypto';
+import type { DatabaseHandle } from '@atskills/db';
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyInstance } from 'fastify';
+import {
+  jsonSchemaTransform,
+  jsonSchemaTransformObject,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
+import type { AppConfig } from './config.js';
+import databasePlugin from './plugins/database.js';
+import errorsPlugin, { sendProblem } from './plugins/errors.js';
+import searchPlugin from './plugins/search.js';
+import viewerPlugin from './plugins/viewer.js';
+import { problem } from './problems.js';
+import apiCompatRoutes from './routes/api-compat.js';
+import openapiRoutes from './routes/openapi.js';
+import searchRoutes from './routes/search.js';
+import v1Routes from './routes/v1/index.js';
+import webRoutes from './routes/web.js';
+import type { SearchEngine } from './search/engine.js';
+
+/** What buildApp can be handed instead of building it from the config (tests, the CLI, benchmarks). */
+export interface AppDeps {
+  /** A database handle the caller owns (and closes). */
+  database?: DatabaseHandle;
+  /** A search engine the caller owns; default: Postgres, or Meilisearch with Postgres fallback when MEILI_URL is set. */
+  search?: SearchEngine;
+  /** The time source (tests pin it). */
+  clock?: () => Date;
+  /** A crawl queue handle for routes that enqueue work (admin, ops); opaque here. */
+  queue?: unknown;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    config: AppConfig;
+    clock: () => Date;
+    queue: unknown;
+  }
+}
+
+/** The app type routes are written against (zod type provider). */
+export type App = FastifyInstance;
+
+// Routes whose path carries an identity: a malformed URL there is a bad identity.
+const IDENTITY_ROUTES = /^\/(v1\/(skills|archive|files)|api\/skills)\//;
+
+// An incoming X-Request-Id is kept when it looks like an id (so logs join up across proxies), else replaced.
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Builds the hub app, ready for `app.inject` or `listen`; nothing listens here. */
+export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
+    bodyLimit: config.bodyLimit,
+    trustProxy: config.trustProxy,
+    // Identities travel in the path and may be long (SPEC: up to 512 characters, more once percent-encoded).
+    routerOptions: { maxParamLength: 4096 },
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    },
+    // Malformed URLs (bad percent-encoding outside our own parsing) become problems like everything else.
+    frameworkErrors: (err, request, reply) => {
+      const inIdentity = IDENTITY_ROUTES.test(request.url);
+      const p =
+        err.code === 'FST_ERR_BAD_URL' && inIdentity
+          ? problem(400, 'bad-identity', 'The identity holds an invalid percent-encoding', {
+              reason: 'bad-percent-encoding',
+            })
+          : problem(400, 'bad-request', err.message);
+      return sendProblem(request, reply, p);
+    },
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.decorate('config', config);
+  app.decorate('clock', deps.clock ?? (() => new Date()));
+  app.decorate('queue', deps.queue ?? null);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  await app.register(errorsPlugin);
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: '@skills hub',
+        description:
+          'Search and resolve @skills references (SPEC part 2). Errors are application/problem+json (RFC 9457) with a stable `code`.',
+        version: '1.0.0',
+        license: { name: 'MIT', identifier: 'MIT' },
+      },
+      tags: [
+        { name: 'search', description: 'Full-text search over indexed skills' },
+        { name: 'resolution', description: 'Skills, menus, archives and files with revision headers' },
+        { name: 'compat', description: "Routes for clients written for the protocol authors' hub" },
+        { name: 'index', description: 'Crawl reports and corpus statistics' },
+      ],
+    },
+    transform: jsonSchemaTransform,
+    transformObject: jsonSchemaTransformObject,
+  });
+  await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
+  await app.register(databasePlugin, { config, ...(deps.database ? { handle: deps.database } : {}) });
+  await app.register(searchPlugin, { config, ...(deps.search ? { engine: deps.search } : {}) });
+  await app.register(viewerPlugin);
+
+  await app.register(openapiRoutes);
+  await app.register(searchRoutes);
+  await app.register(v1Routes, { prefix: '/v1' });
+  await app.register(apiCompatRoutes, { prefix: '/api' });
+  await app.register(webRoutes);
+
+  await app.ready();
+  return app;
+}

@@ -1,0 +1,84 @@
+import { z } from 'zod';
+
+/** Log levels pino understands, plus `silent` for tests. */
+const LogLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
+const optionalUrl = z
+  .string()
+  .trim()
+  .transform((s) => (s === '' ? undefined : s))
+  .pipe(z.url().optional())
+  .optional();
+
+/** The environment variables the hub reads, validated once at start-up. */
+const EnvSchema = z.object({
+  HOST: z.string().trim().min(1).default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  DATABASE_URL: optionalUrl,
+  MEILI_URL: optionalUrl,
+  MEILI_MASTER_KEY: z.string().optional(),
+  MEILI_INDEX: z.string().trim().min(1).default('skills'),
+  REDIS_URL: optionalUrl,
+  ATSKILLS_DATA_DIR: z.string().trim().min(1).default('./.data'),
+  LOG_LEVEL: LogLevel.default('info'),
+  /** The address people reach the hub at (links in pages and problem `instance`s); defaults to http://HOST:PORT. */
+  PUBLIC_URL: optionalUrl,
+  /** Largest request body accepted by default (bytes); the publish route sets its own limit. */
+  BODY_LIMIT: z.coerce.number().int().min(1024).default(1_048_576),
+  /** Trust X-Forwarded-* from a reverse proxy. */
+  TRUST_PROXY: z
+    .enum(['true', 'false', '1', '0'])
+    .default('false')
+    .transform((v) => v === 'true' || v === '1'),
+});
+
+/** The hub's configuration: parsed once, frozen, never read from process.env again. */
+export interface AppConfig {
+  readonly host: string;
+  readonly port: number;
+  readonly databaseUrl: string | undefined;
+  readonly meiliUrl: string | undefined;
+  readonly meiliMasterKey: string | undefined;
+  readonly meiliIndex: string;
+  readonly redisUrl: string | undefined;
+  readonly dataDir: string;
+  readonly logLevel: z.infer<typeof LogLevel>;
+  readonly publicUrl: string;
+  readonly bodyLimit: number;
+  readonly trustProxy: boolean;
+}
+
+/** A configuration variable with a bad value; the message names the variable. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses the environment into a frozen AppConfig, failing fast with the offending variable's name. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): AppConfig {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(env)'}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration: ${lines.join('; ')}`);
+  }
+  const e = parsed.data;
+  return Object.freeze({
+    host: e.HOST,
+    port: e.PORT,
+    databaseUrl: e.DATABASE_URL,
+    meiliUrl: e.MEILI_URL,
+    meiliMasterKey: e.MEILI_MASTER_KEY,
+    meiliIndex: e.MEILI_INDEX,
+    redisUrl: e.REDIS_URL,
+    dataDir: e.ATSKILLS_DATA_DIR,
+    logLevel: e.LOG_LEVEL,
+    publicUrl: (e.PUBLIC_URL ?? `http://${e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST}:${e.PORT}`).replace(
+      /\/$/,
+      '',
+    ),
+    bodyLimit: e.BODY_LIMIT,
+    trustProxy: e.TRUST_PROXY,
+  });
+}

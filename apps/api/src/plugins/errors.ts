@@ -1,0 +1,155 @@
+import { isProtocolError } from '@atskills/protocol';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
+import {
+  type HttpProblem,
+  isHttpProblem,
+  PROBLEMS,
+  type ProblemCode,
+  problem,
+  problemType,
+} from '../problems.js';
+
+/** Seconds a client should wait before retrying while the database is unreachable. */
+const RETRY_AFTER_SECONDS = 5;
+
+/** The problem+json media type of RFC 9457. */
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8';
+
+// Connection-level failures (refused, reset, pool timeout, server shutting down / too many clients):
+// the request itself was fine, so these are a 503 the client may retry, not a 500.
+const OUTAGE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EPIPE',
+  'EHOSTUNREACH',
+]);
+const OUTAGE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '53400']);
+const OUTAGE_MESSAGES = [
+  /timeout exceeded when trying to connect/i,
+  /connection terminated/i,
+  /Connection refused/i,
+];
+
+/** True when `err` (or something in its `cause` chain) says the database cannot be reached. */
+export function isDatabaseOutage(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 6; depth++) {
+    const x = e as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
+    if (typeof x.code === 'string') {
+      if (OUTAGE_CODES.has(x.code) || OUTAGE_SQLSTATES.has(x.code) || x.code.startsWith('08')) return true;
+    }
+    if (typeof x.message === 'string' && OUTAGE_MESSAGES.some((re) => re.test(x.message as string)))
+      return true;
+    // AggregateError from a dual-stack connect attempt.
+    if (Array.isArray(x.errors) && x.errors.some((inner) => isDatabaseOutage(inner))) return true;
+    e = x.cause;
+  }
+  return false;
+}
+
+const STATUS_CODES: Partial<Record<number, ProblemCode>> = {
+  400: 'bad-request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not-found',
+  405: 'method-not-allowed',
+  406: 'not-acceptable',
+  409: 'conflict',
+  410: 'gone',
+  413: 'payload-too-large',
+  415: 'unsupported-media-type',
+  422: 'bad-request',
+  429: 'rate-limited',
+  431: 'headers-too-large',
+  503: 'unavailable',
+};
+
+/** Maps any thrown value to the one problem it becomes. */
+export function toProblem(err: unknown): HttpProblem {
+  if (isHttpProblem(err)) return err;
+  if (hasZodFastifySchemaValidationErrors(err)) {
+    const errors = err.validation.map((issue) => ({
+      in: err.validationContext ?? 'request',
+      path: issue.instancePath,
+      message: issue.message ?? 'invalid',
+    }));
+    const first = errors[0];
+    const where = first ? `${first.in}${first.path ? ` ${first.path}` : ''}` : 'request';
+    return problem(400, 'bad-request', `Invalid ${where}: ${first?.message ?? 'invalid'}`, { errors });
+  }
+  if (isProtocolError(err)) {
+    if (err.code === 'bad-cursor') return problem(400, 'bad-cursor', err.message);
+    if (err.name === 'IdentityError') return problem(400, 'bad-identity', err.message, { reason: err.code });
+  }
+  if (isResponseSerializationError(err)) return problem(500, 'internal');
+  if (isDatabaseOutage(err)) {
+    return problem(
+      503,
+      'unavailable',
+      'The database is unreachable; retry shortly',
+      {},
+      {
+        'retry-after': String(RETRY_AFTER_SECONDS),
+      },
+    );
+  }
+  const statusCode = (err as FastifyError | undefined)?.statusCode;
+  if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
+    const code = STATUS_CODES[statusCode] ?? 'bad-request';
+    // Fastify's own 4xx messages (bad JSON, body too large, unsupported media type) are safe and useful.
+    return problem(statusCode, code, (err as Error).message);
+  }
+  return problem(500, 'internal');
+}
+
+/** Sends `p` as application/problem+json. */
+export function sendProblem(request: FastifyRequest, reply: FastifyReply, p: HttpProblem): FastifyReply {
+  const body: Record<string, unknown> = {
+    ...p.extensions,
+    type: problemType(p.code),
+    title: PROBLEMS[p.code].title,
+    status: p.status,
+    code: p.code,
+    instance: request.url,
+    requestId: request.id,
+  };
+  // 5xx never carry internals: only the fixed title, plus a detail we wrote ourselves for 503.
+  if (p.detail !== undefined && (p.status < 500 || p.code === 'unavailable')) body.detail = p.detail;
+  for (const [name, value] of Object.entries(p.headers)) reply.header(name, value);
+  // Validators must not be cached against an error answer.
+  reply.removeHeader('etag');
+  return reply
+    .code(p.status)
+    .header('content-type', PROBLEM_CONTENT_TYPE)
+    .header('cache-control', 'no-store')
+    .serializer((payload: unknown) => JSON.stringify(payload))
+    .send(body);
+}
+
+/** The one error handler: every error (thrown, validation, framework, 404 route) becomes a problem. */
+export default fp(
+  async function errorsPlugin(app: FastifyInstance) {
+    app.setErrorHandler((err, request, reply) => {
+      const p = toProblem(err);
+      if (p.status >= 500) request.log.error({ err, code: p.code }, 'request failed');
+      else request.log.warn({ code: p.code, status: p.status, detail: p.detail }, 'request refused');
+      return sendProblem(request, reply, p);
+    });
+    app.setNotFoundHandler((request, reply) => {
+      request.log.warn({ url: request.url }, 'no such route');
+      return sendProblem(
+        request,
+        reply,
+        problem(
+          404,
+          'not-found',
+          `No route ${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]}`,
+        ),
+      );
+    });
+  },
+  { name: 'atskills-errors' },
+);

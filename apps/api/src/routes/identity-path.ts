@@ -1,0 +1,15 @@
+import type { FastifyRequest } from 'fastify';
+import { problem } from '../problems.js';
+
+/**
+ * The identity part of a URL as the client sent it (still percent-encoded), after `marker` (e.g.
+ * `/v1/skills/`). The router's decoded wildcard is not used: the core's parseIdentity does the decoding
+ * itself, so `%2F`, `%3A` and invalid escapes get exactly the protocol's treatment (bad-percent-encoding).
+ */
+export function rawIdentity(request: FastifyRequest, marker: string): string {
+  const path = request.url.split('?', 1)[0] ?? '';
+  const at = path.indexOf(marker);
+  const raw = at >= 0 ? path.slice(at + marker.length) : '';
+  if (raw === '') throw problem(400, 'bad-identity', 'The URL holds no identity', { reason: 'empty' });
+  return raw;
+}

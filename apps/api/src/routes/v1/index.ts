@@ -1,0 +1,17 @@
+import type { FastifyPluginAsync } from 'fastify';
+import searchRoutes from '../search.js';
+import archiveRoutes from './archive.js';
+import reposRoutes from './repos.js';
+import resolveRoutes from './resolve.js';
+import skillsRoutes from './skills.js';
+
+/** Everything under /v1. */
+const v1Routes: FastifyPluginAsync = async (app) => {
+  await app.register(searchRoutes);
+  await app.register(skillsRoutes);
+  await app.register(archiveRoutes);
+  await app.register(resolveRoutes);
+  await app.register(reposRoutes);
+};
+
+export default v1Routes;

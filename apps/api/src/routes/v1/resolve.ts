@@ -1,0 +1,22 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { problems, ResolveRequest, ResolveResponse } from '../../schemas.js';
+import { resolveBatch } from '../../services/batch-resolve.js';
+
+/** POST /v1/resolve: a session's whole .autotrigger in one round trip. */
+const resolveRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.post(
+    '/resolve',
+    {
+      schema: {
+        operationId: 'resolveMany',
+        tags: ['resolution'],
+        summary: 'Up to 128 identities with the revision the caller holds: what changed and what did not',
+        body: ResolveRequest,
+        response: { 200: ResolveResponse, ...problems(400, 413, 415, 503) },
+      },
+    },
+    async (request) => resolveBatch(app.db, request.viewer, request.body),
+  );
+};
+
+export default resolveRoutes;

@@ -1,0 +1,72 @@
+import type { ReadScope } from '@atskills/db';
+
+/** Filters of GET /search. */
+export interface SearchFilters {
+  source?: 'gh' | 'hub';
+  /** GitHub owner (gh) - also matches a hub namespace when `source` is not set. */
+  owner?: string;
+  /** GitHub repository name (gh) or collection name (hub). */
+  repo?: string;
+  /** Hub namespace. */
+  namespace?: string;
+}
+
+/** A search hit: a skill, or a collection (a folder holding several skills). */
+export interface SearchHit {
+  kind: 'skill' | 'collection';
+  identity: string;
+  name: string;
+  description: string;
+  source: 'gh' | 'hub';
+  /** gh: owner; hub: namespace. */
+  owner: string;
+  /** gh: repository name; hub: collection name. */
+  container: string;
+  /** Folder path inside the repository or collection ('' for its root). */
+  path: string;
+  revision: string;
+  stars: number;
+  descriptionTokens: number;
+  bodyTokens: number;
+  warnings: string[];
+  flags: { rule: string; severity: string; file: string; line: number; message: string }[];
+  /** Collections only: how many skills the folder holds. */
+  skillCount?: number;
+}
+
+/** One page of results. */
+export interface SearchPage {
+  hits: SearchHit[];
+  /** Opaque cursor of the next page, null on the last one. */
+  nextCursor: string | null;
+  /** The engine that answered (`postgres`, `meilisearch`), with `; fallback` when the configured one failed. */
+  engine: string;
+}
+
+/** What a search engine reports about itself (readiness checks, /v1/stats). */
+export interface EngineHealth {
+  ok: boolean;
+  detail?: string;
+}
+
+/**
+ * A full-text engine over the skills index. Every engine obeys the same contract (see
+ * test/search-contract.test.ts): ranking, filters, viewer visibility and cursor pagination.
+ */
+export interface SearchEngine {
+  readonly name: string;
+  /** One page of results for `query`, private rows filtered by `viewer`. Throws ProtocolError 'bad-cursor'. */
+  search(
+    query: string,
+    filters: SearchFilters,
+    viewer: ReadScope,
+    limit: number,
+    cursor: string | undefined,
+  ): Promise<SearchPage>;
+  /** Brings these identities up to date in the engine (after a crawl or publish upserted them). */
+  index(identities: string[]): Promise<void>;
+  /** Drops these identities from the engine (gone upstream, deleted). */
+  remove(identities: string[]): Promise<void>;
+  health(): Promise<EngineHealth>;
+  close?(): Promise<void>;
+}

@@ -1,0 +1,305 @@
+import { createHash } from 'node:crypto';
+import {
+  type Database,
+  listContainerSkills,
+  listSkillContainers,
+  type ReadScope,
+  type SkillRow,
+} from '@atskills/db';
+import { decodeCursor, encodeCursor, ProtocolError } from '@atskills/protocol';
+import { Meilisearch } from 'meilisearch';
+import { menuRevision } from '../services/menu-revision.js';
+import type { SearchEngine, SearchFilters, SearchHit } from './engine.js';
+
+/** How to reach Meilisearch. */
+export interface MeilisearchOptions {
+  url: string;
+  apiKey?: string;
+  index: string;
+  /** Per-request timeout (ms): a slow engine must fall back quickly rather than hang searches. */
+  timeoutMs?: number;
+}
+
+/** A document of the Meilisearch index: a skill or a folder of skills (kind 'collection'). */
+interface SkillDocument extends Omit<SearchHit, 'skillCount'> {
+  id: string;
+  skillCount: number;
+  /** Lowercase `source:owner/container`, to replace one container's documents at once. */
+  containerKey: string;
+  /** Lowercase filters. */
+  ownerKey: string;
+  repoKey: string;
+  namespace: string;
+  visibility: 'public' | 'private';
+  /** Namespaces that may read a private document ('*' for public ones). */
+  readers: string[];
+  body: string;
+}
+
+/** Index settings: searchable name > description > body, filters, popularity as a ranking rule, typos. */
+export const MEILI_SETTINGS = {
+  searchableAttributes: ['name', 'description', 'body'],
+  filterableAttributes: [
+    'kind',
+    'source',
+    'ownerKey',
+    'repoKey',
+    'namespace',
+    'visibility',
+    'readers',
+    'containerKey',
+  ],
+  sortableAttributes: ['stars'],
+  rankingRules: ['words', 'typo', 'proximity', 'attribute', 'exactness', 'stars:desc'],
+  typoTolerance: { enabled: true, minWordSizeForTypos: { oneTypo: 4, twoTypos: 8 } },
+  displayedAttributes: ['*'],
+};
+
+// Meilisearch document ids allow [A-Za-z0-9_-] only; identities hold any character, so hash them.
+function documentId(identity: string): string {
+  return createHash('sha256').update(identity).digest('hex').slice(0, 40);
+}
+
+function quote(value: string): string {
+  return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+}
+
+function containerKey(row: Pick<SkillRow, 'source' | 'owner' | 'container'>): string {
+  return `${row.source}:${row.owner}/${row.container}`.toLowerCase();
+}
+
+function skillDocument(row: SkillRow): SkillDocument {
+  return {
+    id: documentId(row.identity),
+    kind: 'skill',
+    identity: row.identity,
+    name: row.name,
+    description: row.description,
+    body: row.body.slice(0, 100_000),
+    source: row.source as 'gh' | 'hub',
+    owner: row.owner,
+    container: row.container,
+    path: row.path,
+    revision: row.revision,
+    stars: row.stars,
+    descriptionTokens: row.descriptionTokens,
+    bodyTokens: row.bodyTokens,
+    warnings: row.warnings,
+    flags: row.flags.map((f) => ({
+      rule: f.rule,
+      severity: f.severity,
+      file: f.file,
+      line: f.line,
+      message: f.message,
+    })),
+    skillCount: 0,
+    containerKey: containerKey(row),
+    ownerKey: row.owner.toLowerCase(),
+    repoKey: row.container.toLowerCase(),
+    namespace: row.source === 'hub' ? row.owner : '',
+    visibility: row.visibility === 'private' ? 'private' : 'public',
+    readers: row.visibility === 'private' ? [row.owner.toLowerCase()] : ['*'],
+  };
+}
+
+/** The folder documents of one container: every folder holding at least two skills (as search does). */
+function folderDocuments(rows: SkillRow[]): SkillDocument[] {
+  const folders = new Map<string, SkillRow[]>();
+  for (const row of rows) {
+    const segments = row.path === '' ? [] : row.path.split('/');
+    for (let n = 0; n < segments.length; n++) {
+      const folder = segments.slice(0, n).join('/');
+      const list = folders.get(folder) ?? [];
+      list.push(row);
+      folders.set(folder, list);
+    }
+  }
+  const docs: SkillDocument[] = [];
+  for (const [folder, members] of folders) {
+    if (members.length < 2) continue;
+    const first = members[0]!;
+    const identity = `${first.source}:${first.owner}/${first.container}${folder ? `/${folder}` : ''}`;
+    // A folder is as visible as its container; a private member makes the whole folder private.
+    const isPrivate = members.some((m) => m.visibility === 'private');
+    docs.push({
+      ...skillDocument(first),
+      id: documentId(identity),
+      kind: 'collection',
+      identity,
+      name: folder === '' ? first.container : folder.slice(folder.lastIndexOf('/') + 1),
+      description: `${members.length} skills`,
+      body: '',
+      path: folder,
+      revision: menuRevision(members),
+      stars: Math.max(...members.map((m) => m.stars)),
+      descriptionTokens: 0,
+      bodyTokens: 0,
+      warnings: [],
+      flags: [],
+      skillCount: members.length,
+      visibility: isPrivate ? 'private' : 'public',
+      readers: isPrivate ? [first.owner.toLowerCase()] : ['*'],
+    });
+  }
+  return docs;
+}
+
+function filterExpression(filters: SearchFilters, viewer: ReadScope): string[] {
+  const parts: string[] = [];
+  if (!viewer.isAdmin) {
+    const readable = viewer.readableNamespaces.map((n) => quote(n.toLowerCase()));
+    parts.push(
+      readable.length
+        ? `(visibility = "public" OR readers IN [${readable.join(', ')}])`
+        : 'visibility = "public"',
+    );
+  }
+  if (filters.source) parts.push(`source = ${quote(filters.source)}`);
+  if (filters.owner) parts.push(`ownerKey = ${quote(filters.owner.toLowerCase())}`);
+  if (filters.repo) parts.push(`repoKey = ${quote(filters.repo.toLowerCase())}`);
+  if (filters.namespace) parts.push(`namespace = ${quote(filters.namespace.toLowerCase())}`);
+  return parts;
+}
+
+// Meilisearch has no keyset pagination. The cursor records the offset and the last identity served; the
+// next page re-reads a window around that offset and resumes right after that identity, so rows inserted
+// or removed before it between pages cause neither duplicates nor gaps (as long as it moved less than
+// the window).
+const WINDOW = 50;
+
+/** The Meilisearch engine (used when MEILI_URL is set), kept in sync from Postgres. */
+export function createMeilisearchEngine(
+  db: Database,
+  options: MeilisearchOptions,
+): SearchEngine & {
+  /** Applies the index settings (idempotent). */
+  configure(): Promise<void>;
+  /** Rebuilds the whole index from Postgres: settings, then every container's documents. */
+  rebuild(): Promise<{ documents: number }>;
+} {
+  const client = new Meilisearch({
+    host: options.url,
+    ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+    timeout: options.timeoutMs ?? 2_000,
+  });
+  const index = client.index<SkillDocument>(options.index);
+
+  async function syncContainer(loc: {
+    source: 'gh' | 'hub';
+    owner: string;
+    container: string;
+  }): Promise<number> {
+    const rows = (await listContainerSkills(db, loc)).filter((r) => r.parseError === null);
+    const docs = [...rows.map(skillDocument), ...folderDocuments(rows)];
+    const key = containerKey({ ...loc });
+    // Replace the container's documents: drop what is no longer there, then upsert the rest.
+    const keep = docs.map((d) => quote(d.id));
+    const stale = keep.length
+      ? `containerKey = ${quote(key)} AND NOT id IN [${keep.join(', ')}]`
+      : `containerKey = ${quote(key)}`;
+    await index.deleteDocuments({ filter: stale }).waitTask();
+    if (docs.length) await index.addDocuments(docs, { primaryKey: 'id' }).waitTask();
+    return docs.length;
+  }
+
+  const engine = {
+    name: 'meilisearch',
+    async configure() {
+      await client.createIndex(options.index, { primaryKey: 'id' }).waitTask();
+      await index.updateSettings(MEILI_SETTINGS).waitTask();
+    },
+    async rebuild() {
+      await index
+        .deleteAllDocuments()
+        .waitTask()
+        .catch(() => {});
+      await engine.configure();
+      let documents = 0;
+      for (const loc of await listSkillContainers(db)) documents += await syncContainer(loc);
+      return { documents };
+    },
+    async search(query: string, filters: SearchFilters, viewer: ReadScope, limit: number, cursor?: string) {
+      let offset = 0;
+      let lastIdentity: string | undefined;
+      if (cursor) {
+        const pos = readMeiliCursor(cursor);
+        offset = pos.offset;
+        lastIdentity = pos.identity;
+      }
+      const start = Math.max(0, offset - WINDOW);
+      const res = await index.search(query, {
+        filter: filterExpression(filters, viewer),
+        offset: start,
+        limit: limit + (offset - start) + WINDOW + 1,
+      });
+      let hits = res.hits as unknown as SkillDocument[];
+      let resumeAt = offset - start;
+      if (lastIdentity !== undefined) {
+        const i = hits.findIndex((h) => h.identity === lastIdentity);
+        if (i >= 0) resumeAt = i + 1;
+      }
+      hits = hits.slice(resumeAt);
+      const page = hits.slice(0, limit);
+      const last = page[page.length - 1];
+      return {
+        hits: page.map(toHit),
+        nextCursor:
+          hits.length > limit && last
+            ? encodeMeiliCursor({ offset: start + resumeAt + page.length, identity: last.identity })
+            : null,
+        engine: 'meilisearch',
+      };
+    },
+    async index(identities: string[]) {
+      for (const loc of await listSkillContainers(db, identities)) await syncContainer(loc);
+    },
+    async remove(identities: string[]) {
+      if (identities.length === 0) return;
+      await index.deleteDocuments(identities.map(documentId)).waitTask();
+      // Folder documents of their containers change too.
+      for (const loc of await listSkillContainers(db, identities)) await syncContainer(loc);
+    },
+    async health() {
+      try {
+        await client.health();
+        return { ok: true };
+      } catch (err) {
+        return { ok: false, detail: (err as Error).message };
+      }
+    },
+  };
+  return engine;
+}
+
+function toHit(doc: SkillDocument): SearchHit {
+  const hit: SearchHit = {
+    kind: doc.kind,
+    identity: doc.identity,
+    name: doc.name,
+    description: doc.description,
+    source: doc.source,
+    owner: doc.owner,
+    container: doc.container,
+    path: doc.path,
+    revision: doc.revision,
+    stars: doc.stars,
+    descriptionTokens: doc.descriptionTokens,
+    bodyTokens: doc.bodyTokens,
+    warnings: doc.warnings,
+    flags: doc.flags,
+  };
+  if (doc.kind === 'collection') hit.skillCount = doc.skillCount;
+  return hit;
+}
+
+function encodeMeiliCursor(pos: { offset: number; identity: string }): string {
+  return encodeCursor({ e: 'meili', o: pos.offset, k: pos.identity });
+}
+
+function readMeiliCursor(cursor: string): { offset: number; identity: string } {
+  const obj = decodeCursor(cursor);
+  if (obj.e === 'meili' && Number.isInteger(obj.o) && (obj.o as number) >= 0 && typeof obj.k === 'string') {
+    return { offset: obj.o as number, identity: obj.k };
+  }
+  throw new ProtocolError('bad-cursor', 'The cursor is not a search cursor of this engine');
+}

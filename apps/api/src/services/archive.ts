@@ -1,0 +1,111 @@
+import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
+import { type Database, readBlobs } from '@atskills/db';
+import { Header, Pax } from 'tar';
+import { problem } from '../problems.js';
+import { compareUtf8 } from './menu-revision.js';
+import type { ResolvedSkill } from './resolve.js';
+import { servableFiles } from './skill-view.js';
+
+/** A built archive: the gzip bytes and their RFC 9530 digest header value. */
+export interface SkillArchive {
+  bytes: Buffer;
+  /** `sha-256=:<base64>:` */
+  contentDigest: string;
+  files: number;
+}
+
+// Fixed metadata so the same revision always gives the same bytes (and so the same digest): caches and
+// mirrors can compare archives byte for byte.
+const FIXED_MTIME = new Date(0);
+const BLOCK = 512;
+
+function padding(size: number): Buffer {
+  const rest = size % BLOCK;
+  return Buffer.alloc(rest === 0 ? 0 : BLOCK - rest);
+}
+
+/** One tar entry (header, a pax header first when the path needs it, content, padding). */
+function entry(path: string, content: Buffer): Buffer[] {
+  const data = {
+    path,
+    mode: 0o644,
+    uid: 0,
+    gid: 0,
+    uname: '',
+    gname: '',
+    size: content.length,
+    mtime: FIXED_MTIME,
+    type: 'File' as const,
+  };
+  const header = new Header(data);
+  const block = Buffer.alloc(BLOCK);
+  header.encode(block, 0);
+  const parts: Buffer[] = [];
+  // Paths over 100 bytes or outside ASCII go in a pax extended header (tar's own encoder).
+  if (header.needPax) parts.push(new Pax({ ...data, atime: FIXED_MTIME, ctime: FIXED_MTIME }).encode());
+  parts.push(block, content, padding(content.length));
+  return parts;
+}
+
+/**
+ * The skill folder as a deterministic gzip tar built from stored blobs: entries sorted by path (UTF-8
+ * bytes), paths relative to the skill folder, mtime 0, uid/gid 0, mode 644. Every entry's content is
+ * checked against its sha256 on the way out.
+ */
+export async function buildSkillArchive(db: Database, skill: ResolvedSkill): Promise<SkillArchive> {
+  const files = (await servableFiles(db, skill)).sort((a, b) => compareUtf8(a.path, b.path));
+  const contents = await readBlobs(
+    db,
+    files.map((f) => f.sha256),
+  );
+  const parts: Buffer[] = [];
+  for (const file of files) {
+    const content = contents.get(file.sha256);
+    if (!content || createHash('sha256').update(content).digest('hex') !== file.sha256) {
+      throw problem(
+        500,
+        'internal',
+        `stored content of ${skill.identity}/${file.path} is missing or corrupt`,
+      );
+    }
+    parts.push(...entry(file.path, content));
+  }
+  parts.push(Buffer.alloc(BLOCK * 2));
+  const bytes = gzipSync(Buffer.concat(parts), { level: 9 });
+  return {
+    bytes,
+    contentDigest: `sha-256=:${createHash('sha256').update(bytes).digest('base64')}:`,
+    files: files.length,
+  };
+}
+
+/**
+ * A file path within a skill as given by a caller: relative, `/`-separated, no `.`/`..`/empty segments,
+ * no backslashes or control characters. Anything else is 400 `bad-path` (it could only be an attempt to
+ * leave the folder).
+ */
+export function checkFilePath(path: string): string {
+  const bad = (why: string) => problem(400, 'bad-path', `Bad file path ${JSON.stringify(path)}: ${why}`);
+  if (path.startsWith('/')) throw bad('it must be relative to the skill folder');
+  if (path.includes('\\')) throw bad('backslashes are not path separators here');
+  if (/[\u0000-\u001f\u007f]/.test(path)) throw bad('it holds control characters');
+  const segments = path.split('/');
+  if (segments.some((s) => s === '' || s === '.' || s === '..'))
+    throw bad('empty, "." and ".." segments are not allowed');
+  return path;
+}
+
+/** One stored file of a skill, or 404. */
+export async function readSkillFile(
+  db: Database,
+  skill: ResolvedSkill,
+  path: string,
+): Promise<{ path: string; size: number; sha256: string; content: Buffer }> {
+  const wanted = checkFilePath(path);
+  const file = (await servableFiles(db, skill)).find((f) => f.path === wanted);
+  if (!file) throw problem(404, 'not-found', `${skill.identity} has no file ${wanted}`);
+  const content = (await readBlobs(db, [file.sha256])).get(file.sha256);
+  if (!content) throw problem(404, 'not-found', `${skill.identity} has no file ${wanted}`);
+  return { ...file, content };
+}

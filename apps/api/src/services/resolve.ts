@@ -1,0 +1,186 @@
+import {
+  type Database,
+  findSkillAt,
+  findSkillRevision,
+  listSkillsAtOrUnder,
+  type ReadScope,
+  type SkillFile,
+  type SkillRow,
+  type StoredFlag,
+} from '@atskills/db';
+import { lookup, MENU_CAP, SKILL_FILE, type TreeEntry } from '@atskills/protocol';
+import { problem } from '../problems.js';
+import { identityOf, type LocatedIdentity, locateIdentity } from './locate.js';
+import { menuRevision } from './menu-revision.js';
+
+/** A skill at a revision: everything GET /v1/skills answers, plus what the archive and file routes need. */
+export interface ResolvedSkill {
+  kind: 'skill';
+  identity: string;
+  revision: string;
+  /** True when a `?rev=` asked for this exact revision (immutable caching). */
+  pinned: boolean;
+  skillId: number;
+  name: string;
+  description: string;
+  frontmatter: Record<string, unknown>;
+  body: string;
+  files: SkillFile[];
+  flags: StoredFlag[];
+  warnings: string[];
+  source: 'gh' | 'hub';
+  /** gh: owner/repo; hub: namespace/collection. */
+  repository: string;
+  path: string;
+  stars: number;
+  descriptionTokens: number;
+  bodyTokens: number;
+  lastSeen: string;
+  commit: string | null;
+}
+
+/** One row of a menu. */
+export interface ResolvedMenuItem {
+  identity: string;
+  name: string;
+  description: string;
+}
+
+/** A folder without SKILL.md: its skills (at most K). */
+export interface ResolvedMenu {
+  kind: 'menu';
+  identity: string;
+  revision: string;
+  pinned: boolean;
+  items: ResolvedMenuItem[];
+}
+
+export type Resolution = ResolvedSkill | ResolvedMenu;
+
+function dateOnly(d: Date): string {
+  return d.toISOString().slice(0, 10);
+}
+
+function skillFromRow(row: SkillRow, pinned: boolean): ResolvedSkill {
+  const warnings = [...row.warnings];
+  if (row.parseError) warnings.push(`parse-error: ${row.parseError.code}`);
+  return {
+    kind: 'skill',
+    identity: row.identity,
+    revision: row.revision,
+    pinned,
+    skillId: row.id,
+    name: row.name,
+    description: row.description,
+    frontmatter: row.frontmatter,
+    body: row.body,
+    files: row.files,
+    flags: row.flags,
+    warnings,
+    source: row.source as 'gh' | 'hub',
+    repository: `${row.owner}/${row.container}`,
+    path: row.path,
+    stars: row.stars,
+    descriptionTokens: row.descriptionTokens,
+    bodyTokens: row.bodyTokens,
+    lastSeen: row.lastSeenAt.toISOString(),
+    commit: row.commit,
+  };
+}
+
+/**
+ * Resolves an identity (text from a URL or body) for a viewer, optionally pinned to a revision:
+ * a skill, or a menu of the skills beneath a folder (leaf rule over the rows, K = 128).
+ * Throws problems: 400 bad-identity, 404 not-found (also for private rows the viewer may not read),
+ * 410 gone (lastRevision, lastSeen), 422 over-cap (count, subcollections).
+ */
+export async function resolveIdentity(
+  db: Database,
+  viewer: ReadScope,
+  text: string,
+  rev?: string,
+): Promise<Resolution> {
+  return resolveLocated(db, viewer, locateIdentity(text), rev);
+}
+
+/** resolveIdentity for an identity already parsed. */
+export async function resolveLocated(
+  db: Database,
+  viewer: ReadScope,
+  located: LocatedIdentity,
+  rev?: string,
+): Promise<Resolution> {
+  const { location } = located;
+  const canonical = located.identity.identity;
+  const rows = await listSkillsAtOrUnder(db, viewer, location);
+  const exact = rows.find((r) => r.path === location.path);
+  if (exact) {
+    const row = await findSkillAt(db, viewer, location);
+    if (!row) throw problem(404, 'not-found', `Nothing at ${canonical}`);
+    if (rev !== undefined && rev !== row.revision) {
+      const old = await findSkillRevision(db, row.id, rev);
+      if (!old) throw problem(404, 'not-found', `${row.identity} has no revision ${rev}`);
+      return {
+        ...skillFromRow(row, true),
+        revision: old.revision,
+        name: old.name,
+        description: old.description,
+        frontmatter: old.frontmatter,
+        body: old.body,
+        files: old.files,
+        commit: old.commit,
+      };
+    }
+    if (row.goneAt && rev === undefined) {
+      throw problem(410, 'gone', `${row.identity} is gone upstream`, {
+        identity: row.identity,
+        lastRevision: row.revision,
+        lastSeen: dateOnly(row.lastSeenAt),
+      });
+    }
+    return skillFromRow(row, rev !== undefined);
+  }
+
+  const current = rows.filter((r) => r.goneAt === null);
+  // No rows at all: an unknown repository or collection (the root of any listing is a folder to `lookup`).
+  if (current.length === 0) throw problem(404, 'not-found', `Nothing at ${canonical}`);
+  const entries: TreeEntry[] = current.map((r) => ({
+    path: r.path === '' ? SKILL_FILE : `${r.path}/${SKILL_FILE}`,
+    type: 'file',
+  }));
+  const found = lookup(entries, location.path, MENU_CAP);
+  if (found.kind === 'not-found' || found.kind === 'skill') {
+    throw problem(404, 'not-found', `Nothing at ${canonical}`);
+  }
+  if (found.kind === 'refused') {
+    throw problem(
+      422,
+      'over-cap',
+      `${canonical} holds ${found.count} skills, more than the ${MENU_CAP} a menu may list; reference a sub-collection instead`,
+      {
+        identity: canonical,
+        count: found.count,
+        cap: MENU_CAP,
+        subcollections: found.subcollections.map((s) => ({
+          path: s.path,
+          identity: identityOf(location, s.path),
+          skills: s.skills,
+        })),
+      },
+    );
+  }
+  const byPath = new Map(current.map((r) => [r.path, r]));
+  const members = found.skills.map((p) => byPath.get(p)).filter((r) => r !== undefined);
+  const revision = menuRevision(members);
+  if (rev !== undefined && rev !== revision) {
+    // Old menus are not stored: a menu is only fetchable at its current revision.
+    throw problem(404, 'not-found', `${canonical} has no revision ${rev}`);
+  }
+  return {
+    kind: 'menu',
+    identity: canonical,
+    revision,
+    pinned: rev !== undefined,
+    items: members.map((r) => ({ identity: r.identity, name: r.name, description: r.description })),
+  };
+}

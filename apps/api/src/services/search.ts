@@ -1,0 +1,54 @@
+import type { ReadScope } from '@atskills/db';
+import { formatReference } from '@atskills/protocol';
+import type { SearchHitResponse, SearchPageResponse } from '../schemas.js';
+import type { SearchEngine, SearchFilters, SearchHit } from '../search/engine.js';
+import { wireFlag } from './flags.js';
+
+/** What a search asks: the validated query string of GET /search. */
+export interface SearchRequest {
+  q: string;
+  limit: number;
+  cursor?: string | undefined;
+  filters: SearchFilters;
+}
+
+/** A page of results in the wire shape, plus the engine that answered (for X-Search-Engine). */
+export interface SearchOutcome {
+  page: SearchPageResponse;
+  engine: string;
+}
+
+/** A hit in the wire shape: a paste-ready reference, costs, flags. */
+export function searchHitResponse(hit: SearchHit): SearchHitResponse {
+  return {
+    kind: hit.kind,
+    identity: hit.identity,
+    reference: formatReference({ identity: hit.identity }),
+    name: hit.name,
+    description: hit.description,
+    source: hit.source,
+    repository: `${hit.owner}/${hit.container}`,
+    path: hit.path,
+    revision: hit.revision,
+    popularity: Math.max(0, hit.stars),
+    stars: Math.max(0, hit.stars),
+    descriptionTokens: hit.descriptionTokens,
+    bodyTokens: hit.bodyTokens,
+    warnings: hit.warnings,
+    flags: hit.flags.map(wireFlag),
+    ...(hit.kind === 'collection' ? { skillCount: hit.skillCount ?? 0 } : {}),
+  };
+}
+
+/** Searches skills and collections for a viewer (used by GET /search and the web page). */
+export async function searchSkills(
+  engine: SearchEngine,
+  viewer: ReadScope,
+  request: SearchRequest,
+): Promise<SearchOutcome> {
+  const page = await engine.search(request.q.trim(), request.filters, viewer, request.limit, request.cursor);
+  return {
+    page: { results: page.hits.map(searchHitResponse), nextCursor: page.nextCursor },
+    engine: page.engine,
+  };
+}

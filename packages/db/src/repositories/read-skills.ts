@@ -1,0 +1,159 @@
+import { and, asc, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
+import type { Database } from '../client.js';
+import { blobs } from '../schema/blobs.js';
+import { skillRevisions, skills } from '../schema/skills.js';
+import { type ReadScope, visibleTo } from './read-scope.js';
+
+/** Where a skill or folder lives: `source:owner/container[/path]`. */
+export interface SkillLocation {
+  source: 'gh' | 'hub';
+  owner: string;
+  container: string;
+  /** Folder path inside the container, '' for its root. */
+  path: string;
+}
+
+/** A skill row as the read side uses it. */
+export type SkillRow = typeof skills.$inferSelect;
+
+/** The columns a menu or a lookup needs of each skill under a folder. */
+export interface SkillListing {
+  id: number;
+  identity: string;
+  path: string;
+  name: string;
+  description: string;
+  revision: string;
+  goneAt: Date | null;
+  parseError: { code: string; message: string } | null;
+}
+
+// GitHub owner and repository names are case-insensitive (identities keep the case they were found with);
+// hub namespaces and collections are stored lowercase. Paths are case-sensitive in both.
+function containerIs(loc: Pick<SkillLocation, 'source' | 'owner' | 'container'>): SQL {
+  return and(
+    eq(skills.source, loc.source),
+    sql`lower(${skills.owner}) = lower(${loc.owner})`,
+    sql`lower(${skills.container}) = lower(${loc.container})`,
+  ) as SQL;
+}
+
+/** SQL: `path` is `folder` itself or below it (no LIKE, so `%` and `_` in paths mean themselves). */
+function atOrUnder(folder: string): SQL {
+  if (folder === '') return sql`true`;
+  return sql`(${skills.path} = ${folder} or left(${skills.path}, ${folder.length + 1}) = ${`${folder}/`})`;
+}
+
+/**
+ * Every skill the scope may see at or under a folder, gone ones included (so a lookup can answer 410),
+ * sorted by path. Folders of thousands of skills only cost small rows.
+ */
+export async function listSkillsAtOrUnder(
+  db: Database,
+  scope: ReadScope,
+  loc: SkillLocation,
+): Promise<SkillListing[]> {
+  return db
+    .select({
+      id: skills.id,
+      identity: skills.identity,
+      path: skills.path,
+      name: skills.name,
+      description: skills.description,
+      revision: skills.revision,
+      goneAt: skills.goneAt,
+      parseError: skills.parseError,
+    })
+    .from(skills)
+    .where(and(containerIs(loc), atOrUnder(loc.path), visibleTo(scope, skills.visibility, skills.owner)))
+    .orderBy(asc(skills.path));
+}
+
+/** One skill row by its location, if the scope may see it (gone rows included). */
+export async function findSkillAt(
+  db: Database,
+  scope: ReadScope,
+  loc: SkillLocation,
+): Promise<SkillRow | undefined> {
+  const rows = await db
+    .select()
+    .from(skills)
+    .where(
+      and(containerIs(loc), eq(skills.path, loc.path), visibleTo(scope, skills.visibility, skills.owner)),
+    )
+    .limit(1);
+  return rows[0];
+}
+
+/** Skill rows by id (full rows, for building responses). */
+export async function findSkillsByIds(db: Database, ids: number[]): Promise<SkillRow[]> {
+  if (ids.length === 0) return [];
+  return db.select().from(skills).where(inArray(skills.id, ids));
+}
+
+/** A stored revision of a skill (`?rev=`), or undefined. */
+export async function findSkillRevision(
+  db: Database,
+  skillId: number,
+  revision: string,
+): Promise<typeof skillRevisions.$inferSelect | undefined> {
+  const rows = await db
+    .select()
+    .from(skillRevisions)
+    .where(and(eq(skillRevisions.skillId, skillId), eq(skillRevisions.revision, revision)))
+    .limit(1);
+  return rows[0];
+}
+
+/** File contents by sha256 (missing hashes are simply absent from the map). */
+export async function readBlobs(db: Database, hashes: string[]): Promise<Map<string, Buffer>> {
+  const unique = [...new Set(hashes)];
+  const out = new Map<string, Buffer>();
+  if (unique.length === 0) return out;
+  const rows = await db
+    .select({ sha256: blobs.sha256, content: blobs.content })
+    .from(blobs)
+    .where(inArray(blobs.sha256, unique));
+  for (const row of rows) out.set(row.sha256, Buffer.from(row.content));
+  return out;
+}
+
+/** The searchable, visible skills by identity (what a search index mirrors). */
+export async function listSearchableSkills(
+  db: Database,
+  opts: { identities?: string[]; afterId?: number; limit?: number } = {},
+): Promise<SkillRow[]> {
+  const conditions: SQL[] = [isNull(skills.goneAt), isNull(skills.parseError)];
+  if (opts.identities) conditions.push(inArray(skills.identity, opts.identities));
+  if (opts.afterId !== undefined) conditions.push(sql`${skills.id} > ${opts.afterId}`);
+  return db
+    .select()
+    .from(skills)
+    .where(and(...conditions))
+    .orderBy(asc(skills.id))
+    .limit(opts.limit ?? 1000);
+}
+
+/** Every current (not gone) skill row of one repository or collection, all visibilities (index sync). */
+export async function listContainerSkills(
+  db: Database,
+  loc: Pick<SkillLocation, 'source' | 'owner' | 'container'>,
+): Promise<SkillRow[]> {
+  return db
+    .select()
+    .from(skills)
+    .where(and(containerIs(loc), isNull(skills.goneAt)))
+    .orderBy(asc(skills.path));
+}
+
+/** The distinct repositories/collections holding skills, optionally only those of some identities. */
+export async function listSkillContainers(
+  db: Database,
+  identities?: string[],
+): Promise<{ source: 'gh' | 'hub'; owner: string; container: string }[]> {
+  const rows = await db
+    .selectDistinct({ source: skills.source, owner: skills.owner, container: skills.container })
+    .from(skills)
+    .where(identities ? inArray(skills.identity, identities) : sql`true`);
+  return rows as { source: 'gh' | 'hub'; owner: string; container: string }[];
+}

@@ -1,0 +1,30 @@
+import { connectPostgres, type DatabaseHandle, migrate } from '@atskills/db';
+import type { Logger } from 'pino';
+import { type CrawlerSettings, loadSettings } from '../config.js';
+import { createLogger } from '../logger.js';
+
+export interface Booted {
+  settings: CrawlerSettings;
+  logger: Logger;
+  database: DatabaseHandle;
+}
+
+/** Reads settings (fail fast), connects to Postgres and applies pending migrations. */
+export async function boot(options: { quiet?: boolean } = {}): Promise<Booted> {
+  const settings = loadSettings();
+  if (!settings.DATABASE_URL) {
+    throw new Error(
+      'DATABASE_URL is not set: the crawler writes its index to Postgres (e.g. postgres://postgres@127.0.0.1:5432/postgres).',
+    );
+  }
+  // On a terminal the progress line is the output; logs below warn would tear it.
+  const level = options.quiet && !process.env.LOG_LEVEL ? 'warn' : settings.LOG_LEVEL;
+  const logger = createLogger(level);
+  const database = connectPostgres({
+    url: settings.DATABASE_URL,
+    applicationName: 'atskills-crawler',
+    statementTimeoutMs: 120_000,
+  });
+  await migrate(database);
+  return { settings, logger, database };
+}

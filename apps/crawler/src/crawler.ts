@@ -1,0 +1,308 @@
+import {
+  type CrawlRunKind,
+  type CrawlRunProgress,
+  crawlRunProgress,
+  createCrawlRun,
+  type Database,
+} from '@atskills/db';
+import { type Job, Queue, type QueueOptions, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { CrawlerSettings } from './config.js';
+import { GithubClient } from './github/github-client.js';
+import { RateLimitedError } from './github/rate-limited-error.js';
+import { InProcessQueue } from './in-process-queue.js';
+import { discoverRepositories } from './jobs/discover.list.js';
+import { type CrawlDeps, crawlRepository, type JobContext } from './jobs/repository.crawl.js';
+import { createLogger } from './logger.js';
+import {
+  DiscoverJobData,
+  type DiscoverySource,
+  jobIds,
+  jobOptions,
+  QUEUES,
+  RepositoryJobData,
+} from './queues.js';
+import { ShutdownError } from './shutdown.js';
+
+export interface CreateCrawlerOptions {
+  db: Database;
+  settings: CrawlerSettings;
+  /** Redis URL; defaults to settings.REDIS_URL. Without one, jobs run in this process. */
+  redis?: string;
+  logger?: Logger;
+  /** Process jobs in this process (default true). False only enqueues (BullMQ mode: other workers run them). */
+  work?: boolean;
+}
+
+export interface QueueCounts {
+  [queue: string]: Record<string, number>;
+}
+
+/** The crawler as other code uses it: start runs, watch them, operate the queues. */
+export interface Crawler {
+  readonly mode: 'bullmq' | 'in-process';
+  /** Records a run and enqueues its discovery; returns the run id. */
+  startRun(input: {
+    kind: CrawlRunKind;
+    source: DiscoverySource;
+    force?: boolean;
+    requestId?: string;
+  }): Promise<number>;
+  /** Progress of a run from Postgres. */
+  progress(runId: number): Promise<CrawlRunProgress | null>;
+  /** Resolves when the run is finished, calling onProgress while waiting. */
+  waitForRun(
+    runId: number,
+    options?: { pollMs?: number; onProgress?: (p: CrawlRunProgress) => void },
+  ): Promise<CrawlRunProgress>;
+  counts(): Promise<QueueCounts>;
+  /** Stops workers: running jobs get `deadlineMs` to finish, then are aborted and released. */
+  close(options?: { deadlineMs?: number }): Promise<void>;
+}
+
+/** Builds the job handlers shared by both transports; the transport supplies enqueueing. */
+function handlers(deps: CrawlDeps, enqueueRepositories: (jobs: RepositoryJobData[]) => Promise<void>) {
+  return {
+    discover: (raw: unknown) => discoverRepositories(deps, DiscoverJobData.parse(raw), enqueueRepositories),
+    repository: async (raw: unknown, ctx: { finalAttempt: boolean; shutdown: AbortSignal }) => {
+      const data = RepositoryJobData.parse(raw);
+      const signal = AbortSignal.any([AbortSignal.timeout(deps.settings.CRAWL_JOB_TIMEOUT_MS), ctx.shutdown]);
+      const context: JobContext = { signal, finalAttempt: ctx.finalAttempt };
+      return crawlRepository(deps, data, context);
+    },
+  };
+}
+
+/** Creates the crawler over BullMQ (when a Redis URL is set) or an in-process queue. */
+export function createCrawler(options: CreateCrawlerOptions): Crawler {
+  const { db, settings } = options;
+  const logger = options.logger ?? createLogger(settings.LOG_LEVEL);
+  const github = new GithubClient({ baseUrl: settings.GITHUB_API_URL, token: settings.GITHUB_TOKEN, logger });
+  const deps: CrawlDeps = { db, settings, github, logger };
+  const redisUrl = options.redis ?? settings.REDIS_URL;
+  const common = {
+    startRunRow: (input: { kind: CrawlRunKind; requestId?: string }) =>
+      createCrawlRun(db, { kind: input.kind, requestId: input.requestId }),
+    progress: (runId: number) => crawlRunProgress(db, runId),
+    async waitForRun(
+      runId: number,
+      wait: { pollMs?: number; onProgress?: (p: CrawlRunProgress) => void } = {},
+    ) {
+      for (;;) {
+        const progress = await crawlRunProgress(db, runId);
+        if (!progress) throw new Error(`crawl run ${runId} does not exist`);
+        wait.onProgress?.(progress);
+        if (progress.status !== 'running') return progress;
+        await new Promise((r) => setTimeout(r, wait.pollMs ?? 250));
+      }
+    },
+  };
+  const crawler = redisUrl
+    ? bullmqCrawler(deps, redisUrl, options.work ?? true, common)
+    : inProcessCrawler(deps, common);
+  return crawler;
+}
+
+type Common = {
+  startRunRow(input: { kind: CrawlRunKind; requestId?: string }): Promise<number>;
+  progress: Crawler['progress'];
+  waitForRun: Crawler['waitForRun'];
+};
+
+function inProcessCrawler(deps: CrawlDeps, common: Common): Crawler {
+  const { settings, logger } = deps;
+  const shutdown = new AbortController();
+  const options = {
+    attempts: settings.CRAWL_ATTEMPTS,
+    backoffMs: settings.CRAWL_BACKOFF_MS,
+    onError: (error: unknown, job: { id: string }) =>
+      logger.warn({ err: error, jobId: job.id }, 'job attempt failed'),
+  };
+  const enqueueRepositories = async (jobs: RepositoryJobData[]) => {
+    for (const job of jobs) repositoryQueue.add(job, jobIds.repository(job.runId, job.owner, job.repo));
+  };
+  const run = handlers(deps, enqueueRepositories);
+  const discoverQueue = new InProcessQueue('discover', (data: DiscoverJobData) => run.discover(data), {
+    ...options,
+    concurrency: 1,
+  });
+  const repositoryQueue = new InProcessQueue(
+    'repository',
+    (data: RepositoryJobData, meta) =>
+      run.repository(data, { finalAttempt: meta.finalAttempt, shutdown: shutdown.signal }),
+    {
+      ...options,
+      concurrency: settings.CRAWL_CONCURRENCY,
+      limiter: { max: settings.CRAWL_RATE_LIMIT_PER_MINUTE, durationMs: 60_000 },
+    },
+  );
+  return {
+    mode: 'in-process',
+    async startRun(input) {
+      const runId = await common.startRunRow(input);
+      discoverQueue.add({ runId, source: input.source, force: input.force ?? false }, jobIds.discover(runId));
+      return runId;
+    },
+    progress: common.progress,
+    waitForRun: common.waitForRun,
+    async counts() {
+      return {
+        [QUEUES.discover.name]: discoverQueue.counts(),
+        [QUEUES.repository.name]: repositoryQueue.counts(),
+      };
+    },
+    async close({ deadlineMs = 10_000 } = {}) {
+      const closing = Promise.all([discoverQueue.close(), repositoryQueue.close()]);
+      const timer = setTimeout(() => shutdown.abort(new ShutdownError()), deadlineMs);
+      await closing;
+      clearTimeout(timer);
+    },
+  };
+}
+
+function bullmqCrawler(deps: CrawlDeps, redisUrl: string, work: boolean, common: Common): Crawler {
+  const { settings, logger } = deps;
+  // BullMQ requires maxRetriesPerRequest: null on blocking connections; one connection per client.
+  const connect = () => new Redis(redisUrl, { maxRetriesPerRequest: null, lazyConnect: false });
+  const connections: Redis[] = [];
+  const connection = () => {
+    const c = connect();
+    c.on('error', (err) => logger.error({ err }, 'redis connection error'));
+    connections.push(c);
+    return c;
+  };
+  const queueOptions = (): QueueOptions => ({
+    connection: connection(),
+    prefix: settings.CRAWL_QUEUE_PREFIX,
+  });
+  const discoverQueue = new Queue(QUEUES.discover.name, {
+    ...queueOptions(),
+    defaultJobOptions: jobOptions('discover', settings),
+  });
+  const repositoryQueue = new Queue(QUEUES.repository.name, {
+    ...queueOptions(),
+    defaultJobOptions: jobOptions('repository', settings),
+  });
+  for (const queue of [discoverQueue, repositoryQueue]) {
+    queue.on('error', (err) => logger.error({ err, queue: queue.name }, 'queue error'));
+  }
+  const enqueueRepositories = async (jobs: RepositoryJobData[]) => {
+    for (let i = 0; i < jobs.length; i += 500) {
+      await repositoryQueue.addBulk(
+        jobs.slice(i, i + 500).map((data) => ({
+          name: 'crawl',
+          data,
+          opts: { jobId: jobIds.repository(data.runId, data.owner, data.repo) },
+        })),
+      );
+    }
+  };
+  const run = handlers(deps, enqueueRepositories);
+  const shutdown = new AbortController();
+  const workers: Worker[] = [];
+
+  const withRateLimit = (worker: () => Worker, fn: (job: Job) => Promise<unknown>) => async (job: Job) => {
+    try {
+      return await fn(job);
+    } catch (error) {
+      if (error instanceof RateLimitedError) {
+        // Pause this queue's worker and put the job back without using an attempt (BullMQ's manual rate limit).
+        logger.warn({ jobId: job.id, retryAfterMs: error.retryAfterMs }, 'rate limited; job delayed');
+        await worker().rateLimit(error.retryAfterMs);
+        throw Worker.RateLimitError();
+      }
+      throw error;
+    }
+  };
+
+  if (work) {
+    const workerOptions = {
+      prefix: settings.CRAWL_QUEUE_PREFIX,
+      lockDuration: settings.CRAWL_LOCK_DURATION_MS,
+      stalledInterval: Math.max(1000, Math.floor(settings.CRAWL_LOCK_DURATION_MS / 2)),
+      maxStalledCount: 2,
+    };
+    const discoverWorker: Worker = new Worker(
+      QUEUES.discover.name,
+      withRateLimit(
+        () => discoverWorker,
+        (job) => run.discover(job.data),
+      ),
+      { ...workerOptions, connection: connection(), concurrency: 1 },
+    );
+    const repositoryWorker: Worker = new Worker(
+      QUEUES.repository.name,
+      withRateLimit(
+        () => repositoryWorker,
+        (job) =>
+          run.repository(job.data, {
+            finalAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1),
+            shutdown: shutdown.signal,
+          }),
+      ),
+      {
+        ...workerOptions,
+        connection: connection(),
+        concurrency: settings.CRAWL_CONCURRENCY,
+        limiter: { max: settings.CRAWL_RATE_LIMIT_PER_MINUTE, duration: 60_000 },
+      },
+    );
+    for (const worker of [discoverWorker, repositoryWorker]) {
+      worker.on('error', (err) => logger.error({ err, queue: worker.name }, 'worker error'));
+      worker.on('failed', (job, err) =>
+        logger.warn({ err, jobId: job?.id, attemptsMade: job?.attemptsMade }, 'job attempt failed'),
+      );
+      workers.push(worker);
+    }
+  }
+
+  return {
+    mode: 'bullmq',
+    async startRun(input) {
+      const runId = await common.startRunRow(input);
+      await discoverQueue.add(
+        'discover',
+        { runId, source: input.source, force: input.force ?? false },
+        { jobId: jobIds.discover(runId) },
+      );
+      return runId;
+    },
+    progress: common.progress,
+    waitForRun: common.waitForRun,
+    async counts() {
+      const states = [
+        'waiting',
+        'active',
+        'delayed',
+        'completed',
+        'failed',
+        'prioritized',
+        'waiting-children',
+      ] as const;
+      return {
+        [discoverQueue.name]: await discoverQueue.getJobCounts(...states),
+        [repositoryQueue.name]: await repositoryQueue.getJobCounts(...states),
+      };
+    },
+    async close({ deadlineMs = 10_000 } = {}) {
+      // Finish running jobs within the deadline; then abort them (git killed) and release them: their
+      // locks lapse and another worker takes them up again.
+      const graceful = Promise.all(workers.map((w) => w.close()));
+      let timer: NodeJS.Timeout | undefined;
+      const late = await Promise.race([
+        graceful.then(() => false),
+        new Promise<boolean>((resolve) => {
+          timer = setTimeout(() => resolve(true), deadlineMs);
+        }),
+      ]);
+      clearTimeout(timer);
+      if (late) {
+        shutdown.abort(new ShutdownError());
+        await Promise.all(workers.map((w) => w.close(true)));
+      }
+      await Promise.all([discoverQueue.close(), repositoryQueue.close()]);
+      await Promise.all(connections.map((c) => c.quit().catch(() => c.disconnect())));
+    },
+  };
+}

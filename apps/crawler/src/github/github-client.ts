@@ -1,0 +1,158 @@
+import type { components } from '@octokit/openapi-types';
+import { retry } from '@octokit/plugin-retry';
+import { throttling } from '@octokit/plugin-throttling';
+import { Octokit } from '@octokit/rest';
+import type { Logger } from 'pino';
+import { RateLimitedError, retryAfterFromHeaders } from './rate-limited-error.js';
+
+type FullRepository = components['schemas']['full-repository'];
+type MinimalRepository = components['schemas']['minimal-repository'];
+
+/** The repository metadata the index keeps (a subset of GitHub's full-repository). */
+export interface RepositoryMetadata {
+  owner: string;
+  name: string;
+  defaultBranch: string | null;
+  description: string | null;
+  stars: number;
+  license: string | null;
+  archived: boolean;
+  pushedAt: Date | null;
+  topics: string[];
+}
+
+export type MetadataResult =
+  | { status: 'ok'; etag: string | null; metadata: RepositoryMetadata }
+  | { status: 'not-modified' }
+  | { status: 'not-found' };
+
+/** Requests that hit a rate limit wait in-process only when the wait is this short; longer ones delay the job. */
+const IN_PROCESS_WAIT_LIMIT_S = 5;
+
+const ThrottledOctokit = Octokit.plugin(throttling, retry);
+
+/** The few GitHub REST calls the crawler makes, with throttling, retries and rate-limit handling. */
+export class GithubClient {
+  private readonly octokit: InstanceType<typeof ThrottledOctokit>;
+
+  constructor(options: { baseUrl: string; token?: string; logger: Logger }) {
+    const { logger } = options;
+    const onLimit =
+      (kind: string) =>
+      (
+        retryAfter: number,
+        request: { method: string; url: string },
+        _octokit: unknown,
+        retryCount: number,
+      ) => {
+        logger.warn({ kind, retryAfter, url: request.url, retryCount }, 'github rate limit');
+        return retryAfter <= IN_PROCESS_WAIT_LIMIT_S && retryCount < 1;
+      };
+    this.octokit = new ThrottledOctokit({
+      baseUrl: options.baseUrl.replace(/\/+$/, ''),
+      auth: options.token,
+      userAgent: 'atskills-crawler',
+      throttle: { onRateLimit: onLimit('primary'), onSecondaryRateLimit: onLimit('secondary') },
+      // 429 is a rate limit: the throttling plugin and the job delay handle it, not blind retries.
+      retry: { doNotRetry: [400, 401, 403, 404, 410, 422, 429, 451] },
+      log: {
+        debug: () => {},
+        info: () => {},
+        warn: (m: string) => logger.warn(m),
+        error: (m: string) => logger.error(m),
+      },
+    });
+  }
+
+  /** GET /repos/{owner}/{repo}, conditional on the stored ETag (a 304 costs no rate limit). */
+  async repositoryMetadata(owner: string, repo: string, etag?: string | null): Promise<MetadataResult> {
+    try {
+      const response = await this.octokit.rest.repos.get({
+        owner,
+        repo,
+        headers: etag ? { 'if-none-match': etag } : {},
+      });
+      const data = response.data as FullRepository;
+      return { status: 'ok', etag: response.headers.etag ?? null, metadata: toMetadata(data) };
+    } catch (error) {
+      const status = statusOf(error);
+      if (status === 304) return { status: 'not-modified' };
+      if (status === 404 || status === 410) return { status: 'not-found' };
+      throw asRateLimited(error) ?? error;
+    }
+  }
+
+  /** Repositories that hold a file named SKILL.md, from code search (all pages GitHub serves). */
+  async searchSkillRepositories(): Promise<string[]> {
+    const names = new Set<string>();
+    try {
+      const iterator = this.octokit.paginate.iterator(this.octokit.rest.search.code, {
+        q: 'filename:SKILL.md',
+        per_page: 100,
+      });
+      for await (const page of iterator) {
+        for (const item of page.data) names.add(item.repository.full_name);
+      }
+    } catch (error) {
+      throw asRateLimited(error) ?? error;
+    }
+    return [...names].sort();
+  }
+
+  /** Repositories of an organization, or of a user when no organization has that name. */
+  async ownerRepositories(owner: string): Promise<string[]> {
+    // Forks repeat their parent's skills under another name; the parent is crawled on its own.
+    const collect = (repos: MinimalRepository[]) => repos.filter((r) => !r.fork).map((r) => r.full_name);
+    try {
+      return collect(
+        await this.octokit.paginate(this.octokit.rest.repos.listForOrg, { org: owner, per_page: 100 }),
+      );
+    } catch (error) {
+      if (statusOf(error) !== 404) throw asRateLimited(error) ?? error;
+    }
+    try {
+      return collect(
+        (await this.octokit.paginate(this.octokit.rest.repos.listForUser, {
+          username: owner,
+          per_page: 100,
+        })) as MinimalRepository[],
+      );
+    } catch (error) {
+      throw asRateLimited(error) ?? error;
+    }
+  }
+}
+
+function toMetadata(data: FullRepository): RepositoryMetadata {
+  return {
+    owner: data.owner.login,
+    name: data.name,
+    defaultBranch: data.default_branch ?? null,
+    description: data.description ?? null,
+    stars: data.stargazers_count ?? 0,
+    license: data.license?.spdx_id && data.license.spdx_id !== 'NOASSERTION' ? data.license.spdx_id : null,
+    archived: data.archived ?? false,
+    pushedAt: data.pushed_at ? new Date(data.pushed_at) : null,
+    topics: data.topics ?? [],
+  };
+}
+
+function statusOf(error: unknown): number | undefined {
+  return typeof error === 'object' && error !== null && 'status' in error ? Number(error.status) : undefined;
+}
+
+/** A 403/429 rate-limit answer as a RateLimitedError (other errors: undefined). */
+export function asRateLimited(error: unknown): RateLimitedError | undefined {
+  const status = statusOf(error);
+  if (status !== 403 && status !== 429) return undefined;
+  const headers = ((error as { response?: { headers?: Record<string, unknown> } }).response?.headers ??
+    {}) as Record<string, unknown>;
+  const message = error instanceof Error ? error.message : '';
+  const limited =
+    status === 429 ||
+    headers['retry-after'] !== undefined ||
+    headers['x-ratelimit-remaining'] === '0' ||
+    /rate limit/i.test(message);
+  if (!limited) return undefined;
+  return new RateLimitedError(retryAfterFromHeaders(headers), `GitHub rate limit (${status}): ${message}`);
+}

@@ -1,0 +1,22 @@
+export {
+  type CrawlerSettings,
+  CrawlerSettingsSchema,
+  loadSettings,
+  SettingsError,
+  settingsWith,
+} from './config.js';
+export { type Crawler, type CreateCrawlerOptions, createCrawler } from './crawler.js';
+export { probeHead, RemoteSnapshot } from './git/remote-snapshot.js';
+export { GitError } from './git/run-git.js';
+export { GithubClient } from './github/github-client.js';
+export { RateLimitedError } from './github/rate-limited-error.js';
+export { InProcessQueue } from './in-process-queue.js';
+export { discoverRepositories, listRepositories } from './jobs/discover.list.js';
+export {
+  type CrawlDeps,
+  crawlRepository,
+  type JobContext,
+  type RepositoryJobResult,
+} from './jobs/repository.crawl.js';
+export { createLogger } from './logger.js';
+export { DiscoverJobData, DiscoverySource, jobIds, jobOptions, QUEUES, RepositoryJobData } from './queues.js';

@@ -1,0 +1,49 @@
+import { allRepositoryNames, finishCompletedRuns, setCrawlRunTotal } from '@atskills/db';
+import type { DiscoverJobData, DiscoverySource, RepositoryJobData } from '../queues.js';
+import type { CrawlDeps } from './repository.crawl.js';
+
+/** Lists the repositories a discovery source names, as sorted unique `owner/repo`. */
+export async function listRepositories(deps: CrawlDeps, source: DiscoverySource): Promise<string[]> {
+  let names: string[];
+  switch (source.kind) {
+    case 'repos':
+      names = source.repos;
+      break;
+    case 'code-search':
+      names = await deps.github.searchSkillRepositories();
+      break;
+    case 'org':
+      names = await deps.github.ownerRepositories(source.name);
+      break;
+    case 'known':
+      names = await allRepositoryNames(deps.db);
+      break;
+  }
+  // GitHub names are case-insensitive: keep the first spelling of each.
+  const unique = new Map<string, string>();
+  for (const name of names) if (!unique.has(name.toLowerCase())) unique.set(name.toLowerCase(), name);
+  return [...unique.values()].sort();
+}
+
+/**
+ * A discovery job: lists repositories, records the run's total, and enqueues one repository job per
+ * repository (job ids dedupe a re-run of this job). A rate limit propagates and delays the job.
+ */
+export async function discoverRepositories(
+  deps: CrawlDeps,
+  data: DiscoverJobData,
+  enqueue: (jobs: RepositoryJobData[]) => Promise<void>,
+): Promise<{ repositories: number }> {
+  const names = await listRepositories(deps, data.source);
+  await setCrawlRunTotal(deps.db, data.runId, names.length);
+  await enqueue(
+    names.map((name) => {
+      const [owner = '', repo = ''] = name.split('/');
+      return { runId: data.runId, owner, repo, force: data.force };
+    }),
+  );
+  // An empty discovery finishes its run at once.
+  await finishCompletedRuns(deps.db, [data.runId]);
+  deps.logger.info({ runId: data.runId, source: data.source.kind, repositories: names.length }, 'discovered');
+  return { repositories: names.length };
+}

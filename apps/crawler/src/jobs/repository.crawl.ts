@@ -1,0 +1,435 @@
+import { createHash } from 'node:crypto';
+import {
+  cachedSafetyVerdicts,
+  crawlReportExists,
+  type Database,
+  ensureRepository,
+  finishCompletedRuns,
+  type ReportEntry,
+  type RepositoryIndexWrite,
+  type SeenSkill,
+  type SkillFile,
+  type StoredFlag,
+  storedSkillRevisions,
+  writeRepositoryIndex,
+} from '@atskills/db';
+import {
+  caseWarnings,
+  countTokens,
+  findSkillFolders,
+  formatIdentity,
+  parseIdentity,
+  SKILL_FILE,
+  skillFiles,
+  type TreeEntry,
+  tryParseSkillMarkdown,
+} from '@atskills/protocol';
+import type { Logger } from 'pino';
+import type { CrawlerSettings } from '../config.js';
+import { probeHead, RemoteSnapshot } from '../git/remote-snapshot.js';
+import { GitError } from '../git/run-git.js';
+import type { GithubClient, MetadataResult } from '../github/github-client.js';
+import { RateLimitedError } from '../github/rate-limited-error.js';
+import type { RepositoryJobData } from '../queues.js';
+import { abortedByShutdown } from '../shutdown.js';
+import { SCANNER_VERSION, scanSkill, skillContentHash } from './safety-verdict.js';
+
+/** What every job function needs (passed in; nothing is read from globals). */
+export interface CrawlDeps {
+  db: Database;
+  settings: CrawlerSettings;
+  github: GithubClient;
+  logger: Logger;
+}
+
+/** Per-run state a queue gives a job function. */
+export interface JobContext {
+  /** Aborted on the job timeout or on shutdown; git processes are killed with it. */
+  signal: AbortSignal;
+  /** True on the last attempt: a retryable failure is then recorded instead of thrown. */
+  finalAttempt: boolean;
+}
+
+export type RepositoryJobOutcome = 'indexed' | 'unchanged' | 'failed' | 'gone' | 'duplicate';
+
+export interface RepositoryJobResult {
+  outcome: RepositoryJobOutcome;
+  skills: number;
+  bytesDownloaded: number;
+}
+
+/** Errors worth another attempt (the upstream or network may recover); others are recorded at once. */
+function isRetryable(error: unknown): boolean {
+  if (error instanceof GitError) return error.kind === 'unavailable' || error.kind === 'other';
+  return !(error instanceof RepositoryFailure);
+}
+
+/** A failure recorded in the report without retrying. */
+class RepositoryFailure extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
+
+function relative(folder: string, path: string): string {
+  return folder === '' ? path : path.slice(folder.length + 1);
+}
+
+function basename(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
+}
+
+/**
+ * Crawls one repository: probe the head (skip when unchanged), fetch trees without blobs, apply the leaf
+ * rule, download the changed skill folders' blobs under the size limit, parse, scan, and write everything
+ * in one transaction. Idempotent: a redelivered job whose run already has a report does nothing, and a
+ * job killed before its commit is redone from the stored head.
+ */
+export async function crawlRepository(
+  deps: CrawlDeps,
+  data: RepositoryJobData,
+  ctx: JobContext,
+): Promise<RepositoryJobResult> {
+  const { db, settings, logger } = deps;
+  const log = logger.child({ repo: `${data.owner}/${data.repo}`, runId: data.runId });
+  const repository = await ensureRepository(db, data.owner, data.repo);
+  if (data.runId !== null && (await crawlReportExists(db, data.runId, repository.id))) {
+    return { outcome: 'duplicate', skills: 0, bytesDownloaded: 0 };
+  }
+  const startedAt = new Date();
+  const base: Pick<RepositoryIndexWrite, 'repositoryId' | 'runId' | 'startedAt'> = {
+    repositoryId: repository.id,
+    runId: data.runId,
+    startedAt,
+  };
+  const finish = async (write: RepositoryIndexWrite, bytes: number): Promise<RepositoryJobResult> => {
+    const result = await writeRepositoryIndex(db, write);
+    if (data.runId !== null) await finishCompletedRuns(db, [data.runId]);
+    log.info(
+      {
+        outcome: write.outcome,
+        skills: result.skillsFound,
+        added: result.skillsAdded,
+        removed: result.skillsRemoved,
+        bytes,
+      },
+      'repository crawled',
+    );
+    return {
+      outcome: result.written ? write.outcome : 'duplicate',
+      skills: result.skillsFound,
+      bytesDownloaded: bytes,
+    };
+  };
+  const recordFailure = (code: string, message: string, gone = false) =>
+    finish(
+      {
+        ...base,
+        outcome: gone ? 'gone' : 'failed',
+        skills: null,
+        repositoryGone: gone,
+        warnings: [],
+        errors: [{ path: '', code, message }],
+        error: message,
+        bytesDownloaded: 0,
+      },
+      0,
+    );
+
+  // Repository metadata (stars, licence, ...): conditional on the stored ETag, so an unchanged repository
+  // costs no rate limit. A rate limit propagates (the job is delayed); other REST trouble only loses metadata.
+  let metadata: MetadataResult | null = null;
+  const warnings: ReportEntry[] = [];
+  try {
+    metadata = await deps.github.repositoryMetadata(
+      data.owner,
+      data.repo,
+      data.force ? null : repository.metadataEtag,
+    );
+  } catch (error) {
+    if (error instanceof RateLimitedError) throw error;
+    warnings.push({
+      path: '',
+      code: 'metadata-unavailable',
+      message: `GitHub metadata: ${(error as Error).message}`,
+    });
+    log.warn({ err: error }, 'repository metadata unavailable');
+  }
+  if (metadata?.status === 'not-found') {
+    return recordFailure(
+      'repository-not-found',
+      'The repository does not exist or is no longer public (404).',
+      true,
+    );
+  }
+  const metadataWrite = metadata?.status === 'ok' ? { etag: metadata.etag, ...metadata.metadata } : undefined;
+
+  const url = `${settings.GIT_BASE_URL.replace(/\/+$/, '')}/${data.owner}/${data.repo}.git`;
+  const remote = { token: settings.GITHUB_TOKEN, signal: ctx.signal };
+  let snapshot: RemoteSnapshot | null = null;
+  try {
+    const head = await probeHeadOrExplain(url, remote);
+    const unchanged =
+      !data.force &&
+      head.commit !== null &&
+      head.commit === repository.headRevision &&
+      (repository.lastCrawlOutcome === 'indexed' || repository.lastCrawlOutcome === 'unchanged');
+    if (unchanged) {
+      return await finish(
+        {
+          ...base,
+          outcome: 'unchanged',
+          head,
+          metadata: metadataWrite,
+          skills: null,
+          warnings,
+          errors: [],
+          bytesDownloaded: 0,
+        },
+        0,
+      );
+    }
+    if (head.commit === null) {
+      // An empty repository: no commits, so no skills.
+      return await finish(
+        {
+          ...base,
+          outcome: 'indexed',
+          head,
+          metadata: metadataWrite,
+          skills: [],
+          warnings,
+          errors: [],
+          bytesDownloaded: 0,
+        },
+        0,
+      );
+    }
+
+    snapshot = await RemoteSnapshot.open(url, { ...remote, workDir: settings.CRAWL_WORK_DIR });
+    const commit = await snapshot.fetchTrees(head.branch ?? 'HEAD');
+    const entries = await snapshot.listTree();
+    const rootTree = await snapshot.rootTree();
+    const errors: ReportEntry[] = [];
+    warnings.push(...treeWarnings(entries));
+
+    const treeShaOf = new Map(entries.filter((e) => e.type === 'dir').map((e) => [e.path, e.sha ?? '']));
+    const stored = await storedSkillRevisions(db, repository.id);
+    const folders: { path: string; identity: string; revision: string }[] = [];
+    for (const folder of findSkillFolders(entries)) {
+      const identity = formatIdentity(
+        'gh',
+        [data.owner, data.repo, folder].filter((p) => p !== '').join('/'),
+      );
+      try {
+        if (parseIdentity(identity).identity !== identity)
+          throw new Error('the path does not survive normalisation');
+      } catch (error) {
+        errors.push({
+          path: folder,
+          code: 'bad-identity',
+          message: `Not a valid identity: ${(error as Error).message}`,
+        });
+        continue;
+      }
+      folders.push({
+        path: folder,
+        identity,
+        revision: folder === '' ? rootTree : (treeShaOf.get(folder) ?? ''),
+      });
+    }
+    const changed = folders.filter((f) => data.force || stored.get(f.path)?.revision !== f.revision);
+    const blobs = await snapshot.fetchFolderBlobs(
+      changed.map((f) => f.revision),
+      settings.CRAWL_MAX_FILE_BYTES,
+    );
+
+    // Content of each changed skill: files, parsed SKILL.md, tokens, safety flags (cached by content hash).
+    const prepared = changed.map((folder) =>
+      prepareSkill(folder, entries, blobs, settings.CRAWL_MAX_FILE_BYTES, errors),
+    );
+    const verdicts = await cachedSafetyVerdicts(
+      db,
+      prepared.map((p) => p.contentHash),
+      SCANNER_VERSION,
+    );
+    const seen: SeenSkill[] = [];
+    const changedPaths = new Set(changed.map((f) => f.path));
+    for (const folder of folders) {
+      if (!changedPaths.has(folder.path)) seen.push({ ...folder, commit });
+    }
+    for (const p of prepared) {
+      const flags: StoredFlag[] = verdicts.get(p.contentHash) ?? scanSkill(p.texts, p.content.description);
+      seen.push({
+        identity: p.folder.identity,
+        path: p.folder.path,
+        revision: p.folder.revision,
+        commit,
+        content: {
+          ...p.content,
+          flags,
+          verdict: { contentSha256: p.contentHash, scannerVersion: SCANNER_VERSION },
+        },
+      });
+    }
+    const bytes = await snapshot.bytesDownloaded();
+    return await finish(
+      {
+        ...base,
+        outcome: 'indexed',
+        head: { commit, branch: head.branch },
+        metadata: metadataWrite,
+        skills: seen,
+        warnings,
+        errors,
+        bytesDownloaded: bytes,
+      },
+      bytes,
+    );
+  } catch (error) {
+    // A shutdown releases the job to another worker; a rate limit delays it: neither is a failure.
+    if (error instanceof RateLimitedError || abortedByShutdown(ctx.signal)) throw error;
+    if (error instanceof GitError && error.kind === 'not-found') {
+      return recordFailure('repository-not-found', error.message, true);
+    }
+    if (error instanceof GitError && error.kind === 'timeout') {
+      // Not retried: a hanging server would hold a worker for every attempt; the next crawl tries again.
+      return recordFailure(
+        'timeout',
+        `Timed out after ${settings.CRAWL_JOB_TIMEOUT_MS} ms: ${error.message}`,
+      );
+    }
+    if (error instanceof GitError && error.kind === 'access-denied') {
+      // Private or needs a token: not proof that it is gone, so its skills are kept.
+      return recordFailure('access-denied', error.message);
+    }
+    if (isRetryable(error) && !ctx.finalAttempt) throw error;
+    const code = error instanceof RepositoryFailure ? error.code : 'crawl-failed';
+    return recordFailure(code, (error as Error).message);
+  } finally {
+    await snapshot?.dispose();
+  }
+}
+
+async function probeHeadOrExplain(url: string, remote: { token?: string; signal: AbortSignal }) {
+  try {
+    return await probeHead(url, remote);
+  } catch (error) {
+    if (error instanceof GitError && error.kind === 'rate-limited') {
+      throw new RateLimitedError(60_000, `git server rate limit: ${error.message}`);
+    }
+    throw error;
+  }
+}
+
+/** Problems of the tree worth reporting: SKILL.md that is not a regular file, wrong-case skill.md. */
+function treeWarnings(entries: TreeEntry[]): ReportEntry[] {
+  const out: ReportEntry[] = [];
+  for (const entry of entries) {
+    if (basename(entry.path) !== SKILL_FILE) continue;
+    if (entry.type === 'symlink') {
+      out.push({
+        path: entry.path,
+        code: 'skill-file-symlink',
+        message: 'SKILL.md is a symlink; symlinks are never followed.',
+      });
+    } else if (entry.type === 'submodule') {
+      out.push({
+        path: entry.path,
+        code: 'skill-file-submodule',
+        message: 'SKILL.md is a submodule; submodules are never followed.',
+      });
+    }
+  }
+  for (const folder of caseWarnings(entries)) {
+    out.push({
+      path: folder,
+      code: 'wrong-case-skill-file',
+      message: 'The folder holds a skill.md in the wrong letter case; only SKILL.md makes a skill.',
+    });
+  }
+  return out;
+}
+
+interface PreparedSkill {
+  folder: { path: string; identity: string; revision: string };
+  content: Omit<NonNullable<SeenSkill['content']>, 'flags' | 'verdict'>;
+  texts: { path: string; content: Buffer }[];
+  contentHash: string;
+}
+
+function prepareSkill(
+  folder: { path: string; identity: string; revision: string },
+  entries: TreeEntry[],
+  blobs: Map<string, Buffer>,
+  maxBytes: number,
+  errors: ReportEntry[],
+): PreparedSkill {
+  const files: SkillFile[] = [];
+  const stored: { sha256: string; size: number; content: Buffer }[] = [];
+  const texts: { path: string; content: Buffer }[] = [];
+  let skillMarkdown: Buffer | undefined;
+  for (const entry of skillFiles(entries, folder.path)) {
+    const path = relative(folder.path, entry.path);
+    const content = entry.sha ? blobs.get(entry.sha) : undefined;
+    if (!content) {
+      // Only blobs over the limit are left out of the fetch; their size is known to exceed it, not exactly.
+      files.push({ path, size: 0, sha256: '', skipped: `larger than ${maxBytes} bytes` });
+      continue;
+    }
+    const hash = sha256(content);
+    files.push({ path, size: content.length, sha256: hash });
+    stored.push({ sha256: hash, size: content.length, content });
+    texts.push({ path, content });
+    if (path === SKILL_FILE) skillMarkdown = content;
+  }
+  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const contentHash = skillContentHash(files);
+  const folderName = folder.path === '' ? (folder.identity.split('/')[1] ?? '') : basename(folder.path);
+  const empty = {
+    name: '',
+    description: '',
+    frontmatter: {},
+    body: '',
+    warnings: [],
+    descriptionTokens: 0,
+    bodyTokens: 0,
+  };
+  if (!skillMarkdown) {
+    const parseError = {
+      code: 'too-large',
+      message: `SKILL.md is larger than ${maxBytes} bytes and was not downloaded.`,
+    };
+    errors.push({ path: folder.path, ...parseError });
+    return { folder, content: { ...empty, parseError, files, blobs: stored }, texts, contentHash };
+  }
+  const parsed = tryParseSkillMarkdown(skillMarkdown, folderName);
+  if (!parsed.ok) {
+    const parseError = { code: parsed.error.code, message: parsed.error.message };
+    errors.push({ path: folder.path, ...parseError });
+    return { folder, content: { ...empty, parseError, files, blobs: stored }, texts, contentHash };
+  }
+  const doc = parsed.doc;
+  return {
+    folder,
+    content: {
+      name: doc.name,
+      description: doc.description,
+      frontmatter: doc.frontmatter,
+      body: doc.body,
+      warnings: doc.warnings,
+      parseError: null,
+      files,
+      blobs: stored,
+      descriptionTokens: countTokens(doc.description),
+      bodyTokens: countTokens(doc.body),
+    },
+    texts,
+    contentHash,
+  };
+}

@@ -1,0 +1,383 @@
+/**
+ * A local GitHub for tests, demos and benchmarks: real git over smart HTTP (test/support/git-server.ts)
+ * for the bare repositories under `reposRoot`, and the few REST endpoints the crawler calls, shaped as
+ * GitHub's OpenAPI description says (@octokit/openapi-types): code search, organization/user repository
+ * listings, repository metadata with ETag/304, /rate_limit, and x-ratelimit-* headers. A switch makes the
+ * next requests answer 403/429 with Retry-After, for rate-limit tests. Hand-written: no maintained npm
+ * package serves both git and a GitHub REST double over a folder of repositories.
+ */
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import type { components } from '@octokit/openapi-types';
+import { type GitServer, startGitServer } from './git-server.js';
+
+const run = promisify(execFile);
+
+type FullRepository = components['schemas']['full-repository'];
+type MinimalRepository = components['schemas']['minimal-repository'];
+type CodeSearchItem = components['schemas']['code-search-result-item'];
+
+/** The fields of a repository answer this stand-in fills in (a subset of full-repository). */
+type RepositoryAnswer = Pick<
+  FullRepository,
+  | 'id'
+  | 'node_id'
+  | 'name'
+  | 'full_name'
+  | 'private'
+  | 'html_url'
+  | 'description'
+  | 'fork'
+  | 'url'
+  | 'default_branch'
+  | 'stargazers_count'
+  | 'watchers_count'
+  | 'forks_count'
+  | 'open_issues_count'
+  | 'archived'
+  | 'disabled'
+  | 'topics'
+  | 'pushed_at'
+  | 'created_at'
+  | 'updated_at'
+  | 'visibility'
+  | 'size'
+> & {
+  owner: { login: string; id: number; type: string };
+  license: { key: string; name: string; spdx_id: string } | null;
+};
+
+export interface ApiRequestLog {
+  method: string;
+  path: string;
+  status: number;
+  ifNoneMatch?: string;
+  authorization?: string;
+}
+
+export interface GithubStandinOptions {
+  /** Folder holding `<owner>/<repo>.git` bare repositories (buildCorpusRepos() output or createRepo()'s root). */
+  reposRoot: string;
+  /** A corpus folder laid out like ../shared/corpus/repos; its meta.json files supply licence and branch. */
+  corpusDir?: string;
+  /** Port of the REST API (0 = any free port). */
+  port?: number;
+  /** Port of the git server (0 = any free port). */
+  gitPort?: number;
+}
+
+export interface RateLimitAnswer {
+  status: 403 | 429;
+  /** Seconds, sent as Retry-After. */
+  retryAfter: number;
+  /** How many requests get this answer. */
+  times: number;
+  /** Only requests whose path starts with this (default: every API request). */
+  pathPrefix?: string;
+}
+
+export interface GithubStandin {
+  /** GITHUB_API_URL for the crawler. */
+  apiUrl: string;
+  /** GIT_BASE_URL for the crawler. */
+  gitUrl: string;
+  git: GitServer;
+  apiLog: ApiRequestLog[];
+  /** Answer the next requests with a rate-limit error. */
+  rateLimitNext(answer: RateLimitAnswer): void;
+  /** Overrides metadata of a repository (stars, archived, topics, description, ...). */
+  setMetadata(fullName: string, patch: Partial<RepositoryAnswer>): void;
+  close(): Promise<void>;
+}
+
+/** Every `<owner>/<repo>` with a bare repository under `root`. */
+export async function listBareRepos(root: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const owner of await readdir(root, { withFileTypes: true })) {
+    if (!owner.isDirectory() || owner.name.startsWith('.')) continue;
+    for (const repo of await readdir(path.join(root, owner.name), { withFileTypes: true })) {
+      if (repo.isDirectory() && repo.name.endsWith('.git'))
+        out.push(`${owner.name}/${repo.name.slice(0, -4)}`);
+    }
+  }
+  return out.sort();
+}
+
+function stableNumber(text: string, modulo: number): number {
+  return createHash('sha256').update(text).digest().readUInt32BE(0) % modulo;
+}
+
+async function gitIn(dir: string, args: string[]): Promise<string> {
+  const { stdout } = await run('git', args, {
+    cwd: dir,
+    env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' },
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  return stdout;
+}
+
+/** Starts the stand-in (REST API and git server). */
+export async function startGithubStandin(options: GithubStandinOptions): Promise<GithubStandin> {
+  const git = await startGitServer({ root: options.reposRoot, port: options.gitPort ?? 0 });
+  const apiLog: ApiRequestLog[] = [];
+  const overrides = new Map<string, Partial<RepositoryAnswer>>();
+  let limited: (RateLimitAnswer & { left: number }) | null = null;
+  let apiUrl = '';
+
+  const repoDir = (fullName: string) => path.join(options.reposRoot, `${fullName}.git`);
+  const findRepo = async (owner: string, name: string): Promise<string | null> => {
+    const all = await listBareRepos(options.reposRoot);
+    return all.find((r) => r.toLowerCase() === `${owner}/${name}`.toLowerCase()) ?? null;
+  };
+
+  async function repositoryAnswer(fullName: string): Promise<RepositoryAnswer> {
+    const [owner = '', name = ''] = fullName.split('/');
+    const dir = repoDir(fullName);
+    let meta: { license_spdx?: string | null; default_branch?: string } = {};
+    const metaFile = options.corpusDir ? path.join(options.corpusDir, fullName, 'meta.json') : '';
+    if (metaFile && existsSync(metaFile)) meta = JSON.parse(await readFile(metaFile, 'utf8'));
+    const branch = (await gitIn(dir, ['symbolic-ref', '--short', 'HEAD']).catch(() => 'main')).trim();
+    const pushed = (await gitIn(dir, ['log', '-1', '--format=%cI', 'HEAD']).catch(() => '')).trim();
+    const id = stableNumber(fullName.toLowerCase(), 1_000_000_000);
+    const spdx = meta.license_spdx ?? null;
+    const answer: RepositoryAnswer = {
+      id,
+      node_id: `R_${id}`,
+      name,
+      full_name: fullName,
+      owner: { login: owner, id: stableNumber(owner.toLowerCase(), 1_000_000_000), type: 'Organization' },
+      private: false,
+      html_url: `${git.baseUrl}/${fullName}`,
+      description: null,
+      fork: false,
+      url: `${apiUrl}/repos/${fullName}`,
+      default_branch: meta.default_branch ?? branch,
+      // Deterministic popularity so ranking by stars has something to work with.
+      stargazers_count: stableNumber(`stars:${fullName}`, 5000),
+      watchers_count: 0,
+      forks_count: 0,
+      open_issues_count: 0,
+      license: spdx ? { key: spdx.toLowerCase(), name: spdx, spdx_id: spdx } : null,
+      archived: false,
+      disabled: false,
+      topics: [],
+      pushed_at: pushed || '2026-01-01T00:00:00Z',
+      created_at: '2025-01-01T00:00:00Z',
+      updated_at: pushed || '2026-01-01T00:00:00Z',
+      visibility: 'public',
+      size: 0,
+    };
+    return { ...answer, ...overrides.get(fullName.toLowerCase()) };
+  }
+
+  const minimal = (r: RepositoryAnswer) =>
+    ({
+      id: r.id,
+      node_id: r.node_id,
+      name: r.name,
+      full_name: r.full_name,
+      owner: r.owner,
+      private: r.private,
+      html_url: r.html_url,
+      description: r.description,
+      fork: r.fork,
+      url: r.url,
+      archived: r.archived,
+      default_branch: r.default_branch,
+      stargazers_count: r.stargazers_count,
+      pushed_at: r.pushed_at,
+    }) as unknown as MinimalRepository;
+
+  async function skillFilesOf(fullName: string): Promise<{ path: string; sha: string }[]> {
+    const out = await gitIn(repoDir(fullName), ['ls-tree', '-r', '-z', 'HEAD']).catch(() => '');
+    return (
+      out
+        .split('\0')
+        .filter(Boolean)
+        .map((line) => {
+          const tab = line.indexOf('\t');
+          const [, type, sha] = line.slice(0, tab).split(' ');
+          return { path: line.slice(tab + 1), type, sha: sha ?? '' };
+        })
+        // GitHub's filename: qualifier matches case-insensitively.
+        .filter((e) => e.type === 'blob' && /(^|\/)skill\.md$/i.test(e.path))
+    );
+  }
+
+  function send(
+    res: ServerResponse,
+    entry: ApiRequestLog,
+    status: number,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ) {
+    entry.status = status;
+    const text = body === undefined ? '' : JSON.stringify(body);
+    res.writeHead(status, {
+      'content-type': 'application/json; charset=utf-8',
+      'x-ratelimit-limit': '5000',
+      'x-ratelimit-remaining': '4999',
+      'x-ratelimit-used': '1',
+      'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 3600),
+      'x-ratelimit-resource': 'core',
+      'x-github-api-version-selected': '2022-11-28',
+      ...headers,
+    });
+    res.end(status === 304 ? undefined : text);
+  }
+
+  function paginate<T>(url: URL, items: T[]): { page: T[]; link?: string } {
+    const perPage = Math.min(100, Math.max(1, Number(url.searchParams.get('per_page') ?? 30) || 30));
+    const pageNo = Math.max(1, Number(url.searchParams.get('page') ?? 1) || 1);
+    const last = Math.max(1, Math.ceil(items.length / perPage));
+    const links: string[] = [];
+    const at = (n: number) => {
+      const u = new URL(url.toString());
+      u.searchParams.set('page', String(n));
+      u.searchParams.set('per_page', String(perPage));
+      return `${apiUrl}${u.pathname}${u.search}`;
+    };
+    if (pageNo < last) links.push(`<${at(pageNo + 1)}>; rel="next"`, `<${at(last)}>; rel="last"`);
+    if (pageNo > 1) links.push(`<${at(1)}>; rel="first"`, `<${at(pageNo - 1)}>; rel="prev"`);
+    return {
+      page: items.slice((pageNo - 1) * perPage, pageNo * perPage),
+      link: links.length ? links.join(', ') : undefined,
+    };
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const entry: ApiRequestLog = {
+      method: req.method ?? 'GET',
+      path: url.pathname + url.search,
+      status: 0,
+      ifNoneMatch: req.headers['if-none-match'] as string | undefined,
+      authorization: req.headers.authorization,
+    };
+    apiLog.push(entry);
+    if (limited && limited.left > 0 && (!limited.pathPrefix || url.pathname.startsWith(limited.pathPrefix))) {
+      limited.left--;
+      const secondary = limited.status === 403;
+      return send(
+        res,
+        entry,
+        limited.status,
+        {
+          message: secondary
+            ? 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.'
+            : 'API rate limit exceeded',
+          documentation_url: 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api',
+        },
+        {
+          'retry-after': String(limited.retryAfter),
+          'x-ratelimit-remaining': '0',
+          'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + limited.retryAfter),
+        },
+      );
+    }
+    const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+    if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, entry, 404, { message: 'Not Found' });
+
+    if (parts[0] === 'rate_limit' && parts.length === 1) {
+      const reset = Math.floor(Date.now() / 1000) + 3600;
+      const core = { limit: 5000, remaining: 4999, used: 1, reset };
+      return send(res, entry, 200, {
+        resources: { core, search: { ...core, limit: 30, remaining: 30 } },
+        rate: core,
+      });
+    }
+    if (parts[0] === 'repos' && parts.length === 3) {
+      const found = await findRepo(parts[1]!, parts[2]!);
+      if (!found)
+        return send(res, entry, 404, {
+          message: 'Not Found',
+          documentation_url: 'https://docs.github.com/rest/repos/repos#get-a-repository',
+        });
+      const body = await repositoryAnswer(found);
+      const etag = `W/"${createHash('sha256').update(JSON.stringify(body)).digest('hex').slice(0, 32)}"`;
+      // A matching conditional request answers 304 and (as on GitHub) does not count against the limit.
+      if (entry.ifNoneMatch === etag) return send(res, entry, 304, undefined, { etag });
+      return send(res, entry, 200, body, { etag });
+    }
+    if ((parts[0] === 'orgs' || parts[0] === 'users') && parts[2] === 'repos' && parts.length === 3) {
+      const owner = parts[1]!.toLowerCase();
+      const names = (await listBareRepos(options.reposRoot)).filter(
+        (r) => r.split('/')[0]!.toLowerCase() === owner,
+      );
+      if (names.length === 0) return send(res, entry, 404, { message: 'Not Found' });
+      const repos = await Promise.all(names.map(async (n) => minimal(await repositoryAnswer(n))));
+      const { page, link } = paginate(url, repos);
+      return send(res, entry, 200, page, link ? { link } : {});
+    }
+    if (parts[0] === 'search' && parts[1] === 'code' && parts.length === 2) {
+      const q = url.searchParams.get('q') ?? '';
+      if (!/filename:skill\.md/i.test(q)) {
+        return send(res, entry, 422, {
+          message: 'Validation Failed',
+          errors: [{ message: 'this stand-in only answers filename:SKILL.md' }],
+        });
+      }
+      const items: CodeSearchItem[] = [];
+      for (const name of await listBareRepos(options.reposRoot)) {
+        const repo = minimal(await repositoryAnswer(name));
+        for (const file of await skillFilesOf(name)) {
+          items.push({
+            name: path.posix.basename(file.path),
+            path: file.path,
+            sha: file.sha,
+            url: `${apiUrl}/repos/${name}/contents/${file.path}`,
+            git_url: `${apiUrl}/repos/${name}/git/blobs/${file.sha}`,
+            html_url: `${git.baseUrl}/${name}/blob/HEAD/${file.path}`,
+            repository: repo,
+            score: 1,
+          });
+        }
+      }
+      const { page, link } = paginate(url, items);
+      return send(
+        res,
+        entry,
+        200,
+        { total_count: items.length, incomplete_results: false, items: page },
+        { 'x-ratelimit-resource': 'search', ...(link ? { link } : {}) },
+      );
+    }
+    return send(res, entry, 404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' });
+  }
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ message: String(error) }));
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  return {
+    apiUrl,
+    gitUrl: git.baseUrl,
+    git,
+    apiLog,
+    rateLimitNext(answer) {
+      limited = { ...answer, left: answer.times };
+    },
+    setMetadata(fullName, patch) {
+      overrides.set(fullName.toLowerCase(), { ...overrides.get(fullName.toLowerCase()), ...patch });
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await git.close();
+    },
+  };
+}

@@ -90,7 +90,10 @@ export class GitSource {
       ).trim();
       const contentKey = tree;
       if (!(await this.cache.hasContent(id.identity, contentKey))) {
-        await this.sparseCheckout(id, repoDir, ['--cone', '--', ...(subpath === '' ? [] : [subpath])]);
+        // A skill at the repository root is the whole tree; anything else is one cone.
+        if (subpath === '')
+          await this.git(id, repoDir, ['checkout', '--quiet'], this.settings.fetchTimeoutMs);
+        else await this.sparseCheckout(id, repoDir, ['--cone', '--', subpath]);
         const staged = path.join(work, 'content');
         await mkdir(staged);
         for (const file of skillFiles(listing, subpath)) {

@@ -113,6 +113,8 @@ export interface ErrorPageModel {
   code: string;
   title: string;
   detail?: string;
+  /** For a bad identity: which rule it broke (the core's IdentityError code). */
+  reason?: string;
   identity?: string;
   lastRevision?: string;
   lastSeen?: Date | string | null;

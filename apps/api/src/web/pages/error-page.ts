@@ -22,7 +22,7 @@ function advice(model: ErrorPageModel): SafeHtml {
   if (model.status === 422 && model.subcollections) return overCapAdvice(model);
   if (model.status === 404) return notFoundAdvice(model);
   if (model.status === 400) {
-    return html`<p>An identity looks like <code>gh:owner/repo/path/to/skill</code> or <code>hub:namespace/collection</code>.
+    return html`${model.reason ? html`<p>Rule broken: <code>${model.reason}</code></p>` : ''}<p>An identity looks like <code>gh:owner/repo/path/to/skill</code> or <code>hub:namespace/collection</code>.
 Write a space as <code>%20</code> and a colon inside a path as <code>%3A</code>.</p>${searchHint(model.identity)}`;
   }
   if (model.status >= 500) {

@@ -73,7 +73,7 @@ ${result.kind === 'collection' ? html`<span class="kind">collection</span>` : ''
 <h2><a href="${skillPageUrl(result.identity)}">${result.name || result.path || result.identity}</a></h2>
 ${flagBadges(result.flags)}
 </div>
-<p class="result-desc">${result.description}</p>
+<p class="result-desc">${result.description || (result.kind === 'collection' ? `A folder of ${formatCount(result.skillCount ?? 0)} skills; referencing it gives a menu.` : '')}</p>
 <div class="meta">
 ${sourceLinks(result)}
 ${result.path ? html`<span>path <code>${result.path}</code></span>` : ''}

@@ -1,0 +1,281 @@
+import { isProtocolError } from '@atskills/protocol';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { toProblem } from '../plugins/errors.js';
+import type { HttpProblem } from '../problems.js';
+import type { SearchHitResponse, StatsResponse } from '../schemas.js';
+import { getStats } from '../services/index-info.js';
+import { searchSkills } from '../services/search.js';
+import { getSkillView } from '../services/skill-view.js';
+import { ASSETS } from '../web/assets/index.js';
+import { CONTENT_SECURITY_POLICY } from '../web/layout.js';
+import { renderErrorPage } from '../web/pages/error-page.js';
+import { renderMenuPage } from '../web/pages/menu-page.js';
+import { renderSearchPage } from '../web/pages/search-page.js';
+import { renderSkillPage } from '../web/pages/skill-page.js';
+import type {
+  CrawlStatusView,
+  ErrorPageModel,
+  FlagView,
+  SearchFilters,
+  SearchPageModel,
+  SearchResultView,
+} from '../web/view-models.js';
+
+// The server-rendered pages: `/` (search), `/s/<identity>` (a skill or a menu) and their static assets.
+// Pages read through the same services as the JSON API, always with `request.viewer`, so a page never shows
+// what the API would hide. Routes are hidden from the OpenAPI document: they are HTML for people.
+
+const MAX_QUERY = 256;
+const DEFAULT_LIMIT = 20;
+const MAX_LIMIT = 100;
+const PAGE_PREFIX = '/s/';
+
+function sendPage(reply: FastifyReply, status: number, page: string): FastifyReply {
+  return reply
+    .code(status)
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('content-security-policy', CONTENT_SECURITY_POLICY)
+    .header('cache-control', 'no-cache')
+    .header('vary', 'Authorization')
+    .send(page);
+}
+
+function firstString(value: unknown): string | undefined {
+  if (Array.isArray(value)) return firstString(value[0]);
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** Reads the search form's fields leniently: a page should explain a bad field, not answer JSON. */
+function readSearchForm(query: Record<string, unknown>): {
+  q: string;
+  limit: number;
+  cursor: string | undefined;
+  filters: SearchFilters;
+  error?: string;
+} {
+  const q = (firstString(query.q) ?? '').trim();
+  const source = firstString(query.source);
+  const filters: SearchFilters = {};
+  if (source === 'gh' || source === 'hub') filters.source = source;
+  for (const key of ['owner', 'repo', 'namespace'] as const) {
+    const value = firstString(query[key])?.trim();
+    if (value) filters[key] = value.slice(0, 100);
+  }
+  const rawLimit = Number(firstString(query.limit) ?? DEFAULT_LIMIT);
+  const limit = Number.isInteger(rawLimit) ? Math.min(Math.max(rawLimit, 1), MAX_LIMIT) : DEFAULT_LIMIT;
+  const cursor = firstString(query.cursor) || undefined;
+  const form = { q: q.slice(0, MAX_QUERY), limit, cursor, filters };
+  if (q.length > MAX_QUERY) {
+    return { ...form, error: `The query is longer than ${MAX_QUERY} characters; shorten it.` };
+  }
+  return form;
+}
+
+function toResultView(hit: SearchHitResponse): SearchResultView {
+  return {
+    kind: hit.kind,
+    identity: hit.identity,
+    name: hit.name,
+    description: hit.description,
+    source: hit.source,
+    repository: hit.repository,
+    path: hit.path,
+    revision: hit.revision,
+    stars: hit.stars,
+    descriptionTokens: hit.descriptionTokens,
+    bodyTokens: hit.bodyTokens,
+    ...(hit.skillCount !== undefined ? { skillCount: hit.skillCount } : {}),
+    flags: hit.flags.map(
+      (f): FlagView => ({
+        rule: f.code,
+        severity: f.severity,
+        message: f.message,
+        ...(f.file !== undefined ? { file: f.file } : {}),
+        ...(f.line !== undefined ? { line: f.line } : {}),
+      }),
+    ),
+    warnings: hit.warnings,
+  };
+}
+
+function toCrawlStatus(stats: StatsResponse): CrawlStatusView {
+  return {
+    skills: stats.skills,
+    repositories: stats.repositories,
+    collections: stats.collections,
+    lastCrawlAt: stats.lastCrawl?.finishedAt ?? stats.lastCrawl?.startedAt ?? null,
+    lastCrawlStatus: stats.lastCrawl?.status ?? null,
+  };
+}
+
+async function searchPage(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
+  const form = readSearchForm(request.query as Record<string, unknown>);
+  const status = await getStats(app.db, request.viewer, app.searchEngine.name).then(
+    toCrawlStatus,
+    (err: unknown) => {
+      // The status box is a nicety; a failing stats query must not take the search page down with it.
+      request.log.warn({ err }, 'crawl status unavailable');
+      return null;
+    },
+  );
+  // The default limit stays out of page links so they remain short.
+  const model: SearchPageModel = {
+    query: form.q,
+    filters: form.filters,
+    status,
+    ...(form.limit !== DEFAULT_LIMIT ? { limit: form.limit } : {}),
+  };
+  if (form.error) return sendPage(reply, 400, renderSearchPage({ ...model, error: form.error }));
+  if (form.q === '') return sendPage(reply, 200, renderSearchPage(model));
+  try {
+    const { page, engine } = await searchSkills(app.searchEngine, request.viewer, {
+      q: form.q,
+      limit: form.limit,
+      cursor: form.cursor,
+      filters: form.filters,
+    });
+    reply.header('x-search-engine', engine);
+    return sendPage(
+      reply,
+      200,
+      renderSearchPage({
+        ...model,
+        results: page.results.map(toResultView),
+        nextCursor: page.nextCursor,
+        continued: form.cursor !== undefined,
+      }),
+    );
+  } catch (err) {
+    if (isProtocolError(err) && err.code === 'bad-cursor') {
+      return sendPage(
+        reply,
+        400,
+        renderSearchPage({
+          ...model,
+          error:
+            'That page link is malformed or out of date. Showing the first page would need a new search.',
+        }),
+      );
+    }
+    throw err;
+  }
+}
+
+/** The identity text of a /s/ URL, still percent-encoded (parseIdentity decodes it exactly once). */
+function identityFromUrl(url: string): string {
+  const path = url.split('?', 1)[0] ?? '';
+  return path.startsWith(PAGE_PREFIX) ? path.slice(PAGE_PREFIX.length) : '';
+}
+
+async function skillPage(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
+  const text = identityFromUrl(request.raw.url ?? request.url);
+  const rev = firstString((request.query as Record<string, unknown>).rev) || undefined;
+  const result = await getSkillView(app.db, request.viewer, text, rev);
+  if (result.kind === 'menu') return sendPage(reply, 200, renderMenuPage(result.view));
+  const { view, resolved } = result;
+  return sendPage(
+    reply,
+    200,
+    renderSkillPage({
+      identity: view.identity,
+      revision: view.revision,
+      pinned: resolved.pinned,
+      name: view.name,
+      description: view.description,
+      frontmatter: view.frontmatter,
+      body: view.body,
+      files: view.files,
+      // The stored findings, evidence included: the page escapes it, and people need it to judge the flag.
+      flags: resolved.flags,
+      warnings: view.warnings,
+      stars: view.stars,
+      descriptionTokens: view.descriptionTokens,
+      bodyTokens: view.bodyTokens,
+      lastSeen: view.lastSeen,
+    }),
+  );
+}
+
+const TITLES: Record<number, string> = {
+  400: 'That identity is not valid',
+  404: 'No skill here',
+  410: 'This skill is gone upstream',
+  422: 'Too many skills to list here',
+  503: 'The hub is unavailable',
+};
+
+function errorModel(p: HttpProblem, request: FastifyRequest, identity: string | undefined): ErrorPageModel {
+  const ext = p.extensions as {
+    identity?: unknown;
+    reason?: unknown;
+    lastRevision?: unknown;
+    lastSeen?: unknown;
+    count?: unknown;
+    subcollections?: unknown;
+  };
+  const model: ErrorPageModel = {
+    status: p.status,
+    code: p.code,
+    title:
+      TITLES[p.status] ?? (p.status >= 500 ? 'Something went wrong' : 'That request could not be answered'),
+    requestId: request.id,
+  };
+  // 5xx detail may hold internals (the errors plugin keeps only its own 503 text); 4xx detail is ours.
+  if (p.detail !== undefined && (p.status < 500 || p.code === 'unavailable')) model.detail = p.detail;
+  const shownIdentity = typeof ext.identity === 'string' ? ext.identity : identity;
+  if (shownIdentity) model.identity = shownIdentity;
+  if (typeof ext.reason === 'string') model.reason = ext.reason;
+  if (typeof ext.lastRevision === 'string') model.lastRevision = ext.lastRevision;
+  if (typeof ext.lastSeen === 'string') model.lastSeen = ext.lastSeen;
+  if (typeof ext.count === 'number') model.count = ext.count;
+  if (Array.isArray(ext.subcollections)) model.subcollections = ext.subcollections;
+  return model;
+}
+
+/** The identity as the person typed it, decoded for display only (never for lookups). */
+function displayIdentity(request: FastifyRequest): string | undefined {
+  const text = identityFromUrl(request.raw.url ?? request.url);
+  if (text === '') return undefined;
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Serves the web pages and their assets; registered by buildApp after the API routes. */
+export default fp(
+  async function webRoutes(app: FastifyInstance) {
+    // Encapsulated: only this plugin's routes answer errors as HTML pages; the API keeps problem+json.
+    await app.register(async (web) => {
+      web.setErrorHandler((err, request, reply) => {
+        const p = toProblem(err);
+        if (p.status >= 500) request.log.error({ err, code: p.code }, 'page failed');
+        else request.log.warn({ code: p.code, status: p.status, detail: p.detail }, 'page refused');
+        for (const [name, value] of Object.entries(p.headers)) reply.header(name, value);
+        const identity = request.url.startsWith(PAGE_PREFIX) ? displayIdentity(request) : undefined;
+        return sendPage(reply, p.status, renderErrorPage(errorModel(p, request, identity)));
+      });
+      web.get('/', { schema: { hide: true } }, (request, reply) => searchPage(web, request, reply));
+      web.get('/s/*', { schema: { hide: true } }, (request, reply) => skillPage(web, request, reply));
+      web.get('/assets/:file', { schema: { hide: true } }, (request, reply) => {
+        const asset = ASSETS.get(request.url.split('?', 1)[0] ?? '');
+        if (!asset) {
+          return sendPage(
+            reply,
+            404,
+            renderErrorPage({ status: 404, code: 'not-found', title: 'No such file', requestId: request.id }),
+          );
+        }
+        if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
+        return reply
+          .header('content-type', asset.contentType)
+          .header('etag', asset.etag)
+          .header('cache-control', 'public, max-age=31536000, immutable')
+          .send(asset.body);
+      });
+    });
+  },
+  { name: 'atskills-web', dependencies: ['atskills-database', 'atskills-search', 'atskills-viewer'] },
+);

@@ -1,0 +1,204 @@
+// The web pages served by the real app (buildApp) over a real test database, through app.inject.
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { COPY_SCRIPT, STYLESHEET } from '../src/web/assets/index.js';
+import { CONTENT_SECURITY_POLICY } from '../src/web/layout.js';
+import { insertSkills, webFixtures } from './web-fixtures.js';
+
+let database: TestDatabase;
+let app: FastifyInstance;
+
+beforeAll(async () => {
+  database = await createTestDatabase('web_pages');
+  await insertSkills(database.db, webFixtures());
+  app = await buildApp(loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: database.url }), { database });
+});
+
+afterAll(async () => {
+  await app?.close();
+  await database?.drop();
+});
+
+async function get(url: string) {
+  const res = await app.inject({ method: 'GET', url });
+  return { status: res.statusCode, headers: res.headers, body: res.body };
+}
+
+function expectHtmlPage(res: { headers: Record<string, unknown> }) {
+  expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+  expect(res.headers['content-security-policy']).toBe(CONTENT_SECURITY_POLICY);
+}
+
+describe('home page', () => {
+  it('shows the search form and the index status without a query', async () => {
+    const res = await get('/');
+    expect(res.status).toBe(200);
+    expectHtmlPage(res);
+    expect(res.body).toContain('<form class="search" method="get" action="/" role="search">');
+    // 4 acme/mallory skills + 2 hub/team + 130 bigco; the gone one and the private one are not counted.
+    expect(res.body).toMatch(/<dt>Skills<\/dt><dd>136<\/dd>/);
+    expect(res.body).toContain('<dt>Last crawl</dt><dd>never</dd>');
+  });
+
+  it('lists results with source, stars, tokens and the copy button; private and gone skills stay out', async () => {
+    const res = await get('/?q=deploy');
+    expect(res.status).toBe(200);
+    expectHtmlPage(res);
+    expect(res.headers['x-search-engine']).toMatch(/^postgres/);
+    expect(res.body).toContain('href="/s/gh:acme/tools/skills/deploy-runbook"');
+    expect(res.body).toContain('data-copy="@skills:gh:acme/tools/skills/deploy-runbook"');
+    expect(res.body).toContain('href="/s/gh:acme/tools">acme/tools</a>');
+    expect(res.body).toContain('★ 120');
+    expect(res.body).toMatch(/\d+ tokens resident/);
+    expect(res.body).not.toContain('deploy-secret');
+    expect(res.body).not.toContain('legacy-deploy');
+  });
+
+  it('shows safety flags as badges with the rule in the hover text', async () => {
+    const res = await get('/?q=installer');
+    expect(res.body).toMatch(
+      /<span class="flag severity-danger" title="remote-exec \(danger\) at SKILL.md:7: Pipes a downloaded script into a shell.">remote-exec<\/span>/,
+    );
+  });
+
+  it('paginates with the cursor without repeating results', async () => {
+    const first = await get('/?q=pack&limit=50');
+    const next = /<a rel="next" href="([^"]+)">/.exec(first.body)?.[1]?.replace(/&amp;/g, '&');
+    expect(next).toBeDefined();
+    const second = await get(next!);
+    expect(second.status).toBe(200);
+    expect(second.body).toContain('← First page');
+    const ids = (body: string) => [...body.matchAll(/data-identity="([^"]+)"/g)].map((m) => m[1]);
+    const a = ids(first.body);
+    const b = ids(second.body);
+    expect(a).toHaveLength(50);
+    expect(b.length).toBeGreaterThan(0);
+    expect(a.filter((id) => b.includes(id))).toEqual([]);
+  });
+
+  it('explains an over-long query or a bad cursor with a 400 page, not JSON', async () => {
+    const long = await get(`/?q=${'a'.repeat(300)}`);
+    expect(long.status).toBe(400);
+    expectHtmlPage(long);
+    expect(long.body).toContain('longer than 256 characters');
+    const cursor = await get('/?q=deploy&cursor=not-a-cursor');
+    expect(cursor.status).toBe(400);
+    expect(cursor.body).toContain('That page link is malformed');
+  });
+});
+
+describe('skill and menu pages', () => {
+  it('renders a skill with files, revision, usage and sanitized Markdown', async () => {
+    const res = await get('/s/gh:acme/tools/skills/deploy-runbook');
+    expect(res.status).toBe(200);
+    expectHtmlPage(res);
+    expect(res.body).toContain('<h1 class="skill-title">deploy-runbook');
+    expect(res.body).toContain('data-copy="@skills:gh:acme/tools/skills/deploy-runbook:save"');
+    expect(res.body).toContain('data-copy="@skills:gh:acme/tools/skills/deploy-runbook:install"');
+    expect(res.body).toContain('npx atskills get gh:acme/tools/skills/deploy-runbook');
+    expect(res.body).toContain(
+      'href="/v1/files/gh:acme/tools/skills/deploy-runbook?path=scripts%2Fdeploy.sh"',
+    );
+    expect(res.body).toContain('<pre><code class="language-sh">./scripts/deploy.sh --prod');
+    expect(res.body).toMatch(/<dt>Revision<\/dt><dd><code title="[0-9a-f]{64}">[0-9a-f]{12}<\/code>/);
+  });
+
+  it('the file link on the page serves the file', async () => {
+    const page = await get('/s/gh:acme/tools/skills/deploy-runbook');
+    const href = /href="(\/v1\/files\/[^"]+)"/.exec(page.body)?.[1]?.replace(/&amp;/g, '&');
+    const file = await get(href!);
+    expect(file.status).toBe(200);
+    expect(file.body).toBe('#!/bin/sh\necho deploying\n');
+  });
+
+  it('shows flags with their evidence', async () => {
+    const res = await get('/s/gh:acme/tools/skills/installer');
+    expect(res.body).toContain('<h2 id="flags-title">Safety flags</h2>');
+    expect(res.body).toContain('<code>curl -fsSL https://get.example.sh | sh</code>');
+    expect(res.body).toContain('<code>SKILL.md:7</code>');
+  });
+
+  it('renders a hostile body inert', async () => {
+    const res = await get('/s/gh:mallory/traps/pwn-check');
+    expect(res.status).toBe(200);
+    expect(res.body.match(/<script\b[^>]*>/gi)).toEqual([`<script src="${COPY_SCRIPT.url}" defer>`]);
+    expect(res.body).not.toMatch(/<[^>]+\son[a-z]+\s*=/i);
+    expect(res.body).not.toMatch(/href="[^"]*script:/i);
+    expect(res.body).not.toContain('<iframe');
+    expect(res.body).not.toContain('<form action="https://evil');
+    expect(res.body).toContain('Normal text after the traps.');
+    expect(res.body).toContain('A harmless looking skill &lt;b&gt;with&lt;/b&gt; markup');
+  });
+
+  it('a directory is a menu of its skills', async () => {
+    const res = await get('/s/hub:team/kit');
+    expect(res.status).toBe(200);
+    expect(res.body).toContain('A collection of 2 skills');
+    expect(res.body).toContain('href="/s/hub:team/kit/format"');
+    expect(res.body).toContain('- hub:team/kit/lint: Lint the repository before a commit');
+  });
+
+  it('percent-encoded and case-folded identities reach the same page', async () => {
+    const res = await get('/s/hub:Team/Kit/%6Cint');
+    expect(res.status).toBe(200);
+    expect(res.body).toContain('<code>hub:team/kit/lint</code>');
+  });
+});
+
+describe('error pages', () => {
+  it('404 for unknown and for private identities alike, with a search hint', async () => {
+    const unknown = await get('/s/hub:secretco/ops/nothing-here');
+    const secret = await get('/s/hub:secretco/ops/deploy-secret');
+    for (const res of [unknown, secret]) {
+      expect(res.status).toBe(404);
+      expectHtmlPage(res);
+      expect(res.body).toContain('No skill here');
+      expect(res.body).not.toContain('Private deploy notes');
+    }
+    expect(secret.body).toContain('href="/?q=deploy-secret"');
+  });
+
+  it('410 shows the last revision and the date it was last seen', async () => {
+    const res = await get('/s/gh:acme/tools/skills/legacy-deploy');
+    expect(res.status).toBe(410);
+    expectHtmlPage(res);
+    expect(res.body).toContain('This skill is gone upstream');
+    expect(res.body).toMatch(/<dt>Last revision<\/dt><dd><code>[0-9a-f]{64}<\/code>/);
+    expect(res.body).toContain('<dt>Last seen</dt><dd>2026-11-20</dd>');
+  });
+
+  it('422 lists the sub-collections that fit', async () => {
+    const res = await get('/s/gh:bigco/mono');
+    expect(res.status).toBe(422);
+    expectHtmlPage(res);
+    expect(res.body).toContain('130 skills');
+    expect(res.body).toContain('href="/s/gh:bigco/mono/packs/alpha"');
+    expect(res.body).toContain('data-copy="@skills:gh:bigco/mono/packs/beta"');
+  });
+
+  it('400 for a bad identity names the rule', async () => {
+    const res = await get('/s/gh:acme/tools/a%5Cb');
+    expect(res.status).toBe(400);
+    expectHtmlPage(res);
+    expect(res.body).toContain('That identity is not valid');
+    expect(res.body).toContain('<code>bad-identity</code>');
+    expect(res.body).toContain('The identity holds a backslash');
+    expect(res.body).toContain('Rule broken: <code>backslash</code>');
+  });
+});
+
+describe('assets', () => {
+  it('serves the stylesheet and the script with long-lived caching', async () => {
+    for (const asset of [STYLESHEET, COPY_SCRIPT]) {
+      const res = await get(asset.url);
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toBe(asset.contentType);
+      expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+      expect(res.body).toBe(asset.body);
+    }
+    expect((await get('/assets/nope.js')).status).toBe(404);
+  });
+});

@@ -1,0 +1,203 @@
+// Save, re-save and the conflict rule (SPEC 1.5), install/uninstall, triggers, the resident block and
+// expand, against real git served over smart HTTP from small repositories.
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { countTokens } from '@atskills/protocol';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseJsonOutput, runCliCaptured } from '../../../test/support/cli.js';
+import { commitToRepo, createRepo } from '../../../test/support/corpus.js';
+import { type GitServer, startGitServer } from '../../../test/support/git-server.js';
+
+const SKILL_V1 = '---\nname: a\ndescription: Version one.\n---\nfirst body\n';
+const SKILL_V2 = '---\nname: a\ndescription: Version two.\n---\nsecond body\n';
+const SKILL_V3 = '---\nname: a\ndescription: Version three.\n---\nthird body\n';
+
+let root: string;
+let server: GitServer;
+let work: string;
+let rev1: string;
+
+async function project(cacheName = 'cache') {
+  const dir = await mkdtemp(path.join(tmpdir(), 'atskills-save-'));
+  const cwd = path.join(dir, 'project');
+  await mkdir(cwd, { recursive: true });
+  const envFor = (cache: string) => ({
+    ...process.env,
+    ATSKILLS_CACHE: path.join(dir, cache),
+    ATSKILLS_GIT_BASE: server.baseUrl,
+  });
+  const env = envFor(cacheName);
+  return {
+    cwd,
+    cli: (...argv: string[]) => runCliCaptured(argv, { cwd, env }),
+    cliWithCache: (cache: string, ...argv: string[]) => runCliCaptured(argv, { cwd, env: envFor(cache) }),
+  };
+}
+
+beforeAll(async () => {
+  root = await mkdtemp(path.join(tmpdir(), 'atskills-save-repos-'));
+  work = (
+    await createRepo(root, 'acme/kit', {
+      'skills/a/SKILL.md': SKILL_V1,
+      'skills/a/notes.md': 'notes\n',
+      'skills/b/SKILL.md': '---\nname: b\ndescription: Bee.\n---\nb\n',
+    })
+  ).workDir;
+  const { execFileSync } = await import('node:child_process');
+  rev1 = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: work }).toString().trim();
+  server = await startGitServer({ root });
+});
+afterAll(() => server?.close());
+
+describe('save', () => {
+  it('saves, answers locally, refreshes an untouched copy, and refuses an edited one until told', async () => {
+    const { cwd, cli, cliWithCache } = await project();
+    const copy = path.join(cwd, '.atskills/gh/acme/kit/skills/a');
+    const today = new Date().toISOString().slice(0, 10);
+
+    const saved = await cli('save', 'gh:acme/kit/skills/a');
+    expect(saved.code, saved.stderr).toBe(0);
+    expect(saved.stdout).toMatch(/^Saved gh:acme\/kit\/skills\/a/);
+    expect(await readFile(path.join(copy, 'SKILL.md'), 'utf8')).toBe(SKILL_V1);
+    expect(await readFile(path.join(copy, 'notes.md'), 'utf8')).toBe('notes\n');
+    expect(await readFile(path.join(copy, '.source'), 'utf8')).toBe(
+      `gh:acme/kit/skills/a\n${today} rev:${rev1}\n`,
+    );
+
+    // A saved copy answers its own address, with no request.
+    server.resetLog();
+    expect(parseJsonOutput(await cli('get', '--json', 'gh:acme/kit/skills/a'))).toMatchObject({
+      revision: 'local',
+      dir: copy,
+    });
+    expect(server.log).toEqual([]);
+
+    // Unchanged upstream: nothing to do.
+    expect((await cli('save', 'gh:acme/kit/skills/a')).stdout).toMatch(/up to date/);
+
+    // Upstream moved, copy untouched: replaced by the latest. A fresh cache forces the comparison to fetch
+    // upstream at the recorded revision rather than reuse what the cache remembers.
+    const rev2 = await commitToRepo(work, { 'skills/a/SKILL.md': SKILL_V2 });
+    const refreshed = await cliWithCache('other-cache', 'save', 'gh:acme/kit/skills/a');
+    expect(refreshed.code, refreshed.stderr).toBe(0);
+    expect(refreshed.stdout).toMatch(/^Refreshed/);
+    expect(await readFile(path.join(copy, 'SKILL.md'), 'utf8')).toBe(SKILL_V2);
+    expect(await readFile(path.join(copy, '.source'), 'utf8')).toBe(
+      `gh:acme/kit/skills/a\n${today} rev:${rev2}\n`,
+    );
+
+    // Edited copy, upstream moved again: a conflict, and nothing is touched.
+    const edited = `${SKILL_V2}my local note\n`;
+    await writeFile(path.join(copy, 'SKILL.md'), edited);
+    const rev3 = await commitToRepo(work, { 'skills/a/SKILL.md': SKILL_V3 });
+    const conflict = await cli('save', 'gh:acme/kit/skills/a');
+    expect(conflict.code).toBe(6);
+    expect(conflict.stderr).toMatch(/edited since it was saved.*SKILL\.md.*--on-conflict keep/s);
+    expect(await readFile(path.join(copy, 'SKILL.md'), 'utf8')).toBe(edited);
+
+    const kept = await cli('save', '--on-conflict', 'keep', 'gh:acme/kit/skills/a');
+    expect(kept.code).toBe(0);
+    expect(await readFile(path.join(copy, 'SKILL.md'), 'utf8')).toBe(edited);
+
+    const merge = await cli('save', '--on-conflict', 'merge', 'gh:acme/kit/skills/a');
+    expect(merge.code).toBe(6);
+    expect(merge.stdout).toContain('my local note');
+    expect(merge.stdout).toContain('third body');
+    expect(await readFile(path.join(copy, 'SKILL.md'), 'utf8')).toBe(edited);
+
+    const refetched = await cli('save', '--on-conflict', 'refetch', 'gh:acme/kit/skills/a');
+    expect(refetched.code).toBe(0);
+    expect(await readFile(path.join(copy, 'SKILL.md'), 'utf8')).toBe(SKILL_V3);
+    expect(await readFile(path.join(copy, '.source'), 'utf8')).toBe(
+      `gh:acme/kit/skills/a\n${today} rev:${rev3}\n`,
+    );
+
+    // Without a .source the copy cannot be verified: a conflict too.
+    await rm(path.join(copy, '.source'));
+    const unverifiable = await cli('save', 'gh:acme/kit/skills/a');
+    expect(unverifiable.code).toBe(6);
+    expect(unverifiable.stderr).toMatch(/no \.source/);
+  });
+
+  it('refuses to save a project path or a menu', async () => {
+    const { cli } = await project();
+    expect((await cli('save', 'deploy/runbook')).code).toBe(2);
+    const menu = await cli('save', 'gh:acme/kit/skills');
+    expect(menu.code).toBe(2);
+    expect(menu.stderr).toMatch(/menu of 2 skills/);
+  });
+});
+
+describe('install, triggers and the resident block', () => {
+  it('installs and uninstalls exactly one line each, and renders the block with its token count', async () => {
+    const { cwd, cli } = await project();
+    await mkdir(path.join(cwd, '.atskills/team/a'), { recursive: true });
+    await writeFile(
+      path.join(cwd, '.atskills/team/a/SKILL.md'),
+      '---\nname: team-a\ndescription: Team skill.\n---\nbody\n',
+    );
+    const before = '# ours\n';
+    await writeFile(path.join(cwd, '.atskills/.autotrigger'), before);
+    const file = path.join(cwd, '.atskills/.autotrigger');
+
+    expect((await cli('install', 'team/a')).stdout).toBe('Installed: team/a\n');
+    expect((await cli('install', 'team/a')).stdout).toBe('Already installed: team/a\n');
+    expect((await cli('install', 'gh:acme/kit/skills/b')).code).toBe(0);
+    expect(await readFile(file, 'utf8')).toBe(`${before}team/a\n@gh:acme/kit/skills/b\n`);
+
+    const typo = await cli('install', 'gh:acme/kit/skills/nope');
+    expect(typo.code).toBe(3);
+    expect(await readFile(file, 'utf8')).toBe(`${before}team/a\n@gh:acme/kit/skills/b\n`);
+
+    await writeFile(file, `${await readFile(file, 'utf8')}missing/*\n`);
+    const triggers = parseJsonOutput<{
+      lines: { line: number; identities: string[] }[];
+      warnings: { line: number }[];
+    }>(await cli('triggers', '--json'));
+    expect(triggers.lines.map((l) => [l.line, l.identities])).toEqual([
+      [2, ['team/a']],
+      [3, ['gh:acme/kit/skills/b']],
+      [4, []],
+    ]);
+    expect(triggers.warnings.map((w) => w.line)).toEqual([4]);
+
+    const prompt = parseJsonOutput<{ block: string; tokens: number }>(await cli('prompt', '--json'));
+    expect(prompt.block).toBe('- team-a: Team skill. (team/a)\n- b: Bee. (gh:acme/kit/skills/b)');
+    expect(prompt.tokens).toBe(countTokens(prompt.block));
+    const text = await cli('prompt');
+    expect(text.stdout).toBe(`${prompt.block}\n`);
+    expect(text.stderr).toContain(`2 skills, ${prompt.tokens} tokens`);
+
+    await writeFile(file, `${before}team/a\n@gh:acme/kit/skills/b\n`);
+    expect((await cli('uninstall', 'gh:acme/kit/skills/b')).stdout).toBe(
+      'Uninstalled: @gh:acme/kit/skills/b\n',
+    );
+    expect((await cli('uninstall', 'team/a')).stdout).toBe('Uninstalled: team/a\n');
+    expect((await cli('uninstall', 'team/a')).stdout).toBe('Not installed: team/a\n');
+    expect(await readFile(file, 'utf8')).toBe(before);
+  });
+
+  it('expands a message: saves, installs and prints one section per reference', async () => {
+    const { cwd, cli } = await project();
+    // The menu comes first: once b is saved, `.atskills/gh/acme/kit/skills` exists and answers locally.
+    const result = await cli(
+      'expand',
+      'see @skills:gh:acme/kit/skills, use @skills:gh:acme/kit/skills/b:save:install then @skills:bad:x.',
+    );
+    expect(result.code).toBe(2);
+    expect(result.stdout).toMatch(
+      /<skill identity="gh:acme\/kit\/skills\/b" name="b" revision="local" status="fresh"/,
+    );
+    expect(result.stdout).toContain('\nb\n</skill>');
+    expect(result.stdout).toMatch(
+      /<skills-menu identity="gh:acme\/kit\/skills"[^>]*>\n.*\n- gh:acme\/kit\/skills\/a: Version.*\n- gh:acme\/kit\/skills\/b: Bee\.\n<\/skills-menu>/,
+    );
+    expect(result.stdout.indexOf('<skills-menu')).toBeLessThan(result.stdout.indexOf('<skill identity'));
+    expect(result.stdout).toMatch(/<skill-error identity="@skills:bad:x" code="unknown-prefix">/);
+    expect(await readFile(path.join(cwd, '.atskills/gh/acme/kit/skills/b/SKILL.md'), 'utf8')).toContain(
+      'name: b',
+    );
+    expect(await readFile(path.join(cwd, '.atskills/.autotrigger'), 'utf8')).toBe('@gh:acme/kit/skills/b\n');
+  });
+});

@@ -1,0 +1,255 @@
+import {
+  appendAudit,
+  type Database,
+  findCollection,
+  findNamespace,
+  listCollectionRevisions,
+  markCollectionDeleted,
+  type NamespaceRow,
+  popularPublicCollections,
+  type StoredFlag,
+  writePublish,
+} from '@atskills/db';
+import { SAFETY_RULES, scanSkillFiles } from '@atskills/protocol';
+import type { Viewer } from '../../plugins/viewer.js';
+import { problem } from '../../problems.js';
+import { checkAccountName, checkCollectionName } from '../auth/names.js';
+import { canPublishTo, requireScope } from '../auth/permissions.js';
+import { extractArchive } from './extract-archive.js';
+import type { PublishLimits } from './limits.js';
+import { findLookalikes } from './lookalike.js';
+import { type ValidatedCollection, validateCollection } from './validate-collection.js';
+
+/** Verdicts are keyed by content hash and the rule set that produced them. */
+export const SCANNER_VERSION = `safety:${SAFETY_RULES.map((r) => r.id).join(',')}`;
+
+/** How many popular public collections look-alike protection compares a new name against. */
+const LOOKALIKE_CANDIDATES = 1000;
+
+/** What `PUT /v1/collections/<namespace>/<collection>` answers. */
+export interface PublishAnswer {
+  identity: string;
+  revision: string;
+  previousRevision: string | null;
+  unchanged: boolean;
+  visibility: 'public' | 'private';
+  skills: string[];
+  warnings: { code: string; message: string; path?: string }[];
+}
+
+/** Who publishes, where, and the request it came in. */
+export interface PublishContext {
+  viewer: Viewer;
+  namespace: string;
+  collection: string;
+  requestId: string;
+  now: Date;
+}
+
+/** A publish target after authorization. */
+export interface PublishTarget {
+  namespace: NamespaceRow;
+  collection: string;
+}
+
+/**
+ * Checks that the caller may publish to (or delete from) `namespace/collection`, before any body is read:
+ * 401 without a token, 403 without the publish scope or a publishing role. The 403 reads the same whether
+ * or not the namespace exists, so it reveals nothing.
+ */
+export async function authorizePublish(
+  db: Database,
+  viewer: Viewer,
+  rawNamespace: string,
+  rawCollection: string,
+): Promise<PublishTarget> {
+  const namespaceName = checkAccountName(rawNamespace, 'namespace');
+  const collection = checkCollectionName(rawCollection);
+  requireScope(viewer, 'publish');
+  const namespace = await findNamespace(db, namespaceName);
+  if (!namespace || !canPublishTo(viewer, namespaceName)) {
+    throw problem(
+      403,
+      'forbidden',
+      `You may not publish to hub:${namespaceName}; an owner of "${namespaceName}" can give you the publisher role.`,
+    );
+  }
+  return { namespace, collection };
+}
+
+/**
+ * Publishes a gzip tar as the new revision of a collection. Everything is checked in memory first; the
+ * database sees one transaction at the end, so a refused or failed publish stores nothing.
+ */
+export async function publishCollection(
+  db: Database,
+  ctx: PublishContext & { visibility: 'public' | 'private'; body: Buffer; limits: PublishLimits },
+): Promise<PublishAnswer> {
+  const target = await authorizePublish(db, ctx.viewer, ctx.namespace, ctx.collection);
+  const names = { namespace: target.namespace.name, collection: target.collection };
+  const archive = await extractArchive(ctx.body, ctx.limits);
+  const validated = validateCollection(archive, names, ctx.limits);
+  const identity = `hub:${names.namespace}/${names.collection}`;
+  const flagsBySkill = scanSkills(validated);
+  const warnings = [...validated.warnings];
+  for (const s of validated.skills) {
+    const flags = flagsBySkill.get(s.identity) ?? [];
+    if (flags.length > 0) {
+      const rules = [...new Set(flags.map((f) => f.rule))].join(', ');
+      warnings.push({
+        code: 'safety-flags',
+        path: s.identity,
+        message: `${s.identity}: ${flags.length} safety flag${flags.length > 1 ? 's' : ''} (${rules}); readers will see them.`,
+      });
+    }
+  }
+  const lookalikes = findLookalikes(
+    `${names.namespace}/${names.collection}`,
+    await popularPublicCollections(db, {
+      excludeNamespaceId: target.namespace.id,
+      minPopularity: 0,
+      limit: LOOKALIKE_CANDIDATES,
+    }),
+  );
+  for (const hit of lookalikes.slice(0, 3)) {
+    warnings.push({
+      code: 'look-alike',
+      message: `${identity} looks like the popular collection hub:${hit.fullName}; readers may confuse the two.`,
+    });
+  }
+
+  const outcome = await db.transaction(async (tx) => {
+    const result = await writePublish(tx, {
+      namespaceId: target.namespace.id,
+      namespace: names.namespace,
+      collection: names.collection,
+      visibility: ctx.visibility,
+      revision: validated.revision,
+      manifest: validated.manifest,
+      sizeBytes: validated.sizeBytes,
+      skills: validated.skills.map((s) => ({
+        identity: s.identity,
+        path: s.path,
+        name: s.name,
+        description: s.description,
+        frontmatter: s.frontmatter,
+        body: s.body,
+        warnings: [],
+        files: s.files.map(({ path, size, sha256 }) => ({ path, size, sha256 })),
+        revision: s.revision,
+        flags: flagsBySkill.get(s.identity) ?? [],
+        descriptionTokens: s.descriptionTokens,
+        bodyTokens: s.bodyTokens,
+      })),
+      blobs: [...validated.blobs].map(([sha256, content]) => ({ sha256, size: content.length, content })),
+      publishedBy: ctx.viewer.userId,
+      at: ctx.now,
+      scannerVersion: SCANNER_VERSION,
+    });
+    await appendAudit(tx, {
+      namespaceId: target.namespace.id,
+      actorUserId: ctx.viewer.userId,
+      action: 'collection.publish',
+      target: identity,
+      details: {
+        revision: validated.revision,
+        previousRevision: result.previousRevision,
+        unchanged: result.unchanged,
+        visibility: ctx.visibility,
+        skills: validated.skills.length,
+        bytes: validated.sizeBytes,
+      },
+      requestId: ctx.requestId,
+      at: ctx.now,
+    });
+    return result;
+  });
+
+  return {
+    identity,
+    revision: validated.revision,
+    previousRevision: outcome.previousRevision,
+    unchanged: outcome.unchanged,
+    visibility: ctx.visibility,
+    skills: validated.skills.map((s) => s.identity),
+    warnings,
+  };
+}
+
+/** Deletes a collection: its identities answer 410 to those who may see them; revisions stay stored. */
+export async function deleteCollection(
+  db: Database,
+  ctx: PublishContext,
+): Promise<{ identity: string; deleted: true; lastRevision: string | null }> {
+  const target = await authorizePublish(db, ctx.viewer, ctx.namespace, ctx.collection);
+  const identity = `hub:${target.namespace.name}/${target.collection}`;
+  return db.transaction(async (tx) => {
+    const found = await findCollection(tx, target.namespace.name, target.collection);
+    if (!found || found.deletedAt || !(await markCollectionDeleted(tx, found.id, ctx.now))) {
+      throw problem(404, 'not-found', `No collection ${identity}.`);
+    }
+    await appendAudit(tx, {
+      namespaceId: target.namespace.id,
+      actorUserId: ctx.viewer.userId,
+      action: 'collection.delete',
+      target: identity,
+      details: { lastRevision: found.currentRevision },
+      requestId: ctx.requestId,
+      at: ctx.now,
+    });
+    return { identity, deleted: true as const, lastRevision: found.currentRevision };
+  });
+}
+
+/** A collection's revisions, newest first; 404 (the same as for a missing one) when the viewer may not see it. */
+export async function collectionRevisions(
+  db: Database,
+  viewer: Viewer,
+  rawNamespace: string,
+  rawCollection: string,
+) {
+  const namespace = rawNamespace.toLowerCase();
+  const name = rawCollection.toLowerCase();
+  const identity = `hub:${namespace}/${name}`;
+  const found = await findCollection(db, namespace, name);
+  const visible =
+    found !== undefined &&
+    (found.visibility === 'public' || viewer.isAdmin || viewer.readableNamespaces.includes(found.namespace));
+  if (!found || !visible) throw problem(404, 'not-found', `No collection ${identity}.`);
+  const revisions = await listCollectionRevisions(db, found.id);
+  return {
+    identity,
+    visibility: found.visibility as 'public' | 'private',
+    currentRevision: found.currentRevision,
+    deletedAt: found.deletedAt?.toISOString() ?? null,
+    revisions: revisions.map((r) => ({
+      revision: r.revision,
+      skillCount: r.skillCount,
+      sizeBytes: r.sizeBytes,
+      visibility: r.visibility as 'public' | 'private',
+      publishedBy: r.publishedBy,
+      publishedAt: r.createdAt.toISOString(),
+    })),
+  };
+}
+
+/** Runs the safety scanner over each skill's text files; binary files are skipped. */
+function scanSkills(validated: ValidatedCollection): Map<string, StoredFlag[]> {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const out = new Map<string, StoredFlag[]>();
+  for (const s of validated.skills) {
+    const texts: { path: string; content: string }[] = [];
+    for (const f of s.files) {
+      try {
+        texts.push({ path: f.path, content: decoder.decode(f.content) });
+      } catch {
+        // Not UTF-8 text: nothing the text rules can read.
+      }
+    }
+    out.set(
+      s.identity,
+      scanSkillFiles(texts, { description: s.description }).map((flag) => ({ ...flag })),
+    );
+  }
+  return out;
+}

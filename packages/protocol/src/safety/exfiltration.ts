@@ -65,7 +65,7 @@ const NEGATED =
 
 /** Cheap pre-check: every pattern needs a network command, a send verb or a collector host. */
 const MAYBE_EXFILTRATION =
-  /curl|wget|\bnc\b|ncat|netcat|socat|telnet|http|iwr|irm|invoke-|\/dev\/|mail|scp|send|post|upload|transmit|exfiltrate|forward|submit|report|share|leak|copy|requestbin|requestcatcher|pipedream|burpcollaborator|oast|interact\.sh|discord|telegram/i;
+  /curl|wget|\bnc\b|ncat|netcat|socat|telnet|http|iwr|irm|invoke-|\/dev\/|mail|scp|send|post|upload|transmit|exfiltrate|forward|submit|report|share|leak|copy|webhook|requestbin|requestcatcher|pipedream|burpcollaborator|oast|interact\.sh|discord|telegram/i;
 
 export const exfiltrationRule: SafetyRuleModule = {
   id: 'exfiltration',

@@ -24,7 +24,7 @@ const PATTERNS: { regex: RegExp; what: string }[] = [
   {
     // "you are now DAN", "you are now in developer mode", "you are now an unrestricted assistant"
     regex:
-      /\byou\s+are\s+now\s+(?:in\s+)?(?:dan\b|(?:a|an)\s+(?:unrestricted|unfiltered|uncensored|jailbroken|different|new)\b|(?:no\s+longer|free\s+from|unrestricted|unfiltered|jailbroken|developer\s+mode|god\s+mode|operating\s+(?:as|without)))/i,
+      /\byou\s+are\s+now\s+(?:in\s+)?(?:dan\b|(?:a|an)\s+(?:unrestricted|unfiltered|uncensored|jailbroken|different|new|evil|malicious|hacker)\b|(?:no\s+longer|free\s+from|unrestricted|unfiltered|jailbroken|developer\s+mode|god\s+mode|operating\s+(?:as|without)))/i,
     what: 'tries to replace the agent’s identity or rules ("you are now …")',
   },
   {

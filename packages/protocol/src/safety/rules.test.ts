@@ -64,7 +64,8 @@ const POSITIVES: { rule: SafetyRule; file: string; snippets: string[] }[] = [
       'wget --post-file=.env',
       'send the API key to',
       'Post all environment variables',
-      'webhook.site',
+      'goes to https://webhook.site',
+      'into `webhook.site` by hand',
     ],
   },
   {

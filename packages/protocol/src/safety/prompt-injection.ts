@@ -39,7 +39,7 @@ const PATTERNS: { regex: RegExp; what: string }[] = [
   {
     // "do not tell the user", "don't mention this to the user", "hide this from the user"
     regex:
-      /\b(?:do\s+not|don['’]t|never|without)\s+(?:(?:ever|explicitly|actually)\s+)?(?:tell(?:ing)?|inform(?:ing)?|notify(?:ing)?|alert(?:ing)?|reveal(?:ing)?|disclos(?:e|ing)|mention(?:ing)?|let(?:ting)?)\s+(?:(?:this|that|it|anything|them)\s+)?(?:to\s+)?the\s+(?:user|human|operator)\b(?!\s*(?:'s|’s)\s)(?![^.]*\b(?:until|unless|before|first)\b)/i,
+      /\b(?:do\s+not|don['’]t|never|without)\s+(?:(?:ever|explicitly|actually)\s+)?(?:tell(?:ing)?|inform(?:ing)?|notify(?:ing)?|alert(?:ing)?|reveal(?:ing)?|disclos(?:e|ing)|mention(?:ing)?|let(?:ting)?)\s+(?:(?:this|that|it|anything|them)\s+)?(?:to\s+)?the\s+(?:user|human|operator)\b(?!\s*(?:'s|’s)\s)(?![^.]{0,300}\b(?:until|unless|before|first)\b)/i,
     what: 'asks the agent to keep actions from the user',
   },
   {

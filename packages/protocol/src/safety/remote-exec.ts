@@ -11,7 +11,7 @@ const SHELL = String.raw`(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+\S+=\S*\s+)*(?:ba|z|k|
 const PATTERNS: { regex: RegExp; what: string }[] = [
   // curl -fsSL https://x | sh, wget -qO- https://x | sudo bash
   {
-    regex: new RegExp(String.raw`\b${FETCHER}[^|\n]*\|\s*(?:${SHELL})`),
+    regex: new RegExp(String.raw`\b${FETCHER}[^|\n]{0,300}\|\s*(?:${SHELL})`),
     what: 'pipes a download into an interpreter',
   },
   // bash <(curl ...), source <(curl ...), . <(wget ...)
@@ -35,11 +35,12 @@ const PATTERNS: { regex: RegExp; what: string }[] = [
   },
   // iwr https://x | iex, irm https://x | Invoke-Expression
   {
-    regex: /\b(?:iwr|irm|invoke-webrequest|invoke-restmethod)\b[^|\n]*\|\s*(?:iex|invoke-expression)\b/i,
+    regex:
+      /\b(?:iwr|irm|invoke-webrequest|invoke-restmethod)\b[^|\n]{0,300}\|\s*(?:iex|invoke-expression)\b/i,
     what: 'pipes a PowerShell download into Invoke-Expression',
   },
   {
-    regex: /\.downloadstring\s*\([^)]*\)[^\n]*\|\s*(?:iex|invoke-expression)\b/i,
+    regex: /\.downloadstring\s*\([^)]{0,300}\)[^\n]{0,300}\|\s*(?:iex|invoke-expression)\b/i,
     what: 'pipes DownloadString into Invoke-Expression',
   },
 ];

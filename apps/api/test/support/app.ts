@@ -1,0 +1,29 @@
+import type { FastifyInstance } from 'fastify';
+import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.js';
+import { type AppDeps, buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+
+/** A hub app on a fresh database of its own (one per test file). */
+export interface TestHub {
+  app: FastifyInstance;
+  db: TestDatabase;
+  close(): Promise<void>;
+}
+
+/** Builds the real app against a new migrated database; `close` closes the app and drops the database. */
+export async function createTestHub(
+  label: string,
+  env: Record<string, string> = {},
+  deps: Omit<AppDeps, 'database'> = {},
+): Promise<TestHub> {
+  const db = await createTestDatabase(label);
+  const app = await buildApp(loadConfig({ LOG_LEVEL: 'silent', ...env }), { ...deps, database: db });
+  return {
+    app,
+    db,
+    async close() {
+      await app.close();
+      await db.drop();
+    },
+  };
+}

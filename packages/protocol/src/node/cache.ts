@@ -169,24 +169,44 @@ export class SkillCache {
     return count;
   }
 
-  /** Work folders of processes that no longer run (killed mid-fetch) are garbage. */
+  /**
+   * Work folders of processes that no longer run (killed mid-fetch) are garbage; so is any work folder
+   * older than a day (its pid may have been reused by an unrelated process).
+   */
   private async removeOrphanedTemps(tmpRoot: string): Promise<void> {
     for (const name of await readdir(tmpRoot)) {
       const pid = Number(name.split('-')[0]);
-      if (Number.isInteger(pid) && pid > 0 && !isAlive(pid)) {
-        await rm(path.join(tmpRoot, name), { recursive: true, force: true });
+      const full = path.join(tmpRoot, name);
+      let old = false;
+      try {
+        old = Date.now() - (await lstat(full)).mtimeMs > ORPHAN_AGE_MS;
+      } catch (error) {
+        if (isMissing(error)) continue;
+        throw error;
+      }
+      if (old || (Number.isInteger(pid) && pid > 0 && !(await isAlive(pid)))) {
+        await rm(full, { recursive: true, force: true });
       }
     }
   }
 }
 
-function isAlive(pid: number): boolean {
+const ORPHAN_AGE_MS = 24 * 60 * 60 * 1000;
+
+/** Whether a process runs; a zombie (killed, not yet reaped by its parent) does not. */
+async function isAlive(pid: number): Promise<boolean> {
   if (pid === process.pid) return true;
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    // Linux: the field after the command name in /proc/<pid>/stat is the state; Z and X are dead.
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    return !/^\d+ \(.*\) [ZX] /s.test(stat);
+  } catch {
+    return true;
   }
 }
 

@@ -1,0 +1,297 @@
+// The hub source against a tiny in-test HTTP server speaking the wire format of http.ts (the real API's
+// integration test with this client lives with the API): conditional requests, archives, and every error.
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { create } from 'tar';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SkillResponse } from '../http.js';
+import { walkFolder } from './fs-tree.js';
+import { ResolveError } from './resolve-error.js';
+import { Resolver } from './resolver.js';
+import { loadSettings } from './settings.js';
+
+interface Hit {
+  method: string;
+  path: string;
+  ifNoneMatch?: string;
+  authorization?: string;
+}
+
+let server: Server;
+let hubUrl: string;
+let base: string;
+const hits: Hit[] = [];
+/** Current revision of hub:acme/tools/deploy; tests bump it to simulate a publish. */
+let deployRevision = 'r1';
+let down = false;
+const archives = new Map<string, Buffer>();
+
+async function tarOf(files: Record<string, string | { symlink: string }>): Promise<Buffer> {
+  const dir = await mkdtemp(path.join(base, 'pack-'));
+  for (const [rel, content] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(dir, rel)), { recursive: true });
+    if (typeof content === 'string') await writeFile(path.join(dir, rel), content);
+    else await symlink(content.symlink, path.join(dir, rel));
+  }
+  const chunks: Buffer[] = [];
+  for await (const c of create({ gzip: true, cwd: dir, portable: true }, Object.keys(files)))
+    chunks.push(Buffer.from(c as Buffer));
+  return Buffer.concat(chunks);
+}
+
+function deploySkill(revision: string): { response: SkillResponse; files: Record<string, string> } {
+  const files = {
+    'SKILL.md': `---\nname: deploy\ndescription: Deploy at ${revision}.\n---\nbody ${revision}\n`,
+    'scripts/run.sh': `echo ${revision}\n`,
+  };
+  return {
+    files,
+    response: {
+      kind: 'skill',
+      identity: 'hub:acme/tools/deploy',
+      revision,
+      name: 'deploy',
+      description: `Deploy at ${revision}.`,
+      frontmatter: { name: 'deploy', description: `Deploy at ${revision}.` },
+      body: `body ${revision}\n`,
+      files: Object.entries(files).map(([p, c]) => ({
+        path: p,
+        size: Buffer.byteLength(c),
+        sha256: createHash('sha256').update(c).digest('hex'),
+      })),
+      flags: [],
+      warnings: [],
+    },
+  };
+}
+
+function problem(status: number, code: string, extra: Record<string, unknown> = {}) {
+  return {
+    status,
+    body: { type: `https://atskills.dev/problems/${code}`, title: code, status, code, ...extra },
+  };
+}
+
+async function answer(
+  req: IncomingMessage,
+): Promise<{ status: number; body?: unknown; headers?: Record<string, string>; raw?: Buffer }> {
+  const url = new URL(req.url ?? '/', 'http://x');
+  const route = decodeURIComponent(url.pathname);
+  const rev = url.searchParams.get('rev');
+  const skillOrArchive = /^\/v1\/(skills|archive)\/(.+)$/.exec(route);
+  if (!skillOrArchive) return { status: 404 };
+  const [, kind, identity] = skillOrArchive;
+  switch (identity) {
+    case 'hub:acme/tools/deploy':
+    case 'hub:acme/tools/tampered':
+    case 'hub:acme/tools/evil': {
+      const revision = rev ?? (identity === 'hub:acme/tools/deploy' ? deployRevision : 'e1');
+      const etag = `"${revision}"`;
+      if (!rev && req.headers['if-none-match'] === etag) return { status: 304, headers: { etag } };
+      const { response, files } = deploySkill(revision);
+      if (kind === 'skills')
+        return {
+          status: 200,
+          body: { ...response, identity },
+          headers: { etag, 'cache-control': 'no-cache' },
+        };
+      const key = `${identity}@${revision}`;
+      if (!archives.has(key)) {
+        archives.set(
+          key,
+          await tarOf(
+            identity === 'hub:acme/tools/evil'
+              ? { ...files, 'scripts/escape': { symlink: '/etc/passwd' } }
+              : files,
+          ),
+        );
+      }
+      const bytes = archives.get(key)!;
+      const digest = createHash('sha256')
+        .update(identity === 'hub:acme/tools/tampered' ? 'other bytes' : bytes)
+        .digest('base64');
+      return {
+        status: 200,
+        raw: bytes,
+        headers: { 'content-type': 'application/gzip', 'content-digest': `sha-256=:${digest}:`, etag },
+      };
+    }
+    case 'hub:acme/tools':
+      return {
+        status: 200,
+        headers: { etag: '"m1"' },
+        body: {
+          kind: 'menu',
+          identity: 'hub:acme/tools',
+          revision: 'm1',
+          items: [{ identity: 'hub:acme/tools/deploy', name: 'deploy', description: 'Deploy.' }],
+        },
+      };
+    case 'hub:acme/locked':
+      return req.headers.authorization === 'Bearer secret-token'
+        ? {
+            status: 200,
+            headers: { etag: '"l1"' },
+            body: { kind: 'menu', identity, revision: 'l1', items: [] },
+          }
+        : problem(401, 'unauthorized');
+    case 'hub:acme/big':
+      return problem(422, 'over-cap', {
+        count: 300,
+        subcollections: [{ path: 'big/part', identity: 'hub:acme/big/part', skills: 120 }],
+      });
+    case 'hub:acme/gone':
+      return problem(410, 'gone', { lastRevision: 'g1', lastSeen: '2026-01-02' });
+    default:
+      return problem(404, 'not-found');
+  }
+}
+
+beforeAll(async () => {
+  base = await mkdtemp(path.join(tmpdir(), 'atskills-hub-source-'));
+  server = createServer((req, res) => {
+    const hit: Hit = { method: req.method ?? 'GET', path: decodeURIComponent(req.url ?? '') };
+    if (typeof req.headers['if-none-match'] === 'string') hit.ifNoneMatch = req.headers['if-none-match'];
+    if (req.headers.authorization) hit.authorization = req.headers.authorization;
+    hits.push(hit);
+    if (down) return res.writeHead(503, { 'content-type': 'application/problem+json' }).end('{}');
+    answer(req).then(
+      (a) => {
+        if (a.raw) return res.writeHead(a.status, a.headers).end(a.raw);
+        const isProblem = a.status >= 400;
+        res.writeHead(a.status, {
+          'content-type': isProblem ? 'application/problem+json' : 'application/json',
+          ...a.headers,
+        });
+        res.end(a.body === undefined || a.status === 304 ? undefined : JSON.stringify(a.body));
+      },
+      (error: Error) => res.writeHead(500).end(error.message),
+    );
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  hubUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+async function resolver(extra: Record<string, string> = {}) {
+  const dir = await mkdtemp(path.join(base, 'client-'));
+  const settings = loadSettings({
+    ATSKILLS_CACHE: path.join(dir, 'cache'),
+    ATSKILLS_HUB: hubUrl,
+    HOME: dir,
+    ...extra,
+  });
+  return { resolver: new Resolver(settings), projectDir: dir };
+}
+
+async function failure(promise: Promise<unknown>): Promise<ResolveError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof ResolveError) return error;
+    throw error;
+  }
+  throw new Error('expected a ResolveError');
+}
+
+describe('hub source', () => {
+  it('fetches a skill with its verified archive, then revalidates with If-None-Match and 304', async () => {
+    const { resolver: r, projectDir } = await resolver();
+    deployRevision = 'r1';
+    hits.length = 0;
+    const first = await r.resolve('hub:Acme/Tools/Deploy', { projectDir });
+    expect(first).toMatchObject({
+      kind: 'skill',
+      identity: 'hub:acme/tools/deploy',
+      revision: 'r1',
+      stale: false,
+      body: 'body r1\n',
+      origin: 'fetched',
+    });
+    if (first.kind !== 'skill') throw new Error('not a skill');
+    expect((await walkFolder(first.dir)).filter((e) => e.type === 'file').map((e) => e.path)).toEqual([
+      'SKILL.md',
+      'scripts/run.sh',
+    ]);
+    expect(hits.map((h) => h.path)).toEqual([
+      '/v1/skills/hub:acme/tools/deploy',
+      '/v1/archive/hub:acme/tools/deploy?rev=r1',
+    ]);
+
+    hits.length = 0;
+    const second = await r.resolve('hub:acme/tools/deploy', { projectDir });
+    expect(second).toMatchObject({ revision: 'r1', stale: false, origin: 'cache', dir: first.dir });
+    expect(hits).toEqual([{ method: 'GET', path: '/v1/skills/hub:acme/tools/deploy', ifNoneMatch: '"r1"' }]);
+
+    deployRevision = 'r2';
+    const third = await r.resolve('hub:acme/tools/deploy', { projectDir });
+    expect(third).toMatchObject({ revision: 'r2', body: 'body r2\n', origin: 'fetched' });
+    if (third.kind !== 'skill') throw new Error('not a skill');
+    expect(await readFile(path.join(third.dir, 'scripts/run.sh'), 'utf8')).toBe('echo r2\n');
+  });
+
+  it('resolves a menu and sends the bearer token', async () => {
+    const { resolver: r, projectDir } = await resolver({ ATSKILLS_TOKEN: 'secret-token' });
+    expect(await r.resolve('hub:acme/tools', { projectDir })).toMatchObject({
+      kind: 'menu',
+      revision: 'm1',
+      items: [{ identity: 'hub:acme/tools/deploy' }],
+    });
+    expect(await r.resolve('hub:acme/locked', { projectDir })).toMatchObject({
+      kind: 'menu',
+      revision: 'l1',
+    });
+  });
+
+  it('maps 404, 401, 410 and 422 to not-found, no-access, gone and over-cap', async () => {
+    const { resolver: r, projectDir } = await resolver();
+    expect((await failure(r.resolve('hub:acme/private', { projectDir }))).code).toBe('not-found');
+    expect((await failure(r.resolve('hub:acme/locked', { projectDir }))).code).toBe('no-access');
+    const gone = await failure(r.resolve('hub:acme/gone', { projectDir }));
+    expect(gone.code).toBe('gone');
+    expect(gone.details).toEqual({ lastRevision: 'g1', lastSeen: '2026-01-02' });
+    const big = await failure(r.resolve('hub:acme/big', { projectDir }));
+    expect(big.code).toBe('over-cap');
+    expect(big.details).toEqual({
+      count: 300,
+      subcollections: [{ identity: 'hub:acme/big/part', count: 120 }],
+    });
+  });
+
+  it('refuses archives whose digest does not match or that hold a symlink, caching nothing', async () => {
+    const { resolver: r, projectDir } = await resolver();
+    const tampered = await failure(r.resolve('hub:acme/tools/tampered', { projectDir }));
+    expect(tampered.code).toBe('bad-archive');
+    expect(tampered.message).toMatch(/Content-Digest/);
+    const evil = await failure(r.resolve('hub:acme/tools/evil', { projectDir }));
+    expect(evil.code).toBe('bad-archive');
+    expect(evil.message).toMatch(/scripts\/escape.*SymbolicLink/);
+    expect(await r.cache.list()).toEqual([]);
+  });
+
+  it('serves the cache marked stale when the hub fails, and fails clearly when nothing is cached', async () => {
+    const { resolver: r, projectDir } = await resolver();
+    deployRevision = 'r1';
+    await r.resolve('hub:acme/tools/deploy', { projectDir });
+    down = true;
+    try {
+      const stale = await r.resolve('hub:acme/tools/deploy', { projectDir });
+      expect(stale).toMatchObject({ stale: true, revision: 'r1', staleReason: expect.stringMatching(/503/) });
+      expect((await failure(r.resolve('hub:acme/tools', { projectDir }))).code).toBe('network');
+    } finally {
+      down = false;
+    }
+    const offline = new Resolver(
+      loadSettings({ ATSKILLS_CACHE: r.cache.root, ATSKILLS_HUB: 'http://127.0.0.1:9' }),
+    );
+    expect(await offline.resolve('hub:acme/tools/deploy', { projectDir })).toMatchObject({
+      stale: true,
+      staleReason: expect.stringMatching(/cannot be reached/),
+    });
+    expect((await failure(offline.resolve('hub:acme/tools', { projectDir }))).code).toBe('offline');
+  });
+});

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import * as schema from './schema/index.js';
 
@@ -26,6 +26,11 @@ export interface PostgresOptions {
   /** Fail a query that waits longer than this for a connection or runs longer (ms). */
   statementTimeoutMs?: number;
   connectionTimeoutMs?: number;
+  /**
+   * Client-side bound on a query's answer (ms), default statementTimeoutMs + 2 s. statement_timeout is
+   * enforced by the server, so it cannot end a query whose server or network went silent; this can.
+   */
+  queryTimeoutMs?: number;
   applicationName?: string;
 }
 
@@ -47,6 +52,7 @@ export function connectPostgres(options: PostgresOptions): DatabaseHandle {
     max: options.max ?? 10,
     connectionTimeoutMillis: options.connectionTimeoutMs ?? 5_000,
     statement_timeout: options.statementTimeoutMs ?? 30_000,
+    query_timeout: options.queryTimeoutMs ?? (options.statementTimeoutMs ?? 30_000) + 2_000,
     application_name: options.applicationName ?? 'atskills',
   });
   // An idle client losing its server (restart, network) must not crash the process; the pool replaces it.

@@ -1,0 +1,96 @@
+import { mkdir, mkdtemp, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { type CacheEntryMeta, isCruft, SkillCache } from './cache.js';
+import { walkFolder } from './fs-tree.js';
+import { cacheDirFrom } from './settings.js';
+
+function meta(identity: string, contentKey: string, revision = contentKey): CacheEntryMeta {
+  const now = new Date().toISOString();
+  return {
+    version: 1,
+    identity,
+    source: 'gh',
+    kind: 'skill',
+    revision,
+    fetchedAt: now,
+    checkedAt: now,
+    contentKey,
+  };
+}
+
+async function stage(cache: SkillCache, files: Record<string, string>): Promise<string> {
+  const dir = await cache.makeTemp();
+  for (const [rel, content] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(dir, rel)), { recursive: true });
+    await writeFile(path.join(dir, rel), content);
+  }
+  return dir;
+}
+
+describe('SkillCache', () => {
+  it('finds its folder from ATSKILLS_CACHE, then XDG_CACHE_HOME, then HOME', () => {
+    expect(cacheDirFrom({ ATSKILLS_CACHE: '/c', XDG_CACHE_HOME: '/x', HOME: '/h' })).toBe('/c');
+    expect(cacheDirFrom({ XDG_CACHE_HOME: '/x', HOME: '/h' })).toBe('/x/atskills');
+    expect(cacheDirFrom({ HOME: '/h' })).toBe('/h/.cache/atskills');
+  });
+
+  it('commits content atomically; a second commit of the same key keeps the first and drops its own', async () => {
+    const cache = new SkillCache(await mkdtemp(path.join(tmpdir(), 'atskills-cache-')));
+    const a = await stage(cache, { 'SKILL.md': 'one' });
+    const b = await stage(cache, { 'SKILL.md': 'one' });
+    const first = await cache.commitContent('gh:o/r/p', 'k1', a);
+    const second = await cache.commitContent('gh:o/r/p', 'k1', b);
+    expect(second).toBe(first);
+    expect(await readFile(path.join(first, 'SKILL.md'), 'utf8')).toBe('one');
+    expect(await readdir(path.join(cache.root, 'tmp'))).toEqual([]);
+    // Content without metadata is not an entry.
+    expect(await cache.read('gh:o/r/p')).toBeUndefined();
+    await cache.writeMeta(meta('gh:o/r/p', 'k1'));
+    expect((await cache.read('gh:o/r/p'))?.dir).toBe(first);
+  });
+
+  it('keeps the current and previous content folders and drops older ones', async () => {
+    const cache = new SkillCache(await mkdtemp(path.join(tmpdir(), 'atskills-cache-')));
+    for (const key of ['k1', 'k2', 'k3'])
+      await cache.commitContent('gh:o/r/p', key, await stage(cache, { 'SKILL.md': key }));
+    await cache.writeMeta({ ...meta('gh:o/r/p', 'k3'), previous: { revision: 'k2', contentKey: 'k2' } });
+    expect((await readdir(path.join(cache.entryDir('gh:o/r/p'), 'content'))).sort()).toEqual(['k2', 'k3']);
+    expect((await cache.list()).map((e) => e.identity)).toEqual(['gh:o/r/p']);
+    expect(await cache.clear()).toBe(1);
+    expect(await cache.list()).toEqual([]);
+  });
+
+  it('strips symlinks, .git and top-level README/LICENSE before content lands', async () => {
+    const cache = new SkillCache(await mkdtemp(path.join(tmpdir(), 'atskills-cache-')));
+    const dir = await stage(cache, {
+      'SKILL.md': 's',
+      'README.md': 'r',
+      'LICENSE.txt': 'l',
+      'docs/README.md': 'kept',
+      '.git/config': 'x',
+    });
+    await symlink('/etc/passwd', path.join(dir, 'link'));
+    const final = await cache.commitContent('gh:o/r/p', 'k', dir);
+    expect((await walkFolder(final)).map((e) => `${e.type}:${e.path}`)).toEqual([
+      'file:SKILL.md',
+      'dir:docs',
+      'file:docs/README.md',
+    ]);
+    expect([
+      isCruft('LICENSE'),
+      isCruft('license.md'),
+      isCruft('COPYING'),
+      isCruft('refs/LICENSE'),
+      isCruft('SKILL.md'),
+    ]).toEqual([true, true, true, false, false]);
+  });
+
+  it('removes the work folders of processes that no longer run', async () => {
+    const cache = new SkillCache(await mkdtemp(path.join(tmpdir(), 'atskills-cache-')));
+    await mkdir(path.join(cache.root, 'tmp', '999999999-deadbeef'), { recursive: true });
+    const mine = await cache.makeTemp();
+    expect(await readdir(path.join(cache.root, 'tmp'))).toEqual([path.basename(mine)]);
+  });
+});

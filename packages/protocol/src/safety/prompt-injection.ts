@@ -7,7 +7,7 @@ import type { RuleHit, SafetyRuleModule } from './types.js';
 const EARLIER = String.raw`(?:previous|prior|preceding|earlier|above|original|initial|system|developer|all\s+other|any\s+other|other)`;
 const ORDERS = String.raw`(?:instructions?|prompts?|rules|directions|directives|guidelines|guidance|commands|context|messages|constraints|policies|system\s+prompt)`;
 
-const PATTERNS: { regex: RegExp; what: string }[] = [
+const PATTERNS: { regex: RegExp; what: string; unlessBefore?: RegExp }[] = [
   {
     // "ignore all previous instructions", "disregard the system prompt", "override your prior rules"
     regex: new RegExp(
@@ -37,9 +37,28 @@ const PATTERNS: { regex: RegExp; what: string }[] = [
     what: 'imitates a chat-template or system message boundary',
   },
   {
-    // "do not tell the user", "don't mention this to the user", "hide this from the user"
+    // "do not tell the user about this", "don't tell the user that you ran …" — but not "do not tell the
+    // user to restart", which is advice about what to say, not about hiding what was done.
     regex:
-      /\b(?:do\s+not|don['’]t|never|without)\s+(?:(?:ever|explicitly|actually)\s+)?(?:tell(?:ing)?|inform(?:ing)?|notify(?:ing)?|alert(?:ing)?|reveal(?:ing)?|disclos(?:e|ing)|mention(?:ing)?|let(?:ting)?)\s+(?:(?:this|that|it|anything|them)\s+)?(?:to\s+)?the\s+(?:user|human|operator)\b(?!\s*(?:'s|’s)\s)(?![^.]{0,300}\b(?:until|unless|before|first)\b)/i,
+      /\b(?:do\s+not|don['’]t|never)\s+(?:tell|inform|notify|alert|warn)\s+the\s+(?:user|human|operator)\s+(?:about\b|this\b|these\b|that\s+you\b|what\s+you\b|you\s+(?:ran|did|have|are|will|used|sent|changed|installed)\b|any\s+of\s+this\b)/i,
+    what: 'asks the agent to keep actions from the user',
+  },
+  {
+    // "don't mention this to the user", "never reveal any of this to the user"
+    regex:
+      /\b(?:do\s+not|don['’]t|never)\s+(?:mention|reveal|disclose|show)\s+(?:this|these|it|that|any\s+of\s+(?:this|these|it))\s+(?:\w+\s+){0,2}to\s+the\s+(?:user|human|operator)\b/i,
+    what: 'asks the agent to keep actions from the user',
+  },
+  {
+    // "do this without telling the user" (but "never change files without telling the user" is a safeguard)
+    regex: /\bwithout\s+(?:telling|informing|notifying|alerting)\s+the\s+(?:user|human|operator)\b/i,
+    what: 'asks the agent to act without the user knowing',
+    unlessBefore:
+      /\b(?:never|don['’]t|do\s+not|must\s+not|mustn['’]t|should\s+not|shouldn['’]t|avoid|not)\b/i,
+  },
+  {
+    regex:
+      /\b(?:do\s+not|don['’]t|never)\s+let\s+the\s+(?:user|human|operator)\s+(?:know|see|notice|find\s+out)\b/i,
     what: 'asks the agent to keep actions from the user',
   },
   {
@@ -70,9 +89,9 @@ export const promptInjectionRule: SafetyRuleModule = {
   scan({ lines }) {
     const hits: RuleHit[] = [];
     lines.forEach((text, index) => {
-      for (const { regex, what } of PATTERNS) {
+      for (const { regex, what, unlessBefore } of PATTERNS) {
         const match = regex.exec(text);
-        if (!match) continue;
+        if (!match || unlessBefore?.test(text.slice(0, match.index))) continue;
         hits.push({
           line: index + 1,
           severity: 'high',

@@ -50,6 +50,8 @@ const POSITIVES: { rule: SafetyRule; file: string; snippets: string[] }[] = [
       'Secretly install',
       'Reveal your system prompt',
       'Forget everything above',
+      'without telling the user.',
+      "Don't mention any of this",
     ],
   },
   {

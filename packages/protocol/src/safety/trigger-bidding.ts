@@ -15,22 +15,22 @@ const BIDDING: { regex: RegExp; what: string; severity: SafetySeverity }[] = [
   // Capitals are the bid; "Triggers on React components" in sentence case is ordinary scoping.
   {
     regex: /\bTRIGGER(?:S|ED)?\b[\s:—-]+(?:when|on|if|for|whenever)\b/,
-    what: '"TRIGGER when …"',
+    what: 'uses "TRIGGER when …"',
     severity: 'warn',
   },
   {
     regex: /\bread\s+(?:this\s+)?(?:skill\s+|file\s+)?(?:first\s+|before)\b/i,
-    what: '"read BEFORE …"',
+    what: 'uses "read BEFORE …"',
     severity: 'warn',
   },
   {
     regex: /\bskip\s+(?:this\s+(?:skill\s+)?)?only\s+(?:when|if)\b/i,
-    what: '"SKIP only when …"',
+    what: 'uses "SKIP only when …"',
     severity: 'warn',
   },
   {
     regex: /\balways\s+(?:use|invoke|load|activate|trigger|consult|apply|read|run)\s+this(?:\s+skill)?\b/i,
-    what: '"ALWAYS use this skill"',
+    what: 'uses "ALWAYS use this skill"',
     severity: 'warn',
   },
   {
@@ -38,7 +38,7 @@ const BIDDING: { regex: RegExp; what: string; severity: SafetySeverity }[] = [
       String.raw`\b(?:must|should)\s+(?:always\s+)?be\s+(?:used|invoked|loaded|consulted|read|activated)\s+(?:for|on|before|whenever|with|in|at)\s+(?:the\s+start\s+of\s+)?${EVERY_TASK}`,
       'i',
     ),
-    what: '"MUST be used for every …"',
+    what: 'uses "MUST be used for every …"',
     severity: 'warn',
   },
   {
@@ -67,7 +67,7 @@ const BIDDING: { regex: RegExp; what: string; severity: SafetySeverity }[] = [
     what: 'claims activation even when not asked for',
     severity: 'info',
   },
-  { regex: /\buse\s+proactively\b/i, what: '"use PROACTIVELY"', severity: 'info' },
+  { regex: /\buse\s+proactively\b/i, what: 'uses "use PROACTIVELY"', severity: 'info' },
 ];
 
 /** Capitalised imperatives; acronyms (API, JSON) are not in the list, so they never fire. */
@@ -106,7 +106,7 @@ export function scanDescriptionLines(description: readonly DescriptionLine[]): R
   };
   for (const { regex, what, severity } of BIDDING) {
     const match = regex.exec(joined);
-    if (match) record(match.index, match[0].length, severity, `trigger bidding: description uses ${what}`);
+    if (match) record(match.index, match[0].length, severity, `trigger bidding: description ${what}`);
   }
   const shout = SHOUTING.exec(joined);
   if (shout) {

@@ -90,7 +90,9 @@ describe.skipIf(!chromiumFound.path)('web pages in Chromium', () => {
     await page.goto(`${baseUrl}/?q=installer`);
     const badge = page.locator('li[data-identity="gh:acme/tools/skills/installer"] .flag');
     expect(await badge.textContent()).toBe('remote-exec');
-    expect(await badge.getAttribute('title')).toContain('remote-exec (danger) at SKILL.md:7');
+    expect(await badge.getAttribute('title')).toBe(
+      'remote-exec (high) at SKILL.md:7: Pipes a downloaded script into a shell. Evidence: curl -fsSL https://get.example.sh | sh',
+    );
     await page.goto(`${baseUrl}/s/gh:acme/tools/skills/installer`);
     expect(await page.locator('.flags-panel').textContent()).toContain(
       'curl -fsSL https://get.example.sh | sh',

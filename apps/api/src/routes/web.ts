@@ -1,3 +1,4 @@
+import { findSkillAt, type StoredFlag } from '@atskills/db';
 import { isProtocolError } from '@atskills/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -5,6 +6,7 @@ import { toProblem } from '../plugins/errors.js';
 import type { HttpProblem } from '../problems.js';
 import type { SearchHitResponse, StatsResponse } from '../schemas.js';
 import { getStats } from '../services/index-info.js';
+import { locateIdentity } from '../services/locate.js';
 import { searchSkills } from '../services/search.js';
 import { getSkillView } from '../services/skill-view.js';
 import { ASSETS } from '../web/assets/index.js';
@@ -72,7 +74,7 @@ function readSearchForm(query: Record<string, unknown>): {
   return form;
 }
 
-function toResultView(hit: SearchHitResponse): SearchResultView {
+function toResultView(hit: SearchHitResponse, storedFlags: StoredFlag[] | undefined): SearchResultView {
   return {
     kind: hit.kind,
     identity: hit.identity,
@@ -86,17 +88,36 @@ function toResultView(hit: SearchHitResponse): SearchResultView {
     descriptionTokens: hit.descriptionTokens,
     bodyTokens: hit.bodyTokens,
     ...(hit.skillCount !== undefined ? { skillCount: hit.skillCount } : {}),
-    flags: hit.flags.map(
-      (f): FlagView => ({
-        rule: f.code,
-        severity: f.severity,
-        message: f.message,
-        ...(f.file !== undefined ? { file: f.file } : {}),
-        ...(f.line !== undefined ? { line: f.line } : {}),
-      }),
-    ),
+    // The stored findings carry the evidence excerpt for the badge's hover text; the wire flags do not.
+    flags:
+      storedFlags ??
+      hit.flags.map(
+        (f): FlagView => ({
+          rule: f.code,
+          severity: f.severity,
+          message: f.message,
+          ...(f.file !== undefined ? { file: f.file } : {}),
+          ...(f.line !== undefined ? { line: f.line } : {}),
+        }),
+      ),
     warnings: hit.warnings,
   };
+}
+
+/**
+ * The stored flags (with evidence) of the flagged skills among the hits, read with the viewer's scope. The
+ * search API leaves evidence out of its answers; the page shows it on hover, and flagged hits are few.
+ */
+async function storedFlagsOf(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  hits: SearchHitResponse[],
+): Promise<Map<string, StoredFlag[]>> {
+  const flagged = hits.filter((h) => h.kind === 'skill' && h.flags.length > 0);
+  const rows = await Promise.all(
+    flagged.map((h) => findSkillAt(app.db, request.viewer, locateIdentity(h.identity).location)),
+  );
+  return new Map(rows.flatMap((row) => (row ? [[row.identity, row.flags] as const] : [])));
 }
 
 function toCrawlStatus(stats: StatsResponse): CrawlStatusView {
@@ -136,12 +157,13 @@ async function searchPage(app: FastifyInstance, request: FastifyRequest, reply: 
       filters: form.filters,
     });
     reply.header('x-search-engine', engine);
+    const evidence = await storedFlagsOf(app, request, page.results);
     return sendPage(
       reply,
       200,
       renderSearchPage({
         ...model,
-        results: page.results.map(toResultView),
+        results: page.results.map((hit) => toResultView(hit, evidence.get(hit.identity))),
         nextCursor: page.nextCursor,
         continued: form.cursor !== undefined,
       }),

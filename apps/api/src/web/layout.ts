@@ -20,8 +20,6 @@ export const CONTENT_SECURITY_POLICY = [
 
 export interface LayoutOptions {
   title: string;
-  /** The search box text to keep in the header form. */
-  query?: string;
   /** Tells robots not to index the page (error pages, pinned revisions). */
   noindex?: boolean;
 }

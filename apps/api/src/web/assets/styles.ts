@@ -59,6 +59,7 @@ table.data td.num { text-align: right; white-space: nowrap; }
 .markdown { border-top: 1px solid var(--line); margin-top: 1.5rem; padding-top: 0.5rem; overflow-wrap: anywhere; }
 .markdown pre { background: var(--panel); padding: 0.75rem; border-radius: 6px; overflow-x: auto; }
 .markdown img { max-width: 100%; }
+.markdown a:not([href]) { color: inherit; text-decoration: underline dotted; cursor: not-allowed; }
 .markdown table { border-collapse: collapse; }
 .markdown th, .markdown td { border: 1px solid var(--line); padding: 0.25rem 0.5rem; }
 .markdown blockquote { margin-left: 0; padding-left: 1rem; border-left: 3px solid var(--line); color: var(--muted); }

@@ -12,7 +12,7 @@ export function renderErrorPage(model: ErrorPageModel): string {
     { title: model.title, noindex: true },
     html`<h1 class="skill-title">${model.title}</h1>
 <p class="error-code">${model.status} · <code>${model.code}</code>${model.requestId ? html` · request <code>${model.requestId}</code>` : ''}</p>
-${model.detail ? html`<p class="lead">${model.detail}</p>` : ''}
+${model.detail && !(model.status === 422 && model.subcollections) ? html`<p class="lead">${model.detail}</p>` : ''}
 ${advice(model)}`,
   ).value;
 }

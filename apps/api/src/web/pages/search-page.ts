@@ -10,7 +10,7 @@ import type { CrawlStatusView, SearchFilters, SearchPageModel, SearchResultView 
 export function renderSearchPage(model: SearchPageModel): string {
   const title = model.query ? `${model.query} - search` : 'Search skills';
   return layout(
-    { title, query: model.query, noindex: model.continued === true },
+    { title, noindex: model.continued === true },
     html`<h1 class="visually-hidden">Find a skill</h1>
 ${searchForm(model.query, model.filters)}
 ${model.error ? html`<p class="notice" role="alert">${model.error}</p>` : ''}

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   DESCRIPTION_FILE,
@@ -124,5 +125,47 @@ describe('SAFETY_RULES and summarizeFlags', () => {
     expect(summary['remote-exec']).toBe(2);
     expect(Object.keys(summary).sort()).toEqual(SAFETY_RULES.map((rule) => rule.id).sort());
     expect(Object.values(summary).reduce((a, b) => a + b, 0)).toBe(2);
+  });
+});
+
+describe('scanText on arbitrary input', () => {
+  // Mixes code points the rules care about into random text so every rule gets exercised.
+  const interesting = fc.constantFrom(
+    '\u202E',
+    '\u200B',
+    '\u200D',
+    '\uFEFF',
+    '\u{E0041}',
+    '\uFE0F',
+    '\x1B',
+    '\r',
+    '\n',
+    ' | sh',
+    'curl ',
+    'ignore previous instructions',
+    '---\ndescription: ',
+    'ALWAYS ',
+    'ghp_',
+    'AKIA',
+  );
+  const text = fc
+    .array(fc.oneof(fc.string({ unit: 'binary', maxLength: 20 }), interesting), { maxLength: 40 })
+    .map((parts) => parts.join(''));
+
+  it('never throws, keeps lines in range, sorts, and never shows a raw invisible character', () => {
+    fc.assert(
+      fc.property(text, (content) => {
+        const flags = scanText('f.md', content);
+        const lineCount = content.split('\n').length;
+        for (const flag of flags) {
+          expect(flag.line).toBeGreaterThanOrEqual(1);
+          expect(flag.line).toBeLessThanOrEqual(lineCount);
+          expect(flag.evidence).not.toMatch(/\p{Cf}|\p{Cc}|\p{Variation_Selector}/u);
+        }
+        const keys = flags.map((f) => `${String(f.line).padStart(6, '0')}:${f.rule}`);
+        expect(keys).toEqual([...keys].sort());
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -28,6 +28,9 @@ export default fp(
         url: opts.config.databaseUrl,
         embeddedDir: `${opts.config.dataDir}/db`,
         applicationName: 'atskills-api',
+        // An API request must not wait long on the database: past this its query fails and it answers 503
+        // (also when the server went silent, through the pool's client-side query timeout).
+        statementTimeoutMs: 10_000,
       }));
     app.decorate('database', handle);
     app.decorate('db', handle.db);

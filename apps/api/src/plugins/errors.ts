@@ -32,6 +32,8 @@ const OUTAGE_MESSAGES = [
   /timeout exceeded when trying to connect/i,
   /connection terminated/i,
   /Connection refused/i,
+  // pg's client-side query_timeout: the server or the network went silent mid-query.
+  /Query read timeout/i,
 ];
 
 /** True when `err` (or something in its `cause` chain) says the database cannot be reached. */

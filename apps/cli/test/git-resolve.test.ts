@@ -299,6 +299,33 @@ describe('when the git server fails', () => {
   });
 });
 
+describe('private repositories', () => {
+  it('sends GITHUB_TOKEN to the git host and answers no-access without it', async () => {
+    const expected = `Basic ${Buffer.from('x-access-token:tok-123').toString('base64')}`;
+    const server = await startGitServer({
+      root: customRoot,
+      authorize: (_repo, auth) => (auth === expected ? 200 : 401),
+    });
+    try {
+      const { cli, env, cwd } = await freshSetup(server);
+      const refused = await cli('get', '--json', 'gh:acme/tools/skills/review');
+      expect(refused.code).toBe(7);
+      expect(parseJsonOutput<{ error: { code: string } }>(refused).error.code).toBe('no-access');
+      const allowed = await runCliCaptured(['get', '--json', 'gh:acme/tools/skills/review'], {
+        cwd,
+        env: { ...env, GITHUB_TOKEN: 'tok-123' },
+      });
+      expect(allowed.code, allowed.stderr).toBe(0);
+      expect(parseJsonOutput(allowed)).toMatchObject({ kind: 'skill', name: 'review' });
+      expect(server.log.filter((r) => r.status === 200).every((r) => r.authorization === expected)).toBe(
+        true,
+      );
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('project files first', () => {
   it('answers from .atskills without any request', async () => {
     const { cli, cwd } = await freshSetup(custom);

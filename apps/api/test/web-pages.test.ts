@@ -170,6 +170,16 @@ describe('error pages', () => {
     expect(res.body).toContain('<dt>Last seen</dt><dd>2026-11-20</dd>');
   });
 
+  it('the 410 page links to the last revision, which still renders (pinned)', async () => {
+    const gone = await get('/s/gh:acme/tools/skills/legacy-deploy');
+    const href = /<a href="([^"]+\?rev=[0-9a-f]{64})">View the last revision<\/a>/.exec(gone.body)?.[1];
+    expect(href).toBeDefined();
+    const pinned = await get(href!);
+    expect(pinned.status).toBe(200);
+    expect(pinned.body).toContain('This page shows the pinned revision');
+    expect(pinned.body).toContain('<meta name="robots" content="noindex">');
+  });
+
   it('422 lists the sub-collections that fit', async () => {
     const res = await get('/s/gh:bigco/mono');
     expect(res.status).toBe(422);

@@ -4,13 +4,13 @@ import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
 import {
-  jsonSchemaTransform,
   jsonSchemaTransformObject,
   serializerCompiler,
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import type { AppConfig } from './config.js';
+import { openapiTransform } from './openapi-transform.js';
 import databasePlugin from './plugins/database.js';
 import errorsPlugin, { sendProblem } from './plugins/errors.js';
 import searchPlugin from './plugins/search.js';
@@ -105,7 +105,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
         { name: 'index', description: 'Crawl reports and corpus statistics' },
       ],
     },
-    transform: jsonSchemaTransform,
+    transform: openapiTransform,
     transformObject: jsonSchemaTransformObject,
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });

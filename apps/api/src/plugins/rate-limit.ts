@@ -29,6 +29,30 @@ export function rateLimitKey(request: FastifyRequest): string {
 export default fp(
   async function rateLimitPlugin(app: FastifyInstance, settings: RateLimitSettings) {
     if (settings.max <= 0) return;
+    // Counters get their own connection that fails at once while Redis is away (no offline queue, a short
+    // command timeout for a silent server), so skipOnError lets requests through immediately instead of each
+    // one waiting out the shared client's reconnect retries (seconds per request, measured in
+    // test/reliability/redis-outage.test.ts).
+    const counters = settings.redis?.duplicate({
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: 500,
+    });
+    if (counters) {
+      counters.on('error', () => {}); // the shared client already logs outages
+      app.addHook('onClose', async () => {
+        counters.disconnect();
+      });
+      // Commands sent before it is connected would fail (no offline queue): wait for it, but never block
+      // start-up on a Redis that is down (requests then go uncounted until it is back).
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 2_000);
+        counters.once('ready', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
     await app.register(fastifyRateLimit, {
       max: settings.max,
       timeWindow: settings.timeWindow,
@@ -36,7 +60,7 @@ export default fp(
       // IETF draft headers: RateLimit-Limit / -Remaining / -Reset and Retry-After on 429.
       enableDraftSpec: true,
       nameSpace: 'atskills:ratelimit:',
-      ...(settings.redis ? { redis: settings.redis } : {}),
+      ...(counters ? { redis: counters } : {}),
       // A Redis outage must not take the read API down with it: count nothing rather than refuse everything.
       skipOnError: true,
       errorResponseBuilder: (_request, context) =>

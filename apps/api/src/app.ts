@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DatabaseHandle } from '@atskills/db';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import {
   jsonSchemaTransformObject,
   serializerCompiler,
@@ -13,6 +13,7 @@ import type { AppConfig } from './config.js';
 import { openapiTransform } from './openapi-transform.js';
 import databasePlugin from './plugins/database.js';
 import errorsPlugin, { sendProblem } from './plugins/errors.js';
+import metricsPlugin, { type HubMetrics } from './plugins/metrics.js';
 import searchPlugin from './plugins/search.js';
 import viewerPlugin from './plugins/viewer.js';
 import { problem } from './problems.js';
@@ -21,6 +22,8 @@ import openapiRoutes from './routes/openapi.js';
 import searchRoutes from './routes/search.js';
 import v1Routes from './routes/v1/index.js';
 import webRoutes from './routes/web.js';
+import { loggerOptions } from './runtime/logging.js';
+import opsPlugin, { type OpsDeps } from './runtime/ops-plugin.js';
 import type { SearchEngine } from './search/engine.js';
 
 /** What buildApp can be handed instead of building it from the config (tests, the CLI, benchmarks). */
@@ -33,6 +36,12 @@ export interface AppDeps {
   clock?: () => Date;
   /** A crawl queue handle for routes that enqueue work (admin, ops); opaque here. */
   queue?: unknown;
+  /** The process logger (runtime/start.ts shares it with the crawler); default: one built from the config. */
+  logger?: FastifyBaseLogger;
+  /** Prometheus series of this instance (the runtime feeds queue and crawl series into it). */
+  metrics?: HubMetrics;
+  /** Readiness checks, rate limit, CORS, queue dashboard (runtime/ops-plugin.ts). */
+  ops?: OpsDeps;
 }
 
 declare module 'fastify' {
@@ -55,7 +64,9 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** Builds the hub app, ready for `app.inject` or `listen`; nothing listens here. */
 export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
+    ...(deps.logger
+      ? { loggerInstance: deps.logger }
+      : { logger: config.logLevel === 'silent' ? false : loggerOptions(config.logLevel) }),
     bodyLimit: config.bodyLimit,
     trustProxy: config.trustProxy,
     // Identities travel in the path and may be long (SPEC: up to 512 characters, more once percent-encoded).
@@ -88,6 +99,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
   });
 
   await app.register(errorsPlugin);
+  await app.register(metricsPlugin, deps.metrics ? { metrics: deps.metrics } : {});
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',
@@ -112,6 +124,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
   await app.register(databasePlugin, { config, ...(deps.database ? { handle: deps.database } : {}) });
   await app.register(searchPlugin, { config, ...(deps.search ? { engine: deps.search } : {}) });
   await app.register(viewerPlugin);
+  await app.register(opsPlugin, deps.ops ?? {});
 
   await app.register(openapiRoutes);
   await app.register(searchRoutes);

@@ -1,20 +1,30 @@
-import { buildApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError } from './config.js';
+import { type RunningHub, startHub } from './runtime/start.js';
 
-// Only this file listens; everything else is built by buildApp so tests use the same app.
+// Only this file listens (through runtime/start.ts) and handles signals; buildApp builds the same app for tests.
+let hub: RunningHub;
 try {
-  const config = loadConfig(process.env);
-  const app = await buildApp(config);
-  const close = async (signal: string) => {
-    app.log.info({ signal }, 'shutting down');
-    await app.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', () => void close('SIGINT'));
-  process.once('SIGTERM', () => void close('SIGTERM'));
-  await app.listen({ host: config.host, port: config.port });
+  hub = await startHub({ env: process.env, argv: process.argv.slice(2) });
 } catch (err) {
   if (err instanceof ConfigError) console.error(err.message);
   else console.error(err);
   process.exit(1);
 }
+
+const stop = (signal: string) => {
+  // Past the deadline (plus a margin for closing pools) the process ends anyway; a second signal ends it now.
+  setTimeout(() => {
+    hub.logger.error({ signal }, 'shutdown deadline passed, exiting');
+    process.exit(1);
+  }, hub.ops.SHUTDOWN_TIMEOUT_MS + 5_000).unref();
+  process.once(signal, () => process.exit(1));
+  hub.shutdown(signal).then(
+    () => process.exit(0),
+    (err) => {
+      hub.logger.error({ err }, 'shutdown failed');
+      process.exit(1);
+    },
+  );
+};
+process.once('SIGTERM', () => stop('SIGTERM'));
+process.once('SIGINT', () => stop('SIGINT'));

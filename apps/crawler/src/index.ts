@@ -20,3 +20,14 @@ export {
 } from './jobs/repository.crawl.js';
 export { createLogger } from './logger.js';
 export { DiscoverJobData, DiscoverySource, jobIds, jobOptions, QUEUES, RepositoryJobData } from './queues.js';
+export {
+  type CrawlStatus,
+  crawlOutcomeTotals,
+  crawlStatus,
+  nextCrawlAt,
+  type RecrawlScheduler,
+  recrawlInterval,
+  runRecrawlTick,
+  SCHEDULE_QUEUE,
+  startRecrawlScheduler,
+} from './schedule.js';

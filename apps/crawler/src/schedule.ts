@@ -5,7 +5,7 @@
  * otherwise) enqueues the repositories that are due as one `schedule` crawl run and pushes their next date
  * forward. The probe itself is cheap: the repository job skips repositories whose head did not move.
  */
-import { crawlRuns, type Database, repositories } from '@atskills/db';
+import { crawlReports, crawlRuns, type Database, repositories } from '@atskills/db';
 import { Queue, Worker } from 'bullmq';
 import { and, asc, count, desc, eq, isNotNull, isNull, lte, min, sql } from 'drizzle-orm';
 import type { Redis } from 'ioredis';
@@ -287,4 +287,13 @@ export async function crawlStatus(
     failures,
     failuresTotal: totals?.failuresTotal ?? 0,
   };
+}
+
+/** Repository jobs ever recorded, by outcome (indexed, unchanged, failed, gone): the crawl job counter's source. */
+export async function crawlOutcomeTotals(db: Database): Promise<Record<string, number>> {
+  const rows = await db
+    .select({ outcome: crawlReports.outcome, n: count() })
+    .from(crawlReports)
+    .groupBy(crawlReports.outcome);
+  return Object.fromEntries(rows.map((r) => [r.outcome, Number(r.n)]));
 }

@@ -20,6 +20,11 @@ export interface HubMetrics {
   githubRateLimitRemaining: Gauge<'resource'>;
   /** Registers where the queue depth gauge reads from at scrape time (one source per queue name). */
   setQueueDepthSource(queue: string, source: () => Promise<QueueDepth>): void;
+  /**
+   * Makes the crawl job counter read its totals at scrape time (from Postgres: every worker's jobs, whichever
+   * process ran them) instead of counting this process's jobs.
+   */
+  setCrawlOutcomeSource(source: () => Promise<Record<string, number>>): void;
 }
 
 /** What the crawler feeds; plain functions so the crawler needs no prom-client types. */
@@ -35,6 +40,7 @@ export function createHubMetrics(options: { defaultMetrics?: boolean } = {}): Hu
   const registry = new Registry();
   if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'atskills_' });
   const queueSources = new Map<string, () => Promise<QueueDepth>>();
+  let crawlOutcomeSource: (() => Promise<Record<string, number>>) | undefined;
 
   const queueDepth = new Gauge({
     name: 'atskills_queue_jobs',
@@ -78,6 +84,13 @@ export function createHubMetrics(options: { defaultMetrics?: boolean } = {}): Hu
       help: 'Finished repository crawl jobs by outcome',
       labelNames: ['outcome'] as const,
       registers: [registry],
+      async collect() {
+        if (!crawlOutcomeSource) return;
+        const totals = await crawlOutcomeSource().catch(() => undefined);
+        if (!totals) return;
+        this.reset();
+        for (const [outcome, n] of Object.entries(totals)) this.inc({ outcome }, n);
+      },
     }),
     queueDepth,
     githubRateLimitRemaining: new Gauge({
@@ -88,6 +101,9 @@ export function createHubMetrics(options: { defaultMetrics?: boolean } = {}): Hu
     }),
     setQueueDepthSource(queue, source) {
       queueSources.set(queue, source);
+    },
+    setCrawlOutcomeSource(source) {
+      crawlOutcomeSource = source;
     },
   };
 }

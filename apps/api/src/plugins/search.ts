@@ -5,6 +5,7 @@ import type { SearchEngine } from '../search/engine.js';
 import { createFallbackEngine } from '../search/fallback.js';
 import { createMeilisearchEngine } from '../search/meilisearch.js';
 import { createPostgresEngine } from '../search/postgres.js';
+import { instrumentSearchEngine } from './metrics.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -39,7 +40,11 @@ export default fp(
       const owned = engine;
       app.addHook('onClose', async () => owned.close?.());
     }
-    app.decorate('searchEngine', engine);
+    // Every query lands in the search latency histogram when metrics are on (see plugins/metrics.ts).
+    app.decorate(
+      'searchEngine',
+      app.hasDecorator('metrics') ? instrumentSearchEngine(engine, app.metrics) : engine,
+    );
   },
   { name: 'atskills-search', dependencies: ['atskills-database'] },
 );

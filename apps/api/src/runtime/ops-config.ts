@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { ConfigError } from '../config.js';
+
+const flag = z
+  .enum(['true', 'false', '1', '0', ''])
+  .default('false')
+  .transform((v) => v === 'true' || v === '1');
+
+/**
+ * Settings of running the hub as a service (rate limits, CORS, shutdown, re-crawl schedule, demo data).
+ * Kept apart from config.ts (what the app serves) because only the runtime wiring reads them.
+ */
+export const OpsEnvSchema = z.object({
+  /** Requests per window per token (or per IP without one); 0 turns rate limiting off. */
+  RATE_LIMIT_MAX: z.coerce.number().int().min(0).default(600),
+  /** The rate-limit window: milliseconds or text such as `1 minute`, `30s`. */
+  RATE_LIMIT_WINDOW: z
+    .string()
+    .trim()
+    .min(1)
+    .default('1 minute')
+    .transform((v) => (/^\d+$/.test(v) ? Number(v) : v)),
+  /** Origins browsers may call the API from, comma-separated; `*` for any (tokens, not cookies, authenticate). */
+  CORS_ORIGINS: z
+    .string()
+    .default('*')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  /** How long in-flight requests and crawl jobs get to finish after SIGTERM before the process exits. */
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(25_000),
+  /** How often the scheduler looks for repositories due for a re-crawl; 0 turns scheduled re-crawls off. */
+  RECRAWL_TICK_MS: z.coerce.number().int().min(0).default(300_000),
+  /** Load the example skills of demo/ at start-up (same as `--demo`). */
+  ATSKILLS_DEMO: flag,
+});
+
+export type OpsConfig = Readonly<z.infer<typeof OpsEnvSchema>>;
+
+/** The environment variables the runtime reads (documented in .env.example). */
+export const OPS_CONFIG_KEYS = Object.keys(OpsEnvSchema.shape) as (keyof z.infer<typeof OpsEnvSchema>)[];
+
+/** Parses the ops settings, naming the offending variable on error. */
+export function loadOpsConfig(env: Record<string, string | undefined> = process.env): OpsConfig {
+  const parsed = OpsEnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(env)'}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration: ${lines.join('; ')}`);
+  }
+  return Object.freeze(parsed.data);
+}

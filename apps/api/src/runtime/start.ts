@@ -1,0 +1,211 @@
+/**
+ * Start-up wiring of a hub process: picks each part's mode from the settings (embedded PGlite or a
+ * Postgres server; in-process crawl queue or BullMQ on Redis; Postgres or Meilisearch search), says so in
+ * the first log lines, applies migrations, builds the app, starts scheduled re-crawls, optionally loads
+ * the demo skills, listens, and shuts all of it down in order on request.
+ */
+import path from 'node:path';
+import {
+  type CrawlerSettings,
+  crawlOutcomeTotals,
+  createCrawler,
+  loadSettings,
+  QUEUES,
+  type RecrawlScheduler,
+  SCHEDULE_QUEUE,
+  startRecrawlScheduler,
+} from '@atskills/crawler';
+import { connectDatabase, type DatabaseHandle, migrate, redactUrl } from '@atskills/db';
+import { Queue } from 'bullmq';
+import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { buildApp } from '../app.js';
+import { type AppConfig, loadConfig } from '../config.js';
+import { createReadiness } from '../plugins/health.js';
+import { createHubMetrics } from '../plugins/metrics.js';
+import { loadDemo } from './demo.js';
+import { createHubLogger } from './logging.js';
+import { loadOpsConfig, type OpsConfig } from './ops-config.js';
+
+export interface StartOptions {
+  env?: Record<string, string | undefined>;
+  /** Command-line arguments after the script (`--demo`). */
+  argv?: string[];
+}
+
+/** A started hub: its address and how to stop it. */
+export interface RunningHub {
+  app: FastifyInstance;
+  /** Where it listens, e.g. http://127.0.0.1:8080. */
+  url: string;
+  logger: Logger;
+  config: AppConfig;
+  ops: OpsConfig;
+  /**
+   * Graceful stop: fail readiness, stop accepting connections, let in-flight requests and crawl jobs finish
+   * (within SHUTDOWN_TIMEOUT_MS for jobs), then close queues, Redis and the database.
+   */
+  shutdown(reason: string): Promise<void>;
+}
+
+/** The modes of each part, as the first log lines state them. */
+export function describeModes(config: AppConfig) {
+  return {
+    database: config.databaseUrl
+      ? { mode: 'postgres', location: redactUrl(config.databaseUrl) }
+      : { mode: 'embedded', location: path.resolve(config.dataDir, 'db') },
+    queue: config.redisUrl
+      ? { mode: 'bullmq', location: redactUrl(config.redisUrl) }
+      : { mode: 'in-process', location: 'this process (jobs are lost on exit; Postgres keeps the results)' },
+    search: config.meiliUrl
+      ? { mode: 'meilisearch', location: redactUrl(config.meiliUrl) }
+      : { mode: 'postgres', location: 'the database (full-text search)' },
+  };
+}
+
+/** Starts a hub process from environment-like settings. */
+export async function startHub(options: StartOptions = {}): Promise<RunningHub> {
+  const env = options.env ?? process.env;
+  const config = loadConfig(env);
+  const ops = loadOpsConfig(env);
+  const crawlerSettings: CrawlerSettings = loadSettings(env);
+  const demo = ops.ATSKILLS_DEMO || (options.argv ?? []).includes('--demo');
+  const logger = createHubLogger(config.logLevel === 'silent' ? 'silent' : config.logLevel);
+
+  const modes = describeModes(config);
+  for (const [part, { mode, location }] of Object.entries(modes)) {
+    logger.info({ part, mode, location }, `${part}: ${mode} (${location})`);
+  }
+
+  const cleanups: (() => Promise<unknown>)[] = [];
+  const closeAll = async () => {
+    for (const cleanup of cleanups.reverse())
+      await cleanup().catch((err) => logger.error({ err }, 'close failed'));
+    cleanups.length = 0;
+  };
+  try {
+    const database: DatabaseHandle = await connectDatabase({
+      url: config.databaseUrl,
+      embeddedDir: path.join(config.dataDir, 'db'),
+      applicationName: 'atskills-api',
+    });
+    cleanups.push(() => database.close());
+    await migrate(database);
+    logger.info({ part: 'database' }, 'migrations applied');
+
+    const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
+    if (redis) cleanups.push(() => redis.quit().catch(() => redis.disconnect()));
+
+    // With Redis, crawl jobs run in the crawler workers (`crawler worker`); this process only enqueues.
+    const crawler = createCrawler({
+      db: database.db,
+      settings: crawlerSettings,
+      ...(config.redisUrl ? { redis: config.redisUrl } : {}),
+      logger: logger.child({ component: 'crawler' }),
+      work: !config.redisUrl,
+    });
+    cleanups.push(() => crawler.close({ deadlineMs: ops.SHUTDOWN_TIMEOUT_MS }));
+
+    const metrics = createHubMetrics();
+    for (const queue of [QUEUES.discover.name, QUEUES.repository.name]) {
+      metrics.setQueueDepthSource(queue, async () => (await crawler.counts())[queue] ?? {});
+    }
+    metrics.setCrawlOutcomeSource(() => crawlOutcomeTotals(database.db));
+
+    // The dashboard reads the crawler's queues through its own handles (same names and prefix).
+    const boardQueues = redis
+      ? [QUEUES.discover.name, QUEUES.repository.name, SCHEDULE_QUEUE].map(
+          (name) => new Queue(name, { connection: redis, prefix: crawlerSettings.CRAWL_QUEUE_PREFIX }),
+        )
+      : [];
+    for (const queue of boardQueues) cleanups.push(() => queue.close());
+
+    const readiness = createReadiness();
+    const app = await buildApp(config, {
+      database,
+      queue: crawler,
+      logger,
+      metrics,
+      ops: {
+        config: ops,
+        readiness,
+        ...(redis ? { redis, boardQueues } : { queueMode: 'in-process' }),
+      },
+    });
+    cleanups.push(() => app.close());
+
+    let scheduler: RecrawlScheduler | undefined;
+    if (ops.RECRAWL_TICK_MS > 0) {
+      scheduler = await startRecrawlScheduler({
+        db: database.db,
+        startRun: (repos) => crawler.startRun({ kind: 'schedule', source: { kind: 'repos', repos } }),
+        everyMs: ops.RECRAWL_TICK_MS,
+        ...(redis ? { redis } : {}),
+        prefix: crawlerSettings.CRAWL_QUEUE_PREFIX,
+        logger: logger.child({ component: 'schedule' }),
+      });
+      const running = scheduler;
+      cleanups.push(() => running.close());
+      logger.info(
+        { part: 'schedule', mode: scheduler.mode, everyMs: ops.RECRAWL_TICK_MS },
+        'scheduled re-crawls on',
+      );
+    }
+
+    if (demo) {
+      const answers = await loadDemo(database.db, { search: app.searchEngine, requestId: 'demo-load' });
+      logger.info(
+        {
+          part: 'demo',
+          collections: answers.map((a) => a.identity),
+          skills: answers.flatMap((a) => a.skills).length,
+        },
+        'demo skills loaded',
+      );
+    }
+
+    const address = await app.listen({ host: config.host, port: config.port });
+    logger.info({ url: address, publicUrl: config.publicUrl }, `hub listening on ${address}`);
+
+    let stopping: Promise<void> | undefined;
+    return {
+      app,
+      url: address,
+      logger,
+      config,
+      ops,
+      shutdown(reason) {
+        stopping ??= (async () => {
+          logger.info({ reason, deadlineMs: ops.SHUTDOWN_TIMEOUT_MS }, 'shutting down');
+          app.readiness.drain();
+          // Reverse start order: the scheduler stops ticking; app.close() stops accepting and resolves once
+          // in-flight requests have answered; then the dashboard queues, the crawler (running jobs get the
+          // deadline), Redis and last the database everything above was still using.
+          await closeAll();
+          logger.info({ reason }, 'shut down');
+        })();
+        return stopping;
+      },
+    };
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+}
+
+/** The Redis client of the API (rate-limit counters, readiness, scheduler, dashboard). */
+function connectRedis(url: string, logger: Logger): Redis {
+  // A few retries then an error: requests must not hang on a Redis outage (the rate limit fails open).
+  const redis = new Redis(url, { maxRetriesPerRequest: 2, connectTimeout: 5_000 });
+  let down = false;
+  redis.on('error', (err) => {
+    if (!down) logger.error({ err: { message: err.message } }, 'redis unreachable');
+    down = true;
+  });
+  redis.on('ready', () => {
+    if (down) logger.info('redis reachable again');
+    down = false;
+  });
+  return redis;
+}

@@ -32,6 +32,9 @@ const EnvSchema = z.object({
     .transform((v) => v === 'true' || v === '1'),
 });
 
+/** Every environment variable the app reads (.env.example and docker-compose.yml are checked against it). */
+export const CONFIG_KEYS: readonly string[] = Object.keys(EnvSchema.shape);
+
 /** The hub's configuration: parsed once, frozen, never read from process.env again. */
 export interface AppConfig {
   readonly host: string;

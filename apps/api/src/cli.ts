@@ -4,7 +4,7 @@
  * applies pending migrations first so it can bootstrap a brand-new hub, and acts as the operator.
  */
 import { pathToFileURL } from 'node:url';
-import { type DatabaseHandle, connectDatabase, migrate } from '@atskills/db';
+import { connectDatabase, type DatabaseHandle, migrate } from '@atskills/db';
 import { Command, CommanderError, Option } from 'commander';
 import { loadConfig } from './config.js';
 import { isHttpProblem } from './problems.js';
@@ -40,14 +40,19 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const db = async () => {
     if (!handle) {
       const config = loadConfig(io.env ?? process.env);
-      handle = await connectDatabase({ url: config.databaseUrl, embeddedDir: `${config.dataDir}/db`, applicationName: 'atskills-hub-cli' });
+      handle = await connectDatabase({
+        url: config.databaseUrl,
+        embeddedDir: `${config.dataDir}/db`,
+        applicationName: 'atskills-hub-cli',
+      });
       owned = true;
       await migrate(handle);
     }
     return handle.db;
   };
   const ctx = (): ActionContext => ({ authority: OPERATOR, now: io.now?.() ?? new Date(), requestId: null });
-  const print = (json: boolean, value: unknown, human: string) => io.stdout(json ? `${JSON.stringify(value, null, 2)}\n` : `${human}\n`);
+  const print = (json: boolean, value: unknown, human: string) =>
+    io.stdout(json ? `${JSON.stringify(value, null, 2)}\n` : `${human}\n`);
 
   const program = new Command('hub')
     .description('Operate an @skills hub')
@@ -58,7 +63,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
   admin
     .command('create-user')
-    .argument('<name>', 'user name (also the user\'s own namespace)')
+    .argument('<name>', "user name (also the user's own namespace)")
     .option('--email <email>', 'contact address')
     .option('--admin', 'make the user a hub administrator', false)
     .addOption(json())
@@ -72,7 +77,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .addOption(json())
     .action(async (o: { json?: boolean }) => {
       const users = await listAllUsers(await db(), ctx());
-      print(!!o.json, users, users.map((u) => `${u.name}${u.admin ? ' (administrator)' : ''}`).join('\n') || '(no users)');
+      print(
+        !!o.json,
+        users,
+        users.map((u) => `${u.name}${u.admin ? ' (administrator)' : ''}`).join('\n') || '(no users)',
+      );
     });
 
   admin
@@ -89,11 +98,19 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .command('add-member')
     .argument('<team>')
     .argument('<user>')
-    .addOption(new Option('--role <role>', 'role in the team').choices(['owner', 'publisher', 'reader']).default('reader'))
+    .addOption(
+      new Option('--role <role>', 'role in the team')
+        .choices(['owner', 'publisher', 'reader'])
+        .default('reader'),
+    )
     .addOption(json())
     .action(async (team: string, user: string, o: { role: string; json?: boolean }) => {
       const m = await setMember(await db(), { team, user, role: o.role }, ctx());
-      print(!!o.json, m, `${m.user} is ${m.role} of ${m.team}${m.previousRole ? ` (was ${m.previousRole})` : ''}`);
+      print(
+        !!o.json,
+        m,
+        `${m.user} is ${m.role} of ${m.team}${m.previousRole ? ` (was ${m.previousRole})` : ''}`,
+      );
     });
 
   admin
@@ -131,10 +148,21 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         const days = o.expiry ? Number(o.expiresInDays) : null;
         const token = await createToken(
           await db(),
-          { user, label: o.label, scopes: o.scopes.split(',').map((s) => s.trim()).filter(Boolean), expiresInDays: days },
+          {
+            user,
+            label: o.label,
+            scopes: o.scopes
+              .split(',')
+              .map((s) => s.trim())
+              .filter(Boolean),
+            expiresInDays: days,
+          },
           ctx(),
         );
-        if (!o.json) io.stderr(`token ${token.id} for ${token.user} (${token.scopes.join(', ')}), expires ${token.expiresAt ?? 'never'}; it is shown only now:\n`);
+        if (!o.json)
+          io.stderr(
+            `token ${token.id} for ${token.user} (${token.scopes.join(', ')}), expires ${token.expiresAt ?? 'never'}; it is shown only now:\n`,
+          );
         print(!!o.json, token, token.token);
       },
     );
@@ -145,11 +173,18 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .addOption(json())
     .action(async (user: string, o: { json?: boolean }) => {
       const tokens = await userTokens(await db(), user, ctx());
-      const state = (t: (typeof tokens)[number]) => (t.revokedAt ? 'revoked' : t.expiresAt && t.expiresAt <= new Date().toISOString() ? 'expired' : 'active');
+      const state = (t: (typeof tokens)[number]) =>
+        t.revokedAt
+          ? 'revoked'
+          : t.expiresAt && t.expiresAt <= new Date().toISOString()
+            ? 'expired'
+            : 'active';
       print(
         !!o.json,
         tokens,
-        tokens.map((t) => `${t.id}\t${t.prefix}...\t${t.scopes.join(',')}\t${state(t)}\t${t.label}`).join('\n') || '(no tokens)',
+        tokens
+          .map((t) => `${t.id}\t${t.prefix}...\t${t.scopes.join(',')}\t${state(t)}\t${t.label}`)
+          .join('\n') || '(no tokens)',
       );
     });
 
@@ -158,7 +193,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .argument('<id>', 'token id (see list-tokens)')
     .addOption(json())
     .action(async (id: string, o: { json?: boolean }) => {
-      if (!/^\d+$/.test(id)) throw new CommanderError(2, 'hub.bad-id', `A token id is a number; got "${id}".`);
+      if (!/^\d+$/.test(id))
+        throw new CommanderError(2, 'hub.bad-id', `A token id is a number; got "${id}".`);
       const token = await revokeToken(await db(), Number(id), ctx());
       print(!!o.json, token, `revoked token ${token.id} (${token.prefix}...) of ${token.user}`);
     });
@@ -183,7 +219,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return 0;
   } catch (err) {
     if (err instanceof CommanderError) {
-      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.exitCode === 0) return 0;
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.exitCode === 0)
+        return 0;
       if (err.code === 'hub.bad-id') io.stderr(`error: ${err.message}\n`);
       return err.exitCode || 2;
     }

@@ -14,11 +14,11 @@ import {
   listMembers,
   listTokensOfUser,
   listUsers,
-  namespacesOfUser,
   type NamespaceRow,
+  namespacesOfUser,
+  type Role,
   removeMembership,
   revokeTokenRow,
-  type Role,
   setMembership,
   type TokenRow,
   type UserRow,
@@ -77,7 +77,8 @@ function actorId(ctx: ActionContext): number | null {
 function requireAdmin(ctx: ActionContext, what: string): void {
   if (ctx.authority.kind === 'operator') return;
   requireScope(ctx.authority.viewer, 'admin');
-  if (!isHubAdmin(ctx.authority.viewer)) throw problem(403, 'forbidden', `Only hub administrators may ${what}.`);
+  if (!isHubAdmin(ctx.authority.viewer))
+    throw problem(403, 'forbidden', `Only hub administrators may ${what}.`);
 }
 
 function requireManager(ctx: ActionContext, namespace: string, what: string): void {
@@ -91,7 +92,11 @@ function requireManager(ctx: ActionContext, namespace: string, what: string): vo
 /** Checks a role name; 400 otherwise. */
 export function checkRole(raw: string): Role {
   if (!(ROLES as readonly string[]).includes(raw)) {
-    throw problem(400, 'bad-request', `A role is one of ${ROLES.join(', ')}; got ${JSON.stringify(raw.slice(0, 40))}.`);
+    throw problem(
+      400,
+      'bad-request',
+      `A role is one of ${ROLES.join(', ')}; got ${JSON.stringify(raw.slice(0, 40))}.`,
+    );
   }
   return raw as Role;
 }
@@ -100,7 +105,11 @@ export function checkRole(raw: string): Role {
 export function checkScopes(raw: readonly string[]): Scope[] {
   const unknown = raw.filter((s) => !isScope(s));
   if (raw.length === 0 || unknown.length > 0) {
-    throw problem(400, 'bad-request', `Scopes are one or more of read, publish, admin${unknown.length ? `; unknown: ${unknown.join(', ')}` : ''}.`);
+    throw problem(
+      400,
+      'bad-request',
+      `Scopes are one or more of read, publish, admin${unknown.length ? `; unknown: ${unknown.join(', ')}` : ''}.`,
+    );
   }
   return [...new Set(raw)] as Scope[];
 }
@@ -113,12 +122,14 @@ async function userOr404(db: Database, name: string): Promise<UserRow> {
 
 async function teamOr404(db: Database, name: string): Promise<NamespaceRow> {
   const namespace = await findNamespace(db, name);
-  if (!namespace || namespace.kind !== 'team') throw problem(404, 'not-found', `No team "${name}".`);
+  if (namespace?.kind !== 'team') throw problem(404, 'not-found', `No team "${name}".`);
   return namespace;
 }
 
 function conflictOnUnique(err: unknown, message: string): never {
-  const code = (err as { code?: string; cause?: { code?: string } }).code ?? (err as { cause?: { code?: string } }).cause?.code;
+  const code =
+    (err as { code?: string; cause?: { code?: string } }).code ??
+    (err as { cause?: { code?: string } }).cause?.code;
   if (code === '23505') throw problem(409, 'conflict', message);
   throw err;
 }
@@ -134,7 +145,11 @@ export async function createUser(
   if (await findNamespace(db, name)) throw problem(409, 'conflict', `The name "${name}" is taken.`);
   try {
     return await db.transaction(async (tx) => {
-      const { user, namespace } = await createUserWithNamespace(tx, { name, email: input.email ?? null, isAdmin: input.admin ?? false });
+      const { user, namespace } = await createUserWithNamespace(tx, {
+        name,
+        email: input.email ?? null,
+        isAdmin: input.admin ?? false,
+      });
       await appendAudit(tx, {
         namespaceId: namespace.id,
         actorUserId: actorId(ctx),
@@ -154,7 +169,13 @@ export async function createUser(
 /** Every user (administrators only). */
 export async function listAllUsers(db: Database, ctx: ActionContext) {
   requireAdmin(ctx, 'list users');
-  return (await listUsers(db)).map((u) => ({ id: u.id, name: u.name, email: u.email, admin: u.isAdmin, createdAt: u.createdAt.toISOString() }));
+  return (await listUsers(db)).map((u) => ({
+    id: u.id,
+    name: u.name,
+    email: u.email,
+    admin: u.isAdmin,
+    createdAt: u.createdAt.toISOString(),
+  }));
 }
 
 /** Creates a team namespace, with `owner` (a user name) as its first owner when given. */
@@ -200,7 +221,11 @@ export async function setMember(
   return db.transaction(async (tx) => {
     const previous = (await findRole(tx, team.id, user.id)) ?? null;
     if (previous === 'owner' && role !== 'owner' && (await countOwners(tx, team.id)) <= 1) {
-      throw problem(409, 'conflict', `"${user.name}" is the last owner of "${team.name}"; add another owner first.`);
+      throw problem(
+        409,
+        'conflict',
+        `"${user.name}" is the last owner of "${team.name}"; add another owner first.`,
+      );
     }
     await setMembership(tx, team.id, user.id, role);
     await appendAudit(tx, {
@@ -230,7 +255,11 @@ export async function removeMember(
     const previous = await findRole(tx, team.id, user.id);
     if (!previous) throw problem(404, 'not-found', `"${user.name}" is not a member of "${team.name}".`);
     if (previous === 'owner' && (await countOwners(tx, team.id)) <= 1) {
-      throw problem(409, 'conflict', `"${user.name}" is the last owner of "${team.name}"; add another owner first.`);
+      throw problem(
+        409,
+        'conflict',
+        `"${user.name}" is the last owner of "${team.name}"; add another owner first.`,
+      );
     }
     await removeMembership(tx, team.id, user.id);
     await appendAudit(tx, {
@@ -251,7 +280,11 @@ export async function teamMembers(db: Database, teamName: string, ctx: ActionCon
   const name = teamName.toLowerCase();
   requireManager(ctx, name, 'list members');
   const team = await teamOr404(db, name);
-  return (await listMembers(db, team.id)).map((m) => ({ user: m.name, role: m.role, since: m.since.toISOString() }));
+  return (await listMembers(db, team.id)).map((m) => ({
+    user: m.name,
+    role: m.role,
+    since: m.since.toISOString(),
+  }));
 }
 
 function tokenInfo(token: TokenRow, userName: string): TokenInfo {
@@ -295,7 +328,8 @@ export async function createToken(
     if (!isHubAdmin(viewer) && viewer.userId !== user.id) {
       throw problem(403, 'forbidden', 'You may create tokens only for yourself.');
     }
-    if (input.expiresInDays === null) throw problem(400, 'bad-request', 'Tokens created over the API must expire.');
+    if (input.expiresInDays === null)
+      throw problem(400, 'bad-request', 'Tokens created over the API must expire.');
   }
   const days = input.expiresInDays === undefined ? DEFAULT_TOKEN_DAYS : input.expiresInDays;
   if (days !== null && (!Number.isInteger(days) || days < 1 || days > MAX_TOKEN_DAYS)) {
@@ -306,7 +340,14 @@ export async function createToken(
   const expiresAt = days === null ? null : new Date(ctx.now.getTime() + days * 86_400_000);
   const own = await findNamespace(db, user.name);
   return db.transaction(async (tx) => {
-    const row = await insertToken(tx, { userId: user.id, label, prefix: generated.prefix, hash: generated.hash, scopes, expiresAt });
+    const row = await insertToken(tx, {
+      userId: user.id,
+      label,
+      prefix: generated.prefix,
+      hash: generated.hash,
+      scopes,
+      expiresAt,
+    });
     await appendAudit(tx, {
       namespaceId: own?.id ?? null,
       actorUserId: actorId(ctx),
@@ -323,7 +364,8 @@ export async function createToken(
 /** A user's tokens (never their secrets or hashes). */
 export async function userTokens(db: Database, userName: string, ctx: ActionContext): Promise<TokenInfo[]> {
   const user = await userOr404(db, userName);
-  if (!(await mayOverseeTokens(db, user, ctx))) throw problem(403, 'forbidden', `You may not list the tokens of "${user.name}".`);
+  if (!(await mayOverseeTokens(db, user, ctx)))
+    throw problem(403, 'forbidden', `You may not list the tokens of "${user.name}".`);
   return (await listTokensOfUser(db, user.id)).map((t) => tokenInfo(t, user.name));
 }
 
@@ -332,7 +374,8 @@ export async function revokeToken(db: Database, tokenId: number, ctx: ActionCont
   const token = await findTokenById(db, tokenId);
   const user = token ? await findUserById(db, token.userId) : undefined;
   // A token the caller may not oversee answers like a missing one: ids must not be probeable.
-  if (!token || !user || !(await mayOverseeTokens(db, user, ctx))) throw problem(404, 'not-found', `No token ${tokenId}.`);
+  if (!token || !user || !(await mayOverseeTokens(db, user, ctx)))
+    throw problem(404, 'not-found', `No token ${tokenId}.`);
   const own = await findNamespace(db, user.name);
   return db.transaction(async (tx) => {
     const revoked = (await revokeTokenRow(tx, token.id, ctx.now)) as TokenRow;

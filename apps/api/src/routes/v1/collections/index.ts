@@ -1,0 +1,129 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { problems } from '../../../schemas.js';
+import {
+  authorizePublish,
+  collectionRevisions,
+  deleteCollection,
+  publishCollection,
+} from '../../../services/publish/publish.js';
+import {
+  CollectionParams,
+  DeleteCollectionResponse,
+  PublishQuery,
+  PublishResponse,
+  RevisionsResponse,
+} from './schemas.js';
+
+/** Media types a collection upload may be sent as (all mean "gzip tar"). */
+const ARCHIVE_TYPES = [
+  'application/gzip',
+  'application/x-gzip',
+  'application/x-tar+gzip',
+  'application/octet-stream',
+];
+
+/** Publishing (SPEC 2.3): PUT a gzip tar as a new revision, list revisions, delete. Registered under /v1. */
+const collectionsRoutes: FastifyPluginAsyncZod = async (app) => {
+  const limits = app.config.publishLimits;
+  // Scoped to this plugin: only the publish route accepts raw archives, with its own size limit.
+  app.addContentTypeParser(
+    ARCHIVE_TYPES,
+    { parseAs: 'buffer', bodyLimit: limits.maxCompressedBytes },
+    (_req, body, done) => done(null, body),
+  );
+
+  app.put(
+    '/collections/:namespace/:collection',
+    {
+      bodyLimit: limits.maxCompressedBytes,
+      schema: {
+        operationId: 'publishCollection',
+        tags: ['teams'],
+        summary: 'Publish a collection (gzip tar) as a new immutable revision',
+        description:
+          'Needs a token with the publish scope and the owner or publisher role in the namespace. The body is a ' +
+          '.tar.gz of the collection folder (content-type application/gzip). Everything is validated before anything ' +
+          'is stored; each refusal has its own problem code (archive-*, invalid-skill, too-many-skills, ...). ' +
+          'Identical content makes no new revision (unchanged: true).',
+        params: CollectionParams,
+        querystring: PublishQuery,
+        response: { 200: PublishResponse, ...problems(400, 401, 403, 413, 415, 422, 503) },
+      },
+      // Refuse callers before reading up to the body limit from them.
+      preParsing: async (request, _reply, payload) => {
+        const { namespace, collection } = request.params as { namespace: string; collection: string };
+        await authorizePublish(app.db, request.viewer, namespace, collection);
+        return payload;
+      },
+    },
+    async (request) => {
+      const body = request.body;
+      if (!Buffer.isBuffer(body)) {
+        throw Object.assign(new Error('Send the collection as a gzip tar (content-type application/gzip).'), {
+          statusCode: 415,
+        });
+      }
+      const answer = await publishCollection(app.db, {
+        viewer: request.viewer,
+        namespace: request.params.namespace,
+        collection: request.params.collection,
+        visibility: request.query.visibility,
+        body,
+        limits,
+        requestId: request.id,
+        now: app.clock(),
+      });
+      request.log.info(
+        {
+          identity: answer.identity,
+          revision: answer.revision,
+          unchanged: answer.unchanged,
+          skills: answer.skills.length,
+        },
+        'collection published',
+      );
+      return answer;
+    },
+  );
+
+  app.delete(
+    '/collections/:namespace/:collection',
+    {
+      schema: {
+        operationId: 'deleteCollection',
+        tags: ['teams'],
+        summary: 'Delete a collection: its identities answer 410 to those who may see them',
+        params: CollectionParams,
+        response: { 200: DeleteCollectionResponse, ...problems(400, 401, 403, 404, 503) },
+      },
+    },
+    async (request) => {
+      const answer = await deleteCollection(app.db, {
+        viewer: request.viewer,
+        namespace: request.params.namespace,
+        collection: request.params.collection,
+        requestId: request.id,
+        now: app.clock(),
+      });
+      request.log.info({ identity: answer.identity }, 'collection deleted');
+      return answer;
+    },
+  );
+
+  app.get(
+    '/collections/:namespace/:collection/revisions',
+    {
+      schema: {
+        operationId: 'listCollectionRevisions',
+        tags: ['teams'],
+        summary: 'Every published revision of a collection, newest first (each stays fetchable with ?rev=)',
+        params: CollectionParams,
+        response: { 200: RevisionsResponse, ...problems(400, 401, 404, 503) },
+      },
+    },
+    async (request) =>
+      collectionRevisions(app.db, request.viewer, request.params.namespace, request.params.collection),
+  );
+};
+
+export default collectionsRoutes;

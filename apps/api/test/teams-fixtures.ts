@@ -1,0 +1,104 @@
+/**
+ * Shared set-up of the teams and publish tests: users, a team with one member per role, and one token per
+ * row of the access matrix, all made through the same services the admin API and CLI use.
+ */
+import type { Database } from '@atskills/db';
+import { sql } from 'drizzle-orm';
+import type { FastifyInstance } from 'fastify';
+import {
+  createTeam,
+  createToken,
+  createUser,
+  OPERATOR,
+  revokeToken,
+  setMember,
+} from '../src/services/auth/accounts.js';
+
+/** Who is calling, for the access matrix. */
+export type Caller =
+  | 'anonymous'
+  | 'outsider'
+  | 'reader'
+  | 'publisher'
+  | 'owner'
+  | 'revoked'
+  | 'expired'
+  | 'no-read-scope'
+  | 'no-publish-scope'
+  | 'admin';
+
+/** Tokens (secrets) per caller; `anonymous` has none. */
+export type Tokens = Record<Exclude<Caller, 'anonymous'>, string>;
+
+const op = (now = new Date()) => ({ authority: OPERATOR, now, requestId: 'test-setup' });
+
+/**
+ * Creates team `team` (owner `<team>-owner`, publisher `<team>-publisher`, reader `<team>-reader`), a user of
+ * another team (`outsider` in `<team>-rivals`), a hub administrator, and a token per matrix row.
+ */
+export async function seedTeam(db: Database, team: string): Promise<Tokens> {
+  for (const name of ['owner', 'publisher', 'reader', 'outsider', 'admin']) {
+    await createUser(db, { name: `${team}-${name}`, admin: name === 'admin' }, op());
+  }
+  await createTeam(db, { name: team, owner: `${team}-owner` }, op());
+  await setMember(db, { team, user: `${team}-publisher`, role: 'publisher' }, op());
+  await setMember(db, { team, user: `${team}-reader`, role: 'reader' }, op());
+  await createTeam(db, { name: `${team}-rivals`, owner: `${team}-outsider` }, op());
+
+  const token = async (user: string, scopes: string[], now?: Date, days = 30) =>
+    (await createToken(db, { user: `${team}-${user}`, scopes, expiresInDays: days }, op(now))).token;
+  const revoked = await createToken(db, { user: `${team}-reader`, scopes: ['read'] }, op());
+  await revokeToken(db, revoked.id, op());
+  return {
+    outsider: await token('outsider', ['read', 'publish']),
+    reader: await token('reader', ['read']),
+    publisher: await token('publisher', ['read', 'publish']),
+    owner: await token('owner', ['read', 'publish', 'admin']),
+    revoked: revoked.token,
+    // Made 40 days ago with a 30-day life.
+    expired: await token('owner', ['read', 'publish', 'admin'], new Date(Date.now() - 40 * 86_400_000)),
+    'no-read-scope': await token('publisher', ['publish']),
+    'no-publish-scope': await token('publisher', ['read']),
+    admin: await token('admin', ['read', 'publish', 'admin']),
+  };
+}
+
+/** Authorization header for a caller. */
+export function auth(tokens: Tokens, caller: Caller): Record<string, string> {
+  return caller === 'anonymous' ? {} : { authorization: `Bearer ${tokens[caller]}` };
+}
+
+/** PUT a collection archive. */
+export function publish(
+  app: FastifyInstance,
+  target: string,
+  body: Buffer,
+  headers: Record<string, string>,
+  visibility: 'public' | 'private' = 'private',
+) {
+  return app.inject({
+    method: 'PUT',
+    url: `/v1/collections/${target}?visibility=${visibility}`,
+    headers: { 'content-type': 'application/gzip', ...headers },
+    payload: body,
+  });
+}
+
+/** Row counts of every table a publish writes (to prove a refused publish stored nothing). */
+export async function publishRowCounts(db: Database): Promise<Record<string, number>> {
+  const tables = [
+    'blobs',
+    'collections',
+    'collection_revisions',
+    'skills',
+    'skill_revisions',
+    'safety_verdicts',
+    'audit_log',
+  ];
+  const out: Record<string, number> = {};
+  for (const table of tables) {
+    const result = await db.execute(sql.raw(`select count(*)::int as n from ${table}`));
+    out[table] = (result as unknown as { rows: { n: number }[] }).rows[0]?.n ?? -1;
+  }
+  return out;
+}

@@ -20,6 +20,8 @@ import { problem } from './problems.js';
 import apiCompatRoutes from './routes/api-compat.js';
 import openapiRoutes from './routes/openapi.js';
 import searchRoutes from './routes/search.js';
+import adminRoutes from './routes/admin/index.js';
+import collectionsRoutes from './routes/v1/collections/index.js';
 import v1Routes from './routes/v1/index.js';
 import webRoutes from './routes/web.js';
 import { loggerOptions } from './runtime/logging.js';
@@ -115,6 +117,8 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
         { name: 'resolution', description: 'Skills, menus, archives and files with revision headers' },
         { name: 'compat', description: "Routes for clients written for the protocol authors' hub" },
         { name: 'index', description: 'Crawl reports and corpus statistics' },
+        { name: 'teams', description: 'Publishing collections (SPEC 2.3)' },
+        { name: 'admin', description: 'Users, teams, members, tokens and the audit log' },
       ],
     },
     transform: openapiTransform,
@@ -129,6 +133,8 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
   await app.register(openapiRoutes);
   await app.register(searchRoutes);
   await app.register(v1Routes, { prefix: '/v1' });
+  await app.register(collectionsRoutes, { prefix: '/v1' });
+  await app.register(adminRoutes, { prefix: '/admin' });
   await app.register(apiCompatRoutes, { prefix: '/api' });
   await app.register(webRoutes);
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_PUBLISH_LIMITS, type PublishLimits } from './services/publish/limits.js';
 
 /** Log levels pino understands, plus `silent` for tests. */
 const LogLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
@@ -26,6 +27,11 @@ const EnvSchema = z.object({
   /** Largest request body accepted by default (bytes); the publish route sets its own limit. */
   BODY_LIMIT: z.coerce.number().int().min(1024).default(1_048_576),
   /** Trust X-Forwarded-* from a reverse proxy. */
+  /** Publishing bounds (teams): gzip body, unpacked bytes, files and skills per collection. */
+  PUBLISH_MAX_ARCHIVE_BYTES: z.coerce.number().int().min(1024).default(DEFAULT_PUBLISH_LIMITS.maxCompressedBytes),
+  PUBLISH_MAX_UNPACKED_BYTES: z.coerce.number().int().min(1024).default(DEFAULT_PUBLISH_LIMITS.maxUnpackedBytes),
+  PUBLISH_MAX_FILES: z.coerce.number().int().min(1).default(DEFAULT_PUBLISH_LIMITS.maxFiles),
+  PUBLISH_MAX_SKILLS: z.coerce.number().int().min(1).default(DEFAULT_PUBLISH_LIMITS.maxSkills),
   TRUST_PROXY: z
     .enum(['true', 'false', '1', '0'])
     .default('false')
@@ -49,6 +55,7 @@ export interface AppConfig {
   readonly publicUrl: string;
   readonly bodyLimit: number;
   readonly trustProxy: boolean;
+  readonly publishLimits: Readonly<PublishLimits>;
 }
 
 /** A configuration variable with a bad value; the message names the variable. */
@@ -83,5 +90,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ),
     bodyLimit: e.BODY_LIMIT,
     trustProxy: e.TRUST_PROXY,
+    publishLimits: Object.freeze({
+      ...DEFAULT_PUBLISH_LIMITS,
+      maxCompressedBytes: e.PUBLISH_MAX_ARCHIVE_BYTES,
+      maxUnpackedBytes: e.PUBLISH_MAX_UNPACKED_BYTES,
+      maxFiles: e.PUBLISH_MAX_FILES,
+      maxSkills: e.PUBLISH_MAX_SKILLS,
+    }),
   });
 }

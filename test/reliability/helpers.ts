@@ -63,13 +63,13 @@ export function crawlerSettings(standin: GithubStandin, extra: Parameters<typeof
   });
 }
 
-/** Indexes `repos` with the in-process crawler (no Redis) and waits for the run to finish. */
-export async function crawlInProcess(db: Database, repos: SkillRepos): Promise<void> {
+/** Indexes `names` (default: every repository of `repos`) with the in-process crawler (no Redis) and waits for the run. */
+export async function crawlInProcess(db: Database, repos: SkillRepos, names = repos.names): Promise<void> {
   const crawler: Crawler = createCrawler({ db, settings: crawlerSettings(repos.standin) });
   try {
-    const runId = await crawler.startRun({ kind: 'repos', source: { kind: 'repos', repos: repos.names } });
+    const runId = await crawler.startRun({ kind: 'repos', source: { kind: 'repos', repos: names } });
     const done = await crawler.waitForRun(runId, { pollMs: 50 });
-    if (done.status !== 'finished' || done.outcomes.indexed !== repos.names.length) {
+    if (done.status !== 'finished' || done.outcomes.indexed !== names.length) {
       throw new Error(`seed crawl ended as ${JSON.stringify(done)}`);
     }
   } finally {

@@ -151,9 +151,15 @@ export async function startTcpProxy(upstream: { host: string; port: number }): P
   };
 }
 
-/** The host and port of a service URL (postgres://, redis://), defaulting the port by scheme. */
+/** The host and port of a service URL (postgres://, redis://, http://), defaulting the port by scheme. */
 export function upstreamOf(url: string): { host: string; port: number } {
   const u = new URL(url);
-  const defaults: Record<string, number> = { 'postgres:': 5432, 'postgresql:': 5432, 'redis:': 6379 };
+  const defaults: Record<string, number> = {
+    'postgres:': 5432,
+    'postgresql:': 5432,
+    'redis:': 6379,
+    'http:': 80,
+    'https:': 443,
+  };
   return { host: u.hostname || '127.0.0.1', port: u.port ? Number(u.port) : (defaults[u.protocol] ?? 0) };
 }

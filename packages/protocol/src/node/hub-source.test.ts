@@ -12,6 +12,7 @@ import type { SkillResponse } from '../http.js';
 import { walkFolder } from './fs-tree.js';
 import { ResolveError } from './resolve-error.js';
 import { Resolver } from './resolver.js';
+import { saveSkill } from './save.js';
 import { loadSettings } from './settings.js';
 
 interface Hit {
@@ -28,6 +29,8 @@ const hits: Hit[] = [];
 /** Current revision of hub:acme/tools/deploy; tests bump it to simulate a publish. */
 let deployRevision = 'r1';
 let down = false;
+/** When true, hub:acme/tools/deploy answers 410 as a skill removed upstream. */
+let deployGone = false;
 const archives = new Map<string, Buffer>();
 
 async function tarOf(files: Record<string, string | { symlink: string }>): Promise<Buffer> {
@@ -85,11 +88,15 @@ async function answer(
   const skillOrArchive = /^\/v1\/(skills|archive)\/(.+)$/.exec(route);
   if (!skillOrArchive) return { status: 404 };
   const [, kind, identity] = skillOrArchive;
+  if (identity === 'hub:acme/tools/deploy' && deployGone)
+    return problem(410, 'gone', { lastRevision: deployRevision, lastSeen: '2026-03-04' });
   switch (identity) {
+    case 'gh:acme/mirror/deploy':
     case 'hub:acme/tools/deploy':
     case 'hub:acme/tools/tampered':
     case 'hub:acme/tools/evil': {
-      const revision = rev ?? (identity === 'hub:acme/tools/deploy' ? deployRevision : 'e1');
+      const revision =
+        rev ?? (identity === 'hub:acme/tools/deploy' || identity.startsWith('gh:') ? deployRevision : 'e1');
       const etag = `"${revision}"`;
       if (!rev && req.headers['if-none-match'] === etag) return { status: 304, headers: { etag } };
       const { response, files } = deploySkill(revision);
@@ -293,5 +300,56 @@ describe('hub source', () => {
       staleReason: expect.stringMatching(/cannot be reached/),
     });
     expect((await failure(offline.resolve('hub:acme/tools', { projectDir }))).code).toBe('offline');
+  });
+
+  it('says "upstream gone" when a cached skill answers 410', async () => {
+    const { resolver: r, projectDir } = await resolver();
+    deployRevision = 'r1';
+    await r.resolve('hub:acme/tools/deploy', { projectDir });
+    deployGone = true;
+    try {
+      const stale = await r.resolve('hub:acme/tools/deploy', { projectDir });
+      expect(stale).toMatchObject({
+        stale: true,
+        revision: 'r1',
+        staleReason: `upstream gone, cached copy from ${new Date().toISOString().slice(0, 10)}`,
+      });
+    } finally {
+      deployGone = false;
+    }
+  });
+
+  it('resolves gh: through the hub mirror when ATSKILLS_GH_VIA_HUB=1', async () => {
+    const { resolver: r, projectDir } = await resolver({ ATSKILLS_GH_VIA_HUB: '1' });
+    deployRevision = 'r1';
+    hits.length = 0;
+    expect(await r.resolve('gh:acme/mirror/deploy', { projectDir })).toMatchObject({
+      kind: 'skill',
+      identity: 'gh:acme/mirror/deploy',
+      body: 'body r1\n',
+    });
+    expect(hits.map((h) => h.path)).toEqual([
+      '/v1/skills/gh:acme/mirror/deploy',
+      '/v1/archive/gh:acme/mirror/deploy?rev=r1',
+    ]);
+  });
+
+  it('saves a hub skill and refreshes it by comparing with the archive at the recorded revision', async () => {
+    const { resolver: r, projectDir } = await resolver();
+    deployRevision = 'r1';
+    expect((await saveSkill(r, 'hub:acme/tools/deploy', { projectDir })).action).toBe('saved');
+    const copy = path.join(projectDir, '.atskills/hub/acme/tools/deploy');
+    expect(await readFile(path.join(copy, '.source'), 'utf8')).toMatch(
+      /^hub:acme\/tools\/deploy\n\d{4}-\d\d-\d\d rev:r1\n$/,
+    );
+    deployRevision = 'r2';
+    // A second client with an empty cache must fetch r1 by revision to verify the copy.
+    const other = new Resolver(
+      loadSettings({ ATSKILLS_CACHE: path.join(projectDir, 'other-cache'), ATSKILLS_HUB: hubUrl }),
+    );
+    hits.length = 0;
+    expect((await saveSkill(other, 'hub:acme/tools/deploy', { projectDir })).action).toBe('refreshed');
+    expect(hits.map((h) => h.path)).toContain('/v1/archive/hub:acme/tools/deploy?rev=r1');
+    expect(await readFile(path.join(copy, 'SKILL.md'), 'utf8')).toContain('body r2');
   });
 });

@@ -1,0 +1,109 @@
+/**
+ * /readyz follows its dependencies: the database and Redis are reached through TCP proxies this test cuts
+ * and restores (the machine's shared servers keep running for every other test file).
+ */
+import { connectPostgres } from '@atskills/db';
+import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
+import { redisUrl } from '../../../test/support/redis.js';
+import { startTcpProxy, type TcpProxy } from '../../../test/support/tcp-proxy.js';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+
+interface Readiness {
+  status: string;
+  checks: Record<string, { status: string; error?: string }>;
+}
+
+function upstreamOf(url: string) {
+  const u = new URL(url);
+  return { host: u.hostname, port: Number(u.port) };
+}
+
+describe('readiness follows the database and the queue', () => {
+  let database: TestDatabase;
+  let dbProxy: TcpProxy;
+  let redisProxy: TcpProxy;
+  let redis: Redis;
+  let app: FastifyInstance;
+  const close: (() => Promise<unknown>)[] = [];
+
+  const readyz = async () => {
+    const response = await app.inject('/readyz');
+    return { statusCode: response.statusCode, body: response.json() as Readiness };
+  };
+  /** Polls /readyz until it reports `status` (a reconnecting pool may need an attempt or two). */
+  const until = async (status: 'ready' | 'not-ready') => {
+    let last = await readyz();
+    for (let attempt = 0; attempt < 50 && last.body.status !== status; attempt++) {
+      await new Promise((r) => setTimeout(r, 200));
+      last = await readyz();
+    }
+    return last;
+  };
+
+  beforeAll(async () => {
+    database = await createTestDatabase('ops_readiness');
+    close.push(() => database.drop());
+    dbProxy = await startTcpProxy(upstreamOf(database.url));
+    close.push(() => dbProxy.close());
+    const handle = connectPostgres({
+      url: dbProxy.rewrite(database.url),
+      max: 2,
+      connectionTimeoutMs: 1_000,
+    });
+    close.push(() => handle.close());
+    const realRedis = await redisUrl();
+    redisProxy = await startTcpProxy(upstreamOf(realRedis));
+    close.push(() => redisProxy.close());
+    redis = new Redis(redisProxy.rewrite(realRedis), { maxRetriesPerRequest: 1, connectTimeout: 1_000 });
+    redis.on('error', () => {});
+    close.push(async () => redis.disconnect());
+    app = await buildApp(loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: database.url }), {
+      database: handle,
+      ops: { redis },
+    });
+    close.push(() => app.close());
+  });
+
+  afterAll(async () => {
+    for (const fn of close.reverse()) await fn().catch(() => {});
+  });
+
+  it('is ready while everything is reachable', async () => {
+    const { statusCode, body } = await until('ready');
+    expect(statusCode).toBe(200);
+    expect(body.checks).toMatchObject({
+      database: { status: 'up', mode: 'postgres' },
+      migrations: { status: 'up' },
+      search: { status: 'up', engine: 'postgres' },
+      queue: { status: 'up', mode: 'bullmq' },
+    });
+  });
+
+  it('goes not ready when the database is stopped, naming it, and ready again when it is back', async () => {
+    await dbProxy.cut('refuse');
+    const down = await until('not-ready');
+    expect(down.statusCode).toBe(503);
+    expect(down.body.checks.database?.status).toBe('down');
+    expect(down.body.checks.database?.error).toBeTruthy();
+    expect(down.body.checks.queue?.status).toBe('up');
+    await dbProxy.restore();
+    const back = await until('ready');
+    expect(back.statusCode).toBe(200);
+    expect(back.body.checks.database?.status).toBe('up');
+  });
+
+  it('goes not ready when the queue (Redis) is unreachable and recovers with it', async () => {
+    await redisProxy.cut('refuse');
+    const down = await until('not-ready');
+    expect(down.statusCode).toBe(503);
+    expect(down.body.checks.queue?.status).toBe('down');
+    expect(down.body.checks.database?.status).toBe('up');
+    await redisProxy.restore();
+    const back = await until('ready');
+    expect(back.statusCode).toBe(200);
+  });
+});

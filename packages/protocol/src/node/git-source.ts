@@ -46,13 +46,11 @@ export class GitSource {
   }
 
   /**
-   * Fetches the identity at the default branch's head (or at `revision`) into the cache. `known` is the
-   * cached entry: when the sub-tree did not change, its content is reused without downloading blobs.
+   * Fetches the identity at the default branch's head (or at `revision`) into the cache. Skill content is
+   * keyed by its sub-tree sha, so when the skill did not change its cached files are reused and no blob is
+   * downloaded.
    */
-  async fetch(
-    id: Identity,
-    options: { revision?: string; known?: CacheEntryMeta } = {},
-  ): Promise<FetchedEntry> {
+  async fetch(id: Identity, options: { revision?: string } = {}): Promise<FetchedEntry> {
     const work = await this.cache.makeTemp();
     try {
       const repoDir = path.join(work, 'repo');

@@ -166,9 +166,7 @@ export class Resolver {
     }
     const head = await this.git.probe(id);
     if (known && head === known.revision) return undefined;
-    const options: { known?: CacheEntryMeta } = {};
-    if (known) options.known = known;
-    return this.git.fetch(id, options);
+    return this.git.fetch(id);
   }
 
   private viaHub(id: Identity): boolean {

@@ -189,6 +189,12 @@ describe('error pages', () => {
     expect(res.body).toContain('data-copy="@skills:gh:bigco/mono/packs/beta"');
   });
 
+  it('/s/ without an identity goes to the search page', async () => {
+    const res = await get('/s/');
+    expect(res.status).toBe(302);
+    expect(res.headers.location).toBe('/');
+  });
+
   it('400 for a bad identity names the rule', async () => {
     const res = await get('/s/gh:acme/tools/a%5Cb');
     expect(res.status).toBe(400);

@@ -112,20 +112,35 @@ describe('renderMarkdown', () => {
     expect(out).not.toMatch(/<script|onerror|onclick|<iframe|style=|__pwned = 1/i);
     expect(out).not.toMatch(/href="[^"]*script:/i);
     expect(out).toContain('<a rel="nofollow noopener noreferrer">click me</a>');
-    expect(out).toContain('<img alt="" src="https://example.com/x.png" />');
+    // A raw-HTML image of another site is dropped: nothing loads from third parties when the page opens.
+    expect(out).not.toContain('<img');
     expect(out).toContain('<a rel="nofollow noopener noreferrer" href="https://example.com/a">site</a>');
     expect(out).toContain('echo "&lt;b&gt;not bold&lt;/b&gt;"');
     expect(out).toContain('class="language-sh"');
   });
 
-  it('rewrites relative links through the resolver and drops the ones it refuses', () => {
-    const out = renderMarkdown('[a](scripts/run.sh) [b](../x) [c](#top) ![d](img.png)', {
-      resolveRelative: (target, kind) => (kind === 'link' && target === 'scripts/run.sh' ? '/f/run' : null),
+  it('rewrites relative links and images through the resolver and drops the ones it refuses', () => {
+    const out = renderMarkdown('[a](scripts/run.sh) [b](../x) [c](#top) ![d](img.png) ![e](diagram.png)', {
+      resolveRelative: (target) =>
+        target === 'scripts/run.sh' ? '/f/run' : target === 'diagram.png' ? '/f/diagram' : null,
     }).value;
     expect(out).toContain('href="/f/run">a</a>');
     expect(out).toContain('<a rel="nofollow noopener noreferrer">b</a>');
     expect(out).toContain('href="#top"');
+    expect(out).toContain('<img alt="e" src="/f/diagram" />');
+    expect(out).not.toContain('alt="d"');
+  });
+
+  it('never loads an image from another site', () => {
+    const out = renderMarkdown(
+      '![logo](https://tracker.example/p.gif) ![](//cdn.example/a.png) <img src="//cdn.example/x.png"> <img src="data:image/png;base64,AAAA">',
+    ).value;
     expect(out).not.toContain('<img');
+    expect(out).toContain('href="https://tracker.example/p.gif"');
+    expect(out).toContain('title="Remote image, not loaded">[image: logo]</a>');
+    // Protocol-relative URLs are refused outright (they would follow the page's scheme to any host).
+    expect(out).not.toContain('cdn.example');
+    expect(out).toContain('title="Remote image, not loaded">[image]</a>');
   });
 
   it('resolves targets inside the skill folder only', () => {
@@ -356,6 +371,7 @@ describe('links, assets and helpers', () => {
     expect(CONTENT_SECURITY_POLICY).toContain("script-src 'self'");
     expect(CONTENT_SECURITY_POLICY).not.toContain('unsafe-inline');
     expect(CONTENT_SECURITY_POLICY).toContain("default-src 'none'");
+    expect(CONTENT_SECURITY_POLICY).toContain("img-src 'self'");
     expect(COPY_SCRIPT.url).toMatch(/^\/assets\/copy\.[0-9a-f]{10}\.js$/);
     expect(STYLESHEET.url).toMatch(/^\/assets\/site\.[0-9a-f]{10}\.css$/);
   });

@@ -192,6 +192,8 @@ function identityFromUrl(url: string): string {
 
 async function skillPage(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
   const text = identityFromUrl(request.raw.url ?? request.url);
+  // `/s/` alone names nothing: the search page is where to find an identity.
+  if (text === '') return reply.redirect('/', 302);
   const rev = firstString((request.query as Record<string, unknown>).rev) || undefined;
   const result = await getSkillView(app.db, request.viewer, text, rev);
   if (result.kind === 'menu') return sendPage(reply, 200, renderMenuPage(result.view));

@@ -3,15 +3,14 @@ import { html, type SafeHtml } from './html.js';
 
 /**
  * Sent with every page: only the self-hosted stylesheet and copy script may load; no inline script or style,
- * no plugins, no frames, forms submit only here, images only from here or https. This is the second fence
+ * no plugins, no frames, forms submit only here, images only from here (remote images in skills are shown as links). This is the second fence
  * behind the Markdown sanitizer, so even a sanitizer miss cannot run script.
  */
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
-  "img-src 'self' https:",
-  "connect-src 'self'",
+  "img-src 'self'",
   "form-action 'self'",
   "base-uri 'none'",
   "frame-ancestors 'none'",

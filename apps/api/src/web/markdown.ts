@@ -1,13 +1,31 @@
 import { Marked } from 'marked';
 import sanitizeHtml from 'sanitize-html';
-import { SafeHtml } from './html.js';
+import { escapeHtml, SafeHtml } from './html.js';
 
 // Skill bodies are untrusted text from strangers' repositories, shown to people who may copy them into an
 // agent. marked turns Markdown into HTML (raw HTML included, as Markdown allows), then sanitize-html keeps
 // only a strict allow-list: no scripts, styles, iframes, forms, event handlers, inline styles or
-// non-http(s)/mailto URLs. The page's Content-Security-Policy is the second fence behind this one.
+// non-http(s)/mailto URLs, and no remote images. The page's Content-Security-Policy is the second fence behind this one.
 
-const marked = new Marked({ gfm: true, breaks: false, async: false });
+const ABSOLUTE_URL = /^[a-z][a-z0-9+.-]*:/i;
+
+const marked = new Marked({
+  gfm: true,
+  breaks: false,
+  async: false,
+  renderer: {
+    // A remote image would load on every view and tell its host who reads the skill (a tracking pixel), so a
+    // Markdown image of another site becomes a link; raw-HTML <img> of another site is dropped by the
+    // sanitizer. Only the skill's own files (served here) load inline.
+    image({ href, title, text }) {
+      const titleAttr = title ? ` title="${escapeHtml(title)}"` : '';
+      if (ABSOLUTE_URL.test(href) || href.startsWith('//')) {
+        return `<a href="${escapeHtml(href)}" title="Remote image, not loaded">[image${text ? `: ${escapeHtml(text)}` : ''}]</a>`;
+      }
+      return `<img src="${escapeHtml(href)}" alt="${escapeHtml(text)}"${titleAttr}>`;
+    },
+  },
+});
 
 /** Maps a link or image target written relative to the skill folder to a URL on this site, or null to drop it. */
 export type RelativeLinkResolver = (relativePath: string, kind: 'link' | 'image') => string | null;
@@ -15,8 +33,6 @@ export type RelativeLinkResolver = (relativePath: string, kind: 'link' | 'image'
 export interface MarkdownOptions {
   resolveRelative?: RelativeLinkResolver;
 }
-
-const ABSOLUTE_URL = /^[a-z][a-z0-9+.-]*:/i;
 
 function rewriteTarget(
   value: string | undefined,
@@ -77,10 +93,10 @@ function sanitizeOptions(options: MarkdownOptions): sanitizeHtml.IOptions {
     },
     allowedClasses: { code: ['language-*'] },
     allowedSchemes: ['http', 'https', 'mailto'],
-    // Images load without a click, so only https ones (no mixed content, no data: payloads).
-    allowedSchemesByTag: { img: ['https'] },
-    allowedSchemesAppliedToAttributes: ['href', 'src'],
+    // Images that stay images are the skill's own files, served from this site (relative URLs only).
+    allowedSchemesByTag: { img: [] },
     allowProtocolRelative: false,
+    allowedSchemesAppliedToAttributes: ['href', 'src'],
     disallowedTagsMode: 'discard',
     // An image whose source was dropped would only show a broken-image icon.
     exclusiveFilter: (frame) => frame.tag === 'img' && !frame.attribs.src,

@@ -33,6 +33,7 @@ export function registerLogin(program: Command, ctx: CliContext): void {
 
 async function readAll(ctx: CliContext): Promise<string> {
   if (!ctx.io.stdin) return '';
+  if ((ctx.io.stdin as { isTTY?: boolean }).isTTY) ctx.err('Paste the token, then press Enter and Ctrl-D:');
   const chunks: string[] = [];
   for await (const chunk of ctx.io.stdin)
     chunks.push(typeof chunk === 'string' ? chunk : chunk.toString('utf8'));

@@ -320,6 +320,7 @@ export async function createToken(
   input: { user: string; label?: string; scopes: readonly string[]; expiresInDays?: number | null },
   ctx: ActionContext,
 ): Promise<TokenInfo & { token: string }> {
+  if (ctx.authority.kind === 'viewer') requireScope(ctx.authority.viewer, 'admin');
   const scopes = checkScopes(input.scopes);
   const user = await userOr404(db, input.user);
   if (ctx.authority.kind === 'viewer') {
@@ -363,6 +364,7 @@ export async function createToken(
 
 /** A user's tokens (never their secrets or hashes). */
 export async function userTokens(db: Database, userName: string, ctx: ActionContext): Promise<TokenInfo[]> {
+  if (ctx.authority.kind === 'viewer') requireScope(ctx.authority.viewer, 'admin');
   const user = await userOr404(db, userName);
   if (!(await mayOverseeTokens(db, user, ctx)))
     throw problem(403, 'forbidden', `You may not list the tokens of "${user.name}".`);
@@ -371,6 +373,8 @@ export async function userTokens(db: Database, userName: string, ctx: ActionCont
 
 /** Revokes a token by id (idempotent). */
 export async function revokeToken(db: Database, tokenId: number, ctx: ActionContext): Promise<TokenInfo> {
+  // The scope check comes before the lookup so its 403 cannot tell existing ids from missing ones.
+  if (ctx.authority.kind === 'viewer') requireScope(ctx.authority.viewer, 'admin');
   const token = await findTokenById(db, tokenId);
   const user = token ? await findUserById(db, token.userId) : undefined;
   // A token the caller may not oversee answers like a missing one: ids must not be probeable.

@@ -183,12 +183,22 @@ export function createMeilisearchEngine(
     timeout: options.timeoutMs ?? 2_000,
   });
   const index = client.index<SkillDocument>(options.index);
+  // Settings are applied once per process before the first write (filters on containerKey/id need them).
+  let configured: Promise<void> | undefined;
+  const ensureConfigured = () => {
+    configured ??= engine.configure().catch((err: unknown) => {
+      configured = undefined;
+      throw err;
+    });
+    return configured;
+  };
 
   async function syncContainer(loc: {
     source: 'gh' | 'hub';
     owner: string;
     container: string;
   }): Promise<number> {
+    await ensureConfigured();
     const rows = (await listContainerSkills(db, loc)).filter((r) => r.parseError === null);
     const docs = [...rows.map(skillDocument), ...folderDocuments(rows)];
     const key = containerKey({ ...loc });
@@ -205,15 +215,15 @@ export function createMeilisearchEngine(
   const engine = {
     name: 'meilisearch',
     async configure() {
+      // Creating an index that exists fails as a task, not as a call; the settings update is what matters.
       await client.createIndex(options.index, { primaryKey: 'id' }).waitTask();
-      await index.updateSettings(MEILI_SETTINGS).waitTask();
+      const task = await index.updateSettings(MEILI_SETTINGS).waitTask();
+      if (task.status === 'failed')
+        throw new Error(`meilisearch settings: ${task.error?.message ?? 'failed'}`);
     },
     async rebuild() {
-      await index
-        .deleteAllDocuments()
-        .waitTask()
-        .catch(() => {});
-      await engine.configure();
+      await ensureConfigured();
+      await index.deleteAllDocuments().waitTask();
       let documents = 0;
       for (const loc of await listSkillContainers(db)) documents += await syncContainer(loc);
       return { documents };

@@ -10,7 +10,7 @@ import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -82,6 +82,12 @@ export interface RateLimitAnswer {
   pathPrefix?: string;
 }
 
+/** A fault injected into one repository's git traffic. */
+export type GitFault =
+  | { kind: 'hang' }
+  /** Answer `status` to every request after the first `after` requests (e.g. 404 after the probe). */
+  | { kind: 'status'; status: number; after?: number };
+
 export interface GithubStandin {
   /** GITHUB_API_URL for the crawler. */
   apiUrl: string;
@@ -91,6 +97,8 @@ export interface GithubStandin {
   apiLog: ApiRequestLog[];
   /** Answer the next requests with a rate-limit error. */
   rateLimitNext(answer: RateLimitAnswer): void;
+  /** Injects (or with null removes) a fault into one repository's git traffic. */
+  setGitFault(fullName: string, fault: GitFault | null): void;
   /** Overrides metadata of a repository (stars, archived, topics, description, ...). */
   setMetadata(fullName: string, patch: Partial<RepositoryAnswer>): void;
   close(): Promise<void>;
@@ -124,7 +132,8 @@ async function gitIn(dir: string, args: string[]): Promise<string> {
 
 /** Starts the stand-in (REST API and git server). */
 export async function startGithubStandin(options: GithubStandinOptions): Promise<GithubStandin> {
-  const git = await startGitServer({ root: options.reposRoot, port: options.gitPort ?? 0 });
+  const git = await startGitServer({ root: options.reposRoot, port: 0 });
+  const gitProxy = await startGitFaultProxy(git.baseUrl, options.gitPort ?? 0);
   const apiLog: ApiRequestLog[] = [];
   const overrides = new Map<string, Partial<RepositoryAnswer>>();
   let limited: (RateLimitAnswer & { left: number }) | null = null;
@@ -153,7 +162,7 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
       full_name: fullName,
       owner: { login: owner, id: stableNumber(owner.toLowerCase(), 1_000_000_000), type: 'Organization' },
       private: false,
-      html_url: `${git.baseUrl}/${fullName}`,
+      html_url: `${gitProxy.baseUrl}/${fullName}`,
       description: null,
       fork: false,
       url: `${apiUrl}/repos/${fullName}`,
@@ -333,7 +342,7 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
             sha: file.sha,
             url: `${apiUrl}/repos/${name}/contents/${file.path}`,
             git_url: `${apiUrl}/repos/${name}/git/blobs/${file.sha}`,
-            html_url: `${git.baseUrl}/${name}/blob/HEAD/${file.path}`,
+            html_url: `${gitProxy.baseUrl}/${name}/blob/HEAD/${file.path}`,
             repository: repo,
             score: 1,
           });
@@ -365,11 +374,14 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
 
   return {
     apiUrl,
-    gitUrl: git.baseUrl,
+    gitUrl: gitProxy.baseUrl,
     git,
     apiLog,
     rateLimitNext(answer) {
       limited = { ...answer, left: answer.times };
+    },
+    setGitFault(fullName, fault) {
+      gitProxy.setFault(fullName, fault);
     },
     setMetadata(fullName, patch) {
       overrides.set(fullName.toLowerCase(), { ...overrides.get(fullName.toLowerCase()), ...patch });
@@ -377,7 +389,67 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await gitProxy.close();
       await git.close();
+    },
+  };
+}
+
+/**
+ * A pass-through proxy in front of the git server that can make one repository hang or fail while the
+ * others are served normally (the git server's own switches act on every repository at once).
+ */
+async function startGitFaultProxy(target: string, port: number) {
+  const faults = new Map<string, GitFault & { seen: number }>();
+  const upstream = new URL(target);
+  const server = createServer((req, res) => {
+    const match = /^\/([^/]+)\/([^/]+?)(?:\.git)?\//.exec(decodeURIComponent(req.url ?? '/'));
+    const fault = match ? faults.get(`${match[1]}/${match[2]}`.toLowerCase()) : undefined;
+    if (fault) {
+      fault.seen++;
+      if (fault.kind === 'hang') return; // never answer; the socket is destroyed on close
+      if (fault.seen > (fault.after ?? 0)) {
+        res.writeHead(fault.status, { 'content-type': 'text/plain' }).end('injected failure\n');
+        return;
+      }
+    }
+    const forward = request(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: req.method,
+        path: req.url,
+        headers: req.headers,
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    forward.on('error', () => {
+      if (!res.headersSent) res.writeHead(502);
+      res.end();
+    });
+    req.pipe(forward);
+  });
+  const sockets = new Set<import('node:net').Socket>();
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve());
+  });
+  return {
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    setFault(fullName: string, fault: GitFault | null) {
+      if (fault) faults.set(fullName.toLowerCase(), { ...fault, seen: 0 });
+      else faults.delete(fullName.toLowerCase());
+    },
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 }

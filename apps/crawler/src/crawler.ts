@@ -89,8 +89,18 @@ export function createCrawler(options: CreateCrawlerOptions): Crawler {
       runId: number,
       wait: { pollMs?: number; onProgress?: (p: CrawlRunProgress) => void } = {},
     ) {
+      let failures = 0;
       for (;;) {
-        const progress = await crawlRunProgress(db, runId);
+        let progress: CrawlRunProgress | null;
+        try {
+          progress = await crawlRunProgress(db, runId);
+          failures = 0;
+        } catch (error) {
+          // A busy pool or a database blip must not end the wait: the run goes on regardless.
+          if (++failures >= 20) throw error;
+          await new Promise((r) => setTimeout(r, wait.pollMs ?? 250));
+          continue;
+        }
         if (!progress) throw new Error(`crawl run ${runId} does not exist`);
         wait.onProgress?.(progress);
         if (progress.status !== 'running') return progress;

@@ -20,7 +20,9 @@ export async function boot(options: { quiet?: boolean } = {}): Promise<Booted> {
   // On a terminal the progress line is the output; logs below warn would tear it.
   const level = options.quiet && !process.env.LOG_LEVEL ? 'warn' : settings.LOG_LEVEL;
   const logger = createLogger(level);
+  // Every concurrent job holds a connection for its transaction; leave room for progress and status queries.
   const database = connectPostgres({
+    max: settings.CRAWL_CONCURRENCY + 4,
     url: settings.DATABASE_URL,
     applicationName: 'atskills-crawler',
     statementTimeoutMs: 120_000,

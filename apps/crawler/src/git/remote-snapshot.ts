@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { appendFile, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseLsTree, type TreeEntry } from '@atskills/protocol';
@@ -76,21 +76,29 @@ export class RemoteSnapshot {
 
   private async initRepo(repo: string) {
     await runGit(['init', '-q', '--bare', repo], { signal: this.options.signal });
-    await this.git(['remote', 'add', 'origin', this.url], repo);
+    // Same as `git remote add origin <url>`, without one more process per repository.
+    const quoted = this.url.replace(/\\/g, '\\\\').replace(/"/g, '\\"');
+    await appendFile(
+      path.join(repo, 'config'),
+      `[remote "origin"]\n\turl = "${quoted}"\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n`,
+    );
   }
 
   /**
-   * Fetches the commit and every tree of `ref` (a branch name or HEAD), no blobs, depth 1.
-   * Returns the commit actually fetched (the head may have moved since the probe).
+   * Fetches the commit and every tree of `branch` (null: the remote's HEAD), no blobs, depth 1, in one
+   * `git clone`. Returns the commit actually fetched (the head may have moved since the probe) and its
+   * root tree.
    */
-  async fetchTrees(ref: string): Promise<string> {
-    await this.initRepo(this.treesRepo);
-    const target = ref === 'HEAD' ? 'HEAD' : `refs/heads/${ref}`;
-    await this.git(
-      ['fetch', '-q', '--no-tags', '--depth=1', '--filter=blob:none', 'origin', `+${target}:refs/crawl/head`],
-      this.treesRepo,
-    );
-    return (await this.git(['rev-parse', 'refs/crawl/head'], this.treesRepo)).toString('utf8').trim();
+  async fetchTrees(branch: string | null): Promise<{ commit: string; rootTree: string }> {
+    const args = ['clone', '-q', '--bare', '--no-tags', '--depth=1', '--filter=blob:none'];
+    if (branch) args.push('--branch', branch);
+    await runGit([...args, '--', this.url, this.treesRepo], {
+      token: this.options.token,
+      signal: this.options.signal,
+    });
+    const out = await this.git(['rev-parse', 'HEAD', 'HEAD^{tree}'], this.treesRepo);
+    const [commit = '', rootTree = ''] = out.toString('utf8').trim().split('\n');
+    return { commit, rootTree };
   }
 
   /**
@@ -98,19 +106,10 @@ export class RemoteSnapshot {
    * lazily one request at a time, so lazy fetching is disabled outright.
    */
   async listTree(): Promise<TreeEntry[]> {
-    const out = await this.git(
-      ['ls-tree', '-r', '-t', '-z', '--full-tree', 'refs/crawl/head'],
-      this.treesRepo,
-      {
-        env: { GIT_NO_LAZY_FETCH: '1' },
-      },
-    );
+    const out = await this.git(['ls-tree', '-r', '-t', '-z', '--full-tree', 'HEAD'], this.treesRepo, {
+      env: { GIT_NO_LAZY_FETCH: '1' },
+    });
     return parseLsTree(out.toString('utf8'));
-  }
-
-  /** The root tree of the fetched head (the revision of a skill at the repository root). */
-  async rootTree(): Promise<string> {
-    return (await this.git(['rev-parse', 'refs/crawl/head^{tree}'], this.treesRepo)).toString('utf8').trim();
   }
 
   /**

@@ -55,11 +55,13 @@ export class GithubClient {
       throttle: { onRateLimit: onLimit('primary'), onSecondaryRateLimit: onLimit('secondary') },
       // 429 is a rate limit: the throttling plugin and the job delay handle it, not blind retries.
       retry: { doNotRetry: [400, 401, 403, 404, 410, 422, 429, 451] },
+      // Octokit logs every non-2xx answer (304s and 404s included) as an error; the crawler reports what
+      // matters itself, so octokit's own lines are kept for debugging only.
       log: {
         debug: () => {},
         info: () => {},
-        warn: (m: string) => logger.warn(m),
-        error: (m: string) => logger.error(m),
+        warn: (m: string) => logger.debug(m),
+        error: (m: string) => logger.debug(m),
       },
     });
   }

@@ -102,6 +102,8 @@ export async function crawlRepository(
     return { outcome: 'duplicate', skills: 0, bytesDownloaded: 0 };
   }
   const startedAt = new Date();
+  const phase = (name: string) =>
+    log.debug({ phase: name, ms: Date.now() - startedAt.getTime() }, 'phase done');
   const base: Pick<RepositoryIndexWrite, 'repositoryId' | 'runId' | 'startedAt'> = {
     repositoryId: repository.id,
     runId: data.runId,
@@ -160,6 +162,7 @@ export async function crawlRepository(
     });
     log.warn({ err: error }, 'repository metadata unavailable');
   }
+  phase('metadata');
   if (metadata?.status === 'not-found') {
     return recordFailure(
       'repository-not-found',
@@ -174,6 +177,7 @@ export async function crawlRepository(
   let snapshot: RemoteSnapshot | null = null;
   try {
     const head = await probeHeadOrExplain(url, remote);
+    phase('probe');
     const unchanged =
       !data.force &&
       head.commit !== null &&
@@ -212,9 +216,9 @@ export async function crawlRepository(
     }
 
     snapshot = await RemoteSnapshot.open(url, { ...remote, workDir: settings.CRAWL_WORK_DIR });
-    const commit = await snapshot.fetchTrees(head.branch ?? 'HEAD');
+    const { commit, rootTree } = await snapshot.fetchTrees(head.branch);
     const entries = await snapshot.listTree();
-    const rootTree = await snapshot.rootTree();
+    phase('trees');
     const errors: ReportEntry[] = [];
     warnings.push(...treeWarnings(entries));
 
@@ -249,10 +253,16 @@ export async function crawlRepository(
       settings.CRAWL_MAX_FILE_BYTES,
     );
 
+    phase('blobs');
     // Content of each changed skill: files, parsed SKILL.md, tokens, safety flags (cached by content hash).
-    const prepared = changed.map((folder) =>
-      prepareSkill(folder, entries, blobs, settings.CRAWL_MAX_FILE_BYTES, errors),
-    );
+    const listing = new SortedListing(entries);
+    const prepared: PreparedSkill[] = [];
+    for (const folder of changed) {
+      prepared.push(
+        prepareSkill(folder, listing.under(folder.path), blobs, settings.CRAWL_MAX_FILE_BYTES, errors),
+      );
+      await yieldEvery(prepared.length);
+    }
     const verdicts = await cachedSafetyVerdicts(
       db,
       prepared.map((p) => p.contentHash),
@@ -263,7 +273,8 @@ export async function crawlRepository(
     for (const folder of folders) {
       if (!changedPaths.has(folder.path)) seen.push({ ...folder, commit });
     }
-    for (const p of prepared) {
+    for (const [i, p] of prepared.entries()) {
+      await yieldEvery(i + 1);
       const flags: StoredFlag[] = verdicts.get(p.contentHash) ?? scanSkill(p.texts, p.content.description);
       seen.push({
         identity: p.folder.identity,
@@ -278,6 +289,7 @@ export async function crawlRepository(
       });
     }
     const bytes = await snapshot.bytesDownloaded();
+    phase('parsed');
     return await finish(
       {
         ...base,
@@ -313,6 +325,42 @@ export async function crawlRepository(
     return recordFailure(code, (error as Error).message);
   } finally {
     await snapshot?.dispose();
+  }
+}
+
+/**
+ * Parsing and scanning hundreds of skills is synchronous work; yielding now and then keeps the event loop
+ * free for BullMQ's lock renewals (a blocked loop loses the lock and the job is taken as stalled).
+ */
+async function yieldEvery(count: number, every = 16): Promise<void> {
+  if (count % every === 0) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
+ * The listing sorted by path, so the entries under a folder (a contiguous range: they share a prefix) are
+ * found by binary search; handing skillFiles only that range keeps a repository of hundreds of skills
+ * linear instead of skills x entries.
+ */
+class SortedListing {
+  private readonly sorted: TreeEntry[];
+  constructor(entries: TreeEntry[]) {
+    this.sorted = [...entries].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  under(folder: string): TreeEntry[] {
+    if (folder === '') return this.sorted;
+    const prefix = `${folder}/`;
+    let lo = 0;
+    let hi = this.sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.sorted[mid]!.path < prefix) lo = mid + 1;
+      else hi = mid;
+    }
+    const out: TreeEntry[] = [];
+    for (let i = lo; i < this.sorted.length && this.sorted[i]!.path.startsWith(prefix); i++)
+      out.push(this.sorted[i]!);
+    return out;
   }
 }
 

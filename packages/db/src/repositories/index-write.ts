@@ -321,14 +321,20 @@ export async function writeRepositoryIndex(
     }
     await tx.update(repositories).set(repoUpdate).where(eq(repositories.id, input.repositoryId));
 
-    const found = input.skills?.length ?? 0;
+    // An unchanged repository still holds its skills: count them so run totals stay meaningful.
+    const found =
+      input.skills !== null
+        ? input.skills.length
+        : input.outcome === 'unchanged'
+          ? before.filter((s) => s.goneAt === null).length
+          : 0;
     if (input.runId !== null) {
       await tx.insert(crawlReports).values({
         runId: input.runId,
         repositoryId: input.repositoryId,
         outcome: input.outcome,
         headRevision: input.head?.commit ?? repo.headRevision,
-        skillsFound: input.skills === null ? 0 : found,
+        skillsFound: found,
         skillsAdded: added,
         skillsUpdated: updated,
         skillsRemoved: removed,

@@ -1,0 +1,153 @@
+// Add, edit and delete skills upstream and re-crawl: the index follows exactly (in-process queue, no Redis).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { blobs, crawlReportsOfRun, repositories, skillRevisions, skills } from '@atskills/db';
+import { eq, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commitToRepo, createRepo } from '../../../test/support/corpus.js';
+import { type Crawler, createCrawler } from '../src/crawler.js';
+import { type CrawlFixture, liveSkills, startCrawlFixture, testLogger } from './crawl-fixture.js';
+
+const skill = (name: string, description: string, body = 'Do the thing.\n') =>
+  `---\nname: ${name}\ndescription: ${description}\n---\n${body}`;
+
+let root: string;
+let fx: CrawlFixture;
+let crawler: Crawler;
+let workDir: string;
+
+async function crawl(repos: string[], force = false) {
+  const runId = await crawler.startRun({ kind: 'repos', source: { kind: 'repos', repos }, force });
+  return crawler.waitForRun(runId, { pollMs: 50 });
+}
+
+beforeAll(async () => {
+  root = await mkdtemp(path.join(tmpdir(), 'atskills-upstream-'));
+  ({ workDir } = await createRepo(root, 'acme/playbooks', {
+    'README.md': '# playbooks\n',
+    'deploy/SKILL.md': skill('deploy', 'Deploys the service to production.'),
+    'deploy/runbook.md': '# Runbook\nsteps\n',
+    'rollback/SKILL.md': skill('rollback', 'Rolls back a bad deploy.'),
+    'ops/triage/SKILL.md': skill('triage', 'Triages an incident.'),
+  }));
+  await createRepo(root, 'acme/other', { 'SKILL.md': skill('other', 'A whole-repository skill.') });
+  fx = await startCrawlFixture('upstream', root);
+  crawler = createCrawler({
+    db: fx.db.db,
+    settings: fx.settings({ CRAWL_CONCURRENCY: 2 }),
+    logger: testLogger,
+  });
+  expect(crawler.mode).toBe('in-process');
+});
+
+afterAll(async () => {
+  await crawler?.close();
+  await fx?.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+describe('upstream changes', () => {
+  it('indexes every skill with its files, revision and repository metadata', async () => {
+    const run = await crawl(['acme/playbooks', 'acme/other']);
+    expect(run.status).toBe('finished');
+    expect(run.outcomes).toMatchObject({ indexed: 2, failed: 0 });
+    const live = await liveSkills(fx.db, 'acme', 'playbooks');
+    expect([...live.keys()].sort()).toEqual(['deploy', 'ops/triage', 'rollback']);
+    const deploy = live.get('deploy')!;
+    expect(deploy.identity).toBe('gh:acme/playbooks/deploy');
+    expect(deploy.name).toBe('deploy');
+    expect(deploy.description).toBe('Deploys the service to production.');
+    expect(deploy.files.map((f) => f.path)).toEqual(['SKILL.md', 'runbook.md']);
+    expect(deploy.descriptionTokens).toBeGreaterThan(0);
+    expect(deploy.revision).toMatch(/^[0-9a-f]{40}$/);
+    // Files are stored content-addressed.
+    const [stored] = await fx.db.db.select().from(blobs).where(eq(blobs.sha256, deploy.files[1]!.sha256));
+    expect(stored?.content.toString()).toBe('# Runbook\nsteps\n');
+    const root = await liveSkills(fx.db, 'acme', 'other');
+    expect(root.get('')?.identity).toBe('gh:acme/other');
+    const [repo] = await fx.db.db.select().from(repositories).where(eq(repositories.name, 'playbooks'));
+    expect(repo?.metadataEtag).toBeTruthy();
+    expect(repo?.stars).toBe(deploy.stars);
+  });
+
+  it('adds, edits and deletes skills on a re-crawl and marks the deleted ones gone', async () => {
+    const before = await liveSkills(fx.db, 'acme', 'playbooks');
+    await commitToRepo(workDir, {
+      'deploy/SKILL.md': skill('deploy', 'Deploys the service, with canaries.'),
+      'rollback/SKILL.md': null,
+      'audit/SKILL.md': skill('audit', 'Audits access.'),
+      'README.md': '# playbooks, edited\n',
+    });
+    const run = await crawl(['acme/playbooks', 'acme/other']);
+    expect(run.outcomes).toMatchObject({ indexed: 1, unchanged: 1 });
+    const reports = await crawlReportsOfRun(fx.db.db, run.id);
+    const report = reports.find((r) => r.name === 'playbooks')!.report;
+    expect(report).toMatchObject({ skillsFound: 3, skillsAdded: 1, skillsUpdated: 1, skillsRemoved: 1 });
+
+    const live = await liveSkills(fx.db, 'acme', 'playbooks');
+    expect([...live.keys()].sort()).toEqual(['audit', 'deploy', 'ops/triage']);
+    expect(live.get('deploy')!.description).toBe('Deploys the service, with canaries.');
+    expect(live.get('deploy')!.revision).not.toBe(before.get('deploy')!.revision);
+    // An untouched skill keeps its revision (the folder's tree sha), so caches revalidate.
+    expect(live.get('ops/triage')!.revision).toBe(before.get('ops/triage')!.revision);
+    const [gone] = await fx.db.db
+      .select()
+      .from(skills)
+      .where(eq(skills.identity, 'gh:acme/playbooks/rollback'));
+    expect(gone?.goneAt).toBeInstanceOf(Date);
+    expect(gone?.revision).toBe(before.get('rollback')!.revision);
+    // Both revisions of deploy stay fetchable.
+    const revisions = await fx.db.db
+      .select({ revision: skillRevisions.revision })
+      .from(skillRevisions)
+      .where(eq(skillRevisions.skillId, before.get('deploy')!.id));
+    expect(revisions.map((r) => r.revision).sort()).toEqual(
+      [before.get('deploy')!.revision, live.get('deploy')!.revision].sort(),
+    );
+  });
+
+  it('clears the gone mark of a skill that comes back', async () => {
+    await commitToRepo(workDir, { 'rollback/SKILL.md': skill('rollback', 'Rolls back a bad deploy.') });
+    const run = await crawl(['acme/playbooks']);
+    expect(run.skillsAdded).toBe(1);
+    const live = await liveSkills(fx.db, 'acme', 'playbooks');
+    expect([...live.keys()].sort()).toEqual(['audit', 'deploy', 'ops/triage', 'rollback']);
+  });
+
+  it('keeps out of search what cannot be parsed and searches the rest', async () => {
+    await commitToRepo(workDir, {
+      'broken/SKILL.md': '---\nname: broken\ndescription: a: b: c\n---\nbody words\n',
+    });
+    await crawl(['acme/playbooks']);
+    const [broken] = await fx.db.db
+      .select()
+      .from(skills)
+      .where(eq(skills.identity, 'gh:acme/playbooks/broken'));
+    expect(broken?.parseError?.code).toBe('invalid-yaml');
+    const matches = async (word: string) =>
+      (
+        await fx.db.db
+          .select({ identity: skills.identity })
+          .from(skills)
+          .where(sql`${skills.search} @@ plainto_tsquery('english', ${word})`)
+      ).map((r) => r.identity);
+    expect(await matches('canaries')).toEqual(['gh:acme/playbooks/deploy']);
+    expect(await matches('body words')).toEqual([]);
+  });
+
+  it('marks every skill gone when the repository disappears, and only then', async () => {
+    fx.standin.setGitFault('acme/other', { kind: 'status', status: 503 });
+    const transient = await crawl(['acme/other']);
+    expect(transient.outcomes.failed).toBe(1);
+    expect((await liveSkills(fx.db, 'acme', 'other')).size).toBe(1);
+    fx.standin.setGitFault('acme/other', null);
+
+    await rm(path.join(root, 'acme/other.git'), { recursive: true, force: true });
+    const run = await crawl(['acme/other']);
+    expect(run.outcomes.gone).toBe(1);
+    expect((await liveSkills(fx.db, 'acme', 'other')).size).toBe(0);
+    const [repo] = await fx.db.db.select().from(repositories).where(eq(repositories.name, 'other'));
+    expect(repo?.goneAt).toBeInstanceOf(Date);
+  });
+});

@@ -249,7 +249,11 @@ export async function writePublish(tx: DbExecutor, input: PublishWrite): Promise
 }
 
 /** Marks a collection deleted and its skills gone; false when it was already deleted. */
-export async function markCollectionDeleted(tx: DbExecutor, collectionId: number, at: Date): Promise<boolean> {
+export async function markCollectionDeleted(
+  tx: DbExecutor,
+  collectionId: number,
+  at: Date,
+): Promise<boolean> {
   const updated = await tx
     .update(collections)
     .set({ deletedAt: at, updatedAt: at })

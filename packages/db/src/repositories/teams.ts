@@ -87,7 +87,11 @@ export async function setMembership(
 }
 
 /** Removes a member; true when there was one. */
-export async function removeMembership(tx: DbExecutor, namespaceId: number, userId: number): Promise<boolean> {
+export async function removeMembership(
+  tx: DbExecutor,
+  namespaceId: number,
+  userId: number,
+): Promise<boolean> {
   const removed = await tx
     .delete(memberships)
     .where(and(eq(memberships.namespaceId, namespaceId), eq(memberships.userId, userId)))
@@ -96,7 +100,11 @@ export async function removeMembership(tx: DbExecutor, namespaceId: number, user
 }
 
 /** The role of a user in a namespace, if a member. */
-export async function findRole(db: DbExecutor, namespaceId: number, userId: number): Promise<Role | undefined> {
+export async function findRole(
+  db: DbExecutor,
+  namespaceId: number,
+  userId: number,
+): Promise<Role | undefined> {
   const [row] = await db
     .select({ role: memberships.role })
     .from(memberships)

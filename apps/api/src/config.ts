@@ -28,8 +28,16 @@ const EnvSchema = z.object({
   BODY_LIMIT: z.coerce.number().int().min(1024).default(1_048_576),
   /** Trust X-Forwarded-* from a reverse proxy. */
   /** Publishing bounds (teams): gzip body, unpacked bytes, files and skills per collection. */
-  PUBLISH_MAX_ARCHIVE_BYTES: z.coerce.number().int().min(1024).default(DEFAULT_PUBLISH_LIMITS.maxCompressedBytes),
-  PUBLISH_MAX_UNPACKED_BYTES: z.coerce.number().int().min(1024).default(DEFAULT_PUBLISH_LIMITS.maxUnpackedBytes),
+  PUBLISH_MAX_ARCHIVE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(DEFAULT_PUBLISH_LIMITS.maxCompressedBytes),
+  PUBLISH_MAX_UNPACKED_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(DEFAULT_PUBLISH_LIMITS.maxUnpackedBytes),
   PUBLISH_MAX_FILES: z.coerce.number().int().min(1).default(DEFAULT_PUBLISH_LIMITS.maxFiles),
   PUBLISH_MAX_SKILLS: z.coerce.number().int().min(1).default(DEFAULT_PUBLISH_LIMITS.maxSkills),
   TRUST_PROXY: z

@@ -85,12 +85,6 @@ export async function findSkillAt(
   return rows[0];
 }
 
-/** Skill rows by id (full rows, for building responses). */
-export async function findSkillsByIds(db: Database, ids: number[]): Promise<SkillRow[]> {
-  if (ids.length === 0) return [];
-  return db.select().from(skills).where(inArray(skills.id, ids));
-}
-
 /** A stored revision of a skill (`?rev=`), or undefined. */
 export async function findSkillRevision(
   db: Database,
@@ -116,22 +110,6 @@ export async function readBlobs(db: Database, hashes: string[]): Promise<Map<str
     .where(inArray(blobs.sha256, unique));
   for (const row of rows) out.set(row.sha256, Buffer.from(row.content));
   return out;
-}
-
-/** The searchable, visible skills by identity (what a search index mirrors). */
-export async function listSearchableSkills(
-  db: Database,
-  opts: { identities?: string[]; afterId?: number; limit?: number } = {},
-): Promise<SkillRow[]> {
-  const conditions: SQL[] = [isNull(skills.goneAt), isNull(skills.parseError)];
-  if (opts.identities) conditions.push(inArray(skills.identity, opts.identities));
-  if (opts.afterId !== undefined) conditions.push(sql`${skills.id} > ${opts.afterId}`);
-  return db
-    .select()
-    .from(skills)
-    .where(and(...conditions))
-    .orderBy(asc(skills.id))
-    .limit(opts.limit ?? 1000);
 }
 
 /** Every current (not gone) skill row of one repository or collection, all visibilities (index sync). */

@@ -1,0 +1,122 @@
+/**
+ * The API over an index the real crawler built: shared-corpus repositories served by the GitHub stand-in,
+ * crawled in-process, then searched, resolved, archived and fetched through `atskills get` with the
+ * gh: mirror. (The other API tests seed rows directly, which is faster; this one proves both agree.)
+ */
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCliCaptured } from '../../../test/support/cli.js';
+import { buildCorpusRepos, corpusReposDir } from '../../../test/support/corpus.js';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
+import { type GithubStandin, startGithubStandin } from '../../../test/support/github-standin.js';
+import { settingsWith } from '../../crawler/src/config.js';
+import { createCrawler } from '../../crawler/src/crawler.js';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+
+const REPOS = ['anthropics/skills', 'hashicorp/agent-skills'];
+
+let db: TestDatabase;
+let standin: GithubStandin;
+let app: Awaited<ReturnType<typeof buildApp>>;
+let dir: string;
+
+beforeAll(async () => {
+  const reposRoot = await buildCorpusRepos();
+  [db, standin] = await Promise.all([
+    createTestDatabase('crawled_index'),
+    startGithubStandin({ reposRoot, corpusDir: corpusReposDir }),
+  ]);
+  const crawler = createCrawler({
+    db: db.db,
+    settings: settingsWith({
+      GITHUB_API_URL: standin.apiUrl,
+      GIT_BASE_URL: standin.gitUrl,
+      DATABASE_URL: db.url,
+    }),
+    logger: pino({ level: 'error' }),
+  });
+  try {
+    const runId = await crawler.startRun({ kind: 'repos', source: { kind: 'repos', repos: REPOS } });
+    const run = await crawler.waitForRun(runId, { pollMs: 100 });
+    expect(run.status).toBe('finished');
+  } finally {
+    await crawler.close();
+  }
+  app = await buildApp(loadConfig({ LOG_LEVEL: 'silent' }), { database: db });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  dir = await mkdtemp(path.join(tmpdir(), 'atskills-crawled-'));
+}, 300_000);
+
+afterAll(async () => {
+  await app?.close();
+  await standin?.close();
+  await db?.drop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('the API over a crawled index', () => {
+  it('searches crawled skills and folders', async () => {
+    const skill = (await app.inject({ url: '/search?q=skill-creator' })).json();
+    expect(skill.results[0].identity).toBe('gh:anthropics/skills/skills/skill-creator');
+    const folder = (await app.inject({ url: '/search?q=terraform' })).json();
+    expect(folder.results.some((r: { identity: string; kind: string }) => r.kind === 'collection')).toBe(
+      true,
+    );
+  });
+
+  it('serves a crawled skill whose files all verify in its archive', async () => {
+    const res = await app.inject({ url: '/v1/skills/gh:anthropics/skills/skills/skill-creator' });
+    expect(res.statusCode).toBe(200);
+    const skill = res.json();
+    expect(skill.files.length).toBeGreaterThan(0);
+    const archive = await app.inject({
+      url: `/v1/archive/gh:anthropics/skills/skills/skill-creator?rev=${skill.revision}`,
+    });
+    expect(archive.statusCode).toBe(200);
+    expect(archive.headers['content-digest']).toBe(
+      `sha-256=:${createHash('sha256').update(archive.rawPayload).digest('base64')}:`,
+    );
+    const md = await app.inject({ url: '/v1/files/gh:anthropics/skills/skills/skill-creator?path=SKILL.md' });
+    expect(createHash('sha256').update(md.rawPayload).digest('hex')).toBe(
+      skill.files.find((f: { path: string }) => f.path === 'SKILL.md').sha256,
+    );
+  });
+
+  it('answers a withheld (unparsable) skill as a skill with its parse error as a warning', async () => {
+    const res = await app.inject({ url: '/v1/skills/gh:anthropics/skills/skills/pdf' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().warnings.some((w: string) => w.startsWith('parse-error'))).toBe(true);
+  });
+
+  it('resolves crawled gh: skills for atskills through the mirror, then 304', async () => {
+    const env = {
+      PATH: process.env.PATH,
+      HOME: dir,
+      XDG_CONFIG_HOME: path.join(dir, 'config'),
+      ATSKILLS_CACHE: path.join(dir, 'cache'),
+      ATSKILLS_HUB: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`,
+      ATSKILLS_GH_VIA_HUB: '1',
+      ATSKILLS_GIT_BASE: 'http://127.0.0.1:1',
+    };
+    const first = await runCliCaptured(['get', 'gh:anthropics/skills/skills/skill-creator'], {
+      cwd: dir,
+      env,
+    });
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout.length).toBeGreaterThan(100);
+    const statuses: number[] = [];
+    app.server.on('request', (_req, res) => res.on('finish', () => statuses.push(res.statusCode)));
+    const second = await runCliCaptured(['get', 'gh:anthropics/skills/skills/skill-creator'], {
+      cwd: dir,
+      env,
+    });
+    expect(second.code, second.stderr).toBe(0);
+    expect(statuses).toEqual([304]);
+  });
+});

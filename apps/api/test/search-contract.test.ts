@@ -10,6 +10,7 @@ import { createTestDatabase, type TestDatabase } from '../../../test/support/dat
 import type { SearchEngine, SearchFilters, SearchHit } from '../src/search/engine.js';
 import { createMeilisearchEngine } from '../src/search/meilisearch.js';
 import { createPostgresEngine } from '../src/search/postgres.js';
+import { resolveIdentity } from '../src/services/resolve.js';
 import { seedCorpus, seedHubCollection, seedRepository, skillMd } from './support/seed.js';
 
 const ANONYMOUS: ReadScope = { isAdmin: false, readableNamespaces: [] };
@@ -163,6 +164,15 @@ describe.each(engines)('search engine contract: %s', (_name, make) => {
     expect(folder).toMatchObject({ kind: 'collection', name: 'terraform' });
     expect(folder?.skillCount).toBeGreaterThan(5);
     expect(page.hits.some((h) => h.kind === 'skill')).toBe(true);
+  });
+
+  it("gives a collection the same revision as its menu (the validating cache's ETag)", async () => {
+    const folder = (await search('terraform')).hits.find(
+      (h) => h.identity === 'gh:hashicorp/agent-skills/terraform',
+    );
+    const menu = await resolveIdentity(db.db, ANONYMOUS, 'gh:hashicorp/agent-skills/terraform');
+    expect(menu.kind).toBe('menu');
+    expect(folder?.revision).toBe(menu.revision);
   });
 
   it('carries what a result needs: revision, tokens, warnings, flags', async () => {

@@ -33,6 +33,8 @@ export interface CreateCrawlerOptions {
   logger?: Logger;
   /** Process jobs in this process (default true). False only enqueues (BullMQ mode: other workers run them). */
   work?: boolean;
+  /** Operational figures the crawler reports (the API's Prometheus registry when it runs the crawler). */
+  metrics?: { githubRateLimit?(remaining: number, resource: string): void };
 }
 
 export interface QueueCounts {
@@ -63,13 +65,19 @@ export interface Crawler {
 
 /** Builds the job handlers shared by both transports; the transport supplies enqueueing. */
 function handlers(deps: CrawlDeps, enqueueRepositories: (jobs: RepositoryJobData[]) => Promise<void>) {
+  // A job started by an HTTP request logs with that request's id.
+  const withRequest = (requestId: string | undefined): CrawlDeps =>
+    requestId ? { ...deps, logger: deps.logger.child({ requestId }) } : deps;
   return {
-    discover: (raw: unknown) => discoverRepositories(deps, DiscoverJobData.parse(raw), enqueueRepositories),
+    discover: (raw: unknown) => {
+      const data = DiscoverJobData.parse(raw);
+      return discoverRepositories(withRequest(data.requestId), data, enqueueRepositories);
+    },
     repository: async (raw: unknown, ctx: { finalAttempt: boolean; shutdown: AbortSignal }) => {
       const data = RepositoryJobData.parse(raw);
       const signal = AbortSignal.any([AbortSignal.timeout(deps.settings.CRAWL_JOB_TIMEOUT_MS), ctx.shutdown]);
       const context: JobContext = { signal, finalAttempt: ctx.finalAttempt };
-      return crawlRepository(deps, data, context);
+      return crawlRepository(withRequest(data.requestId), data, context);
     },
   };
 }
@@ -78,7 +86,12 @@ function handlers(deps: CrawlDeps, enqueueRepositories: (jobs: RepositoryJobData
 export function createCrawler(options: CreateCrawlerOptions): Crawler {
   const { db, settings } = options;
   const logger = options.logger ?? createLogger(settings.LOG_LEVEL);
-  const github = new GithubClient({ baseUrl: settings.GITHUB_API_URL, token: settings.GITHUB_TOKEN, logger });
+  const github = new GithubClient({
+    baseUrl: settings.GITHUB_API_URL,
+    token: settings.GITHUB_TOKEN,
+    logger,
+    ...(options.metrics?.githubRateLimit ? { onRateLimitRemaining: options.metrics.githubRateLimit } : {}),
+  });
   const deps: CrawlDeps = { db, settings, github, logger };
   const redisUrl = options.redis ?? settings.REDIS_URL;
   const common = {
@@ -151,7 +164,10 @@ function inProcessCrawler(deps: CrawlDeps, common: Common): Crawler {
     mode: 'in-process',
     async startRun(input) {
       const runId = await common.startRunRow(input);
-      discoverQueue.add({ runId, source: input.source, force: input.force ?? false }, jobIds.discover(runId));
+      discoverQueue.add(
+        { runId, source: input.source, force: input.force ?? false, requestId: input.requestId },
+        jobIds.discover(runId),
+      );
       return runId;
     },
     progress: common.progress,
@@ -273,7 +289,7 @@ function bullmqCrawler(deps: CrawlDeps, redisUrl: string, work: boolean, common:
       const runId = await common.startRunRow(input);
       await discoverQueue.add(
         'discover',
-        { runId, source: input.source, force: input.force ?? false },
+        { runId, source: input.source, force: input.force ?? false, requestId: input.requestId },
         { jobId: jobIds.discover(runId) },
       );
       return runId;

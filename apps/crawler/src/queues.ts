@@ -22,6 +22,8 @@ export const DiscoverJobData = z.object({
   source: DiscoverySource,
   /** Ignore stored heads and revisions: re-download and re-parse everything. */
   force: z.boolean().default(false),
+  /** The id of the HTTP request that started the run, so the jobs' log lines join that request's. */
+  requestId: z.string().max(128).optional(),
 });
 export type DiscoverJobData = z.infer<typeof DiscoverJobData>;
 
@@ -30,6 +32,7 @@ export const RepositoryJobData = z.object({
   owner: z.string().min(1),
   repo: z.string().min(1),
   force: z.boolean().default(false),
+  requestId: z.string().max(128).optional(),
 });
 export type RepositoryJobData = z.infer<typeof RepositoryJobData>;
 

@@ -40,6 +40,7 @@ const repos = [
   'hostile/vanishing',
   'hostile/hanging',
   'hostile/fine',
+  'hostile/empty',
 ];
 
 async function report(name: string) {
@@ -74,6 +75,7 @@ beforeAll(async () => {
   await createRepo(root, 'hostile/vanishing', { 'ok/SKILL.md': ok('ok') });
   await createRepo(root, 'hostile/hanging', { 'ok/SKILL.md': ok('ok') });
   await createRepo(root, 'hostile/fine', { 'ok/SKILL.md': ok('ok') });
+  await git(['init', '-q', '--bare', path.join(root, 'hostile/empty.git')], root);
   fx = await startCrawlFixture('hostile', root);
   // The probe (GET info/refs and POST ls-refs) succeeds, then the repository vanishes.
   fx.standin.setGitFault('hostile/vanishing', { kind: 'status', status: 404, after: 2 });
@@ -152,6 +154,11 @@ describe('hostile repositories', () => {
     const r = await report('hostile/vanishing');
     expect(r.outcome).toBe('gone');
     expect(await fx.db.db.select().from(skills).where(eq(skills.container, 'vanishing'))).toHaveLength(0);
+  });
+
+  it('index an empty repository as holding no skills', async () => {
+    const r = await report('hostile/empty');
+    expect(r).toMatchObject({ outcome: 'indexed', skillsFound: 0, errors: [] });
   });
 
   it('time out a hanging git server alone, with the reason recorded', async () => {

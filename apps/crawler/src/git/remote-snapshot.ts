@@ -86,19 +86,31 @@ export class RemoteSnapshot {
 
   /**
    * Fetches the commit and every tree of `branch` (null: the remote's HEAD), no blobs, depth 1, in one
-   * `git clone`. Returns the commit actually fetched (the head may have moved since the probe) and its
-   * root tree.
+   * `git clone`. Returns the commit actually fetched (the head may have moved since the probe), its root
+   * tree and the branch.
    */
-  async fetchTrees(branch: string | null): Promise<{ commit: string; rootTree: string }> {
+  async fetchTrees(
+    branch: string | null,
+  ): Promise<{ commit: string; rootTree: string; branch: string | null } | { commit: null }> {
     const args = ['clone', '-q', '--bare', '--no-tags', '--depth=1', '--filter=blob:none'];
     if (branch) args.push('--branch', branch);
     await runGit([...args, '--', this.url, this.treesRepo], {
       token: this.options.token,
       signal: this.options.signal,
     });
-    const out = await this.git(['rev-parse', 'HEAD', 'HEAD^{tree}'], this.treesRepo);
-    const [commit = '', rootTree = ''] = out.toString('utf8').trim().split('\n');
-    return { commit, rootTree };
+    // Cloning an empty repository succeeds with no commit at all.
+    const refs = await this.git(['for-each-ref', '--count=1', '--format=%(refname)'], this.treesRepo);
+    if (refs.length === 0) return { commit: null };
+    const out = await this.git(
+      ['rev-parse', 'HEAD', 'HEAD^{tree}', '--symbolic-full-name', 'HEAD'],
+      this.treesRepo,
+    );
+    const [commit = '', rootTree = '', ref = ''] = out.toString('utf8').trim().split('\n');
+    return {
+      commit,
+      rootTree,
+      branch: ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : branch,
+    };
   }
 
   /**

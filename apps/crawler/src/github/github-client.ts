@@ -35,7 +35,13 @@ const ThrottledOctokit = Octokit.plugin(throttling, retry);
 export class GithubClient {
   private readonly octokit: InstanceType<typeof ThrottledOctokit>;
 
-  constructor(options: { baseUrl: string; token?: string; logger: Logger }) {
+  constructor(options: {
+    baseUrl: string;
+    token?: string;
+    logger: Logger;
+    /** Called with GitHub's `x-ratelimit-remaining` of every answer (for the rate-limit gauge). */
+    onRateLimitRemaining?: (remaining: number, resource: string) => void;
+  }) {
     const { logger } = options;
     const onLimit =
       (kind: string) =>
@@ -64,6 +70,19 @@ export class GithubClient {
         error: (m: string) => logger.debug(m),
       },
     });
+    const report = options.onRateLimitRemaining;
+    if (report) {
+      const read = (headers: Record<string, unknown> | undefined) => {
+        const remaining = Number(headers?.['x-ratelimit-remaining']);
+        if (Number.isFinite(remaining))
+          report(remaining, String(headers?.['x-ratelimit-resource'] ?? 'core'));
+      };
+      this.octokit.hook.after('request', (response) => read(response.headers));
+      this.octokit.hook.error('request', (error) => {
+        read((error as { response?: { headers?: Record<string, unknown> } }).response?.headers);
+        throw error;
+      });
+    }
   }
 
   /** GET /repos/{owner}/{repo}, conditional on the stored ETag (a 304 costs no rate limit). */

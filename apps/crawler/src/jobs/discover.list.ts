@@ -39,7 +39,7 @@ export async function discoverRepositories(
   await enqueue(
     names.map((name) => {
       const [owner = '', repo = ''] = name.split('/');
-      return { runId: data.runId, owner, repo, force: data.force };
+      return { runId: data.runId, owner, repo, force: data.force, requestId: data.requestId };
     }),
   );
   // An empty discovery finishes its run at once.

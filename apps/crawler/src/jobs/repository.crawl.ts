@@ -176,10 +176,13 @@ export async function crawlRepository(
   const remote = { token: settings.GITHUB_TOKEN, signal: ctx.signal };
   let snapshot: RemoteSnapshot | null = null;
   try {
-    const head = await probeHeadOrExplain(url, remote);
+    // A repository seen before is probed first (one ls-refs request) so an unchanged one costs nothing
+    // more; a new one (or a forced crawl) goes straight to the clone, which reads the head anyway.
+    const probe = !data.force && repository.headRevision !== null;
+    const head = probe ? await probeHeadOrExplain(url, remote) : null;
     phase('probe');
     const unchanged =
-      !data.force &&
+      head !== null &&
       head.commit !== null &&
       head.commit === repository.headRevision &&
       (repository.lastCrawlOutcome === 'indexed' || repository.lastCrawlOutcome === 'unchanged');
@@ -198,7 +201,7 @@ export async function crawlRepository(
         0,
       );
     }
-    if (head.commit === null) {
+    if (head !== null && head.commit === null) {
       // An empty repository: no commits, so no skills.
       return await finish(
         {
@@ -216,7 +219,23 @@ export async function crawlRepository(
     }
 
     snapshot = await RemoteSnapshot.open(url, { ...remote, workDir: settings.CRAWL_WORK_DIR });
-    const { commit, rootTree } = await snapshot.fetchTrees(head.branch);
+    const fetched = await snapshot.fetchTrees(head?.branch ?? null);
+    if (fetched.commit === null) {
+      return await finish(
+        {
+          ...base,
+          outcome: 'indexed',
+          head: { commit: null, branch: null },
+          metadata: metadataWrite,
+          skills: [],
+          warnings,
+          errors: [],
+          bytesDownloaded: 0,
+        },
+        0,
+      );
+    }
+    const { commit, rootTree } = fetched;
     const entries = await snapshot.listTree();
     phase('trees');
     const errors: ReportEntry[] = [];
@@ -294,7 +313,7 @@ export async function crawlRepository(
       {
         ...base,
         outcome: 'indexed',
-        head: { commit, branch: head.branch },
+        head: { commit, branch: fetched.branch },
         metadata: metadataWrite,
         skills: seen,
         warnings,

@@ -9,6 +9,8 @@ import { type Crawler, createCrawler } from '@atskills/crawler';
 import { crawlReportsOfRun, skills } from '@atskills/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningHub, startHub } from '../../apps/api/src/runtime/start.js';
+import { seedTeam } from '../../apps/api/test/teams-fixtures.js';
+import { packCollection, skillMd } from '../fixtures/archives/make.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startTcpProxy, type TcpProxy, upstreamOf } from '../support/tcp-proxy.js';
 import {
@@ -122,6 +124,35 @@ describe('Redis outage', () => {
       });
       expect(byStatus(probes)).toEqual({ 200: 4 });
       expect(await batchResolve()).toBe(200);
+    } finally {
+      await proxy.restore();
+    }
+  });
+
+  it('publishing a collection keeps working while Redis is cut', async () => {
+    const tokens = await seedTeam(db.db, 'relia');
+    const archive = packCollection({
+      'runbook/SKILL.md': skillMd('runbook', 'Runbook published while Redis is down'),
+      'runbook/steps.md': '1. check\n2. act\n',
+    });
+    await proxy.cut('refuse');
+    try {
+      const res = await fetch(`${baseUrl}/v1/collections/relia/ops?visibility=public`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/gzip', authorization: `Bearer ${tokens.publisher}` },
+        body: archive,
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      });
+      const answer = (await res.json()) as { identity: string; revision: string; skills: string[] };
+      expect(res.status, JSON.stringify(answer)).toBeLessThan(300);
+      expect(answer.skills).toContain('hub:relia/ops/runbook');
+      const skill = await fetch(`${baseUrl}/v1/skills/hub:relia/ops/runbook`, {
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      });
+      expect(skill.status).toBe(200);
+      expect(((await skill.json()) as { description: string }).description).toBe(
+        'Runbook published while Redis is down',
+      );
     } finally {
       await proxy.restore();
     }

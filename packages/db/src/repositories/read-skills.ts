@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
 import { blobs } from '../schema/blobs.js';
+import { repositories } from '../schema/repositories.js';
 import { skillRevisions, skills } from '../schema/skills.js';
 import { type ReadScope, visibleTo } from './read-scope.js';
 
@@ -28,13 +29,22 @@ export interface SkillListing {
   parseError: { code: string; message: string } | null;
 }
 
-// GitHub owner and repository names are case-insensitive (identities keep the case they were found with);
-// hub namespaces and collections are stored lowercase. Paths are case-sensitive in both.
+// GitHub owner and repository names are case-insensitive (identities keep the case they were found with),
+// so a gh: location is first mapped to the stored spelling through the repositories table's
+// lower(owner), lower(name) index (an InitPlan evaluated once); the skills lookup then uses the plain
+// (owner, container, path) index instead of scanning for lower(...). Hub namespaces and collections are
+// stored lowercase. Paths are case-sensitive in both.
 function containerIs(loc: Pick<SkillLocation, 'source' | 'owner' | 'container'>): SQL {
+  if (loc.source === 'hub') {
+    return and(
+      eq(skills.source, 'hub'),
+      eq(skills.owner, loc.owner.toLowerCase()),
+      eq(skills.container, loc.container.toLowerCase()),
+    ) as SQL;
+  }
   return and(
-    eq(skills.source, loc.source),
-    sql`lower(${skills.owner}) = lower(${loc.owner})`,
-    sql`lower(${skills.container}) = lower(${loc.container})`,
+    eq(skills.source, 'gh'),
+    sql`(${skills.owner}, ${skills.container}) = (select r.owner, r.name from ${repositories} r where lower(r.owner) = lower(${loc.owner}) and lower(r.name) = lower(${loc.container}))`,
   ) as SQL;
 }
 

@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import { loadSettings, SettingsError } from './config.js';
+
+describe('loadSettings', () => {
+  it('applies defaults', () => {
+    const settings = loadSettings({});
+    expect(settings).toMatchObject({
+      GITHUB_API_URL: 'https://api.github.com',
+      GIT_BASE_URL: 'https://github.com',
+      CRAWL_MAX_FILE_BYTES: 1024 * 1024,
+    });
+    expect(settings.GITHUB_TOKEN).toBeUndefined();
+    expect(Object.isFrozen(settings)).toBe(true);
+  });
+
+  it('fails fast naming the variable', () => {
+    expect(() => loadSettings({ CRAWL_CONCURRENCY: 'many' })).toThrow(SettingsError);
+    expect(() => loadSettings({ GITHUB_API_URL: 'not a url' })).toThrow(/GITHUB_API_URL/);
+  });
+});

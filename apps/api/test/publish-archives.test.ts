@@ -84,13 +84,20 @@ describe('publish validation', () => {
 
   it('refuses an archive without skills, and one over the skill limit', async () => {
     expect((await put(packCollection({ 'README.md': '# nothing' }))).json().code).toBe('no-skills');
-    const small = await createTestHub('publish_limits', { PUBLISH_MAX_SKILLS: '3' });
+    const small = await createTestHub('publish_limits', {
+      PUBLISH_MAX_SKILLS: '3',
+      PUBLISH_MAX_ARCHIVE_BYTES: '4096',
+    });
     try {
       const t = await seedTeam(small.db.db, 'lim');
       const files = Object.assign({}, ...['a', 'b', 'c', 'd'].map((n) => skill(n)));
       const res = await publish(small.app, 'lim/four', packCollection(files), auth(t, 'publisher'));
       expect(res.statusCode).toBe(413);
       expect(res.json()).toMatchObject({ code: 'too-many-skills', count: 4, limit: 3 });
+      // A gzip body over the archive limit is refused by size before it is unpacked.
+      const big = await publish(small.app, 'lim/big', Buffer.alloc(5000, 0x1f), auth(t, 'publisher'));
+      expect(big.statusCode).toBe(413);
+      expect(big.json().code).toBe('payload-too-large');
     } finally {
       await small.close();
     }

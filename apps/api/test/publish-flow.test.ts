@@ -167,6 +167,25 @@ describe('publishing a private collection', () => {
   });
 });
 
+describe('concurrent publishes', () => {
+  it('of one collection are serialized: both land, as two consecutive revisions', async () => {
+    const a = packCollection({ 'one/SKILL.md': skillMd('one', 'Version A.') });
+    const b = packCollection({ 'one/SKILL.md': skillMd('one', 'Version B.') });
+    const [ra, rb] = (
+      await Promise.all([
+        publish(hub.app, 'acme/race', a, as('publisher')),
+        publish(hub.app, 'acme/race', b, as('owner')),
+      ])
+    ).map((r) => r.json());
+    const [earlier, later] = ra.previousRevision === null ? [ra, rb] : [rb, ra];
+    expect(earlier.previousRevision).toBeNull();
+    expect(later.previousRevision).toBe(earlier.revision);
+    const listed = (await get('/v1/collections/acme/race/revisions', 'reader')).json();
+    expect(listed.currentRevision).toBe(later.revision);
+    expect(listed.revisions).toHaveLength(2);
+  });
+});
+
 describe('public collections, look-alikes and safety flags', () => {
   it('a root skill named after its collection is published at hub:<ns>/<collection>', async () => {
     const res = await publish(

@@ -21,6 +21,7 @@ interface LogLine {
 }
 
 describe('embedded mode from a clean folder', () => {
+  let tempDir: string;
   let dataDir: string;
   let child: ChildProcess;
   let baseUrl: string;
@@ -37,7 +38,9 @@ describe('embedded mode from a clean folder', () => {
     });
 
   beforeAll(async () => {
-    dataDir = await mkdtemp(path.join(tmpdir(), 'atskills-embedded-'));
+    tempDir = await mkdtemp(path.join(tmpdir(), 'atskills-embedded-'));
+    // Not created beforehand: a fresh clone has no .data folder either.
+    dataDir = path.join(tempDir, '.data');
     child = spawn(
       process.execPath,
       ['--conditions=@atskills/source', '--import', 'tsx', 'apps/api/src/server.ts', '--demo'],
@@ -91,7 +94,7 @@ describe('embedded mode from a clean folder', () => {
       child.kill('SIGKILL');
       await exited;
     }
-    await rm(dataDir, { recursive: true, force: true });
+    await rm(tempDir, { recursive: true, force: true });
   });
 
   it('says first which mode each part runs in and where its data lives', () => {

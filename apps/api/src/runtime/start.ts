@@ -4,6 +4,7 @@
  * the first log lines, applies migrations, builds the app, starts scheduled re-crawls, optionally loads
  * the demo skills, listens, and shuts all of it down in order on request.
  */
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import {
   type CrawlerSettings,
@@ -23,7 +24,7 @@ import type { Logger } from 'pino';
 import { buildApp } from '../app.js';
 import { type AppConfig, loadConfig } from '../config.js';
 import { createReadiness } from '../plugins/health.js';
-import { createHubMetrics } from '../plugins/metrics.js';
+import { crawlMetricsSink, createHubMetrics } from '../plugins/metrics.js';
 import { loadDemo } from './demo.js';
 import { createHubLogger } from './logging.js';
 import { loadOpsConfig, type OpsConfig } from './ops-config.js';
@@ -51,16 +52,37 @@ export interface RunningHub {
 
 /** The modes of each part, as the first log lines state them. */
 export function describeModes(config: AppConfig) {
+  const embeddedDir = path.resolve(config.dataDir, 'db');
   return {
     database: config.databaseUrl
-      ? { mode: 'postgres', location: redactUrl(config.databaseUrl) }
-      : { mode: 'embedded', location: path.resolve(config.dataDir, 'db') },
+      ? {
+          mode: 'postgres',
+          location: redactUrl(config.databaseUrl),
+          summary: `PostgreSQL server at ${redactUrl(config.databaseUrl)}`,
+        }
+      : {
+          mode: 'embedded',
+          location: embeddedDir,
+          summary: `embedded Postgres (PGlite), data in ${embeddedDir}`,
+        },
     queue: config.redisUrl
-      ? { mode: 'bullmq', location: redactUrl(config.redisUrl) }
-      : { mode: 'in-process', location: 'this process (jobs are lost on exit; Postgres keeps the results)' },
+      ? {
+          mode: 'bullmq',
+          location: redactUrl(config.redisUrl),
+          summary: `BullMQ on Redis at ${redactUrl(config.redisUrl)}; crawl jobs run in \`crawler worker\` processes`,
+        }
+      : {
+          mode: 'in-process',
+          location: 'memory',
+          summary: 'in-process: crawl jobs run in this process (results are kept in the database)',
+        },
     search: config.meiliUrl
-      ? { mode: 'meilisearch', location: redactUrl(config.meiliUrl) }
-      : { mode: 'postgres', location: 'the database (full-text search)' },
+      ? {
+          mode: 'meilisearch',
+          location: redactUrl(config.meiliUrl),
+          summary: `Meilisearch at ${redactUrl(config.meiliUrl)}, falling back to Postgres while it is down`,
+        }
+      : { mode: 'postgres', location: 'database', summary: 'Postgres full-text search in the database' },
   };
 }
 
@@ -74,8 +96,8 @@ export async function startHub(options: StartOptions = {}): Promise<RunningHub> 
   const logger = createHubLogger(config.logLevel === 'silent' ? 'silent' : config.logLevel);
 
   const modes = describeModes(config);
-  for (const [part, { mode, location }] of Object.entries(modes)) {
-    logger.info({ part, mode, location }, `${part}: ${mode} (${location})`);
+  for (const [part, { mode, location, summary }] of Object.entries(modes)) {
+    logger.info({ part, mode, location }, `${part}: ${summary}`);
   }
 
   const cleanups: (() => Promise<unknown>)[] = [];
@@ -85,6 +107,8 @@ export async function startHub(options: StartOptions = {}): Promise<RunningHub> 
     cleanups.length = 0;
   };
   try {
+    // PGlite creates its own folder but not the parents: a fresh clone has no ./.data yet.
+    if (!config.databaseUrl) await mkdir(config.dataDir, { recursive: true });
     const database: DatabaseHandle = await connectDatabase({
       url: config.databaseUrl,
       embeddedDir: path.join(config.dataDir, 'db'),
@@ -97,6 +121,7 @@ export async function startHub(options: StartOptions = {}): Promise<RunningHub> 
     const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
     if (redis) cleanups.push(() => redis.quit().catch(() => redis.disconnect()));
 
+    const metrics = createHubMetrics();
     // With Redis, crawl jobs run in the crawler workers (`crawler worker`); this process only enqueues.
     const crawler = createCrawler({
       db: database.db,
@@ -104,10 +129,10 @@ export async function startHub(options: StartOptions = {}): Promise<RunningHub> 
       ...(config.redisUrl ? { redis: config.redisUrl } : {}),
       logger: logger.child({ component: 'crawler' }),
       work: !config.redisUrl,
+      metrics: crawlMetricsSink(metrics),
     });
     cleanups.push(() => crawler.close({ deadlineMs: ops.SHUTDOWN_TIMEOUT_MS }));
 
-    const metrics = createHubMetrics();
     for (const queue of [QUEUES.discover.name, QUEUES.repository.name]) {
       metrics.setQueueDepthSource(queue, async () => (await crawler.counts())[queue] ?? {});
     }

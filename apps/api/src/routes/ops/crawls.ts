@@ -1,0 +1,206 @@
+import { type Crawler, crawlStatus, DiscoverySource } from '@atskills/crawler';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { problem } from '../../problems.js';
+import { problems } from '../../schemas.js';
+import { isHubAdmin } from '../../services/auth/permissions.js';
+
+/** Body of POST /v1/crawls: an explicit repository list or a discovery source. */
+export const StartCrawlRequest = z
+  .object({
+    repos: z
+      .array(z.string().trim().min(3).max(200))
+      .min(1)
+      .max(100_000)
+      .optional()
+      .describe('owner/repo or gh:owner/repo'),
+    discover: z
+      .string()
+      .regex(/^(code-search|org:[A-Za-z0-9-]{1,39})$/, 'expected code-search or org:NAME')
+      .optional(),
+    force: z.boolean().default(false).describe('re-download and re-parse even unchanged repositories'),
+  })
+  .refine((b) => (b.repos === undefined) !== (b.discover === undefined), {
+    message: 'give either repos or discover',
+  });
+
+const StartCrawlResponse = z.object({
+  runId: z.number().int(),
+  requestId: z.string(),
+  status: z.literal('running'),
+});
+
+const CrawlProgress = z.object({
+  id: z.number().int(),
+  kind: z.string(),
+  status: z.string(),
+  startedAt: z.string(),
+  finishedAt: z.string().nullable(),
+  repositoriesTotal: z.number().int(),
+  repositoriesDone: z.number().int(),
+  skillsFound: z.number().int(),
+  skillsAdded: z.number().int(),
+  skillsUpdated: z.number().int(),
+  skillsRemoved: z.number().int(),
+  errors: z.number().int(),
+  outcomes: z.record(z.string(), z.number().int()),
+});
+
+/** Body of GET /v1/crawl-status (the web page's crawl-status section reads the same service). */
+export const CrawlStatusResponse = z.object({
+  lastRun: z
+    .object({
+      id: z.number().int(),
+      kind: z.string(),
+      status: z.string(),
+      repositoriesTotal: z.number().int(),
+      startedAt: z.string(),
+      finishedAt: z.string().nullable(),
+    })
+    .nullable(),
+  repositories: z.number().int(),
+  due: z.number().int().describe('repositories whose scheduled re-crawl is due'),
+  nextDueAt: z.string().nullable(),
+  failuresTotal: z.number().int(),
+  failures: z.array(
+    z.object({
+      repository: z.string(),
+      at: z.string().nullable(),
+      error: z.string().optional().describe('operators only'),
+    }),
+  ),
+});
+
+function requireOperator(request: FastifyRequest): void {
+  if (request.viewer.userId === null) {
+    throw problem(
+      401,
+      'unauthorized',
+      'Starting crawls needs a token with the admin scope',
+      {},
+      {
+        'www-authenticate': 'Bearer realm="atskills"',
+      },
+    );
+  }
+  if (!isHubAdmin(request.viewer)) throw problem(403, 'forbidden', 'Starting crawls needs the admin scope');
+}
+
+function crawlerOf(app: FastifyInstance): Crawler {
+  if (!app.queue) throw problem(503, 'unavailable', 'This instance has no crawl queue');
+  return app.queue as Crawler;
+}
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+/**
+ * Crawl operations: operators start runs (the run and its jobs carry the request id, so their log lines
+ * join this request's); anyone reads the crawl status (last run, repositories due, failures).
+ */
+export default async function crawlRoutes(app: FastifyInstance) {
+  const routes = app.withTypeProvider<ZodTypeProvider>();
+
+  routes.post(
+    '/v1/crawls',
+    {
+      schema: {
+        operationId: 'startCrawl',
+        tags: ['ops'],
+        summary: 'Start a crawl run (operators): a repository list or a discovery source',
+        body: StartCrawlRequest,
+        response: { 202: StartCrawlResponse, ...problems(400, 401, 403, 503) },
+      },
+    },
+    async (request, reply) => {
+      requireOperator(request);
+      const crawler = crawlerOf(app);
+      const { repos, discover, force } = request.body;
+      const source = repos
+        ? { kind: 'repos' as const, repos: repos.map((r) => r.replace(/^gh:/, '').replace(/\/+$/, '')) }
+        : discover === 'code-search'
+          ? { kind: 'code-search' as const }
+          : { kind: 'org' as const, name: discover!.slice('org:'.length) };
+      const parsed = DiscoverySource.safeParse(source);
+      if (!parsed.success) {
+        throw problem(
+          400,
+          'bad-request',
+          `Invalid repositories: ${parsed.error.issues[0]?.message ?? 'invalid'}`,
+        );
+      }
+      const kind = parsed.data.kind === 'known' ? 'rebuild' : parsed.data.kind;
+      const runId = await crawler.startRun({
+        kind,
+        source: parsed.data,
+        force,
+        requestId: request.id,
+      });
+      request.log.info({ runId, kind, force }, 'crawl run started');
+      return reply
+        .code(202)
+        .header('location', `/v1/crawls/${runId}`)
+        .send({ runId, requestId: request.id, status: 'running' as const });
+    },
+  );
+
+  routes.get(
+    '/v1/crawls/:runId',
+    {
+      schema: {
+        operationId: 'getCrawl',
+        tags: ['ops'],
+        summary: 'Progress of a crawl run (operators)',
+        params: z.object({ runId: z.coerce.number().int().positive() }),
+        response: { 200: CrawlProgress, ...problems(400, 401, 403, 404, 503) },
+      },
+    },
+    async (request) => {
+      requireOperator(request);
+      const progress = await crawlerOf(app).progress(request.params.runId);
+      if (!progress) throw problem(404, 'not-found', `No crawl run ${request.params.runId}`);
+      return {
+        ...progress,
+        startedAt: progress.startedAt.toISOString(),
+        finishedAt: iso(progress.finishedAt),
+      };
+    },
+  );
+
+  routes.get(
+    '/v1/crawl-status',
+    {
+      schema: {
+        operationId: 'getCrawlStatus',
+        tags: ['ops'],
+        summary: 'Crawl status: last run, repositories due for a re-crawl, recent failures',
+        response: { 200: CrawlStatusResponse, ...problems(503) },
+      },
+    },
+    async (request, reply) => {
+      const status = await crawlStatus(app.db, app.clock());
+      // Error texts can name internal hosts (GitHub Enterprise, proxies): operators only.
+      const operator = isHubAdmin(request.viewer);
+      reply.header('cache-control', 'no-cache');
+      return {
+        lastRun: status.lastRun && {
+          id: status.lastRun.id,
+          kind: status.lastRun.kind,
+          status: status.lastRun.status,
+          repositoriesTotal: status.lastRun.repositoriesTotal,
+          startedAt: status.lastRun.startedAt.toISOString(),
+          finishedAt: iso(status.lastRun.finishedAt),
+        },
+        repositories: status.repositories,
+        due: status.due,
+        nextDueAt: iso(status.nextDueAt),
+        failuresTotal: status.failuresTotal,
+        failures: status.failures.map((f) => ({
+          repository: `${f.owner}/${f.name}`,
+          at: iso(f.at),
+          ...(operator && f.error ? { error: f.error } : {}),
+        })),
+      };
+    },
+  );
+}

@@ -1,5 +1,5 @@
 /**
- * `npm run soak [-- --seconds 60 --connections 64]`: a bounded soak of the hub (issue 8, "Load").
+ * `npm run soak [-- --seconds 60 --connections 64 --heap-mib 256]`: a bounded soak of the hub (issue 8, "Load").
  *
  * Indexes the shared corpus (../shared/corpus) through the real crawler into its own database, starts the
  * hub API as a child process on 127.0.0.1, and drives it from this process with autocannon: a mixed load of
@@ -51,6 +51,12 @@ const { values: args } = parseArgs({
   options: {
     seconds: { type: 'string', default: '60' },
     connections: { type: 'string', default: '64' },
+    /**
+     * V8 old-space limit of the API process (MiB; 0 = Node's default). Without a cap V8 grows its heap lazily
+     * toward the default limit and RSS climbs for minutes with no leak; under a cap a leak shows as a growth
+     * trend or a crash, which the soak reports.
+     */
+    'heap-mib': { type: 'string', default: '256' },
     /** Crawl the corpus again even when the soak database already holds its index. */
     reindex: { type: 'boolean', default: false },
   },
@@ -216,7 +222,9 @@ console.log(
     : `indexed ${indexed.skills} skills of the shared corpus through the crawler`,
 );
 const mix = await requestMix(url);
-const api = await startApi(url);
+const heapMiB = Number(args['heap-mib']);
+if (!Number.isInteger(heapMiB) || heapMiB < 0) throw new Error('--heap-mib must be a whole number of MiB');
+const api = await startApi(url, heapMiB > 0 ? { NODE_OPTIONS: `--max-old-space-size=${heapMiB}` } : {});
 try {
   // Warm-up (JIT, pools, caches) so the first third of memory samples is not the start-up climb.
   const warmupSeconds = Math.min(15, Math.max(3, Math.round(seconds / 4)));
@@ -303,6 +311,7 @@ try {
       seconds,
       connections,
       warmupSeconds,
+      apiHeapLimitMiB: heapMiB || 'node default',
       target: '127.0.0.1 (hub API child process; load from the soak process)',
       // 1/5/15-minute load averages: the machine is shared, so figures are only comparable at similar load.
       loadAverage: { before: loadBefore, after: os.loadavg().map((n) => round(n, 2)) },

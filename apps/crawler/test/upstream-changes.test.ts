@@ -136,6 +136,19 @@ describe('upstream changes', () => {
     expect(await matches('body words')).toEqual([]);
   });
 
+  it('discovers repositories by code search and by organization listing', async () => {
+    for (const source of [{ kind: 'code-search' as const }, { kind: 'org' as const, name: 'acme' }]) {
+      const runId = await crawler.startRun({ kind: source.kind, source });
+      const run = await crawler.waitForRun(runId, { pollMs: 50 });
+      expect(run.repositoriesTotal, source.kind).toBe(2);
+      expect(run.outcomes, source.kind).toMatchObject({ unchanged: 2, failed: 0 });
+    }
+    expect(fx.standin.apiLog.some((e) => e.path.startsWith('/search/code?') && e.status === 200)).toBe(true);
+    expect(fx.standin.apiLog.some((e) => e.path.startsWith('/orgs/acme/repos') && e.status === 200)).toBe(
+      true,
+    );
+  });
+
   it('marks every skill gone when the repository disappears, and only then', async () => {
     fx.standin.setGitFault('acme/other', { kind: 'status', status: 503 });
     const transient = await crawl(['acme/other']);

@@ -28,6 +28,7 @@ import { crawlMetricsSink, createHubMetrics } from '../plugins/metrics.js';
 import { loadDemo } from './demo.js';
 import { createHubLogger } from './logging.js';
 import { loadOpsConfig, type OpsConfig } from './ops-config.js';
+import { startSearchSync } from './search-sync.js';
 
 export interface StartOptions {
   env?: Record<string, string | undefined>;
@@ -176,6 +177,19 @@ export async function startHub(options: StartOptions = {}): Promise<RunningHub> 
         { part: 'schedule', mode: scheduler.mode, everyMs: ops.RECRAWL_TICK_MS },
         'scheduled re-crawls on',
       );
+    }
+
+    if (config.meiliUrl) {
+      const sync = startSearchSync({
+        db: database.db,
+        engine: app.searchEngine,
+        ...(redis ? { redis } : {}),
+        prefix: crawlerSettings.CRAWL_QUEUE_PREFIX,
+        logger: logger.child({ component: 'search-sync' }),
+      });
+      cleanups.push(() => sync.close());
+      // Catch up with crawls done while no API ran, without holding up the start.
+      sync.tick().catch((err: Error) => logger.warn({ err: { message: err.message } }, 'search sync failed'));
     }
 
     if (demo) {

@@ -6,6 +6,10 @@ import { parseArgs } from 'node:util';
 
 const benchmarks: Record<string, () => Promise<{ run(args: string[]): Promise<void> }>> = {
   corpus: () => import('./corpus/command.js'),
+  crawl: () => import('./crawl/command.js'),
+  search: () => import('./search/command.js'),
+  probe: () => import('./probe/command.js'),
+  'resolve-batch': () => import('./resolve-batch/command.js'),
 };
 
 const [name, ...rest] = process.argv.slice(2);

@@ -1,0 +1,150 @@
+/**
+ * `npm run bench -- search [--total 900] [--pool 10]`: 300 realistic queries at concurrency 1, 16 and 64
+ * against the hub API (child process, full corpus indexed) per engine, beside two baselines measured in
+ * the same run: the same SQL run directly on the database through a pool of the API's size, and a bare
+ * Fastify route answering a fixed JSON body of the API's mean answer size (the framework floor).
+ */
+import { parseArgs } from 'node:util';
+import { connectPostgres, searchSkills } from '@atskills/db';
+import { requireIndexedDatabase } from '../lib/env.js';
+import { runCallLoad, runLoad } from '../lib/load.js';
+import { type BenchRow, writeResult } from '../lib/report.js';
+import { startApi, startFloor } from '../lib/servers.js';
+import { round } from '../lib/stats.js';
+import { type BenchQuery, buildQueries, searchPath } from './queries.js';
+
+const LEVELS = [1, 16, 64];
+
+export async function run(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      total: { type: 'string', default: '900' },
+      pool: { type: 'string', default: '10' },
+      seed: { type: 'string', default: '1' },
+    },
+  });
+  const total = Number(values.total);
+  const url = await requireIndexedDatabase();
+  const queries = await buildQueries(url, Number(values.seed));
+  const engines = process.env.MEILI_URL ? ['postgres', 'meilisearch'] : ['postgres'];
+  const rows: BenchRow[] = [];
+  const byKind: Record<string, { hits: number; p50: number }> = {};
+  const direct = connectPostgres({ url, max: Number(values.pool), statementTimeoutMs: 10_000 });
+  const scope = { isAdmin: false, readableNamespaces: [] };
+  const sql = (q: BenchQuery) => searchSkills(direct.db, { query: q.q, filters: {}, scope, limit: 21 });
+  let meanBytes = 2048;
+  try {
+    // Same SQL, no HTTP: the engine asks for limit + 1 rows (see apps/api/src/search/postgres.ts).
+    const directResults: Record<number, Awaited<ReturnType<typeof runCallLoad>>> = {};
+    for (const c of LEVELS) {
+      console.error(`direct SQL at concurrency ${c}...`);
+      directResults[c] = await runCallLoad((i) => sql(queries[i % queries.length]!), {
+        concurrency: c,
+        total: c === 1 ? queries.length : total,
+      });
+    }
+    for (const engine of engines) {
+      const api = await startApi(url, engine === 'postgres' ? { MEILI_URL: '' } : {});
+      try {
+        for (const c of LEVELS) {
+          console.error(`${engine} API at concurrency ${c}...`);
+          const r = await runLoad({
+            baseUrl: api.url,
+            requests: queries.map((q) => ({ path: searchPath(q.q) })),
+            concurrency: c,
+            total: c === 1 ? queries.length : total,
+          });
+          if (engine === 'postgres' && c === 1) meanBytes = r.meanBodyBytes;
+          const d = directResults[c]!;
+          rows.push({
+            target: `API (${engine})`,
+            concurrency: c,
+            p50: r.p50,
+            p95: r.p95,
+            p99: r.p99,
+            'req/s': r.requestsPerSecond,
+            'p50 - direct SQL p50': engine === 'postgres' ? round(r.p50 - d.p50, 2) : null,
+            'x direct SQL req/s':
+              engine === 'postgres' ? round(r.requestsPerSecond / d.requestsPerSecond, 2) : null,
+            errors: Object.entries(r.statuses)
+              .filter(([s]) => s !== '200')
+              .reduce((n, [, k]) => n + k, 0),
+          });
+        }
+        if (engine === 'postgres') {
+          // Per kind of query at concurrency 1: where the time goes.
+          for (const kind of new Set(queries.map((q) => q.kind))) {
+            const subset = queries.filter((q) => q.kind === kind);
+            const r = await runLoad({
+              baseUrl: api.url,
+              requests: subset.map((q) => ({ path: searchPath(q.q) })),
+              concurrency: 1,
+              total: subset.length,
+              warmup: 5,
+            });
+            const hits = await Promise.all(subset.slice(0, 20).map((q) => sql(q)));
+            byKind[kind] = {
+              p50: r.p50,
+              hits: round(hits.reduce((s, h) => s + h.length, 0) / hits.length, 1),
+            };
+          }
+        }
+      } finally {
+        await api.stop();
+      }
+    }
+    for (const c of LEVELS) {
+      const d = directResults[c]!;
+      rows.push({
+        target: 'direct SQL (baseline)',
+        concurrency: c,
+        p50: d.p50,
+        p95: d.p95,
+        p99: d.p99,
+        'req/s': d.requestsPerSecond,
+      });
+    }
+    const floor = await startFloor(meanBytes);
+    try {
+      for (const c of LEVELS) {
+        console.error(`floor at concurrency ${c}...`);
+        const r = await runLoad({
+          baseUrl: floor.url,
+          requests: queries.map((q) => ({ path: searchPath(q.q) })),
+          concurrency: c,
+          total: c === 1 ? queries.length : total,
+        });
+        rows.push({
+          target: `bare Fastify floor (${meanBytes} B)`,
+          concurrency: c,
+          p50: r.p50,
+          p95: r.p95,
+          p99: r.p99,
+          'req/s': r.requestsPerSecond,
+        });
+      }
+    } finally {
+      await floor.stop();
+    }
+  } finally {
+    await direct.close();
+  }
+  const api16 = rows.find((r) => r.target === 'API (postgres)' && r.concurrency === 16);
+  const api1 = rows.find((r) => r.target === 'API (postgres)' && r.concurrency === 1);
+  writeResult('search', rows, {
+    queries: queries.length,
+    mix: Object.fromEntries(
+      [...new Set(queries.map((q) => q.kind))].map((k) => [k, queries.filter((q) => q.kind === k).length]),
+    ),
+    byKind,
+    targets: {
+      'p99 < 50 ms at concurrency 16 (postgres)': { value: api16?.p99, met: Number(api16?.p99) < 50 },
+      'API overhead over direct SQL < 2 ms at p50': {
+        value: api1?.['p50 - direct SQL p50'],
+        met: Number(api1?.['p50 - direct SQL p50']) < 2,
+      },
+    },
+    latencyUnit: 'ms',
+  });
+}

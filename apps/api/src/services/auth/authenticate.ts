@@ -3,6 +3,9 @@ import type { Viewer } from '../../plugins/viewer.js';
 import { problem } from '../../problems.js';
 import { hashesEqual, hashToken, readBearer, scopesGrant } from './tokens.js';
 
+/** How often a token's last-used time is written. */
+const TOUCH_INTERVAL_MS = 60_000;
+
 /** The Authorization challenge sent with every 401 (RFC 6750). */
 export const BEARER_CHALLENGE = 'Bearer realm="atskills"';
 
@@ -37,8 +40,11 @@ export async function viewerFromAuthorization(
       `This token expired on ${token.expiresAt.toISOString().slice(0, 10)}; create a new one.`,
     );
   }
-  // Last-used bookkeeping must never fail a request.
-  await touchToken(db, token.id, now).catch(onTouchError);
+  // Last-used bookkeeping: at most one write a minute per token (the row read above says whether one is
+  // due), and it must never fail a request.
+  if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() >= TOUCH_INTERVAL_MS) {
+    await touchToken(db, token.id, now, TOUCH_INTERVAL_MS).catch(onTouchError);
+  }
 
   const memberships = await namespacesOfUser(db, user.id);
   const roles: Record<string, Role> = {};

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { problems } from '../../../schemas.js';
+import { publishProblem } from '../../../services/publish/archive-problem.js';
 import {
   authorizePublish,
   collectionRevisions,
@@ -58,10 +59,11 @@ const collectionsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const body = request.body;
-      if (!Buffer.isBuffer(body)) {
-        throw Object.assign(new Error('Send the collection as a gzip tar (content-type application/gzip).'), {
-          statusCode: 415,
-        });
+      if (!Buffer.isBuffer(body) || body.length === 0) {
+        throw publishProblem(
+          'archive-corrupt',
+          'The body is empty: send the collection as a gzip tar (application/gzip).',
+        );
       }
       const answer = await publishCollection(app.db, {
         viewer: request.viewer,

@@ -44,7 +44,8 @@ function containerIs(loc: Pick<SkillLocation, 'source' | 'owner' | 'container'>)
   }
   return and(
     eq(skills.source, 'gh'),
-    sql`(${skills.owner}, ${skills.container}) = (select r.owner, r.name from ${repositories} r where lower(r.owner) = lower(${loc.owner}) and lower(r.name) = lower(${loc.container}))`,
+    // The spelling as given (canonical identities), or the stored spelling of a differently-cased one.
+    sql`((${skills.owner} = ${loc.owner} and ${skills.container} = ${loc.container}) or (${skills.owner}, ${skills.container}) = (select r.owner, r.name from ${repositories} r where lower(r.owner) = lower(${loc.owner}) and lower(r.name) = lower(${loc.container})))`,
   ) as SQL;
 }
 

@@ -13,6 +13,7 @@ import { createRepo } from '../../../test/support/corpus.js';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
 import { type GithubStandin, startGithubStandin } from '../../../test/support/github-standin.js';
 import { crawlMetricsSink, createHubMetrics } from '../src/plugins/metrics.js';
+import { startGithubRateLimitPoll } from '../src/runtime/github-rate-limit.js';
 import { loggerOptions } from '../src/runtime/logging.js';
 
 const TOKEN = 'ghp_0123456789abcdefghijklmnopqrstuvwxyzAB';
@@ -112,5 +113,30 @@ describe('a crawl started by a request', () => {
       expect(out).not.toContain('session=abc');
       expect(out).toContain('[redacted]');
     });
+  });
+
+  it('reads the rate limit workers share from GitHub when crawls run elsewhere', async () => {
+    const metrics = createHubMetrics({ defaultMetrics: false });
+    const sink = crawlMetricsSink(metrics);
+    const poll = startGithubRateLimitPoll({
+      apiUrl: standin.apiUrl,
+      token: TOKEN,
+      report: sink.githubRateLimit,
+    });
+    try {
+      await poll.poll();
+    } finally {
+      poll.close();
+    }
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('atskills_github_rate_limit_remaining{resource="core"} 4999');
+    expect(text).toContain('atskills_github_rate_limit_remaining{resource="search"} 30');
+    const wrong = startGithubRateLimitPoll({
+      apiUrl: `${standin.apiUrl}/nowhere`,
+      token: TOKEN,
+      report: sink.githubRateLimit,
+    });
+    await expect(wrong.poll()).rejects.toThrow(/answered 404/);
+    wrong.close();
   });
 });

@@ -26,6 +26,7 @@ import { type AppConfig, loadConfig } from '../config.js';
 import { createReadiness } from '../plugins/health.js';
 import { crawlMetricsSink, createHubMetrics } from '../plugins/metrics.js';
 import { loadDemo } from './demo.js';
+import { startGithubRateLimitPoll } from './github-rate-limit.js';
 import { createHubLogger } from './logging.js';
 import { loadOpsConfig, type OpsConfig } from './ops-config.js';
 import { startSearchSync } from './search-sync.js';
@@ -177,6 +178,21 @@ export async function startHub(options: StartOptions = {}): Promise<RunningHub> 
         { part: 'schedule', mode: scheduler.mode, everyMs: ops.RECRAWL_TICK_MS },
         'scheduled re-crawls on',
       );
+    }
+
+    // Workers spend the GitHub budget elsewhere: ask GitHub what is left of the token they share.
+    if (config.redisUrl && crawlerSettings.GITHUB_TOKEN) {
+      const sink = crawlMetricsSink(metrics);
+      const rateLimit = startGithubRateLimitPoll({
+        apiUrl: crawlerSettings.GITHUB_API_URL,
+        token: crawlerSettings.GITHUB_TOKEN,
+        report: (remaining, resource) => sink.githubRateLimit(remaining, resource),
+        logger,
+      });
+      cleanups.push(async () => rateLimit.close());
+      rateLimit
+        .poll()
+        .catch((err: Error) => logger.warn({ err: { message: err.message } }, 'github rate limit unknown'));
     }
 
     if (config.meiliUrl) {

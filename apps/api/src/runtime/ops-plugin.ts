@@ -44,8 +44,9 @@ export default fp(
     });
     app.readiness.addCheck('search', async () => {
       const health = await app.searchEngine.health();
+      // A Meilisearch outage with Postgres answering is degraded, not unready (the detail says so).
       return health.ok
-        ? { engine: app.searchEngine.name }
+        ? { engine: app.searchEngine.name, ...(health.detail ? { detail: health.detail } : {}) }
         : { status: 'down', engine: app.searchEngine.name, error: health.detail ?? 'unhealthy' };
     });
     const redis = deps.redis;

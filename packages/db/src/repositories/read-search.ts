@@ -57,19 +57,23 @@ function escapeLike(s: string): string {
   return s.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
-function filterConditions(filters: SearchFiltersInput): SQL {
+function filterConditions(filters: SearchFiltersInput, alias: 's' | 'f'): SQL {
+  const a = sql.raw(alias);
   const parts: SQL[] = [sql`true`];
-  if (filters.source) parts.push(sql`s.source = ${filters.source}`);
-  if (filters.owner) parts.push(sql`lower(s.owner) = lower(${filters.owner})`);
-  if (filters.repo) parts.push(sql`lower(s.container) = lower(${filters.repo})`);
-  if (filters.namespace) parts.push(sql`(s.source = 'hub' and s.owner = lower(${filters.namespace}))`);
+  if (filters.source) parts.push(sql`${a}.source = ${filters.source}`);
+  if (filters.owner) parts.push(sql`lower(${a}.owner) = lower(${filters.owner})`);
+  if (filters.repo) parts.push(sql`lower(${a}.container) = lower(${filters.repo})`);
+  if (filters.namespace) parts.push(sql`(${a}.source = 'hub' and ${a}.owner = lower(${filters.namespace}))`);
   return sql.join(parts, sql` and `);
 }
 
 /**
  * Postgres full-text search over skills and the folders that hold several of them. Ranking: exact name,
- * then name prefix, then ts_rank over the weighted `search` column (A name, B description, D body), then
- * trigram similarity of the name (typos); stars break ties. Gone and unparsable skills are excluded;
+ * then name prefix, then ts_rank over name and description (`search_head`: A name, B description), then
+ * trigram similarity of the name (typos); stars break ties. Candidates come from the GIN indexes (the
+ * body-inclusive `search` vector and the name trigrams) with the tsquery inlined as a constant so the
+ * planner can use them; the body vector is only tested by the index, never detoasted for ranking.
+ * Folders come from `skill_folders` (kept by a trigger). Gone and unparsable skills are excluded;
  * private rows only reach scopes that may read them. Keyset pagination on (score desc, identity asc).
  */
 export async function searchSkills(db: Database, input: SearchSkillsInput): Promise<SearchRow[]> {
@@ -79,57 +83,43 @@ export async function searchSkills(db: Database, input: SearchSkillsInput): Prom
   const prefixQuery =
     words.length > 0 ? words.map((w, i) => (i === words.length - 1 ? `${w}:*` : w)).join(' & ') : null;
   const likePrefix = `${escapeLike(text)}%`;
-  // Folders are only considered when their path shares the first three letters of the query's first word:
-  // grouping every skill per query would not scale, and three letters still tolerate most typos.
-  const folderHint = (words[0] ?? text).slice(0, 3);
+  const likeInfix = `%${escapeLike(text)}%`;
   const visible = visibleTo(input.scope, sql.raw('s.visibility'), sql.raw('s.owner'));
-  const filters = filterConditions(input.filters);
-  const tsq = prefixQuery
-    ? sql`(websearch_to_tsquery('simple', ${text}) || websearch_to_tsquery('english', ${text}) || to_tsquery('simple', ${prefixQuery}))`
-    : sql`(websearch_to_tsquery('simple', ${text}) || websearch_to_tsquery('english', ${text}))`;
+  const folderVisible = visibleTo(input.scope, sql.raw('f.visibility'), sql.raw('f.owner'));
+  const filters = filterConditions(input.filters, 's');
+  const folderFilters = filterConditions(input.filters, 'f');
+  const tsq = () =>
+    prefixQuery
+      ? sql`(websearch_to_tsquery('simple', ${text}) || websearch_to_tsquery('english', ${text}) || to_tsquery('simple', ${prefixQuery}))`
+      : sql`(websearch_to_tsquery('simple', ${text}) || websearch_to_tsquery('english', ${text}))`;
   const after = input.after
     ? sql`where (score < ${input.after.score}::numeric or (score = ${input.after.score}::numeric and identity collate "C" > ${input.after.identity}))`
     : sql``;
 
   const result = (await db.execute(sql`
-    with q as (select ${text}::text as text, ${likePrefix}::text as like_prefix, ${tsq} as tsq),
-    skill_hits as (
+    with skill_hits as (
       select 'skill'::text as kind, s.identity, s.source, s.owner, s.container, s.path, s.name, s.description,
         s.revision, s.stars, s.description_tokens, s.body_tokens, s.warnings, s.flags, null::int as skill_count,
-        (case when lower(s.name) = q.text then 1000 else 0 end
-          + case when s.name ilike q.like_prefix and lower(s.name) <> q.text then 500 else 0 end
-          + ts_rank(s.search, q.tsq) * 100
-          + similarity(s.name, q.text) * 50) as relevance
-      from skills s, q
+        (case when lower(s.name) = ${text} then 1000 else 0 end
+          + case when s.name ilike ${likePrefix} and lower(s.name) <> ${text} then 500 else 0 end
+          + ts_rank(s.search_head, ${tsq()}) * 100
+          + similarity(s.name, ${text}) * 50) as relevance
+      from skills s
       where s.gone_at is null and s.parse_error is null and ${visible} and ${filters}
-        and (s.search @@ q.tsq or s.name % q.text or s.name ilike q.like_prefix)
-    ),
-    folders as (
-      select s.source, s.owner, s.container,
-        array_to_string((string_to_array(s.path, '/'))[1:n], '/') as path,
-        count(*)::int as skill_count, max(s.stars) as stars,
-        encode(sha256(convert_to(string_agg(s.identity || '@' || s.revision, E'\n' order by s.identity collate "C"), 'UTF8')), 'hex') as revision
-      from skills s cross join lateral generate_series(0, cardinality(string_to_array(s.path, '/')) - 1) as n
-      where s.gone_at is null and ${visible} and ${filters}
-        and strpos(lower(s.container || '/' || s.path), ${folderHint}) > 0
-      group by 1, 2, 3, 4
-      having count(*) >= 2
-    ),
-    named_folders as (
-      select f.*, case when f.path = '' then f.container else regexp_replace(f.path, '^.*/', '') end as name
-      from folders f
+        and (s.search @@ ${tsq()} or s.name % ${text} or s.name ilike ${likePrefix})
     ),
     folder_hits as (
       select 'collection'::text as kind,
         f.source || ':' || f.owner || '/' || f.container || case when f.path = '' then '' else '/' || f.path end as identity,
         f.source, f.owner, f.container, f.path, f.name, ''::text as description, f.revision, f.stars,
         0 as description_tokens, 0 as body_tokens, '[]'::jsonb as warnings, '[]'::jsonb as flags, f.skill_count,
-        (case when lower(f.name) = q.text then 1000 else 0 end
-          + case when f.name ilike q.like_prefix and lower(f.name) <> q.text then 500 else 0 end
-          + case when strpos(lower(f.name), q.text) > 0 then 20 else 0 end
-          + similarity(f.name, q.text) * 50) as relevance
-      from named_folders f, q
-      where lower(f.name) = q.text or f.name ilike q.like_prefix or f.name % q.text or strpos(lower(f.name), q.text) > 0
+        (case when lower(f.name) = ${text} then 1000 else 0 end
+          + case when f.name ilike ${likePrefix} and lower(f.name) <> ${text} then 500 else 0 end
+          + case when f.name ilike ${likeInfix} then 20 else 0 end
+          + similarity(f.name, ${text}) * 50) as relevance
+      from skill_folders f
+      where ${folderVisible} and ${folderFilters}
+        and (f.name ilike ${likeInfix} or f.name % ${text})
     ),
     hits as (
       select h.*, (round(h.relevance::numeric, 4) * 10000000 + least(h.stars, 9999999))::numeric as score
@@ -141,7 +131,7 @@ export async function searchSkills(db: Database, input: SearchSkillsInput): Prom
     ${after}
     order by hits.score desc, identity collate "C" asc
     limit ${input.limit}
-  `)) as unknown as { rows: Record<string, unknown>[] };
+`)) as unknown as { rows: Record<string, unknown>[] };
   return result.rows.map((r) => ({
     kind: r.kind as SearchRow['kind'],
     identity: String(r.identity),

@@ -12,8 +12,8 @@ import {
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
 import { tsvector } from './columns.js';
-import { collections } from './teams.js';
 import { repositories } from './repositories.js';
+import { collections } from './teams.js';
 
 /** One file of a skill folder as stored in the manifest. */
 export interface SkillFile {
@@ -83,6 +83,14 @@ export const skills = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
     /** When the skill disappeared upstream (or its collection was deleted); gone skills leave search. */
     goneAt: timestamp('gone_at', { withTimezone: true }),
+    /**
+     * Name and description only: small enough to stay inline in the heap row, so ranking never detoasts the
+     * body's vector (`search` finds the rows, `search_head` ranks them).
+     */
+    searchHead: tsvector('search_head').generatedAlwaysAs(
+      (): SQL =>
+        sql`setweight(to_tsvector('simple', coalesce(${skills.name}, '') || ' ' || replace(coalesce(${skills.name}, ''), '-', ' ')), 'A') || setweight(to_tsvector('english', coalesce(${skills.description}, '')), 'B')`,
+    ),
     search: tsvector('search').generatedAlwaysAs(
       (): SQL =>
         sql`setweight(to_tsvector('simple', coalesce(${skills.name}, '') || ' ' || replace(coalesce(${skills.name}, ''), '-', ' ')), 'A') || setweight(to_tsvector('english', coalesce(${skills.description}, '')), 'B') || setweight(to_tsvector('english', left(coalesce(${skills.body}, ''), 100000)), 'D')`,
@@ -95,6 +103,33 @@ export const skills = pgTable(
     index('skills_owner_container_path_idx').on(t.owner, t.container, t.path),
     index('skills_search_idx').using('gin', t.search),
     index('skills_name_trgm_idx').using('gin', sql`${t.name} gin_trgm_ops`),
+  ],
+);
+
+/**
+ * Folders that hold two or more live skills (collections, e.g. `gh:o/r/skills` or `hub:ns/coll`), kept by a
+ * statement trigger on `skills` (migration 0003) in the same transaction as the skill rows, so search can
+ * offer folders without grouping every skill per query.
+ */
+export const skillFolders = pgTable(
+  'skill_folders',
+  {
+    source: text('source').notNull(),
+    owner: text('owner').notNull(),
+    container: text('container').notNull(),
+    /** Folder path inside the repository or collection ('' = the repository or collection itself). */
+    path: text('path').notNull(),
+    /** Last path segment, or the container's name for the root. */
+    name: text('name').notNull(),
+    visibility: text('visibility').notNull(),
+    skillCount: integer('skill_count').notNull(),
+    stars: integer('stars').notNull(),
+    /** sha256 over the sorted `identity@revision` lines of its skills: the menu's revision. */
+    revision: text('revision').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.source, t.owner, t.container, t.path] }),
+    index('skill_folders_name_trgm_idx').using('gin', sql`${t.name} gin_trgm_ops`),
   ],
 );
 

@@ -75,9 +75,24 @@ function handlers(deps: CrawlDeps, enqueueRepositories: (jobs: RepositoryJobData
     },
     repository: async (raw: unknown, ctx: { finalAttempt: boolean; shutdown: AbortSignal }) => {
       const data = RepositoryJobData.parse(raw);
-      const signal = AbortSignal.any([AbortSignal.timeout(deps.settings.CRAWL_JOB_TIMEOUT_MS), ctx.shutdown]);
-      const context: JobContext = { signal, finalAttempt: ctx.finalAttempt };
-      return crawlRepository(withRequest(data.requestId), data, context);
+      // A plain controller and timer rather than AbortSignal.any([AbortSignal.timeout(), ...]): Node 20 may
+      // garbage-collect a timeout signal only referenced by a composite one, and then it never fires.
+      const controller = new AbortController();
+      const timeoutMs = deps.settings.CRAWL_JOB_TIMEOUT_MS;
+      const timer = setTimeout(
+        () => controller.abort(new Error(`job timeout of ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      const onShutdown = () => controller.abort(ctx.shutdown.reason);
+      if (ctx.shutdown.aborted) onShutdown();
+      else ctx.shutdown.addEventListener('abort', onShutdown, { once: true });
+      try {
+        const context: JobContext = { signal: controller.signal, finalAttempt: ctx.finalAttempt };
+        return await crawlRepository(withRequest(data.requestId), data, context);
+      } finally {
+        clearTimeout(timer);
+        ctx.shutdown.removeEventListener('abort', onShutdown);
+      }
     },
   };
 }

@@ -94,7 +94,14 @@ export function runGit(args: string[], options: RunGitOptions = {}): Promise<Buf
       reject(new GitError('timeout', `git ${args[0]} not started: ${abortReason(options.signal)}`));
       return;
     }
-    const child = spawn('git', args, { cwd: options.cwd, env: gitEnvironment(options), stdio: 'pipe' });
+    // Its own process group, so an abort also kills the helpers git starts (git-remote-http holds the
+    // connection and the output pipes; killing only git would leave the job waiting on a hung server).
+    const child = spawn('git', args, {
+      cwd: options.cwd,
+      env: gitEnvironment(options),
+      stdio: 'pipe',
+      detached: true,
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let errBytes = 0;
@@ -104,7 +111,13 @@ export function runGit(args: string[], options: RunGitOptions = {}): Promise<Buf
       if (errBytes < 64 * 1024) err.push(chunk);
       errBytes += chunk.length;
     });
-    const onAbort = () => child.kill('SIGKILL');
+    const onAbort = () => {
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    };
     options.signal?.addEventListener('abort', onAbort, { once: true });
     child.on('error', (error) => {
       options.signal?.removeEventListener('abort', onAbort);

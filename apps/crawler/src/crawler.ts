@@ -4,6 +4,7 @@ import {
   crawlRunProgress,
   createCrawlRun,
   type Database,
+  finishCrawlRun,
 } from '@atskills/db';
 import { type Job, Queue, type QueueOptions, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -69,9 +70,18 @@ function handlers(deps: CrawlDeps, enqueueRepositories: (jobs: RepositoryJobData
   const withRequest = (requestId: string | undefined): CrawlDeps =>
     requestId ? { ...deps, logger: deps.logger.child({ requestId }) } : deps;
   return {
-    discover: (raw: unknown) => {
+    discover: async (raw: unknown, ctx: { finalAttempt: boolean }) => {
       const data = DiscoverJobData.parse(raw);
-      return discoverRepositories(withRequest(data.requestId), data, enqueueRepositories);
+      try {
+        return await discoverRepositories(withRequest(data.requestId), data, enqueueRepositories);
+      } catch (error) {
+        // A discovery that will not be retried again ends its run as failed (waiters stop waiting).
+        if (ctx.finalAttempt && !(error instanceof RateLimitedError)) {
+          await finishCrawlRun(deps.db, data.runId, 'failed', { discoveryFailed: 1 });
+          deps.logger.error({ err: error, runId: data.runId }, 'discovery failed');
+        }
+        throw error;
+      }
     },
     repository: async (raw: unknown, ctx: { finalAttempt: boolean; shutdown: AbortSignal }) => {
       const data = RepositoryJobData.parse(raw);
@@ -161,10 +171,14 @@ function inProcessCrawler(deps: CrawlDeps, common: Common): Crawler {
     for (const job of jobs) repositoryQueue.add(job, jobIds.repository(job.runId, job.owner, job.repo));
   };
   const run = handlers(deps, enqueueRepositories);
-  const discoverQueue = new InProcessQueue('discover', (data: DiscoverJobData) => run.discover(data), {
-    ...options,
-    concurrency: 1,
-  });
+  const discoverQueue = new InProcessQueue(
+    'discover',
+    (data: DiscoverJobData, meta) => run.discover(data, { finalAttempt: meta.finalAttempt }),
+    {
+      ...options,
+      concurrency: 1,
+    },
+  );
   const repositoryQueue = new InProcessQueue(
     'repository',
     (data: RepositoryJobData, meta) =>
@@ -268,7 +282,7 @@ function bullmqCrawler(deps: CrawlDeps, redisUrl: string, work: boolean, common:
       QUEUES.discover.name,
       withRateLimit(
         () => discoverWorker,
-        (job) => run.discover(job.data),
+        (job) => run.discover(job.data, { finalAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1) }),
       ),
       { ...workerOptions, connection: connection(), concurrency: 1 },
     );

@@ -149,6 +149,13 @@ describe('upstream changes', () => {
     );
   });
 
+  it('ends a run whose discovery fails as failed', async () => {
+    const runId = await crawler.startRun({ kind: 'org', source: { kind: 'org', name: 'nobody-here' } });
+    const run = await crawler.waitForRun(runId, { pollMs: 50 });
+    expect(run.status).toBe('failed');
+    expect(run.repositoriesDone).toBe(0);
+  });
+
   it('marks every skill gone when the repository disappears, and only then', async () => {
     fx.standin.setGitFault('acme/other', { kind: 'status', status: 503 });
     const transient = await crawl(['acme/other']);

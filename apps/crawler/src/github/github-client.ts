@@ -139,6 +139,8 @@ export class GithubClient {
         })) as MinimalRepository[],
       );
     } catch (error) {
+      if (statusOf(error) === 404)
+        throw new Error(`GitHub has no organization or user named "${owner}" (404).`);
       throw asRateLimited(error) ?? error;
     }
   }

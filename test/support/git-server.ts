@@ -153,6 +153,9 @@ export async function startGitServer(options: GitServerOptions): Promise<GitServ
         REMOTE_USER: 'test',
       },
     });
+    // http-backend may exit before reading its input (a refused or failed request): that EPIPE is the
+    // request's problem, not the server's, and must not crash the process hosting the server.
+    child.stdin.on('error', () => {});
     child.stdin.end(rawBody);
     let headerBuf = Buffer.alloc(0);
     let headersSent = false;

@@ -2,7 +2,20 @@
  * `npm run bench -- <name> [options]`: runs one benchmark, writes bench/results/<name>.json and prints a
  * table. Each benchmark lives in its own module exporting `run(args)`.
  */
+import { spawnSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
+
+// Benchmarks measure the sources, like the tests: without the custom condition, `@atskills/*` imports would
+// load whatever dist/ was last built. `npm run bench` starts plain tsx, so re-run under the condition.
+const sourceCondition = '--conditions=@atskills/source';
+if (!process.execArgv.includes(sourceCondition) && !process.env.NODE_OPTIONS?.includes(sourceCondition)) {
+  const again = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', sourceCondition, import.meta.filename, ...process.argv.slice(2)],
+    { stdio: 'inherit' },
+  );
+  process.exit(again.status ?? 1);
+}
 
 const benchmarks: Record<string, () => Promise<{ run(args: string[]): Promise<void> }>> = {
   corpus: () => import('./corpus/command.js'),
@@ -10,6 +23,9 @@ const benchmarks: Record<string, () => Promise<{ run(args: string[]): Promise<vo
   search: () => import('./search/command.js'),
   probe: () => import('./probe/command.js'),
   'resolve-batch': () => import('./resolve-batch/command.js'),
+  'cold-resolve': () => import('./cold-resolve/command.js'),
+  memory: () => import('./memory/command.js'),
+  client: () => import('./client/command.js'),
 };
 
 const [name, ...rest] = process.argv.slice(2);

@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import pg from 'pg';
 import { startGithubStandin } from '../../test/support/github-standin.js';
 import {
   corpusDir,
@@ -28,10 +29,12 @@ interface CrawlPass {
   peakRssMiB: number;
   exitCode: number;
   summary: string;
+  /** Stopped at the time limit before every repository was crawled. */
+  partial: boolean;
 }
 
 /** Runs `crawler crawl --repos-file` as a child process, sampling its peak resident memory. */
-function crawlOnce(reposFile: string, env: Record<string, string>): Promise<CrawlPass> {
+function crawlOnce(reposFile: string, env: Record<string, string>, limitMs: number): Promise<CrawlPass> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(
@@ -56,10 +59,20 @@ function crawlOnce(reposFile: string, env: Record<string, string>): Promise<Craw
       }
     };
     const timer = setInterval(sample, 250);
+    let partial = false;
+    // On a busy machine the full pass can take hours: stop at the limit and report what was crawled.
+    const limit =
+      limitMs > 0
+        ? setTimeout(() => {
+            partial = true;
+            child.kill('SIGTERM');
+          }, limitMs)
+        : undefined;
     child.on('error', reject);
     child.on('exit', (code) => {
       clearInterval(timer);
-      if (code !== 0 && code !== 1) {
+      clearTimeout(limit);
+      if (!partial && code !== 0 && code !== 1) {
         reject(new Error(`crawler exited with ${code}:\n${stderr}`));
         return;
       }
@@ -68,22 +81,39 @@ function crawlOnce(reposFile: string, env: Record<string, string>): Promise<Craw
         peakRssMiB: peak,
         exitCode: code ?? -1,
         summary: stdout.trim().split('\n').slice(-2).join(' | '),
+        partial,
       });
     });
   });
 }
 
 /** Bytes of the packs of every bare repository: what a full `git clone --bare` transfers, about. */
-function packBytes(reposRoot: string): number {
+function packBytes(reposRoot: string, only?: Set<string>): number {
   let total = 0;
   for (const owner of readdirSync(reposRoot)) {
     for (const repo of readdirSync(path.join(reposRoot, owner))) {
+      if (only && !only.has(`${owner}/${repo.replace(/\.git$/, '')}`.toLowerCase())) continue;
       const packDir = path.join(reposRoot, owner, repo, 'objects', 'pack');
       for (const f of readdirSync(packDir))
         if (f.endsWith('.pack')) total += statSync(path.join(packDir, f)).size;
     }
   }
   return total;
+}
+
+/** `owner/repo` (lower case) of every repository with a finished crawl report. */
+async function crawledRepositories(databaseUrl: string): Promise<Set<string>> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const r = await client.query(
+      `select distinct lower(r.owner || '/' || r.name) as name
+       from crawl_reports c join repositories r on r.id = c.repository_id where c.finished_at is not null`,
+    );
+    return new Set(r.rows.map((row) => row.name as string));
+  } finally {
+    await client.end();
+  }
 }
 
 export async function run(args: string[]): Promise<void> {
@@ -93,9 +123,11 @@ export async function run(args: string[]): Promise<void> {
       concurrency: { type: 'string', default: '4' },
       share: { type: 'string', default: '0.01' },
       seed: { type: 'string', default: '7' },
+      minutes: { type: 'string', default: '0' },
     },
   });
   const manifest = loadManifest();
+  const limitMs = Number(values.minutes) * 60_000;
   const reposRoot = path.join(corpusDir, 'repos');
   const skillFolderBytes = manifest.repos.reduce((s, r) => s + r.skillFolderBytes, 0);
   const totalBytes = manifest.repos.reduce((s, r) => s + r.totalBytes, 0);
@@ -109,11 +141,12 @@ export async function run(args: string[]): Promise<void> {
     CRAWL_CONCURRENCY: values.concurrency!,
     // The per-minute limit protects GitHub; against the stand-in it would only cap the figure.
     CRAWL_RATE_LIMIT_PER_MINUTE: '1000000',
-    CRAWL_JOB_TIMEOUT_MS: '600000',
+    // The largest repository (6,300 skills) on a busy 2-core machine needs more than the 2-minute default.
+    CRAWL_JOB_TIMEOUT_MS: '3600000',
     LOG_LEVEL: 'warn',
   };
-  const gitBytes = () => {
-    const log = standin.git.log;
+  const gitBytes = (repos: Set<string>) => {
+    const log = standin.git.log.filter((e) => repos.has(e.repo.toLowerCase()));
     return {
       total: log.reduce((s, e) => s + e.bytesOut + e.bytesIn, 0),
       fetch: log.filter((e) => e.command === 'fetch').reduce((s, e) => s + e.bytesOut, 0),
@@ -124,65 +157,75 @@ export async function run(args: string[]): Promise<void> {
     const clonePackBytes = packBytes(reposRoot);
     console.error(`full crawl of ${manifest.repos.length} repositories...`);
     standin.git.resetLog();
-    const full = await crawlOnce(reposFile, env);
-    const fullBytes = gitBytes();
+    const full = await crawlOnce(reposFile, env, limitMs);
+    // The repositories the pass finished (all of them unless it was stopped at the limit).
+    const done = await crawledRepositories(url);
+    const crawled = manifest.repos.filter((r) => done.has(`${r.owner}/${r.repo}`.toLowerCase()));
+    const fullBytes = gitBytes(done);
     const skills = await indexedSkills(url);
-    const totalSkills = manifest.repos.reduce((s, r) => s + r.skills.length, 0);
+    const crawledSkills = crawled.reduce((s, r) => s + r.skills.length, 0);
+    const crawledFolderBytes = crawled.reduce((s, r) => s + r.skillFolderBytes, 0);
+    const crawledRawBytes = crawled.reduce((s, r) => s + r.totalBytes, 0);
+    const crawledPackBytes = packBytes(reposRoot, done);
 
-    console.error('changing 1% of the repositories and crawling again...');
-    const mutation = mutateCorpus(reposRoot, manifest.repos, {
+    console.error(`changing ${values.share} of the crawled repositories and crawling them again...`);
+    const subsetFile = path.join(corpusDir, 'crawled-repos.txt');
+    writeFileSync(subsetFile, `${crawled.map((r) => `gh:${r.owner}/${r.repo}`).join('\n')}\n`);
+    const mutation = mutateCorpus(reposRoot, crawled, {
       share: Number(values.share),
       seed: Number(values.seed),
     });
     standin.git.resetLog();
-    const again = await crawlOnce(reposFile, env);
-    const againBytes = gitBytes();
+    const again = await crawlOnce(subsetFile, env, 0);
+    const againBytes = gitBytes(done);
     const skillsAfter = await indexedSkills(url);
-    // Only the changed repositories' skill folders had to be downloaded again.
-    const changedFolderBytes = mutation.changedBytes;
 
     const mib = (b: number) => round(b / 2 ** 20, 3);
     const rows: BenchRow[] = [
       {
-        pass: 'full crawl',
-        repositories: manifest.repos.length,
-        skills: totalSkills,
+        pass: full.partial
+          ? `full crawl (stopped at ${values.minutes} min: ${crawled.length} of ${manifest.repos.length} repos)`
+          : 'full crawl',
+        repositories: crawled.length,
+        skills: crawledSkills,
         indexedSkills: skills,
         seconds: round(full.seconds, 1),
-        'repos/s': round(manifest.repos.length / full.seconds, 1),
-        'skills/s': round(totalSkills / full.seconds, 0),
+        'repos/s': round(crawled.length / full.seconds, 2),
+        'skills/s': round(crawledSkills / full.seconds, 1),
         peakRssMiB: full.peakRssMiB,
         downloadedMiB: mib(fullBytes.total),
-        baselineMiB: mib(skillFolderBytes),
-        'x skill folders': round(fullBytes.total / skillFolderBytes, 2),
-        'x full clones (packs)': round(fullBytes.total / clonePackBytes, 2),
-        'x full clones (raw)': round(fullBytes.total / totalBytes, 2),
+        skillFolderMiB: mib(crawledFolderBytes),
+        'x skill folders': round(fullBytes.total / crawledFolderBytes, 2),
+        'x full clones (packs)': round(fullBytes.total / crawledPackBytes, 2),
+        'x full clones (raw)': round(fullBytes.total / crawledRawBytes, 2),
       },
       {
-        pass: `re-crawl (${mutation.repositories.length} repos changed)`,
-        repositories: manifest.repos.length,
-        skills: totalSkills + mutation.added - mutation.deleted,
+        pass: `re-crawl of those (${mutation.repositories.length} changed)`,
+        repositories: crawled.length,
+        skills: crawledSkills + mutation.added - mutation.deleted,
         indexedSkills: skillsAfter,
         seconds: round(again.seconds, 1),
-        'repos/s': round(manifest.repos.length / again.seconds, 1),
-        'skills/s': round(skillsAfter / again.seconds, 0),
+        'repos/s': round(crawled.length / again.seconds, 2),
+        'skills/s': round(crawledSkills / again.seconds, 1),
         peakRssMiB: again.peakRssMiB,
         downloadedMiB: mib(againBytes.total),
-        baselineMiB: mib(changedFolderBytes),
-        'x skill folders': round(againBytes.total / Math.max(1, changedFolderBytes), 2),
-        'x full clones (packs)': round(againBytes.total / clonePackBytes, 4),
-        'x full clones (raw)': round(againBytes.total / totalBytes, 4),
+        skillFolderMiB: mib(mutation.changedBytes),
+        'x skill folders': round(againBytes.total / Math.max(1, mutation.changedBytes), 2),
+        'x full clones (packs)': round(againBytes.total / crawledPackBytes, 4),
+        'x full clones (raw)': round(againBytes.total / crawledRawBytes, 4),
       },
     ];
     writeResult('crawl', rows, {
       concurrency: Number(values.concurrency),
+      corpus: { repositories: manifest.repos.length, skillFolderBytes, totalBytes, clonePackBytes },
       target: 'downloaded < 1.5x the skill folders',
-      skillFolderBytes,
-      clonePackBytes,
-      totalBytes,
       full: { ...full, git: fullBytes },
       recrawl: { ...again, git: againBytes, mutation },
-      note: 'the re-crawl baseline is the bytes of the changed SKILL.md files; every unchanged repository costs one ls-remote probe',
+      notes: [
+        'process start-up (tsx, migrations) is inside each pass',
+        'the re-crawl baseline is the bytes of the changed SKILL.md files; every unchanged repository costs one ls-remote probe',
+        'bytes are counted for the finished repositories only (the git server log, both directions)',
+      ],
     });
     writeFileSync(path.join(corpusDir, 'last-mutation.json'), JSON.stringify(mutation, null, 2));
   } finally {

@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { startGithubStandin } from '../../test/support/github-standin.js';
-import { corpusDir, requireIndexedDatabase } from '../lib/env.js';
+import { corpusDir, indexedSkills, requireIndexedDatabase } from '../lib/env.js';
 import { pickSkills, skillPath } from '../lib/identities.js';
 import { type LoadRequest, runLoad } from '../lib/load.js';
 import { type BenchRow, writeResult } from '../lib/report.js';
@@ -111,6 +111,7 @@ export async function run(args: string[]): Promise<void> {
     );
     const x304 = rows.find((r) => r.probe === 'GET If-None-Match -> 304');
     writeResult('probe', rows, {
+      indexedSkills: await indexedSkills(url),
       latencyUnit: 'ms',
       targets: {
         '>= 50% of the floor req/s (304)': {

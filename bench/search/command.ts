@@ -6,7 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import { connectPostgres, searchSkills } from '@atskills/db';
-import { requireIndexedDatabase } from '../lib/env.js';
+import { indexedSkills, requireIndexedDatabase } from '../lib/env.js';
 import { runCallLoad, runLoad } from '../lib/load.js';
 import { type BenchRow, writeResult } from '../lib/report.js';
 import { startApi, startFloor } from '../lib/servers.js';
@@ -133,6 +133,7 @@ export async function run(args: string[]): Promise<void> {
   const api16 = rows.find((r) => r.target === 'API (postgres)' && r.concurrency === 16);
   const api1 = rows.find((r) => r.target === 'API (postgres)' && r.concurrency === 1);
   writeResult('search', rows, {
+    indexedSkills: await indexedSkills(url),
     queries: queries.length,
     mix: Object.fromEntries(
       [...new Set(queries.map((q) => q.kind))].map((k) => [k, queries.filter((q) => q.kind === k).length]),

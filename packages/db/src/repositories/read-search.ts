@@ -68,11 +68,28 @@ function filterConditions(filters: SearchFiltersInput, alias: 's' | 'f'): SQL {
 }
 
 /**
+ * Candidates per arm (name trigram/prefix, name+description text, body text). Bounding each arm keeps a
+ * very common word from ranking every skill in the index; results past this depth are not paginated to
+ * (as in other search engines' result windows).
+ */
+const ARM_LIMIT = 1000;
+
+/** The body arm runs only when names and descriptions give fewer candidates than this (a few pages). */
+const BODY_ARM_THRESHOLD = 100;
+
+/**
+ * Body-only matches taken when the body arm runs. Unordered, so the bitmap heap scan stops after this many
+ * rows instead of reading every match of a common word; they rank below name and description matches.
+ */
+const BODY_ARM_LIMIT = 200;
+
+/**
  * Postgres full-text search over skills and the folders that hold several of them. Ranking: exact name,
  * then name prefix, then ts_rank over name and description (`search_head`: A name, B description), then
- * trigram similarity of the name (typos); stars break ties. Candidates come from the GIN indexes (the
- * body-inclusive `search` vector and the name trigrams) with the tsquery inlined as a constant so the
- * planner can use them; the body vector is only tested by the index, never detoasted for ranking.
+ * trigram similarity of the name (typos); stars break ties. Candidates come from three bounded arms over
+ * the GIN indexes (name trigrams, `search_head`, then the body-inclusive `search` only when the first two are
+ * thin), with the tsquery inlined as a constant so the planner can use the indexes; ranking reads only the
+ * small inline `search_head`, never the body's toasted vector.
  * Folders come from `skill_folders` (kept by a trigger). Gone and unparsable skills are excluded;
  * private rows only reach scopes that may read them. Keyset pagination on (score desc, identity asc).
  */
@@ -96,8 +113,35 @@ export async function searchSkills(db: Database, input: SearchSkillsInput): Prom
     ? sql`where (score < ${input.after.score}::numeric or (score = ${input.after.score}::numeric and identity collate "C" > ${input.after.identity}))`
     : sql``;
 
-  const result = (await db.execute(sql`
-    with skill_hits as (
+  // The planner's cost model ignores the price of detoasting the body's tsvector, so for a word found in
+  // many bodies it prefers a sequential scan that detoasts every row (seconds at 50k skills) over the GIN
+  // bitmap scan (milliseconds). Every arm here is index-driven and bounded, so sequential scans are off for
+  // this one statement.
+  const statement = sql`
+    with name_arm as materialized (
+      select s.id from skills s
+      where s.gone_at is null and s.parse_error is null and ${visible} and ${filters}
+        and (s.name % ${text} or s.name ilike ${likePrefix})
+      limit ${ARM_LIMIT}
+    ),
+    head_arm as materialized (
+      select s.id from skills s
+      where s.gone_at is null and s.parse_error is null and ${visible} and ${filters}
+        and s.search_head @@ ${tsq()}
+      order by ts_rank(s.search_head, ${tsq()}) desc, s.stars desc
+      limit ${ARM_LIMIT}
+    ),
+    body_arm as materialized (
+      select s.id from skills s
+      where (select count(*) from head_arm) + (select count(*) from name_arm) < ${BODY_ARM_THRESHOLD}
+        and s.gone_at is null and s.parse_error is null and ${visible} and ${filters}
+        and s.search @@ ${tsq()}
+      limit ${BODY_ARM_LIMIT}
+    ),
+    candidates as (
+      select id from name_arm union select id from head_arm union select id from body_arm
+    ),
+    skill_hits as (
       select 'skill'::text as kind, s.identity, s.source, s.owner, s.container, s.path, s.name, s.description,
         s.revision, s.stars, s.description_tokens, s.body_tokens, s.warnings, s.flags, null::int as skill_count,
         (case when lower(s.name) = ${text} then 1000 else 0 end
@@ -105,8 +149,7 @@ export async function searchSkills(db: Database, input: SearchSkillsInput): Prom
           + ts_rank(s.search_head, ${tsq()}) * 100
           + similarity(s.name, ${text}) * 50) as relevance
       from skills s
-      where s.gone_at is null and s.parse_error is null and ${visible} and ${filters}
-        and (s.search @@ ${tsq()} or s.name % ${text} or s.name ilike ${likePrefix})
+      where s.id = any(array(select id from candidates))
     ),
     folder_hits as (
       select 'collection'::text as kind,
@@ -131,7 +174,13 @@ export async function searchSkills(db: Database, input: SearchSkillsInput): Prom
     ${after}
     order by hits.score desc, identity collate "C" asc
     limit ${input.limit}
-`)) as unknown as { rows: Record<string, unknown>[] };
+`;
+  const result = (await db.transaction(async (tx) => {
+    await tx.execute(sql`set local enable_seqscan = off`);
+    // Each arm is small; starting parallel workers costs more than it saves.
+    await tx.execute(sql`set local max_parallel_workers_per_gather = 0`);
+    return tx.execute(statement);
+  })) as unknown as { rows: Record<string, unknown>[] };
   return result.rows.map((r) => ({
     kind: r.kind as SearchRow['kind'],
     identity: String(r.identity),

@@ -102,6 +102,7 @@ export const skills = pgTable(
     index('skills_collection_idx').on(t.collectionId),
     index('skills_owner_container_path_idx').on(t.owner, t.container, t.path),
     index('skills_search_idx').using('gin', t.search),
+    index('skills_search_head_idx').using('gin', t.searchHead),
     index('skills_name_trgm_idx').using('gin', sql`${t.name} gin_trgm_ops`),
   ],
 );

@@ -1,0 +1,1 @@
+CREATE INDEX "skills_search_head_idx" ON "skills" USING gin ("search_head");

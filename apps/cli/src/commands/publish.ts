@@ -9,6 +9,7 @@ import { packPlan, planPublish } from '../pack.js';
 /** The hub's answer to a publish. */
 const PublishAnswer = z.object({
   revision: z.string(),
+  unchanged: z.boolean().optional(),
   skills: z.unknown(),
   warnings: z.array(z.unknown()).optional(),
 });
@@ -59,7 +60,12 @@ export function registerPublish(program: Command, ctx: CliContext): void {
         if (opts.json) return ctx.json(answer.data);
         for (const w of answer.data.warnings ?? [])
           ctx.err(`warning: ${typeof w === 'string' ? w : JSON.stringify(w)}`);
-        ctx.out(`Published ${target.identity} at revision ${answer.data.revision}`);
+        // Identical content makes no new revision on the hub; say so rather than "Published".
+        ctx.out(
+          answer.data.unchanged
+            ? `Nothing changed: ${target.identity} stays at revision ${answer.data.revision}`
+            : `Published ${target.identity} at revision ${answer.data.revision}`,
+        );
       },
     );
 }

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { type SQL, sql } from 'drizzle-orm';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import pg from 'pg';
@@ -57,6 +58,9 @@ export function connectPostgres(options: PostgresOptions): DatabaseHandle {
   });
   // An idle client losing its server (restart, network) must not crash the process; the pool replaces it.
   pool.on('error', () => {});
+  // A checked-out client (inside a transaction) whose socket resets emits 'error' too; without a listener
+  // that would crash the process. The failing query still rejects, and the pool discards the client.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = drizzlePg(pool, { schema }) as unknown as Database;
   return {
     db,
@@ -101,4 +105,43 @@ export async function connectDatabase(opts: {
 }): Promise<DatabaseHandle> {
   if (opts.url) return connectPostgres({ ...opts, url: opts.url });
   return connectEmbedded(opts.embeddedDir);
+}
+
+/**
+ * Runs one statement with planner settings that apply to it alone (SET LOCAL inside its own transaction).
+ * On a server Postgres the client is checked out by hand so that a connection that breaks mid-way is
+ * discarded (`release(err)`) instead of going back to the pool half-alive, which would hang `pool.end()`.
+ */
+export async function executeWithSettings(
+  db: Database,
+  settings: Record<string, string>,
+  statement: SQL,
+): Promise<{ rows: Record<string, unknown>[] }> {
+  const set = Object.entries(settings).map(
+    ([name, value]) => `set local ${name} = '${value.replace(/'/g, "''")}'`,
+  );
+  const pool = (db as unknown as { $client?: unknown }).$client;
+  if (pool instanceof pg.Pool) {
+    const query = (
+      db as unknown as { dialect: { sqlToQuery(s: SQL): { sql: string; params: unknown[] } } }
+    ).dialect.sqlToQuery(statement);
+    const client = await pool.connect();
+    let failure: Error | undefined;
+    try {
+      await client.query('begin');
+      for (const s of set) await client.query(s);
+      const result = await client.query(query.sql, query.params);
+      await client.query('commit');
+      return { rows: result.rows as Record<string, unknown>[] };
+    } catch (err) {
+      failure = err as Error;
+      throw err;
+    } finally {
+      client.release(failure);
+    }
+  }
+  return (await db.transaction(async (tx) => {
+    for (const s of set) await tx.execute(sql.raw(s));
+    return tx.execute(statement);
+  })) as unknown as { rows: Record<string, unknown>[] };
 }

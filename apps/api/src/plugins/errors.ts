@@ -34,6 +34,8 @@ const OUTAGE_MESSAGES = [
   /Connection refused/i,
   // pg's client-side query_timeout: the server or the network went silent mid-query.
   /Query read timeout/i,
+  // A transaction's client whose connection broke between its statements.
+  /not queryable/i,
 ];
 
 /** True when `err` (or something in its `cause` chain) says the database cannot be reached. */

@@ -1,5 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
-import type { Database } from '../client.js';
+import { type Database, executeWithSettings } from '../client.js';
 import type { StoredFlag } from '../schema/skills.js';
 import { type ReadScope, visibleTo } from './read-scope.js';
 
@@ -175,12 +175,12 @@ export async function searchSkills(db: Database, input: SearchSkillsInput): Prom
     order by hits.score desc, identity collate "C" asc
     limit ${input.limit}
 `;
-  const result = (await db.transaction(async (tx) => {
-    await tx.execute(sql`set local enable_seqscan = off`);
-    // Each arm is small; starting parallel workers costs more than it saves.
-    await tx.execute(sql`set local max_parallel_workers_per_gather = 0`);
-    return tx.execute(statement);
-  })) as unknown as { rows: Record<string, unknown>[] };
+  // Each arm is small, so starting parallel workers would cost more than it saves.
+  const result = await executeWithSettings(
+    db,
+    { enable_seqscan: 'off', max_parallel_workers_per_gather: '0' },
+    statement,
+  );
   return result.rows.map((r) => ({
     kind: r.kind as SearchRow['kind'],
     identity: String(r.identity),

@@ -31,12 +31,18 @@ export const crawlReports = pgTable(
     skillsAdded: integer('skills_added').notNull().default(0),
     skillsUpdated: integer('skills_updated').notNull().default(0),
     skillsRemoved: integer('skills_removed').notNull().default(0),
-    warnings: jsonb('warnings').$type<{ path: string; code: string; message: string }[]>().notNull().default([]),
+    warnings: jsonb('warnings')
+      .$type<{ path: string; code: string; message: string }[]>()
+      .notNull()
+      .default([]),
     errors: jsonb('errors').$type<{ path: string; code: string; message: string }[]>().notNull().default([]),
     bytesDownloaded: bigint('bytes_downloaded', { mode: 'number' }).notNull().default(0),
     durationMs: integer('duration_ms').notNull().default(0),
     startedAt: timestamp('started_at', { withTimezone: true }).notNull().defaultNow(),
     finishedAt: timestamp('finished_at', { withTimezone: true }),
   },
-  (t) => [index('crawl_reports_repository_idx').on(t.repositoryId, t.startedAt), index('crawl_reports_run_idx').on(t.runId)],
+  (t) => [
+    index('crawl_reports_repository_idx').on(t.repositoryId, t.startedAt),
+    index('crawl_reports_run_idx').on(t.runId),
+  ],
 );

@@ -112,7 +112,9 @@ export const collectionRevisions = pgTable(
     skillCount: integer('skill_count').notNull(),
     sizeBytes: bigint('size_bytes', { mode: 'number' }).notNull(),
     visibility: text('visibility').notNull(),
-    publishedBy: bigint('published_by', { mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
+    publishedBy: bigint('published_by', { mode: 'number' }).references(() => users.id, {
+      onDelete: 'set null',
+    }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [uniqueIndex('collection_revisions_key').on(t.collectionId, t.revision)],
@@ -126,7 +128,9 @@ export const auditLog = pgTable(
     namespaceId: bigint('namespace_id', { mode: 'number' }).references(() => namespaces.id, {
       onDelete: 'cascade',
     }),
-    actorUserId: bigint('actor_user_id', { mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
+    actorUserId: bigint('actor_user_id', { mode: 'number' }).references(() => users.id, {
+      onDelete: 'set null',
+    }),
     action: text('action').notNull(),
     target: text('target').notNull(),
     details: jsonb('details').$type<Record<string, unknown>>().notNull().default({}),

@@ -120,6 +120,9 @@ export async function createEmptyDatabase(label = 'empty'): Promise<{ url: strin
   await admin(serverUrl, (client) => client.query(`create database ${name}`));
   return {
     url: withDatabase(serverUrl, name),
-    drop: () => admin(serverUrl, (client) => client.query(`drop database if exists ${name} with (force)`)).then(() => {}),
+    drop: () =>
+      admin(serverUrl, (client) => client.query(`drop database if exists ${name} with (force)`)).then(
+        () => {},
+      ),
   };
 }

@@ -31,22 +31,43 @@ describe('git smart-HTTP test server', () => {
   it('serves a blob-filtered shallow clone and logs the pack', async () => {
     server.resetLog();
     const dest = path.join(root, 'clone');
-    await run('git', ['clone', '-q', '--depth', '1', '--filter=blob:none', '--no-checkout', `${server.baseUrl}/acme/tools.git`, dest], { env: gitEnv() });
+    await run(
+      'git',
+      [
+        'clone',
+        '-q',
+        '--depth',
+        '1',
+        '--filter=blob:none',
+        '--no-checkout',
+        `${server.baseUrl}/acme/tools.git`,
+        dest,
+      ],
+      { env: gitEnv() },
+    );
     expect(server.log.filter((r) => r.command === 'fetch' && r.pack).length).toBe(1);
   });
 
   it('refuses with the injected status while failing and recovers', async () => {
     server.setFailure(503);
-    await expect(run('git', ['ls-remote', `${server.baseUrl}/acme/tools.git`], { env: gitEnv() })).rejects.toThrow();
+    await expect(
+      run('git', ['ls-remote', `${server.baseUrl}/acme/tools.git`], { env: gitEnv() }),
+    ).rejects.toThrow();
     server.setFailure(null);
-    await expect(run('git', ['ls-remote', `${server.baseUrl}/acme/tools.git`], { env: gitEnv() })).resolves.toBeTruthy();
+    await expect(
+      run('git', ['ls-remote', `${server.baseUrl}/acme/tools.git`], { env: gitEnv() }),
+    ).resolves.toBeTruthy();
   });
 
   it('rebuilds every corpus repository as a bare repository', async () => {
     const dir = await buildCorpusRepos();
     const owners = await readdir(dir);
     expect(owners).toContain('obra');
-    const { stdout } = await run('git', ['--git-dir', path.join(dir, 'obra/superpowers.git'), 'ls-tree', '-r', '--name-only', 'HEAD'], { env: gitEnv() });
+    const { stdout } = await run(
+      'git',
+      ['--git-dir', path.join(dir, 'obra/superpowers.git'), 'ls-tree', '-r', '--name-only', 'HEAD'],
+      { env: gitEnv() },
+    );
     expect(stdout).toContain('skills/brainstorming/SKILL.md');
   });
 });

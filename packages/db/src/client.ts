@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { type SQL, sql } from 'drizzle-orm';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
@@ -128,9 +129,11 @@ export async function executeWithSettings(
     const client = await pool.connect();
     let failure: Error | undefined;
     try {
-      await client.query('begin');
-      for (const s of set) await client.query(s);
-      const result = await client.query(query.sql, query.params);
+      // One round trip for the transaction and its settings (simple protocol allows several statements).
+      await client.query(['begin', ...set].join('; '));
+      // A named statement is parsed once per connection, and Postgres may settle on a generic plan.
+      const name = `atskills_${createHash('sha1').update(query.sql).digest('hex').slice(0, 16)}`;
+      const result = await client.query({ name, text: query.sql, values: query.params });
       await client.query('commit');
       return { rows: result.rows as Record<string, unknown>[] };
     } catch (err) {

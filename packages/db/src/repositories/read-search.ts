@@ -74,6 +74,12 @@ function filterConditions(filters: SearchFiltersInput, alias: 's' | 'f'): SQL {
  */
 const ARM_LIMIT = 1000;
 
+/**
+ * Name and description matches taken, the most popular first. ts_rank costs tens of microseconds a row, so
+ * it is computed for these candidates only, not for every skill a common word appears in.
+ */
+const HEAD_ARM_LIMIT = 300;
+
 /** The body arm runs only when names and descriptions give fewer candidates than this (a few pages). */
 const BODY_ARM_THRESHOLD = 100;
 
@@ -101,6 +107,9 @@ export async function searchSkills(db: Database, input: SearchSkillsInput): Prom
     words.length > 0 ? words.map((w, i) => (i === words.length - 1 ? `${w}:*` : w)).join(' & ') : null;
   const likePrefix = `${escapeLike(text)}%`;
   const likeInfix = `%${escapeLike(text)}%`;
+  // Typo tolerance compares trigrams of the whole query with names; for a phrase of several words that
+  // is slow and pointless (names have no spaces; phrases match through the text arms instead).
+  const singleToken = !/\s/.test(text);
   const visible = visibleTo(input.scope, sql.raw('s.visibility'), sql.raw('s.owner'));
   const folderVisible = visibleTo(input.scope, sql.raw('f.visibility'), sql.raw('f.owner'));
   const filters = filterConditions(input.filters, 's');
@@ -121,15 +130,15 @@ export async function searchSkills(db: Database, input: SearchSkillsInput): Prom
     with name_arm as materialized (
       select s.id from skills s
       where s.gone_at is null and s.parse_error is null and ${visible} and ${filters}
-        and (s.name % ${text} or s.name ilike ${likePrefix})
+        and (lower(s.name) like ${likePrefix}${singleToken ? sql` or s.name % ${text}` : sql``})
       limit ${ARM_LIMIT}
     ),
     head_arm as materialized (
       select s.id from skills s
       where s.gone_at is null and s.parse_error is null and ${visible} and ${filters}
         and s.search_head @@ ${tsq()}
-      order by ts_rank(s.search_head, ${tsq()}) desc, s.stars desc
-      limit ${ARM_LIMIT}
+      order by s.stars desc
+      limit ${HEAD_ARM_LIMIT}
     ),
     body_arm as materialized (
       select s.id from skills s
@@ -145,7 +154,7 @@ export async function searchSkills(db: Database, input: SearchSkillsInput): Prom
       select 'skill'::text as kind, s.identity, s.source, s.owner, s.container, s.path, s.name, s.description,
         s.revision, s.stars, s.description_tokens, s.body_tokens, s.warnings, s.flags, null::int as skill_count,
         (case when lower(s.name) = ${text} then 1000 else 0 end
-          + case when s.name ilike ${likePrefix} and lower(s.name) <> ${text} then 500 else 0 end
+          + case when lower(s.name) like ${likePrefix} and lower(s.name) <> ${text} then 500 else 0 end
           + ts_rank(s.search_head, ${tsq()}) * 100
           + similarity(s.name, ${text}) * 50) as relevance
       from skills s

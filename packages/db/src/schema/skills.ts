@@ -104,6 +104,8 @@ export const skills = pgTable(
     index('skills_search_idx').using('gin', t.search),
     index('skills_search_head_idx').using('gin', t.searchHead),
     index('skills_name_trgm_idx').using('gin', sql`${t.name} gin_trgm_ops`),
+    // Name prefixes (search-as-you-type) through a btree instead of the trigram index.
+    index('skills_name_prefix_idx').using('btree', sql`lower(${t.name}) text_pattern_ops`),
   ],
 );
 

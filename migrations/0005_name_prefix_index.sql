@@ -1,0 +1,1 @@
+CREATE INDEX "skills_name_prefix_idx" ON "skills" USING btree (lower("name") text_pattern_ops);

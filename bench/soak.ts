@@ -13,11 +13,11 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { createCrawler, settingsWith } from '@atskills/crawler';
-import { connectPostgres, migrate } from '@atskills/db';
+import { connectPostgres } from '@atskills/db';
 import pg from 'pg';
 import { buildCorpusRepos, corpusReposDir, listCorpusRepos } from '../test/support/corpus.js';
 import { startGithubStandin } from '../test/support/github-standin.js';
-import { databaseUrl, indexedSkills, processMemory, serverUrl } from './lib/env.js';
+import { ensureDatabase, indexedSkills, processMemory } from './lib/env.js';
 import { writeResult } from './lib/report.js';
 import { startApi } from './lib/servers.js';
 import { latencySummary, round } from './lib/stats.js';
@@ -69,27 +69,6 @@ if (!Number.isInteger(connections) || connections < 1 || connections > 1024) {
 }
 
 const SOAK_DATABASE = 'atskills_soak';
-
-/** The soak database (created, or dropped and created again when `fresh`), migrated. */
-async function soakDatabase(fresh: boolean): Promise<string> {
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  try {
-    if (fresh) await admin.query(`drop database if exists "${SOAK_DATABASE}" with (force)`);
-    const found = await admin.query('select 1 from pg_database where datname = $1', [SOAK_DATABASE]);
-    if (found.rowCount === 0) await admin.query(`create database "${SOAK_DATABASE}"`);
-  } finally {
-    await admin.end();
-  }
-  const url = databaseUrl(SOAK_DATABASE);
-  const handle = connectPostgres({ url, max: 2 });
-  try {
-    await migrate(handle);
-  } finally {
-    await handle.close();
-  }
-  return url;
-}
 
 /** Crawls every shared-corpus repository through the GitHub stand-in; returns the number of skills indexed. */
 async function indexCorpus(url: string): Promise<{ repositories: number; skills: number; seconds: number }> {
@@ -210,7 +189,7 @@ function slope(points: { x: number; y: number }[]): number {
 }
 
 console.log(`soak: ${seconds} s at ${connections} connections against 127.0.0.1`);
-const url = await soakDatabase(args.reindex);
+const url = await ensureDatabase(SOAK_DATABASE, args.reindex);
 const already = await indexedSkills(url);
 const indexed =
   already > 0 && !args.reindex

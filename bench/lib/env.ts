@@ -45,17 +45,22 @@ export function loadManifest(): GeneratedCorpus {
 }
 
 /** Drops (when `fresh`) and creates the benchmark database, migrated; returns its URL. */
-export async function ensureBenchDatabase(fresh: boolean): Promise<string> {
+export function ensureBenchDatabase(fresh: boolean): Promise<string> {
+  return ensureDatabase(benchDatabaseName, fresh);
+}
+
+/** Drops (when `fresh`) and creates database `name` on the benchmark server, migrated; returns its URL. */
+export async function ensureDatabase(name: string, fresh: boolean): Promise<string> {
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
   try {
-    if (fresh) await admin.query(`drop database if exists "${benchDatabaseName}" with (force)`);
-    const found = await admin.query('select 1 from pg_database where datname = $1', [benchDatabaseName]);
-    if (found.rowCount === 0) await admin.query(`create database "${benchDatabaseName}"`);
+    if (fresh) await admin.query(`drop database if exists "${name}" with (force)`);
+    const found = await admin.query('select 1 from pg_database where datname = $1', [name]);
+    if (found.rowCount === 0) await admin.query(`create database "${name}"`);
   } finally {
     await admin.end();
   }
-  const url = databaseUrl(benchDatabaseName);
+  const url = databaseUrl(name);
   const handle = connectPostgres({ url, max: 2 });
   try {
     await migrate(handle);

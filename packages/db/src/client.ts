@@ -54,7 +54,10 @@ export function connectPostgres(options: PostgresOptions): DatabaseHandle {
     max: options.max ?? 10,
     connectionTimeoutMillis: options.connectionTimeoutMs ?? 5_000,
     statement_timeout: options.statementTimeoutMs ?? 30_000,
-    query_timeout: options.queryTimeoutMs ?? (options.statementTimeoutMs ?? 30_000) + 2_000,
+    // 0 disables both (migrations that build large indexes).
+    query_timeout:
+      options.queryTimeoutMs ??
+      (options.statementTimeoutMs === 0 ? 0 : (options.statementTimeoutMs ?? 30_000) + 2_000),
     application_name: options.applicationName ?? 'atskills',
   });
   // An idle client losing its server (restart, network) must not crash the process; the pool replaces it.

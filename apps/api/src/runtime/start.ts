@@ -111,13 +111,32 @@ export async function startHub(options: StartOptions = {}): Promise<RunningHub> 
   try {
     // PGlite creates its own folder but not the parents: a fresh clone has no ./.data yet.
     if (!config.databaseUrl) await mkdir(config.dataDir, { recursive: true });
+    if (config.databaseUrl) {
+      // Migrations may build indexes for minutes on a large index: they get their own connection without the
+      // short statement timeout that requests run under.
+      const migrator = await connectDatabase({
+        url: config.databaseUrl,
+        embeddedDir: path.join(config.dataDir, 'db'),
+        applicationName: 'atskills-migrate',
+        max: 1,
+        statementTimeoutMs: 0,
+      });
+      try {
+        await migrate(migrator);
+      } finally {
+        await migrator.close();
+      }
+    }
     const database: DatabaseHandle = await connectDatabase({
       url: config.databaseUrl,
       embeddedDir: path.join(config.dataDir, 'db'),
       applicationName: 'atskills-api',
+      // A request must not wait long on the database: past this it answers 503 (also when the server went
+      // silent, through the pool's client-side query timeout).
+      statementTimeoutMs: 10_000,
     });
     cleanups.push(() => database.close());
-    await migrate(database);
+    if (!config.databaseUrl) await migrate(database);
     logger.info({ part: 'database' }, 'migrations applied');
 
     const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;

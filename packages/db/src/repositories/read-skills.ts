@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
 import { blobs } from '../schema/blobs.js';
 import { repositories } from '../schema/repositories.js';
-import { skillRevisions, skills } from '../schema/skills.js';
+import { type StoredFlag, skillRevisions, skills } from '../schema/skills.js';
 import { type ReadScope, visibleTo } from './read-scope.js';
 
 /** Where a skill or folder lives: `source:owner/container[/path]`. */
@@ -145,4 +145,28 @@ export async function listSkillContainers(
     .from(skills)
     .where(identities ? inArray(skills.identity, identities) : sql`true`);
   return rows as { source: 'gh' | 'hub'; owner: string; container: string }[];
+}
+
+/**
+ * The current revision of a live skill the scope may read, by its exact stored identity: one indexed
+ * lookup of three small columns. The revision probe's fast path (If-None-Match); anything else (folders,
+ * gone skills, other spellings of an identity) takes the full resolution.
+ */
+export async function findLiveSkillRevision(
+  db: Database,
+  scope: ReadScope,
+  identity: string,
+): Promise<{ revision: string; flags: StoredFlag[] } | undefined> {
+  const rows = await db
+    .select({ revision: skills.revision, flags: skills.flags })
+    .from(skills)
+    .where(
+      and(
+        eq(skills.identity, identity),
+        isNull(skills.goneAt),
+        visibleTo(scope, skills.visibility, skills.owner),
+      ),
+    )
+    .limit(1);
+  return rows[0];
 }

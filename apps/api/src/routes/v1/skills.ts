@@ -1,9 +1,20 @@
+import { findLiveSkillRevision } from '@atskills/db';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { problems, RevisionQuery, SkillOrMenu } from '../../schemas.js';
 import { flagRules } from '../../services/flags.js';
+import { locateIdentity } from '../../services/locate.js';
 import { getSkillView } from '../../services/skill-view.js';
-import { validateRevision } from '../caching.js';
+import { ifNoneMatchHits, validateRevision } from '../caching.js';
 import { rawIdentity } from '../identity-path.js';
+
+/** The canonical identity of request text, or undefined when it does not parse (the full path answers 400). */
+function tryLocate(text: string): string | undefined {
+  try {
+    return locateIdentity(text).identity.identity;
+  } catch {
+    return undefined;
+  }
+}
 
 /** GET/HEAD /v1/skills/<identity>: the validating cache's probe and fetch (SPEC 2.2). */
 const skillsRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -24,6 +35,18 @@ const skillsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const identity = rawIdentity(request, '/v1/skills/');
+      // The validating cache's common case: the client holds the current revision of a live skill. One
+      // indexed lookup answers the 304; everything else takes the full resolution below.
+      if (request.headers['if-none-match'] && request.query.rev === undefined) {
+        const located = tryLocate(identity);
+        const current = located && (await findLiveSkillRevision(app.db, request.viewer, located));
+        if (current && ifNoneMatchHits(request.headers['if-none-match'], current.revision)) {
+          const rules = flagRules(current.flags);
+          if (rules.length) reply.header('x-skill-flags', rules.join(', '));
+          validateRevision(request, reply, current.revision, false);
+          return reply;
+        }
+      }
       const result = await getSkillView(app.db, request.viewer, identity, request.query.rev);
       if (result.kind === 'skill') {
         const rules = flagRules(result.resolved.flags);

@@ -1,5 +1,10 @@
-import type { SearchRow } from '@atskills/db';
+import type { SearchRow, StoredFlag } from '@atskills/db';
 import type { SearchHit } from './engine.js';
+
+/** A stored flag as search answers carry it: its rule and place, without the evidence. */
+export function flagSummary(f: StoredFlag) {
+  return { rule: f.rule, severity: f.severity, file: f.file, line: f.line, message: f.message };
+}
 
 /** A database search row as the engine-neutral hit (flags without their evidence snippets). */
 export function hitFromRow(row: Omit<SearchRow, 'score'>): SearchHit {
@@ -17,13 +22,7 @@ export function hitFromRow(row: Omit<SearchRow, 'score'>): SearchHit {
     descriptionTokens: row.descriptionTokens,
     bodyTokens: row.bodyTokens,
     warnings: row.warnings,
-    flags: row.flags.map((f) => ({
-      rule: f.rule,
-      severity: f.severity,
-      file: f.file,
-      line: f.line,
-      message: f.message,
-    })),
+    flags: row.flags.map(flagSummary),
   };
   if (row.kind === 'collection') hit.skillCount = row.skillCount ?? 0;
   return hit;

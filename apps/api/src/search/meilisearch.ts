@@ -10,6 +10,7 @@ import { decodeCursor, encodeCursor, ProtocolError } from '@atskills/protocol';
 import { Meilisearch } from 'meilisearch';
 import { menuRevision } from '../services/menu-revision.js';
 import type { SearchEngine, SearchFilters, SearchHit } from './engine.js';
+import { flagSummary } from './hits.js';
 
 /** How to reach Meilisearch. */
 export interface MeilisearchOptions {
@@ -85,13 +86,7 @@ function skillDocument(row: SkillRow): SkillDocument {
     descriptionTokens: row.descriptionTokens,
     bodyTokens: row.bodyTokens,
     warnings: row.warnings,
-    flags: row.flags.map((f) => ({
-      rule: f.rule,
-      severity: f.severity,
-      file: f.file,
-      line: f.line,
-      message: f.message,
-    })),
+    flags: row.flags.map(flagSummary),
     skillCount: 0,
     containerKey: containerKey(row),
     ownerKey: row.owner.toLowerCase(),

@@ -5,6 +5,7 @@ import { crawlReports } from '../schema/crawls.js';
 import { repositories } from '../schema/repositories.js';
 import { type SkillFile, type StoredFlag, skillRevisions, skills } from '../schema/skills.js';
 import type { CrawlExecutor, CrawlOutcome } from './crawl-runs.js';
+import { skillContentFromExcluded } from './skill-upsert.js';
 
 /** The parsed content of a skill at a new revision. */
 export interface SkillContent {
@@ -225,24 +226,10 @@ export async function writeRepositoryIndex(
         .onConflictDoUpdate({
           target: skills.identity,
           set: {
+            ...skillContentFromExcluded(),
             repositoryId: sql`excluded.repository_id`,
-            path: sql`excluded.path`,
-            name: sql`excluded.name`,
-            description: sql`excluded.description`,
-            frontmatter: sql`excluded.frontmatter`,
-            body: sql`excluded.body`,
-            warnings: sql`excluded.warnings`,
             parseError: sql`excluded.parse_error`,
-            files: sql`excluded.files`,
-            flags: sql`excluded.flags`,
-            revision: sql`excluded.revision`,
-            commit: sql`excluded.commit`,
-            descriptionTokens: sql`excluded.description_tokens`,
-            bodyTokens: sql`excluded.body_tokens`,
             stars: sql`excluded.stars`,
-            lastSeenAt: sql`excluded.last_seen_at`,
-            updatedAt: sql`excluded.updated_at`,
-            goneAt: sql`null`,
           },
         })
         .returning({ id: skills.id, identity: skills.identity });

@@ -2,6 +2,7 @@ import { and, desc, eq, gte, inArray, isNull, ne, notInArray, sql } from 'drizzl
 import { blobs, safetyVerdicts } from '../schema/blobs.js';
 import { type SkillFile, type StoredFlag, skillRevisions, skills } from '../schema/skills.js';
 import { collectionRevisions, collections, namespaces, users } from '../schema/teams.js';
+import { skillContentFromExcluded } from './skill-upsert.js';
 import type { DbExecutor } from './teams.js';
 
 export type CollectionRow = typeof collections.$inferSelect;
@@ -182,25 +183,11 @@ export async function writePublish(tx: DbExecutor, input: PublishWrite): Promise
         target: skills.identity,
         set: {
           collectionId: sql`excluded.collection_id`,
+          ...skillContentFromExcluded(),
           owner: sql`excluded.owner`,
           container: sql`excluded.container`,
-          path: sql`excluded.path`,
-          name: sql`excluded.name`,
-          description: sql`excluded.description`,
-          frontmatter: sql`excluded.frontmatter`,
-          body: sql`excluded.body`,
-          warnings: sql`excluded.warnings`,
           parseError: sql`null`,
-          files: sql`excluded.files`,
-          flags: sql`excluded.flags`,
-          revision: sql`excluded.revision`,
-          commit: sql`excluded.commit`,
-          descriptionTokens: sql`excluded.description_tokens`,
-          bodyTokens: sql`excluded.body_tokens`,
           visibility: sql`excluded.visibility`,
-          lastSeenAt: sql`excluded.last_seen_at`,
-          updatedAt: sql`excluded.updated_at`,
-          goneAt: sql`null`,
         },
       })
       .returning({ id: skills.id, identity: skills.identity });

@@ -1,0 +1,26 @@
+import { sql } from 'drizzle-orm';
+
+/**
+ * The content columns an upsert of a skill row takes from the incoming row (`excluded`), shared by the
+ * crawler's and the publisher's writes so both refresh the same columns; each adds its own extras
+ * (stars and parse errors for crawled skills, owner and visibility for published ones).
+ */
+export function skillContentFromExcluded() {
+  return {
+    path: sql`excluded.path`,
+    name: sql`excluded.name`,
+    description: sql`excluded.description`,
+    frontmatter: sql`excluded.frontmatter`,
+    body: sql`excluded.body`,
+    warnings: sql`excluded.warnings`,
+    files: sql`excluded.files`,
+    flags: sql`excluded.flags`,
+    revision: sql`excluded.revision`,
+    commit: sql`excluded.commit`,
+    descriptionTokens: sql`excluded.description_tokens`,
+    bodyTokens: sql`excluded.body_tokens`,
+    lastSeenAt: sql`excluded.last_seen_at`,
+    updatedAt: sql`excluded.updated_at`,
+    goneAt: sql`null`,
+  };
+}

@@ -2,6 +2,7 @@ import { and, desc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
 import { crawlReports, crawlRuns } from '../schema/crawls.js';
 import { repositories } from '../schema/repositories.js';
+import { repositoryNamed } from './repository-name.js';
 
 /** A database or an open transaction (repository functions take either). */
 export type CrawlExecutor = Pick<Database, 'select' | 'insert' | 'update' | 'delete' | 'execute'>;
@@ -132,26 +133,10 @@ export async function failedRepositories(db: CrawlExecutor, limit = 20) {
 
 /** The repository row for owner/name (case-insensitive), created when missing. */
 export async function ensureRepository(db: CrawlExecutor, owner: string, name: string) {
-  const [existing] = await db
-    .select()
-    .from(repositories)
-    .where(
-      and(
-        sql`lower(${repositories.owner}) = lower(${owner})`,
-        sql`lower(${repositories.name}) = lower(${name})`,
-      ),
-    );
+  const [existing] = await db.select().from(repositories).where(repositoryNamed(owner, name));
   if (existing) return existing;
   await db.insert(repositories).values({ owner, name }).onConflictDoNothing();
-  const [row] = await db
-    .select()
-    .from(repositories)
-    .where(
-      and(
-        sql`lower(${repositories.owner}) = lower(${owner})`,
-        sql`lower(${repositories.name}) = lower(${name})`,
-      ),
-    );
+  const [row] = await db.select().from(repositories).where(repositoryNamed(owner, name));
   return row!;
 }
 

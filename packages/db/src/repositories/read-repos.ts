@@ -4,19 +4,11 @@ import { crawlReports, crawlRuns } from '../schema/crawls.js';
 import { repositories } from '../schema/repositories.js';
 import { skills } from '../schema/skills.js';
 import { type ReadScope, visibleTo } from './read-scope.js';
+import { repositoryNamed } from './repository-name.js';
 
 /** A repository (case-insensitive owner/name), its latest crawl report and its current skill count. */
 export async function findRepositoryWithReport(db: Database, owner: string, name: string) {
-  const [repo] = await db
-    .select()
-    .from(repositories)
-    .where(
-      and(
-        sql`lower(${repositories.owner}) = lower(${owner})`,
-        sql`lower(${repositories.name}) = lower(${name})`,
-      ),
-    )
-    .limit(1);
+  const [repo] = await db.select().from(repositories).where(repositoryNamed(owner, name)).limit(1);
   if (!repo) return undefined;
   const [report] = await db
     .select()

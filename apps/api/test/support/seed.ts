@@ -66,38 +66,27 @@ function contentOf(skill: SkillInput, extraFlags: StoredFlag[] = []) {
   }
   const revision = sha256(files.map((f) => `${f.path}\t${f.sha256}`).join('\n'));
   const base = { files, blobs: blobRows, flags: extraFlags };
+  // A skill whose SKILL.md cannot be indexed: stored with its parse error, kept out of search.
+  const unindexable = (parseError: { code: string; message: string }) => ({
+    revision,
+    content: {
+      ...base,
+      name: '',
+      description: '',
+      frontmatter: {},
+      body: '',
+      warnings: [],
+      parseError,
+      descriptionTokens: 0,
+      bodyTokens: 0,
+    },
+  });
   if (!skill.skillMd) {
-    return {
-      revision,
-      content: {
-        ...base,
-        name: '',
-        description: '',
-        frontmatter: {},
-        body: '',
-        warnings: [],
-        parseError: { code: 'content-unavailable', message: 'SKILL.md content is withheld' },
-        descriptionTokens: 0,
-        bodyTokens: 0,
-      },
-    };
+    return unindexable({ code: 'content-unavailable', message: 'SKILL.md content is withheld' });
   }
   const parsed = tryParseSkillMarkdown(skill.skillMd, folderName);
   if (!parsed.ok) {
-    return {
-      revision,
-      content: {
-        ...base,
-        name: '',
-        description: '',
-        frontmatter: {},
-        body: '',
-        warnings: [],
-        parseError: { code: parsed.error.code, message: parsed.error.message },
-        descriptionTokens: 0,
-        bodyTokens: 0,
-      },
-    };
+    return unindexable({ code: parsed.error.code, message: parsed.error.message });
   }
   const doc = parsed.doc;
   const texts = skill.files

@@ -3,7 +3,8 @@
 // the core parser (like the crawler does), and file contents go to `blobs` so the file list is servable.
 import { createHash } from 'node:crypto';
 import { blobs, type Database, type SkillFile, type StoredFlag, skills } from '@atskills/db';
-import { countTokens, parseIdentity, parseSkillMarkdown } from '@atskills/protocol';
+import { parseIdentity, parseSkillMarkdown } from '@atskills/protocol';
+import { countTokens } from '@atskills/protocol/tokens';
 
 /** A skill body whose every trick would run script in a page that failed to sanitize it. */
 export const HOSTILE_BODY = [

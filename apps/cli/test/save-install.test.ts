@@ -3,7 +3,7 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { countTokens } from '@atskills/protocol';
+import { countTokens } from '@atskills/protocol/tokens';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJsonOutput, runCliCaptured } from '../../../test/support/cli.js';
 import { commitToRepo, createRepo } from '../../../test/support/corpus.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countTokens, renderResidentBlock, resolveResidentEntries } from './resident-block.js';
+import { renderResidentBlock, resolveResidentEntries } from './resident-block.js';
 
 describe('renderResidentBlock', () => {
   it('renders one row per identity, first wins, no trailing newline', () => {
@@ -10,14 +10,6 @@ describe('renderResidentBlock', () => {
         { name: 'b', description: 'Second.', identity: 'hub:t/b' },
       ]),
     ).toBe('- a: First line. (x/a)\n- b: Second. (hub:t/b)');
-  });
-});
-
-describe('countTokens', () => {
-  it('counts o200k_base tokens and treats special-token text as plain text', () => {
-    expect(countTokens('')).toBe(0);
-    expect(countTokens('hello world')).toBe(2);
-    expect(countTokens('<|endoftext|>')).toBeGreaterThan(1);
   });
 });
 

@@ -1,4 +1,3 @@
-import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { type AutotriggerWarning, expandAutotrigger } from './autotrigger.js';
 import { tryParseSkillMarkdown } from './frontmatter.js';
 import { diskPath, parseIdentity } from './identity.js';
@@ -20,11 +19,6 @@ export function renderResidentBlock(entries: ResidentEntry[]): string {
     rows.push(`- ${oneLine(entry.name)}: ${oneLine(entry.description)} (${entry.identity})`);
   }
   return rows.join('\n');
-}
-
-/** Token count of `text` in the o200k_base encoding; special-token text counts as plain text. */
-export function countTokens(text: string): number {
-  return encode(text, { allowedSpecial: new Set(), disallowedSpecial: new Set() }).length;
 }
 
 /** What resolving `.autotrigger` against the project's own skills found. */

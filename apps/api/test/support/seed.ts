@@ -24,7 +24,6 @@ import {
   writeRepositoryIndex,
 } from '@atskills/db';
 import {
-  countTokens,
   findSkillFolders,
   formatIdentity,
   scanSkillFiles,
@@ -32,6 +31,7 @@ import {
   type TreeEntry,
   tryParseSkillMarkdown,
 } from '@atskills/protocol';
+import { countTokens } from '@atskills/protocol/tokens';
 import { eq } from 'drizzle-orm';
 import { corpusReposDir, readCorpusTree } from '../../../../test/support/corpus.js';
 

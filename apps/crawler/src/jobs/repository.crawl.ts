@@ -15,7 +15,6 @@ import {
 } from '@atskills/db';
 import {
   caseWarnings,
-  countTokens,
   findSkillFolders,
   formatIdentity,
   parseIdentity,
@@ -24,6 +23,7 @@ import {
   type TreeEntry,
   tryParseSkillMarkdown,
 } from '@atskills/protocol';
+import { countTokens } from '@atskills/protocol/tokens';
 import type { Logger } from 'pino';
 import type { CrawlerSettings } from '../config.js';
 import { probeHead, RemoteSnapshot } from '../git/remote-snapshot.js';

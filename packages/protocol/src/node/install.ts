@@ -10,7 +10,7 @@ import {
 import { isProtocolError } from '../errors.js';
 import { type Identity, parseIdentity } from '../identity.js';
 import { findSkillFolders } from '../leaf-rule.js';
-import { countTokens, type ResidentEntry, renderResidentBlock } from '../resident-block.js';
+import { type ResidentEntry, renderResidentBlock } from '../resident-block.js';
 import { isMissing, walkFolder } from './fs-tree.js';
 import { isUnreachable } from './resolve-error.js';
 import type { Resolver } from './resolver.js';
@@ -169,6 +169,8 @@ export async function residentBlock(resolver: Resolver, options: ProjectOptions)
     }
   }
   const block = renderResidentBlock(rows);
+  // Loaded here, not at the top: the tokenizer's tables would otherwise slow every command's start-up.
+  const { countTokens } = await import('../tokens.js');
   return { block, tokens: countTokens(block), entries: rows, warnings: mergeWarnings(warnings, extra) };
 }
 

@@ -1,6 +1,5 @@
 import {
   caseWarnings,
-  countTokens,
   describeWarning,
   FrontmatterError,
   findSkillFolders,
@@ -11,6 +10,7 @@ import {
   strictProblems,
   type TreeEntry,
 } from '@atskills/protocol';
+import { countTokens } from '@atskills/protocol/tokens';
 import { publishProblem, showPath } from './archive-problem.js';
 import type { ExtractedArchive } from './extract-archive.js';
 import type { PublishLimits } from './limits.js';

@@ -14,6 +14,7 @@ import { openapiTransform } from './openapi-transform.js';
 import databasePlugin from './plugins/database.js';
 import errorsPlugin, { sendProblem } from './plugins/errors.js';
 import metricsPlugin, { type HubMetrics } from './plugins/metrics.js';
+import readCachePlugin from './plugins/read-cache.js';
 import searchPlugin from './plugins/search.js';
 import viewerPlugin from './plugins/viewer.js';
 import { problem } from './problems.js';
@@ -126,6 +127,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
   await app.register(databasePlugin, { config, ...(deps.database ? { handle: deps.database } : {}) });
+  await app.register(readCachePlugin, { config });
   await app.register(searchPlugin, { config, ...(deps.search ? { engine: deps.search } : {}) });
   await app.register(viewerPlugin);
   await app.register(opsPlugin, deps.ops ?? {});

@@ -40,6 +40,8 @@ const EnvSchema = z.object({
     .default(DEFAULT_PUBLISH_LIMITS.maxUnpackedBytes),
   PUBLISH_MAX_FILES: z.coerce.number().int().min(1).default(DEFAULT_PUBLISH_LIMITS.maxFiles),
   PUBLISH_MAX_SKILLS: z.coerce.number().int().min(1).default(DEFAULT_PUBLISH_LIMITS.maxSkills),
+  /** Memory for in-process answers of hot reads (search pages, live revisions), MiB; 0 turns it off. */
+  READ_CACHE_MB: z.coerce.number().min(0).max(65536).default(32),
   TRUST_PROXY: z
     .enum(['true', 'false', '1', '0'])
     .default('false')
@@ -63,6 +65,8 @@ export interface AppConfig {
   readonly publicUrl: string;
   readonly bodyLimit: number;
   readonly trustProxy: boolean;
+  /** Bytes of the read cache (services/read-cache.ts); 0 when off. */
+  readonly readCacheBytes: number;
   readonly publishLimits: Readonly<PublishLimits>;
 }
 
@@ -98,6 +102,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ),
     bodyLimit: e.BODY_LIMIT,
     trustProxy: e.TRUST_PROXY,
+    readCacheBytes: Math.floor(e.READ_CACHE_MB * 1024 * 1024),
     publishLimits: Object.freeze({
       ...DEFAULT_PUBLISH_LIMITS,
       maxCompressedBytes: e.PUBLISH_MAX_ARCHIVE_BYTES,

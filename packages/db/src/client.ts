@@ -4,6 +4,12 @@ import { type SQL, sql } from 'drizzle-orm';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import pg from 'pg';
+import {
+  type IndexChangeEvent,
+  type IndexWatch,
+  watchEmbeddedIndexChanges,
+  watchPostgresIndexChanges,
+} from './change-feed.js';
 import * as schema from './schema/index.js';
 
 /** The drizzle database, whichever driver is behind it (server Postgres or embedded PGlite). */
@@ -18,6 +24,8 @@ export interface DatabaseHandle {
   location: string;
   /** Runs `select 1`; throws when the database is unreachable. */
   ping(): Promise<void>;
+  /** Reports every committed write to `skills`, by any process (see change-feed.ts). */
+  watchIndexChanges(onEvent: (event: IndexChangeEvent) => void): Promise<IndexWatch>;
   close(): Promise<void>;
 }
 
@@ -73,6 +81,12 @@ export function connectPostgres(options: PostgresOptions): DatabaseHandle {
     async ping() {
       await pool.query('select 1');
     },
+    async watchIndexChanges(onEvent) {
+      return watchPostgresIndexChanges(
+        { url: options.url, applicationName: options.applicationName ?? 'atskills' },
+        onEvent,
+      );
+    },
     async close() {
       await pool.end();
     },
@@ -93,6 +107,7 @@ export async function connectEmbedded(dataDir: string): Promise<DatabaseHandle> 
     async ping() {
       await client.query('select 1');
     },
+    watchIndexChanges: (onEvent) => watchEmbeddedIndexChanges(client, onEvent),
     async close() {
       await client.close();
     },

@@ -1,3 +1,4 @@
+export * from './change-feed.js';
 export * from './client.js';
 export * from './migrate.js';
 export * from './repositories/crawl-runs.js';

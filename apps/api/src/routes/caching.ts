@@ -36,3 +36,8 @@ export function validateRevision(
   }
   return false;
 }
+
+/** Sends a body that is already JSON text as is (Fastify skips serialization for a string with a JSON type). */
+export function sendJsonText(reply: FastifyReply, body: string): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(body);
+}

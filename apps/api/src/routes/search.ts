@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { problems, SearchPageResponse, SearchQuery } from '../schemas.js';
+import { cacheKey, scopeKey } from '../services/read-cache.js';
 import { searchSkills } from '../services/search.js';
+import { sendJsonText } from './caching.js';
 
 /** GET /search (served at the root and under /v1): SPEC 2.1. */
 const searchRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -21,6 +23,18 @@ const searchRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const { q, limit, cursor, source, owner, repo, namespace } = request.query;
+      reply.header('cache-control', 'no-cache');
+      const cache = app.readCache;
+      const cacheable = app.searchEngine.name === 'postgres' && cache.enabled;
+      const key = cacheable
+        ? cacheKey(scopeKey(request.viewer), q.trim(), limit, cursor, source, owner, repo, namespace)
+        : '';
+      const cached = cacheable ? cache.getSearchPage(key) : undefined;
+      if (cached) {
+        reply.header('x-search-engine', cached.engine);
+        return sendJsonText(reply, cached.body);
+      }
+      const generation = cache.generation;
       const outcome = await searchSkills(app.searchEngine, request.viewer, {
         q,
         limit,
@@ -33,8 +47,11 @@ const searchRoutes: FastifyPluginAsyncZod = async (app) => {
         },
       });
       reply.header('x-search-engine', outcome.engine);
-      reply.header('cache-control', 'no-cache');
-      return outcome.page;
+      if (!cacheable || outcome.engine !== 'postgres') return outcome.page;
+      // Serialized once through the route's own schema, then kept and sent as is.
+      const body = reply.serialize(outcome.page) as string;
+      cache.putSearchPage(key, { body, engine: outcome.engine }, generation);
+      return sendJsonText(reply, body);
     },
   );
 };

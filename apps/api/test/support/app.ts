@@ -17,7 +17,12 @@ export async function createTestHub(
   deps: Omit<AppDeps, 'database'> = {},
 ): Promise<TestHub> {
   const db = await createTestDatabase(label);
-  const app = await buildApp(loadConfig({ LOG_LEVEL: 'silent', ...env }), { ...deps, database: db });
+  // The read cache is off unless a test asks for it: tests write through their own connection and read at
+  // once, which would race the NOTIFY that drops the cache (test/read-cache.test.ts covers the cache).
+  const app = await buildApp(loadConfig({ LOG_LEVEL: 'silent', READ_CACHE_MB: '0', ...env }), {
+    ...deps,
+    database: db,
+  });
   return {
     app,
     db,

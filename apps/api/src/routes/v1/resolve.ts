@@ -7,6 +7,8 @@ const resolveRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/resolve',
     {
+      // A POST that only reads: it must not drop the read cache (plugins/read-cache.ts).
+      config: { readOnly: true },
       schema: {
         operationId: 'resolveMany',
         tags: ['resolution'],

@@ -1,6 +1,4 @@
-import type { ClientSettings } from '@atskills/protocol/node';
-import { findProjectDir, loadSettings, Resolver } from '@atskills/protocol/node';
-import { readStoredConfig } from './config-file.js';
+import type { ClientSettings, Resolver } from '@atskills/protocol/node';
 
 /** Where the CLI writes (process streams in main.ts, buffers in tests). */
 export interface Output {
@@ -17,7 +15,11 @@ export interface CliIo {
   stdin?: AsyncIterable<Buffer | string>;
 }
 
-/** One run of the CLI: its surroundings plus lazily built settings and resolver. */
+/**
+ * One run of the CLI: its surroundings plus lazily built settings and resolver. The node half of the
+ * protocol (resolver, cache, git, tar) is imported on first use, so commands that never resolve (`refs`,
+ * `--help`) do not load it.
+ */
 export class CliContext {
   exitCode = 0;
   private settingsValue?: Readonly<ClientSettings>;
@@ -42,18 +44,28 @@ export class CliContext {
 
   /** Settings from the environment and the stored `login` config, parsed once per run. */
   async settings(): Promise<Readonly<ClientSettings>> {
-    if (!this.settingsValue)
+    if (!this.settingsValue) {
+      const [{ loadSettings }, { readStoredConfig }] = await Promise.all([
+        import('@atskills/protocol/node'),
+        import('./config-file.js'),
+      ]);
       this.settingsValue = loadSettings(this.io.env, await readStoredConfig(this.io.env));
+    }
     return this.settingsValue;
   }
 
+  /** The resolver of this run, built once from the settings. */
   async resolver(): Promise<Resolver> {
-    if (!this.resolverValue) this.resolverValue = new Resolver(await this.settings());
+    if (!this.resolverValue) {
+      const { Resolver } = await import('@atskills/protocol/node');
+      this.resolverValue = new Resolver(await this.settings());
+    }
     return this.resolverValue;
   }
 
   /** The project root: the nearest folder holding `.atskills/`, else the working folder. */
-  projectDir(): Promise<string> {
+  async projectDir(): Promise<string> {
+    const { findProjectDir } = await import('@atskills/protocol/node');
     return findProjectDir(this.io.cwd);
   }
 

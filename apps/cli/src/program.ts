@@ -27,7 +27,12 @@ Environment:
   ATSKILLS_HUB, ATSKILLS_TOKEN     hub URL and token (else the config written by login)
   ATSKILLS_GH_VIA_HUB=1            resolve gh: through the hub's mirror`;
 
-/** Builds the command tree for one run; output and exits go through `ctx`, never the process. */
+/**
+ * Builds the command tree for one run; output and exits go through `ctx`, never the process. Command modules
+ * import only commander, the pure core and formatters at the top; each action imports the node half of the
+ * protocol (resolver, cache, git, tar), the hub client or the packer when it runs, so `refs` and `--help` load
+ * none of them.
+ */
 export function buildProgram(ctx: CliContext): Command {
   const program = new Command('atskills')
     .description('Resolve, save and install @skills references (local first, then a validating cache)')

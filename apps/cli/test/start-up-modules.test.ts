@@ -1,7 +1,9 @@
 // What a real `atskills` process loads: commands that never count tokens must not load gpt-tokenizer's o200k
 // tables, which cost ~0.5 s of every start-up when the protocol barrel imported them. A module-resolution
 // hook (test/support/module-log.mjs) records every module the process resolves, so the check is about which
-// modules load, never about timing. `prompt` is the control: it counts tokens, so it must load them.
+// modules load, never about timing. `prompt` is the control: it counts tokens, so it must load them. Commands
+// that resolve nothing (`refs`, `--help`) must not load the node half of the protocol (resolver, git, tar)
+// either: each command's action imports it when it runs.
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,6 +14,7 @@ import { repoRoot } from '../../../test/support/corpus.js';
 
 const HOOK = pathToFileURL(path.join(repoRoot, 'test', 'support', 'module-log.mjs')).href;
 const TOKENIZER = '/node_modules/gpt-tokenizer/';
+const PROTOCOL_NODE = '/packages/protocol/src/node/';
 
 let dir: string;
 let project: string;
@@ -48,15 +51,18 @@ async function runLogged(name: string, argv: string[]) {
 
 describe('start-up modules of the atskills process', () => {
   it.each([
-    ['refs', ['refs', '--json', 'use @skills:gh:acme/kit/skills/a now']],
-    ['get', ['get', '--offline', 'demo']],
-    ['help', ['--help']],
-  ])('%s does not load gpt-tokenizer', async (name, argv) => {
+    ['refs', ['refs', '--json', 'use @skills:gh:acme/kit/skills/a now'], false],
+    ['get', ['get', '--offline', 'demo'], true],
+    ['help', ['--help'], false],
+  ])('%s loads no gpt-tokenizer, and the node half only if it resolves', async (name, argv, resolves) => {
     const run = await runLogged(name, argv);
     expect(run.code, run.stderr).toBe(0);
     // The hook saw the CLI itself, so an empty log cannot pass by accident.
     expect(run.modules.some((url) => url.endsWith('/apps/cli/src/main.ts'))).toBe(true);
     expect(run.modules.filter((url) => url.includes(TOKENIZER))).toEqual([]);
+    const nodeHalf = run.modules.filter((url) => url.includes(PROTOCOL_NODE));
+    if (resolves) expect(nodeHalf).not.toEqual([]);
+    else expect(nodeHalf).toEqual([]);
   });
 
   it('prompt loads gpt-tokenizer when it counts the resident block', async () => {

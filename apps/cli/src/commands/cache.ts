@@ -1,4 +1,3 @@
-import { SkillCache } from '@atskills/protocol/node';
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 
@@ -12,6 +11,7 @@ export function registerCache(program: Command, ctx: CliContext): void {
     .option('--json', 'print {"dir","entries":[...]}')
     .addHelpText('after', '\nExample:\n  atskills cache ls')
     .action(async (opts: { json?: boolean }) => {
+      const { SkillCache } = await import('@atskills/protocol/node');
       const settings = await ctx.settings();
       const entries = await new SkillCache(settings.cacheDir).list();
       if (opts.json) {
@@ -37,6 +37,7 @@ export function registerCache(program: Command, ctx: CliContext): void {
     .description('Remove every cached entry')
     .addHelpText('after', '\nExample:\n  atskills cache clear')
     .action(async () => {
+      const { SkillCache } = await import('@atskills/protocol/node');
       const settings = await ctx.settings();
       const count = await new SkillCache(settings.cacheDir).clear();
       ctx.out(`Removed ${count} cached entries from ${settings.cacheDir}`);

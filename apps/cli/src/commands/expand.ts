@@ -1,5 +1,4 @@
 import { scanReferences } from '@atskills/protocol';
-import { installSkill, saveSkill } from '@atskills/protocol/node';
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { EXIT, exitCodeFor } from '../exit-codes.js';
@@ -23,6 +22,7 @@ export function registerExpand(program: Command, ctx: CliContext): void {
       '\nExample:\n  atskills expand "deploy with @skills:deploy/runbook and @skills:gh:acme/ops/rollback:save"',
     )
     .action(async (words: string[], opts: { json?: boolean; offline?: boolean }) => {
+      const { installSkill, saveSkill } = await import('@atskills/protocol/node');
       const resolver = await ctx.resolver();
       const projectDir = await ctx.projectDir();
       const offline = opts.offline ?? false;

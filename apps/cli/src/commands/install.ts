@@ -1,4 +1,3 @@
-import { installSkill, uninstallSkill } from '@atskills/protocol/node';
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 
@@ -14,6 +13,7 @@ export function registerInstall(program: Command, ctx: CliContext): void {
       '\nExamples:\n  atskills install deploy/runbook\n  atskills install gh:obra/superpowers/skills/brainstorming',
     )
     .action(async (identity: string, opts: { offline?: boolean }) => {
+      const { installSkill } = await import('@atskills/protocol/node');
       const outcome = await installSkill(await ctx.resolver(), identity, {
         projectDir: await ctx.projectDir(),
         offline: opts.offline ?? false,
@@ -28,6 +28,7 @@ export function registerInstall(program: Command, ctx: CliContext): void {
     .argument('<identity>', 'bare path, gh:... or hub:...')
     .addHelpText('after', '\nExample:\n  atskills uninstall deploy/runbook')
     .action(async (identity: string) => {
+      const { uninstallSkill } = await import('@atskills/protocol/node');
       const outcome = await uninstallSkill(identity, { projectDir: await ctx.projectDir() });
       ctx.out(outcome.changed ? `Uninstalled: ${outcome.line}` : `Not installed: ${outcome.line}`);
     });

@@ -1,6 +1,4 @@
-import { ResolveError } from '@atskills/protocol/node';
 import type { Command } from 'commander';
-import { writeStoredConfig } from '../config-file.js';
 import type { CliContext } from '../context.js';
 
 /** `atskills login --hub <url> [--token <token>]`: store the hub URL and token (mode 0600). */
@@ -15,6 +13,10 @@ export function registerLogin(program: Command, ctx: CliContext): void {
       '\nExamples:\n  echo "$HUB_TOKEN" | atskills login --hub https://hub.example.org\n  atskills login --hub http://127.0.0.1:8080 --token atk_...',
     )
     .action(async (opts: { hub: string; token?: string }) => {
+      const [{ ResolveError }, { writeStoredConfig }] = await Promise.all([
+        import('@atskills/protocol/node'),
+        import('../config-file.js'),
+      ]);
       let hub: URL;
       try {
         hub = new URL(opts.hub);

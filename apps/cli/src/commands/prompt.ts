@@ -1,4 +1,3 @@
-import { residentBlock } from '@atskills/protocol/node';
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 
@@ -14,6 +13,7 @@ export function registerPrompt(program: Command, ctx: CliContext): void {
       '\nExample:\n  atskills prompt > resident.txt   # the block on stdout, the count on stderr',
     )
     .action(async (opts: { json?: boolean; offline?: boolean }) => {
+      const { residentBlock } = await import('@atskills/protocol/node');
       const report = await residentBlock(await ctx.resolver(), {
         projectDir: await ctx.projectDir(),
         offline: opts.offline ?? false,

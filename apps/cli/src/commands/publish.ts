@@ -1,10 +1,7 @@
 import { hubParts, parseIdentity } from '@atskills/protocol';
-import { ResolveError } from '@atskills/protocol/node';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import type { CliContext } from '../context.js';
-import { hubRequest } from '../hub-client.js';
-import { packPlan, planPublish } from '../pack.js';
 
 /** The hub's answer to a publish. */
 const PublishAnswer = z.object({
@@ -27,6 +24,11 @@ export function registerPublish(program: Command, ctx: CliContext): void {
     .addHelpText('after', '\nExample:\n  atskills publish ./skills --to hub:acme/playbooks --private')
     .action(
       async (folder: string, opts: { to: string; private?: boolean; dryRun?: boolean; json?: boolean }) => {
+        const [{ ResolveError }, { hubRequest }, { packPlan, planPublish }] = await Promise.all([
+          import('@atskills/protocol/node'),
+          import('../hub-client.js'),
+          import('../pack.js'),
+        ]);
         const target = parseIdentity(opts.to);
         const { namespace, collection, subpath } =
           target.source === 'hub' ? hubParts(target) : { namespace: '', collection: '', subpath: 'x' };

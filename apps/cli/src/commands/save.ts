@@ -1,5 +1,4 @@
-import type { ConflictChoice, SaveOutcome } from '@atskills/protocol/node';
-import { saveSkill } from '@atskills/protocol/node';
+import type { ConflictChoice, SaveOutcome, saveSkill } from '@atskills/protocol/node';
 import { type Command, Option } from 'commander';
 import type { CliContext } from '../context.js';
 import { EXIT } from '../exit-codes.js';
@@ -27,6 +26,7 @@ export function registerSave(program: Command, ctx: CliContext): void {
     )
     .action(
       async (identity: string, opts: { onConflict?: ConflictChoice; json?: boolean; offline?: boolean }) => {
+        const { saveSkill } = await import('@atskills/protocol/node');
         const options: Parameters<typeof saveSkill>[2] = {
           projectDir: await ctx.projectDir(),
           offline: opts.offline ?? false,

@@ -1,8 +1,6 @@
 import { SearchResponse } from '@atskills/protocol';
-import { ResolveError } from '@atskills/protocol/node';
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
-import { hubRequest } from '../hub-client.js';
 
 /** `atskills search <query...>`: the hub's search (GET /v1/search?q=). */
 export function registerSearch(program: Command, ctx: CliContext): void {
@@ -14,6 +12,10 @@ export function registerSearch(program: Command, ctx: CliContext): void {
     .option('--json', 'print the hub answer as JSON')
     .addHelpText('after', '\nExample:\n  atskills search terraform plan')
     .action(async (words: string[], opts: { limit: string; json?: boolean }) => {
+      const [{ ResolveError }, { hubRequest }] = await Promise.all([
+        import('@atskills/protocol/node'),
+        import('../hub-client.js'),
+      ]);
       const limit = Number(opts.limit);
       if (!Number.isInteger(limit) || limit < 1 || limit > 100)
         throw new ResolveError('usage', '--limit must be a whole number from 1 to 100.');

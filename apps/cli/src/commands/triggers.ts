@@ -1,4 +1,3 @@
-import { listTriggers } from '@atskills/protocol/node';
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 
@@ -10,6 +9,7 @@ export function registerTriggers(program: Command, ctx: CliContext): void {
     .option('--json', 'print {"file","lines":[...],"warnings":[...]}')
     .addHelpText('after', '\nExample:\n  atskills triggers')
     .action(async (opts: { json?: boolean }) => {
+      const { listTriggers } = await import('@atskills/protocol/node');
       const report = await listTriggers({ projectDir: await ctx.projectDir() });
       if (opts.json) return ctx.json(report);
       if (report.lines.length === 0) ctx.out(`No lines in ${report.file}.`);

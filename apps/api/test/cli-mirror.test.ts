@@ -1,15 +1,21 @@
 /**
  * `atskills get` from apps/cli against the hub listening on 127.0.0.1: hub: identities, and gh:
  * identities through the hub's mirror (ATSKILLS_GH_VIA_HUB=1). The client's validating cache makes one
- * conditional request per use and gets 304 while nothing changed.
+ * conditional request per use and gets 304 while nothing changed. A real `atskills` process talking to the
+ * hub must not compile fetch's WebAssembly HTTP parser: Node waits for V8's background optimisation of it
+ * before exiting, which made a warm `get` slower than the same command with the hub down.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCliCaptured } from '../../../test/support/cli.js';
+import { runCliCaptured, spawnCli } from '../../../test/support/cli.js';
+import { repoRoot } from '../../../test/support/corpus.js';
 import { createTestHub, type TestHub } from './support/app.js';
 import { seedHubCollection, seedRepository, skillMd } from './support/seed.js';
 
@@ -113,5 +119,54 @@ describe('atskills get against the hub', () => {
     const res = await get('hub:acme/nothing');
     expect(res.code).not.toBe(0);
     expect(res.stderr).toContain('does not exist on the hub');
+  });
+});
+
+describe('an atskills process against the hub', () => {
+  const HOOK = pathToFileURL(path.join(repoRoot, 'test', 'support', 'wasm-log.mjs')).href;
+  /** Lines of the WebAssembly log that undici (the global fetch) wrote: its llhttp parser being compiled. */
+  const undiciCompiles = async (log: string) =>
+    (await readFile(log, 'utf8')).split('\n').filter((line) => line.includes('deps/undici'));
+
+  it('fetches, then probes with 304, without compiling the WebAssembly parser of fetch', async () => {
+    const log = path.join(dir, 'process.wasm-log');
+    await writeFile(log, '');
+    const processEnv = {
+      ...env,
+      ATSKILLS_CACHE: path.join(dir, 'process-cache'),
+      ATSKILLS_WASM_LOG: log,
+      NODE_OPTIONS: `--import=${HOOK}`,
+    };
+    const statuses: number[] = [];
+    for (let run = 0; run < 2; run++) {
+      requests = [];
+      const result = await spawnCli(['get', '--json', 'hub:acme/playbooks/rollback'], {
+        cwd: dir,
+        env: processEnv,
+      }).done;
+      expect(result.code, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout)).toMatchObject({ kind: 'skill', stale: false });
+      statuses.push(...requests.map((r) => r.status));
+    }
+    // The first run fetched (skill, archive), the second probed once: both went over HTTP to the hub.
+    expect(statuses).toEqual([200, 200, 304]);
+    expect(await undiciCompiles(log)).toEqual([]);
+  });
+
+  it('control: the hook sees the compile when a process calls fetch', async () => {
+    const log = path.join(dir, 'control.wasm-log');
+    await writeFile(log, '');
+    await promisify(execFile)(
+      process.execPath,
+      [
+        '--import',
+        HOOK,
+        '--input-type=module',
+        '-e',
+        `await (await fetch(${JSON.stringify(env.ATSKILLS_HUB)} + '/healthz')).text();`,
+      ],
+      { env: { PATH: process.env.PATH, ATSKILLS_WASM_LOG: log } },
+    );
+    expect(await undiciCompiles(log)).not.toEqual([]);
   });
 });

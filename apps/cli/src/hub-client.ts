@@ -1,5 +1,11 @@
 import { ProblemDetails } from '@atskills/protocol';
-import { type ClientSettings, ResolveError } from '@atskills/protocol/node';
+import {
+  type ClientSettings,
+  type HttpAnswer,
+  HttpRequestError,
+  httpRequest,
+  ResolveError,
+} from '@atskills/protocol/node';
 
 /** One call to the hub's JSON API (search, publish); errors become ResolveErrors with exit-code meaning. */
 export async function hubRequest(
@@ -12,19 +18,25 @@ export async function hubRequest(
   if (init.contentType) headers['content-type'] = init.contentType;
   if (settings.hubToken && init.auth !== false) headers.authorization = `Bearer ${settings.hubToken}`;
   const url = `${settings.hubUrl}${route}`;
-  let response: Response;
+  let response: HttpAnswer;
   try {
-    response = await fetch(url, {
+    // node:http, not fetch: see @atskills/protocol/node http-request.ts (fetch delays the process's exit).
+    response = await httpRequest(url, {
       method,
       headers,
-      ...(init.body ? { body: new Uint8Array(init.body) } : {}),
-      signal: AbortSignal.timeout(settings.fetchTimeoutMs),
+      ...(init.body ? { body: init.body } : {}),
+      timeoutMs: settings.fetchTimeoutMs,
     });
   } catch (error) {
-    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
-    throw new ResolveError('offline', `The hub at ${settings.hubUrl} cannot be reached (${cause}).`);
+    if (!(error instanceof HttpRequestError)) throw error;
+    if (error.kind !== 'unreachable')
+      throw new ResolveError(
+        'network',
+        `The hub's answer to ${method} ${route} was unreadable: ${error.message}.`,
+      );
+    throw new ResolveError('offline', `The hub at ${settings.hubUrl} cannot be reached (${error.message}).`);
   }
-  const text = await response.text();
+  const text = response.body.toString('utf8');
   let json: unknown;
   try {
     json = text === '' ? undefined : JSON.parse(text);

@@ -6,6 +6,7 @@ import { type MenuResponse, ProblemDetails, ResolveResult, type SkillResponse } 
 import type { Identity } from '../identity.js';
 import type { SkillCache } from './cache.js';
 import type { FetchedEntry } from './git-source.js';
+import { type HttpAnswer, HttpRequestError, headerOf, httpRequest } from './http-request.js';
 import { overCapFromOffer } from './over-cap.js';
 import { ResolveError } from './resolve-error.js';
 import type { ClientSettings } from './settings.js';
@@ -21,6 +22,7 @@ export type HubRefresh = { status: 'unchanged' } | { status: 'fetched'; entry: F
  * `hub:` (and `gh:` through the hub's mirror) over HTTPS (SPEC 2.2): `GET /v1/skills/<identity>` with
  * If-None-Match is both the revision probe and the metadata fetch; a skill's files come from
  * `/v1/archive/<identity>?rev=<revision>`, verified against Content-Digest and the per-file sha256.
+ * Requests go through node:http (http-request.ts), not fetch, whose WebAssembly parser delays the exit.
  */
 export class HubSource {
   constructor(
@@ -41,8 +43,8 @@ export class HubSource {
     if (knownEtag) headers['if-none-match'] = knownEtag;
     const response = await this.request(id, this.url('skills', id), headers, this.settings.probeTimeoutMs);
     if (response.status === 304) return { status: 'unchanged' };
-    const result = await this.parseResult(id, response);
-    const etag = response.headers.get('etag') ?? `"${result.revision}"`;
+    const result = this.parseResult(id, response);
+    const etag = headerOf(response, 'etag') ?? `"${result.revision}"`;
     return { status: 'fetched', entry: await this.toEntry(id, result, etag) };
   }
 
@@ -54,7 +56,7 @@ export class HubSource {
       { accept: 'application/json' },
       this.settings.fetchTimeoutMs,
     );
-    const result = await this.parseResult(id, response);
+    const result = this.parseResult(id, response);
     if (result.kind !== 'skill') throw new ResolveError('usage', `${id.identity} is a menu, not a skill.`);
     await this.ensureContent(id, result);
     return this.cache.contentDir(id.identity, contentKeyOf(result.revision));
@@ -89,15 +91,11 @@ export class HubSource {
       this.url('archive', id, skill.revision),
       { accept: 'application/gzip' },
       this.settings.fetchTimeoutMs,
+      MAX_ARCHIVE_BYTES,
     );
-    if (!response.ok) throw await problemError(id, response);
-    const declared = Number(response.headers.get('content-length') ?? 0);
-    if (declared > MAX_ARCHIVE_BYTES)
-      throw badArchive(id, `the archive is larger than ${MAX_ARCHIVE_BYTES} bytes`);
-    const body = Buffer.from(await response.arrayBuffer());
-    if (body.length > MAX_ARCHIVE_BYTES)
-      throw badArchive(id, `the archive is larger than ${MAX_ARCHIVE_BYTES} bytes`);
-    verifyDigest(id, response.headers.get('content-digest'), body);
+    if (!response.ok) throw problemError(id, response);
+    const body = response.body;
+    verifyDigest(id, headerOf(response, 'content-digest'), body);
     const work = await this.cache.makeTemp();
     try {
       const unpacked = path.join(work, 'content');
@@ -111,11 +109,11 @@ export class HubSource {
     }
   }
 
-  private async parseResult(id: Identity, response: Response): Promise<ResolveResult> {
-    if (!response.ok) throw await problemError(id, response);
+  private parseResult(id: Identity, response: HttpAnswer): ResolveResult {
+    if (!response.ok) throw problemError(id, response);
     let json: unknown;
     try {
-      json = await response.json();
+      json = JSON.parse(response.body.toString('utf8'));
     } catch {
       throw new ResolveError('network', `${id.identity}: the hub answered with something that is not JSON.`);
     }
@@ -129,20 +127,29 @@ export class HubSource {
     return parsed.data;
   }
 
+  /** One GET to the hub; failures to get an answer become ResolveErrors (`offline` when unreachable). */
   private async request(
     id: Identity,
     url: string,
     headers: Record<string, string>,
     timeoutMs: number,
-  ): Promise<Response> {
+    maxBodyBytes?: number,
+  ): Promise<HttpAnswer> {
     if (this.settings.hubToken) headers.authorization = `Bearer ${this.settings.hubToken}`;
     try {
-      return await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs), redirect: 'follow' });
+      return await httpRequest(url, { headers, timeoutMs, ...(maxBodyBytes ? { maxBodyBytes } : {}) });
     } catch (error) {
-      const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
+      if (!(error instanceof HttpRequestError)) throw error;
+      if (error.kind === 'too-large')
+        throw badArchive(id, `the archive is larger than ${maxBodyBytes} bytes`);
+      if (error.kind === 'bad-answer')
+        throw new ResolveError(
+          'network',
+          `${id.identity}: the hub's answer was unreadable: ${error.message}.`,
+        );
       throw new ResolveError(
         'offline',
-        `${id.identity}: the hub at ${this.settings.hubUrl} cannot be reached (${cause}).`,
+        `${id.identity}: the hub at ${this.settings.hubUrl} cannot be reached (${error.message}).`,
       );
     }
   }
@@ -158,10 +165,10 @@ function menuItems(menu: MenuResponse) {
 }
 
 /** Maps a hub error answer (problem+json) to the protocol's failure codes. */
-export async function problemError(id: Identity, response: Response): Promise<ResolveError> {
+export function problemError(id: Identity, response: HttpAnswer): ResolveError {
   let problem: ProblemDetails | undefined;
   try {
-    const parsed = ProblemDetails.safeParse(await response.json());
+    const parsed = ProblemDetails.safeParse(JSON.parse(response.body.toString('utf8')));
     if (parsed.success) problem = parsed.data;
   } catch {
     problem = undefined;
@@ -216,7 +223,7 @@ function badArchive(id: Identity, why: string): ResolveError {
 }
 
 /** RFC 9530 `Content-Digest: sha-256=:<base64>:` over the bytes as sent. */
-function verifyDigest(id: Identity, header: string | null, body: Buffer): void {
+function verifyDigest(id: Identity, header: string | undefined, body: Buffer): void {
   const match = header ? /sha-256=:([A-Za-z0-9+/=]+):/.exec(header) : null;
   if (!match) throw badArchive(id, 'it carries no Content-Digest sha-256');
   const actual = createHash('sha256').update(body).digest('base64');

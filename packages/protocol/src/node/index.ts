@@ -3,6 +3,7 @@ export * from './cache.js';
 export * from './fs-tree.js';
 export * from './git.js';
 export * from './git-source.js';
+export * from './http-request.js';
 export * from './hub-source.js';
 export * from './install.js';
 export * from './local-source.js';

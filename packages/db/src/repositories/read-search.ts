@@ -80,6 +80,9 @@ const ARM_LIMIT = 1000;
  */
 const HEAD_ARM_LIMIT = 300;
 
+/** Shortest last word matched as a prefix. */
+const MIN_PREFIX_LETTERS = 3;
+
 /** The body arm runs only when names and descriptions give fewer candidates than this (a few pages). */
 const BODY_ARM_THRESHOLD = 100;
 
@@ -93,18 +96,23 @@ const BODY_ARM_LIMIT = 200;
  * Postgres full-text search over skills and the folders that hold several of them. Ranking: exact name,
  * then name prefix, then ts_rank over name and description (`search_head`: A name, B description), then
  * trigram similarity of the name (typos); stars break ties. Candidates come from three bounded arms over
- * the GIN indexes (name trigrams, `search_head`, then the body-inclusive `search` only when the first two are
- * thin), with the tsquery inlined as a constant so the planner can use the indexes; ranking reads only the
- * small inline `search_head`, never the body's toasted vector.
- * Folders come from `skill_folders` (kept by a trigger). Gone and unparsable skills are excluded;
+ * the indexes (name prefix btree and trigrams, `search_head` by popularity, then the body-inclusive `search`
+ * without prefix matching, only when the first two are thin); ranking reads only the small inline
+ * `search_head`, never the body's toasted vector.
+ * Folders come from `skill_folders` (kept by a trigger), matched by name for one-word queries (folder names
+ * hold no spaces). Gone and unparsable skills are excluded;
  * private rows only reach scopes that may read them. Keyset pagination on (score desc, identity asc).
  */
 export async function searchSkills(db: Database, input: SearchSkillsInput): Promise<SearchRow[]> {
   const text = input.query.trim().toLowerCase();
   const words = queryWords(text);
-  // The last word may be unfinished (search-as-you-type): match it as a prefix too.
+  // The last word may be unfinished (search-as-you-type): match it as a prefix too, from 3 letters on (a
+  // 1-2 letter prefix such as `re:*` matches a large share of all lexemes and costs tens of milliseconds).
+  const last = words[words.length - 1];
   const prefixQuery =
-    words.length > 0 ? words.map((w, i) => (i === words.length - 1 ? `${w}:*` : w)).join(' & ') : null;
+    last && last.length >= MIN_PREFIX_LETTERS
+      ? words.map((w, i) => (i === words.length - 1 ? `${w}:*` : w)).join(' & ')
+      : null;
   const likePrefix = `${escapeLike(text)}%`;
   const likeInfix = `%${escapeLike(text)}%`;
   // Typo tolerance compares trigrams of the whole query with names; for a phrase of several words that
@@ -114,10 +122,12 @@ export async function searchSkills(db: Database, input: SearchSkillsInput): Prom
   const folderVisible = visibleTo(input.scope, sql.raw('f.visibility'), sql.raw('f.owner'));
   const filters = filterConditions(input.filters, 's');
   const folderFilters = filterConditions(input.filters, 'f');
+  const wordsQuery = () =>
+    sql`(websearch_to_tsquery('simple', ${text}) || websearch_to_tsquery('english', ${text}))`;
   const tsq = () =>
     prefixQuery
       ? sql`(websearch_to_tsquery('simple', ${text}) || websearch_to_tsquery('english', ${text}) || to_tsquery('simple', ${prefixQuery}))`
-      : sql`(websearch_to_tsquery('simple', ${text}) || websearch_to_tsquery('english', ${text}))`;
+      : wordsQuery();
   const after = input.after
     ? sql`where (score < ${input.after.score}::numeric or (score = ${input.after.score}::numeric and identity collate "C" > ${input.after.identity}))`
     : sql``;
@@ -137,14 +147,14 @@ export async function searchSkills(db: Database, input: SearchSkillsInput): Prom
       select s.id from skills s
       where s.gone_at is null and s.parse_error is null and ${visible} and ${filters}
         and s.search_head @@ ${tsq()}
-      order by s.stars desc
+      order by s.stars desc nulls last
       limit ${HEAD_ARM_LIMIT}
     ),
     body_arm as materialized (
       select s.id from skills s
       where (select count(*) from head_arm) + (select count(*) from name_arm) < ${BODY_ARM_THRESHOLD}
         and s.gone_at is null and s.parse_error is null and ${visible} and ${filters}
-        and s.search @@ ${tsq()}
+        and s.search @@ ${wordsQuery()}
       limit ${BODY_ARM_LIMIT}
     ),
     candidates as (
@@ -170,7 +180,7 @@ export async function searchSkills(db: Database, input: SearchSkillsInput): Prom
           + case when f.name ilike ${likeInfix} then 20 else 0 end
           + similarity(f.name, ${text}) * 50) as relevance
       from skill_folders f
-      where ${folderVisible} and ${folderFilters}
+      where ${singleToken ? sql`true` : sql`false`} and ${folderVisible} and ${folderFilters}
         and (f.name ilike ${likeInfix} or f.name % ${text})
     ),
     hits as (
@@ -184,10 +194,12 @@ export async function searchSkills(db: Database, input: SearchSkillsInput): Prom
     order by hits.score desc, identity collate "C" asc
     limit ${input.limit}
 `;
-  // Each arm is small, so starting parallel workers would cost more than it saves.
+  // Each arm is small, so starting parallel workers would cost more than it saves. Custom plans always: a
+  // generic plan cannot know whether a word is rare (bitmap scan of its matches) or common (walk the
+  // popularity index), and either choice made blind costs tens of milliseconds on the other kind.
   const result = await executeWithSettings(
     db,
-    { enable_seqscan: 'off', max_parallel_workers_per_gather: '0' },
+    { enable_seqscan: 'off', max_parallel_workers_per_gather: '0', plan_cache_mode: 'force_custom_plan' },
     statement,
   );
   return result.rows.map((r) => ({

@@ -1,0 +1,1 @@
+CREATE INDEX "skills_live_stars_idx" ON "skills" USING btree ("stars" DESC NULLS LAST,"id") WHERE "skills"."gone_at" is null and "skills"."parse_error" is null;

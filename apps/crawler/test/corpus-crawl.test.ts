@@ -5,6 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { crawlReportsOfRun, skills } from '@atskills/db';
 import { findSkillFolders, type TreeEntry, tryParseSkillMarkdown } from '@atskills/protocol';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   buildCorpusRepos,
@@ -61,6 +62,23 @@ describe('crawling the shared corpus', () => {
     expect(firstRun.status).toBe('finished');
     expect(firstRun.repositoriesDone).toBe(names.length);
     expect(firstRun.outcomes).toMatchObject({ indexed: names.length, failed: 0, gone: 0 });
+  });
+
+  it('leaves the search statistics fresh when the run finishes (no wait for autovacuum)', async () => {
+    // Manual ANALYZE only: autovacuum's own runs show in last_autoanalyze instead.
+    const analyzed = async () => {
+      const result = await fx.db.db.execute(
+        sql`select last_analyze from pg_stat_user_tables where relname = 'skills'`,
+      );
+      return (result.rows[0] as { last_analyze: Date | null } | undefined)?.last_analyze ?? null;
+    };
+    await expect.poll(analyzed, { timeout: 10_000 }).not.toBeNull();
+    const pending = await fx.db.db.execute(
+      sql`select coalesce(sum(gin_clean_pending_list(i.indexrelid::regclass)), 0)::int as pages
+          from pg_index i join pg_class c on c.oid = i.indexrelid join pg_am a on a.oid = c.relam
+          where a.amname = 'gin' and i.indrelid = 'skills'::regclass`,
+    );
+    expect((pending.rows[0] as { pages: number }).pages).toBe(0);
   });
 
   it('indexes exactly the skills the leaf rule finds in each tree.tsv', async () => {

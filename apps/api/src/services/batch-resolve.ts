@@ -1,6 +1,7 @@
-import type { Database, ReadScope } from '@atskills/db';
+import { type Database, findLiveSkillSummaries, type ReadScope } from '@atskills/db';
 import type { ResolveRequest, ResolveResponse, ResolveResponseItem } from '@atskills/protocol';
 import { isHttpProblem } from '../problems.js';
+import { canonicalIdentity } from './locate.js';
 import { resolveIdentity } from './resolve.js';
 
 // Items are resolved a few at a time: one request may carry 128, and a burst of pool checkouts from a
@@ -59,13 +60,38 @@ export async function resolveBatch(
   request: ResolveRequest,
 ): Promise<ResolveResponse> {
   const out: ResolveResponseItem[] = new Array(request.items.length);
+  // The common case, live skills, is answered from one query for the whole batch; menus, gone, unknown
+  // and malformed identities take the full resolution below, one by one, as GET /v1/skills does.
+  const canonical = request.items.map((item) => canonicalIdentity(item.identity));
+  const live = await findLiveSkillSummaries(db, viewer, [
+    ...new Set(canonical.filter((c): c is string => c !== undefined)),
+  ]);
+  const byIdentity = new Map(live.map((row) => [row.identity, row]));
+  const slow: number[] = [];
+  request.items.forEach((item, i) => {
+    const row = byIdentity.get(canonical[i] ?? '');
+    if (!row) slow.push(i);
+    else if (item.revision === row.revision) {
+      out[i] = { identity: item.identity, status: 'unchanged', revision: row.revision };
+    } else {
+      out[i] = {
+        identity: item.identity,
+        status: 'changed',
+        revision: row.revision,
+        kind: 'skill',
+        name: row.name,
+        description: row.description,
+        frontmatter: row.frontmatter,
+      };
+    }
+  });
   let next = 0;
   async function worker() {
-    while (next < request.items.length) {
-      const i = next++;
+    while (next < slow.length) {
+      const i = slow[next++]!;
       out[i] = await resolveItem(db, viewer, request.items[i]!);
     }
   }
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, request.items.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, slow.length) }, worker));
   return { items: out };
 }

@@ -52,3 +52,12 @@ export function locateIdentity(text: string): LocatedIdentity {
 export function identityOf(loc: SkillLocation, path = loc.path): string {
   return formatIdentity(loc.source, [loc.owner, loc.container, ...(path ? [path] : [])].join('/'));
 }
+
+/** The canonical identity of request text, or undefined when it does not parse (the full path answers why). */
+export function canonicalIdentity(text: string): string | undefined {
+  try {
+    return locateIdentity(text).identity.identity;
+  } catch {
+    return undefined;
+  }
+}

@@ -7,6 +7,7 @@ import {
   finishCompletedRuns,
   type ReportEntry,
   type RepositoryIndexWrite,
+  refreshSearchStatistics,
   type SeenSkill,
   type SkillFile,
   type StoredFlag,
@@ -111,7 +112,12 @@ export async function crawlRepository(
   };
   const finish = async (write: RepositoryIndexWrite, bytes: number): Promise<RepositoryJobResult> => {
     const result = await writeRepositoryIndex(db, write);
-    if (data.runId !== null) await finishCompletedRuns(db, [data.runId]);
+    if (data.runId !== null && (await finishCompletedRuns(db, [data.runId])).length > 0) {
+      // Best effort: a run's index is complete without it, search is only slower until autovacuum runs.
+      await refreshSearchStatistics(db).catch((err) =>
+        log.warn({ err }, 'could not refresh search statistics after the run'),
+      );
+    }
     log.info(
       {
         outcome: write.outcome,

@@ -193,3 +193,18 @@ export async function finishCompletedRuns(db: CrawlExecutor, runIds: number[]): 
   }
   return finished;
 }
+
+/**
+ * After a crawl run: fresh planner statistics and GIN pending lists merged into their indexes, so search
+ * does not wait for autovacuum (which an embedded PGlite database never runs, and a server may run late).
+ * Stale statistics make the planner misjudge how common a word is; each query scans the pending entries
+ * (up to 4 MB per index) of every GIN index it uses.
+ */
+export async function refreshSearchStatistics(db: CrawlExecutor): Promise<void> {
+  await db.execute(
+    sql`select gin_clean_pending_list(i.indexrelid::regclass)
+        from pg_index i join pg_class c on c.oid = i.indexrelid join pg_am a on a.oid = c.relam
+        where a.amname = 'gin' and i.indrelid in ('skills'::regclass, 'skill_folders'::regclass)`,
+  );
+  await db.execute(sql`analyze skills, skill_folders`);
+}

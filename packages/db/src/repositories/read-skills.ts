@@ -170,3 +170,42 @@ export async function findLiveSkillRevision(
     .limit(1);
   return rows[0];
 }
+
+/** What a batch revalidation answers for a live skill: its revision, and its frontmatter when it changed. */
+export interface LiveSkillSummary {
+  identity: string;
+  revision: string;
+  name: string;
+  description: string;
+  frontmatter: Record<string, unknown>;
+}
+
+/**
+ * The live skills among `identities` (exact stored identities) the scope may read, in one indexed query:
+ * the fast path of POST /v1/resolve. Identities not returned (folders, gone, unknown, private) take the full
+ * resolution one by one.
+ */
+export async function findLiveSkillSummaries(
+  db: Database,
+  scope: ReadScope,
+  identities: string[],
+): Promise<LiveSkillSummary[]> {
+  if (identities.length === 0) return [];
+  const rows = await db
+    .select({
+      identity: skills.identity,
+      revision: skills.revision,
+      name: skills.name,
+      description: skills.description,
+      frontmatter: skills.frontmatter,
+    })
+    .from(skills)
+    .where(
+      and(
+        inArray(skills.identity, identities),
+        isNull(skills.goneAt),
+        visibleTo(scope, skills.visibility, skills.owner),
+      ),
+    );
+  return rows as LiveSkillSummary[];
+}

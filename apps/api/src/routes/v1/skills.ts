@@ -3,20 +3,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { problems, RevisionQuery, SkillOrMenu } from '../../schemas.js';
 import { flagRules } from '../../services/flags.js';
-import { locateIdentity } from '../../services/locate.js';
+import { canonicalIdentity } from '../../services/locate.js';
 import { type CachedRevision, cacheKey, scopeKey } from '../../services/read-cache.js';
 import { getSkillView } from '../../services/skill-view.js';
 import { ifNoneMatchHits, validateRevision } from '../caching.js';
 import { rawIdentity } from '../identity-path.js';
-
-/** The canonical identity of request text, or undefined when it does not parse (the full path answers 400). */
-function tryLocate(text: string): string | undefined {
-  try {
-    return locateIdentity(text).identity.identity;
-  } catch {
-    return undefined;
-  }
-}
 
 /** GET/HEAD /v1/skills/<identity>: the validating cache's probe and fetch (SPEC 2.2). */
 const skillsRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -28,7 +19,7 @@ const skillsRoutes: FastifyPluginAsyncZod = async (app) => {
     request: FastifyRequest,
     identity: string,
   ): Promise<CachedRevision | undefined> {
-    const located = tryLocate(identity);
+    const located = canonicalIdentity(identity);
     if (!located) return undefined;
     const cache = app.readCache;
     const key = cache.enabled ? cacheKey(scopeKey(request.viewer), located) : '';

@@ -97,6 +97,9 @@ describe('GET /v1/skills/<identity>', () => {
       expect(res.statusCode, inm).toBe(304);
       expect(res.body).toBe('');
       expect(res.headers.etag).toBe(`"${currentRevision}"`);
+      // A JSON probe carries nosniff, not the document headers a rendered page needs (see leanJsonRoute).
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers['content-security-policy']).toBeUndefined();
     }
     const head = await hub.app.inject({
       method: 'HEAD',

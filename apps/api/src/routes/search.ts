@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { leanJsonRoute } from '../plugins/security.js';
 import { problems, SearchPageResponse, SearchQuery } from '../schemas.js';
 import { cacheKey, scopeKey } from '../services/read-cache.js';
 import { searchSkills } from '../services/search.js';
@@ -9,6 +10,7 @@ const searchRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/search',
     {
+      ...leanJsonRoute,
       schema: {
         operationId: app.prefix === '' ? 'search' : `search${app.prefix.replace(/\W/g, '')}`,
         tags: ['search'],

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { leanJsonRoute } from '../../plugins/security.js';
 import { problems, ResolveRequest, ResolveResponse } from '../../schemas.js';
 import { resolveBatch } from '../../services/batch-resolve.js';
 
@@ -7,6 +8,7 @@ const resolveRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/resolve',
     {
+      ...leanJsonRoute,
       // A POST that only reads: it must not drop the read cache (plugins/read-cache.ts).
       config: { readOnly: true },
       schema: {

@@ -1,6 +1,7 @@
 import { findLiveSkillRevision } from '@atskills/db';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { leanJsonRoute } from '../../plugins/security.js';
 import { problems, RevisionQuery, SkillOrMenu } from '../../schemas.js';
 import { flagRules } from '../../services/flags.js';
 import { canonicalIdentity } from '../../services/locate.js';
@@ -46,6 +47,7 @@ const skillsRoutes: FastifyPluginAsyncZod = async (app) => {
   app.head(
     '/skills/*',
     {
+      ...leanJsonRoute,
       schema: {
         operationId: 'probeSkill',
         tags: ['resolution'],
@@ -75,6 +77,7 @@ const skillsRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/skills/*',
     {
+      ...leanJsonRoute,
       schema: {
         operationId: 'getSkill',
         tags: ['resolution'],

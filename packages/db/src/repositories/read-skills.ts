@@ -160,15 +160,14 @@ export async function findLiveSkillRevision(
   const rows = await db
     .select({ revision: skills.revision, flags: skills.flags })
     .from(skills)
-    .where(
-      and(
-        eq(skills.identity, identity),
-        isNull(skills.goneAt),
-        visibleTo(scope, skills.visibility, skills.owner),
-      ),
-    )
+    .where(and(eq(skills.identity, identity), liveAndVisible(scope)))
     .limit(1);
   return rows[0];
+}
+
+/** SQL condition: the skill is live (not gone upstream) and the scope may read it. */
+function liveAndVisible(scope: ReadScope): SQL | undefined {
+  return and(isNull(skills.goneAt), visibleTo(scope, skills.visibility, skills.owner));
 }
 
 /** What a batch revalidation answers for a live skill: its revision, and its frontmatter when it changed. */
@@ -200,12 +199,6 @@ export async function findLiveSkillSummaries(
       frontmatter: skills.frontmatter,
     })
     .from(skills)
-    .where(
-      and(
-        inArray(skills.identity, identities),
-        isNull(skills.goneAt),
-        visibleTo(scope, skills.visibility, skills.owner),
-      ),
-    );
+    .where(and(inArray(skills.identity, identities), liveAndVisible(scope)));
   return rows as LiveSkillSummary[];
 }

@@ -41,6 +41,17 @@ const skillsRoutes: FastifyPluginAsyncZod = async (app) => {
     return reply;
   }
 
+  /** The whole resolution: the skill or menu with its flags and validators, or a 304 (then the reply). */
+  async function fullAnswer(request: FastifyRequest, reply: FastifyReply, identity: string, rev?: string) {
+    const result = await getSkillView(app.db, request.viewer, identity, rev);
+    if (result.kind === 'skill') {
+      const rules = flagRules(result.resolved.flags);
+      if (rules.length) reply.header('x-skill-flags', rules.join(', '));
+    }
+    if (validateRevision(request, reply, result.view.revision, result.resolved.pinned)) return reply;
+    return result.view;
+  }
+
   // Declared before the GET so Fastify does not derive a HEAD from it: the protocol's probe only needs the
   // ETag, and building the whole answer to throw its body away costs ~20x more. Per RFC 9110 9.3.2 a HEAD
   // answer may leave out Content-Length when only generating the content would tell it.
@@ -63,14 +74,8 @@ const skillsRoutes: FastifyPluginAsyncZod = async (app) => {
       const identity = rawIdentity(request, '/v1/skills/');
       const current = request.query.rev === undefined ? await liveRevision(request, identity) : undefined;
       if (current) return sendRevisionHeaders(request, reply, current);
-      const result = await getSkillView(app.db, request.viewer, identity, request.query.rev);
-      if (result.kind === 'skill') {
-        const rules = flagRules(result.resolved.flags);
-        if (rules.length) reply.header('x-skill-flags', rules.join(', '));
-      }
-      if (validateRevision(request, reply, result.view.revision, result.resolved.pinned)) return reply;
       // Serialized like the GET so Content-Length is right; Node sends no body for a HEAD.
-      return result.view;
+      return fullAnswer(request, reply, identity, request.query.rev);
     },
   );
 
@@ -100,13 +105,7 @@ const skillsRoutes: FastifyPluginAsyncZod = async (app) => {
           return sendRevisionHeaders(request, reply, current);
         }
       }
-      const result = await getSkillView(app.db, request.viewer, identity, request.query.rev);
-      if (result.kind === 'skill') {
-        const rules = flagRules(result.resolved.flags);
-        if (rules.length) reply.header('x-skill-flags', rules.join(', '));
-      }
-      if (validateRevision(request, reply, result.view.revision, result.resolved.pinned)) return reply;
-      return result.view;
+      return fullAnswer(request, reply, identity, request.query.rev);
     },
   );
 };

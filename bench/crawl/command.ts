@@ -6,7 +6,7 @@
  * child process (its own CLI), so its memory is its own; the stand-in runs here and logs every git byte.
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
@@ -31,6 +31,13 @@ interface CrawlPass {
   summary: string;
   /** Stopped at the time limit before every repository was crawled. */
   partial: boolean;
+}
+
+/** Bytes the git server sent and received for a set of repositories. */
+interface GitBytes {
+  total: number;
+  fetch: number;
+  requests: number;
 }
 
 /** Runs `crawler crawl --repos-file` as a child process, sampling its peak resident memory. */
@@ -116,6 +123,16 @@ async function crawledRepositories(databaseUrl: string): Promise<Set<string>> {
   }
 }
 
+/** The last full pass, from the previous result file (for `--recrawl-only`). */
+function previousResult(): { full: CrawlPass & { git: GitBytes }; rows: BenchRow[] } {
+  const file = path.join(repoRoot, 'bench', 'results', 'crawl.json');
+  if (!existsSync(file))
+    throw new Error('--recrawl-only needs a previous full crawl (bench/results/crawl.json)');
+  const result = JSON.parse(readFileSync(file, 'utf8'));
+  if (result.full?.partial !== false) throw new Error('the previous crawl result is not a full pass');
+  return { full: result.full, rows: result.rows };
+}
+
 export async function run(args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
@@ -124,15 +141,20 @@ export async function run(args: string[]): Promise<void> {
       share: { type: 'string', default: '0.01' },
       seed: { type: 'string', default: '7' },
       minutes: { type: 'string', default: '0' },
+      // Re-crawl the existing index only (after a crawler change): one unmeasured pass without changes
+      // settles the stored ETags and heads, then the measured pass; the full-pass row is kept from the
+      // previous result file.
+      'recrawl-only': { type: 'boolean', default: false },
     },
   });
+  const recrawlOnly = values['recrawl-only'] === true;
   const manifest = loadManifest();
   const limitMs = Number(values.minutes) * 60_000;
   const reposRoot = path.join(corpusDir, 'repos');
   const skillFolderBytes = manifest.repos.reduce((s, r) => s + r.skillFolderBytes, 0);
   const totalBytes = manifest.repos.reduce((s, r) => s + r.totalBytes, 0);
   const reposFile = path.join(corpusDir, 'repos.txt');
-  const url = await ensureBenchDatabase(true);
+  const url = await ensureBenchDatabase(!recrawlOnly);
   const standin = await startGithubStandin({ reposRoot });
   const env = {
     DATABASE_URL: url,
@@ -145,7 +167,7 @@ export async function run(args: string[]): Promise<void> {
     CRAWL_JOB_TIMEOUT_MS: '3600000',
     LOG_LEVEL: 'warn',
   };
-  const gitBytes = (repos: Set<string>) => {
+  const gitBytes = (repos: Set<string>): GitBytes => {
     const log = standin.git.log.filter((e) => repos.has(e.repo.toLowerCase()));
     return {
       total: log.reduce((s, e) => s + e.bytesOut + e.bytesIn, 0),
@@ -155,13 +177,17 @@ export async function run(args: string[]): Promise<void> {
   };
   try {
     const clonePackBytes = packBytes(reposRoot);
-    console.error(`full crawl of ${manifest.repos.length} repositories...`);
+    const previous = recrawlOnly ? previousResult() : undefined;
+    if (recrawlOnly) {
+      console.error('settling pass over the existing index (not measured)...');
+      await crawlOnce(reposFile, env, 0);
+    } else console.error(`full crawl of ${manifest.repos.length} repositories...`);
     standin.git.resetLog();
-    const full = await crawlOnce(reposFile, env, limitMs);
+    const full = previous?.full ?? (await crawlOnce(reposFile, env, limitMs));
     // The repositories the pass finished (all of them unless it was stopped at the limit).
     const done = await crawledRepositories(url);
     const crawled = manifest.repos.filter((r) => done.has(`${r.owner}/${r.repo}`.toLowerCase()));
-    const fullBytes = gitBytes(done);
+    const fullBytes = previous?.full.git ?? gitBytes(done);
     const skills = await indexedSkills(url);
     const crawledSkills = crawled.reduce((s, r) => s + r.skills.length, 0);
     const crawledFolderBytes = crawled.reduce((s, r) => s + r.skillFolderBytes, 0);
@@ -182,7 +208,7 @@ export async function run(args: string[]): Promise<void> {
 
     const mib = (b: number) => round(b / 2 ** 20, 3);
     const rows: BenchRow[] = [
-      {
+      previous?.rows[0] ?? {
         pass: full.partial
           ? `full crawl (stopped at ${values.minutes} min: ${crawled.length} of ${manifest.repos.length} repos)`
           : 'full crawl',
@@ -216,6 +242,9 @@ export async function run(args: string[]): Promise<void> {
       },
     ];
     writeResult('crawl', rows, {
+      mode: recrawlOnly
+        ? 'recrawl-only: the full pass (row 1, `full`) is kept from the previous run'
+        : 'full crawl, then a re-crawl',
       concurrency: Number(values.concurrency),
       corpus: { repositories: manifest.repos.length, skillFolderBytes, totalBytes, clonePackBytes },
       target: 'downloaded < 1.5x the skill folders',

@@ -309,7 +309,12 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
           documentation_url: 'https://docs.github.com/rest/repos/repos#get-a-repository',
         });
       const body = await repositoryAnswer(found);
-      const etag = `W/"${createHash('sha256').update(JSON.stringify(body)).digest('hex').slice(0, 32)}"`;
+      // On GitHub a push changes `pushed_at` and with it the ETag. Here `pushed_at` is the head commit's
+      // date, which a rewritten or back-dated commit keeps, so the head itself goes into the ETag too.
+      const head = (
+        await gitIn(repoDir(found), ['rev-parse', '--verify', '-q', 'HEAD']).catch(() => '')
+      ).trim();
+      const etag = `W/"${createHash('sha256').update(JSON.stringify(body)).update(head).digest('hex').slice(0, 32)}"`;
       // A matching conditional request answers 304 and (as on GitHub) does not count against the limit.
       if (entry.ifNoneMatch === etag) return send(res, entry, 304, undefined, { etag });
       return send(res, entry, 200, body, { etag });

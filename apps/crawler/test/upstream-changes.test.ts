@@ -169,7 +169,18 @@ describe('upstream changes', () => {
     expect(run.repositoriesDone).toBe(0);
   });
 
+  it('asks git nothing when the metadata answers 304, so a git outage then changes nothing', async () => {
+    fx.standin.setGitFault('acme/other', { kind: 'status', status: 503 });
+    fx.standin.git.resetLog();
+    const quiet = await crawl(['acme/other']);
+    expect(quiet.outcomes).toMatchObject({ unchanged: 1, failed: 0 });
+    expect(fx.standin.git.log).toEqual([]);
+    fx.standin.setGitFault('acme/other', null);
+  });
+
   it('marks every skill gone when the repository disappears, and only then', async () => {
+    // New metadata (a new ETag) sends the crawler to git, which fails for a while: not a disappearance.
+    fx.standin.setMetadata('acme/other', { stargazers_count: 4242 });
     fx.standin.setGitFault('acme/other', { kind: 'status', status: 503 });
     const transient = await crawl(['acme/other']);
     expect(transient.outcomes.failed).toBe(1);

@@ -182,16 +182,34 @@ export async function crawlRepository(
   const remote = { token: settings.GITHUB_TOKEN, signal: ctx.signal };
   let snapshot: RemoteSnapshot | null = null;
   try {
-    // A repository seen before is probed first (one ls-refs request) so an unchanged one costs nothing
+    const settled =
+      repository.headRevision !== null &&
+      (repository.lastCrawlOutcome === 'indexed' || repository.lastCrawlOutcome === 'unchanged');
+    // GitHub's repository ETag changes with `pushed_at`, so a 304 on the metadata means nothing was pushed
+    // since the stored head was read: unchanged, without a single git request.
+    if (!data.force && settled && metadata?.status === 'not-modified') {
+      phase('probe');
+      return await finish(
+        {
+          ...base,
+          outcome: 'unchanged',
+          head: { commit: repository.headRevision, branch: repository.defaultBranch },
+          metadata: metadataWrite,
+          skills: null,
+          warnings,
+          errors: [],
+          bytesDownloaded: 0,
+        },
+        0,
+      );
+    }
+    // Otherwise a repository seen before is probed (one ls-refs request) so an unchanged one costs nothing
     // more; a new one (or a forced crawl) goes straight to the clone, which reads the head anyway.
     const probe = !data.force && repository.headRevision !== null;
     const head = probe ? await probeHeadOrExplain(url, remote) : null;
     phase('probe');
     const unchanged =
-      head !== null &&
-      head.commit !== null &&
-      head.commit === repository.headRevision &&
-      (repository.lastCrawlOutcome === 'indexed' || repository.lastCrawlOutcome === 'unchanged');
+      settled && head !== null && head.commit !== null && head.commit === repository.headRevision;
     if (unchanged) {
       return await finish(
         {

@@ -70,56 +70,33 @@ function send(agent: Agent, base: URL, r: LoadRequest): Promise<{ status: number
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const base = new URL(options.baseUrl);
   const agent = new Agent({ keepAlive: options.keepAlive ?? true, maxSockets: options.concurrency });
+  const statuses: Record<string, number> = {};
+  let bytes = 0;
   try {
-    const phase = async (total: number, record: boolean) => {
-      const latencies: number[] = [];
-      const statuses: Record<string, number> = {};
-      let bytes = 0;
-      let next = 0;
-      const worker = async () => {
-        for (;;) {
-          const i = next++;
-          if (i >= total) return;
-          const r = options.requests[i % options.requests.length]!;
-          const started = performance.now();
-          const answer = await send(agent, base, r);
-          const ms = performance.now() - started;
-          if (record) {
-            latencies.push(ms);
-            statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
-            bytes += answer.bytes;
-          }
-        }
-      };
-      const started = performance.now();
-      await Promise.all(Array.from({ length: options.concurrency }, worker));
-      return { latencies, statuses, bytes, seconds: (performance.now() - started) / 1000 };
-    };
-    await phase(options.warmup ?? Math.min(options.total, Math.max(50, options.concurrency * 4)), false);
-    const m = await phase(options.total, true);
-    const s = latencySummary(m.latencies);
-    return {
-      concurrency: options.concurrency,
-      count: s.count,
-      p50: s.p50,
-      p95: s.p95,
-      p99: s.p99,
-      max: s.max,
-      requestsPerSecond: round(m.latencies.length / m.seconds, 1),
-      statuses: m.statuses,
-      meanBodyBytes: Math.round(m.bytes / Math.max(1, m.latencies.length)),
-    };
+    const summary = await runCallLoad(
+      (i) => send(agent, base, options.requests[i % options.requests.length]!),
+      options,
+      (answer) => {
+        statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
+        bytes += answer.bytes;
+      },
+    );
+    return { ...summary, statuses, meanBodyBytes: Math.round(bytes / Math.max(1, summary.count)) };
   } finally {
     agent.destroy();
   }
 }
 
-/** The same closed loop over an async function (the direct-SQL baseline). */
-export async function runCallLoad(
-  call: (i: number) => Promise<unknown>,
+/**
+ * The closed loop itself, over any async call (runLoad's requests, the direct-SQL baseline): an unmeasured
+ * warm-up, then `total` measured calls whose answers go to `onMeasured`.
+ */
+export async function runCallLoad<T>(
+  call: (i: number) => Promise<T>,
   options: { concurrency: number; total: number; warmup?: number },
+  onMeasured?: (answer: T) => void,
 ): Promise<Omit<LoadResult, 'statuses' | 'meanBodyBytes'>> {
-  const phase = async (total: number) => {
+  const phase = async (total: number, measured: boolean) => {
     const latencies: number[] = [];
     let next = 0;
     const worker = async () => {
@@ -127,16 +104,18 @@ export async function runCallLoad(
         const i = next++;
         if (i >= total) return;
         const started = performance.now();
-        await call(i);
+        const answer = await call(i);
+        if (!measured) continue;
         latencies.push(performance.now() - started);
+        onMeasured?.(answer);
       }
     };
     const started = performance.now();
     await Promise.all(Array.from({ length: options.concurrency }, worker));
     return { latencies, seconds: (performance.now() - started) / 1000 };
   };
-  await phase(options.warmup ?? Math.min(options.total, Math.max(50, options.concurrency * 4)));
-  const m = await phase(options.total);
+  await phase(options.warmup ?? Math.min(options.total, Math.max(50, options.concurrency * 4)), false);
+  const m = await phase(options.total, true);
   const s = latencySummary(m.latencies);
   return {
     concurrency: options.concurrency,

@@ -207,39 +207,48 @@ export async function run(args: string[]): Promise<void> {
     const skillsAfter = await indexedSkills(url);
 
     const mib = (b: number) => round(b / 2 ** 20, 3);
+    /** One pass's row: throughput, memory, and its bytes against its baseline and full clones. */
+    const passRow = (
+      label: string,
+      pass: CrawlPass,
+      bytes: GitBytes,
+      counts: { skills: number; indexedSkills: number },
+      baselineBytes: number,
+      digits: number,
+    ): BenchRow => ({
+      pass: label,
+      repositories: crawled.length,
+      ...counts,
+      seconds: round(pass.seconds, 1),
+      'repos/s': round(crawled.length / pass.seconds, 2),
+      'skills/s': round(crawledSkills / pass.seconds, 1),
+      peakRssMiB: pass.peakRssMiB,
+      downloadedMiB: mib(bytes.total),
+      skillFolderMiB: mib(baselineBytes),
+      'x skill folders': round(bytes.total / Math.max(1, baselineBytes), 2),
+      'x full clones (packs)': round(bytes.total / crawledPackBytes, digits),
+      'x full clones (raw)': round(bytes.total / crawledRawBytes, digits),
+    });
     const rows: BenchRow[] = [
-      previous?.rows[0] ?? {
-        pass: full.partial
-          ? `full crawl (stopped at ${values.minutes} min: ${crawled.length} of ${manifest.repos.length} repos)`
-          : 'full crawl',
-        repositories: crawled.length,
-        skills: crawledSkills,
-        indexedSkills: skills,
-        seconds: round(full.seconds, 1),
-        'repos/s': round(crawled.length / full.seconds, 2),
-        'skills/s': round(crawledSkills / full.seconds, 1),
-        peakRssMiB: full.peakRssMiB,
-        downloadedMiB: mib(fullBytes.total),
-        skillFolderMiB: mib(crawledFolderBytes),
-        'x skill folders': round(fullBytes.total / crawledFolderBytes, 2),
-        'x full clones (packs)': round(fullBytes.total / crawledPackBytes, 2),
-        'x full clones (raw)': round(fullBytes.total / crawledRawBytes, 2),
-      },
-      {
-        pass: `re-crawl of those (${mutation.repositories.length} changed)`,
-        repositories: crawled.length,
-        skills: crawledSkills + mutation.added - mutation.deleted,
-        indexedSkills: skillsAfter,
-        seconds: round(again.seconds, 1),
-        'repos/s': round(crawled.length / again.seconds, 2),
-        'skills/s': round(crawledSkills / again.seconds, 1),
-        peakRssMiB: again.peakRssMiB,
-        downloadedMiB: mib(againBytes.total),
-        skillFolderMiB: mib(mutation.changedBytes),
-        'x skill folders': round(againBytes.total / Math.max(1, mutation.changedBytes), 2),
-        'x full clones (packs)': round(againBytes.total / crawledPackBytes, 4),
-        'x full clones (raw)': round(againBytes.total / crawledRawBytes, 4),
-      },
+      previous?.rows[0] ??
+        passRow(
+          full.partial
+            ? `full crawl (stopped at ${values.minutes} min: ${crawled.length} of ${manifest.repos.length} repos)`
+            : 'full crawl',
+          full,
+          fullBytes,
+          { skills: crawledSkills, indexedSkills: skills },
+          crawledFolderBytes,
+          2,
+        ),
+      passRow(
+        `re-crawl of those (${mutation.repositories.length} changed)`,
+        again,
+        againBytes,
+        { skills: crawledSkills + mutation.added - mutation.deleted, indexedSkills: skillsAfter },
+        mutation.changedBytes,
+        4,
+      ),
     ];
     writeResult('crawl', rows, {
       mode: recrawlOnly

@@ -145,14 +145,19 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
     return all.find((r) => r.toLowerCase() === `${owner}/${name}`.toLowerCase()) ?? null;
   };
 
-  async function repositoryAnswer(fullName: string): Promise<RepositoryAnswer> {
+  /** The REST answer for a repository, and the sha of its head (what the ETag follows, see below). */
+  async function repositoryAnswer(fullName: string): Promise<{ answer: RepositoryAnswer; head: string }> {
     const [owner = '', name = ''] = fullName.split('/');
     const dir = repoDir(fullName);
     let meta: { license_spdx?: string | null; default_branch?: string } = {};
     const metaFile = options.corpusDir ? path.join(options.corpusDir, fullName, 'meta.json') : '';
     if (metaFile && existsSync(metaFile)) meta = JSON.parse(await readFile(metaFile, 'utf8'));
     const branch = (await gitIn(dir, ['symbolic-ref', '--short', 'HEAD']).catch(() => 'main')).trim();
-    const pushed = (await gitIn(dir, ['log', '-1', '--format=%cI', 'HEAD']).catch(() => '')).trim();
+    const [head = '', pushed = ''] = (
+      await gitIn(dir, ['log', '-1', '--format=%H %cI', 'HEAD']).catch(() => '')
+    )
+      .trim()
+      .split(' ');
     const id = stableNumber(fullName.toLowerCase(), 1_000_000_000);
     const spdx = meta.license_spdx ?? null;
     const answer: RepositoryAnswer = {
@@ -182,7 +187,7 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
       visibility: 'public',
       size: 0,
     };
-    return { ...answer, ...overrides.get(fullName.toLowerCase()) };
+    return { answer: { ...answer, ...overrides.get(fullName.toLowerCase()) }, head };
   }
 
   const minimal = (r: RepositoryAnswer) =>
@@ -308,12 +313,9 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
           message: 'Not Found',
           documentation_url: 'https://docs.github.com/rest/repos/repos#get-a-repository',
         });
-      const body = await repositoryAnswer(found);
+      const { answer: body, head } = await repositoryAnswer(found);
       // On GitHub a push changes `pushed_at` and with it the ETag. Here `pushed_at` is the head commit's
       // date, which a rewritten or back-dated commit keeps, so the head itself goes into the ETag too.
-      const head = (
-        await gitIn(repoDir(found), ['rev-parse', '--verify', '-q', 'HEAD']).catch(() => '')
-      ).trim();
       const etag = `W/"${createHash('sha256').update(JSON.stringify(body)).update(head).digest('hex').slice(0, 32)}"`;
       // A matching conditional request answers 304 and (as on GitHub) does not count against the limit.
       if (entry.ifNoneMatch === etag) return send(res, entry, 304, undefined, { etag });
@@ -325,7 +327,7 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
         (r) => r.split('/')[0]!.toLowerCase() === owner,
       );
       if (names.length === 0) return send(res, entry, 404, { message: 'Not Found' });
-      const repos = await Promise.all(names.map(async (n) => minimal(await repositoryAnswer(n))));
+      const repos = await Promise.all(names.map(async (n) => minimal((await repositoryAnswer(n)).answer)));
       const { page, link } = paginate(url, repos);
       return send(res, entry, 200, page, link ? { link } : {});
     }
@@ -339,7 +341,7 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
       }
       const items: CodeSearchItem[] = [];
       for (const name of await listBareRepos(options.reposRoot)) {
-        const repo = minimal(await repositoryAnswer(name));
+        const repo = minimal((await repositoryAnswer(name)).answer);
         for (const file of await skillFilesOf(name)) {
           items.push({
             name: path.posix.basename(file.path),

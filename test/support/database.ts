@@ -3,7 +3,7 @@
  * else from a testcontainers Postgres for contributors who have Docker. Each call creates a fresh
  * database cloned from a migrated template, so test files run in parallel without seeing each other.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { connectPostgres, type DatabaseHandle, migrate } from '@atskills/db';
 import pg from 'pg';
 
@@ -49,35 +49,42 @@ async function admin<T>(url: string, fn: (client: pg.Client) => Promise<T>): Pro
   }
 }
 
-const TEMPLATE = 'atskills_test_template';
+const TEMPLATE_PREFIX = 'atskills_test_template';
 
-async function ensureTemplate(serverUrl: string): Promise<void> {
+/**
+ * Builds (once) the migrated template for the current migration set and returns its name. The name
+ * carries a digest of the migrations, so checkouts with different migrations (git worktrees, branches
+ * tested side by side) each keep their own template instead of dropping each other's.
+ */
+async function ensureTemplate(serverUrl: string): Promise<string> {
+  const fingerprint = await migrationsFingerprint();
+  const template = `${TEMPLATE_PREFIX}_${createHash('sha256').update(fingerprint).digest('hex').slice(0, 12)}`;
   await admin(serverUrl, async (client) => {
     // One process builds the template at a time; the others wait on the lock and then reuse it.
     await client.query('select pg_advisory_lock(424242)');
     try {
-      const fingerprint = await migrationsFingerprint();
       const found = await client.query(
         `select d.datname, shobj_description(d.oid, 'pg_database') as note from pg_database d where datname = $1`,
-        [TEMPLATE],
+        [template],
       );
       if (found.rowCount && found.rows[0].note === fingerprint) return;
       if (found.rowCount) {
-        await client.query(`update pg_database set datistemplate = false where datname = $1`, [TEMPLATE]);
-        await client.query(`drop database if exists ${TEMPLATE} with (force)`);
+        await client.query(`update pg_database set datistemplate = false where datname = $1`, [template]);
+        await client.query(`drop database if exists ${template} with (force)`);
       }
-      await client.query(`create database ${TEMPLATE}`);
-      const handle = connectPostgres({ url: withDatabase(serverUrl, TEMPLATE), max: 1 });
+      await client.query(`create database ${template}`);
+      const handle = connectPostgres({ url: withDatabase(serverUrl, template), max: 1 });
       try {
         await migrate(handle);
       } finally {
         await handle.close();
       }
-      await client.query(`comment on database ${TEMPLATE} is '${fingerprint}'`);
+      await client.query(`comment on database ${template} is '${fingerprint}'`);
     } finally {
       await client.query('select pg_advisory_unlock(424242)');
     }
   });
+  return template;
 }
 
 async function migrationsFingerprint(): Promise<string> {
@@ -98,9 +105,9 @@ export interface TestDatabase extends DatabaseHandle {
 /** Creates a fresh, migrated database for one test file. */
 export async function createTestDatabase(label = 'test'): Promise<TestDatabase> {
   const serverUrl = await postgresServerUrl();
-  await ensureTemplate(serverUrl);
+  const template = await ensureTemplate(serverUrl);
   const name = `atskills_${label.replace(/[^a-z0-9]/gi, '_').toLowerCase()}_${randomBytes(4).toString('hex')}`;
-  await admin(serverUrl, (client) => client.query(`create database ${name} template ${TEMPLATE}`));
+  await admin(serverUrl, (client) => client.query(`create database ${name} template ${template}`));
   const url = withDatabase(serverUrl, name);
   const handle = connectPostgres({ url, max: 5 });
   return {

@@ -1,0 +1,8 @@
+export { AppAccessError, type AppAccessFailure, GithubApp, type InstallationToken } from './github-app.js';
+export {
+  GithubAuthEnvSchema,
+  type GithubAuthSettings,
+  GithubAuthSettingsError,
+  loadGithubAuthSettings,
+} from './settings.js';
+export { type SealedToken, TokenKeyring, TokenKeyringError } from './token-keyring.js';

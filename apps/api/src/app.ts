@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DatabaseHandle } from '@atskills/db';
+import { LinkAccess } from '@atskills/github-auth';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -24,10 +25,12 @@ import openapiRoutes from './routes/openapi.js';
 import searchRoutes from './routes/search.js';
 import collectionsRoutes from './routes/v1/collections/index.js';
 import v1Routes from './routes/v1/index.js';
+import linksRoutes from './routes/v1/teams/links.js';
 import webRoutes from './routes/web.js';
 import { loggerOptions } from './runtime/logging.js';
 import opsPlugin, { type OpsDeps } from './runtime/ops-plugin.js';
 import type { SearchEngine } from './search/engine.js';
+import type { LinkIndexQueue } from './services/links/links.js';
 
 /** What buildApp can be handed instead of building it from the config (tests, the CLI, benchmarks). */
 export interface AppDeps {
@@ -45,6 +48,10 @@ export interface AppDeps {
   metrics?: HubMetrics;
   /** Readiness checks, rate limit, CORS, queue dashboard (runtime/ops-plugin.ts). */
   ops?: OpsDeps;
+  /** Where new and re-requested link indexes go (the crawler's link queue); none: links wait for a worker. */
+  linkQueue?: LinkIndexQueue;
+  /** Credentials of linked repositories; default: built from the configuration. */
+  linkAccess?: LinkAccess;
 }
 
 declare module 'fastify' {
@@ -52,6 +59,8 @@ declare module 'fastify' {
     config: AppConfig;
     clock: () => Date;
     queue: unknown;
+    linkAccess: LinkAccess;
+    linkQueue: LinkIndexQueue | null;
   }
 }
 
@@ -97,6 +106,8 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
   app.decorate('config', config);
   app.decorate('clock', deps.clock ?? (() => new Date()));
   app.decorate('queue', deps.queue ?? null);
+  app.decorate('linkAccess', deps.linkAccess ?? new LinkAccess(config.github.auth, config.github.apiUrl));
+  app.decorate('linkQueue', deps.linkQueue ?? null);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
@@ -136,6 +147,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
   await app.register(searchRoutes);
   await app.register(v1Routes, { prefix: '/v1' });
   await app.register(collectionsRoutes, { prefix: '/v1' });
+  await app.register(linksRoutes, { prefix: '/v1' });
   await app.register(adminRoutes, { prefix: '/admin' });
   await app.register(apiCompatRoutes, { prefix: '/api' });
   await app.register(webRoutes);

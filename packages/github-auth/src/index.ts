@@ -1,5 +1,13 @@
 export { AppAccessError, type AppAccessFailure, GithubApp, type InstallationToken } from './github-app.js';
 export {
+  LinkAccess,
+  type LinkAccessCode,
+  LinkAccessError,
+  type LinkCredentialRow,
+  type ReadableRepository,
+  tokenContext,
+} from './link-credential.js';
+export {
   GithubAuthEnvSchema,
   type GithubAuthSettings,
   GithubAuthSettingsError,

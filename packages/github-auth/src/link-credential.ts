@@ -87,12 +87,15 @@ export class LinkAccess {
   }
 
   /** A token that reads the link's repository now: the opened sealed token or a fresh installation token. */
-  async tokenFor(link: LinkCredentialRow & { namespace: string; collection: string }): Promise<string> {
+  async tokenFor(
+    link: LinkCredentialRow & { namespace: string; collection: string },
+    options: { refresh?: boolean } = {},
+  ): Promise<string> {
     if (link.credential === 'app') {
       if (!this.app)
         throw new LinkAccessError('app-not-configured', 'This hub has no GitHub App configured.');
       try {
-        return (await this.app.tokenFor(link.installationId as number, link.githubRepo)).token;
+        return (await this.app.tokenFor(link.installationId as number, link.githubRepo, options)).token;
       } catch (error) {
         if (error instanceof AppAccessError) throw new LinkAccessError(error.code, error.message);
         throw error;

@@ -99,8 +99,16 @@ export async function indexLink(
 
   let snapshot: RemoteSnapshot | null = null;
   try {
-    const token = await linkToken(deps, link);
-    const repo = await access.readRepository(link.githubOwner, link.githubRepo, token);
+    let token = await linkToken(deps, link);
+    let repo: Awaited<ReturnType<LinkAccess['readRepository']>>;
+    try {
+      repo = await access.readRepository(link.githubOwner, link.githubRepo, token);
+    } catch (error) {
+      // A cached installation token dies with its installation: mint a fresh one, which says why.
+      if (!(error instanceof LinkAccessError) || link.credential !== 'app') throw error;
+      token = await access.tokenFor(link, { refresh: true });
+      repo = await access.readRepository(link.githubOwner, link.githubRepo, token);
+    }
     if (repo.id !== link.githubRepoId) await setLinkRepositoryId(db, link.id, repo.id);
     const url = `${settings.GIT_BASE_URL.replace(/\/+$/, '')}/${repo.owner}/${repo.name}.git`;
     const remote = { token, signal: ctx.signal };

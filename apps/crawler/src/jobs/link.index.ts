@@ -1,12 +1,11 @@
 import {
-  appendAudit,
   cachedSafetyVerdicts,
   type Database,
   findLinkById,
   type LinkedSkill,
   type LinkProblem,
   type LinkWithNames,
-  markLinkFailed,
+  recordLinkFailure,
   type StoredFlag,
   setLinkInstallation,
   setLinkRepositoryId,
@@ -93,6 +92,7 @@ export async function indexLink(
   const { db, settings, access } = deps;
   const link = await findLinkById(db, data.linkId);
   if (!link) return { outcome: 'missing', skills: 0 };
+  const before = { installationId: link.installationId };
   const identity = `hub:${link.namespace}/${link.collection}`;
   const log = deps.logger.child({ link: identity, linkId: link.id });
   await setLinkStatus(db, link.id, 'indexing', new Date());
@@ -195,6 +195,9 @@ export async function indexLink(
       ) {
         throw notAuthorized(link);
       }
+      if (link.installationId !== null && before.installationId !== link.installationId) {
+        await setLinkInstallation(db, link.id, link.installationId);
+      }
     }
 
     const errors: LinkProblem[] = [];
@@ -269,9 +272,9 @@ export async function indexLink(
 /** A token for the link; App links find (and remember) their installation on the first index. */
 async function linkToken(deps: LinkIndexDeps, link: LinkWithNames): Promise<string> {
   if (link.credential === 'app' && link.installationId === null) {
-    const installationId = await deps.access.installationFor(link.githubOwner, link.githubRepo);
-    await setLinkInstallation(deps.db, link.id, installationId);
-    link.installationId = installationId;
+    // Kept in memory until the repository's marker allows the link: a refused link must not remember
+    // (and later be told about) an installation on a repository that is not its team's.
+    link.installationId = await deps.access.installationFor(link.githubOwner, link.githubRepo);
   }
   return deps.access.tokenFor(link);
 }
@@ -303,31 +306,18 @@ function asFailure(error: unknown, link: LinkWithNames): LinkFailure | undefined
   return undefined;
 }
 
-/** Marks the link failed and, the first time for this reason, tells its owners through the audit log. */
+/** Marks the link failed; the first time for this reason its owners are told in the audit log. */
 async function recordFailure(
   deps: LinkIndexDeps,
   link: LinkWithNames,
   failure: LinkFailure,
   requestId: string | undefined,
 ): Promise<void> {
-  const at = new Date();
-  await deps.db.transaction(async (tx) => {
-    const fresh = await markLinkFailed(tx, link.id, { code: failure.code, message: failure.message, at });
-    if (!fresh) return;
-    await appendAudit(tx, {
-      namespaceId: link.namespaceId,
-      actorUserId: null,
-      action: 'link.failed',
-      target: `hub:${link.namespace}/${link.collection}`,
-      details: {
-        repository: `${link.githubOwner}/${link.githubRepo}`,
-        code: failure.code,
-        message: failure.message,
-        servingRevision: link.headCommit,
-      },
-      requestId: requestId ?? null,
-      at,
-    });
+  await recordLinkFailure(deps.db, link, {
+    code: failure.code,
+    message: failure.message,
+    at: new Date(),
+    requestId,
   });
 }
 

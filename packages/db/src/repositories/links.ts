@@ -7,7 +7,7 @@ import { collectionRevisions, collections, namespaces } from '../schema/teams.js
 import type { SkillContent } from './index-write.js';
 import { batches, uniqueBy } from './publish-write.js';
 import { skillContentFromExcluded } from './skill-upsert.js';
-import type { DbExecutor } from './teams.js';
+import { appendAudit, type DbExecutor } from './teams.js';
 
 export type LinkRow = typeof repositoryLinks.$inferSelect;
 
@@ -262,6 +262,35 @@ export async function markLinkFailed(
       ),
     );
   return !repeated;
+}
+
+/**
+ * Marks a link failed and, the first time for this reason, tells its owners in the audit log (`link.failed`,
+ * with the revision members keep reading). True when the owners were told.
+ */
+export async function recordLinkFailure(
+  db: Database,
+  link: LinkWithNames,
+  failure: { code: string; message: string; at: Date; requestId?: string | null },
+): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    if (!(await markLinkFailed(tx, link.id, failure))) return false;
+    await appendAudit(tx, {
+      namespaceId: link.namespaceId,
+      actorUserId: null,
+      action: 'link.failed',
+      target: `hub:${link.namespace}/${link.collection}`,
+      details: {
+        repository: `${link.githubOwner}/${link.githubRepo}`,
+        code: failure.code,
+        message: failure.message,
+        servingRevision: link.headCommit,
+      },
+      requestId: failure.requestId ?? null,
+      at: failure.at,
+    });
+    return true;
+  });
 }
 
 /** Removes a link: its collection is deleted (410 to members, 404 to everyone else), the sealed token with it. */

@@ -88,7 +88,7 @@ export async function compatGet(
       pinned: resolved.pinned,
     };
   }
-  throw problem(404, 'not-found', `Nothing at ${located.identity.identity}`);
+  throw problem('not-found', `Nothing at ${located.identity.identity}`);
 }
 
 /** GET /api/skills?prefix=<path>/: the menu of a folder as text. */

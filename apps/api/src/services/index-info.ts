@@ -13,7 +13,7 @@ export async function getRepositoryReport(
   repo: string,
 ): Promise<RepositoryReport> {
   const found = await findRepositoryWithReport(db, owner, repo);
-  if (!found) throw problem(404, 'not-found', `The hub has not crawled ${owner}/${repo}`);
+  if (!found) throw problem('not-found', `The hub has not crawled ${owner}/${repo}`);
   const { repo: r, report } = found;
   return {
     owner: r.owner,

@@ -61,18 +61,7 @@ export interface RepositoryJobResult {
 
 /** Errors worth another attempt (the upstream or network may recover); others are recorded at once. */
 function isRetryable(error: unknown): boolean {
-  if (error instanceof GitError) return error.kind === 'unavailable' || error.kind === 'other';
-  return !(error instanceof RepositoryFailure);
-}
-
-/** A failure recorded in the report without retrying. */
-class RepositoryFailure extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
+  return !(error instanceof GitError) || error.kind === 'unavailable' || error.kind === 'other';
 }
 
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
@@ -364,8 +353,7 @@ export async function crawlRepository(
       return recordFailure('access-denied', error.message);
     }
     if (isRetryable(error) && !ctx.finalAttempt) throw error;
-    const code = error instanceof RepositoryFailure ? error.code : 'crawl-failed';
-    return recordFailure(code, (error as Error).message);
+    return recordFailure('crawl-failed', (error as Error).message);
   } finally {
     await snapshot?.dispose();
   }

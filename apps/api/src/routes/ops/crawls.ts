@@ -75,7 +75,6 @@ export const CrawlStatusResponse = z.object({
 function requireOperator(request: FastifyRequest): void {
   if (request.viewer.userId === null) {
     throw problem(
-      401,
       'unauthorized',
       'Starting crawls needs a token with the admin scope',
       {},
@@ -84,11 +83,11 @@ function requireOperator(request: FastifyRequest): void {
       },
     );
   }
-  if (!isHubAdmin(request.viewer)) throw problem(403, 'forbidden', 'Starting crawls needs the admin scope');
+  if (!isHubAdmin(request.viewer)) throw problem('forbidden', 'Starting crawls needs the admin scope');
 }
 
 function crawlerOf(app: FastifyInstance): Crawler {
-  if (!app.queue) throw problem(503, 'unavailable', 'This instance has no crawl queue');
+  if (!app.queue) throw problem('unavailable', 'This instance has no crawl queue');
   return app.queue as Crawler;
 }
 
@@ -123,11 +122,7 @@ export default async function crawlRoutes(app: FastifyInstance) {
           : { kind: 'org' as const, name: discover!.slice('org:'.length) };
       const parsed = DiscoverySource.safeParse(source);
       if (!parsed.success) {
-        throw problem(
-          400,
-          'bad-request',
-          `Invalid repositories: ${parsed.error.issues[0]?.message ?? 'invalid'}`,
-        );
+        throw problem('bad-request', `Invalid repositories: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
       }
       const kind = parsed.data.kind === 'known' ? 'rebuild' : parsed.data.kind;
       const runId = await crawler.startRun({
@@ -158,7 +153,7 @@ export default async function crawlRoutes(app: FastifyInstance) {
     async (request) => {
       requireOperator(request);
       const progress = await crawlerOf(app).progress(request.params.runId);
-      if (!progress) throw problem(404, 'not-found', `No crawl run ${request.params.runId}`);
+      if (!progress) throw problem('not-found', `No crawl run ${request.params.runId}`);
       return {
         ...progress,
         startedAt: progress.startedAt.toISOString(),

@@ -11,10 +11,10 @@ import {
   writePublish,
 } from '@atskills/db';
 import { SAFETY_RULES, scanSkillFiles } from '@atskills/protocol';
-import type { Viewer } from '../../plugins/viewer.js';
 import { problem } from '../../problems.js';
 import { checkAccountName, checkCollectionName } from '../auth/names.js';
 import { canPublishTo, requireScope } from '../auth/permissions.js';
+import type { Viewer } from '../auth/viewer.js';
 import { extractArchive } from './extract-archive.js';
 import type { PublishLimits } from './limits.js';
 import { findLookalikes } from './lookalike.js';
@@ -69,7 +69,6 @@ export async function authorizePublish(
   const namespace = await findNamespace(db, namespaceName);
   if (!namespace || !canPublishTo(viewer, namespaceName)) {
     throw problem(
-      403,
       'forbidden',
       `You may not publish to hub:${namespaceName}; an owner of "${namespaceName}" can give you the publisher role.`,
     );
@@ -186,7 +185,7 @@ export async function deleteCollection(
   return db.transaction(async (tx) => {
     const found = await findCollection(tx, target.namespace.name, target.collection);
     if (!found || found.deletedAt || !(await markCollectionDeleted(tx, found.id, ctx.now))) {
-      throw problem(404, 'not-found', `No collection ${identity}.`);
+      throw problem('not-found', `No collection ${identity}.`);
     }
     await appendAudit(tx, {
       namespaceId: target.namespace.id,
@@ -215,7 +214,7 @@ export async function collectionRevisions(
   const visible =
     found !== undefined &&
     (found.visibility === 'public' || viewer.isAdmin || viewer.readableNamespaces.includes(found.namespace));
-  if (!found || !visible) throw problem(404, 'not-found', `No collection ${identity}.`);
+  if (!found || !visible) throw problem('not-found', `No collection ${identity}.`);
   const revisions = await listCollectionRevisions(db, found.id);
   return {
     identity,

@@ -1,3 +1,4 @@
+import { formatIdentity, splitIdentityPrefix } from '@atskills/protocol';
 import type { FastifyRequest } from 'fastify';
 import { problem } from '../problems.js';
 
@@ -13,5 +14,6 @@ export function rawIdentity(request: FastifyRequest, marker: string): string {
   if (raw === '') throw problem('bad-identity', 'The URL holds no identity', { reason: 'empty' });
   // A client that escaped the whole identity (encodeURIComponent) also escaped the prefix's colon; in a
   // URL that is unambiguous, unlike in a message, so accept it.
-  return raw.replace(/^(gh|hub)%3A/i, (_m, prefix: string) => `${prefix.toLowerCase()}:`);
+  const { source, rest } = splitIdentityPrefix(raw, { encodedColon: true });
+  return source === 'local' ? raw : formatIdentity(source, rest);
 }

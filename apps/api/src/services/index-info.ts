@@ -1,4 +1,5 @@
 import { corpusStats, type Database, findRepositoryWithReport, type ReadScope } from '@atskills/db';
+import { formatIdentity } from '@atskills/protocol';
 import { problem } from '../problems.js';
 import type { RepositoryReport, StatsResponse } from '../schemas.js';
 
@@ -18,7 +19,7 @@ export async function getRepositoryReport(
   return {
     owner: r.owner,
     name: r.name,
-    identity: `gh:${r.owner}/${r.name}`,
+    identity: formatIdentity('gh', `${r.owner}/${r.name}`),
     defaultBranch: r.defaultBranch,
     headRevision: r.headRevision,
     description: r.description,

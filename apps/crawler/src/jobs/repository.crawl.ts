@@ -18,6 +18,7 @@ import {
   caseWarnings,
   findSkillFolders,
   formatIdentity,
+  githubGitUrl,
   parseIdentity,
   SKILL_FILE,
   skillFiles,
@@ -167,7 +168,7 @@ export async function crawlRepository(
   }
   const metadataWrite = metadata?.status === 'ok' ? { etag: metadata.etag, ...metadata.metadata } : undefined;
 
-  const url = `${settings.GIT_BASE_URL.replace(/\/+$/, '')}/${data.owner}/${data.repo}.git`;
+  const url = githubGitUrl(settings.GIT_BASE_URL, data.owner, data.repo);
   const remote = { token: settings.GITHUB_TOKEN, signal: ctx.signal };
   let snapshot: RemoteSnapshot | null = null;
   try {

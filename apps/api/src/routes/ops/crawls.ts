@@ -1,10 +1,23 @@
 import { type Crawler, crawlStatus, DiscoverySource } from '@atskills/crawler';
+import { IdentityError, parseGithubRepository } from '@atskills/protocol';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { problem } from '../../problems.js';
 import { problems } from '../../schemas.js';
 import { isHubAdmin } from '../../services/auth/permissions.js';
+
+/** `owner/repo` of one entry of `repos` (`gh:` prefix, URL and trailing slash allowed); a 400 otherwise. */
+function repositoryName(text: string): string {
+  try {
+    const { owner, repo } = parseGithubRepository(text);
+    return `${owner}/${repo}`;
+  } catch (error) {
+    if (error instanceof IdentityError)
+      throw problem('bad-request', `Invalid repositories: ${error.message}`);
+    throw error;
+  }
+}
 
 /** Body of POST /v1/crawls: an explicit repository list or a discovery source. */
 export const StartCrawlRequest = z
@@ -116,7 +129,7 @@ export default async function crawlRoutes(app: FastifyInstance) {
       const crawler = crawlerOf(app);
       const { repos, discover, force } = request.body;
       const source = repos
-        ? { kind: 'repos' as const, repos: repos.map((r) => r.replace(/^gh:/, '').replace(/\/+$/, '')) }
+        ? { kind: 'repos' as const, repos: repos.map(repositoryName) }
         : discover === 'code-search'
           ? { kind: 'code-search' as const }
           : { kind: 'org' as const, name: discover!.slice('org:'.length) };

@@ -10,7 +10,7 @@ import {
   type StoredFlag,
   writePublish,
 } from '@atskills/db';
-import { SAFETY_RULES, scanSkillFiles } from '@atskills/protocol';
+import { formatIdentity, SAFETY_RULES, scanSkillFiles } from '@atskills/protocol';
 import { problem } from '../../problems.js';
 import { checkAccountName, checkCollectionName } from '../auth/names.js';
 import { canPublishTo, requireScope } from '../auth/permissions.js';
@@ -70,7 +70,7 @@ export async function authorizePublish(
   if (!namespace || !canPublishTo(viewer, namespaceName)) {
     throw problem(
       'forbidden',
-      `You may not publish to hub:${namespaceName}; an owner of "${namespaceName}" can give you the publisher role.`,
+      `You may not publish to ${formatIdentity('hub', namespaceName)}; an owner of "${namespaceName}" can give you the publisher role.`,
     );
   }
   return { namespace, collection };
@@ -88,7 +88,7 @@ export async function publishCollection(
   const names = { namespace: target.namespace.name, collection: target.collection };
   const archive = await extractArchive(ctx.body, ctx.limits);
   const validated = validateCollection(archive, names, ctx.limits);
-  const identity = `hub:${names.namespace}/${names.collection}`;
+  const identity = formatIdentity('hub', `${names.namespace}/${names.collection}`);
   const flagsBySkill = scanSkills(validated);
   const warnings = [...validated.warnings];
   for (const s of validated.skills) {
@@ -113,7 +113,7 @@ export async function publishCollection(
   for (const hit of lookalikes.slice(0, 3)) {
     warnings.push({
       code: 'look-alike',
-      message: `${identity} looks like the popular collection hub:${hit.fullName}; readers may confuse the two.`,
+      message: `${identity} looks like the popular collection ${formatIdentity('hub', hit.fullName)}; readers may confuse the two.`,
     });
   }
 
@@ -181,7 +181,7 @@ export async function deleteCollection(
   ctx: PublishContext,
 ): Promise<{ identity: string; deleted: true; lastRevision: string | null }> {
   const target = await authorizePublish(db, ctx.viewer, ctx.namespace, ctx.collection);
-  const identity = `hub:${target.namespace.name}/${target.collection}`;
+  const identity = formatIdentity('hub', `${target.namespace.name}/${target.collection}`);
   return db.transaction(async (tx) => {
     const found = await findCollection(tx, target.namespace.name, target.collection);
     if (!found || found.deletedAt || !(await markCollectionDeleted(tx, found.id, ctx.now))) {
@@ -209,7 +209,7 @@ export async function collectionRevisions(
 ) {
   const namespace = rawNamespace.toLowerCase();
   const name = rawCollection.toLowerCase();
-  const identity = `hub:${namespace}/${name}`;
+  const identity = formatIdentity('hub', `${namespace}/${name}`);
   const found = await findCollection(db, namespace, name);
   const visible =
     found !== undefined &&

@@ -3,6 +3,7 @@ import {
   describeWarning,
   FrontmatterError,
   findSkillFolders,
+  formatIdentity,
   parseIdentity,
   parseSkillMarkdown,
   SKILL_FILE,
@@ -188,10 +189,10 @@ function skillIdentity(
     target.collection,
     ...(folder === '' ? [] : folder.toLowerCase().split('/')),
   ];
-  const canonical = `hub:${path.join('/')}`;
+  const canonical = formatIdentity('hub', path.join('/'));
   try {
     // Percent-encode each segment so the identity parser sees exactly these segments.
-    const parsed = parseIdentity(`hub:${path.map(encodeURIComponent).join('/')}`);
+    const parsed = parseIdentity(formatIdentity('hub', path.map(encodeURIComponent).join('/')));
     if (parsed.identity === canonical) return canonical;
     problems.push({
       file,

@@ -10,10 +10,10 @@ import {
   type NamespaceRow,
 } from '@atskills/db';
 import { type LinkAccess, LinkAccessError, tokenContext } from '@atskills/github-auth';
-import type { Viewer } from '../../plugins/viewer.js';
 import { problem } from '../../problems.js';
 import { checkAccountName, checkCollectionName } from '../auth/names.js';
 import { requireScope, roleIn } from '../auth/permissions.js';
+import type { Viewer } from '../auth/viewer.js';
 
 /** Starts the index of a link (the crawler's link queue; in-process or BullMQ). */
 export interface LinkIndexQueue {
@@ -101,7 +101,7 @@ async function authorizeOwner(db: Database, viewer: Viewer, rawTeam: string): Pr
   requireScope(viewer, 'publish');
   const namespace = await findNamespace(db, name);
   if (!namespace || !(viewer.isAdmin || roleIn(viewer, name) === 'owner')) {
-    throw problem(403, 'forbidden', `Only owners of "${name}" link repositories to hub:${name}.`);
+    throw problem('forbidden', `Only owners of "${name}" link repositories to hub:${name}.`);
   }
   return namespace;
 }
@@ -117,7 +117,6 @@ function checkFolder(raw: string | undefined): string {
     segments.some((s) => s === '' || s === '.' || s === '..' || /[\0-\x1f]/.test(s))
   ) {
     throw problem(
-      400,
       'bad-path',
       'The folder is a path inside the repository, like skills/team (no "..", "." or empty parts).',
     );
@@ -128,10 +127,9 @@ function checkFolder(raw: string | undefined): string {
 /** Why a credential was refused, as a problem (never repeating the token). */
 function credentialProblem(error: LinkAccessError, repository: string) {
   if (error.code === 'app-not-configured' || error.code === 'token-keys-missing') {
-    return problem(422, 'link-not-configured', error.message);
+    return problem('link-not-configured', error.message);
   }
   return problem(
-    422,
     'link-credential-refused',
     `The token cannot read ${repository}: ${error.message} Give it read access to the repository's contents and metadata.`,
     { reason: error.code },
@@ -154,7 +152,7 @@ export async function createLink(
   const namespace = await authorizeOwner(db, ctx.viewer, rawTeam);
   const collection = checkCollectionName(input.collection);
   const match = REPOSITORY.exec(input.repo.trim());
-  if (!match) throw problem(400, 'bad-request', 'repo is a GitHub repository as owner/name.');
+  if (!match) throw problem('bad-request', 'repo is a GitHub repository as owner/name.');
   const [, owner = '', repo = ''] = match;
   const repository = `${owner}/${repo}`;
   const folder = checkFolder(input.folder);
@@ -164,7 +162,6 @@ export async function createLink(
   if (input.credential.kind === 'app') {
     if (!access.app) {
       throw problem(
-        422,
         'link-not-configured',
         'This hub has no GitHub App configured; link with a fine-grained token.',
       );
@@ -174,14 +171,12 @@ export async function createLink(
     const token = input.credential.token.trim();
     if (!GITHUB_TOKEN.test(token)) {
       throw problem(
-        400,
         'bad-request',
         'token is not a GitHub token (letters, digits and "_", like github_pat_...).',
       );
     }
     if (!access.keyring.enabled) {
       throw problem(
-        422,
         'link-not-configured',
         'This hub stores no tokens (LINK_TOKEN_KEYS is not set); link with the GitHub App.',
       );
@@ -189,8 +184,7 @@ export async function createLink(
     let expiresAt: Date | null = null;
     if (input.credential.expiresAt !== undefined) {
       expiresAt = new Date(input.credential.expiresAt);
-      if (Number.isNaN(expiresAt.getTime()))
-        throw problem(400, 'bad-request', 'expiresAt is an ISO 8601 date.');
+      if (Number.isNaN(expiresAt.getTime())) throw problem('bad-request', 'expiresAt is an ISO 8601 date.');
     }
     try {
       githubRepoId = (await access.readRepository(owner, repo, token)).id;
@@ -224,7 +218,6 @@ export async function createLink(
     });
     if (!row) {
       throw problem(
-        409,
         'conflict',
         `${identity} exists already; unlink or delete it, or choose another collection name.`,
       );
@@ -272,7 +265,7 @@ export async function linkStatus(
   const collection = rawCollection.toLowerCase();
   const link = await findLinkOfCollection(db, team, collection);
   const member = viewer.isAdmin || viewer.readableNamespaces.includes(team);
-  if (!link || !member) throw problem(404, 'not-found', `No linked collection hub:${team}/${collection}.`);
+  if (!link || !member) throw problem('not-found', `No linked collection hub:${team}/${collection}.`);
   const view = linkView(link);
   // Only owners see which credential it uses.
   if (!(viewer.isAdmin || roleIn(viewer, team) === 'owner')) {
@@ -298,11 +291,7 @@ export async function reindexLink(
   const namespace = await authorizeOwner(db, ctx.viewer, rawTeam);
   const link = await findLinkOfCollection(db, namespace.name, rawCollection);
   if (!link)
-    throw problem(
-      404,
-      'not-found',
-      `No linked collection hub:${namespace.name}/${rawCollection.toLowerCase()}.`,
-    );
+    throw problem('not-found', `No linked collection hub:${namespace.name}/${rawCollection.toLowerCase()}.`);
   await queue?.enqueue(link.id, { force: true, requestId: ctx.requestId });
   return linkView(link);
 }
@@ -319,7 +308,7 @@ export async function unlink(
   const identity = `hub:${namespace.name}/${collection}`;
   return db.transaction(async (tx) => {
     const link = await findLinkOfCollection(tx, namespace.name, collection);
-    if (!link) throw problem(404, 'not-found', `No linked collection ${identity}.`);
+    if (!link) throw problem('not-found', `No linked collection ${identity}.`);
     await deleteLink(tx, link, ctx.now);
     await appendAudit(tx, {
       namespaceId: namespace.id,
@@ -339,7 +328,6 @@ export async function refuseIfLinked(db: Database, namespace: string, collection
   const link = await findLinkOfCollection(db, namespace, collection);
   if (link) {
     throw problem(
-      409,
       'collection-linked',
       `hub:${link.namespace}/${link.collection} follows ${link.githubOwner}/${link.githubRepo}; push there, or unlink it first.`,
     );

@@ -57,7 +57,7 @@ export const LinkResponse = z.object({
  */
 const linksRoutes: FastifyPluginAsyncZod = async (app) => {
   const tags = ['teams'];
-  const ctx = (request: { viewer: import('../../../plugins/viewer.js').Viewer; id: string }) => ({
+  const ctx = (request: { viewer: import('../../../services/auth/viewer.js').Viewer; id: string }) => ({
     viewer: request.viewer,
     requestId: request.id,
     now: app.clock(),

@@ -49,7 +49,7 @@ export interface AppDeps {
   metrics?: HubMetrics;
   /** Readiness checks, rate limit, CORS, queue dashboard (runtime/ops-plugin.ts). */
   ops?: OpsDeps;
-  /** Where new and re-requested link indexes go (the crawler's link queue); none: links wait for a worker. */
+  /** Where link indexes go; default: the crawl queue's link queue (none without a queue). */
   linkQueue?: LinkIndexQueue;
   /** Credentials of linked repositories; default: built from the configuration. */
   linkAccess?: LinkAccess;
@@ -109,7 +109,11 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
   app.decorate('clock', deps.clock ?? (() => new Date()));
   app.decorate('queue', deps.queue ?? null);
   app.decorate('linkAccess', deps.linkAccess ?? new LinkAccess(config.github.auth, config.github.apiUrl));
-  app.decorate('linkQueue', deps.linkQueue ?? null);
+  const crawl = deps.queue;
+  app.decorate(
+    'linkQueue',
+    deps.linkQueue ?? (crawl ? { enqueue: (linkId, options) => crawl.enqueueLinkIndex(linkId, options) } : null),
+  );
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

@@ -89,6 +89,24 @@ export async function indexLink(
   data: LinkIndexJobData,
   ctx: JobContext,
 ): Promise<{ outcome: LinkIndexOutcome; skills: number }> {
+  // Indexes of one link may run at once (a push during an index): the one that read an older stored head
+  // than the one it would replace starts over instead of writing, so a newer commit is never overwritten.
+  for (let attempt = 1; ; attempt++) {
+    const result = await indexOnce(deps, data, ctx);
+    if (result.outcome !== 'superseded' || attempt >= 5) {
+      return {
+        outcome: result.outcome === 'superseded' ? 'unchanged' : result.outcome,
+        skills: result.skills,
+      };
+    }
+  }
+}
+
+async function indexOnce(
+  deps: LinkIndexDeps,
+  data: LinkIndexJobData,
+  ctx: JobContext,
+): Promise<{ outcome: LinkIndexOutcome | 'superseded'; skills: number }> {
   const { db, settings, access } = deps;
   const link = await findLinkById(db, data.linkId);
   if (!link) return { outcome: 'missing', skills: 0 };
@@ -122,14 +140,16 @@ export async function indexLink(
         path,
         revision: s.revision,
       }));
-      await writeLinkIndex(db, {
+      const confirmed = await writeLinkIndex(db, {
         linkId: link.id,
+        expectedHead: link.headCommit,
         commit: head.commit,
         skills,
         manifest: [],
         problems: link.problems,
         at: new Date(),
       });
+      if (confirmed !== 'written') return { outcome: confirmed, skills: 0 };
       return { outcome: 'unchanged', skills: skills.length };
     }
 
@@ -236,13 +256,14 @@ export async function indexLink(
     manifest.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     const written = await writeLinkIndex(db, {
       linkId: link.id,
+      expectedHead: link.headCommit,
       commit: fetched.commit,
       skills,
       manifest,
       problems,
       at: new Date(),
     });
-    if (!written) return { outcome: 'missing', skills: 0 };
+    if (written !== 'written') return { outcome: written, skills: 0 };
     log.info(
       { commit: fetched.commit, skills: skills.length, changed: prepared.length },
       'linked repository indexed',

@@ -331,6 +331,8 @@ export interface LinkedSkill {
 /** One index of a linked collection, written in one transaction. */
 export interface LinkIndexWrite {
   linkId: number;
+  /** The link's stored head when the index began: another index wrote meanwhile when it differs. */
+  expectedHead: string | null;
   commit: string;
   skills: LinkedSkill[];
   /** Files of the collection revision (paths relative to the collection root). */
@@ -342,9 +344,13 @@ export interface LinkIndexWrite {
 /**
  * Writes one index of a linked collection: blobs (content-addressed), skills under `hub:<ns>/<coll>` with
  * the collection's visibility, their revisions (`?rev=`), safety verdicts, the collection revision that
- * follows the commit, gone marks, and the link's status. Returns false when the link was removed meanwhile.
+ * follows the commit, gone marks, and the link's status. `missing` when the link was removed meanwhile,
+ * `superseded` when another index of it wrote since this one began (nothing is written then).
  */
-export async function writeLinkIndex(db: Database, input: LinkIndexWrite): Promise<boolean> {
+export async function writeLinkIndex(
+  db: Database,
+  input: LinkIndexWrite,
+): Promise<'written' | 'missing' | 'superseded'> {
   return db.transaction(async (tx) => {
     const [row] = await tx
       .select({ link: repositoryLinks, collection: collections, namespace: namespaces.name })
@@ -353,7 +359,8 @@ export async function writeLinkIndex(db: Database, input: LinkIndexWrite): Promi
       .innerJoin(namespaces, eq(namespaces.id, repositoryLinks.namespaceId))
       .where(eq(repositoryLinks.id, input.linkId))
       .for('update');
-    if (!row) return false;
+    if (!row) return 'missing';
+    if (row.link.headCommit !== input.expectedHead) return 'superseded';
     const { collection, namespace } = row;
     const at = input.at;
 
@@ -493,6 +500,6 @@ export async function writeLinkIndex(db: Database, input: LinkIndexWrite): Promi
         updatedAt: at,
       })
       .where(eq(repositoryLinks.id, input.linkId));
-    return true;
+    return 'written';
   });
 }

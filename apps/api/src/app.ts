@@ -112,7 +112,8 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
   const crawl = deps.queue;
   app.decorate(
     'linkQueue',
-    deps.linkQueue ?? (crawl ? { enqueue: (linkId, options) => crawl.enqueueLinkIndex(linkId, options) } : null),
+    deps.linkQueue ??
+      (crawl ? { enqueue: (linkId, options) => crawl.enqueueLinkIndex(linkId, options) } : null),
   );
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);

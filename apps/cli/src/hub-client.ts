@@ -7,10 +7,10 @@ import {
   ResolveError,
 } from '@atskills/protocol/node';
 
-/** One call to the hub's JSON API (search, publish); errors become ResolveErrors with exit-code meaning. */
+/** One call to the hub's JSON API (search, publish, links); errors become ResolveErrors with exit-code meaning. */
 export async function hubRequest(
   settings: Readonly<ClientSettings>,
-  method: 'GET' | 'PUT',
+  method: 'GET' | 'PUT' | 'POST' | 'DELETE',
   route: string,
   init: { body?: Buffer; contentType?: string; auth?: boolean } = {},
 ): Promise<unknown> {

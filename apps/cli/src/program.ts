@@ -3,6 +3,7 @@ import { registerCache } from './commands/cache.js';
 import { registerExpand } from './commands/expand.js';
 import { registerGet } from './commands/get.js';
 import { registerInstall } from './commands/install.js';
+import { registerLink } from './commands/link.js';
 import { registerLogin } from './commands/login.js';
 import { registerPrompt } from './commands/prompt.js';
 import { registerPublish } from './commands/publish.js';
@@ -55,5 +56,6 @@ export function buildProgram(ctx: CliContext): Command {
   registerLogin(program, ctx);
   registerSearch(program, ctx);
   registerPublish(program, ctx);
+  registerLink(program, ctx);
   return program;
 }

@@ -23,6 +23,8 @@ export interface LinkedHub {
   standin: GithubStandin;
   github: PrivateGithub;
   root: string;
+  /** The hub's settings of the stand-in's App and the token key (LINK_TOKEN_KEYS). */
+  env: Record<string, string>;
   /** Work folders of the repositories made with addRepo (to commit to). */
   work: Map<string, string>;
   /** Creates a repository (private unless said otherwise). */
@@ -73,6 +75,7 @@ export async function createLinkedHub(label: string, env: Record<string, string>
     standin,
     github,
     root,
+    env: hubEnv,
     work,
     async addRepo(fullName, files, options = {}) {
       const { workDir } = await createRepo(root, fullName, files);

@@ -1,5 +1,8 @@
+import { randomBytes } from 'node:crypto';
+import { loadGithubAuthSettings, TokenKeyring } from '@atskills/github-auth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packCollection, skillMd } from '../../../test/fixtures/archives/make.js';
+import { runCli as runHubCli } from '../src/cli.js';
 import { createLinkedHub, type LinkedHub, link } from './links-fixtures.js';
 import { auth, publish, seedTeam, type Tokens } from './teams-fixtures.js';
 
@@ -189,6 +192,31 @@ describe('a token link', () => {
     const again = await get('/admin/namespaces/acme/audit', auth(tokens, 'owner'));
     expect(again.json().entries.filter((e: { action: string }) => e.action === 'link.failed')).toHaveLength(
       1,
+    );
+  });
+});
+
+describe('token keys', () => {
+  it('rotate: the operator re-seals stored tokens with a new first key, after which the old key can go', async () => {
+    const newKey = `k2:${randomBytes(32).toString('base64')}`;
+    const env = { ...t.env, LINK_TOKEN_KEYS: `${newKey},${t.env.LINK_TOKEN_KEYS}` };
+    let out = '';
+    const code = await runHubCli(['admin', 'rotate-link-keys', '--json'], {
+      database: t.hub.db,
+      env,
+      stdout: (s) => (out += s),
+      stderr: () => {},
+    });
+    expect(code).toBe(0);
+    expect(JSON.parse(out)).toEqual({ resealed: 1, keyId: 'k2' });
+    const rows = (await t.hub.db.db.execute(
+      'select token_key_id, token_sealed from repository_links where token_sealed is not null' as never,
+    )) as unknown as { rows: { token_key_id: string; token_sealed: string }[] };
+    const [row] = rows.rows;
+    expect(row?.token_key_id).toBe('k2');
+    const onlyNew = new TokenKeyring(loadGithubAuthSettings({ LINK_TOKEN_KEYS: newKey }).tokenKeys);
+    expect(onlyNew.open({ keyId: 'k2', sealed: row?.token_sealed ?? '' }, 'hub:acme/playbooks')).toMatch(
+      /^github_pat_/,
     );
   });
 });

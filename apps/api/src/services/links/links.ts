@@ -6,10 +6,12 @@ import {
   findNamespace,
   insertLink,
   type LinkWithNames,
+  linksSealedWithOtherKeys,
   listLinks,
   type NamespaceRow,
+  updateLinkSealedToken,
 } from '@atskills/db';
-import { type LinkAccess, LinkAccessError, tokenContext } from '@atskills/github-auth';
+import { type LinkAccess, LinkAccessError, type TokenKeyring, tokenContext } from '@atskills/github-auth';
 import { problem } from '../../problems.js';
 import { checkAccountName, checkCollectionName } from '../auth/names.js';
 import { requireScope, roleIn } from '../auth/permissions.js';
@@ -321,6 +323,26 @@ export async function unlink(
     });
     return { identity, unlinked: true as const, lastCommit: link.headCommit };
   });
+}
+
+/**
+ * Re-seals every stored token that another key than the current (first) one of LINK_TOKEN_KEYS sealed, so
+ * the old key can then be dropped from the configuration. Returns how many were re-sealed.
+ */
+export async function rotateLinkTokens(db: Database, keyring: TokenKeyring): Promise<number> {
+  const current = keyring.currentKeyId;
+  if (!current)
+    throw problem('link-not-configured', 'LINK_TOKEN_KEYS is not set: there is no key to rotate to.');
+  let moved = 0;
+  for (const link of await linksSealedWithOtherKeys(db, current)) {
+    const context = tokenContext(link.namespace, link.collection);
+    const sealed = keyring.reseal({ keyId: link.tokenKeyId ?? '', sealed: link.tokenSealed ?? '' }, context);
+    if (sealed) {
+      await updateLinkSealedToken(db, link.id, sealed);
+      moved++;
+    }
+  }
+  return moved;
 }
 
 /** Refuses uploads and deletions of a linked collection: its content comes from the repository. */

@@ -201,8 +201,8 @@ describe('error pages', () => {
     expectHtmlPage(res);
     expect(res.body).toContain('That identity is not valid');
     expect(res.body).toContain('<code>bad-identity</code>');
-    expect(res.body).toContain('The identity holds a backslash');
-    expect(res.body).toContain('Rule broken: <code>backslash</code>');
+    expect(res.body).toContain('The identity holds an encoded separator');
+    expect(res.body).toContain('Rule broken: <code>encoded-separator</code>');
   });
 });
 

@@ -63,7 +63,13 @@ describe('parseIdentity', () => {
   });
 
   it('refuses encoded separators instead of making new segments', () => {
-    for (const text of ['gh:o/r/a%2Fb/x', 'gh:o/r/a%2fb', 'hub:t/c/a%5Cb', 'a/%5cb', 'https://github.com/o/r/tree/main/a%2Fb'])
+    for (const text of [
+      'gh:o/r/a%2Fb/x',
+      'gh:o/r/a%2fb',
+      'hub:t/c/a%5Cb',
+      'a/%5cb',
+      'https://github.com/o/r/tree/main/a%2Fb',
+    ])
       expect(codeOf(text)).toBe('encoded-separator');
   });
 

@@ -27,6 +27,8 @@ export function registerGet(program: Command, ctx: CliContext): void {
           texts.push(renderInjection(resolved));
           if (resolved.stale && !opts.json)
             ctx.err(`warning: ${resolved.identity} is stale: ${resolved.staleReason}`);
+          if (resolved.kind === 'skill')
+            for (const p of resolved.problems ?? []) ctx.err(`warning: ${p.file}: ${p.message} [${p.rule}]`);
         } catch (error) {
           ctx.fail(exitCodeFor(error));
           results.push(errorJson(error, identity));

@@ -7,6 +7,7 @@ import type { MenuItem } from '../menu.js';
 import { type CachedEntry, type CacheEntryMeta, SkillCache } from './cache.js';
 import { type FetchedEntry, GitSource } from './git-source.js';
 import { HubSource } from './hub-source.js';
+import { checkLocalSkill, type LocalSkillProblem } from './local-check.js';
 import { resolveLocal } from './local-source.js';
 import { ResolveError } from './resolve-error.js';
 import type { ClientSettings } from './settings.js';
@@ -34,6 +35,8 @@ export interface ResolvedSkill extends ResolvedBase {
   name: string;
   description: string;
   body: string;
+  /** A project skill's breaks of SPEC 1.1 (file and rule), so callers can warn; absent when valid or cloud. */
+  problems?: LocalSkillProblem[];
 }
 
 /** A resolved folder without SKILL.md: one row per skill beneath it. */
@@ -71,14 +74,17 @@ export class Resolver {
     const id = typeof identity === 'string' ? parseIdentity(identity) : identity;
     if (!options.skipLocal) {
       const local = await resolveLocal(id, options.projectDir);
-      if (local?.kind === 'skill')
+      if (local?.kind === 'skill') {
+        const problems = await checkLocalSkill(local.dir, options.projectDir);
         return {
           ...(await readSkill(local.dir, id.path)),
           identity: id.identity,
           revision: 'local',
           stale: false,
           origin: 'local',
+          ...(problems.length > 0 ? { problems } : {}),
         };
+      }
       if (local?.kind === 'menu')
         return {
           kind: 'menu',

@@ -17,6 +17,8 @@ describe('ATSKILLS_HUB', () => {
 
   it('normalizes the stored login value the same way, the environment winning', () => {
     expect(loadSettings({}, { hub: 'http://a.test/api/skills' }).hubUrl).toBe('http://a.test');
-    expect(loadSettings({ ATSKILLS_HUB: 'http://b.test' }, { hub: 'http://a.test' }).hubUrl).toBe('http://b.test');
+    expect(loadSettings({ ATSKILLS_HUB: 'http://b.test' }, { hub: 'http://a.test' }).hubUrl).toBe(
+      'http://b.test',
+    );
   });
 });

@@ -1,11 +1,10 @@
+import { isValidGithubRepositoryName } from '@atskills/protocol';
 import type { JobsOptions } from 'bullmq';
 import { z } from 'zod';
 import type { CrawlerSettings } from './config.js';
 
-/** `owner/repo` as GitHub spells it (validated loosely here; identities validate strictly later). */
-export const RepositoryName = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,38}\/[A-Za-z0-9._-]{1,100}$/, 'expected owner/repo');
+/** `owner/repo` by the protocol's GitHub name rules (the same ones a `gh:` identity obeys). */
+export const RepositoryName = z.string().refine(isValidGithubRepositoryName, 'expected owner/repo');
 
 /** Where a discovery job finds repositories. */
 export const DiscoverySource = z.discriminatedUnion('kind', [

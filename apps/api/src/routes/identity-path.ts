@@ -1,3 +1,4 @@
+import { formatIdentity, splitIdentityPrefix } from '@atskills/protocol';
 import type { FastifyRequest } from 'fastify';
 import { problem } from '../problems.js';
 
@@ -11,11 +12,12 @@ export function rawIdentity(request: FastifyRequest, marker: string): string {
   const path = request.url.split('?', 1)[0] ?? '';
   const at = path.indexOf(marker);
   const raw = at >= 0 ? path.slice(at + marker.length) : '';
-  if (raw === '') throw problem(400, 'bad-identity', 'The URL holds no identity', { reason: 'empty' });
+  if (raw === '') throw problem('bad-identity', 'The URL holds no identity', { reason: 'empty' });
   // A client that escaped the whole identity (encodeURIComponent) also escaped the prefix's colon and every
   // slash; in a URL that is unambiguous, unlike in a message, so accept it. Anywhere else an encoded
   // separator reaches the core, which refuses it (encoded-separator) rather than make a new segment.
-  const escapedPrefix = /^(gh|hub)%3A/i.exec(raw);
-  if (!escapedPrefix) return raw;
-  return `${(escapedPrefix[1] ?? '').toLowerCase()}:${raw.slice(escapedPrefix[0].length).replace(/%2F/gi, '/')}`;
+  const { source, rest } = splitIdentityPrefix(raw, { encodedColon: true });
+  if (source === 'local') return raw;
+  const escapedWhole = /%3A$/i.test(raw.slice(0, raw.length - rest.length));
+  return formatIdentity(source, escapedWhole ? rest.replace(/%2F/gi, '/') : rest);
 }

@@ -1,5 +1,5 @@
 import { type Database, listSkillsAtOrUnder, type ReadScope, readBlobs } from '@atskills/db';
-import { renderMenu, SKILL_FILE } from '@atskills/protocol';
+import { formatIdentity, renderMenu, SKILL_FILE, splitIdentityPrefix } from '@atskills/protocol';
 import { stringify } from 'yaml';
 import { isHttpProblem, problem } from '../problems.js';
 import { readSkillFile } from './archive.js';
@@ -54,7 +54,7 @@ function menuOf(resolved: Resolution): CompatMenu {
   return {
     skills: items.map((i) => ({
       id: i.identity,
-      path: i.identity.replace(/^hub:/, ''),
+      path: hubRelativePath(i.identity),
       name: i.name,
       description: i.description,
     })),
@@ -79,9 +79,17 @@ async function resolveOrMissing(
   }
 }
 
+/** `path` of a compat menu row: a hub identity without `hub:` (relative to the hub root); others whole. */
+function hubRelativePath(identity: string): string {
+  const { source, rest } = splitIdentityPrefix(identity);
+  return source === 'hub' ? rest : identity;
+}
+
 /** An identity from a compat path: `hub:` unless the path carries its own `gh:`/`hub:` prefix. */
 function compatIdentity(path: string): string {
-  return /^(gh|hub)(:|%3A)/i.test(path) ? path : `hub:${path}`;
+  return splitIdentityPrefix(path, { encodedColon: true }).source === 'local'
+    ? formatIdentity('hub', path)
+    : path;
 }
 
 /**
@@ -108,7 +116,6 @@ export async function compatGet(
   // The reference client caches a 200 as a SKILL.md: a folder is a 404, after which it asks ?prefix=.
   if (resolved?.kind === 'menu')
     throw problem(
-      404,
       'not-found',
       `${located.identity.identity} is a folder of skills, not a skill; its menu is GET /api/skills?prefix=${rawPath.replace(/\/+$/, '')}/`,
     );
@@ -130,7 +137,7 @@ export async function compatGet(
       pinned: resolved.pinned,
     };
   }
-  throw problem(404, 'not-found', `Nothing at ${located.identity.identity}`);
+  throw problem('not-found', `Nothing at ${located.identity.identity}`);
 }
 
 /** GET /api/skills?prefix=<path>/: the menu of a folder (a skill's prefix gives that one skill). */

@@ -1,22 +1,20 @@
 import { readFile } from 'node:fs/promises';
 import { failedRepositories, recentCrawlRuns } from '@atskills/db';
+import { IdentityError, parseGithubRepository } from '@atskills/protocol';
 import { createCrawler } from '../crawler.js';
 import type { DiscoverySource } from '../queues.js';
-import { RepositoryName } from '../queues.js';
 import { boot } from './boot.js';
 import { formatProgress, progressReporter } from './progress.js';
 
 /** Turns `gh:o/r`, `o/r` or a GitHub URL into `o/r`; throws a clear error otherwise. */
 export function parseRepositoryArg(text: string): string {
-  const trimmed = text
-    .trim()
-    .replace(/^gh:/i, '')
-    .replace(/^https?:\/\/(www\.)?github\.com\//i, '')
-    .replace(/\.git$/, '')
-    .replace(/\/+$/, '');
-  const parsed = RepositoryName.safeParse(trimmed);
-  if (!parsed.success) throw new Error(`Not a GitHub repository: "${text}" (expected gh:owner/repo).`);
-  return parsed.data;
+  try {
+    const { owner, repo } = parseGithubRepository(text);
+    return `${owner}/${repo}`;
+  } catch (error) {
+    if (!(error instanceof IdentityError)) throw error;
+    throw new Error(`Not a GitHub repository: "${text}" (expected gh:owner/repo): ${error.message}`);
+  }
 }
 
 /** Reads a list of repositories, one per line (`#` comments and blank lines ignored). */

@@ -1,10 +1,23 @@
 import { type Crawler, crawlStatus, DiscoverySource } from '@atskills/crawler';
+import { IdentityError, parseGithubRepository } from '@atskills/protocol';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { problem } from '../../problems.js';
 import { problems } from '../../schemas.js';
 import { isHubAdmin } from '../../services/auth/permissions.js';
+
+/** `owner/repo` of one entry of `repos` (`gh:` prefix, URL and trailing slash allowed); a 400 otherwise. */
+function repositoryName(text: string): string {
+  try {
+    const { owner, repo } = parseGithubRepository(text);
+    return `${owner}/${repo}`;
+  } catch (error) {
+    if (error instanceof IdentityError)
+      throw problem('bad-request', `Invalid repositories: ${error.message}`);
+    throw error;
+  }
+}
 
 /** Body of POST /v1/crawls: an explicit repository list or a discovery source. */
 export const StartCrawlRequest = z
@@ -75,7 +88,6 @@ export const CrawlStatusResponse = z.object({
 function requireOperator(request: FastifyRequest): void {
   if (request.viewer.userId === null) {
     throw problem(
-      401,
       'unauthorized',
       'Starting crawls needs a token with the admin scope',
       {},
@@ -84,11 +96,11 @@ function requireOperator(request: FastifyRequest): void {
       },
     );
   }
-  if (!isHubAdmin(request.viewer)) throw problem(403, 'forbidden', 'Starting crawls needs the admin scope');
+  if (!isHubAdmin(request.viewer)) throw problem('forbidden', 'Starting crawls needs the admin scope');
 }
 
 function crawlerOf(app: FastifyInstance): Crawler {
-  if (!app.queue) throw problem(503, 'unavailable', 'This instance has no crawl queue');
+  if (!app.queue) throw problem('unavailable', 'This instance has no crawl queue');
   return app.queue as Crawler;
 }
 
@@ -117,17 +129,13 @@ export default async function crawlRoutes(app: FastifyInstance) {
       const crawler = crawlerOf(app);
       const { repos, discover, force } = request.body;
       const source = repos
-        ? { kind: 'repos' as const, repos: repos.map((r) => r.replace(/^gh:/, '').replace(/\/+$/, '')) }
+        ? { kind: 'repos' as const, repos: repos.map(repositoryName) }
         : discover === 'code-search'
           ? { kind: 'code-search' as const }
           : { kind: 'org' as const, name: discover!.slice('org:'.length) };
       const parsed = DiscoverySource.safeParse(source);
       if (!parsed.success) {
-        throw problem(
-          400,
-          'bad-request',
-          `Invalid repositories: ${parsed.error.issues[0]?.message ?? 'invalid'}`,
-        );
+        throw problem('bad-request', `Invalid repositories: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
       }
       const kind = parsed.data.kind === 'known' ? 'rebuild' : parsed.data.kind;
       const runId = await crawler.startRun({
@@ -158,7 +166,7 @@ export default async function crawlRoutes(app: FastifyInstance) {
     async (request) => {
       requireOperator(request);
       const progress = await crawlerOf(app).progress(request.params.runId);
-      if (!progress) throw problem(404, 'not-found', `No crawl run ${request.params.runId}`);
+      if (!progress) throw problem('not-found', `No crawl run ${request.params.runId}`);
       return {
         ...progress,
         startedAt: progress.startedAt.toISOString(),

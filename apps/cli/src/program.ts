@@ -3,6 +3,7 @@ import { registerCache } from './commands/cache.js';
 import { registerExpand } from './commands/expand.js';
 import { registerGet } from './commands/get.js';
 import { registerInstall } from './commands/install.js';
+import { registerLifecycle } from './commands/lifecycle.js';
 import { registerLogin } from './commands/login.js';
 import { registerPrompt } from './commands/prompt.js';
 import { registerPublish } from './commands/publish.js';
@@ -18,7 +19,7 @@ const EXIT_CODES_HELP = `
 Exit codes:
   0 ok   1 failure   2 bad identity or usage   3 not found (or gone upstream)
   4 offline, no cache, or network failure   5 over the menu cap (K = 128)
-  6 conflict (edited saved copy)   7 no access
+  6 conflict (edited saved copy)   7 no access   8 outdated: something changed upstream
 
 Environment:
   ATSKILLS_CACHE, XDG_CACHE_HOME   the cache folder (default ~/.cache/atskills)
@@ -55,5 +56,6 @@ export function buildProgram(ctx: CliContext): Command {
   registerLogin(program, ctx);
   registerSearch(program, ctx);
   registerPublish(program, ctx);
+  registerLifecycle(program, ctx);
   return program;
 }

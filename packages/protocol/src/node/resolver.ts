@@ -108,7 +108,7 @@ export class Resolver {
    * The content folder of a cloud skill exactly at `revision` (for a re-save's byte comparison): from the
    * cache when it still holds that revision, else fetched. Throws when it cannot be had.
    */
-  async contentAt(id: Identity, revision: string): Promise<string> {
+  async contentAt(id: Identity, revision: string, options: { offline?: boolean } = {}): Promise<string> {
     const cached = await this.cache.read(id.identity);
     if (cached) {
       const { meta } = cached;
@@ -120,11 +120,18 @@ export class Resolver {
         return this.cache.contentDir(id.identity, meta.previous.contentKey);
       }
     }
+    if (options.offline)
+      throw new ResolveError('offline', `the cache does not hold ${id.identity} at ${revision}`);
     if (this.viaHub(id)) return this.hub.fetchRevision(id, revision);
     const fetched = await this.git.fetch(id, { revision });
     if (fetched.kind !== 'skill' || !fetched.contentKey)
       throw new ResolveError('usage', `${id.identity} was a menu at ${revision}, not a skill.`);
     return this.cache.contentDir(id.identity, fetched.contentKey);
+  }
+
+  /** The default branch's head commit of a `gh:` identity's repository (`git ls-remote`, no download). */
+  async headCommit(id: Identity): Promise<string> {
+    return this.git.probe(id);
   }
 
   private async resolveCloud(id: Identity, offline: boolean): Promise<Resolved> {

@@ -38,7 +38,7 @@ export function registerUpdate(program: Command, ctx: CliContext): void {
           import('@atskills/protocol/node'),
           import('../inventory.js'),
         ]);
-      if (opts.all === identities.length > 0)
+      if (Boolean(opts.all) === identities.length > 0)
         throw new ResolveError('usage', 'Name the saved skills to update, or pass --all (not both).');
       const projectDir = await ctx.projectDir();
       const inventory = await readInventory(projectDir);

@@ -10,11 +10,13 @@ import {
 import { isProtocolError } from '../errors.js';
 import { diskPath, type Identity, parseIdentity } from '../identity.js';
 import { findSkillFolders } from '../leaf-rule.js';
+import type { MenuItem } from '../menu.js';
 import { type ResidentEntry, renderResidentBlock } from '../resident-block.js';
 import { isMissing, walkFolder } from './fs-tree.js';
 import { checkLocalSkill, describeLocalProblem, type LocalSkillProblem } from './local-check.js';
+import { resolveLocal } from './local-source.js';
 import { isUnreachable } from './resolve-error.js';
-import type { Resolver } from './resolver.js';
+import type { Resolved, Resolver } from './resolver.js';
 
 /** `.atskills/.autotrigger` relative to the project root. */
 export const AUTOTRIGGER_FILE = path.join('.atskills', '.autotrigger');
@@ -68,7 +70,10 @@ export async function installSkill(
     const resolved = await resolver.resolve(id, options);
     isMenu = resolved.kind === 'menu';
     if (resolved.kind === 'menu') {
-      skills = resolved.items.map((i) => i.identity);
+      skills =
+        id.source === 'local'
+          ? resolved.items.map((i) => i.identity)
+          : (await directoryMembers(resolver, id.identity, options)).items.map((i) => i.identity);
       if (skills.length === 0)
         warning = `${id.identity} holds no skills yet; the line follows whatever appears there.`;
     }
@@ -150,9 +155,9 @@ export async function listTriggers(options: ProjectOptions, resolver?: Resolver)
   for (const entry of entries) {
     if (entry.directory && resolver) {
       try {
-        const resolved = await resolver.resolve(entry.identity, options);
-        const members =
-          resolved.kind === 'menu' ? resolved.items.map((i) => i.identity) : [resolved.identity];
+        const members = (await directoryMembers(resolver, entry.identity, options)).items.map(
+          (i) => i.identity,
+        );
         for (const m of members) if (!excluded.includes(m)) select(entry.line, m);
         if (members.length === 0)
           extra.push({
@@ -224,6 +229,26 @@ export async function residentBlock(resolver: Resolver, options: ProjectOptions)
   };
   for (const entry of entries) {
     try {
+      if (entry.directory) {
+        const members = await directoryMembers(resolver, entry.identity, options);
+        if (members.stale) warn(entry.line, `${entry.identity}/: ${members.staleReason}`);
+        if (members.items.length === 0) warn(entry.line, `${entry.identity}/ holds no skills.`);
+        for (const item of members.items) {
+          if (excluded.includes(item.identity)) continue;
+          const problems = item.local ? await localProblems(options.projectDir, item.identity) : [];
+          addRow(
+            entry.line,
+            {
+              name: item.name ?? item.identity.split('/').at(-1) ?? item.identity,
+              description: oneLine(item.description),
+              identity: item.identity,
+              stale: members.stale,
+            },
+            problems,
+          );
+        }
+        continue;
+      }
       const resolved = await resolver.resolve(entry.identity, options);
       if (resolved.stale) warn(entry.line, `${entry.identity}: ${resolved.staleReason}`);
       if (resolved.kind === 'skill') {
@@ -239,29 +264,10 @@ export async function residentBlock(resolver: Resolver, options: ProjectOptions)
         );
         continue;
       }
-      if (!entry.directory) {
-        warn(
-          entry.line,
-          `${entry.identity} is a folder of skills: write "@${entry.identity}/" (with the slash) to follow every skill in it.`,
-        );
-        continue;
-      }
-      if (resolved.items.length === 0) warn(entry.line, `${entry.identity}/ holds no skills.`);
-      for (const item of resolved.items) {
-        if (excluded.includes(item.identity)) continue;
-        const problems =
-          resolved.origin === 'local' ? await localProblems(options.projectDir, item.identity) : [];
-        addRow(
-          entry.line,
-          {
-            name: item.name ?? item.identity.split('/').at(-1) ?? item.identity,
-            description: oneLine(item.description),
-            identity: item.identity,
-            stale: resolved.stale,
-          },
-          problems,
-        );
-      }
+      warn(
+        entry.line,
+        `${entry.identity} is a folder of skills: write "@${entry.identity}/" (with the slash) to follow every skill in it.`,
+      );
     } catch (error) {
       if (!isProtocolError(error)) throw error;
       warn(entry.line, (error as Error).message);
@@ -276,6 +282,61 @@ export async function residentBlock(resolver: Resolver, options: ProjectOptions)
     entries: rows,
     warnings: mergeWarnings(warnings, extra).sort((a, b) => a.line - b.line),
   };
+}
+
+/** The skills a whole-directory line follows, and how fresh the cloud's answer was. */
+export interface DirectoryMembers {
+  items: (MenuItem & { local: boolean })[];
+  stale: boolean;
+  staleReason?: string;
+}
+
+/**
+ * Every skill of a folder for a whole-directory line: the cloud's menu (one probe, K enforced) joined with
+ * what the project saved under the folder, each skill answered local first. A project copy of one skill
+ * must not hide the rest of the folder, so the folder's own local answer is not the whole answer here.
+ * When the cloud cannot answer, the saved skills alone are served (marked stale).
+ */
+export async function directoryMembers(
+  resolver: Resolver,
+  identity: string,
+  options: ProjectOptions,
+): Promise<DirectoryMembers> {
+  const id = parseIdentity(identity);
+  const local = await resolveLocal(id, options.projectDir);
+  if (local?.kind === 'skill') {
+    const own = await resolver.resolve(id, options);
+    const description = own.kind === 'skill' ? own.description : '';
+    const name = own.kind === 'skill' ? own.name : undefined;
+    return {
+      items: [{ identity: id.identity, ...(name ? { name } : {}), description, local: true }],
+      stale: false,
+    };
+  }
+  const localItems = local?.kind === 'menu' ? local.items : [];
+  let cloud: Resolved | undefined;
+  let staleReason: string | undefined;
+  try {
+    cloud = await resolver.resolve(id, { ...options, skipLocal: true });
+  } catch (error) {
+    if (!isUnreachable(error) || localItems.length === 0) throw error;
+    staleReason = `${(error as Error).message} Only the skills saved under .atskills/ are served.`;
+  }
+  const byIdentity = new Map<string, MenuItem & { local: boolean }>();
+  const cloudItems =
+    cloud?.kind === 'menu'
+      ? cloud.items
+      : cloud
+        ? [{ identity: cloud.identity, name: cloud.name, description: cloud.description }]
+        : [];
+  for (const item of cloudItems) byIdentity.set(item.identity, { ...item, local: false });
+  for (const item of localItems) byIdentity.set(item.identity, { ...item, local: true });
+  const items = [...byIdentity.values()].sort((a, b) =>
+    a.identity < b.identity ? -1 : a.identity > b.identity ? 1 : 0,
+  );
+  const stale = staleReason !== undefined || cloud?.stale === true;
+  const reason = staleReason ?? cloud?.staleReason;
+  return { items, stale, ...(stale && reason ? { staleReason: reason } : {}) };
 }
 
 /** The SPEC 1.1 problems of the project's own copy of an identity ([] when there is none or it is valid). */

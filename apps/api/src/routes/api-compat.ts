@@ -26,7 +26,7 @@ const apiCompatRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const text = await compatMenu(app.db, request.viewer, request.query.prefix, request.query.rev);
-      if (validateRevision(request, reply, text.revision, text.pinned)) return reply;
+      if (validateRevision(request, reply, text.revision, text.pinned, text.private)) return reply;
       return reply.header('content-type', text.contentType).send(text.body);
     },
   );
@@ -51,7 +51,7 @@ const apiCompatRoutes: FastifyPluginAsyncZod = async (app) => {
         rawIdentity(request, '/api/skills/'),
         request.query.rev,
       );
-      if (validateRevision(request, reply, text.revision, text.pinned)) return reply;
+      if (validateRevision(request, reply, text.revision, text.pinned, text.private)) return reply;
       return reply
         .header('content-type', text.contentType)
         .header('x-content-type-options', 'nosniff')

@@ -12,6 +12,8 @@ export interface CompatText {
   contentType: string;
   revision: string;
   pinned: boolean;
+  /** Private content: pinned answers are cached privately only. */
+  private: boolean;
 }
 
 /** The SKILL.md of a skill as stored; rebuilt from frontmatter and body if its bytes were not kept. */
@@ -31,6 +33,7 @@ function menuText(resolved: Resolution): CompatText {
       contentType: 'text/plain; charset=utf-8',
       revision: resolved.revision,
       pinned: resolved.pinned,
+      private: resolved.private,
     };
   }
   return {
@@ -38,6 +41,7 @@ function menuText(resolved: Resolution): CompatText {
     contentType: 'text/plain; charset=utf-8',
     revision: resolved.revision,
     pinned: resolved.pinned,
+    private: resolved.private,
   };
 }
 
@@ -66,6 +70,7 @@ export async function compatGet(
       contentType: 'text/markdown; charset=utf-8',
       revision: resolved.revision,
       pinned: resolved.pinned,
+      private: resolved.private,
     };
   } catch (err) {
     if (!isHttpProblem(err) || err.code !== 'not-found') throw err;
@@ -86,6 +91,7 @@ export async function compatGet(
       contentType: file.path.endsWith('.md') ? 'text/markdown; charset=utf-8' : 'text/plain; charset=utf-8',
       revision: resolved.revision,
       pinned: resolved.pinned,
+      private: resolved.private,
     };
   }
   throw problem(404, 'not-found', `Nothing at ${located.identity.identity}`);

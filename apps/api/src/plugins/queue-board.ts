@@ -1,9 +1,10 @@
+import { QUEUES } from '@atskills/queue';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
 import type { Queue } from 'bullmq';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { problem } from '../problems.js';
 import { isHubAdmin } from '../services/auth/permissions.js';
 import { sendProblem } from './errors.js';
@@ -20,44 +21,12 @@ export function isOperator(request: FastifyRequest): boolean {
 }
 
 /**
- * What a job added or edited through the dashboard must hold, per queue name. Until the crawler's queue
- * registry validates strictly (packages/queue), the dashboard checks here: `owner` and `repo` end up in git
- * and REST URLs, so they must be GitHub names, never paths or URLs.
+ * What a job added or edited through the dashboard must hold: its queue's schema from the registry (the
+ * workers re-validate too). `owner` and `repo` end up in git and REST URLs.
  */
-const GitHubOwner = z.string().regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/, 'a GitHub owner name');
-const GitHubRepo = z
-  .string()
-  .regex(/^[A-Za-z0-9._-]{1,100}$/, 'a GitHub repository name')
-  .refine((r) => r !== '.' && r !== '..', 'a GitHub repository name');
-export const DASHBOARD_JOB_SCHEMAS: Record<string, z.ZodType> = {
-  'crawl-repository': z
-    .object({
-      runId: z.number().int().positive().nullable(),
-      owner: GitHubOwner,
-      repo: GitHubRepo,
-      force: z.boolean().optional(),
-      requestId: z.string().max(128).optional(),
-    })
-    .strict(),
-  'crawl-discover': z
-    .object({
-      runId: z.number().int().positive(),
-      source: z.discriminatedUnion('kind', [
-        z
-          .object({
-            kind: z.literal('repos'),
-            repos: z.array(z.string().regex(/^[A-Za-z0-9-]{1,39}\/[A-Za-z0-9._-]{1,100}$/)).max(100_000),
-          })
-          .strict(),
-        z.object({ kind: z.literal('code-search') }).strict(),
-        z.object({ kind: z.literal('org'), name: GitHubOwner }).strict(),
-        z.object({ kind: z.literal('known') }).strict(),
-      ]),
-      force: z.boolean().optional(),
-      requestId: z.string().max(128).optional(),
-    })
-    .strict(),
-};
+const DASHBOARD_JOB_SCHEMAS: Record<string, z.ZodType> = Object.fromEntries(
+  Object.values(QUEUES).map((q) => [q.name, q.schema]),
+);
 
 // Dashboard routes that write job data: add a job, edit a job's data.
 const JOB_DATA_ROUTE = /^\/api\/queues\/([^/]+)\/(?:add|[^/]+\/update-data)$/;
@@ -73,7 +42,6 @@ export default async function queueBoardPlugin(app: FastifyInstance, options: { 
     if (isOperator(request)) return;
     if (!request.viewer || request.viewer.userId === null) {
       const p = problem(
-        401,
         'unauthorized',
         'The queue dashboard needs a hub administrator token with the admin scope',
         {},
@@ -86,7 +54,7 @@ export default async function queueBoardPlugin(app: FastifyInstance, options: { 
     return sendProblem(
       request,
       reply,
-      problem(403, 'forbidden', 'The queue dashboard is for hub administrators (admin-scoped token)'),
+      problem('forbidden', 'The queue dashboard is for hub administrators (admin-scoped token)'),
     );
   });
   // Job data written through the dashboard is checked against its queue's schema before bull-board sees it.
@@ -103,7 +71,6 @@ export default async function queueBoardPlugin(app: FastifyInstance, options: { 
       request,
       reply,
       problem(
-        400,
         'bad-request',
         schema
           ? `Job data for ${queueName} is invalid: ${checked?.error.issues.map((i) => `${i.path.join('.') || 'data'}: ${i.message}`).join('; ')}`

@@ -3,29 +3,7 @@ import fp from 'fastify-plugin';
 import { problem } from '../problems.js';
 import { AuthFailureCounter } from '../services/auth/auth-failures.js';
 import { viewerFromAuthorization } from '../services/auth/authenticate.js';
-
-/** Who is asking: what every read query filters private rows by. */
-export interface Viewer {
-  userId: number | null;
-  isAdmin: boolean;
-  scopes: string[];
-  /** Private namespaces this caller may read (lowercase). */
-  readableNamespaces: string[];
-  tokenId: number | null;
-  /** The token's user (absent for anonymous callers). */
-  userName?: string;
-  /** The caller's role per namespace it belongs to (lowercase names); absent for anonymous callers. */
-  roles?: Readonly<Record<string, 'owner' | 'publisher' | 'reader'>>;
-}
-
-/** The caller without a token: public content only. */
-export const ANONYMOUS_VIEWER: Viewer = Object.freeze({
-  userId: null,
-  isAdmin: false,
-  scopes: Object.freeze([]) as unknown as string[],
-  readableNamespaces: Object.freeze([]) as unknown as string[],
-  tokenId: null,
-});
+import { ANONYMOUS_VIEWER, type Viewer } from '../services/auth/viewer.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -65,7 +43,6 @@ export default fp(
       const wait = failures.retryAfterSeconds(request.ip, now);
       if (wait > 0) {
         throw problem(
-          429,
           'rate-limited',
           `Too many failed authentications from this address; retry in ${wait} s.`,
           { retryAfterSeconds: wait },

@@ -17,7 +17,7 @@ export default async function metricsRoutes(app: FastifyInstance, options: { pub
     async (request, reply) => {
       if (!options.public && !(request.viewer && isHubAdmin(request.viewer))) {
         // The same 404 as any unknown route: the endpoint's existence is not advertised.
-        throw problem(404, 'not-found', 'No route GET /metrics');
+        throw problem('not-found', 'No route GET /metrics');
       }
       const body = await app.metrics.registry.metrics();
       return reply

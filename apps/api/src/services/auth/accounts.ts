@@ -29,11 +29,11 @@ import {
   upsertInvitation,
   withdrawInvitations,
 } from '@atskills/db';
-import type { Viewer } from '../../plugins/viewer.js';
 import { problem } from '../../problems.js';
 import { checkAccountName } from './names.js';
 import { canManage, isHubAdmin, requireScope } from './permissions.js';
 import { generateToken, isScope, type Scope } from './tokens.js';
+import type { Viewer } from './viewer.js';
 
 /**
  * Accounts, teams, memberships and tokens: one set of functions behind both the admin API and
@@ -90,15 +90,14 @@ function actorId(ctx: ActionContext): number | null {
 function requireAdmin(ctx: ActionContext, what: string): void {
   if (ctx.authority.kind === 'operator') return;
   requireScope(ctx.authority.viewer, 'admin');
-  if (!isHubAdmin(ctx.authority.viewer))
-    throw problem(403, 'forbidden', `Only hub administrators may ${what}.`);
+  if (!isHubAdmin(ctx.authority.viewer)) throw problem('forbidden', `Only hub administrators may ${what}.`);
 }
 
 function requireManager(ctx: ActionContext, namespace: string, what: string): void {
   if (ctx.authority.kind === 'operator') return;
   requireScope(ctx.authority.viewer, 'admin');
   if (!canManage(ctx.authority.viewer, namespace)) {
-    throw problem(403, 'forbidden', `Only owners of "${namespace}" may ${what}.`);
+    throw problem('forbidden', `Only owners of "${namespace}" may ${what}.`);
   }
 }
 
@@ -106,7 +105,6 @@ function requireManager(ctx: ActionContext, namespace: string, what: string): vo
 export function checkRole(raw: string): Role {
   if (!(ROLES as readonly string[]).includes(raw)) {
     throw problem(
-      400,
       'bad-request',
       `A role is one of ${ROLES.join(', ')}; got ${JSON.stringify(raw.slice(0, 40))}.`,
     );
@@ -119,7 +117,6 @@ export function checkScopes(raw: readonly string[]): Scope[] {
   const unknown = raw.filter((s) => !isScope(s));
   if (raw.length === 0 || unknown.length > 0) {
     throw problem(
-      400,
       'bad-request',
       `Scopes are one or more of read, publish, admin${unknown.length ? `; unknown: ${unknown.join(', ')}` : ''}.`,
     );
@@ -129,13 +126,13 @@ export function checkScopes(raw: readonly string[]): Scope[] {
 
 async function userOr404(db: Database, name: string): Promise<UserRow> {
   const user = await findUserByName(db, name);
-  if (!user) throw problem(404, 'not-found', `No user "${name}".`);
+  if (!user) throw problem('not-found', `No user "${name}".`);
   return user;
 }
 
 async function teamOr404(db: Database, name: string): Promise<NamespaceRow> {
   const namespace = await findNamespace(db, name);
-  if (namespace?.kind !== 'team') throw problem(404, 'not-found', `No team "${name}".`);
+  if (namespace?.kind !== 'team') throw problem('not-found', `No team "${name}".`);
   return namespace;
 }
 
@@ -143,7 +140,7 @@ function conflictOnUnique(err: unknown, message: string): never {
   const code =
     (err as { code?: string; cause?: { code?: string } }).code ??
     (err as { cause?: { code?: string } }).cause?.code;
-  if (code === '23505') throw problem(409, 'conflict', message);
+  if (code === '23505') throw problem('conflict', message);
   throw err;
 }
 
@@ -155,7 +152,7 @@ export async function createUser(
 ): Promise<{ id: number; name: string; email: string | null; admin: boolean }> {
   requireAdmin(ctx, 'create users');
   const name = checkAccountName(input.name, 'user');
-  if (await findNamespace(db, name)) throw problem(409, 'conflict', `The name "${name}" is taken.`);
+  if (await findNamespace(db, name)) throw problem('conflict', `The name "${name}" is taken.`);
   try {
     return await db.transaction(async (tx) => {
       const { user, namespace } = await createUserWithNamespace(tx, {
@@ -199,7 +196,7 @@ export async function createTeam(
 ): Promise<{ id: number; name: string; owner: string | null }> {
   requireAdmin(ctx, 'create teams');
   const name = checkAccountName(input.name, 'team');
-  if (await findNamespace(db, name)) throw problem(409, 'conflict', `The name "${name}" is taken.`);
+  if (await findNamespace(db, name)) throw problem('conflict', `The name "${name}" is taken.`);
   const owner = input.owner ? await userOr404(db, input.owner.toLowerCase()) : undefined;
   try {
     return await db.transaction(async (tx) => {
@@ -273,7 +270,6 @@ export async function setMember(
     }
     if (previous === 'owner' && role !== 'owner' && (await countOwners(tx, team.id)) <= 1) {
       throw problem(
-        409,
         'conflict',
         `"${user.name}" is the last owner of "${team.name}"; add another owner first.`,
       );
@@ -295,10 +291,9 @@ export async function setMember(
 
 function inviteeOf(ctx: ActionContext): Viewer {
   if (ctx.authority.kind === 'operator')
-    throw problem(400, 'bad-request', 'Invitations are answered by the invited user with their own token.');
+    throw problem('bad-request', 'Invitations are answered by the invited user with their own token.');
   const viewer = ctx.authority.viewer;
-  if (viewer.userId === null)
-    throw problem(401, 'unauthorized', 'Send a token: Authorization: Bearer ask_...');
+  if (viewer.userId === null) throw problem('unauthorized', 'Send a token: Authorization: Bearer ask_...');
   return viewer;
 }
 
@@ -327,12 +322,12 @@ export async function answerInvitation(
   const viewer = inviteeOf(ctx);
   const invitation = await findPendingInvitation(db, id);
   if (!invitation || invitation.userId !== viewer.userId)
-    throw problem(404, 'not-found', `No pending invitation ${id}.`);
+    throw problem('not-found', `No pending invitation ${id}.`);
   const [team, user] = await Promise.all([
     findNamespaceById(db, invitation.namespaceId),
     findUserById(db, invitation.userId),
   ]);
-  if (!team || !user) throw problem(404, 'not-found', `No pending invitation ${id}.`);
+  if (!team || !user) throw problem('not-found', `No pending invitation ${id}.`);
   const role = invitation.role as Role;
   return db.transaction(async (tx) => {
     if (answer === 'accept') {
@@ -365,7 +360,7 @@ export async function removeMember(
   const team = await teamOr404(db, teamName);
   // A missing user and a non-member answer alike (no user-name enumeration).
   const notMember = () =>
-    problem(404, 'not-found', `"${input.user.toLowerCase()}" is not a member of "${team.name}".`);
+    problem('not-found', `"${input.user.toLowerCase()}" is not a member of "${team.name}".`);
   const user = await findUserByName(db, input.user);
   if (!user) throw notMember();
   return db.transaction(async (tx) => {
@@ -373,7 +368,6 @@ export async function removeMember(
     if (!previous) throw notMember();
     if (previous === 'owner' && (await countOwners(tx, team.id)) <= 1) {
       throw problem(
-        409,
         'conflict',
         `"${user.name}" is the last owner of "${team.name}"; add another owner first.`,
       );
@@ -444,16 +438,15 @@ export async function createToken(
   if (ctx.authority.kind === 'viewer') requireScope(ctx.authority.viewer, 'admin');
   const scopes = checkScopes(input.scopes);
   if (!mayOverseeTokensOf(input.user, ctx))
-    throw problem(403, 'forbidden', 'You may create tokens only for yourself.');
+    throw problem('forbidden', 'You may create tokens only for yourself.');
   const user = await userOr404(db, input.user);
   if (ctx.authority.kind === 'viewer') {
     if (input.expiresInDays === null)
-      throw problem(400, 'bad-request', 'Tokens created over the API must expire.');
+      throw problem('bad-request', 'Tokens created over the API must expire.');
     // Bounded minting: every token is a rate-limit bucket and a credential to keep track of.
     const counts = await tokenCounts(db, user.id, ctx.now, new Date(ctx.now.getTime() - 3_600_000));
     if (counts.recent >= MAX_TOKENS_PER_HOUR)
       throw problem(
-        429,
         'rate-limited',
         `At most ${MAX_TOKENS_PER_HOUR} tokens may be created per hour for one user; try again later.`,
         { limit: MAX_TOKENS_PER_HOUR },
@@ -461,14 +454,13 @@ export async function createToken(
       );
     if (counts.live >= MAX_LIVE_TOKENS)
       throw problem(
-        409,
         'conflict',
         `"${user.name}" already holds ${counts.live} working tokens (at most ${MAX_LIVE_TOKENS}); revoke some first.`,
       );
   }
   const days = input.expiresInDays === undefined ? DEFAULT_TOKEN_DAYS : input.expiresInDays;
   if (days !== null && (!Number.isInteger(days) || days < 1 || days > MAX_TOKEN_DAYS)) {
-    throw problem(400, 'bad-request', `expiresInDays is a whole number of days from 1 to ${MAX_TOKEN_DAYS}.`);
+    throw problem('bad-request', `expiresInDays is a whole number of days from 1 to ${MAX_TOKEN_DAYS}.`);
   }
   const label = (input.label ?? '').trim().slice(0, 200);
   const generated = generateToken();
@@ -499,8 +491,7 @@ export async function createToken(
 /** A user's tokens (never their secrets or hashes). */
 export async function userTokens(db: Database, userName: string, ctx: ActionContext): Promise<TokenInfo[]> {
   if (ctx.authority.kind === 'viewer') requireScope(ctx.authority.viewer, 'admin');
-  if (!mayOverseeTokensOf(userName, ctx))
-    throw problem(403, 'forbidden', 'You may list only your own tokens.');
+  if (!mayOverseeTokensOf(userName, ctx)) throw problem('forbidden', 'You may list only your own tokens.');
   const user = await userOr404(db, userName);
   return (await listTokensOfUser(db, user.id)).map((t) => tokenInfo(t, user.name));
 }
@@ -513,7 +504,7 @@ export async function revokeToken(db: Database, tokenId: number, ctx: ActionCont
   const user = token ? await findUserById(db, token.userId) : undefined;
   // A token the caller may not oversee answers like a missing one: ids must not be probeable.
   if (!token || !user || !mayOverseeTokensOf(user.name, ctx))
-    throw problem(404, 'not-found', `No token ${tokenId}.`);
+    throw problem('not-found', `No token ${tokenId}.`);
   const own = await findNamespace(db, user.name);
   return db.transaction(async (tx) => {
     const revoked = (await revokeTokenRow(tx, token.id, ctx.now)) as TokenRow;
@@ -542,7 +533,7 @@ export async function auditLogOf(
   const name = namespaceName.toLowerCase();
   requireManager(ctx, name, 'read the audit log');
   const namespace = await findNamespace(db, name);
-  if (!namespace) throw problem(404, 'not-found', `No namespace "${name}".`);
+  if (!namespace) throw problem('not-found', `No namespace "${name}".`);
   const rows = await listAudit(db, namespace.id, opts);
   return rows.map((r) => ({
     id: r.id,

@@ -156,7 +156,6 @@ describe('finding 2: the queue dashboard follows the hub-administrator rule of P
       { runId: null, owner: '../../evil', repo: 'r' },
       { runId: null, owner: 'o', repo: 'r/../../x' },
       { runId: null, owner: 'http://attacker', repo: 'r' },
-      { runId: null, owner: 'o', repo: 'r', extra: 'x' },
     ]) {
       const res = await call('admin', 'POST', '/admin/queues/api/queues/crawl-repository/add', {
         name: 'x',

@@ -35,7 +35,7 @@ export async function packClient(packageDir: string, hubUrl: string): Promise<Cl
     manifest = JSON.parse(await readFile(path.join(packageDir, 'package.json'), 'utf8')) as typeof manifest;
     await stat(path.join(packageDir, 'dist', 'main.js'));
   } catch {
-    throw problem(503, 'unavailable', 'The atskills client is not built on this hub (run `npm run build`).');
+    throw problem('unavailable', 'The atskills client is not built on this hub (run `npm run build`).');
   }
   const work = await mkdtemp(path.join(tmpdir(), 'atskills-client-pack-'));
   try {

@@ -194,7 +194,7 @@ export function buildMcpServer(deps: McpDeps): McpServer {
       answer(async () => {
         const resolved = await resolveIdentity(db, viewer, bareIdentity(args.identity), args.revision);
         if (resolved.kind !== 'skill') {
-          throw problem(422, 'not-a-skill', `${resolved.identity} is a menu; files belong to skills`);
+          throw problem('not-a-skill', `${resolved.identity} is a menu; files belong to skills`);
         }
         const file = await readSkillFile(db, resolved, args.path);
         const text = decodeText(file.content);

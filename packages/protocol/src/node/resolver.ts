@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { splitFrontmatter } from '../frontmatter-split.js';
-import { type Identity, parseIdentity } from '../identity.js';
+import { type Identity, parseIdentity, splitIdentityPrefix } from '../identity.js';
 import { SKILL_FILE } from '../leaf-rule.js';
 import type { MenuItem } from '../menu.js';
 import { type CachedEntry, type CacheEntryMeta, SkillCache } from './cache.js';
@@ -218,7 +218,7 @@ export class Resolver {
  * is cut out, and yaml is not loaded.
  */
 async function readSkill(dir: string, identityPath: string, known?: { name: string; description: string }) {
-  const folder = path.posix.basename(identityPath.replace(/^[^:]*:/, ''));
+  const folder = path.posix.basename(splitIdentityPrefix(identityPath).rest);
   const content = await readFile(path.join(dir, SKILL_FILE));
   const parts = known ? splitFrontmatter(content.toString('utf8').replace(/^\uFEFF/, '')) : undefined;
   if (known && parts) return { kind: 'skill' as const, dir, ...known, body: parts.body };

@@ -54,11 +54,7 @@ const mcpRoutes: FastifyPluginAsync = async (app) => {
       schema: { hide: true },
       handler: async (_request, reply) => {
         reply.header('allow', 'POST');
-        throw problem(
-          405,
-          'method-not-allowed',
-          'This MCP server is stateless: POST JSON-RPC messages to /mcp.',
-        );
+        throw problem('method-not-allowed', 'This MCP server is stateless: POST JSON-RPC messages to /mcp.');
       },
     });
   }

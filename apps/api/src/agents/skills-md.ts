@@ -91,9 +91,12 @@ then \`YYYY-MM-DD rev:<revision>\`.
 
 ## 4. \`:install\`: keep it resident
 
+Resolve a cloud skill first (step 2) and install only one that exists.
+
 \`\`\`sh
 # install
 case "$ID" in gh:*|hub:*) L="@$ID" ;; */*) L="$ID" ;; *) L="/$ID" ;; esac
+case "$ID" in gh:*|hub:*) ;; *) [ -e ".atskills/$ID" ] || { echo "not-found: no project skill at .atskills/$ID"; exit 3; } ;; esac
 mkdir -p .atskills && touch .atskills/.autotrigger
 grep -qxF "$L" .atskills/.autotrigger || printf '%s\\n' "$L" >> .atskills/.autotrigger
 echo "Installed: $L"

@@ -253,6 +253,7 @@ describe('/mcp with the SDK client', () => {
     return client;
   }
 
+  // biome-ignore lint/suspicious/noExplicitAny: tool answers are checked field by field below
   type ToolAnswer = { isError?: boolean; content: { type: string; text: string }[]; structuredContent?: any };
 
   it('lists the tools, searches with paste-ready references and resolves skills, menus, files and batches', async () => {

@@ -23,7 +23,7 @@ ${count === 0 ? html`<p class="notice">This folder holds no skills.</p>` : ''}
       ) => html`<li><a href="${skillPageUrl(item.identity)}">${item.name || item.identity}</a> ${flagBadges(item.flags ?? [])}
 <div>${item.description}</div>${referenceBox(referenceText(item.identity))}</li>`,
     )}</ul>
-${usagePanel(model.identity)}
+${usagePanel(model.identity, model.hubUrl)}
 <details class="panel"><summary>The menu as an agent sees it</summary><pre><code>${renderMenu(
       model.items.map((i) => ({ identity: i.identity, name: i.name, description: i.description })),
     )}</code></pre></details>`,

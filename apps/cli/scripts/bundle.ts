@@ -14,7 +14,7 @@
  */
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 
 const cliDir = path.resolve(import.meta.dirname, '..');
 
@@ -41,6 +41,25 @@ The \`atskills\` client of the @skills protocol, bundled (no dependencies). Inst
 says otherwise. Run \`atskills --help\`.
 `;
 
+/**
+ * commander requires node:child_process when it loads, for executable subcommands (`git-style` bins) that
+ * atskills never uses; that built-in costs several milliseconds of every start. The bundle gets it lazily,
+ * on first use of the module, which for atskills is never.
+ */
+const lazyChildProcess: Plugin = {
+  name: 'commander-lazy-child-process',
+  setup(pluginBuild) {
+    pluginBuild.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      const eager = "const childProcess = require('node:child_process');";
+      if (!source.includes(eager)) throw new Error(`commander changed: ${eager} not found in ${args.path}`);
+      const lazy =
+        "let childProcessModule; const childProcess = new Proxy({}, { get: (_t, key) => (childProcessModule ??= require('node:child_process'))[key] });";
+      return { contents: source.replace(eager, lazy), loader: 'js' };
+    });
+  },
+};
+
 /** Bundles the CLI into `outDir` (emptied first) as an npm package folder; returns its package.json. */
 export async function bundleClient(outDir = DEFAULT_PACKAGE_DIR): Promise<Record<string, unknown>> {
   const manifest = JSON.parse(await readFile(path.join(cliDir, 'package.json'), 'utf8')) as {
@@ -64,6 +83,7 @@ export async function bundleClient(outDir = DEFAULT_PACKAGE_DIR): Promise<Record
     legalComments: 'none',
     logLevel: 'warning',
     chunkNames: 'chunks/[name]-[hash]',
+    plugins: [lazyChildProcess],
     // Bundled CommonJS packages (commander, yaml, ...) call require() for Node's built-ins.
     banner: {
       js: "import { createRequire as __atskillsCreateRequire } from 'node:module'; const require = __atskillsCreateRequire(import.meta.url);",

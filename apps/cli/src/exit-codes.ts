@@ -10,6 +10,8 @@ export const EXIT = {
   overCap: 5,
   conflict: 6,
   noAccess: 7,
+  /** `outdated`: something saved or installed changed or is gone upstream. */
+  outdated: 8,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

@@ -1,6 +1,9 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
+import { exitQuietlyOnClosedPipe } from './closed-pipe.js';
 import { runCli } from './index.js';
+
+exitQuietlyOnClosedPipe([process.stdout, process.stderr]);
 
 /**
  * The hub this copy of the client came from: `hub.json` beside `dist/`, which the hub writes into the

@@ -7,7 +7,7 @@ const EXIT_CODES_HELP = `
 Exit codes:
   0 ok   1 failure   2 bad identity or usage   3 not found (or gone upstream)
   4 offline, no cache, or network failure   5 over the menu cap (K = 128)
-  6 conflict (edited saved copy)   7 no access
+  6 conflict (edited saved copy)   7 no access   8 outdated: something changed upstream
 
 Environment:
   ATSKILLS_CACHE, XDG_CACHE_HOME   the cache folder (default ~/.cache/atskills)
@@ -18,6 +18,10 @@ Environment:
 
 /** Adds one command (with its options and action) to the program. */
 type Register = (program: Command, ctx: CliContext) => void;
+
+async function loadLifecycle(): Promise<Register> {
+  return (await import('./commands/lifecycle.js')).registerLifecycle;
+}
 
 /**
  * Every command, by name, loaded on demand: a run imports only the module of the command it runs (all of
@@ -38,6 +42,13 @@ const COMMANDS: Readonly<Record<string, () => Promise<Register>>> = {
   search: async () => (await import('./commands/search.js')).registerSearch,
   publish: async () => (await import('./commands/publish.js')).registerPublish,
   hook: async () => (await import('./commands/hook.js')).registerHook,
+  // The lifecycle and account commands register together (commands/lifecycle.ts).
+  list: loadLifecycle,
+  outdated: loadLifecycle,
+  update: loadLifecycle,
+  remove: loadLifecycle,
+  whoami: loadLifecycle,
+  logout: loadLifecycle,
 };
 
 /** The commands a run of `argv` needs: the one it names, none for `--version`, else all (help, a typo). */
@@ -65,6 +76,7 @@ export async function buildProgram(ctx: CliContext, argv: readonly string[] = []
     .showHelpAfterError('(run with --help for usage)')
     .addHelpText('after', EXIT_CODES_HELP);
   const registers = await Promise.all(commandsFor(argv).map((name) => COMMANDS[name]!()));
-  for (const register of registers) register(program, ctx);
+  // A module that registers several commands is loaded for each of their names: register it once.
+  for (const register of new Set(registers)) register(program, ctx);
   return program;
 }

@@ -26,10 +26,11 @@ export function validateRevision(
   reply: FastifyReply,
   revision: string,
   pinned: boolean,
+  vary = 'Authorization',
 ): boolean {
   reply.header('etag', `"${revision}"`);
   reply.header('cache-control', pinned ? IMMUTABLE : REVALIDATE);
-  reply.header('vary', 'Authorization');
+  reply.header('vary', vary);
   if (ifNoneMatchHits(request.headers['if-none-match'], revision)) {
     reply.code(304).send();
     return true;

@@ -7,6 +7,7 @@ import type { MenuItem } from '../menu.js';
 import { type CachedEntry, type CacheEntryMeta, SkillCache } from './cache.js';
 import type { FetchedEntry, GitSource } from './git-source.js';
 import type { HubSource } from './hub-source.js';
+import type { LocalSkillProblem } from './local-check.js';
 import { resolveLocal } from './local-source.js';
 import { ResolveError } from './resolve-error.js';
 import type { ClientSettings } from './settings.js';
@@ -34,6 +35,8 @@ export interface ResolvedSkill extends ResolvedBase {
   name: string;
   description: string;
   body: string;
+  /** A project skill's breaks of SPEC 1.1 (file and rule), so callers can warn; absent when valid or cloud. */
+  problems?: LocalSkillProblem[];
 }
 
 /** A resolved folder without SKILL.md: one row per skill beneath it. */
@@ -83,14 +86,19 @@ export class Resolver {
     const id = typeof identity === 'string' ? parseIdentity(identity) : identity;
     if (!options.skipLocal) {
       const local = await resolveLocal(id, options.projectDir);
-      if (local?.kind === 'skill')
+      if (local?.kind === 'skill') {
+        // Loaded here: the check parses YAML, which a cloud answer never needs.
+        const { checkLocalSkill } = await import('./local-check.js');
+        const problems = await checkLocalSkill(local.dir, options.projectDir);
         return {
           ...(await readSkill(local.dir, id.path)),
           identity: id.identity,
           revision: 'local',
           stale: false,
           origin: 'local',
+          ...(problems.length > 0 ? { problems } : {}),
         };
+      }
       if (local?.kind === 'menu')
         return {
           kind: 'menu',
@@ -114,7 +122,7 @@ export class Resolver {
    * The content folder of a cloud skill exactly at `revision` (for a re-save's byte comparison): from the
    * cache when it still holds that revision, else fetched. Throws when it cannot be had.
    */
-  async contentAt(id: Identity, revision: string): Promise<string> {
+  async contentAt(id: Identity, revision: string, options: { offline?: boolean } = {}): Promise<string> {
     const cached = await this.cache.read(id.identity);
     if (cached) {
       const { meta } = cached;
@@ -126,11 +134,18 @@ export class Resolver {
         return this.cache.contentDir(id.identity, meta.previous.contentKey);
       }
     }
+    if (options.offline)
+      throw new ResolveError('offline', `the cache does not hold ${id.identity} at ${revision}`);
     if (this.viaHub(id)) return (await this.hub()).fetchRevision(id, revision);
     const fetched = await (await this.git()).fetch(id, { revision });
     if (fetched.kind !== 'skill' || !fetched.contentKey)
       throw new ResolveError('usage', `${id.identity} was a menu at ${revision}, not a skill.`);
     return this.cache.contentDir(id.identity, fetched.contentKey);
+  }
+
+  /** The default branch's head commit of a `gh:` identity's repository (`git ls-remote`, no download). */
+  async headCommit(id: Identity): Promise<string> {
+    return (await this.git()).probe(id);
   }
 
   private async resolveCloud(id: Identity, offline: boolean): Promise<Resolved> {

@@ -60,6 +60,31 @@ const lazyChildProcess: Plugin = {
   },
 };
 
+/**
+ * A command that does `await import('@atskills/protocol')` makes that barrel an entry chunk that needs all
+ * its modules, and every static `import { x } from '@atskills/protocol'` elsewhere (exit-codes.ts, on every
+ * start) then loads that chunk: zod, yaml, the safety rules. Dynamic imports of the barrels get a copy of
+ * the barrel as a module of its own instead, so the real one stays shared only by static imports, which
+ * take just the modules they name (test/bundle.test.ts checks which packages each command loads).
+ */
+const BARRELS: Record<string, string> = {
+  '@atskills/protocol': path.join(cliDir, '..', '..', 'packages', 'protocol', 'src', 'index.ts'),
+  '@atskills/protocol/node': path.join(cliDir, '..', '..', 'packages', 'protocol', 'src', 'node', 'index.ts'),
+};
+const lazyBarrels: Plugin = {
+  name: 'lazy-protocol-barrels',
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /^@atskills\/protocol(\/node)?$/ }, (args) =>
+      args.kind === 'dynamic-import' ? { path: BARRELS[args.path]!, namespace: 'lazy-barrel' } : undefined,
+    );
+    pluginBuild.onLoad({ filter: /.*/, namespace: 'lazy-barrel' }, async (args) => ({
+      contents: await readFile(args.path, 'utf8'),
+      resolveDir: path.dirname(args.path),
+      loader: 'ts',
+    }));
+  },
+};
+
 /** Bundles the CLI into `outDir` (emptied first) as an npm package folder; returns its package.json. */
 export async function bundleClient(outDir = DEFAULT_PACKAGE_DIR): Promise<Record<string, unknown>> {
   const manifest = JSON.parse(await readFile(path.join(cliDir, 'package.json'), 'utf8')) as {
@@ -83,7 +108,7 @@ export async function bundleClient(outDir = DEFAULT_PACKAGE_DIR): Promise<Record
     legalComments: 'none',
     logLevel: 'warning',
     chunkNames: 'chunks/[name]-[hash]',
-    plugins: [lazyChildProcess],
+    plugins: [lazyChildProcess, lazyBarrels],
     // Bundled CommonJS packages (commander, yaml, ...) call require() for Node's built-ins.
     banner: {
       js: "import { createRequire as __atskillsCreateRequire } from 'node:module'; const require = __atskillsCreateRequire(import.meta.url);",

@@ -1,5 +1,6 @@
 export * from './change-feed.js';
 export * from './client.js';
+export * from './embedded-lock.js';
 export * from './migrate.js';
 export * from './repositories/crawl-runs.js';
 export * from './repositories/index-write.js';

@@ -10,5 +10,6 @@ export * from './repositories/read-repos.js';
 export * from './repositories/read-scope.js';
 export * from './repositories/read-search.js';
 export * from './repositories/read-skills.js';
+export * from './repositories/safety-reports.js';
 export * from './repositories/teams.js';
 export * from './schema/index.js';

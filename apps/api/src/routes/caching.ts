@@ -29,10 +29,11 @@ export function validateRevision(
   revision: string,
   pinned: boolean,
   isPrivate = false,
+  vary = 'Authorization',
 ): boolean {
   reply.header('etag', `"${revision}"`);
   reply.header('cache-control', pinned ? (isPrivate ? IMMUTABLE_PRIVATE : IMMUTABLE) : REVALIDATE);
-  reply.header('vary', 'Authorization');
+  reply.header('vary', vary);
   if (ifNoneMatchHits(request.headers['if-none-match'], revision)) {
     reply.code(304).send();
     return true;

@@ -9,7 +9,7 @@ export { EXIT, exitCodeFor } from './exit-codes.js';
 /** Runs `atskills <argv>` in-process and returns its exit code (main.ts and tests call this). */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const ctx = new CliContext(io);
-  const program = buildProgram(ctx);
+  const program = await buildProgram(ctx, argv);
   if (argv.length === 0) {
     program.outputHelp({ error: true });
     return EXIT.usage;

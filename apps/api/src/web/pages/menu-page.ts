@@ -22,7 +22,7 @@ ${count === 0 ? html`<p class="notice">This folder holds no skills.</p>` : ''}
       ) => html`<li><a href="${skillPageUrl(item.identity)}">${item.name || item.identity}</a> ${flagBadges(item.flags ?? [])}
 <div>${item.description}</div>${referenceBox(referenceText(item.identity))}</li>`,
     )}</ul>
-${menuUsagePanel(model.identity)}
+${menuUsagePanel(model.identity, model.hubUrl)}
 <details class="panel"><summary>The menu as an agent sees it</summary><pre><code>${renderMenu(
       model.items.map((i) => ({ identity: i.identity, name: i.name, description: i.description })),
     )}</code></pre></details>`,
@@ -34,7 +34,7 @@ ${menuUsagePanel(model.identity)}
  * folder as one `.autotrigger` line (`@<identity>/`, every skill of the menu within K). A folder is never
  * saved as a whole (the client refuses and lists its skills), so `:save` is offered per skill above.
  */
-function menuUsagePanel(identity: string): SafeHtml {
+function menuUsagePanel(identity: string, hubUrl?: string): SafeHtml {
   const quoted = shellQuote(identity);
   return html`<section class="panel usage" aria-labelledby="usage-title">
 <h2 id="usage-title">Use it</h2>
@@ -43,8 +43,9 @@ ${referenceBox(referenceText(identity))}
 <p>Install the whole folder, so every skill in it is resident at each session start (one line,
 <code>@${identity}/</code>, in <code>.atskills/.autotrigger</code>):</p>
 ${referenceBox(referenceText(identity, { install: true }))}
-<p>To save a copy, save the skills one by one (each has its own page). From a terminal:</p>
-<pre><code>npx atskills get ${quoted}
-npx atskills install ${quoted}</code></pre>
+<p>To save a copy, save the skills one by one (each has its own page). From a terminal, with the
+<code>atskills</code> client (install it once: <code>npm install -g ${hubUrl ?? '<this hub>'}/cli/atskills.tgz</code>, Node 20):</p>
+<pre><code>atskills get ${quoted}
+atskills install ${quoted}</code></pre>
 </section>`;
 }

@@ -16,6 +16,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJsonOutput, runCliCaptured } from '../../../test/support/cli.js';
 import { bundleClient } from '../../cli/scripts/bundle.js';
+import { loadOpsConfig } from '../src/runtime/ops-config.js';
 import { createTestHub, type TestHub } from './support/app.js';
 import { seedHubCollection, skillMd } from './support/seed.js';
 import { seedTeam, type Tokens } from './teams-fixtures.js';
@@ -538,4 +539,36 @@ describe('a Claude Code project wired by the installed client', () => {
     expect(staleStart?.additionalContext).toContain('- deploy: Deploy the service step by step');
     expect(staleStart?.additionalContext).toMatch(/\(atskills note: warning: line 1 .*cannot be reached/);
   }, 60_000);
+});
+
+describe('/mcp rate limit', () => {
+  it('counts MCP calls and REST requests of one caller against the same limit', async () => {
+    const limited = await createTestHub(
+      'agents_rate',
+      {},
+      { ops: { config: loadOpsConfig({ RATE_LIMIT_MAX: '3' }) } },
+    );
+    try {
+      await limited.app.listen({ host: '127.0.0.1', port: 0 });
+      const base = `http://127.0.0.1:${(limited.app.server.address() as { port: number }).port}`;
+      const mcp = (id: number) =>
+        fetch(`${base}/mcp`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list', params: {} }),
+        });
+      expect((await fetch(`${base}/search?q=deploy`)).status).toBe(200);
+      const first = await mcp(1);
+      expect(first.status).toBe(200);
+      expect(((await first.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(4);
+      expect((await mcp(2)).status).toBe(200);
+      const refused = await mcp(3);
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).not.toBeNull();
+      expect(await refused.json()).toMatchObject({ code: 'rate-limited' });
+      expect((await fetch(`${base}/search?q=deploy`)).status).toBe(429);
+    } finally {
+      await limited.close();
+    }
+  });
 });

@@ -67,6 +67,9 @@ export type App = FastifyInstance;
 // Routes whose path carries an identity: a malformed URL there is a bad identity.
 const IDENTITY_ROUTES = /^\/(v1\/(skills|archive|files)|api\/skills)\//;
 
+// A NUL, raw or percent-encoded, anywhere in the path or query.
+const NUL_IN_URL = /%00|\u0000/i;
+
 // An incoming X-Request-Id is kept when it looks like an id (so logs join up across proxies), else replaced.
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -105,6 +108,21 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
   app.decorate('queue', deps.queue ?? null);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+  });
+  // A NUL can never be part of a name, identity, query or cursor, and Postgres refuses it in text (it would
+  // surface as a 500 from whichever query meets it first): refuse it once, for every route, before routing.
+  app.addHook('onRequest', async (request) => {
+    if (!NUL_IN_URL.test(request.url)) return;
+    const [path = ''] = request.url.split('?');
+    // In an identity it is the core's control-character refusal, as its parser would answer.
+    if (IDENTITY_ROUTES.test(path) && NUL_IN_URL.test(path)) {
+      throw problem('bad-identity', 'The identity holds a control character.', {
+        reason: 'control-char',
+      });
+    }
+    throw problem('bad-request', 'The URL holds a NUL character (%00), which no parameter may contain.', {
+      reason: 'nul-character',
+    });
   });
 
   await app.register(errorsPlugin);

@@ -39,3 +39,14 @@ export function exitCodeFor(error: unknown): ExitCode {
       return EXIT.failure;
   }
 }
+
+/**
+ * What to do about an error whose message says only what happened (an unreachable source): appended to the
+ * printed message; '' when the message already says what to do.
+ */
+export function adviceFor(error: unknown): string {
+  if (!isProtocolError(error)) return '';
+  if (error.code === 'offline' && !/--offline forbids/.test(error.message))
+    return ' Check the network and ATSKILLS_HUB / ATSKILLS_GIT_BASE; a skill already cached is served with --offline.';
+  return '';
+}

@@ -1,6 +1,6 @@
 import { CommanderError } from 'commander';
 import { CliContext, type CliIo } from './context.js';
-import { EXIT, exitCodeFor } from './exit-codes.js';
+import { adviceFor, EXIT, exitCodeFor } from './exit-codes.js';
 import { buildProgram } from './program.js';
 
 export type { CliIo, Output } from './context.js';
@@ -31,7 +31,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     if (code === EXIT.failure && !(error instanceof Error && 'code' in error)) {
       ctx.err(`atskills: unexpected failure: ${error instanceof Error ? (error.stack ?? message) : message}`);
     } else {
-      ctx.err(`atskills: ${message}`);
+      ctx.err(`atskills: ${message}${adviceFor(error)}`);
     }
     return code;
   }

@@ -43,7 +43,8 @@ const apiCompatRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const menu = await compatMenu(app.db, request.viewer, request.query.prefix, request.query.rev);
-      if (validateRevision(request, reply, menu.revision, menu.pinned, 'Authorization, Accept')) return reply;
+      if (validateRevision(request, reply, menu.revision, menu.pinned, menu.private, 'Authorization, Accept'))
+        return reply;
       if (wantsText(request.headers.accept))
         return reply.header('content-type', 'text/plain; charset=utf-8').send(menu.text);
       return reply.header('content-type', 'application/json; charset=utf-8').send({ skills: menu.skills });
@@ -67,13 +68,14 @@ const apiCompatRoutes: FastifyPluginAsyncZod = async (app) => {
       const path = rawIdentity(request, '/api/skills/');
       const revision = await compatRevision(app.db, request.viewer, path, request.query.rev);
       if (revision) {
-        if (validateRevision(request, reply, revision.revision, revision.pinned)) return reply;
+        if (validateRevision(request, reply, revision.revision, revision.pinned, revision.private))
+          return reply;
         return reply
           .header('content-type', 'application/json; charset=utf-8')
           .send({ revision: revision.revision });
       }
       const text = await compatGet(app.db, request.viewer, path, request.query.rev);
-      if (validateRevision(request, reply, text.revision, text.pinned)) return reply;
+      if (validateRevision(request, reply, text.revision, text.pinned, text.private)) return reply;
       return reply
         .header('content-type', text.contentType)
         .header('x-content-type-options', 'nosniff')

@@ -12,6 +12,8 @@ export interface CompatText {
   contentType: string;
   revision: string;
   pinned: boolean;
+  /** Private content: pinned answers are cached privately only. */
+  private: boolean;
 }
 
 /** The SKILL.md of a skill as stored; rebuilt from frontmatter and body if its bytes were not kept. */
@@ -38,12 +40,15 @@ export interface CompatMenu {
   text: string;
   revision: string;
   pinned: boolean;
+  /** Private content: pinned answers are cached privately only. */
+  private: boolean;
 }
 
 /** The revision answer of GET /api/skills/<path>/revision. */
 export interface CompatRevision {
   revision: string;
   pinned: boolean;
+  private: boolean;
 }
 
 function menuOf(resolved: Resolution): CompatMenu {
@@ -61,6 +66,7 @@ function menuOf(resolved: Resolution): CompatMenu {
     text: items.length ? `${renderMenu(items)}\n` : '',
     revision: resolved.revision,
     pinned: resolved.pinned,
+    private: resolved.private,
   };
 }
 
@@ -111,6 +117,7 @@ export async function compatGet(
       contentType: 'text/markdown; charset=utf-8',
       revision: resolved.revision,
       pinned: resolved.pinned,
+      private: resolved.private,
     };
   }
   // The reference client caches a 200 as a SKILL.md: a folder is a 404, after which it asks ?prefix=.
@@ -135,6 +142,7 @@ export async function compatGet(
       contentType: file.path.endsWith('.md') ? 'text/markdown; charset=utf-8' : 'text/plain; charset=utf-8',
       revision: resolved.revision,
       pinned: resolved.pinned,
+      private: resolved.private,
     };
   }
   throw problem('not-found', `Nothing at ${located.identity.identity}`);
@@ -166,5 +174,5 @@ export async function compatRevision(
   if (await resolveOrMissing(db, viewer, locateIdentity(compatIdentity(rawPath.replace(/\/+$/, ''))), rev))
     return undefined;
   const parent = await resolveOrMissing(db, viewer, locateIdentity(compatIdentity(match[1])), rev);
-  return parent ? { revision: parent.revision, pinned: parent.pinned } : undefined;
+  return parent ? { revision: parent.revision, pinned: parent.pinned, private: parent.private } : undefined;
 }

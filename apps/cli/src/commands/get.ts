@@ -1,7 +1,7 @@
 import { normalizeIdentity } from '@atskills/protocol';
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
-import { exitCodeFor } from '../exit-codes.js';
+import { adviceFor, exitCodeFor } from '../exit-codes.js';
 import { errorJson, renderFailure, renderInjection, resolvedJson } from '../format/resolved.js';
 
 /** `atskills get [--json] [--offline] <identity...>`: resolve and print what a host injects. */
@@ -33,7 +33,7 @@ export function registerGet(program: Command, ctx: CliContext): void {
         } catch (error) {
           ctx.fail(exitCodeFor(error));
           results.push(errorJson(error, identity));
-          if (!opts.json) ctx.err(`atskills: ${withIdentity(identity, error)}`);
+          if (!opts.json) ctx.err(`atskills: ${withIdentity(identity, error)}${adviceFor(error)}`);
           texts.push(renderFailure(identity, error));
         }
       }

@@ -182,13 +182,21 @@ export function registerOutdated(program: Command, ctx: CliContext): void {
       for (const r of rows) {
         const change =
           r.status === 'outdated' ? `  ${shortRev(r.held ?? '?')} -> ${shortRev(r.latest ?? '?')}` : '';
-        const why = r.detail ? `  (${r.detail})` : '';
+        const detail = r.detail?.startsWith(`${r.identity}: `)
+          ? r.detail.slice(r.identity.length + 2)
+          : r.detail;
+        const why = detail ? `  (${detail})` : '';
         ctx.out(
           `${r.status.padEnd(10)}  ${r.identity}  [${r.kind}${r.kind === 'saved' && r.installed ? ', installed' : ''}]${change}${why}`,
         );
       }
+      const unchecked = rows.filter((r) => r.status === 'unknown').length;
+      const parts = [
+        ...(outdated > 0 ? [`${outdated} out of date or gone`] : []),
+        ...(unchecked > 0 ? [`${unchecked} could not be checked`] : []),
+      ];
       ctx.out(
-        `${rows.length} checked: ${outdated === 0 ? 'everything is up to date' : `${outdated} out of date or gone`}.`,
+        `${rows.length} checked: ${parts.length === 0 ? 'everything is up to date' : parts.join(', ')}.`,
       );
       if (rows.some((r) => r.kind === 'saved' && r.status === 'outdated'))
         ctx.out('Run `atskills update --all` to refresh the untouched saved copies.');

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { LINK_REFRESH_MS, runRecrawlTick } from '@atskills/crawler';
 import { loadGithubAuthSettings, TokenKeyring } from '@atskills/github-auth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packCollection, skillMd } from '../../../test/fixtures/archives/make.js';
@@ -193,6 +194,24 @@ describe('a token link', () => {
     expect(again.json().entries.filter((e: { action: string }) => e.action === 'link.failed')).toHaveLength(
       1,
     );
+  });
+});
+
+describe('scheduled refresh', () => {
+  it('a tick queues the links not indexed for 15 minutes, once', async () => {
+    const queued: number[] = [];
+    const later = () => new Date(Date.now() + LINK_REFRESH_MS + 60_000);
+    const deps = {
+      db: t.hub.db.db,
+      startRun: async () => 0,
+      indexLink: async (id: number) => void queued.push(id),
+      clock: later,
+    };
+    await runRecrawlTick(deps);
+    expect(queued).toContain(await linkId('playbooks'));
+    const again = queued.length;
+    await runRecrawlTick(deps);
+    expect(queued.length).toBe(again);
   });
 });
 

@@ -221,3 +221,167 @@ export async function searchSkills(db: Database, input: SearchSkillsInput): Prom
     score: String(r.score),
   }));
 }
+
+/** Runs a statement and returns its rows (node-postgres and PGlite both answer `{ rows }`). */
+async function rowsOf(db: Database, statement: SQL): Promise<{ rows: Record<string, unknown>[] }> {
+  return (await db.execute(statement)) as unknown as { rows: Record<string, unknown>[] };
+}
+
+/** A live skill as an in-process search index loads it (body included, for indexing). */
+export interface SearchDocumentRow extends Omit<SearchRow, 'score' | 'kind' | 'skillCount'> {
+  id: number;
+  visibility: string;
+  body: string;
+}
+
+/** A folder of several skills as an in-process search index loads it. */
+export interface SearchFolderRow extends Omit<SearchRow, 'score' | 'kind' | 'skillCount' | 'identity'> {
+  identity: string;
+  visibility: string;
+  skillCount: number;
+}
+
+/** Where a change scan starts: rows written by transactions from this one on (a 64-bit xid8, as text). */
+export type ChangeMark = string;
+
+const LIVE = sql`s.gone_at is null and s.parse_error is null`;
+
+function documentRow(r: Record<string, unknown>): SearchDocumentRow {
+  return {
+    id: Number(r.id),
+    identity: String(r.identity),
+    source: r.source as SearchRow['source'],
+    owner: String(r.owner),
+    container: String(r.container),
+    path: String(r.path),
+    name: String(r.name),
+    description: String(r.description),
+    revision: String(r.revision),
+    stars: Number(r.stars),
+    descriptionTokens: Number(r.description_tokens),
+    bodyTokens: Number(r.body_tokens),
+    warnings: (r.warnings ?? []) as string[],
+    flags: (r.flags ?? []) as StoredFlag[],
+    visibility: String(r.visibility),
+    body: String(r.body ?? ''),
+  };
+}
+
+const DOCUMENT_COLUMNS = sql`s.id, s.identity, s.source, s.owner, s.container, s.path, s.name, s.description,
+  s.revision, s.stars, s.description_tokens, s.body_tokens, s.warnings, s.flags, s.visibility,
+  left(s.body, 60000) as body`;
+
+/** Live, parsable skills with id > `afterId`, in id order, `limit` at a time (every visibility). */
+export async function loadSearchDocuments(
+  db: Database,
+  afterId: number,
+  limit: number,
+): Promise<SearchDocumentRow[]> {
+  const result = await rowsOf(
+    db,
+    sql`
+    select ${DOCUMENT_COLUMNS} from skills s
+    where s.id > ${afterId} and ${LIVE}
+    order by s.id limit ${limit}`,
+  );
+  return result.rows.map(documentRow);
+}
+
+/** These skills, when live and parsable (every visibility). */
+export async function loadSearchDocumentsById(db: Database, ids: number[]): Promise<SearchDocumentRow[]> {
+  if (ids.length === 0) return [];
+  const result = await rowsOf(
+    db,
+    sql`
+    select ${DOCUMENT_COLUMNS} from skills s
+    where s.id = any(${sql.param(ids)}::bigint[]) and ${LIVE}`,
+  );
+  return result.rows.map(documentRow);
+}
+
+/** Every folder holding several live skills (every visibility). */
+export async function loadSearchFolders(db: Database): Promise<SearchFolderRow[]> {
+  const result = await rowsOf(
+    db,
+    sql`
+    select f.source || ':' || f.owner || '/' || f.container || case when f.path = '' then '' else '/' || f.path end as identity,
+      f.source, f.owner, f.container, f.path, f.name, f.revision, f.stars, f.visibility, f.skill_count
+    from skill_folders f`,
+  );
+  return result.rows.map((r) => ({
+    identity: String(r.identity),
+    source: r.source as SearchRow['source'],
+    owner: String(r.owner),
+    container: String(r.container),
+    path: String(r.path),
+    name: String(r.name),
+    description: '',
+    revision: String(r.revision),
+    stars: Number(r.stars),
+    descriptionTokens: 0,
+    bodyTokens: 0,
+    warnings: [],
+    flags: [],
+    visibility: String(r.visibility),
+    skillCount: Number(r.skill_count),
+  }));
+}
+
+/**
+ * The mark a later `changedSkills` starts from: the oldest transaction still running now. Every row a
+ * transaction commits after this call carries an xmin at or above it, whoever wrote it (crawler, publish,
+ * a SQL console), so nothing is missed; rows seen already may come again, which is harmless.
+ */
+export async function currentChangeMark(db: Database): Promise<ChangeMark> {
+  const result = await rowsOf(db, sql`select pg_snapshot_xmin(pg_current_snapshot())::text as mark`);
+  return String(result.rows[0]!.mark);
+}
+
+/** What a change scan found for one row written since a mark. */
+export interface ChangedSkill {
+  id: number;
+  identity: string;
+  revision: string;
+  stars: number;
+  visibility: string;
+  live: boolean;
+}
+
+/**
+ * Skills written since `mark` (by xmin, so no timestamp column has to be kept right by every writer), or
+ * null when the transaction counter wrapped since (the caller reloads everything), plus the live count.
+ */
+export async function changedSkills(
+  db: Database,
+  mark: ChangeMark,
+): Promise<{ rows: ChangedSkill[]; liveCount: number } | null> {
+  const since = BigInt(mark);
+  const epoch = since >> 32n;
+  const current = await rowsOf(db, sql`select pg_snapshot_xmin(pg_current_snapshot())::text as mark`);
+  if (BigInt(String(current.rows[0]!.mark)) >> 32n !== epoch) return null;
+  const low = (since & 0xffffffffn).toString();
+  const result = await rowsOf(
+    db,
+    sql`
+    select s.id, s.identity, s.revision, s.stars, s.visibility, (${LIVE}) as live
+    from skills s where s.xmin::text::bigint >= ${low}::bigint`,
+  );
+  const count = await rowsOf(db, sql`select count(*)::int as n from skills s where ${LIVE}`);
+  return {
+    rows: result.rows.map((r) => ({
+      id: Number(r.id),
+      identity: String(r.identity),
+      revision: String(r.revision),
+      stars: Number(r.stars),
+      visibility: String(r.visibility),
+      live: r.live === true || r.live === 't',
+    })),
+    liveCount: Number(count.rows[0]!.n),
+  };
+}
+
+/** Identities of every live, parsable skill (to reconcile after rows were deleted outright). */
+export async function liveSkillIdentities(db: Database): Promise<string[]> {
+  const result = await rowsOf(db, sql`select s.identity from skills s where ${LIVE}`);
+  return result.rows.map((r) => String(r.identity));
+}

@@ -19,11 +19,11 @@ export type Field = (typeof FIELDS)[number];
 /** Weight of a match in each field (BM25F boosts). */
 const FIELD_BOOST = [6, 3, 1.5, 1] as const;
 /** BM25 length normalisation per field. */
-const FIELD_B = [0.5, 0.75, 0.75, 0.8] as const;
+const FIELD_B = [0.75, 0.75, 0.75, 0.8] as const;
 /** Typical field lengths in words, used for length normalisation (fixed, so updates never rescale). */
-const FIELD_AVG = [3, 30, 20, 600] as const;
+const FIELD_AVG = [2, 30, 20, 600] as const;
 /** BM25 saturation. */
-const K1 = 1.2;
+const K1 = 2.5;
 /** Body words indexed per document: bounds memory; headings are indexed whole. */
 export const MAX_BODY_WORDS = 1500;
 
@@ -272,6 +272,16 @@ export class InvertedIndex {
       }
     }
     return out.sort((a, b) => a.typos - b.typos || b.df - a.df).slice(0, max);
+  }
+
+  /** Documents holding this surface word (as typed, any field). */
+  wordFrequency(word: string): number {
+    return this.vocabulary.get(word) ?? 0;
+  }
+
+  /** Inverse document frequency of a term. */
+  termIdf(term: string): number {
+    return this.idf(this.documentFrequency(term));
   }
 
   /** Inverse document frequency of a term (BM25's, floored so very common terms still count a little). */

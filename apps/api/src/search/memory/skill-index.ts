@@ -51,6 +51,9 @@ export interface MemoryPage extends QueryReport {
 
 // Weights of the ways a query word can match (its own word = 1).
 const PREFIX_WEIGHT = 0.7;
+const KNOWN_PREFIX_WEIGHT = 0.3;
+/** A word the index holds is also read as a near word that many times more common. */
+const RARE_WORD_RATIO = 20;
 const TYPO_WEIGHT = [1, 0.6, 0.4];
 const SYNONYM_WEIGHT = 0.8;
 const MAX_COMPLETIONS = 12;
@@ -165,13 +168,17 @@ export class SkillIndex {
     this.index.remove(slot);
   }
 
-  /** Plans a query: slots with their expansions, and what was corrected or ignored. */
-  plan(query: string): { slots: ScoringSlot[]; report: QueryReport; correctedKey: string } {
+  /**
+   * Plans a query: scoring slots with their expansions, what was corrected or ignored, and for each typed
+   * word the vocabulary words it may stand for (for "exact name first" through typos).
+   */
+  plan(query: string): { slots: ScoringSlot[]; report: QueryReport; forms: Set<string>[] } {
     const all = textWords(query);
     const words = all.slice(0, MAX_QUERY_WORDS);
     const ignored: string[] = all.slice(MAX_QUERY_WORDS);
     const corrected: Record<string, string> = {};
     const readAs: string[] = [...words];
+    const forms = words.map((w) => new Set([w]));
     const slots: ScoringSlot[] = [];
     const slotOfWord: number[] = [];
     const allStop = words.every((w) => STOP_WORDS.has(w));
@@ -183,25 +190,30 @@ export class SkillIndex {
         return;
       }
       const expansions: Expansion[] = [];
-      const known = this.index.hasWord(word);
-      if (known) expansions.push({ terms: [termOf(word)], weight: 1 });
+      const own = termOf(word);
+      const df = this.index.documentFrequency(own) > 0 ? Math.max(1, this.index.wordFrequency(word)) : 0;
+      if (df > 0) expansions.push({ terms: [own], weight: 1 });
       if (word.length >= MIN_PREFIX) {
+        // A word the index holds is most likely finished: its completions count for less.
+        const weight = df > 0 ? KNOWN_PREFIX_WEIGHT : PREFIX_WEIGHT;
         for (const c of this.index.completions(word, MAX_COMPLETIONS)) {
           const term = termOf(c.word);
-          if (term !== termOf(word)) expansions.push({ terms: [term], weight: PREFIX_WEIGHT });
+          if (term !== own) expansions.push({ terms: [term], weight });
         }
       }
-      if (!known) {
-        // Only words the index does not hold are corrected, so a real word is never read as another.
-        // Four-letter words get their one typo only when nothing completes them.
-        const budget = word.length === 4 && expansions.length > 0 ? 0 : typoBudget(word.length);
-        const near = this.index.nearWords(word, budget, MAX_CORRECTIONS);
-        for (const c of near)
-          expansions.push({ terms: [termOf(c.word)], weight: TYPO_WEIGHT[c.typos] ?? 0.3 });
-        if (near[0] && expansions.length === near.length) {
-          corrected[word] = near[0].word;
-          readAs[i] = near[0].word;
-        }
+      // Words the index holds are corrected only when they are rare there and a far more common word is
+      // one typo away (a typo that also occurs in some body), so a real word is not read as another.
+      const near = this.index.nearWords(word, typoBudget(word.length), MAX_CORRECTIONS);
+      const usable = df === 0 ? near : near.filter((c) => c.df >= RARE_WORD_RATIO * Math.max(1, df));
+      for (const c of usable) {
+        forms[i]!.add(c.word);
+        const term = termOf(c.word);
+        if (term !== own) expansions.push({ terms: [term], weight: TYPO_WEIGHT[c.typos] ?? 0.3 });
+      }
+      const best = usable[0];
+      if (best && (df === 0 ? expansions.every((e) => e.weight !== PREFIX_WEIGHT) : true)) {
+        corrected[word] = best.word;
+        readAs[i] = best.word;
       }
       if (expansions.length === 0) {
         ignored.push(word);
@@ -219,21 +231,20 @@ export class SkillIndex {
       }));
       let target = -1;
       for (let i = match.start; i < match.end; i++) {
-        if (slotOfWord[i] !== undefined && slotOfWord[i]! >= 0) {
-          slots[slotOfWord[i]!]!.expansions.push(...extra);
-          target = slotOfWord[i]!;
+        const slot = slotOfWord[i];
+        if (slot !== undefined && slot >= 0) {
+          slots[slot]!.expansions.push(...extra);
+          target = slot;
         }
       }
-      if (target === -1 && !(allStop && match.end - match.start === 0)) {
+      const phrase = readAs.slice(match.start, match.end);
+      if (target === -1 && phrase.every((w) => allStop || !STOP_WORDS.has(w))) {
         // A phrase none of whose words the index holds: its synonyms alone stand for it.
-        const dropped = readAs.slice(match.start, match.end);
-        if (dropped.every((w) => !STOP_WORDS.has(w) || allStop)) {
-          for (const w of dropped) ignored.splice(ignored.indexOf(w), 1);
-          slots.push({ expansions: extra, meaningful: true });
-        }
+        for (const w of phrase) ignored.splice(ignored.indexOf(w), 1);
+        slots.push({ expansions: extra, meaningful: true });
       }
     }
-    return { slots: slots.slice(0, 30), report: { corrected, ignored }, correctedKey: readAs.join('-') };
+    return { slots: slots.slice(0, 30), report: { corrected, ignored }, forms };
   }
 
   /** One page of results for a viewer: best first, after `after` when given. */
@@ -244,9 +255,22 @@ export class SkillIndex {
     limit: number,
     after?: MemoryPosition,
   ): MemoryPage {
-    const { slots, report, correctedKey } = this.plan(query);
+    const { slots, report, forms } = this.plan(query);
     const readable = new Set(scope.readableNamespaces.map((n) => n.toLowerCase()));
     const typedKey = nameKey(query);
+    const typed = textWords(query);
+    const last = typed[typed.length - 1] ?? '';
+    const names: NameQuery = {
+      typedKey,
+      compact: typedKey.replace(/-/g, ''),
+      forms,
+      // Search-as-you-type: the last word is unfinished when the index hardly holds it as a word.
+      unfinished: last.length >= MIN_PREFIX && this.index.wordFrequency(last) < 3 ? typed : null,
+    };
+    const slotIdf = slots.map((s) =>
+      Math.max(0.05, ...s.expansions.map((e) => this.index.termIdf(e.terms[0]!) * e.weight)),
+    );
+    const idfTotal = slotIdf.reduce((a, b) => a + b, 0);
     const accept = (slot: number) => {
       const doc = this.docs[slot];
       return doc !== undefined && visible(scope, doc, readable) && passes(filters, doc);
@@ -259,7 +283,7 @@ export class SkillIndex {
     const ranked: { slot: number; score: number; identity: string }[] = [];
     for (const c of candidates) {
       const doc = this.docs[c.slot]!;
-      const score = this.relevance(c, doc, meaningful, best, typedKey, correctedKey);
+      const score = this.relevance(c, doc, meaningful, best, names, slotIdf, idfTotal);
       if (score <= 0) continue;
       if (after && (score > after.score || (score === after.score && doc.hit.identity <= after.identity))) {
         continue;
@@ -279,23 +303,60 @@ export class SkillIndex {
     doc: StoredDocument,
     slots: number,
     bestCoverage: number,
-    typedKey: string,
-    correctedKey: string,
+    names: NameQuery,
+    slotIdf: number[],
+    idfTotal: number,
   ): number {
     const covered = popcount(c.matched);
     // Relaxation: skills holding fewer meaningful words than the best-covered ones rank below them,
     // ordered by how many and how well; collections must match every word of their name query.
     if (doc.hit.kind === 'collection' && covered < slots) return 0;
-    const coverage = slots === 0 ? 0 : covered / slots;
+    // Coverage weighted by how telling each word is: missing "next" costs less than missing "sprint".
+    let coveredIdf = 0;
+    for (let s = 0; s < slots; s++) if (c.matched & (1 << s)) coveredIdf += slotIdf[s]!;
+    const coverage = idfTotal === 0 ? 0 : coveredIdf / idfTotal;
     const headCoverage = slots === 0 ? 0 : popcount(c.headMatched) / slots;
     let text = c.text * coverage * coverage * (0.75 + 0.25 * headCoverage);
     if (covered < bestCoverage) text *= 0.9;
-    if (doc.nameKey === typedKey || doc.nameKey === correctedKey) text += EXACT_NAME;
-    else if (typedKey.length >= MIN_PREFIX && doc.nameKey.startsWith(typedKey)) text += NAME_PREFIX;
+    if (isExactName(doc.nameKey, names)) text += EXACT_NAME;
+    else if (isNamePrefix(doc.nameKey, names)) text += NAME_PREFIX;
     const prior = 1 + (PRIOR_MAX * Math.log1p(Math.max(0, doc.hit.stars))) / Math.log1p(PRIOR_FULL_STARS);
     // Four decimals: the score travels in cursors and must compare equal after the round trip.
     return Math.round(text * Math.min(prior, 1 + PRIOR_MAX) * 10_000) / 10_000;
   }
+}
+
+/** The query as compared with names. */
+interface NameQuery {
+  typedKey: string;
+  /** The query without separators ("styleguide" is the name "style-guide"). */
+  compact: string;
+  /** Per typed word, the vocabulary words it may stand for (itself and its corrections). */
+  forms: Set<string>[];
+  /** The typed words when the last one looks unfinished (search-as-you-type), else null. */
+  unfinished: string[] | null;
+}
+
+/** The name starts with the typed words, the last one unfinished ("pdf-proc" for "pdf-processing"). */
+function isNamePrefix(key: string, names: NameQuery): boolean {
+  const typed = names.unfinished;
+  if (!typed) return false;
+  const parts = key.split('-');
+  if (parts.length < typed.length) return false;
+  const last = typed.length - 1;
+  return typed.every((w, i) => (i < last ? parts[i] === w : parts[i]!.startsWith(w) && parts[i] !== w));
+}
+
+/** The exact name, also through separators left out and typos in any of its words. */
+function isExactName(key: string, names: NameQuery): boolean {
+  if (
+    key === names.typedKey ||
+    (names.compact.length >= MIN_PREFIX && key.replace(/-/g, '') === names.compact)
+  ) {
+    return true;
+  }
+  const parts = key.split('-');
+  return parts.length === names.forms.length && parts.every((p, i) => names.forms[i]!.has(p));
 }
 
 /** The `k` best by (score desc, identity asc), without sorting every candidate. */

@@ -54,6 +54,7 @@ export interface MemoryEngine extends SearchEngine {
   sync(): Promise<void>;
   /** A write went through this process: the next search catches up first, so its author sees it. */
   noteLocalWrite(): void;
+  close(): Promise<void>;
 }
 
 export interface MemoryEngineOptions {
@@ -164,6 +165,7 @@ export function createMemoryEngine(
     for (const id of [...fresh.identities()]) {
       if (fresh.get(id)?.hit.kind === 'collection' && !folders.has(id)) fresh.remove(id);
     }
+    fresh.freezeStatistics(true);
     index = fresh;
     revisions = nextRevisions;
     mark = startMark;
@@ -217,6 +219,7 @@ export function createMemoryEngine(
         if (target.get(id)?.hit.kind === 'collection' && !folders.has(id)) target.remove(id);
       }
     }
+    target.freezeStatistics();
     mark = nextMark;
   };
 

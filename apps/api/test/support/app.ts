@@ -19,10 +19,14 @@ export async function createTestHub(
   const db = await createTestDatabase(label);
   // The read cache is off unless a test asks for it: tests write through their own connection and read at
   // once, which would race the NOTIFY that drops the cache (test/read-cache.test.ts covers the cache).
-  const app = await buildApp(loadConfig({ LOG_LEVEL: 'silent', READ_CACHE_MB: '0', ...env }), {
-    ...deps,
-    database: db,
-  });
+  // The same goes for the in-memory search index (test/search-memory.test.ts covers it): Postgres answers.
+  const app = await buildApp(
+    loadConfig({ LOG_LEVEL: 'silent', READ_CACHE_MB: '0', SEARCH_ENGINE: 'postgres', ...env }),
+    {
+      ...deps,
+      database: db,
+    },
+  );
   return {
     app,
     db,

@@ -40,6 +40,8 @@ class PostingList {
   ids: Uint32Array;
   weights: Float32Array;
   n = 0;
+  /** Documents holding the term when statistics were last frozen (0: not frozen yet). */
+  frozenDf = 0;
   constructor(capacity: number) {
     this.ids = new Uint32Array(capacity);
     this.weights = new Float32Array(capacity);
@@ -118,6 +120,8 @@ export class InvertedIndex {
   private slots = 0;
   private live = 0;
   private deadPostings = 0;
+  /** Document count of the frozen statistics (0 until frozen: then live counts are used). */
+  private statsN = 0;
   private totalPostings = 0;
   // Scratch buffers reused by every search (searches are synchronous, so never shared).
   private slotBest = new Float32Array(1024);
@@ -279,14 +283,32 @@ export class InvertedIndex {
     return this.vocabulary.get(word) ?? 0;
   }
 
-  /** Inverse document frequency of a term. */
-  termIdf(term: string): number {
-    return this.idf(this.documentFrequency(term));
+  /**
+   * Freezes the collection statistics (document count, per-term document frequency) that scores use, so
+   * that adding or removing documents leaves every other document's score as it was and a cursor stays
+   * valid while the index changes. Called after a full build and when the index drifted far from them.
+   */
+  freezeStatistics(): void {
+    this.statsN = this.live;
+    for (const list of this.postings.values()) list.frozenDf = list.n;
   }
 
-  /** Inverse document frequency of a term (BM25's, floored so very common terms still count a little). */
-  private idf(df: number): number {
-    return Math.max(0.05, Math.log(1 + (this.live - df + 0.5) / (df + 0.5)));
+  /** Live documents now against those the frozen statistics were taken over (1 = no drift). */
+  get statisticsDrift(): number {
+    return this.statsN === 0 ? 1 : this.live / this.statsN;
+  }
+
+  /** Inverse document frequency of a term. */
+  termIdf(term: string): number {
+    const list = this.postings.get(term);
+    return list ? this.idf(list) : 0;
+  }
+
+  /** Inverse document frequency (BM25's, floored so very common terms still count a little). */
+  private idf(list: PostingList): number {
+    const n = this.statsN || this.live;
+    const df = this.statsN ? Math.max(1, list.frozenDf) : list.n;
+    return Math.max(0.05, Math.log(1 + (n - df + 0.5) / (df + 0.5)));
   }
 
   /**
@@ -305,7 +327,7 @@ export class InvertedIndex {
         for (const term of expansion.terms) {
           const list = this.postings.get(term);
           if (!list) continue;
-          const idf = this.idf(list.n);
+          const idf = this.idf(list);
           for (let i = 0; i < list.n; i++) {
             const packed = list.ids[i]!;
             const doc = packed >>> 4;

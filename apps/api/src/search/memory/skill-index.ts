@@ -159,6 +159,12 @@ export class SkillIndex {
     return this.byIdentity.keys();
   }
 
+  /** Freezes scoring statistics (see InvertedIndex.freezeStatistics); again once the index drifted by a fifth. */
+  freezeStatistics(force = false): void {
+    const drift = this.index.statisticsDrift;
+    if (force || drift < 0.8 || drift > 1.25) this.index.freezeStatistics();
+  }
+
   /** Removes a document. */
   remove(identity: string): void {
     const slot = this.byIdentity.get(identity);
@@ -277,13 +283,10 @@ export class SkillIndex {
     };
     const candidates = slots.length > 0 ? this.index.score(slots, accept) : [];
     const meaningful = slots.length;
-    const full = (1 << meaningful) - 1;
-    let best = 0;
-    for (const c of candidates) best = Math.max(best, popcount(c.matched & full));
     const ranked: { slot: number; score: number; identity: string }[] = [];
     for (const c of candidates) {
       const doc = this.docs[c.slot]!;
-      const score = this.relevance(c, doc, meaningful, best, names, slotIdf, idfTotal);
+      const score = this.relevance(c, doc, meaningful, names, slotIdf, idfTotal);
       if (score <= 0) continue;
       if (after && (score > after.score || (score === after.score && doc.hit.identity <= after.identity))) {
         continue;
@@ -302,14 +305,14 @@ export class SkillIndex {
     c: Candidate,
     doc: StoredDocument,
     slots: number,
-    bestCoverage: number,
     names: NameQuery,
     slotIdf: number[],
     idfTotal: number,
   ): number {
     const covered = popcount(c.matched);
-    // Relaxation: skills holding fewer meaningful words than the best-covered ones rank below them,
-    // ordered by how many and how well; collections must match every word of their name query.
+    // Relaxation: skills holding fewer of the meaningful words rank lower (by how many and how telling
+    // those words are, and how well they match); collections must match every word of their name query.
+    // Nothing here depends on the other candidates, so a score is the same on every page.
     if (doc.hit.kind === 'collection' && covered < slots) return 0;
     // Coverage weighted by how telling each word is: missing "next" costs less than missing "sprint".
     let coveredIdf = 0;
@@ -317,7 +320,6 @@ export class SkillIndex {
     const coverage = idfTotal === 0 ? 0 : coveredIdf / idfTotal;
     const headCoverage = slots === 0 ? 0 : popcount(c.headMatched) / slots;
     let text = c.text * coverage * coverage * (0.75 + 0.25 * headCoverage);
-    if (covered < bestCoverage) text *= 0.9;
     if (isExactName(doc.nameKey, names)) text += EXACT_NAME;
     else if (isNamePrefix(doc.nameKey, names)) text += NAME_PREFIX;
     const prior = 1 + (PRIOR_MAX * Math.log1p(Math.max(0, doc.hit.stars))) / Math.log1p(PRIOR_FULL_STARS);

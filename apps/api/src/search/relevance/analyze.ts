@@ -110,3 +110,30 @@ export function typoBudget(length: number): number {
   if (length >= 4) return 1;
   return 0;
 }
+
+/** A query read without an index vocabulary (engines that correct typos themselves: Postgres, Meilisearch). */
+export interface WordPlan {
+  /** Words that matter, in query order (all of them when the query is only stop words). */
+  words: string[];
+  /** Synonym and abbreviation words of the query's phrases. */
+  alternatives: string[];
+  /** Stop words and words past the 16th. */
+  ignored: string[];
+}
+
+/** Splits a query into the words that matter, their synonyms, and what is ignored. */
+export function planWords(query: string): WordPlan {
+  const all = textWords(query).filter((w) => w.length <= MAX_WORD_LENGTH);
+  const words = all.slice(0, MAX_QUERY_WORDS);
+  const ignored = all.slice(MAX_QUERY_WORDS);
+  const allStop = words.every((w) => STOP_WORDS.has(w));
+  const kept: string[] = [];
+  for (const w of words) {
+    if (!allStop && STOP_WORDS.has(w)) ignored.push(w);
+    else kept.push(w);
+  }
+  const alternatives = [...new Set(findSynonyms(words).flatMap((m) => m.alternatives.flat()))].filter(
+    (w) => !STOP_WORDS.has(w) && !kept.includes(w),
+  );
+  return { words: kept, alternatives, ignored };
+}

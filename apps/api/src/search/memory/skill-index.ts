@@ -197,27 +197,32 @@ export class SkillIndex {
       }
       const expansions: Expansion[] = [];
       const own = termOf(word);
-      const df = this.index.documentFrequency(own) > 0 ? Math.max(1, this.index.wordFrequency(word)) : 0;
+      const surface = this.index.wordFrequency(word);
+      // Held as typed, or through its stem ("kubernets" shares the stem of "kubernetes").
+      const df = this.index.documentFrequency(own) > 0 ? Math.max(1, surface) : 0;
       if (df > 0) expansions.push({ terms: [own], weight: 1 });
+      let completed = false;
       if (word.length >= MIN_PREFIX) {
         // A word the index holds is most likely finished: its completions count for less.
         const weight = df > 0 ? KNOWN_PREFIX_WEIGHT : PREFIX_WEIGHT;
         for (const c of this.index.completions(word, MAX_COMPLETIONS)) {
           const term = termOf(c.word);
+          completed = true;
           if (term !== own) expansions.push({ terms: [term], weight });
         }
       }
       // Words the index holds are corrected only when they are rare there and a far more common word is
       // one typo away (a typo that also occurs in some body), so a real word is not read as another.
       const near = this.index.nearWords(word, typoBudget(word.length), MAX_CORRECTIONS);
-      const usable = df === 0 ? near : near.filter((c) => c.df >= RARE_WORD_RATIO * Math.max(1, df));
+      const usable = surface === 0 ? near : near.filter((c) => c.df >= RARE_WORD_RATIO * surface);
       for (const c of usable) {
         forms[i]!.add(c.word);
         const term = termOf(c.word);
         if (term !== own) expansions.push({ terms: [term], weight: TYPO_WEIGHT[c.typos] ?? 0.3 });
       }
+      // Reported as corrected when the word as typed is not in the index and is not an unfinished word.
       const best = usable[0];
-      if (best && (df === 0 ? expansions.every((e) => e.weight !== PREFIX_WEIGHT) : true)) {
+      if (best && (surface > 0 || !completed)) {
         corrected[word] = best.word;
         readAs[i] = best.word;
       }

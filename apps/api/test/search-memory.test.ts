@@ -86,6 +86,14 @@ describe('in-memory search engine in the app', () => {
     expect(body.ignored).toEqual(['please']);
   });
 
+  it('shows the reading on the web search page', async () => {
+    const page = await hub.app.inject({ url: '/?q=please+kubernets+deploymnet' });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('Showing results for <strong>kubernetes deployment</strong>');
+    expect(page.body).toContain('left out: <s>please</s>');
+    expect(page.body).toContain('data-identity="gh:docs/tools/kubernetes-deploy"');
+  });
+
   it('applies abbreviations: k8s finds kubernetes', async () => {
     expect(ids((await search('k8s')).body)).toContain('gh:docs/tools/kubernetes-deploy');
   });

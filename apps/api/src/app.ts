@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DatabaseHandle } from '@atskills/db';
+import type { CrawlControl } from '@atskills/queue';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -19,6 +20,7 @@ import searchPlugin from './plugins/search.js';
 import viewerPlugin from './plugins/viewer.js';
 import { problem } from './problems.js';
 import adminRoutes from './routes/admin/index.js';
+import agentRoutes from './routes/agents/index.js';
 import apiCompatRoutes from './routes/api-compat.js';
 import openapiRoutes from './routes/openapi.js';
 import searchRoutes from './routes/search.js';
@@ -28,6 +30,7 @@ import webRoutes from './routes/web.js';
 import { loggerOptions } from './runtime/logging.js';
 import opsPlugin, { type OpsDeps } from './runtime/ops-plugin.js';
 import type { SearchEngine } from './search/engine.js';
+import { DEFAULT_CLIENT_PACKAGE_DIR } from './services/client-package.js';
 
 /** What buildApp can be handed instead of building it from the config (tests, the CLI, benchmarks). */
 export interface AppDeps {
@@ -37,21 +40,24 @@ export interface AppDeps {
   search?: SearchEngine;
   /** The time source (tests pin it). */
   clock?: () => Date;
-  /** A crawl queue handle for routes that enqueue work (admin, ops); opaque here. */
-  queue?: unknown;
+  /** Starts and watches crawl runs for the ops routes (the crawler, in-process or over BullMQ). */
+  queue?: CrawlControl;
   /** The process logger (runtime/start.ts shares it with the crawler); default: one built from the config. */
   logger?: FastifyBaseLogger;
   /** Prometheus series of this instance (the runtime feeds queue and crawl series into it). */
   metrics?: HubMetrics;
   /** Readiness checks, rate limit, CORS, queue dashboard (runtime/ops-plugin.ts). */
   ops?: OpsDeps;
+  /** The bundled client package served at /cli/atskills.tgz; default: apps/cli/dist/package. */
+  clientPackageDir?: string;
 }
 
 declare module 'fastify' {
   interface FastifyInstance {
     config: AppConfig;
     clock: () => Date;
-    queue: unknown;
+    /** Null on an instance without a crawl queue (the ops routes then answer 503). */
+    queue: CrawlControl | null;
   }
 }
 
@@ -60,6 +66,9 @@ export type App = FastifyInstance;
 
 // Routes whose path carries an identity: a malformed URL there is a bad identity.
 const IDENTITY_ROUTES = /^\/(v1\/(skills|archive|files)|api\/skills)\//;
+
+// A NUL, raw or percent-encoded, anywhere in the path or query.
+const NUL_IN_URL = /%00|\u0000/i;
 
 // An incoming X-Request-Id is kept when it looks like an id (so logs join up across proxies), else replaced.
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -84,10 +93,10 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
       const inIdentity = IDENTITY_ROUTES.test(request.url);
       const p =
         err.code === 'FST_ERR_BAD_URL' && inIdentity
-          ? problem(400, 'bad-identity', 'The identity holds an invalid percent-encoding', {
+          ? problem('bad-identity', 'The identity holds an invalid percent-encoding', {
               reason: 'bad-percent-encoding',
             })
-          : problem(400, 'bad-request', err.message);
+          : problem('bad-request', err.message);
       return sendProblem(request, reply, p);
     },
   }).withTypeProvider<ZodTypeProvider>();
@@ -99,6 +108,21 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
   app.decorate('queue', deps.queue ?? null);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+  });
+  // A NUL can never be part of a name, identity, query or cursor, and Postgres refuses it in text (it would
+  // surface as a 500 from whichever query meets it first): refuse it once, for every route, before routing.
+  app.addHook('onRequest', async (request) => {
+    if (!NUL_IN_URL.test(request.url)) return;
+    const [path = ''] = request.url.split('?');
+    // In an identity it is the core's control-character refusal, as its parser would answer.
+    if (IDENTITY_ROUTES.test(path) && NUL_IN_URL.test(path)) {
+      throw problem('bad-identity', 'The identity holds a control character.', {
+        reason: 'control-char',
+      });
+    }
+    throw problem('bad-request', 'The URL holds a NUL character (%00), which no parameter may contain.', {
+      reason: 'nul-character',
+    });
   });
 
   await app.register(errorsPlugin);
@@ -120,6 +144,10 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
         { name: 'index', description: 'Crawl reports and corpus statistics' },
         { name: 'teams', description: 'Publishing collections (SPEC 2.3)' },
         { name: 'admin', description: 'Users, teams, members, tokens and the audit log' },
+        {
+          name: 'agents',
+          description: 'SKILLS.md, llms.txt, the MCP server and the installable client (SPEC 2.5)',
+        },
       ],
     },
     transform: openapiTransform,
@@ -138,6 +166,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
   await app.register(collectionsRoutes, { prefix: '/v1' });
   await app.register(adminRoutes, { prefix: '/admin' });
   await app.register(apiCompatRoutes, { prefix: '/api' });
+  await app.register(agentRoutes, { clientPackageDir: deps.clientPackageDir ?? DEFAULT_CLIENT_PACKAGE_DIR });
   await app.register(webRoutes);
 
   await app.ready();

@@ -46,6 +46,12 @@ const EnvSchema = z.object({
   SEARCH_ENGINE: z.enum(['memory', 'postgres']).default('memory'),
   /** Memory budget of the in-memory search index, MiB; over it the hub answers from Postgres. */
   SEARCH_INDEX_MB: z.coerce.number().int().min(16).max(65536).default(2048),
+  /** Failed authentications (bad, unknown, revoked or expired tokens) per client address per minute; 0 = off. */
+  AUTH_FAILURES_MAX: z.coerce.number().int().min(0).default(20),
+  /** Archives built at once (each holds one skill's files in memory); more wait, then get 503. */
+  ARCHIVE_BUILDS: z.coerce.number().int().min(1).max(64).default(2),
+  /** Memory for built archives kept per revision (they are deterministic), MiB; 0 turns the cache off. */
+  ARCHIVE_CACHE_MB: z.coerce.number().min(0).max(65536).default(64),
   TRUST_PROXY: z
     .enum(['true', 'false', '1', '0'])
     .default('false')
@@ -76,6 +82,11 @@ export interface AppConfig {
   /** Bytes the in-memory search index may hold. */
   readonly searchIndexBytes: number;
   readonly publishLimits: Readonly<PublishLimits>;
+  /** Failed authentications allowed per client address per minute (0: unlimited). */
+  readonly authFailuresMax: number;
+  /** Archive builds at once, and bytes of built archives kept in memory. */
+  readonly archiveBuilds: number;
+  readonly archiveCacheBytes: number;
 }
 
 /** A configuration variable with a bad value; the message names the variable. */
@@ -113,6 +124,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     readCacheBytes: Math.floor(e.READ_CACHE_MB * 1024 * 1024),
     searchEngine: e.SEARCH_ENGINE,
     searchIndexBytes: e.SEARCH_INDEX_MB * 1024 * 1024,
+    authFailuresMax: e.AUTH_FAILURES_MAX,
+    archiveBuilds: e.ARCHIVE_BUILDS,
+    archiveCacheBytes: Math.floor(e.ARCHIVE_CACHE_MB * 1024 * 1024),
     publishLimits: Object.freeze({
       ...DEFAULT_PUBLISH_LIMITS,
       maxCompressedBytes: e.PUBLISH_MAX_ARCHIVE_BYTES,

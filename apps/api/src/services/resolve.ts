@@ -37,6 +37,8 @@ export interface ResolvedSkill {
   bodyTokens: number;
   lastSeen: string;
   commit: string | null;
+  /** Whether this answer is private (a private skill, or a revision published while private). */
+  private: boolean;
 }
 
 /** One row of a menu. */
@@ -53,6 +55,8 @@ export interface ResolvedMenu {
   revision: string;
   pinned: boolean;
   items: ResolvedMenuItem[];
+  /** Whether any skill of the menu is private. */
+  private: boolean;
 }
 
 export type Resolution = ResolvedSkill | ResolvedMenu;
@@ -85,7 +89,12 @@ function skillFromRow(row: SkillRow, pinned: boolean): ResolvedSkill {
     bodyTokens: row.bodyTokens,
     lastSeen: row.lastSeenAt.toISOString(),
     commit: row.commit,
+    private: row.visibility !== 'public',
   };
+}
+
+function readsPrivately(viewer: ReadScope, owner: string): boolean {
+  return viewer.isAdmin || viewer.readableNamespaces.includes(owner.toLowerCase());
 }
 
 /**
@@ -116,10 +125,12 @@ export async function resolveLocated(
   const exact = rows.find((r) => r.path === location.path);
   if (exact) {
     const row = await findSkillAt(db, viewer, location);
-    if (!row) throw problem(404, 'not-found', `Nothing at ${canonical}`);
+    if (!row) throw problem('not-found', `Nothing at ${canonical}`);
     if (rev !== undefined && rev !== row.revision) {
       const old = await findSkillRevision(db, row.id, rev);
-      if (!old) throw problem(404, 'not-found', `${row.identity} has no revision ${rev}`);
+      const hidden = old?.publishedVisibility === 'private' && !readsPrivately(viewer, row.owner);
+      // A revision published while its collection was private stays private after it goes public.
+      if (!old || hidden) throw problem('not-found', `${row.identity} has no revision ${rev}`);
       return {
         ...skillFromRow(row, true),
         revision: old.revision,
@@ -129,10 +140,11 @@ export async function resolveLocated(
         body: old.body,
         files: old.files,
         commit: old.commit,
+        private: row.visibility !== 'public' || old.publishedVisibility === 'private',
       };
     }
     if (row.goneAt && rev === undefined) {
-      throw problem(410, 'gone', `${row.identity} is gone upstream`, {
+      throw problem('gone', `${row.identity} is gone upstream`, {
         identity: row.identity,
         lastRevision: row.revision,
         lastSeen: dateOnly(row.lastSeenAt),
@@ -143,18 +155,17 @@ export async function resolveLocated(
 
   const current = rows.filter((r) => r.goneAt === null);
   // No rows at all: an unknown repository or collection (the root of any listing is a folder to `lookup`).
-  if (current.length === 0) throw problem(404, 'not-found', `Nothing at ${canonical}`);
+  if (current.length === 0) throw problem('not-found', `Nothing at ${canonical}`);
   const entries: TreeEntry[] = current.map((r) => ({
     path: r.path === '' ? SKILL_FILE : `${r.path}/${SKILL_FILE}`,
     type: 'file',
   }));
   const found = lookup(entries, location.path, MENU_CAP);
   if (found.kind === 'not-found' || found.kind === 'skill') {
-    throw problem(404, 'not-found', `Nothing at ${canonical}`);
+    throw problem('not-found', `Nothing at ${canonical}`);
   }
   if (found.kind === 'refused') {
     throw problem(
-      422,
       'over-cap',
       `${canonical} holds ${found.count} skills, more than the ${MENU_CAP} a menu may list; reference a sub-collection instead`,
       {
@@ -174,7 +185,7 @@ export async function resolveLocated(
   const revision = menuRevision(members);
   if (rev !== undefined && rev !== revision) {
     // Old menus are not stored: a menu is only fetchable at its current revision.
-    throw problem(404, 'not-found', `${canonical} has no revision ${rev}`);
+    throw problem('not-found', `${canonical} has no revision ${rev}`);
   }
   return {
     kind: 'menu',
@@ -182,5 +193,6 @@ export async function resolveLocated(
     revision,
     pinned: rev !== undefined,
     items: members.map((r) => ({ identity: r.identity, name: r.name, description: r.description })),
+    private: members.some((r) => r.visibility !== 'public'),
   };
 }

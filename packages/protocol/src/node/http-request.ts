@@ -10,7 +10,7 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage, RequestOptions } from 'node:http';
 import { request as plainRequest } from 'node:http';
-import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+import { createRequire } from 'node:module';
 
 /** One answer, its body read whole and decoded from its Content-Encoding. */
 export interface HttpAnswer {
@@ -25,7 +25,7 @@ export interface HttpAnswer {
 
 /** What one request sends and how long it may take. */
 export interface HttpRequestOptions {
-  method?: 'GET' | 'PUT';
+  method?: 'GET' | 'PUT' | 'POST';
   /** Header names in lower case. */
   headers?: Record<string, string>;
   body?: Uint8Array;
@@ -36,12 +36,12 @@ export interface HttpRequestOptions {
 }
 
 /** Why a request has no answer: the server was not reached (or went silent), its body was too large, or it was unreadable. */
-export type HttpFailureKind = 'unreachable' | 'too-large' | 'bad-answer';
+export type HttpFailureCode = 'unreachable' | 'too-large' | 'bad-answer';
 
 /** A request that ended without a complete answer. */
 export class HttpRequestError extends Error {
   constructor(
-    readonly kind: HttpFailureKind,
+    readonly code: HttpFailureCode,
     message: string,
   ) {
     super(message);
@@ -171,10 +171,16 @@ async function exchange(target: URL, hop: Exchange): Promise<HttpAnswer> {
   });
 }
 
+function loadZlib(): typeof import('node:zlib') {
+  return createRequire(import.meta.url)('node:zlib') as typeof import('node:zlib');
+}
+
 /** Undoes the Content-Encoding the server applied (we asked for gzip, deflate or br). */
 function decode(body: Buffer, encoding: string | undefined, limit: number | undefined): Buffer {
   const coding = encoding?.trim().toLowerCase();
   if (!coding || coding === 'identity' || body.length === 0) return body;
+  // zlib is loaded only for an encoded body: a 304 probe (the client's common start-up path) has none.
+  const { brotliDecompressSync, gunzipSync, inflateSync } = loadZlib();
   const bounds = limit !== undefined ? { maxOutputLength: limit } : {};
   try {
     if (coding === 'gzip' || coding === 'x-gzip') return gunzipSync(body, bounds);

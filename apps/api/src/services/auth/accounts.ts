@@ -4,7 +4,10 @@ import {
   createTeamNamespace,
   createUserWithNamespace,
   type Database,
+  decideInvitation,
   findNamespace,
+  findNamespaceById,
+  findPendingInvitation,
   findRole,
   findTokenById,
   findUserById,
@@ -12,22 +15,25 @@ import {
   insertToken,
   listAudit,
   listMembers,
+  listPendingInvitations,
   listTokensOfUser,
   listUsers,
   type NamespaceRow,
-  namespacesOfUser,
   type Role,
   removeMembership,
   revokeTokenRow,
   setMembership,
   type TokenRow,
+  tokenCounts,
   type UserRow,
+  upsertInvitation,
+  withdrawInvitations,
 } from '@atskills/db';
-import type { Viewer } from '../../plugins/viewer.js';
 import { problem } from '../../problems.js';
 import { checkAccountName } from './names.js';
 import { canManage, isHubAdmin, requireScope } from './permissions.js';
 import { generateToken, isScope, type Scope } from './tokens.js';
+import type { Viewer } from './viewer.js';
 
 /**
  * Accounts, teams, memberships and tokens: one set of functions behind both the admin API and
@@ -35,10 +41,14 @@ import { generateToken, isScope, type Scope } from './tokens.js';
  *
  * Who may do what (the API passes the request's viewer; the CLI acts as the hub operator):
  * - create users and teams: hub administrators (admin-scoped token) and the operator;
- * - add, change and remove members, read the audit log: owners of the team (admin-scoped token);
+ * - add members: administrators and the operator directly; a team owner only invites, and the invitee's
+ *   acceptance makes the membership (SPEC 2.3: nobody joins a team without consent);
+ * - change roles of and remove members, read the audit log: owners of the team (admin-scoped token);
  * - create tokens: for yourself (admin-scoped token), or anyone as an administrator or the operator;
- * - list and revoke tokens: yourself, an administrator, or an owner of a team the token's user belongs to
- *   (so an owner can cut off a member's leaked token without being able to mint tokens as them).
+ * - list and revoke tokens: yourself or an administrator. A team owner has no authority over a member's
+ *   tokens (they act in every namespace of the member); an owner cuts a member off by removing them.
+ * Refusals never depend on whether the target exists (no user-name enumeration): permission is decided
+ * from the caller alone, before any lookup by name.
  */
 export type Authority = { kind: 'operator' } | { kind: 'viewer'; viewer: Viewer };
 
@@ -69,6 +79,9 @@ const ROLES: readonly Role[] = ['owner', 'publisher', 'reader'];
 /** Default and longest token lifetimes for tokens created over the API. */
 export const DEFAULT_TOKEN_DAYS = 90;
 export const MAX_TOKEN_DAYS = 3650;
+/** Token minting bounds over the API: working tokens a user may hold, and tokens minted per hour. */
+export const MAX_LIVE_TOKENS = 50;
+export const MAX_TOKENS_PER_HOUR = 20;
 
 function actorId(ctx: ActionContext): number | null {
   return ctx.authority.kind === 'viewer' ? ctx.authority.viewer.userId : null;
@@ -77,15 +90,14 @@ function actorId(ctx: ActionContext): number | null {
 function requireAdmin(ctx: ActionContext, what: string): void {
   if (ctx.authority.kind === 'operator') return;
   requireScope(ctx.authority.viewer, 'admin');
-  if (!isHubAdmin(ctx.authority.viewer))
-    throw problem(403, 'forbidden', `Only hub administrators may ${what}.`);
+  if (!isHubAdmin(ctx.authority.viewer)) throw problem('forbidden', `Only hub administrators may ${what}.`);
 }
 
 function requireManager(ctx: ActionContext, namespace: string, what: string): void {
   if (ctx.authority.kind === 'operator') return;
   requireScope(ctx.authority.viewer, 'admin');
   if (!canManage(ctx.authority.viewer, namespace)) {
-    throw problem(403, 'forbidden', `Only owners of "${namespace}" may ${what}.`);
+    throw problem('forbidden', `Only owners of "${namespace}" may ${what}.`);
   }
 }
 
@@ -93,7 +105,6 @@ function requireManager(ctx: ActionContext, namespace: string, what: string): vo
 export function checkRole(raw: string): Role {
   if (!(ROLES as readonly string[]).includes(raw)) {
     throw problem(
-      400,
       'bad-request',
       `A role is one of ${ROLES.join(', ')}; got ${JSON.stringify(raw.slice(0, 40))}.`,
     );
@@ -106,7 +117,6 @@ export function checkScopes(raw: readonly string[]): Scope[] {
   const unknown = raw.filter((s) => !isScope(s));
   if (raw.length === 0 || unknown.length > 0) {
     throw problem(
-      400,
       'bad-request',
       `Scopes are one or more of read, publish, admin${unknown.length ? `; unknown: ${unknown.join(', ')}` : ''}.`,
     );
@@ -116,13 +126,13 @@ export function checkScopes(raw: readonly string[]): Scope[] {
 
 async function userOr404(db: Database, name: string): Promise<UserRow> {
   const user = await findUserByName(db, name);
-  if (!user) throw problem(404, 'not-found', `No user "${name}".`);
+  if (!user) throw problem('not-found', `No user "${name}".`);
   return user;
 }
 
 async function teamOr404(db: Database, name: string): Promise<NamespaceRow> {
   const namespace = await findNamespace(db, name);
-  if (namespace?.kind !== 'team') throw problem(404, 'not-found', `No team "${name}".`);
+  if (namespace?.kind !== 'team') throw problem('not-found', `No team "${name}".`);
   return namespace;
 }
 
@@ -130,7 +140,7 @@ function conflictOnUnique(err: unknown, message: string): never {
   const code =
     (err as { code?: string; cause?: { code?: string } }).code ??
     (err as { cause?: { code?: string } }).cause?.code;
-  if (code === '23505') throw problem(409, 'conflict', message);
+  if (code === '23505') throw problem('conflict', message);
   throw err;
 }
 
@@ -142,7 +152,7 @@ export async function createUser(
 ): Promise<{ id: number; name: string; email: string | null; admin: boolean }> {
   requireAdmin(ctx, 'create users');
   const name = checkAccountName(input.name, 'user');
-  if (await findNamespace(db, name)) throw problem(409, 'conflict', `The name "${name}" is taken.`);
+  if (await findNamespace(db, name)) throw problem('conflict', `The name "${name}" is taken.`);
   try {
     return await db.transaction(async (tx) => {
       const { user, namespace } = await createUserWithNamespace(tx, {
@@ -186,7 +196,7 @@ export async function createTeam(
 ): Promise<{ id: number; name: string; owner: string | null }> {
   requireAdmin(ctx, 'create teams');
   const name = checkAccountName(input.name, 'team');
-  if (await findNamespace(db, name)) throw problem(409, 'conflict', `The name "${name}" is taken.`);
+  if (await findNamespace(db, name)) throw problem('conflict', `The name "${name}" is taken.`);
   const owner = input.owner ? await userOr404(db, input.owner.toLowerCase()) : undefined;
   try {
     return await db.transaction(async (tx) => {
@@ -207,27 +217,65 @@ export async function createTeam(
   }
 }
 
-/** Adds a member to a team or changes their role. */
+/** What setMember did: a membership written, or (an owner adding someone new) an invitation sent. */
+export type MemberChange =
+  | { team: string; user: string; role: Role; previousRole: Role | null; status: 'member' }
+  | { team: string; user: string; role: Role; previousRole: null; status: 'invited' };
+
+/**
+ * Adds a member to a team or changes a member's role. Administrators and the operator add directly; a team
+ * owner adding someone who is not yet a member only invites them (`status: 'invited'`), and the answer is
+ * the same whether or not the user exists, so owners cannot probe user names.
+ */
 export async function setMember(
   db: Database,
   input: { team: string; user: string; role: string },
   ctx: ActionContext,
-): Promise<{ team: string; user: string; role: Role; previousRole: Role | null }> {
+): Promise<MemberChange> {
   const role = checkRole(input.role);
   const teamName = input.team.toLowerCase();
   requireManager(ctx, teamName, 'manage members');
+  const direct = ctx.authority.kind === 'operator' || isHubAdmin(ctx.authority.viewer);
   const team = await teamOr404(db, teamName);
-  const user = await userOr404(db, input.user);
+  const user = direct ? await userOr404(db, input.user) : await findUserByName(db, input.user);
+  const invited = {
+    team: team.name,
+    user: input.user.toLowerCase(),
+    role,
+    previousRole: null,
+    status: 'invited' as const,
+  };
   return db.transaction(async (tx) => {
-    const previous = (await findRole(tx, team.id, user.id)) ?? null;
+    const previous = user ? ((await findRole(tx, team.id, user.id)) ?? null) : null;
+    if (!user || (!previous && !direct)) {
+      if (user) {
+        await upsertInvitation(tx, {
+          namespaceId: team.id,
+          userId: user.id,
+          role,
+          invitedBy: actorId(ctx),
+          at: ctx.now,
+        });
+        await appendAudit(tx, {
+          namespaceId: team.id,
+          actorUserId: actorId(ctx),
+          action: 'member.invite',
+          target: user.name,
+          details: { role },
+          requestId: ctx.requestId ?? null,
+          at: ctx.now,
+        });
+      }
+      return invited;
+    }
     if (previous === 'owner' && role !== 'owner' && (await countOwners(tx, team.id)) <= 1) {
       throw problem(
-        409,
         'conflict',
         `"${user.name}" is the last owner of "${team.name}"; add another owner first.`,
       );
     }
     await setMembership(tx, team.id, user.id, role);
+    await withdrawInvitations(tx, team.id, user.id, ctx.now);
     await appendAudit(tx, {
       namespaceId: team.id,
       actorUserId: actorId(ctx),
@@ -237,7 +285,67 @@ export async function setMember(
       requestId: ctx.requestId ?? null,
       at: ctx.now,
     });
-    return { team: team.name, user: user.name, role, previousRole: previous };
+    return { team: team.name, user: user.name, role, previousRole: previous, status: 'member' as const };
+  });
+}
+
+function inviteeOf(ctx: ActionContext): Viewer {
+  if (ctx.authority.kind === 'operator')
+    throw problem('bad-request', 'Invitations are answered by the invited user with their own token.');
+  const viewer = ctx.authority.viewer;
+  if (viewer.userId === null) throw problem('unauthorized', 'Send a token: Authorization: Bearer ask_...');
+  return viewer;
+}
+
+/** The caller's pending team invitations. */
+export async function myInvitations(db: Database, ctx: ActionContext) {
+  const viewer = inviteeOf(ctx);
+  return (await listPendingInvitations(db, { userId: viewer.userId as number })).map((i) => ({
+    id: i.id,
+    team: i.team,
+    role: i.role,
+    invitedBy: i.invitedBy,
+    createdAt: i.createdAt.toISOString(),
+  }));
+}
+
+/**
+ * Accepts or declines one of the caller's invitations: only the invitee can, with any valid token of
+ * theirs. Someone else's invitation id answers like a missing one.
+ */
+export async function answerInvitation(
+  db: Database,
+  id: number,
+  answer: 'accept' | 'decline',
+  ctx: ActionContext,
+): Promise<{ team: string; user: string; role: Role; status: 'member' | 'declined' }> {
+  const viewer = inviteeOf(ctx);
+  const invitation = await findPendingInvitation(db, id);
+  if (!invitation || invitation.userId !== viewer.userId)
+    throw problem('not-found', `No pending invitation ${id}.`);
+  const [team, user] = await Promise.all([
+    findNamespaceById(db, invitation.namespaceId),
+    findUserById(db, invitation.userId),
+  ]);
+  if (!team || !user) throw problem('not-found', `No pending invitation ${id}.`);
+  const role = invitation.role as Role;
+  return db.transaction(async (tx) => {
+    if (answer === 'accept') {
+      const previous = (await findRole(tx, team.id, user.id)) ?? null;
+      // Joining never lowers a role the user already holds.
+      if (!previous) await setMembership(tx, team.id, user.id, role);
+    }
+    await decideInvitation(tx, invitation.id, answer === 'accept' ? 'accepted' : 'declined', ctx.now);
+    await appendAudit(tx, {
+      namespaceId: team.id,
+      actorUserId: user.id,
+      action: answer === 'accept' ? 'member.accept' : 'member.decline',
+      target: user.name,
+      details: { role, invitation: invitation.id },
+      requestId: ctx.requestId ?? null,
+      at: ctx.now,
+    });
+    return { team: team.name, user: user.name, role, status: answer === 'accept' ? 'member' : 'declined' };
   });
 }
 
@@ -250,18 +358,22 @@ export async function removeMember(
   const teamName = input.team.toLowerCase();
   requireManager(ctx, teamName, 'manage members');
   const team = await teamOr404(db, teamName);
-  const user = await userOr404(db, input.user);
+  // A missing user and a non-member answer alike (no user-name enumeration).
+  const notMember = () =>
+    problem('not-found', `"${input.user.toLowerCase()}" is not a member of "${team.name}".`);
+  const user = await findUserByName(db, input.user);
+  if (!user) throw notMember();
   return db.transaction(async (tx) => {
     const previous = await findRole(tx, team.id, user.id);
-    if (!previous) throw problem(404, 'not-found', `"${user.name}" is not a member of "${team.name}".`);
+    if (!previous) throw notMember();
     if (previous === 'owner' && (await countOwners(tx, team.id)) <= 1) {
       throw problem(
-        409,
         'conflict',
         `"${user.name}" is the last owner of "${team.name}"; add another owner first.`,
       );
     }
     await removeMembership(tx, team.id, user.id);
+    await withdrawInvitations(tx, team.id, user.id, ctx.now);
     await appendAudit(tx, {
       namespaceId: team.id,
       actorUserId: actorId(ctx),
@@ -301,14 +413,17 @@ function tokenInfo(token: TokenRow, userName: string): TokenInfo {
   };
 }
 
-/** Whether the authority may see and revoke `user`'s tokens. */
-async function mayOverseeTokens(db: Database, user: UserRow, ctx: ActionContext): Promise<boolean> {
+/**
+ * Whether the authority may see, mint and revoke tokens of the user named `userName`: the operator, a hub
+ * administrator, or the user themself. Decided from the caller alone, so a refusal never says whether the
+ * user exists. Team owners have no say over a member's tokens: every token acts in all of its user's
+ * namespaces, so any authority over it would reach beyond the owner's team.
+ */
+function mayOverseeTokensOf(userName: string, ctx: ActionContext): boolean {
   if (ctx.authority.kind === 'operator') return true;
   const viewer = ctx.authority.viewer;
   requireScope(viewer, 'admin');
-  if (isHubAdmin(viewer) || viewer.userId === user.id) return true;
-  const teams = await namespacesOfUser(db, user.id);
-  return teams.some((t) => t.kind === 'team' && viewer.roles?.[t.name] === 'owner');
+  return isHubAdmin(viewer) || (viewer.userName ?? '').toLowerCase() === userName.toLowerCase();
 }
 
 /**
@@ -322,19 +437,30 @@ export async function createToken(
 ): Promise<TokenInfo & { token: string }> {
   if (ctx.authority.kind === 'viewer') requireScope(ctx.authority.viewer, 'admin');
   const scopes = checkScopes(input.scopes);
+  if (!mayOverseeTokensOf(input.user, ctx))
+    throw problem('forbidden', 'You may create tokens only for yourself.');
   const user = await userOr404(db, input.user);
   if (ctx.authority.kind === 'viewer') {
-    const viewer = ctx.authority.viewer;
-    requireScope(viewer, 'admin');
-    if (!isHubAdmin(viewer) && viewer.userId !== user.id) {
-      throw problem(403, 'forbidden', 'You may create tokens only for yourself.');
-    }
     if (input.expiresInDays === null)
-      throw problem(400, 'bad-request', 'Tokens created over the API must expire.');
+      throw problem('bad-request', 'Tokens created over the API must expire.');
+    // Bounded minting: every token is a rate-limit bucket and a credential to keep track of.
+    const counts = await tokenCounts(db, user.id, ctx.now, new Date(ctx.now.getTime() - 3_600_000));
+    if (counts.recent >= MAX_TOKENS_PER_HOUR)
+      throw problem(
+        'rate-limited',
+        `At most ${MAX_TOKENS_PER_HOUR} tokens may be created per hour for one user; try again later.`,
+        { limit: MAX_TOKENS_PER_HOUR },
+        { 'retry-after': '3600' },
+      );
+    if (counts.live >= MAX_LIVE_TOKENS)
+      throw problem(
+        'conflict',
+        `"${user.name}" already holds ${counts.live} working tokens (at most ${MAX_LIVE_TOKENS}); revoke some first.`,
+      );
   }
   const days = input.expiresInDays === undefined ? DEFAULT_TOKEN_DAYS : input.expiresInDays;
   if (days !== null && (!Number.isInteger(days) || days < 1 || days > MAX_TOKEN_DAYS)) {
-    throw problem(400, 'bad-request', `expiresInDays is a whole number of days from 1 to ${MAX_TOKEN_DAYS}.`);
+    throw problem('bad-request', `expiresInDays is a whole number of days from 1 to ${MAX_TOKEN_DAYS}.`);
   }
   const label = (input.label ?? '').trim().slice(0, 200);
   const generated = generateToken();
@@ -365,9 +491,8 @@ export async function createToken(
 /** A user's tokens (never their secrets or hashes). */
 export async function userTokens(db: Database, userName: string, ctx: ActionContext): Promise<TokenInfo[]> {
   if (ctx.authority.kind === 'viewer') requireScope(ctx.authority.viewer, 'admin');
+  if (!mayOverseeTokensOf(userName, ctx)) throw problem('forbidden', 'You may list only your own tokens.');
   const user = await userOr404(db, userName);
-  if (!(await mayOverseeTokens(db, user, ctx)))
-    throw problem(403, 'forbidden', `You may not list the tokens of "${user.name}".`);
   return (await listTokensOfUser(db, user.id)).map((t) => tokenInfo(t, user.name));
 }
 
@@ -378,8 +503,8 @@ export async function revokeToken(db: Database, tokenId: number, ctx: ActionCont
   const token = await findTokenById(db, tokenId);
   const user = token ? await findUserById(db, token.userId) : undefined;
   // A token the caller may not oversee answers like a missing one: ids must not be probeable.
-  if (!token || !user || !(await mayOverseeTokens(db, user, ctx)))
-    throw problem(404, 'not-found', `No token ${tokenId}.`);
+  if (!token || !user || !mayOverseeTokensOf(user.name, ctx))
+    throw problem('not-found', `No token ${tokenId}.`);
   const own = await findNamespace(db, user.name);
   return db.transaction(async (tx) => {
     const revoked = (await revokeTokenRow(tx, token.id, ctx.now)) as TokenRow;
@@ -408,7 +533,7 @@ export async function auditLogOf(
   const name = namespaceName.toLowerCase();
   requireManager(ctx, name, 'read the audit log');
   const namespace = await findNamespace(db, name);
-  if (!namespace) throw problem(404, 'not-found', `No namespace "${name}".`);
+  if (!namespace) throw problem('not-found', `No namespace "${name}".`);
   const rows = await listAudit(db, namespace.id, opts);
   return rows.map((r) => ({
     id: r.id,

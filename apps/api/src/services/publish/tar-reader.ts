@@ -1,5 +1,6 @@
 import { Header, Pax } from 'tar';
-import { publishProblem, showPath } from './archive-problem.js';
+import { problem } from '../../problems.js';
+import { showPath } from './show-path.js';
 
 /**
  * An incremental reader of a (decompressed) tar stream.
@@ -73,7 +74,7 @@ export class TarReader {
     if (this.state === 'end') return;
     if (this.state === 'body' || this.state === 'padding' || this.buffered > 0) {
       const what = this.current ? ` inside ${showPath(this.current.info.path)}` : '';
-      throw publishProblem('archive-truncated', `The tar archive ends in the middle of an entry${what}.`);
+      throw problem('archive-truncated', `The tar archive ends in the middle of an entry${what}.`);
     }
     if (
       this.current ||
@@ -81,13 +82,10 @@ export class TarReader {
       this.pendingLongName !== undefined ||
       this.pendingLongLink !== undefined
     ) {
-      throw publishProblem(
-        'archive-truncated',
-        'The tar archive ends after an extended header with no entry.',
-      );
+      throw problem('archive-truncated', 'The tar archive ends after an extended header with no entry.');
     }
     if (this.entries === 0 && this.position === 0) {
-      throw publishProblem('archive-truncated', 'The archive is empty.');
+      throw problem('archive-truncated', 'The archive is empty.');
     }
   }
 
@@ -135,7 +133,7 @@ export class TarReader {
   private readHeader(block: Buffer, offset: number): void {
     if (block.every((b) => b === 0)) {
       if (this.pendingPax || this.pendingLongName !== undefined || this.pendingLongLink !== undefined) {
-        throw publishProblem(
+        throw problem(
           'archive-bad-header',
           `An extended header at byte ${offset} is followed by the end of the archive.`,
         );
@@ -148,19 +146,41 @@ export class TarReader {
     const isMeta = 'xgLK'.includes(typeflag);
     const header = new Header(block, 0, isMeta ? undefined : this.pendingPax, undefined);
     if (!header.cksumValid) {
-      throw publishProblem(
+      throw problem(
         'archive-bad-header',
         `The tar header at byte ${offset} is invalid (checksum mismatch); an earlier entry may hold more data than its header declares.`,
         { offset },
       );
     }
-    const size = header.size;
+    // tar's Header turns a regular file whose 100-byte name field ends in "/" into a directory and zeroes
+    // its size, even when a GNU long name or pax path (the real path) follows: the size is read again from
+    // a copy without that name, so the entry's data is skipped exactly as GNU tar and Python's tarfile do.
+    const size = isMeta ? header.size : rawSize(block, this.pendingPax);
     if (size === undefined || !Number.isSafeInteger(size) || size < 0) {
-      throw publishProblem('archive-bad-header', `The tar header at byte ${offset} has an invalid size.`, {
+      throw problem('archive-bad-header', `The tar header at byte ${offset} has an invalid size.`, {
         offset,
       });
     }
-    const ustar = block.subarray(257, 262).toString('latin1') === 'ustar';
+    // Only POSIX ustar (magic "ustar\0", version "00") has a name prefix at byte 345. GNU's magic
+    // "ustar  \0" keeps other fields there, which GNU tar and Python never read as part of the name: a reader
+    // that did would publish a path neither of them lists.
+    const magic = block.subarray(257, 265).toString('latin1');
+    const ustar = magic === 'ustar\u000000';
+    // Python's tarfile does read a prefix there whatever the magic: the two disagree on such a name.
+    if (magic === 'ustar  \u0000' && !isMeta && block.subarray(345, 500).some((b) => b !== 0)) {
+      throw problem(
+        'archive-bad-header',
+        `The GNU tar header at byte ${offset} carries data in the ustar name-prefix field; tar implementations read its name differently.`,
+        { offset },
+      );
+    }
+    if (this.pendingPax !== undefined && this.pendingLongName !== undefined && !isMeta) {
+      throw problem(
+        'archive-bad-header',
+        `The entry at byte ${offset} has both a pax header and a GNU long name; tar implementations disagree on which wins.`,
+        { offset },
+      );
+    }
     let path: string;
     if (!isMeta && this.pendingPax?.path !== undefined) path = this.pendingPax.path;
     else if (!isMeta && this.pendingLongName !== undefined) path = this.pendingLongName;
@@ -175,6 +195,15 @@ export class TarReader {
     else if (!isMeta) linkpath = utf8Field(block, 157, 100, offset);
     // Old archivers mark directories as regular files with a trailing slash.
     const effectiveType = typeflag === '0' && path.endsWith('/') ? '5' : typeflag;
+    if (effectiveType === '5' && size > 0) {
+      // Python's tarfile reads a directory's "data" as the next headers, GNU tar skips it: an entry hidden
+      // there would be listed by one and not the other, so neither reading is taken.
+      throw problem(
+        'archive-bad-header',
+        `The directory ${showPath(path)} at byte ${offset} declares ${size} bytes of data.`,
+        { offset },
+      );
+    }
     const bodySize = effectiveType === '5' ? 0 : size;
     const info: TarHeaderInfo = { path, typeflag: effectiveType, size: bodySize, linkpath, offset };
 
@@ -190,7 +219,7 @@ export class TarReader {
               ? 'long-name'
               : 'long-link';
       if (bodySize > MAX_META_SIZE) {
-        throw publishProblem(
+        throw problem(
           'archive-bad-header',
           `An extended tar header at byte ${offset} is larger than ${MAX_META_SIZE} bytes.`,
         );
@@ -216,21 +245,46 @@ export class TarReader {
       case 'entry':
         if (current.keep) this.hooks.onData(current.info, data);
         return;
-      case 'pax':
-        this.pendingPax = Pax.parse(decodeMeta(data, current.info.offset), undefined, false);
+      case 'pax': {
+        if (this.pendingPax !== undefined) {
+          throw problem(
+            'archive-bad-header',
+            `Two pax headers in a row at byte ${current.info.offset}; tar implementations disagree on them.`,
+          );
+        }
+        const text = decodeMeta(data, current.info.offset);
+        // A NUL inside a pax record would cut the path short in some readers and not others: refuse it.
+        if (text.includes('\0')) {
+          throw problem(
+            'archive-unsafe-path',
+            `The pax header at byte ${current.info.offset} holds a NUL character.`,
+            { path: '' },
+          );
+        }
+        this.pendingPax = Pax.parse(text, undefined, false);
         return;
+      }
       case 'global-pax':
         // Global headers only carry defaults (mtime, uname, ...); a global path or size is refused as ambiguous.
         if (/(^|\n)\d+ (path|size|linkpath)=/.test(decodeMeta(data, current.info.offset))) {
-          throw publishProblem(
+          throw problem(
             'archive-bad-header',
             'A global pax header sets path, size or linkpath for every entry.',
           );
         }
         return;
-      case 'long-name':
-        this.pendingLongName = decodeMeta(data, current.info.offset).replace(/\0+$/, '');
+      case 'long-name': {
+        const name = decodeMeta(data, current.info.offset).replace(/\0+$/, '');
+        if (name.includes('\0')) {
+          throw problem(
+            'archive-unsafe-path',
+            `The GNU long name at byte ${current.info.offset} holds a NUL character.`,
+            { path: '' },
+          );
+        }
+        this.pendingLongName = name;
         return;
+      }
       case 'long-link':
         this.pendingLongLink = decodeMeta(data, current.info.offset).replace(/\0+$/, '');
         return;
@@ -241,7 +295,7 @@ export class TarReader {
     while (this.chunks.length > 0) {
       const chunk = this.take(Math.min(this.buffered, 64 * 1024));
       if (!chunk.every((b) => b === 0)) {
-        throw publishProblem(
+        throw problem(
           'archive-trailing-data',
           'The archive holds data after its end-of-archive marker (an entry may be longer than its header declares).',
         );
@@ -281,6 +335,16 @@ export class TarReader {
   }
 }
 
+/** The size a header declares (pax `size` included), read without tar's trailing-slash directory rule. */
+function rawSize(block: Buffer, pax: Pax | undefined): number | undefined {
+  const copy = Buffer.from(block);
+  copy.fill(0, 0, 100);
+  const flag = copy[156];
+  // Directories get size 0 from Header whatever they declare; read them as files to see the declared size.
+  if (flag === 0x35 || flag === 0 || flag === 0x30) copy[156] = 0x30;
+  return new Header(copy, 0, pax, undefined).size;
+}
+
 /** A NUL-terminated header field decoded as strict UTF-8. */
 function utf8Field(block: Buffer, start: number, length: number, offset: number): string {
   const field = block.subarray(start, start + length);
@@ -292,7 +356,7 @@ function decodeName(bytes: Uint8Array, offset: number): string {
   try {
     return strictUtf8.decode(bytes);
   } catch {
-    throw publishProblem('archive-name-encoding', `The entry name at byte ${offset} is not valid UTF-8.`, {
+    throw problem('archive-name-encoding', `The entry name at byte ${offset} is not valid UTF-8.`, {
       offset,
     });
   }

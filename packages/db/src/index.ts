@@ -1,5 +1,6 @@
 export * from './change-feed.js';
 export * from './client.js';
+export * from './embedded-lock.js';
 export * from './migrate.js';
 export * from './repositories/crawl-runs.js';
 export * from './repositories/index-write.js';
@@ -9,5 +10,6 @@ export * from './repositories/read-repos.js';
 export * from './repositories/read-scope.js';
 export * from './repositories/read-search.js';
 export * from './repositories/read-skills.js';
+export * from './repositories/safety-reports.js';
 export * from './repositories/teams.js';
 export * from './schema/index.js';

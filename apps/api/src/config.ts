@@ -1,3 +1,4 @@
+import { GithubAuthEnvSchema, type GithubAuthSettings, loadGithubAuthSettings } from '@atskills/github-auth';
 import { z } from 'zod';
 import { DEFAULT_PUBLISH_LIMITS, type PublishLimits } from './services/publish/limits.js';
 
@@ -56,6 +57,10 @@ const EnvSchema = z.object({
     .enum(['true', 'false', '1', '0'])
     .default('false')
     .transform((v) => v === 'true' || v === '1'),
+  /** GitHub's REST base (also the crawler's): linking checks credentials against it. */
+  GITHUB_API_URL: z.url().default('https://api.github.com'),
+  /** The GitHub App and the token keys of linked repositories (@atskills/github-auth). */
+  ...GithubAuthEnvSchema.shape,
 });
 
 /** Every environment variable the app reads (.env.example and docker-compose.yml are checked against it). */
@@ -87,6 +92,8 @@ export interface AppConfig {
   /** Archive builds at once, and bytes of built archives kept in memory. */
   readonly archiveBuilds: number;
   readonly archiveCacheBytes: number;
+  /** Linked GitHub repositories: the REST base, the App (if registered) and the token keys. */
+  readonly github: { readonly apiUrl: string; readonly auth: GithubAuthSettings };
 }
 
 /** A configuration variable with a bad value; the message names the variable. */
@@ -105,6 +112,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration: ${lines.join('; ')}`);
   }
   const e = parsed.data;
+  let githubAuth: GithubAuthSettings;
+  try {
+    githubAuth = loadGithubAuthSettings(env);
+  } catch (error) {
+    throw new ConfigError(`Invalid configuration: ${(error as Error).message}`);
+  }
   return Object.freeze({
     host: e.HOST,
     port: e.PORT,
@@ -134,5 +147,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxFiles: e.PUBLISH_MAX_FILES,
       maxSkills: e.PUBLISH_MAX_SKILLS,
     }),
+    github: Object.freeze({ apiUrl: e.GITHUB_API_URL, auth: githubAuth }),
   });
 }

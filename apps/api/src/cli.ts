@@ -4,7 +4,7 @@
  * applies pending migrations first so it can bootstrap a brand-new hub, and acts as the operator.
  */
 import { pathToFileURL } from 'node:url';
-import { connectDatabase, type DatabaseHandle, migrate } from '@atskills/db';
+import { connectDatabase, type DatabaseHandle, databaseOptions, migrate } from '@atskills/db';
 import { Command, CommanderError, Option } from 'commander';
 import { loadConfig } from './config.js';
 import { isHttpProblem } from './problems.js';
@@ -40,11 +40,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const db = async () => {
     if (!handle) {
       const config = loadConfig(io.env ?? process.env);
-      handle = await connectDatabase({
-        url: config.databaseUrl,
-        embeddedDir: `${config.dataDir}/db`,
-        applicationName: 'atskills-hub-cli',
-      });
+      handle = await connectDatabase(
+        databaseOptions('cli', { url: config.databaseUrl, dataDir: config.dataDir }),
+      );
       owned = true;
       await migrate(handle);
     }

@@ -16,7 +16,7 @@ import {
   SCHEDULE_QUEUE,
   startRecrawlScheduler,
 } from '@atskills/crawler';
-import { connectDatabase, type DatabaseHandle, migrate, redactUrl } from '@atskills/db';
+import { connectDatabase, type DatabaseHandle, databaseOptions, migrate, redactUrl } from '@atskills/db';
 import { Queue } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
@@ -109,32 +109,20 @@ export async function startHub(options: StartOptions = {}): Promise<RunningHub> 
     cleanups.length = 0;
   };
   try {
+    const where = { url: config.databaseUrl, dataDir: config.dataDir };
     // PGlite creates its own folder but not the parents: a fresh clone has no ./.data yet.
     if (!config.databaseUrl) await mkdir(config.dataDir, { recursive: true });
     if (config.databaseUrl) {
       // Migrations may build indexes for minutes on a large index: they get their own connection without the
       // short statement timeout that requests run under.
-      const migrator = await connectDatabase({
-        url: config.databaseUrl,
-        embeddedDir: path.join(config.dataDir, 'db'),
-        applicationName: 'atskills-migrate',
-        max: 1,
-        statementTimeoutMs: 0,
-      });
+      const migrator = await connectDatabase(databaseOptions('migrate', where));
       try {
         await migrate(migrator);
       } finally {
         await migrator.close();
       }
     }
-    const database: DatabaseHandle = await connectDatabase({
-      url: config.databaseUrl,
-      embeddedDir: path.join(config.dataDir, 'db'),
-      applicationName: 'atskills-api',
-      // A request must not wait long on the database: past this it answers 503 (also when the server went
-      // silent, through the pool's client-side query timeout).
-      statementTimeoutMs: 10_000,
-    });
+    const database: DatabaseHandle = await connectDatabase(databaseOptions('api', where));
     cleanups.push(() => database.close());
     if (!config.databaseUrl) await migrate(database);
     logger.info({ part: 'database' }, 'migrations applied');

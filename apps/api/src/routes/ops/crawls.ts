@@ -1,23 +1,11 @@
-import { type Crawler, crawlStatus, DiscoverySource } from '@atskills/crawler';
-import { IdentityError, parseGithubRepository } from '@atskills/protocol';
+import { crawlStatus } from '@atskills/crawler';
+import { type CrawlControl, DiscoverySourceError, discoverySourceOf } from '@atskills/queue';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { problem } from '../../problems.js';
 import { problems } from '../../schemas.js';
 import { isHubAdmin } from '../../services/auth/permissions.js';
-
-/** `owner/repo` of one entry of `repos` (`gh:` prefix, URL and trailing slash allowed); a 400 otherwise. */
-function repositoryName(text: string): string {
-  try {
-    const { owner, repo } = parseGithubRepository(text);
-    return `${owner}/${repo}`;
-  } catch (error) {
-    if (error instanceof IdentityError)
-      throw problem('bad-request', `Invalid repositories: ${error.message}`);
-    throw error;
-  }
-}
 
 /** Body of POST /v1/crawls: an explicit repository list or a discovery source. */
 export const StartCrawlRequest = z
@@ -99,9 +87,9 @@ function requireOperator(request: FastifyRequest): void {
   if (!isHubAdmin(request.viewer)) throw problem('forbidden', 'Starting crawls needs the admin scope');
 }
 
-function crawlerOf(app: FastifyInstance): Crawler {
+function crawlerOf(app: FastifyInstance): CrawlControl {
   if (!app.queue) throw problem('unavailable', 'This instance has no crawl queue');
-  return app.queue as Crawler;
+  return app.queue;
 }
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -128,19 +116,17 @@ export default async function crawlRoutes(app: FastifyInstance) {
       requireOperator(request);
       const crawler = crawlerOf(app);
       const { repos, discover, force } = request.body;
-      const source = repos
-        ? { kind: 'repos' as const, repos: repos.map(repositoryName) }
-        : discover === 'code-search'
-          ? { kind: 'code-search' as const }
-          : { kind: 'org' as const, name: discover!.slice('org:'.length) };
-      const parsed = DiscoverySource.safeParse(source);
-      if (!parsed.success) {
-        throw problem('bad-request', `Invalid repositories: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+      let source: ReturnType<typeof discoverySourceOf>;
+      try {
+        source = discoverySourceOf({ repos, discover });
+      } catch (error) {
+        if (!(error instanceof DiscoverySourceError)) throw error;
+        throw problem('bad-request', `Invalid repositories: ${error.message}`);
       }
-      const kind = parsed.data.kind === 'known' ? 'rebuild' : parsed.data.kind;
+      const kind = source.kind === 'known' ? 'rebuild' : source.kind;
       const runId = await crawler.startRun({
         kind,
-        source: parsed.data,
+        source,
         force,
         requestId: request.id,
       });

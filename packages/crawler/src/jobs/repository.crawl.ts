@@ -26,13 +26,13 @@ import {
   tryParseSkillMarkdown,
 } from '@atskills/protocol';
 import { countTokens } from '@atskills/protocol/tokens';
+import type { RepositoryJobData } from '@atskills/queue';
 import type { Logger } from 'pino';
 import type { CrawlerSettings } from '../config.js';
 import { probeHead, RemoteSnapshot } from '../git/remote-snapshot.js';
 import { GitError } from '../git/run-git.js';
 import type { GithubClient, MetadataResult } from '../github/github-client.js';
 import { RateLimitedError } from '../github/rate-limited-error.js';
-import type { RepositoryJobData } from '../queues.js';
 import { abortedByShutdown } from '../shutdown.js';
 import { SCANNER_VERSION, scanSkill, skillContentHash } from './safety-verdict.js';
 

@@ -2,11 +2,15 @@ import { type Database, findLiveSkillSummaries, type ReadScope } from '@atskills
 import type { ResolveRequest, ResolveResponse, ResolveResponseItem } from '@atskills/protocol';
 import { isHttpProblem } from '../problems.js';
 import { canonicalIdentity } from './locate.js';
+import { pick } from './pick.js';
 import { resolveIdentity } from './resolve.js';
 
 // Items are resolved a few at a time: one request may carry 128, and a burst of pool checkouts from a
 // single request should not starve everyone else.
 const CONCURRENCY = 4;
+
+/** What a `changed` skill item carries besides its revision: enough to refresh a resident block. */
+const CHANGED_FIELDS = ['name', 'description', 'frontmatter'] as const;
 
 /** Answers one item: unchanged, changed (with frontmatter), gone, not-found, or an error with its code. */
 async function resolveItem(
@@ -27,9 +31,7 @@ async function resolveItem(
       status: 'changed',
       revision: resolved.revision,
       kind: 'skill',
-      name: resolved.name,
-      description: resolved.description,
-      frontmatter: resolved.frontmatter,
+      ...pick(resolved, CHANGED_FIELDS),
     };
   } catch (err) {
     if (!isHttpProblem(err)) throw err;
@@ -79,9 +81,7 @@ export async function resolveBatch(
         status: 'changed',
         revision: row.revision,
         kind: 'skill',
-        name: row.name,
-        description: row.description,
-        frontmatter: row.frontmatter,
+        ...pick(row, CHANGED_FIELDS),
       };
     }
   });

@@ -6,12 +6,12 @@ import {
   type ReadScope,
   type SkillFile,
   type SkillRow,
-  type StoredFlag,
 } from '@atskills/db';
-import { lookup, MENU_CAP, SKILL_FILE, type TreeEntry } from '@atskills/protocol';
+import { lookup, MENU_CAP, type SafetyFinding, SKILL_FILE, type TreeEntry } from '@atskills/protocol';
 import { problem } from '../problems.js';
 import { identityOf, type LocatedIdentity, locateIdentity } from './locate.js';
 import { menuRevision } from './menu-revision.js';
+import { pick } from './pick.js';
 
 /** A skill at a revision: everything GET /v1/skills answers, plus what the archive and file routes need. */
 export interface ResolvedSkill {
@@ -26,7 +26,7 @@ export interface ResolvedSkill {
   frontmatter: Record<string, unknown>;
   body: string;
   files: SkillFile[];
-  flags: StoredFlag[];
+  flags: SafetyFinding[];
   warnings: string[];
   source: 'gh' | 'hub';
   /** gh: owner/repo; hub: namespace/collection. */
@@ -57,6 +57,34 @@ export interface ResolvedMenu {
 
 export type Resolution = ResolvedSkill | ResolvedMenu;
 
+/** The columns of a skill row that a resolved skill carries as they are. */
+const ROW_FIELDS = [
+  'identity',
+  'revision',
+  'name',
+  'description',
+  'frontmatter',
+  'body',
+  'files',
+  'flags',
+  'path',
+  'stars',
+  'descriptionTokens',
+  'bodyTokens',
+  'commit',
+] as const satisfies readonly (keyof SkillRow & keyof ResolvedSkill)[];
+
+/** What a stored revision (`?rev=`) replaces in the current row's skill; the rest (stars, flags...) is current. */
+const REVISION_FIELDS = [
+  'revision',
+  'name',
+  'description',
+  'frontmatter',
+  'body',
+  'files',
+  'commit',
+] as const satisfies readonly (keyof ResolvedSkill)[];
+
 function dateOnly(d: Date): string {
   return d.toISOString().slice(0, 10);
 }
@@ -66,25 +94,13 @@ function skillFromRow(row: SkillRow, pinned: boolean): ResolvedSkill {
   if (row.parseError) warnings.push(`parse-error: ${row.parseError.code}`);
   return {
     kind: 'skill',
-    identity: row.identity,
-    revision: row.revision,
+    ...pick(row, ROW_FIELDS),
     pinned,
     skillId: row.id,
-    name: row.name,
-    description: row.description,
-    frontmatter: row.frontmatter,
-    body: row.body,
-    files: row.files,
-    flags: row.flags,
     warnings,
     source: row.source as 'gh' | 'hub',
     repository: `${row.owner}/${row.container}`,
-    path: row.path,
-    stars: row.stars,
-    descriptionTokens: row.descriptionTokens,
-    bodyTokens: row.bodyTokens,
     lastSeen: row.lastSeenAt.toISOString(),
-    commit: row.commit,
   };
 }
 
@@ -120,16 +136,7 @@ export async function resolveLocated(
     if (rev !== undefined && rev !== row.revision) {
       const old = await findSkillRevision(db, row.id, rev);
       if (!old) throw problem('not-found', `${row.identity} has no revision ${rev}`);
-      return {
-        ...skillFromRow(row, true),
-        revision: old.revision,
-        name: old.name,
-        description: old.description,
-        frontmatter: old.frontmatter,
-        body: old.body,
-        files: old.files,
-        commit: old.commit,
-      };
+      return { ...skillFromRow(row, true), ...pick(old, REVISION_FIELDS) };
     }
     if (row.goneAt && rev === undefined) {
       throw problem('gone', `${row.identity} is gone upstream`, {
@@ -180,6 +187,6 @@ export async function resolveLocated(
     identity: canonical,
     revision,
     pinned: rev !== undefined,
-    items: members.map((r) => ({ identity: r.identity, name: r.name, description: r.description })),
+    items: members.map((r) => pick(r, ['identity', 'name', 'description'])),
   };
 }

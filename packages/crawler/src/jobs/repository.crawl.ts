@@ -10,7 +10,6 @@ import {
   refreshSearchStatistics,
   type SeenSkill,
   type SkillFile,
-  type StoredFlag,
   storedSkillRevisions,
   writeRepositoryIndex,
 } from '@atskills/db';
@@ -20,6 +19,7 @@ import {
   formatIdentity,
   githubGitUrl,
   parseIdentity,
+  type SafetyFinding,
   SKILL_FILE,
   skillFiles,
   type TreeEntry,
@@ -308,7 +308,7 @@ export async function crawlRepository(
     }
     for (const [i, p] of prepared.entries()) {
       await yieldEvery(i + 1);
-      const flags: StoredFlag[] = verdicts.get(p.contentHash) ?? scanSkill(p.texts, p.content.description);
+      const flags: SafetyFinding[] = verdicts.get(p.contentHash) ?? scanSkill(p.texts, p.content.description);
       seen.push({
         identity: p.folder.identity,
         path: p.folder.path,

@@ -3,7 +3,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   SAFETY_RULES,
-  type SafetyFlag,
+  type SafetyFinding,
   type SafetyRule,
   type SafetySeverity,
   scanSkillFiles,
@@ -81,7 +81,7 @@ function groupBySkill(files: readonly MarkdownFile[]): Map<string, MarkdownFile[
 
 describe.skipIf(!existsSync(corpusRoot))('safety scanner on the shared corpus', () => {
   it('keeps every rule under its ceiling and records the per-rule figures', () => {
-    const skillFlags: SafetyFlag[][] = [];
+    const skillFlags: SafetyFinding[][] = [];
     let otherFlags = 0;
     let fileCount = 0;
     for (const owner of readdirSync(corpusRoot)) {

@@ -11,7 +11,7 @@ export type SafetyRule =
 export type SafetySeverity = 'info' | 'warn' | 'high';
 
 /** One finding: which rule fired, where, and a short (escaped, redacted where needed) excerpt. */
-export interface SafetyFlag {
+export interface SafetyFinding {
   rule: SafetyRule;
   severity: SafetySeverity;
   file: string;

@@ -7,10 +7,9 @@ import {
   markCollectionDeleted,
   type NamespaceRow,
   popularPublicCollections,
-  type StoredFlag,
   writePublish,
 } from '@atskills/db';
-import { formatIdentity, SAFETY_RULES, scanSkillFiles } from '@atskills/protocol';
+import { formatIdentity, SAFETY_RULES, type SafetyFinding, scanSkillFiles } from '@atskills/protocol';
 import { problem } from '../../problems.js';
 import { checkAccountName, checkCollectionName } from '../auth/names.js';
 import { canPublishTo, requireScope } from '../auth/permissions.js';
@@ -233,9 +232,9 @@ export async function collectionRevisions(
 }
 
 /** Runs the safety scanner over each skill's text files; binary files are skipped. */
-function scanSkills(validated: ValidatedCollection): Map<string, StoredFlag[]> {
+function scanSkills(validated: ValidatedCollection): Map<string, SafetyFinding[]> {
   const decoder = new TextDecoder('utf-8', { fatal: true });
-  const out = new Map<string, StoredFlag[]>();
+  const out = new Map<string, SafetyFinding[]>();
   for (const s of validated.skills) {
     const texts: { path: string; content: string }[] = [];
     for (const f of s.files) {

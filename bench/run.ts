@@ -26,6 +26,7 @@ const benchmarks: Record<string, () => Promise<{ run(args: string[]): Promise<vo
   'cold-resolve': () => import('./cold-resolve/command.js'),
   memory: () => import('./memory/command.js'),
   client: () => import('./client/command.js'),
+  'safety-flags': () => import('./safety-flags/command.js'),
 };
 
 const [name, ...rest] = process.argv.slice(2);

@@ -23,7 +23,6 @@ import adminRoutes from './routes/admin/index.js';
 import apiCompatRoutes from './routes/api-compat.js';
 import openapiRoutes from './routes/openapi.js';
 import searchRoutes from './routes/search.js';
-import collectionsRoutes from './routes/v1/collections/index.js';
 import v1Routes from './routes/v1/index.js';
 import webRoutes from './routes/web.js';
 import { loggerOptions } from './runtime/logging.js';
@@ -137,7 +136,6 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
   await app.register(openapiRoutes);
   await app.register(searchRoutes);
   await app.register(v1Routes, { prefix: '/v1' });
-  await app.register(collectionsRoutes, { prefix: '/v1' });
   await app.register(adminRoutes, { prefix: '/admin' });
   await app.register(apiCompatRoutes, { prefix: '/api' });
   await app.register(webRoutes);

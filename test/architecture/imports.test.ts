@@ -52,10 +52,14 @@ function violations(files: string[], broken: (file: string, edge: ImportEdge) =>
 }
 
 /**
- * Known violations of "no app imports another app", each with the issue that removes it. Empty once
- * issue 18's move 3 (packages/queue, packages/crawler) has landed.
+ * Known violations of "no app imports another app", each to be removed by moving the shared code into a
+ * package. (apps/api -> @atskills/crawler is gone: issue 18's move 3 made the crawler a package.)
  */
-const APP_IMPORT_ALLOWED: string[] = [];
+const APP_IMPORT_ALLOWED: string[] = [
+  // The agents test builds the CLI bundle the hub serves at /cli/atskills.tgz with the CLI's own script;
+  // the bundler belongs in a package (or test/support) that both use.
+  'apps/api/test/agents.test.ts:18 -> ../../cli/scripts/bundle.js',
+];
 
 describe('dependency rules (ARCHITECTURE.md)', () => {
   it('the protocol core imports no node: module (only src/node/ may)', () => {

@@ -24,6 +24,7 @@ import { buildApp } from '../app.js';
 import { type AppConfig, loadConfig } from '../config.js';
 import { createReadiness } from '../plugins/health.js';
 import { crawlMetricsSink, createHubMetrics } from '../plugins/metrics.js';
+import { adminSocketPath, startAdminSocket } from './admin-socket.js';
 import { loadDemo } from './demo.js';
 import { startGithubRateLimitPoll } from './github-rate-limit.js';
 import { createHubLogger } from './logging.js';
@@ -121,7 +122,8 @@ export async function startHub(options: StartOptions = {}): Promise<RunningHub> 
         await migrator.close();
       }
     }
-    const database: DatabaseHandle = await connectDatabase(databaseOptions('api', where));
+    // The embedded database's exclusive lock names this hub; a second hub (or the CLI) sees who holds it.
+    const database: DatabaseHandle = await connectDatabase(databaseOptions('api', where, { owner: 'hub' }));
     cleanups.push(() => database.close());
     if (!config.databaseUrl) await migrate(database);
     logger.info({ part: 'database' }, 'migrations applied');
@@ -227,6 +229,21 @@ export async function startHub(options: StartOptions = {}): Promise<RunningHub> 
     }
 
     const address = await app.listen({ host: config.host, port: config.port });
+    if (database.embeddedLock) {
+      // The admin CLI reaches the embedded database through this hub while it runs (one owner, ever).
+      const socketPath = adminSocketPath(config.dataDir);
+      const socket = await startAdminSocket({
+        socketPath,
+        database,
+        logger: logger.child({ component: 'admin' }),
+      });
+      cleanups.push(() => socket.close());
+      database.embeddedLock.update({ url: address, adminSocket: socketPath });
+      logger.info(
+        { part: 'admin', socket: socketPath },
+        `admin CLI: through ${socketPath} while this hub runs`,
+      );
+    }
     logger.info({ url: address, publicUrl: config.publicUrl }, `hub listening on ${address}`);
 
     let stopping: Promise<void> | undefined;

@@ -10,11 +10,16 @@ const SEVERITY: Record<string, SafetyFlag['severity']> = {
 };
 
 /**
- * A stored scanner finding as the wire's SafetyFlag (evidence snippets stay server-side). Rule and
- * severity are read as plain text: rows written by older scanners hold `danger`/`warning` too.
+ * A stored scanner finding as the wire's SafetyFlag: rule, file, line and the excerpt it matched, the
+ * revision it belongs to, and whether an accepted dispute suppressed it. Search results leave the excerpt
+ * out (`withExcerpt: false`): it is for the one skill's answer, where a person can act on it.
  */
 export function wireFlag(
-  flag: Pick<SafetyFinding, 'message' | 'file' | 'line'> & { rule: string; severity: string },
+  // Severity as plain text: rows written by older scanners hold `danger`/`warning` too.
+  flag: Pick<SafetyFinding, 'rule' | 'message' | 'file' | 'line'> & { severity: string } & Partial<
+      Pick<SafetyFinding, 'evidence' | 'suppressedBy'>
+    >,
+  options: { revision?: string; withExcerpt?: boolean } = {},
 ): SafetyFlag {
   return {
     code: flag.rule,
@@ -22,12 +27,15 @@ export function wireFlag(
     message: flag.message,
     ...(flag.file ? { file: flag.file } : {}),
     ...(Number.isInteger(flag.line) && flag.line > 0 ? { line: flag.line } : {}),
+    ...(options.withExcerpt && flag.evidence ? { excerpt: flag.evidence } : {}),
+    ...(options.revision ? { revision: options.revision } : {}),
+    ...(flag.suppressedBy !== undefined ? { suppressed: true, suppressedBy: flag.suppressedBy } : {}),
   };
 }
 
-/** The distinct rule ids of a skill's flags, for the X-Skill-Flags header. */
-export function flagRules(flags: { rule: string }[]): string[] {
-  return [...new Set(flags.map((f) => f.rule))].sort();
+/** The distinct rule ids of a skill's flags that still hold (not suppressed), for the X-Skill-Flags header. */
+export function flagRules(flags: Pick<SafetyFinding, 'rule' | 'suppressedBy'>[]): string[] {
+  return [...new Set(flags.filter((f) => f.suppressedBy === undefined).map((f) => f.rule))].sort();
 }
 
 /**

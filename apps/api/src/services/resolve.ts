@@ -1,11 +1,14 @@
+import { skillContentHash } from '@atskills/crawler';
 import {
   type Database,
+  findSafetyVerdict,
   findSkillAt,
   findSkillRevision,
   listSkillsAtOrUnder,
   type ReadScope,
   type SkillFile,
   type SkillRow,
+  suppressionsFor,
 } from '@atskills/db';
 import { lookup, MENU_CAP, type SafetyFinding, SKILL_FILE, type TreeEntry } from '@atskills/protocol';
 import { problem } from '../problems.js';
@@ -37,6 +40,8 @@ export interface ResolvedSkill {
   bodyTokens: number;
   lastSeen: string;
   commit: string | null;
+  /** Whether this answer is private (a private skill, or a revision published while private). */
+  private: boolean;
 }
 
 /** One row of a menu. */
@@ -53,6 +58,8 @@ export interface ResolvedMenu {
   revision: string;
   pinned: boolean;
   items: ResolvedMenuItem[];
+  /** Whether any skill of the menu is private. */
+  private: boolean;
 }
 
 export type Resolution = ResolvedSkill | ResolvedMenu;
@@ -101,7 +108,28 @@ function skillFromRow(row: SkillRow, pinned: boolean): ResolvedSkill {
     source: row.source as 'gh' | 'hub',
     repository: `${row.owner}/${row.container}`,
     lastSeen: row.lastSeenAt.toISOString(),
+    private: row.visibility !== 'public',
   };
+}
+
+/** The scanner's findings for an older revision (its cached verdict), with accepted disputes applied. */
+async function flagsOfRevision(
+  db: Database,
+  old: { revision: string; files: SkillFile[] },
+): Promise<SafetyFinding[]> {
+  const hash = skillContentHash(old.files.filter((f) => !f.skipped));
+  const [flags = [], suppressed] = await Promise.all([
+    findSafetyVerdict(db, [old.revision, hash]),
+    suppressionsFor(db, [hash]).then((m) => m.get(hash)),
+  ]);
+  return flags.map((f) => {
+    const by = suppressed?.get(f.rule);
+    return by === undefined || by === null ? f : { ...f, suppressedBy: by };
+  });
+}
+
+function readsPrivately(viewer: ReadScope, owner: string): boolean {
+  return viewer.isAdmin || viewer.readableNamespaces.includes(owner.toLowerCase());
 }
 
 /**
@@ -135,8 +163,16 @@ export async function resolveLocated(
     if (!row) throw problem('not-found', `Nothing at ${canonical}`);
     if (rev !== undefined && rev !== row.revision) {
       const old = await findSkillRevision(db, row.id, rev);
-      if (!old) throw problem('not-found', `${row.identity} has no revision ${rev}`);
-      return { ...skillFromRow(row, true), ...pick(old, REVISION_FIELDS) };
+      const hidden = old?.publishedVisibility === 'private' && !readsPrivately(viewer, row.owner);
+      // A revision published while its collection was private stays private after it goes public.
+      if (!old || hidden) throw problem('not-found', `${row.identity} has no revision ${rev}`);
+      return {
+        ...skillFromRow(row, true),
+        ...pick(old, REVISION_FIELDS),
+        // Flags are keyed by revision: the pinned revision's own verdict, not the current one's.
+        flags: await flagsOfRevision(db, old),
+        private: row.visibility !== 'public' || old.publishedVisibility === 'private',
+      };
     }
     if (row.goneAt && rev === undefined) {
       throw problem('gone', `${row.identity} is gone upstream`, {
@@ -188,5 +224,6 @@ export async function resolveLocated(
     revision,
     pinned: rev !== undefined,
     items: members.map((r) => pick(r, ['identity', 'name', 'description'])),
+    private: members.some((r) => r.visibility !== 'public'),
   };
 }

@@ -62,7 +62,7 @@ export function toSkillView(resolved: ResolvedSkill, files: SkillView['files']):
     ...pick(resolved, SKILL_VIEW_FIELDS),
     reference: formatReference({ identity: resolved.identity }),
     files,
-    flags: resolved.flags.map(wireFlag),
+    flags: resolved.flags.map((f) => wireFlag(f, { revision: resolved.revision, withExcerpt: true })),
   };
 }
 

@@ -9,6 +9,8 @@ export interface FlagView {
   file?: string;
   line?: number;
   evidence?: string;
+  /** The accepted report that suppressed this flag for this content, if any. */
+  suppressedBy?: number;
 }
 
 /** One row of the search results. */
@@ -70,6 +72,8 @@ export interface SkillFileView {
 
 /** A skill at /s/<identity>. */
 export interface SkillPageModel {
+  /** The hub's public URL, for the client install line. */
+  hubUrl?: string;
   identity: string;
   revision: string;
   /** Set when the page shows a pinned revision (?rev=). */
@@ -96,6 +100,8 @@ export interface MenuItemView {
 
 /** A folder without SKILL.md at /s/<identity>: one line per skill beneath it. */
 export interface MenuPageModel {
+  /** The hub's public URL, for the client install line. */
+  hubUrl?: string;
   identity: string;
   revision: string;
   items: MenuItemView[];

@@ -19,6 +19,7 @@ import {
   formatIdentity,
   githubGitUrl,
   parseIdentity,
+  reservedSkillPath,
   type SafetyFinding,
   SKILL_FILE,
   skillFiles,
@@ -456,6 +457,12 @@ function prepareSkill(
   let skillMarkdown: Buffer | undefined;
   for (const entry of skillFiles(entries, folder.path)) {
     const path = relative(folder.path, entry.path);
+    // A shipped .source or nested .atskills/ would break every saved copy: never indexed or served.
+    const reserved = reservedSkillPath(path);
+    if (reserved) {
+      errors.push({ path: entry.path, code: 'reserved-path', message: `${reserved}; skipped` });
+      continue;
+    }
     const content = entry.sha ? blobs.get(entry.sha) : undefined;
     if (!content) {
       // Only blobs over the limit are left out of the fetch; their size is known to exceed it, not exactly.

@@ -3,6 +3,7 @@ import searchRoutes from '../search.js';
 import archiveRoutes from './archive.js';
 import collectionsRoutes from './collections/index.js';
 import crawlRoutes from './crawls.js';
+import reportsRoutes from './reports.js';
 import reposRoutes from './repos.js';
 import resolveRoutes from './resolve.js';
 import skillsRoutes from './skills.js';
@@ -16,6 +17,7 @@ const v1Routes: FastifyPluginAsync = async (app) => {
   await app.register(reposRoutes);
   await app.register(collectionsRoutes);
   await app.register(crawlRoutes);
+  await app.register(reportsRoutes);
 };
 
 export default v1Routes;

@@ -1,4 +1,13 @@
-import { type Env, flag, integer, LogLevel, optionalUrl, parseEnv } from '@atskills/protocol/config';
+import { GithubAuthEnvSchema, type GithubAuthSettings, loadGithubAuthSettings } from '@atskills/github-auth';
+import {
+  ConfigError,
+  type Env,
+  flag,
+  integer,
+  LogLevel,
+  optionalUrl,
+  parseEnv,
+} from '@atskills/protocol/config';
 import { z } from 'zod';
 import { DEFAULT_PUBLISH_LIMITS, type PublishLimits } from './services/publish/limits.js';
 
@@ -26,6 +35,10 @@ const EnvSchema = z.object({
   PUBLISH_MAX_SKILLS: integer(DEFAULT_PUBLISH_LIMITS.maxSkills, { min: 1 }),
   /** Memory for in-process answers of hot reads (search pages, live revisions), MiB; 0 turns it off. */
   READ_CACHE_MB: z.coerce.number().min(0).max(65536).default(32),
+  /** Search engine without MEILI_URL: the in-memory index (Postgres answers while it builds), or Postgres alone. */
+  SEARCH_ENGINE: z.enum(['memory', 'postgres']).default('memory'),
+  /** Memory budget of the in-memory search index, MiB; over it the hub answers from Postgres. */
+  SEARCH_INDEX_MB: z.coerce.number().int().min(16).max(65536).default(2048),
   /** Failed authentications (bad, unknown, revoked or expired tokens) per client address per minute; 0 = off. */
   AUTH_FAILURES_MAX: integer(20),
   /** Archives built at once (each holds one skill's files in memory); more wait, then get 503. */
@@ -34,6 +47,10 @@ const EnvSchema = z.object({
   ARCHIVE_CACHE_MB: z.coerce.number().min(0).max(65536).default(64),
   /** Trust X-Forwarded-* from a reverse proxy. */
   TRUST_PROXY: flag,
+  /** GitHub's REST base (also the crawler's): linking checks credentials against it. */
+  GITHUB_API_URL: z.url().default('https://api.github.com'),
+  /** The GitHub App and the token keys of linked repositories (@atskills/github-auth). */
+  ...GithubAuthEnvSchema.shape,
 });
 
 /** Every environment variable the app reads (.env.example and docker-compose.yml are checked against it). */
@@ -55,17 +72,29 @@ export interface AppConfig {
   readonly trustProxy: boolean;
   /** Bytes of the read cache (services/read-cache.ts); 0 when off. */
   readonly readCacheBytes: number;
+  /** The engine used when MEILI_URL is not set. */
+  readonly searchEngine: 'memory' | 'postgres';
+  /** Bytes the in-memory search index may hold. */
+  readonly searchIndexBytes: number;
   readonly publishLimits: Readonly<PublishLimits>;
   /** Failed authentications allowed per client address per minute (0: unlimited). */
   readonly authFailuresMax: number;
   /** Archive builds at once, and bytes of built archives kept in memory. */
   readonly archiveBuilds: number;
   readonly archiveCacheBytes: number;
+  /** Linked GitHub repositories: the REST base, the App (if registered) and the token keys. */
+  readonly github: { readonly apiUrl: string; readonly auth: GithubAuthSettings };
 }
 
 /** Parses the environment into a frozen AppConfig, failing fast with the offending variable's name. */
 export function loadConfig(env: Env = process.env): AppConfig {
   const e = parseEnv(EnvSchema, env, 'configuration');
+  let githubAuth: GithubAuthSettings;
+  try {
+    githubAuth = loadGithubAuthSettings(env);
+  } catch (error) {
+    throw new ConfigError(`Invalid configuration: ${(error as Error).message}`);
+  }
   return Object.freeze({
     host: e.HOST,
     port: e.PORT,
@@ -83,6 +112,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     bodyLimit: e.BODY_LIMIT,
     trustProxy: e.TRUST_PROXY,
     readCacheBytes: Math.floor(e.READ_CACHE_MB * 1024 * 1024),
+    searchEngine: e.SEARCH_ENGINE,
+    searchIndexBytes: e.SEARCH_INDEX_MB * 1024 * 1024,
     authFailuresMax: e.AUTH_FAILURES_MAX,
     archiveBuilds: e.ARCHIVE_BUILDS,
     archiveCacheBytes: Math.floor(e.ARCHIVE_CACHE_MB * 1024 * 1024),
@@ -93,5 +124,6 @@ export function loadConfig(env: Env = process.env): AppConfig {
       maxFiles: e.PUBLISH_MAX_FILES,
       maxSkills: e.PUBLISH_MAX_SKILLS,
     }),
+    github: Object.freeze({ apiUrl: e.GITHUB_API_URL, auth: githubAuth }),
   });
 }

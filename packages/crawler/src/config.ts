@@ -1,3 +1,4 @@
+import { GithubAuthEnvSchema } from '@atskills/github-auth';
 import {
   type Env,
   LogLevel,
@@ -37,6 +38,8 @@ export const CrawlerSettingsSchema = z.object({
   LOG_LEVEL: LogLevel.default('info'),
   /** How long running jobs get to finish on SIGTERM (the worker) or Ctrl-C (a crawl), like the hub's. */
   ...SHUTDOWN_SETTING,
+  /** The GitHub App and the token keys of linked team repositories (@atskills/github-auth). */
+  ...GithubAuthEnvSchema.shape,
 });
 
 export type CrawlerSettings = Readonly<z.infer<typeof CrawlerSettingsSchema>>;

@@ -7,6 +7,7 @@ import reportsRoutes from './reports.js';
 import reposRoutes from './repos.js';
 import resolveRoutes from './resolve.js';
 import skillsRoutes from './skills.js';
+import linksRoutes from './teams/links.js';
 
 /** Everything under /v1 (registered with that prefix; every /v1 route is declared in this folder). */
 const v1Routes: FastifyPluginAsync = async (app) => {
@@ -18,6 +19,7 @@ const v1Routes: FastifyPluginAsync = async (app) => {
   await app.register(collectionsRoutes);
   await app.register(crawlRoutes);
   await app.register(reportsRoutes);
+  await app.register(linksRoutes);
 };
 
 export default v1Routes;

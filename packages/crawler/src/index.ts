@@ -13,6 +13,14 @@ export { RateLimitedError } from './github/rate-limited-error.js';
 export { InProcessQueue } from './in-process-queue.js';
 export { discoverRepositories, listRepositories } from './jobs/discover.list.js';
 export {
+  indexLink,
+  LINK_MARKER_FILE,
+  type LinkIndexDeps,
+  type LinkIndexJobData,
+  type LinkIndexOutcome,
+  markerAllows,
+} from './jobs/link.index.js';
+export {
   type CrawlDeps,
   crawlRepository,
   type JobContext,
@@ -24,6 +32,7 @@ export {
   type CrawlStatus,
   crawlOutcomeTotals,
   crawlStatus,
+  LINK_REFRESH_MS,
   nextCrawlAt,
   type RecrawlScheduler,
   recrawlInterval,

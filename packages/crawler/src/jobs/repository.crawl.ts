@@ -409,7 +409,7 @@ async function probeHeadOrExplain(url: string, remote: { token?: string; signal:
 }
 
 /** Problems of the tree worth reporting: SKILL.md that is not a regular file, wrong-case skill.md. */
-function treeWarnings(entries: TreeEntry[]): ReportEntry[] {
+export function treeWarnings(entries: TreeEntry[]): ReportEntry[] {
   const out: ReportEntry[] = [];
   for (const entry of entries) {
     if (basename(entry.path) !== SKILL_FILE) continue;
@@ -437,14 +437,16 @@ function treeWarnings(entries: TreeEntry[]): ReportEntry[] {
   return out;
 }
 
-interface PreparedSkill {
+/** A changed skill's content, ready to scan and store. */
+export interface PreparedSkill {
   folder: { path: string; identity: string; revision: string };
   content: Omit<NonNullable<SeenSkill['content']>, 'flags' | 'verdict'>;
   texts: { path: string; content: Buffer }[];
   contentHash: string;
 }
 
-function prepareSkill(
+/** Files, parsed SKILL.md and tokens of one skill folder from its fetched blobs (parse failures into `errors`). */
+export function prepareSkill(
   folder: { path: string; identity: string; revision: string },
   entries: TreeEntry[],
   blobs: Map<string, Buffer>,

@@ -162,6 +162,24 @@ describe('upstream changes', () => {
     );
   });
 
+  it('refreshes search statistics also when discovery finishes the run (nothing to crawl)', async () => {
+    const analyzed = async () => {
+      const rows = await fx.db.db.execute<{ n: string }>(
+        sql`select analyze_count::text as n from pg_stat_user_tables where relname = 'skills'`,
+      );
+      return Number(rows.rows[0]?.n ?? 0);
+    };
+    const before = await analyzed();
+    const runId = await crawler.startRun({ kind: 'repos', source: { kind: 'repos', repos: [] } });
+    const run = await crawler.waitForRun(runId, { pollMs: 50 });
+    expect(run.status).toBe('finished');
+    // Statistics reach pg_stat_user_tables when the analyzing session flushes them (about a second).
+    const deadline = Date.now() + 10_000;
+    while ((await analyzed()) <= before && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(await analyzed()).toBeGreaterThan(before);
+  });
+
   it('ends a run whose discovery fails as failed', async () => {
     const runId = await crawler.startRun({ kind: 'org', source: { kind: 'org', name: 'nobody-here' } });
     const run = await crawler.waitForRun(runId, { pollMs: 50 });

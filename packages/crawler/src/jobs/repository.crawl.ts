@@ -4,10 +4,8 @@ import {
   crawlReportExists,
   type Database,
   ensureRepository,
-  finishCompletedRuns,
   type ReportEntry,
   type RepositoryIndexWrite,
-  refreshSearchStatistics,
   type SeenSkill,
   type SkillFile,
   type StoredFlag,
@@ -33,6 +31,7 @@ import { GitError } from '../git/run-git.js';
 import type { GithubClient, MetadataResult } from '../github/github-client.js';
 import { RateLimitedError } from '../github/rate-limited-error.js';
 import { abortedByShutdown } from '../shutdown.js';
+import { completeRuns } from './run-completion.js';
 import { SCANNER_VERSION, scanSkill, skillContentHash } from './safety-verdict.js';
 
 /** What every job function needs (passed in; nothing is read from globals). */
@@ -85,6 +84,26 @@ function basename(path: string): string {
   return path.slice(path.lastIndexOf('/') + 1);
 }
 
+/** One repository job in flight: what every phase reads, and the warnings they collect. */
+interface RepositoryJob {
+  deps: CrawlDeps;
+  data: RepositoryJobData;
+  ctx: JobContext;
+  repository: Awaited<ReturnType<typeof ensureRepository>>;
+  log: Logger;
+  startedAt: Date;
+  /** The git URL and what every git process of the job gets (token, abort signal). */
+  remote: { url: string; token?: string; signal: AbortSignal };
+  warnings: ReportEntry[];
+  errors: ReportEntry[];
+  /** Logs that a phase ended, with the time since the job started. */
+  phaseDone(name: string): void;
+}
+
+/** The parts of a report every outcome states (the rest is defaulted by `report`). */
+type ReportParts = Pick<RepositoryIndexWrite, 'outcome' | 'skills'> &
+  Partial<Omit<RepositoryIndexWrite, 'repositoryId' | 'runId' | 'startedAt'>>;
+
 /**
  * Crawls one repository: probe the head (skip when unchanged), fetch trees without blobs, apply the leaf
  * rule, download the changed skill folders' blobs under the size limit, parse, scan, and write everything
@@ -96,63 +115,79 @@ export async function crawlRepository(
   data: RepositoryJobData,
   ctx: JobContext,
 ): Promise<RepositoryJobResult> {
-  const { db, settings, logger } = deps;
-  const log = logger.child({ repo: `${data.owner}/${data.repo}`, runId: data.runId });
-  const repository = await ensureRepository(db, data.owner, data.repo);
-  if (data.runId !== null && (await crawlReportExists(db, data.runId, repository.id))) {
-    return { outcome: 'duplicate', skills: 0, bytesDownloaded: 0 };
-  }
-  const startedAt = new Date();
-  const phase = (name: string) =>
-    log.debug({ phase: name, ms: Date.now() - startedAt.getTime() }, 'phase done');
-  const base: Pick<RepositoryIndexWrite, 'repositoryId' | 'runId' | 'startedAt'> = {
-    repositoryId: repository.id,
-    runId: data.runId,
-    startedAt,
-  };
-  const finish = async (write: RepositoryIndexWrite, bytes: number): Promise<RepositoryJobResult> => {
-    const result = await writeRepositoryIndex(db, write);
-    if (data.runId !== null && (await finishCompletedRuns(db, [data.runId])).length > 0) {
-      // Best effort: a run's index is complete without it, search is only slower until autovacuum runs.
-      await refreshSearchStatistics(db).catch((err) =>
-        log.warn({ err }, 'could not refresh search statistics after the run'),
-      );
-    }
-    log.info(
-      {
-        outcome: write.outcome,
-        skills: result.skillsFound,
-        added: result.skillsAdded,
-        removed: result.skillsRemoved,
-        bytes,
-      },
-      'repository crawled',
-    );
-    return {
-      outcome: result.written ? write.outcome : 'duplicate',
-      skills: result.skillsFound,
-      bytesDownloaded: bytes,
-    };
-  };
-  const recordFailure = (code: string, message: string, gone = false) =>
-    finish(
-      {
-        ...base,
-        outcome: gone ? 'gone' : 'failed',
-        skills: null,
-        repositoryGone: gone,
-        warnings: [],
-        errors: [{ path: '', code, message }],
-        error: message,
-        bytesDownloaded: 0,
-      },
-      0,
-    );
+  const job = await openJob(deps, data, ctx);
+  if (!job) return { outcome: 'duplicate', skills: 0, bytesDownloaded: 0 };
+  let snapshot: RemoteSnapshot | null = null;
+  try {
+    const metadata = await fetchMetadata(job);
+    if (metadata.gone) return await finish(job, failureReport(REPOSITORY_GONE, true));
+    const probed = await probe(job, metadata);
+    if ('report' in probed) return await finish(job, probed.report);
 
-  // Repository metadata (stars, licence, ...): conditional on the stored ETag, so an unchanged repository
-  // costs no rate limit. A rate limit propagates (the job is delayed); other REST trouble only loses metadata.
+    const { url, token, signal } = job.remote;
+    snapshot = await RemoteSnapshot.open(url, { token, signal, workDir: deps.settings.CRAWL_WORK_DIR });
+    const tree = await fetchTree(job, snapshot, probed.head);
+    if (!tree) return await finish(job, emptyReport(metadata.write, { commit: null, branch: null }));
+    const folders = await leafRule(job, tree);
+    const blobs = await fetchBlobs(job, snapshot, folders.changed);
+    const skills = await buildContent(job, tree, folders, blobs);
+    const bytes = await snapshot.bytesDownloaded();
+    job.phaseDone('parsed');
+    return await finish(job, {
+      outcome: 'indexed',
+      head: { commit: tree.commit, branch: tree.branch },
+      metadata: metadata.write,
+      skills,
+      bytesDownloaded: bytes,
+    });
+  } catch (error) {
+    return await finish(job, failureOf(job, error));
+  } finally {
+    await snapshot?.dispose();
+  }
+}
+
+/** Phase 0: the repository's row; null when this run already has its report (a redelivered job). */
+async function openJob(
+  deps: CrawlDeps,
+  data: RepositoryJobData,
+  ctx: JobContext,
+): Promise<RepositoryJob | null> {
+  const { db, settings, logger } = deps;
+  const repository = await ensureRepository(db, data.owner, data.repo);
+  if (data.runId !== null && (await crawlReportExists(db, data.runId, repository.id))) return null;
+  const log = logger.child({ repo: `${data.owner}/${data.repo}`, runId: data.runId });
+  const startedAt = new Date();
+  return {
+    deps,
+    data,
+    ctx,
+    repository,
+    log,
+    startedAt,
+    remote: {
+      url: `${settings.GIT_BASE_URL.replace(/\/+$/, '')}/${data.owner}/${data.repo}.git`,
+      token: settings.GITHUB_TOKEN,
+      signal: ctx.signal,
+    },
+    warnings: [],
+    errors: [],
+    phaseDone: (name) => log.debug({ phase: name, ms: Date.now() - startedAt.getTime() }, 'phase done'),
+  };
+}
+
+type MetadataWrite = RepositoryIndexWrite['metadata'];
+
+/**
+ * Phase 1: repository metadata (stars, licence, ...), conditional on the stored ETag, so an unchanged
+ * repository costs no rate limit. A rate limit propagates (the job is delayed); other REST trouble only
+ * loses metadata, with a warning.
+ */
+async function fetchMetadata(
+  job: RepositoryJob,
+): Promise<{ gone: boolean; notModified: boolean; write: MetadataWrite }> {
+  const { deps, data, repository } = job;
   let metadata: MetadataResult | null = null;
-  const warnings: ReportEntry[] = [];
   try {
     metadata = await deps.github.repositoryMetadata(
       data.owner,
@@ -161,214 +196,269 @@ export async function crawlRepository(
     );
   } catch (error) {
     if (error instanceof RateLimitedError) throw error;
-    warnings.push({
+    job.warnings.push({
       path: '',
       code: 'metadata-unavailable',
       message: `GitHub metadata: ${(error as Error).message}`,
     });
-    log.warn({ err: error }, 'repository metadata unavailable');
+    job.log.warn({ err: error }, 'repository metadata unavailable');
   }
-  phase('metadata');
-  if (metadata?.status === 'not-found') {
-    return recordFailure(
-      'repository-not-found',
-      'The repository does not exist or is no longer public (404).',
-      true,
-    );
+  job.phaseDone('metadata');
+  return {
+    gone: metadata?.status === 'not-found',
+    notModified: metadata?.status === 'not-modified',
+    write: metadata?.status === 'ok' ? { etag: metadata.etag, ...metadata.metadata } : undefined,
+  };
+}
+
+type Head = { commit: string | null; branch: string | null };
+
+/**
+ * Phase 2: is there anything to fetch? An unchanged or empty repository ends here with its report;
+ * otherwise the head to fetch (null when not probed: a new repository or a forced crawl goes straight to
+ * the clone, which reads the head anyway).
+ */
+async function probe(
+  job: RepositoryJob,
+  metadata: { notModified: boolean; write: MetadataWrite },
+): Promise<{ report: ReportParts } | { head: Head | null }> {
+  const { data, repository } = job;
+  const settled =
+    repository.headRevision !== null &&
+    (repository.lastCrawlOutcome === 'indexed' || repository.lastCrawlOutcome === 'unchanged');
+  // GitHub's repository ETag changes with `pushed_at`, so a 304 on the metadata means nothing was pushed
+  // since the stored head was read: unchanged, without a single git request.
+  if (!data.force && settled && metadata.notModified) {
+    job.phaseDone('probe');
+    const head = { commit: repository.headRevision, branch: repository.defaultBranch };
+    return { report: unchangedReport(metadata.write, head) };
   }
-  const metadataWrite = metadata?.status === 'ok' ? { etag: metadata.etag, ...metadata.metadata } : undefined;
+  // A repository seen before is probed (one ls-refs request), so an unchanged one costs nothing more.
+  const head = !data.force && repository.headRevision !== null ? await probeHeadOrExplain(job.remote) : null;
+  job.phaseDone('probe');
+  if (settled && head !== null && head.commit === repository.headRevision) {
+    return { report: unchangedReport(metadata.write, head) };
+  }
+  // An empty repository: no commits, so no skills.
+  if (head !== null && head.commit === null) return { report: emptyReport(metadata.write, head) };
+  return { head };
+}
 
-  const url = `${settings.GIT_BASE_URL.replace(/\/+$/, '')}/${data.owner}/${data.repo}.git`;
-  const remote = { token: settings.GITHUB_TOKEN, signal: ctx.signal };
-  let snapshot: RemoteSnapshot | null = null;
-  try {
-    const settled =
-      repository.headRevision !== null &&
-      (repository.lastCrawlOutcome === 'indexed' || repository.lastCrawlOutcome === 'unchanged');
-    // GitHub's repository ETag changes with `pushed_at`, so a 304 on the metadata means nothing was pushed
-    // since the stored head was read: unchanged, without a single git request.
-    if (!data.force && settled && metadata?.status === 'not-modified') {
-      phase('probe');
-      return await finish(
-        {
-          ...base,
-          outcome: 'unchanged',
-          head: { commit: repository.headRevision, branch: repository.defaultBranch },
-          metadata: metadataWrite,
-          skills: null,
-          warnings,
-          errors: [],
-          bytesDownloaded: 0,
-        },
-        0,
-      );
-    }
-    // Otherwise a repository seen before is probed (one ls-refs request) so an unchanged one costs nothing
-    // more; a new one (or a forced crawl) goes straight to the clone, which reads the head anyway.
-    const probe = !data.force && repository.headRevision !== null;
-    const head = probe ? await probeHeadOrExplain(url, remote) : null;
-    phase('probe');
-    const unchanged =
-      settled && head !== null && head.commit !== null && head.commit === repository.headRevision;
-    if (unchanged) {
-      return await finish(
-        {
-          ...base,
-          outcome: 'unchanged',
-          head,
-          metadata: metadataWrite,
-          skills: null,
-          warnings,
-          errors: [],
-          bytesDownloaded: 0,
-        },
-        0,
-      );
-    }
-    if (head !== null && head.commit === null) {
-      // An empty repository: no commits, so no skills.
-      return await finish(
-        {
-          ...base,
-          outcome: 'indexed',
-          head,
-          metadata: metadataWrite,
-          skills: [],
-          warnings,
-          errors: [],
-          bytesDownloaded: 0,
-        },
-        0,
-      );
-    }
+interface FetchedTree {
+  commit: string;
+  rootTree: string;
+  branch: string | null;
+  entries: TreeEntry[];
+}
 
-    snapshot = await RemoteSnapshot.open(url, { ...remote, workDir: settings.CRAWL_WORK_DIR });
-    const fetched = await snapshot.fetchTrees(head?.branch ?? null);
-    if (fetched.commit === null) {
-      return await finish(
-        {
-          ...base,
-          outcome: 'indexed',
-          head: { commit: null, branch: null },
-          metadata: metadataWrite,
-          skills: [],
-          warnings,
-          errors: [],
-          bytesDownloaded: 0,
-        },
-        0,
-      );
-    }
-    const { commit, rootTree } = fetched;
-    const entries = await snapshot.listTree();
-    phase('trees');
-    const errors: ReportEntry[] = [];
-    warnings.push(...treeWarnings(entries));
+/** Phase 3: commits and trees without blobs, and the listing; null for a repository without commits. */
+async function fetchTree(
+  job: RepositoryJob,
+  snapshot: RemoteSnapshot,
+  head: Head | null,
+): Promise<FetchedTree | null> {
+  const fetched = await snapshot.fetchTrees(head?.branch ?? null);
+  if (fetched.commit === null) return null;
+  const entries = await snapshot.listTree();
+  job.phaseDone('trees');
+  job.warnings.push(...treeWarnings(entries));
+  return { commit: fetched.commit, rootTree: fetched.rootTree, branch: fetched.branch, entries };
+}
 
-    const treeShaOf = new Map(entries.filter((e) => e.type === 'dir').map((e) => [e.path, e.sha ?? '']));
-    const stored = await storedSkillRevisions(db, repository.id);
-    const folders: { path: string; identity: string; revision: string }[] = [];
-    for (const folder of findSkillFolders(entries)) {
-      const identity = formatIdentity(
-        'gh',
-        [data.owner, data.repo, folder].filter((p) => p !== '').join('/'),
-      );
-      try {
-        if (parseIdentity(identity).identity !== identity)
-          throw new Error('the path does not survive normalisation');
-      } catch (error) {
-        errors.push({
-          path: folder,
-          code: 'bad-identity',
-          message: `Not a valid identity: ${(error as Error).message}`,
-        });
-        continue;
-      }
-      folders.push({
+interface SkillFolder {
+  path: string;
+  identity: string;
+  revision: string;
+}
+
+/**
+ * Phase 4: the leaf rule over the listing: every skill folder with its identity and revision (its git
+ * tree sha), and those whose revision differs from the stored one (all of them on a forced crawl).
+ */
+async function leafRule(
+  job: RepositoryJob,
+  tree: FetchedTree,
+): Promise<{ all: SkillFolder[]; changed: SkillFolder[] }> {
+  const { data } = job;
+  const treeShaOf = new Map(tree.entries.filter((e) => e.type === 'dir').map((e) => [e.path, e.sha ?? '']));
+  const all: SkillFolder[] = [];
+  for (const folder of findSkillFolders(tree.entries)) {
+    const identity = formatIdentity('gh', [data.owner, data.repo, folder].filter((p) => p !== '').join('/'));
+    try {
+      if (parseIdentity(identity).identity !== identity)
+        throw new Error('the path does not survive normalisation');
+    } catch (error) {
+      job.errors.push({
         path: folder,
-        identity,
-        revision: folder === '' ? rootTree : (treeShaOf.get(folder) ?? ''),
+        code: 'bad-identity',
+        message: `Not a valid identity: ${(error as Error).message}`,
       });
+      continue;
     }
-    const changed = folders.filter((f) => data.force || stored.get(f.path)?.revision !== f.revision);
-    const blobs = await snapshot.fetchFolderBlobs(
-      changed.map((f) => f.revision),
-      settings.CRAWL_MAX_FILE_BYTES,
-    );
-
-    phase('blobs');
-    // Content of each changed skill: files, parsed SKILL.md, tokens, safety flags (cached by content hash).
-    const listing = new SortedListing(entries);
-    const prepared: PreparedSkill[] = [];
-    for (const folder of changed) {
-      prepared.push(
-        prepareSkill(folder, listing.under(folder.path), blobs, settings.CRAWL_MAX_FILE_BYTES, errors),
-      );
-      await yieldEvery(prepared.length);
-    }
-    const verdicts = await cachedSafetyVerdicts(
-      db,
-      prepared.map((p) => p.contentHash),
-      SCANNER_VERSION,
-    );
-    const seen: SeenSkill[] = [];
-    const changedPaths = new Set(changed.map((f) => f.path));
-    for (const folder of folders) {
-      if (!changedPaths.has(folder.path)) seen.push({ ...folder, commit });
-    }
-    for (const [i, p] of prepared.entries()) {
-      await yieldEvery(i + 1);
-      const flags: StoredFlag[] = verdicts.get(p.contentHash) ?? scanSkill(p.texts, p.content.description);
-      seen.push({
-        identity: p.folder.identity,
-        path: p.folder.path,
-        revision: p.folder.revision,
-        commit,
-        content: {
-          ...p.content,
-          flags,
-          verdict: { contentSha256: p.contentHash, scannerVersion: SCANNER_VERSION },
-        },
-      });
-    }
-    const bytes = await snapshot.bytesDownloaded();
-    phase('parsed');
-    return await finish(
-      {
-        ...base,
-        outcome: 'indexed',
-        head: { commit, branch: fetched.branch },
-        metadata: metadataWrite,
-        skills: seen,
-        warnings,
-        errors,
-        bytesDownloaded: bytes,
-      },
-      bytes,
-    );
-  } catch (error) {
-    // A shutdown releases the job to another worker; a rate limit delays it: neither is a failure.
-    if (error instanceof RateLimitedError || abortedByShutdown(ctx.signal)) throw error;
-    if (error instanceof GitError && error.kind === 'not-found') {
-      return recordFailure('repository-not-found', error.message, true);
-    }
-    if (error instanceof GitError && error.kind === 'timeout') {
-      // Not retried: a hanging server would hold a worker for every attempt; the next crawl tries again.
-      return recordFailure(
-        'timeout',
-        `Timed out after ${settings.CRAWL_JOB_TIMEOUT_MS} ms: ${error.message}`,
-      );
-    }
-    if (error instanceof GitError && error.kind === 'access-denied') {
-      // Private or needs a token: not proof that it is gone, so its skills are kept.
-      return recordFailure('access-denied', error.message);
-    }
-    if (isRetryable(error) && !ctx.finalAttempt) throw error;
-    const code = error instanceof RepositoryFailure ? error.code : 'crawl-failed';
-    return recordFailure(code, (error as Error).message);
-  } finally {
-    await snapshot?.dispose();
+    all.push({
+      path: folder,
+      identity,
+      revision: folder === '' ? tree.rootTree : (treeShaOf.get(folder) ?? ''),
+    });
   }
+  const stored = await storedSkillRevisions(job.deps.db, job.repository.id);
+  const changed = all.filter((f) => data.force || stored.get(f.path)?.revision !== f.revision);
+  return { all, changed };
+}
+
+/** Phase 5: the blobs of the changed folders, each file under the size limit (larger ones stay out). */
+async function fetchBlobs(
+  job: RepositoryJob,
+  snapshot: RemoteSnapshot,
+  changed: SkillFolder[],
+): Promise<Map<string, Buffer>> {
+  const blobs = await snapshot.fetchFolderBlobs(
+    changed.map((f) => f.revision),
+    job.deps.settings.CRAWL_MAX_FILE_BYTES,
+  );
+  job.phaseDone('blobs');
+  return blobs;
+}
+
+/**
+ * Phase 6: what the index stores of each skill seen at this head: unchanged folders by reference; changed
+ * ones with their files, parsed SKILL.md, tokens and safety flags (cached by content hash).
+ */
+async function buildContent(
+  job: RepositoryJob,
+  tree: FetchedTree,
+  folders: { all: SkillFolder[]; changed: SkillFolder[] },
+  blobs: Map<string, Buffer>,
+): Promise<SeenSkill[]> {
+  const maxBytes = job.deps.settings.CRAWL_MAX_FILE_BYTES;
+  const listing = new SortedListing(tree.entries);
+  const prepared: PreparedSkill[] = [];
+  for (const folder of folders.changed) {
+    prepared.push(prepareSkill(folder, listing.under(folder.path), blobs, maxBytes, job.errors));
+    await yieldEvery(prepared.length);
+  }
+  const verdicts = await cachedSafetyVerdicts(
+    job.deps.db,
+    prepared.map((p) => p.contentHash),
+    SCANNER_VERSION,
+  );
+  const seen: SeenSkill[] = [];
+  const changedPaths = new Set(folders.changed.map((f) => f.path));
+  for (const folder of folders.all) {
+    if (!changedPaths.has(folder.path)) seen.push({ ...folder, commit: tree.commit });
+  }
+  for (const [i, p] of prepared.entries()) {
+    await yieldEvery(i + 1);
+    const flags: StoredFlag[] = verdicts.get(p.contentHash) ?? scanSkill(p.texts, p.content.description);
+    seen.push({
+      identity: p.folder.identity,
+      path: p.folder.path,
+      revision: p.folder.revision,
+      commit: tree.commit,
+      content: {
+        ...p.content,
+        flags,
+        verdict: { contentSha256: p.contentHash, scannerVersion: SCANNER_VERSION },
+      },
+    });
+  }
+  return seen;
+}
+
+/**
+ * Phase 7: writes the report (and the skills) in one transaction, then completes the run when this was
+ * its last repository.
+ */
+async function finish(job: RepositoryJob, parts: ReportParts): Promise<RepositoryJobResult> {
+  const write = report(job, parts);
+  const result = await writeRepositoryIndex(job.deps.db, write);
+  if (job.data.runId !== null) await completeRuns(job.deps, [job.data.runId]);
+  job.log.info(
+    {
+      outcome: write.outcome,
+      skills: result.skillsFound,
+      added: result.skillsAdded,
+      removed: result.skillsRemoved,
+      bytes: write.bytesDownloaded,
+    },
+    'repository crawled',
+  );
+  return {
+    outcome: result.written ? write.outcome : 'duplicate',
+    skills: result.skillsFound,
+    bytesDownloaded: write.bytesDownloaded,
+  };
+}
+
+/** The whole report of the job from an outcome's parts. */
+function report(job: RepositoryJob, parts: ReportParts): RepositoryIndexWrite {
+  return {
+    repositoryId: job.repository.id,
+    runId: job.data.runId,
+    startedAt: job.startedAt,
+    warnings: job.warnings,
+    errors: job.errors,
+    bytesDownloaded: 0,
+    ...parts,
+  };
+}
+
+const unchangedReport = (metadata: MetadataWrite, head: Head): ReportParts => ({
+  outcome: 'unchanged',
+  head,
+  metadata,
+  skills: null,
+});
+
+const emptyReport = (metadata: MetadataWrite, head: Head): ReportParts => ({
+  outcome: 'indexed',
+  head,
+  metadata,
+  skills: [],
+});
+
+const REPOSITORY_GONE = {
+  code: 'repository-not-found',
+  message: 'The repository does not exist or is no longer public (404).',
+};
+
+/** A failure's report: nothing about the skills is known, so they stay as stored (unless it is gone). */
+function failureReport(failure: { code: string; message: string }, gone = false): ReportParts {
+  return {
+    outcome: gone ? 'gone' : 'failed',
+    skills: null,
+    repositoryGone: gone,
+    // A failure's report holds only the failure, not what earlier phases noted.
+    warnings: [],
+    errors: [{ path: '', ...failure }],
+    error: failure.message,
+  };
+}
+
+/**
+ * The report of a job that threw, or the error again when it is not the job's to record: a shutdown
+ * releases the job to another worker, a rate limit delays it, and a retryable failure before the last
+ * attempt is retried.
+ */
+function failureOf(job: RepositoryJob, error: unknown): ReportParts {
+  if (error instanceof RateLimitedError || abortedByShutdown(job.ctx.signal)) throw error;
+  if (error instanceof GitError && error.kind === 'not-found') {
+    return failureReport({ code: 'repository-not-found', message: error.message }, true);
+  }
+  if (error instanceof GitError && error.kind === 'timeout') {
+    // Not retried: a hanging server would hold a worker for every attempt; the next crawl tries again.
+    return failureReport({
+      code: 'timeout',
+      message: `Timed out after ${job.deps.settings.CRAWL_JOB_TIMEOUT_MS} ms: ${error.message}`,
+    });
+  }
+  if (error instanceof GitError && error.kind === 'access-denied') {
+    // Private or needs a token: not proof that it is gone, so its skills are kept.
+    return failureReport({ code: 'access-denied', message: error.message });
+  }
+  if (isRetryable(error) && !job.ctx.finalAttempt) throw error;
+  const code = error instanceof RepositoryFailure ? error.code : 'crawl-failed';
+  return failureReport({ code, message: (error as Error).message });
 }
 
 /**
@@ -407,9 +497,9 @@ class SortedListing {
   }
 }
 
-async function probeHeadOrExplain(url: string, remote: { token?: string; signal: AbortSignal }) {
+async function probeHeadOrExplain(remote: RepositoryJob['remote']) {
   try {
-    return await probeHead(url, remote);
+    return await probeHead(remote.url, { token: remote.token, signal: remote.signal });
   } catch (error) {
     if (error instanceof GitError && error.kind === 'rate-limited') {
       throw new RateLimitedError(60_000, `git server rate limit: ${error.message}`);

@@ -8,14 +8,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createCrawler, settingsWith } from '@atskills/crawler';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCliCaptured } from '../../../test/support/cli.js';
 import { buildCorpusRepos, corpusReposDir } from '../../../test/support/corpus.js';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
 import { type GithubStandin, startGithubStandin } from '../../../test/support/github-standin.js';
-import { settingsWith } from '../../crawler/src/config.js';
-import { createCrawler } from '../../crawler/src/crawler.js';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 

@@ -3,11 +3,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { blobs, crawlReportsOfRun, repositories, safetyVerdicts, skillRevisions, skills } from '@atskills/db';
+import { skillContentHash } from '@atskills/protocol/content';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commitToRepo, createRepo } from '../../../test/support/corpus.js';
 import { type Crawler, createCrawler } from '../src/crawler.js';
-import { SCANNER_VERSION, skillContentHash } from '../src/jobs/safety-verdict.js';
+import { SCANNER_VERSION } from '../src/jobs/safety-verdict.js';
 import { type CrawlFixture, liveSkills, startCrawlFixture, testLogger } from './crawl-fixture.js';
 
 const skill = (name: string, description: string, body = 'Do the thing.\n') =>

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import {
   cachedSafetyVerdicts,
   crawlReportExists,
@@ -7,7 +6,6 @@ import {
   type ReportEntry,
   type RepositoryIndexWrite,
   type SeenSkill,
-  type SkillFile,
   type StoredFlag,
   storedSkillRevisions,
   writeRepositoryIndex,
@@ -20,9 +18,8 @@ import {
   SKILL_FILE,
   skillFiles,
   type TreeEntry,
-  tryParseSkillMarkdown,
 } from '@atskills/protocol';
-import { countTokens } from '@atskills/protocol/tokens';
+import { type SkillContent, scanSkillContent, skillContent } from '@atskills/protocol/content';
 import type { RepositoryJobData } from '@atskills/queue';
 import type { Logger } from 'pino';
 import type { CrawlerSettings } from '../config.js';
@@ -32,7 +29,7 @@ import type { GithubClient, MetadataResult } from '../github/github-client.js';
 import { RateLimitedError } from '../github/rate-limited-error.js';
 import { abortedByShutdown } from '../shutdown.js';
 import { completeRuns } from './run-completion.js';
-import { SCANNER_VERSION, scanSkill, skillContentHash } from './safety-verdict.js';
+import { SCANNER_VERSION } from './safety-verdict.js';
 
 /** What every job function needs (passed in; nothing is read from globals). */
 export interface CrawlDeps {
@@ -72,12 +69,6 @@ class RepositoryFailure extends Error {
   ) {
     super(message);
   }
-}
-
-const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
-
-function relative(folder: string, path: string): string {
-  return folder === '' ? path : path.slice(folder.length + 1);
 }
 
 function basename(path: string): string {
@@ -330,16 +321,28 @@ async function buildContent(
   folders: { all: SkillFolder[]; changed: SkillFolder[] },
   blobs: Map<string, Buffer>,
 ): Promise<SeenSkill[]> {
-  const maxBytes = job.deps.settings.CRAWL_MAX_FILE_BYTES;
+  const tooLarge = `larger than ${job.deps.settings.CRAWL_MAX_FILE_BYTES} bytes`;
   const listing = new SortedListing(tree.entries);
-  const prepared: PreparedSkill[] = [];
+  const prepared: { folder: SkillFolder; content: SkillContent<Buffer> }[] = [];
   for (const folder of folders.changed) {
-    prepared.push(prepareSkill(folder, listing.under(folder.path), blobs, maxBytes, job.errors));
+    const files = skillFiles(listing.under(folder.path), folder.path).map((entry) => {
+      // Only blobs over the limit are left out of the fetch; their size is known to exceed it, not exactly.
+      const content = entry.sha ? blobs.get(entry.sha) : undefined;
+      return content
+        ? { path: entry.path, content }
+        : { path: entry.path, content: null, size: 0, skipped: tooLarge };
+    });
+    const content = skillContent({ folder: folder.path, rootName: job.data.repo, files }, { scan: false });
+    for (const problem of content.problems) {
+      if (problem.severity === 'error')
+        job.errors.push({ path: folder.path, code: problem.code, message: problem.message });
+    }
+    prepared.push({ folder, content });
     await yieldEvery(prepared.length);
   }
   const verdicts = await cachedSafetyVerdicts(
     job.deps.db,
-    prepared.map((p) => p.contentHash),
+    prepared.map((p) => p.content.contentHash),
     SCANNER_VERSION,
   );
   const seen: SeenSkill[] = [];
@@ -347,19 +350,14 @@ async function buildContent(
   for (const folder of folders.all) {
     if (!changedPaths.has(folder.path)) seen.push({ ...folder, commit: tree.commit });
   }
-  for (const [i, p] of prepared.entries()) {
+  for (const [i, { folder, content }] of prepared.entries()) {
     await yieldEvery(i + 1);
-    const flags: StoredFlag[] = verdicts.get(p.contentHash) ?? scanSkill(p.texts, p.content.description);
+    const { contentHash, problems: _problems, flags: _deferred, ...stored } = content;
+    const flags: StoredFlag[] = verdicts.get(contentHash) ?? scanSkillContent(content);
     seen.push({
-      identity: p.folder.identity,
-      path: p.folder.path,
-      revision: p.folder.revision,
+      ...folder,
       commit: tree.commit,
-      content: {
-        ...p.content,
-        flags,
-        verdict: { contentSha256: p.contentHash, scannerVersion: SCANNER_VERSION },
-      },
+      content: { ...stored, flags, verdict: { contentSha256: contentHash, scannerVersion: SCANNER_VERSION } },
     });
   }
   return seen;
@@ -535,82 +533,4 @@ function treeWarnings(entries: TreeEntry[]): ReportEntry[] {
     });
   }
   return out;
-}
-
-interface PreparedSkill {
-  folder: { path: string; identity: string; revision: string };
-  content: Omit<NonNullable<SeenSkill['content']>, 'flags' | 'verdict'>;
-  texts: { path: string; content: Buffer }[];
-  contentHash: string;
-}
-
-function prepareSkill(
-  folder: { path: string; identity: string; revision: string },
-  entries: TreeEntry[],
-  blobs: Map<string, Buffer>,
-  maxBytes: number,
-  errors: ReportEntry[],
-): PreparedSkill {
-  const files: SkillFile[] = [];
-  const stored: { sha256: string; size: number; content: Buffer }[] = [];
-  const texts: { path: string; content: Buffer }[] = [];
-  let skillMarkdown: Buffer | undefined;
-  for (const entry of skillFiles(entries, folder.path)) {
-    const path = relative(folder.path, entry.path);
-    const content = entry.sha ? blobs.get(entry.sha) : undefined;
-    if (!content) {
-      // Only blobs over the limit are left out of the fetch; their size is known to exceed it, not exactly.
-      files.push({ path, size: 0, sha256: '', skipped: `larger than ${maxBytes} bytes` });
-      continue;
-    }
-    const hash = sha256(content);
-    files.push({ path, size: content.length, sha256: hash });
-    stored.push({ sha256: hash, size: content.length, content });
-    texts.push({ path, content });
-    if (path === SKILL_FILE) skillMarkdown = content;
-  }
-  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  const contentHash = skillContentHash(files);
-  const folderName = folder.path === '' ? (folder.identity.split('/')[1] ?? '') : basename(folder.path);
-  const empty = {
-    name: '',
-    description: '',
-    frontmatter: {},
-    body: '',
-    warnings: [],
-    descriptionTokens: 0,
-    bodyTokens: 0,
-  };
-  if (!skillMarkdown) {
-    const parseError = {
-      code: 'too-large',
-      message: `SKILL.md is larger than ${maxBytes} bytes and was not downloaded.`,
-    };
-    errors.push({ path: folder.path, ...parseError });
-    return { folder, content: { ...empty, parseError, files, blobs: stored }, texts, contentHash };
-  }
-  const parsed = tryParseSkillMarkdown(skillMarkdown, folderName);
-  if (!parsed.ok) {
-    const parseError = { code: parsed.error.code, message: parsed.error.message };
-    errors.push({ path: folder.path, ...parseError });
-    return { folder, content: { ...empty, parseError, files, blobs: stored }, texts, contentHash };
-  }
-  const doc = parsed.doc;
-  return {
-    folder,
-    content: {
-      name: doc.name,
-      description: doc.description,
-      frontmatter: doc.frontmatter,
-      body: doc.body,
-      warnings: doc.warnings,
-      parseError: null,
-      files,
-      blobs: stored,
-      descriptionTokens: countTokens(doc.description),
-      bodyTokens: countTokens(doc.body),
-    },
-    texts,
-    contentHash,
-  };
 }

@@ -7,10 +7,9 @@ import {
   markCollectionDeleted,
   type NamespaceRow,
   popularPublicCollections,
-  type StoredFlag,
   writePublish,
 } from '@atskills/db';
-import { SAFETY_RULES, scanSkillFiles } from '@atskills/protocol';
+import { SAFETY_RULES } from '@atskills/protocol';
 import type { Viewer } from '../../plugins/viewer.js';
 import { problem } from '../../problems.js';
 import { checkAccountName, checkCollectionName } from '../auth/names.js';
@@ -18,7 +17,7 @@ import { canPublishTo, requireScope } from '../auth/permissions.js';
 import { extractArchive } from './extract-archive.js';
 import type { PublishLimits } from './limits.js';
 import { findLookalikes } from './lookalike.js';
-import { type ValidatedCollection, validateCollection } from './validate-collection.js';
+import { validateCollection } from './validate-collection.js';
 
 /** Verdicts are keyed by content hash and the rule set that produced them. */
 export const SCANNER_VERSION = `safety:${SAFETY_RULES.map((r) => r.id).join(',')}`;
@@ -90,10 +89,9 @@ export async function publishCollection(
   const archive = await extractArchive(ctx.body, ctx.limits);
   const validated = validateCollection(archive, names, ctx.limits);
   const identity = `hub:${names.namespace}/${names.collection}`;
-  const flagsBySkill = scanSkills(validated);
   const warnings = [...validated.warnings];
   for (const s of validated.skills) {
-    const flags = flagsBySkill.get(s.identity) ?? [];
+    const flags = s.flags;
     if (flags.length > 0) {
       const rules = [...new Set(flags.map((f) => f.rule))].join(', ');
       warnings.push({
@@ -137,7 +135,7 @@ export async function publishCollection(
         warnings: [],
         files: s.files.map(({ path, size, sha256 }) => ({ path, size, sha256 })),
         revision: s.revision,
-        flags: flagsBySkill.get(s.identity) ?? [],
+        flags: s.flags,
         descriptionTokens: s.descriptionTokens,
         bodyTokens: s.bodyTokens,
       })),
@@ -231,25 +229,4 @@ export async function collectionRevisions(
       publishedAt: r.createdAt.toISOString(),
     })),
   };
-}
-
-/** Runs the safety scanner over each skill's text files; binary files are skipped. */
-function scanSkills(validated: ValidatedCollection): Map<string, StoredFlag[]> {
-  const decoder = new TextDecoder('utf-8', { fatal: true });
-  const out = new Map<string, StoredFlag[]>();
-  for (const s of validated.skills) {
-    const texts: { path: string; content: string }[] = [];
-    for (const f of s.files) {
-      try {
-        texts.push({ path: f.path, content: decoder.decode(f.content) });
-      } catch {
-        // Not UTF-8 text: nothing the text rules can read.
-      }
-    }
-    out.set(
-      s.identity,
-      scanSkillFiles(texts, { description: s.description }).map((flag) => ({ ...flag })),
-    );
-  }
-  return out;
 }

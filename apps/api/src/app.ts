@@ -86,10 +86,10 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
       const inIdentity = IDENTITY_ROUTES.test(request.url);
       const p =
         err.code === 'FST_ERR_BAD_URL' && inIdentity
-          ? problem(400, 'bad-identity', 'The identity holds an invalid percent-encoding', {
+          ? problem('bad-identity', 'The identity holds an invalid percent-encoding', {
               reason: 'bad-percent-encoding',
             })
-          : problem(400, 'bad-request', err.message);
+          : problem('bad-request', err.message);
       return sendProblem(request, reply, p);
     },
   }).withTypeProvider<ZodTypeProvider>();

@@ -1,4 +1,5 @@
-import { type DiscoverySource, RepositoryName } from './queues.js';
+import { IdentityError, isValidGithubOwner, parseGithubRepository } from '@atskills/protocol';
+import type { DiscoverySource } from './queues.js';
 
 /** An argument that names no repository or discovery source; the message says which and why. */
 export class DiscoverySourceError extends Error {
@@ -7,24 +8,23 @@ export class DiscoverySourceError extends Error {
 
 /** Turns `gh:o/r`, `o/r` or a GitHub URL into `o/r`; throws a DiscoverySourceError otherwise. */
 export function parseRepositoryArg(text: string): string {
-  const trimmed = text
-    .trim()
-    .replace(/^gh:/i, '')
-    .replace(/^https?:\/\/(www\.)?github\.com\//i, '')
-    .replace(/\.git$/, '')
-    .replace(/\/+$/, '');
-  const parsed = RepositoryName.safeParse(trimmed);
-  if (!parsed.success) {
-    throw new DiscoverySourceError(`Not a GitHub repository: "${text}" (expected gh:owner/repo).`);
+  try {
+    const { owner, repo } = parseGithubRepository(text);
+    return `${owner}/${repo}`;
+  } catch (error) {
+    if (!(error instanceof IdentityError)) throw error;
+    throw new DiscoverySourceError(
+      `Not a GitHub repository: "${text}" (expected gh:owner/repo): ${error.message}`,
+    );
   }
-  return parsed.data;
 }
 
 /** `code-search` or `org:NAME` (the `--discover` option and the API's `discover` field) as a source. */
 export function parseDiscoverArg(text: string): DiscoverySource {
   if (text === 'code-search') return { kind: 'code-search' };
-  const org = /^org:([A-Za-z0-9][A-Za-z0-9-]{0,38})$/.exec(text);
-  if (org) return { kind: 'org', name: org[1]! };
+  if (text.startsWith('org:') && isValidGithubOwner(text.slice('org:'.length))) {
+    return { kind: 'org', name: text.slice('org:'.length) };
+  }
   throw new DiscoverySourceError(`Unknown discovery source "${text}" (use code-search or org:NAME).`);
 }
 

@@ -1,23 +1,17 @@
 // The queue registry (after OpenPanel's packages/queue/src/queues.ts): every queue's name, payload schema,
 // default job options and job ids, in one package that producers (the API, the scheduler, the CLI) and the
 // workers (packages/crawler) both import, so neither side imports the other.
+import { isValidGithubOwner, isValidGithubRepo, isValidGithubRepositoryName } from '@atskills/protocol';
 import type { JobsOptions } from 'bullmq';
 import { z } from 'zod';
 
-const OWNER = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}$/;
-// Not `.` or `..`: the name becomes a path segment of the git URL.
-const REPO = /^(?!\.\.?$)[A-Za-z0-9._-]{1,100}$/;
+/** A GitHub account name (user or organization), by the protocol's GitHub name rules. */
+export const OwnerName = z.string().refine(isValidGithubOwner, 'expected a GitHub account name');
+/** A GitHub repository name (without its owner), by the protocol's GitHub name rules. */
+export const RepoName = z.string().refine(isValidGithubRepo, 'expected a GitHub repository name');
 
-/** A GitHub account name (user or organization). */
-export const OwnerName = z.string().regex(OWNER, 'expected a GitHub account name');
-/** A GitHub repository name (without its owner). */
-export const RepoName = z.string().regex(REPO, 'expected a GitHub repository name');
-
-/** `owner/repo` as GitHub spells it (validated loosely here; identities validate strictly later). */
-export const RepositoryName = z.string().refine((text) => {
-  const slash = text.indexOf('/');
-  return slash > 0 && OWNER.test(text.slice(0, slash)) && REPO.test(text.slice(slash + 1));
-}, 'expected owner/repo');
+/** `owner/repo` by the protocol's GitHub name rules (the same ones a `gh:` identity obeys). */
+export const RepositoryName = z.string().refine(isValidGithubRepositoryName, 'expected owner/repo');
 
 /** Where a discovery job finds repositories. */
 export const DiscoverySource = z.discriminatedUnion('kind', [

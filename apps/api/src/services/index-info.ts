@@ -1,4 +1,5 @@
 import { corpusStats, type Database, findRepositoryWithReport, type ReadScope } from '@atskills/db';
+import { formatIdentity } from '@atskills/protocol';
 import { problem } from '../problems.js';
 import type { RepositoryReport, StatsResponse } from '../schemas.js';
 
@@ -13,12 +14,12 @@ export async function getRepositoryReport(
   repo: string,
 ): Promise<RepositoryReport> {
   const found = await findRepositoryWithReport(db, owner, repo);
-  if (!found) throw problem(404, 'not-found', `The hub has not crawled ${owner}/${repo}`);
+  if (!found) throw problem('not-found', `The hub has not crawled ${owner}/${repo}`);
   const { repo: r, report } = found;
   return {
     owner: r.owner,
     name: r.name,
-    identity: `gh:${r.owner}/${r.name}`,
+    identity: formatIdentity('gh', `${r.owner}/${r.name}`),
     defaultBranch: r.defaultBranch,
     headRevision: r.headRevision,
     description: r.description,

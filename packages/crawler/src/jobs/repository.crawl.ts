@@ -14,6 +14,7 @@ import {
   caseWarnings,
   findSkillFolders,
   formatIdentity,
+  githubGitUrl,
   parseIdentity,
   SKILL_FILE,
   skillFiles,
@@ -57,18 +58,7 @@ export interface RepositoryJobResult {
 
 /** Errors worth another attempt (the upstream or network may recover); others are recorded at once. */
 function isRetryable(error: unknown): boolean {
-  if (error instanceof GitError) return error.kind === 'unavailable' || error.kind === 'other';
-  return !(error instanceof RepositoryFailure);
-}
-
-/** A failure recorded in the report without retrying. */
-class RepositoryFailure extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
+  return !(error instanceof GitError) || error.kind === 'unavailable' || error.kind === 'other';
 }
 
 function basename(path: string): string {
@@ -157,7 +147,7 @@ async function openJob(
     log,
     startedAt,
     remote: {
-      url: `${settings.GIT_BASE_URL.replace(/\/+$/, '')}/${data.owner}/${data.repo}.git`,
+      url: githubGitUrl(settings.GIT_BASE_URL, data.owner, data.repo),
       token: settings.GITHUB_TOKEN,
       signal: ctx.signal,
     },
@@ -455,8 +445,7 @@ function failureOf(job: RepositoryJob, error: unknown): ReportParts {
     return failureReport({ code: 'access-denied', message: error.message });
   }
   if (isRetryable(error) && !job.ctx.finalAttempt) throw error;
-  const code = error instanceof RepositoryFailure ? error.code : 'crawl-failed';
-  return failureReport({ code, message: (error as Error).message });
+  return failureReport({ code: 'crawl-failed', message: (error as Error).message });
 }
 
 /**

@@ -140,9 +140,9 @@ export class HubSource {
       return await httpRequest(url, { headers, timeoutMs, ...(maxBodyBytes ? { maxBodyBytes } : {}) });
     } catch (error) {
       if (!(error instanceof HttpRequestError)) throw error;
-      if (error.kind === 'too-large')
+      if (error.code === 'too-large')
         throw badArchive(id, `the archive is larger than ${maxBodyBytes} bytes`);
-      if (error.kind === 'bad-answer')
+      if (error.code === 'bad-answer')
         throw new ResolveError(
           'network',
           `${id.identity}: the hub's answer was unreadable: ${error.message}.`,

@@ -76,7 +76,6 @@ export const CrawlStatusResponse = z.object({
 function requireOperator(request: FastifyRequest): void {
   if (request.viewer.userId === null) {
     throw problem(
-      401,
       'unauthorized',
       'Starting crawls needs a token with the admin scope',
       {},
@@ -85,11 +84,11 @@ function requireOperator(request: FastifyRequest): void {
       },
     );
   }
-  if (!isHubAdmin(request.viewer)) throw problem(403, 'forbidden', 'Starting crawls needs the admin scope');
+  if (!isHubAdmin(request.viewer)) throw problem('forbidden', 'Starting crawls needs the admin scope');
 }
 
 function crawlerOf(app: FastifyInstance): CrawlControl {
-  if (!app.queue) throw problem(503, 'unavailable', 'This instance has no crawl queue');
+  if (!app.queue) throw problem('unavailable', 'This instance has no crawl queue');
   return app.queue;
 }
 
@@ -122,7 +121,7 @@ export default async function crawlRoutes(app: FastifyInstance) {
         source = discoverySourceOf({ repos, discover });
       } catch (error) {
         if (!(error instanceof DiscoverySourceError)) throw error;
-        throw problem(400, 'bad-request', `Invalid repositories: ${error.message}`);
+        throw problem('bad-request', `Invalid repositories: ${error.message}`);
       }
       const kind = source.kind === 'known' ? 'rebuild' : source.kind;
       const runId = await crawler.startRun({
@@ -153,7 +152,7 @@ export default async function crawlRoutes(app: FastifyInstance) {
     async (request) => {
       requireOperator(request);
       const progress = await crawlerOf(app).progress(request.params.runId);
-      if (!progress) throw problem(404, 'not-found', `No crawl run ${request.params.runId}`);
+      if (!progress) throw problem('not-found', `No crawl run ${request.params.runId}`);
       return {
         ...progress,
         startedAt: progress.startedAt.toISOString(),

@@ -7,7 +7,6 @@ export {
 } from './config.js';
 export { type Crawler, type CreateCrawlerOptions, createCrawler } from './crawler.js';
 export { probeHead, RemoteSnapshot } from './git/remote-snapshot.js';
-export { GitError } from './git/run-git.js';
 export { GithubClient } from './github/github-client.js';
 export { RateLimitedError } from './github/rate-limited-error.js';
 export { InProcessQueue } from './in-process-queue.js';

@@ -21,11 +21,11 @@ import {
   type TreeEntry,
 } from '@atskills/protocol';
 import { type SkillContent, scanSkillContent, skillContent } from '@atskills/protocol/content';
+import { GitError } from '@atskills/protocol/node';
 import type { RepositoryJobData } from '@atskills/queue';
 import type { Logger } from 'pino';
 import type { CrawlerSettings } from '../config.js';
 import { probeHead, RemoteSnapshot } from '../git/remote-snapshot.js';
-import { GitError } from '../git/run-git.js';
 import type { GithubClient, MetadataResult } from '../github/github-client.js';
 import { RateLimitedError } from '../github/rate-limited-error.js';
 import { abortedByShutdown } from '../shutdown.js';
@@ -58,7 +58,9 @@ export interface RepositoryJobResult {
 
 /** Errors worth another attempt (the upstream or network may recover); others are recorded at once. */
 function isRetryable(error: unknown): boolean {
-  return !(error instanceof GitError) || error.kind === 'unavailable' || error.kind === 'other';
+  if (!(error instanceof GitError)) return true;
+  // A missing ref is a branch that moved between the probe and the clone: the next attempt reads it again.
+  return ['unreachable', 'server-error', 'ref-not-found', 'not-started', 'other'].includes(error.kind);
 }
 
 function basename(path: string): string {
@@ -433,7 +435,7 @@ function failureOf(job: RepositoryJob, error: unknown): ReportParts {
   if (error instanceof GitError && error.kind === 'not-found') {
     return failureReport({ code: 'repository-not-found', message: error.message }, true);
   }
-  if (error instanceof GitError && error.kind === 'timeout') {
+  if (error instanceof GitError && (error.kind === 'aborted' || error.kind === 'timeout')) {
     // Not retried: a hanging server would hold a worker for every attempt; the next crawl tries again.
     return failureReport({
       code: 'timeout',

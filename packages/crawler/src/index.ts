@@ -19,9 +19,6 @@ export {
 } from './jobs/repository.crawl.js';
 export { createLogger } from './logger.js';
 export {
-  type CrawlStatus,
-  crawlOutcomeTotals,
-  crawlStatus,
   nextCrawlAt,
   type RecrawlScheduler,
   recrawlInterval,

@@ -1,9 +1,9 @@
 import { and, desc, eq, gte, inArray, isNull, ne, notInArray, sql } from 'drizzle-orm';
+import type { Executor } from '../client.js';
 import { blobs, safetyVerdicts } from '../schema/blobs.js';
 import { type SkillFile, type StoredFlag, skillRevisions, skills } from '../schema/skills.js';
 import { collectionRevisions, collections, namespaces, users } from '../schema/teams.js';
 import { skillContentFromExcluded } from './skill-upsert.js';
-import type { DbExecutor } from './teams.js';
 
 export type CollectionRow = typeof collections.$inferSelect;
 
@@ -58,7 +58,7 @@ const BATCH_BYTES = 8 * 1024 * 1024;
 
 /** A collection by namespace and name, deleted ones included. */
 export async function findCollection(
-  db: DbExecutor,
+  db: Executor,
   namespace: string,
   name: string,
 ): Promise<(CollectionRow & { namespace: string }) | undefined> {
@@ -76,7 +76,7 @@ export async function findCollection(
  * revision history, and marks skills that left the collection gone. Run it inside a transaction; a
  * concurrent publish of the same collection waits on an advisory lock so revisions never interleave.
  */
-export async function writePublish(tx: DbExecutor, input: PublishWrite): Promise<PublishOutcome> {
+export async function writePublish(tx: Executor, input: PublishWrite): Promise<PublishOutcome> {
   await tx.execute(
     sql`select pg_advisory_xact_lock(hashtext(${`publish:${input.namespace}/${input.collection}`}))`,
   );
@@ -236,11 +236,7 @@ export async function writePublish(tx: DbExecutor, input: PublishWrite): Promise
 }
 
 /** Marks a collection deleted and its skills gone; false when it was already deleted. */
-export async function markCollectionDeleted(
-  tx: DbExecutor,
-  collectionId: number,
-  at: Date,
-): Promise<boolean> {
+export async function markCollectionDeleted(tx: Executor, collectionId: number, at: Date): Promise<boolean> {
   const updated = await tx
     .update(collections)
     .set({ deletedAt: at, updatedAt: at })
@@ -256,7 +252,7 @@ export async function markCollectionDeleted(
 
 /** Every published revision of a collection, newest first. */
 export async function listCollectionRevisions(
-  db: DbExecutor,
+  db: Executor,
   collectionId: number,
 ): Promise<
   {
@@ -288,7 +284,7 @@ export async function listCollectionRevisions(
  * a look-alike warning must never reveal a private name.
  */
 export async function popularPublicCollections(
-  db: DbExecutor,
+  db: Executor,
   opts: { excludeNamespaceId: number; minPopularity: number; limit: number },
 ): Promise<{ namespace: string; name: string; popularity: number }[]> {
   return db
@@ -308,7 +304,7 @@ export async function popularPublicCollections(
 }
 
 /** The blobs with these hashes that are already stored (so a publish can skip re-sending them). */
-export async function existingBlobHashes(db: DbExecutor, hashes: string[]): Promise<Set<string>> {
+export async function existingBlobHashes(db: Executor, hashes: string[]): Promise<Set<string>> {
   if (hashes.length === 0) return new Set();
   const rows = await db.select({ sha256: blobs.sha256 }).from(blobs).where(inArray(blobs.sha256, hashes));
   return new Set(rows.map((r) => r.sha256));

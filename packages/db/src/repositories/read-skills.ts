@@ -1,5 +1,5 @@
-import { and, asc, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
-import type { Database } from '../client.js';
+import { and, asc, eq, gt, inArray, isNull, lte, type SQL, sql } from 'drizzle-orm';
+import type { Database, Executor } from '../client.js';
 import { blobs } from '../schema/blobs.js';
 import { repositories } from '../schema/repositories.js';
 import { type StoredFlag, skillRevisions, skills } from '../schema/skills.js';
@@ -201,4 +201,17 @@ export async function findLiveSkillSummaries(
     .from(skills)
     .where(and(inArray(skills.identity, identities), liveAndVisible(scope)));
   return rows as LiveSkillSummary[];
+}
+
+/**
+ * Identities of the skills of every repository crawled in (since, until]: what a search engine fed from
+ * another process must re-index.
+ */
+export async function crawledSkillIdentities(db: Executor, since: Date, until: Date): Promise<string[]> {
+  const rows = await db
+    .select({ identity: skills.identity })
+    .from(skills)
+    .innerJoin(repositories, eq(skills.repositoryId, repositories.id))
+    .where(and(gt(repositories.lastCrawledAt, since), lte(repositories.lastCrawledAt, until)));
+  return rows.map((r) => r.identity);
 }

@@ -42,6 +42,12 @@ const EnvSchema = z.object({
   PUBLISH_MAX_SKILLS: z.coerce.number().int().min(1).default(DEFAULT_PUBLISH_LIMITS.maxSkills),
   /** Memory for in-process answers of hot reads (search pages, live revisions), MiB; 0 turns it off. */
   READ_CACHE_MB: z.coerce.number().min(0).max(65536).default(32),
+  /** Failed authentications (bad, unknown, revoked or expired tokens) per client address per minute; 0 = off. */
+  AUTH_FAILURES_MAX: z.coerce.number().int().min(0).default(20),
+  /** Archives built at once (each holds one skill's files in memory); more wait, then get 503. */
+  ARCHIVE_BUILDS: z.coerce.number().int().min(1).max(64).default(2),
+  /** Memory for built archives kept per revision (they are deterministic), MiB; 0 turns the cache off. */
+  ARCHIVE_CACHE_MB: z.coerce.number().min(0).max(65536).default(64),
   TRUST_PROXY: z
     .enum(['true', 'false', '1', '0'])
     .default('false')
@@ -68,6 +74,11 @@ export interface AppConfig {
   /** Bytes of the read cache (services/read-cache.ts); 0 when off. */
   readonly readCacheBytes: number;
   readonly publishLimits: Readonly<PublishLimits>;
+  /** Failed authentications allowed per client address per minute (0: unlimited). */
+  readonly authFailuresMax: number;
+  /** Archive builds at once, and bytes of built archives kept in memory. */
+  readonly archiveBuilds: number;
+  readonly archiveCacheBytes: number;
 }
 
 /** A configuration variable with a bad value; the message names the variable. */
@@ -103,6 +114,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bodyLimit: e.BODY_LIMIT,
     trustProxy: e.TRUST_PROXY,
     readCacheBytes: Math.floor(e.READ_CACHE_MB * 1024 * 1024),
+    authFailuresMax: e.AUTH_FAILURES_MAX,
+    archiveBuilds: e.ARCHIVE_BUILDS,
+    archiveCacheBytes: Math.floor(e.ARCHIVE_CACHE_MB * 1024 * 1024),
     publishLimits: Object.freeze({
       ...DEFAULT_PUBLISH_LIMITS,
       maxCompressedBytes: e.PUBLISH_MAX_ARCHIVE_BYTES,

@@ -1,6 +1,6 @@
 import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { configFileFrom, isMissing, type StoredConfig } from '@atskills/protocol/node';
+import { configFileFrom, isMissing, type StoredConfig } from '@atskills/protocol/node/resolving';
 
 /** Reads the config `login` wrote ({} when there is none). */
 export async function readStoredConfig(env: NodeJS.ProcessEnv): Promise<StoredConfig> {

@@ -1,11 +1,28 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { problems, RevisionQuery } from '../schemas.js';
-import { compatGet, compatMenu } from '../services/compat.js';
+import { compatGet, compatMenu, compatRevision } from '../services/compat.js';
 import { validateRevision } from './caching.js';
 import { rawIdentity } from './identity-path.js';
 
 const Text = z.any().describe('text/markdown or text/plain');
+const CompatMenuJson = z
+  .object({
+    skills: z.array(
+      z.object({
+        id: z.string().describe('the identity, e.g. hub:acme/playbooks/deploy'),
+        path: z.string().describe('the identity relative to the hub root (without hub:)'),
+        name: z.string(),
+        description: z.string(),
+      }),
+    ),
+  })
+  .describe('the menu; `- <identity>: <description>` text lines instead for Accept: text/plain');
+
+/** Text only for a client that asks for text/plain and not for JSON (the reference client sends no Accept). */
+function wantsText(accept: string | undefined): boolean {
+  return accept !== undefined && /\btext\/plain\b/i.test(accept) && !/\bapplication\/json\b/i.test(accept);
+}
 
 /**
  * /api/skills/...: compatibility with clients written for the protocol authors' hub (SPEC 2.2), with the
@@ -18,16 +35,19 @@ const apiCompatRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         operationId: 'compatMenu',
         tags: ['compat'],
-        summary: 'A menu as text: one `- <identity>: <description>` line per skill',
+        summary: 'A menu as JSON {"skills":[{id,path,name,description}]}; text lines for Accept: text/plain',
         querystring: RevisionQuery.extend({ prefix: z.string().min(1).max(2048) }),
-        produces: ['text/plain'],
-        response: { 200: Text, ...problems(400, 404, 410, 422, 503) },
+        produces: ['application/json', 'text/plain'],
+        response: { 200: z.union([CompatMenuJson, z.string()]), ...problems(400, 404, 410, 422, 503) },
       },
     },
     async (request, reply) => {
-      const text = await compatMenu(app.db, request.viewer, request.query.prefix, request.query.rev);
-      if (validateRevision(request, reply, text.revision, text.pinned)) return reply;
-      return reply.header('content-type', text.contentType).send(text.body);
+      const menu = await compatMenu(app.db, request.viewer, request.query.prefix, request.query.rev);
+      if (validateRevision(request, reply, menu.revision, menu.pinned, menu.private, 'Authorization, Accept'))
+        return reply;
+      if (wantsText(request.headers.accept))
+        return reply.header('content-type', 'text/plain; charset=utf-8').send(menu.text);
+      return reply.header('content-type', 'application/json; charset=utf-8').send({ skills: menu.skills });
     },
   );
 
@@ -38,24 +58,27 @@ const apiCompatRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'compatSkill',
         tags: ['compat'],
         summary:
-          'Raw SKILL.md of hub:<namespace>/<name>, a menu as text, or one bundled file (<path>/<file>)',
+          'Raw SKILL.md of hub:<path> (a folder is 404: ask ?prefix=), one bundled file (<path>/<file>), or {"revision"} (<path>/revision)',
         querystring: RevisionQuery,
         produces: ['text/markdown', 'text/plain'],
         response: { 200: Text, ...problems(400, 404, 410, 422, 503) },
       },
     },
     async (request, reply) => {
-      const text = await compatGet(
-        app.db,
-        request.viewer,
-        rawIdentity(request, '/api/skills/'),
-        request.query.rev,
-      );
-      if (validateRevision(request, reply, text.revision, text.pinned)) return reply;
+      const path = rawIdentity(request, '/api/skills/');
+      const revision = await compatRevision(app.db, request.viewer, path, request.query.rev);
+      if (revision) {
+        if (validateRevision(request, reply, revision.revision, revision.pinned, revision.private))
+          return reply;
+        return reply
+          .header('content-type', 'application/json; charset=utf-8')
+          .send({ revision: revision.revision });
+      }
+      const text = await compatGet(app.db, request.viewer, path, request.query.rev);
+      if (validateRevision(request, reply, text.revision, text.pinned, text.private)) return reply;
       return reply
         .header('content-type', text.contentType)
         .header('x-content-type-options', 'nosniff')
-
         .send(text.body);
     },
   );

@@ -196,12 +196,14 @@ async function skillPage(app: FastifyInstance, request: FastifyRequest, reply: F
   if (text === '') return reply.redirect('/', 302);
   const rev = firstString((request.query as Record<string, unknown>).rev) || undefined;
   const result = await getSkillView(app.db, request.viewer, text, rev);
-  if (result.kind === 'menu') return sendPage(reply, 200, renderMenuPage(result.view));
+  if (result.kind === 'menu')
+    return sendPage(reply, 200, renderMenuPage({ ...result.view, hubUrl: app.config.publicUrl }));
   const { view, resolved } = result;
   return sendPage(
     reply,
     200,
     renderSkillPage({
+      hubUrl: app.config.publicUrl,
       identity: view.identity,
       revision: view.revision,
       pinned: resolved.pinned,

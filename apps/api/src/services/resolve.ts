@@ -37,6 +37,8 @@ export interface ResolvedSkill {
   bodyTokens: number;
   lastSeen: string;
   commit: string | null;
+  /** Whether this answer is private (a private skill, or a revision published while private). */
+  private: boolean;
 }
 
 /** One row of a menu. */
@@ -53,6 +55,8 @@ export interface ResolvedMenu {
   revision: string;
   pinned: boolean;
   items: ResolvedMenuItem[];
+  /** Whether any skill of the menu is private. */
+  private: boolean;
 }
 
 export type Resolution = ResolvedSkill | ResolvedMenu;
@@ -85,7 +89,12 @@ function skillFromRow(row: SkillRow, pinned: boolean): ResolvedSkill {
     bodyTokens: row.bodyTokens,
     lastSeen: row.lastSeenAt.toISOString(),
     commit: row.commit,
+    private: row.visibility !== 'public',
   };
+}
+
+function readsPrivately(viewer: ReadScope, owner: string): boolean {
+  return viewer.isAdmin || viewer.readableNamespaces.includes(owner.toLowerCase());
 }
 
 /**
@@ -119,7 +128,9 @@ export async function resolveLocated(
     if (!row) throw problem('not-found', `Nothing at ${canonical}`);
     if (rev !== undefined && rev !== row.revision) {
       const old = await findSkillRevision(db, row.id, rev);
-      if (!old) throw problem('not-found', `${row.identity} has no revision ${rev}`);
+      const hidden = old?.publishedVisibility === 'private' && !readsPrivately(viewer, row.owner);
+      // A revision published while its collection was private stays private after it goes public.
+      if (!old || hidden) throw problem('not-found', `${row.identity} has no revision ${rev}`);
       return {
         ...skillFromRow(row, true),
         revision: old.revision,
@@ -129,6 +140,7 @@ export async function resolveLocated(
         body: old.body,
         files: old.files,
         commit: old.commit,
+        private: row.visibility !== 'public' || old.publishedVisibility === 'private',
       };
     }
     if (row.goneAt && rev === undefined) {
@@ -181,5 +193,6 @@ export async function resolveLocated(
     revision,
     pinned: rev !== undefined,
     items: members.map((r) => ({ identity: r.identity, name: r.name, description: r.description })),
+    private: members.some((r) => r.visibility !== 'public'),
   };
 }

@@ -70,6 +70,8 @@ export interface SkillFileView {
 
 /** A skill at /s/<identity>. */
 export interface SkillPageModel {
+  /** The hub's public URL, for the client install line. */
+  hubUrl?: string;
   identity: string;
   revision: string;
   /** Set when the page shows a pinned revision (?rev=). */
@@ -96,6 +98,8 @@ export interface MenuItemView {
 
 /** A folder without SKILL.md at /s/<identity>: one line per skill beneath it. */
 export interface MenuPageModel {
+  /** The hub's public URL, for the client install line. */
+  hubUrl?: string;
   identity: string;
   revision: string;
   items: MenuItemView[];

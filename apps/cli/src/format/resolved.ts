@@ -13,6 +13,7 @@ export function resolvedJson(r: Resolved): Record<string, unknown> {
       description: r.description,
       body: r.body,
       dir: r.dir,
+      ...(r.problems ? { problems: r.problems } : {}),
     };
   }
   return {

@@ -326,8 +326,11 @@ async function buildContent(
     });
     const content = skillContent({ folder: folder.path, rootName: job.data.repo, files }, { scan: false });
     for (const problem of content.problems) {
-      if (problem.severity === 'error')
+      if (problem.code === 'reserved-path') {
+        job.errors.push({ path: problem.path, code: problem.code, message: `${problem.message}; skipped` });
+      } else if (problem.severity === 'error') {
         job.errors.push({ path: folder.path, code: problem.code, message: problem.message });
+      }
     }
     prepared.push({ folder, content });
     await yieldEvery(prepared.length);

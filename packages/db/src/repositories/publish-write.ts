@@ -97,7 +97,8 @@ export async function writePublish(tx: Executor, input: PublishWrite): Promise<P
       await tx
         .update(skills)
         .set({ visibility: input.visibility })
-        .where(eq(skills.collectionId, existing.id));
+        .where(and(eq(skills.collectionId, existing.id), isNull(skills.goneAt)));
+      await hideGoneSkills(tx, existing.id, input.visibility);
     }
     return { collectionId: existing.id, previousRevision, unchanged: true };
   }
@@ -232,10 +233,24 @@ export async function writePublish(tx: Executor, input: PublishWrite): Promise<P
         kept.length > 0 ? notInArray(skills.identity, kept) : sql`true`,
       ),
     );
+  await hideGoneSkills(tx, collectionId, input.visibility);
   return { collectionId, previousRevision, unchanged: false };
 }
 
-/** Marks a collection deleted and its skills gone; false when it was already deleted. */
+/**
+ * A gone skill keeps the visibility it had when it left, and becomes private when its collection does:
+ * a collection going private must not leave its dropped skills public (they would reveal it), and one
+ * going public must not publish skills that were dropped while it was private.
+ */
+async function hideGoneSkills(tx: Executor, collectionId: number, visibility: 'public' | 'private') {
+  if (visibility !== 'private') return;
+  await tx
+    .update(skills)
+    .set({ visibility: 'private' })
+    .where(and(eq(skills.collectionId, collectionId), sql`${skills.goneAt} is not null`));
+}
+
+/** Marks a collection deleted and its skills gone and members-only; false when it was already deleted. */
 export async function markCollectionDeleted(tx: Executor, collectionId: number, at: Date): Promise<boolean> {
   const updated = await tx
     .update(collections)
@@ -247,6 +262,8 @@ export async function markCollectionDeleted(tx: Executor, collectionId: number, 
     .update(skills)
     .set({ goneAt: at })
     .where(and(eq(skills.collectionId, collectionId), isNull(skills.goneAt)));
+  // Members see 410; everyone else 404, as for a name that never existed (a later publish sets it again).
+  await tx.update(skills).set({ visibility: 'private' }).where(eq(skills.collectionId, collectionId));
   return true;
 }
 
@@ -264,19 +281,23 @@ export async function listCollectionRevisions(
     createdAt: Date;
   }[]
 > {
-  return db
-    .select({
-      revision: collectionRevisions.revision,
-      skillCount: collectionRevisions.skillCount,
-      sizeBytes: collectionRevisions.sizeBytes,
-      visibility: collectionRevisions.visibility,
-      publishedBy: users.name,
-      createdAt: collectionRevisions.createdAt,
-    })
-    .from(collectionRevisions)
-    .leftJoin(users, eq(users.id, collectionRevisions.publishedBy))
-    .where(eq(collectionRevisions.collectionId, collectionId))
-    .orderBy(desc(collectionRevisions.createdAt), desc(collectionRevisions.id));
+  return (
+    db
+      .select({
+        revision: collectionRevisions.revision,
+        skillCount: collectionRevisions.skillCount,
+        sizeBytes: collectionRevisions.sizeBytes,
+        visibility: collectionRevisions.visibility,
+        publishedBy: users.name,
+        createdAt: collectionRevisions.createdAt,
+      })
+      .from(collectionRevisions)
+      .leftJoin(users, eq(users.id, collectionRevisions.publishedBy))
+      .where(eq(collectionRevisions.collectionId, collectionId))
+      // Ids are drawn inside the publish transaction, after its advisory lock: their order is commit order,
+      // while created_at is when each request arrived (concurrent publishes would interleave).
+      .orderBy(desc(collectionRevisions.id))
+  );
 }
 
 /**

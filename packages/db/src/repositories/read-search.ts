@@ -53,6 +53,15 @@ export function queryWords(query: string): string[] {
   return (query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, 16);
 }
 
+/**
+ * The query as websearch_to_tsquery may read it: a `-` that negates nothing (a run of hyphens, or one
+ * before a space or the end) stacks an operator without an operand, and 33 of them overflow the tsquery
+ * stack (a 500). Such hyphens are spaces; a run before a word negates it once.
+ */
+export function websearchText(text: string): string {
+  return text.replace(/-+(?![\p{L}\p{N}])/gu, ' ').replace(/-{2,}/g, '-');
+}
+
 function escapeLike(s: string): string {
   return s.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
@@ -122,11 +131,12 @@ export async function searchSkills(db: Database, input: SearchSkillsInput): Prom
   const folderVisible = visibleTo(input.scope, sql.raw('f.visibility'), sql.raw('f.owner'));
   const filters = filterConditions(input.filters, 's');
   const folderFilters = filterConditions(input.filters, 'f');
+  const web = websearchText(text);
   const wordsQuery = () =>
-    sql`(websearch_to_tsquery('simple', ${text}) || websearch_to_tsquery('english', ${text}))`;
+    sql`(websearch_to_tsquery('simple', ${web}) || websearch_to_tsquery('english', ${web}))`;
   const tsq = () =>
     prefixQuery
-      ? sql`(websearch_to_tsquery('simple', ${text}) || websearch_to_tsquery('english', ${text}) || to_tsquery('simple', ${prefixQuery}))`
+      ? sql`(websearch_to_tsquery('simple', ${web}) || websearch_to_tsquery('english', ${web}) || to_tsquery('simple', ${prefixQuery}))`
       : wordsQuery();
   const after = input.after
     ? sql`where (score < ${input.after.score}::numeric or (score = ${input.after.score}::numeric and identity collate "C" > ${input.after.identity}))`

@@ -7,6 +7,7 @@ import { describeWarning, type FrontmatterWarning, tryParseSkillMarkdown } from 
 import { SKILL_FILE } from '../leaf-rule.js';
 import { scanSkillFiles } from '../safety/scan.js';
 import type { SafetyFlag } from '../safety/types.js';
+import { reservedSkillPath } from '../source-stamp.js';
 import { countTokens } from '../tokens.js';
 
 /** One file of a skill folder: its bytes, or (not downloaded) its size and why it was left out. */
@@ -26,7 +27,8 @@ export interface SkillContentInput<B extends Uint8Array = Uint8Array> {
 
 /**
  * A rule a skill breaks: the file (relative to the root), a stable code, a sentence, the line when known.
- * `error`: the SKILL.md cannot be indexed; `warning`: a convention broken (indexed, refused by publish).
+ * `error`: the SKILL.md cannot be indexed, or a file was left out (`reserved-path`); `warning`: a
+ * convention broken (indexed, refused by publish).
  */
 export interface SkillProblem {
   path: string;
@@ -106,9 +108,16 @@ export function skillContent<B extends Uint8Array>(
   const skillFilePath = folder === '' ? SKILL_FILE : `${folder}/${SKILL_FILE}`;
   const files: SkillContentFile[] = [];
   const blobs: SkillContent<B>['blobs'] = [];
+  const reserved: SkillProblem[] = [];
   let skillMarkdown: ContentFile<B> | undefined;
   for (const file of input.files) {
     const path = relative(file.path);
+    // A shipped .source or nested .atskills/ would break every saved copy: never indexed or served.
+    const why = reservedSkillPath(path);
+    if (why) {
+      reserved.push({ path: file.path, code: 'reserved-path', message: why, severity: 'error' });
+      continue;
+    }
     if (path === SKILL_FILE) skillMarkdown = file;
     if ('skipped' in file) {
       files.push({ path, size: file.size, sha256: '', skipped: file.skipped });
@@ -176,6 +185,7 @@ export function skillContent<B extends Uint8Array>(
       };
     }
   }
+  content.problems.push(...reserved);
   return { ...content, flags: options.scan === false ? null : scanSkillContent(content) };
 }
 

@@ -1,6 +1,5 @@
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { tryParseSkillMarkdown } from '../frontmatter.js';
 import { diskPath, formatIdentity, type Identity } from '../identity.js';
 import { lookup, SKILL_FILE } from '../leaf-rule.js';
 import type { MenuItem } from '../menu.js';
@@ -22,6 +21,8 @@ export async function resolveLocal(id: Identity, projectDir: string): Promise<Lo
   const found = lookup(await walkFolder(dir), '');
   if (found.kind === 'refused') throw overCapError(id, found.count, found.subcollections);
   if (found.kind !== 'menu') return undefined;
+  // yaml is loaded only here: resolving a project skill reads its SKILL.md later, in the resolver.
+  const { tryParseSkillMarkdown } = await import('../frontmatter.js');
   const items: MenuItem[] = [];
   for (const skill of found.skills) {
     const doc = tryParseSkillMarkdown(

@@ -29,7 +29,8 @@ const archiveRoutes: FastifyPluginAsyncZod = async (app) => {
       if (resolved.kind !== 'skill') {
         throw problem('not-a-skill', `${resolved.identity} is a menu; archives hold one skill`);
       }
-      if (validateRevision(request, reply, resolved.revision, resolved.pinned)) return reply;
+      if (validateRevision(request, reply, resolved.revision, resolved.pinned, resolved.private))
+        return reply;
       const archive = await buildSkillArchive(app.db, resolved);
       return reply
         .header('content-type', 'application/gzip')
@@ -57,7 +58,8 @@ const archiveRoutes: FastifyPluginAsyncZod = async (app) => {
         throw problem('not-a-skill', `${resolved.identity} is a menu; files belong to skills`);
       }
       const file = await readSkillFile(app.db, resolved, request.query.path);
-      if (validateRevision(request, reply, resolved.revision, resolved.pinned)) return reply;
+      if (validateRevision(request, reply, resolved.revision, resolved.pinned, resolved.private))
+        return reply;
       return reply
         .header('content-type', contentTypeOf(file.path))
         .header('x-content-type-options', 'nosniff')

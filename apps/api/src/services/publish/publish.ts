@@ -209,11 +209,16 @@ export async function collectionRevisions(
   const name = rawCollection.toLowerCase();
   const identity = formatIdentity('hub', `${namespace}/${name}`);
   const found = await findCollection(db, namespace, name);
-  const visible =
-    found !== undefined &&
-    (found.visibility === 'public' || viewer.isAdmin || viewer.readableNamespaces.includes(found.namespace));
+  const member =
+    found !== undefined && (viewer.isAdmin || viewer.readableNamespaces.includes(found.namespace));
+  // A deleted collection is 404 to non-members, like a name that never existed.
+  const visible = member || (found?.visibility === 'public' && !found.deletedAt);
   if (!found || !visible) throw problem('not-found', `No collection ${identity}.`);
-  const revisions = await listCollectionRevisions(db, found.id);
+  // A revision's metadata is as private as its content (SPEC 2.3): revisions published while the collection
+  // was private stay hidden from non-members after it goes public.
+  const revisions = (await listCollectionRevisions(db, found.id)).filter(
+    (r) => member || r.visibility === 'public',
+  );
   return {
     identity,
     visibility: found.visibility as 'public' | 'private',

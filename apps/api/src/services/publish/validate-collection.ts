@@ -98,9 +98,16 @@ export function validateCollection(
     // The same content rules as a crawl (a root skill is named after its collection); publishing refuses
     // every problem, the convention warnings included. The scan waits until the whole collection passed.
     const content = skillContent({ folder, rootName: target.collection, files }, { scan: false });
-    for (const problem of content.problems)
-      problems.push({ file: problem.path, rule: problem.code, message: problem.message });
+    // Reserved paths are reported only for a skill that is otherwise sound.
+    const asProblem = (p: (typeof content.problems)[number]) => ({
+      file: p.path,
+      rule: p.code,
+      message: p.message,
+    });
+    const reserved = content.problems.filter((p) => p.code === 'reserved-path');
+    problems.push(...content.problems.filter((p) => p.code !== 'reserved-path').map(asProblem));
     if (content.parseError || identity === undefined) continue;
+    problems.push(...reserved.map(asProblem));
     accepted.push({ identity, folder, content });
   }
   if (problems.length > 0) {

@@ -35,7 +35,7 @@ ${tokenFacts(model)}
 </dl>
 ${flagsPanel(model.flags)}
 ${model.warnings.length > 0 ? html`<div class="panel"><h2>Frontmatter warnings</h2><ul>${model.warnings.map((w) => html`<li><code>${w}</code></li>`)}</ul></div>` : ''}
-${usagePanel(model.identity)}
+${usagePanel(model.identity, model.hubUrl)}
 ${frontmatterPanel(model.frontmatter)}
 ${filesPanel(model.identity, model.files)}
 <article class="markdown" aria-label="SKILL.md">${body}</article>`,
@@ -69,8 +69,8 @@ export function flagsPanel(flags: readonly FlagView[]): SafeHtml {
 </section>`;
 }
 
-/** How to reference, save and install the skill, with the CLI equivalents. */
-export function usagePanel(identity: string): SafeHtml {
+/** How to reference, save and install the skill, with the CLI equivalents (the client installs from this hub). */
+export function usagePanel(identity: string, hubUrl?: string): SafeHtml {
   const quoted = shellQuote(identity);
   return html`<section class="panel usage" aria-labelledby="usage-title">
 <h2 id="usage-title">Use it</h2>
@@ -80,10 +80,10 @@ ${referenceBox(referenceText(identity))}
 ${referenceBox(referenceText(identity, { save: true }))}
 <p>Install it, so its name and description load at every session start (one line in <code>.atskills/.autotrigger</code>):</p>
 ${referenceBox(referenceText(identity, { install: true }))}
-<p>From a terminal:</p>
-<pre><code>npx atskills get ${quoted}
-npx atskills save ${quoted}
-npx atskills install ${quoted}</code></pre>
+<p>From a terminal, with the <code>atskills</code> client (install it once: <code>npm install -g ${hubUrl ?? '<this hub>'}/cli/atskills.tgz</code>, Node 20):</p>
+<pre><code>atskills get ${quoted}
+atskills save ${quoted}
+atskills install ${quoted}</code></pre>
 </section>`;
 }
 

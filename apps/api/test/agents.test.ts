@@ -16,6 +16,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJsonOutput, runCliCaptured } from '../../../test/support/cli.js';
 import { bundleClient } from '../../cli/scripts/bundle.js';
+import { loadOpsConfig } from '../src/runtime/ops-config.js';
 import { createTestHub, type TestHub } from './support/app.js';
 import { seedHubCollection, skillMd } from './support/seed.js';
 import { seedTeam, type Tokens } from './teams-fixtures.js';
@@ -26,6 +27,8 @@ let hub: TestHub;
 let hubUrl: string;
 let dir: string;
 let tokens: Tokens;
+/** The `atskills` installed from the hub by the npm test (the Claude Code test runs it as a host would). */
+let installedBin = '';
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -55,6 +58,13 @@ beforeAll(async () => {
     { 'rotate/SKILL.md': skillMd('rotate', 'Rotate the vault keys', '# Rotate\n\nTurn the keys.\n') },
     { visibility: 'private' },
   );
+  // A folder of 130 skills: over K = 128.
+  const big: Record<string, string> = {};
+  for (let i = 0; i < 130; i++) {
+    const group = i < 70 ? 'alpha' : 'beta';
+    big[`${group}/s${i}/SKILL.md`] = skillMd(`s${i}`, `Skill number ${i}`);
+  }
+  await seedHubCollection(hub.db.db, 'acme', 'big', big);
   await hub.app.listen({ host: '127.0.0.1', port });
 }, 120_000);
 
@@ -342,6 +352,14 @@ describe('/mcp with the SDK client', () => {
         arguments: { identity: 'gh:o/r/../x' },
       })) as ToolAnswer;
       expect(bad.structuredContent).toMatchObject({ status: 400, code: 'bad-identity' });
+      const overCap = (await client.callTool({
+        name: 'resolve_skill',
+        arguments: { identity: 'hub:acme/big' },
+      })) as ToolAnswer;
+      expect(overCap.isError).toBe(true);
+      expect(overCap.structuredContent).toMatchObject({ status: 422, code: 'over-cap', count: 130 });
+      const rest = await (await fetch(`${hubUrl}/v1/skills/hub:acme/big`)).json();
+      expect(overCap.structuredContent.subcollections).toEqual(rest.subcollections);
       const notAFile = (await client.callTool({
         name: 'read_skill_file',
         arguments: { identity: 'hub:acme/playbooks', path: 'x.md' },
@@ -417,6 +435,7 @@ describe('npm install -g <hub>/cli/atskills.tgz', () => {
       timeout: 120_000,
     });
     const bin = path.join(prefix, 'bin', 'atskills');
+    installedBin = bin;
     const installed = JSON.parse(
       await readFile(path.join(prefix, 'lib', 'node_modules', 'atskills', 'package.json'), 'utf8'),
     );
@@ -453,5 +472,103 @@ describe('npm install -g <hub>/cli/atskills.tgz', () => {
     await first.arrayBuffer();
     const again = await fetch(`${hubUrl}/cli/atskills.tgz`, { headers: { 'if-none-match': etag } });
     expect(again.status).toBe(304);
+  });
+});
+
+describe('a Claude Code project wired by the installed client', () => {
+  it('injects references at the point of use, and a stale copy with a note when the hub is down', async () => {
+    expect(installedBin, 'the npm install test runs first').not.toBe('');
+    const project = path.join(dir, 'claude-project');
+    await mkdir(project);
+    const home = path.join(dir, 'claude-home');
+    const env = (extra: Record<string, string> = {}) => ({
+      PATH: `${path.dirname(installedBin)}:${process.env.PATH}`,
+      HOME: home,
+      ATSKILLS_CACHE: path.join(home, 'cache'),
+      ...extra,
+    });
+    // No ATSKILLS_HUB anywhere: the hub is the one the client came from.
+    const init = await execFileAsync(installedBin, ['init', '--agent', 'claude-code'], {
+      cwd: project,
+      env: env(),
+    });
+    expect(init.stdout).toContain('created .atskills/SKILLS.md');
+    expect(await readFile(path.join(project, '.atskills', 'SKILLS.md'), 'utf8')).toBe(
+      (await text(`${hubUrl}/SKILLS.md`)).body,
+    );
+    expect(await readFile(path.join(project, 'CLAUDE.md'), 'utf8')).toContain(
+      `follow .atskills/SKILLS.md (from ${hubUrl}/SKILLS.md)`,
+    );
+    const settings = JSON.parse(await readFile(path.join(project, '.claude', 'settings.json'), 'utf8'));
+    const hook = async (
+      event: 'SessionStart' | 'UserPromptSubmit',
+      input: object,
+      extra?: Record<string, string>,
+    ) => {
+      const command: string = settings.hooks[event][0].hooks[0].command;
+      const child = execFileAsync('sh', ['-c', command], { cwd: project, env: env(extra) });
+      child.child.stdin?.end(JSON.stringify({ hook_event_name: event, cwd: project, ...input }));
+      const { stdout } = await child;
+      return stdout === ''
+        ? undefined
+        : (JSON.parse(stdout).hookSpecificOutput as { additionalContext: string });
+    };
+    const fresh = await hook('UserPromptSubmit', {
+      prompt: 'ship it with @skills:hub:acme/playbooks/deploy:install',
+    });
+    expect(fresh?.additionalContext).toContain('name="deploy"');
+    expect(fresh?.additionalContext).toContain('status="fresh"');
+    expect(fresh?.additionalContext).toContain('Run the deploy.');
+    expect(fresh?.additionalContext).toContain('installed: @hub:acme/playbooks/deploy');
+    const start = await hook('SessionStart', { source: 'startup' });
+    expect(start?.additionalContext).toContain(
+      '- deploy: Deploy the service step by step (hub:acme/playbooks/deploy)',
+    );
+
+    // The hub goes away: the cached copy is injected, marked stale, with one note line; the hook is quick.
+    const down = { ATSKILLS_HUB: `http://127.0.0.1:${await freePort()}` };
+    const started = performance.now();
+    const stale = await hook('UserPromptSubmit', { prompt: 'again @skills:hub:acme/playbooks/deploy' }, down);
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(stale?.additionalContext).toContain('status="stale (');
+    expect(stale?.additionalContext).toContain('Run the deploy.');
+    expect(stale?.additionalContext.split('\n').filter((l) => l.startsWith('(atskills note:'))).toHaveLength(
+      1,
+    );
+    const staleStart = await hook('SessionStart', { source: 'resume' }, down);
+    expect(staleStart?.additionalContext).toContain('- deploy: Deploy the service step by step');
+    expect(staleStart?.additionalContext).toMatch(/\(atskills note: warning: line 1 .*cannot be reached/);
+  }, 60_000);
+});
+
+describe('/mcp rate limit', () => {
+  it('counts MCP calls and REST requests of one caller against the same limit', async () => {
+    const limited = await createTestHub(
+      'agents_rate',
+      {},
+      { ops: { config: loadOpsConfig({ RATE_LIMIT_MAX: '3' }) } },
+    );
+    try {
+      await limited.app.listen({ host: '127.0.0.1', port: 0 });
+      const base = `http://127.0.0.1:${(limited.app.server.address() as { port: number }).port}`;
+      const mcp = (id: number) =>
+        fetch(`${base}/mcp`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list', params: {} }),
+        });
+      expect((await fetch(`${base}/search?q=deploy`)).status).toBe(200);
+      const first = await mcp(1);
+      expect(first.status).toBe(200);
+      expect(((await first.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(4);
+      expect((await mcp(2)).status).toBe(200);
+      const refused = await mcp(3);
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).not.toBeNull();
+      expect(await refused.json()).toMatchObject({ code: 'rate-limited' });
+      expect((await fetch(`${base}/search?q=deploy`)).status).toBe(429);
+    } finally {
+      await limited.close();
+    }
   });
 });

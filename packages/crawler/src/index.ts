@@ -17,6 +17,7 @@ export {
   type JobContext,
   type RepositoryJobResult,
 } from './jobs/repository.crawl.js';
+export { SCANNER_VERSION } from './jobs/safety-verdict.js';
 export { createLogger } from './logger.js';
 export {
   nextCrawlAt,

@@ -1,5 +1,6 @@
 export * from './change-feed.js';
 export * from './client.js';
+export * from './embedded-lock.js';
 export * from './migrate.js';
 export * from './repositories/crawl-runs.js';
 export * from './repositories/crawl-status.js';
@@ -11,5 +12,6 @@ export * from './repositories/read-scope.js';
 export * from './repositories/read-search.js';
 export * from './repositories/read-skills.js';
 export * from './repositories/repository-schedule.js';
+export * from './repositories/safety-reports.js';
 export * from './repositories/teams.js';
 export * from './schema/index.js';

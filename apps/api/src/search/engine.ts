@@ -29,7 +29,14 @@ export interface SearchHit {
   descriptionTokens: number;
   bodyTokens: number;
   warnings: string[];
-  flags: { rule: string; severity: string; file: string; line: number; message: string }[];
+  flags: {
+    rule: string;
+    severity: string;
+    file: string;
+    line: number;
+    message: string;
+    suppressedBy?: number;
+  }[];
   /** Collections only: how many skills the folder holds. */
   skillCount?: number;
 }

@@ -1,5 +1,6 @@
 import {
   type Database,
+  findSafetyVerdict,
   findSkillAt,
   findSkillRevision,
   listSkillsAtOrUnder,
@@ -7,8 +8,10 @@ import {
   type SkillFile,
   type SkillRow,
   type StoredFlag,
+  suppressionsFor,
 } from '@atskills/db';
 import { lookup, MENU_CAP, SKILL_FILE, type TreeEntry } from '@atskills/protocol';
+import { skillContentHash } from '@atskills/protocol/content';
 import { problem } from '../problems.js';
 import { identityOf, type LocatedIdentity, locateIdentity } from './locate.js';
 import { menuRevision } from './menu-revision.js';
@@ -93,6 +96,22 @@ function skillFromRow(row: SkillRow, pinned: boolean): ResolvedSkill {
   };
 }
 
+/** The scanner's findings for an older revision (its cached verdict), with accepted disputes applied. */
+async function flagsOfRevision(
+  db: Database,
+  old: { revision: string; files: SkillFile[] },
+): Promise<StoredFlag[]> {
+  const hash = skillContentHash(old.files.filter((f) => !f.skipped));
+  const [flags = [], suppressed] = await Promise.all([
+    findSafetyVerdict(db, [old.revision, hash]),
+    suppressionsFor(db, [hash]).then((m) => m.get(hash)),
+  ]);
+  return flags.map((f) => {
+    const by = suppressed?.get(f.rule);
+    return by === undefined || by === null ? f : { ...f, suppressedBy: by };
+  });
+}
+
 function readsPrivately(viewer: ReadScope, owner: string): boolean {
   return viewer.isAdmin || viewer.readableNamespaces.includes(owner.toLowerCase());
 }
@@ -133,6 +152,8 @@ export async function resolveLocated(
       if (!old || hidden) throw problem('not-found', `${row.identity} has no revision ${rev}`);
       return {
         ...skillFromRow(row, true),
+        // Flags are keyed by revision: the pinned revision's own verdict, not the current one's.
+        flags: await flagsOfRevision(db, old),
         revision: old.revision,
         name: old.name,
         description: old.description,

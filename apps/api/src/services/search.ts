@@ -35,7 +35,7 @@ export function searchHitResponse(hit: SearchHit): SearchHitResponse {
     descriptionTokens: hit.descriptionTokens,
     bodyTokens: hit.bodyTokens,
     warnings: hit.warnings,
-    flags: hit.flags.map(wireFlag),
+    flags: hit.flags.map((f) => wireFlag(f)),
     ...(hit.kind === 'collection' ? { skillCount: hit.skillCount ?? 0 } : {}),
   };
 }

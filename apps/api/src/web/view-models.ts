@@ -9,6 +9,8 @@ export interface FlagView {
   file?: string;
   line?: number;
   evidence?: string;
+  /** The accepted report that suppressed this flag for this content, if any. */
+  suppressedBy?: number;
 }
 
 /** One row of the search results. */

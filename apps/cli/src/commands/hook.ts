@@ -104,7 +104,7 @@ function render(event: HookEvent, body: string, note: string | undefined): strin
       .join('\n');
   }
   const stale =
-    body.includes('status="stale"') && !noteLine
+    body.includes('status="stale') && !noteLine
       ? '(atskills note: the source could not be checked; cached copies served, marked stale)'
       : undefined;
   return [body, noteLine, stale].filter((part) => part !== undefined && part !== '').join('\n') || undefined;

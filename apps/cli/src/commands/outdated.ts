@@ -2,6 +2,7 @@ import type { ResolveResponseItem } from '@atskills/protocol';
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { EXIT } from '../exit-codes.js';
+import { withoutIdentity } from '../format/resolved.js';
 import { shortRev } from '../format/save.js';
 
 /** One checked identity. */
@@ -182,9 +183,7 @@ export function registerOutdated(program: Command, ctx: CliContext): void {
       for (const r of rows) {
         const change =
           r.status === 'outdated' ? `  ${shortRev(r.held ?? '?')} -> ${shortRev(r.latest ?? '?')}` : '';
-        const detail = r.detail?.startsWith(`${r.identity}: `)
-          ? r.detail.slice(r.identity.length + 2)
-          : r.detail;
+        const detail = r.detail === undefined ? undefined : withoutIdentity(r.identity, r.detail);
         const why = detail ? `  (${detail})` : '';
         ctx.out(
           `${r.status.padEnd(10)}  ${r.identity}  [${r.kind}${r.kind === 'saved' && r.installed ? ', installed' : ''}]${change}${why}`,

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { EXIT, exitCodeFor } from '../exit-codes.js';
-import { errorJson } from '../format/resolved.js';
+import { errorJson, withoutIdentity } from '../format/resolved.js';
 import { shortRev } from '../format/save.js';
 
 /** One identity's result in `update`. */
@@ -95,7 +95,10 @@ export function registerUpdate(program: Command, ctx: CliContext): void {
         else if (r.action === 'up-to-date')
           ctx.out(`up to date  ${r.identity} (${shortRev(r.revision ?? '')})`);
         else if (r.action === 'conflict') ctx.out(`conflict    ${r.identity}: ${r.reason}; left as it is`);
-        else ctx.out(`failed      ${r.identity}: ${String(r.error?.message ?? '')}`);
+        else
+          ctx.out(
+            `failed      ${r.identity}: ${withoutIdentity(r.identity, String(r.error?.message ?? ''))}`,
+          );
       }
       ctx.out(
         `${summary.refreshed} updated, ${summary.upToDate} up to date, ${summary.conflicts} conflicts, ${summary.failed} failed.`,

@@ -72,3 +72,8 @@ function attr(text: string): string {
     .replace(/>/g, '&gt;')
     .replace(/\n/g, ' ');
 }
+
+/** A message shown next to its identity, without the `<identity>: ` it may start with (named once). */
+export function withoutIdentity(identity: string, message: string): string {
+  return message.startsWith(`${identity}: `) ? message.slice(identity.length + 2) : message;
+}

@@ -1,4 +1,5 @@
-import { lstat, readdir, readFile } from 'node:fs/promises';
+import { lstatSync, readdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { diskPath, formatIdentity, type Identity } from '../identity.js';
 import { lookup, SKILL_FILE } from '../leaf-rule.js';
@@ -38,11 +39,14 @@ export async function resolveLocal(id: Identity, projectDir: string): Promise<Lo
   return { kind: 'menu', dir, items };
 }
 
+// The two checks below run on every resolve (the client's start-up path): synchronous, since one stat or
+// listing is cheaper than the promise machinery around it.
+
 /** A folder "has content" when it holds anything besides a `.source` stamp. */
 async function hasContent(dir: string): Promise<boolean> {
   try {
-    if (!(await lstat(dir)).isDirectory()) return false;
-    return (await readdir(dir)).some((name) => name !== SOURCE_FILE);
+    if (!lstatSync(dir).isDirectory()) return false;
+    return readdirSync(dir).some((name) => name !== SOURCE_FILE);
   } catch (error) {
     if (isMissing(error)) return false;
     throw error;
@@ -51,7 +55,7 @@ async function hasContent(dir: string): Promise<boolean> {
 
 async function isFile(file: string): Promise<boolean> {
   try {
-    return (await lstat(file)).isFile();
+    return lstatSync(file).isFile();
   } catch (error) {
     if (isMissing(error)) return false;
     throw error;

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { splitFrontmatter } from '../frontmatter-split.js';
 import { type Identity, parseIdentity, splitIdentityPrefix } from '../identity.js';
@@ -234,7 +234,7 @@ export class Resolver {
  */
 async function readSkill(dir: string, identityPath: string, known?: { name: string; description: string }) {
   const folder = path.posix.basename(splitIdentityPrefix(identityPath).rest);
-  const content = await readFile(path.join(dir, SKILL_FILE));
+  const content = readFileSync(path.join(dir, SKILL_FILE)); // one file per resolve: sync is cheaper
   const parts = known ? splitFrontmatter(content.toString('utf8').replace(/^\uFEFF/, '')) : undefined;
   if (known && parts) return { kind: 'skill' as const, dir, ...known, body: parts.body };
   const { tryParseSkillMarkdown } = await import('../frontmatter.js');

@@ -20,6 +20,8 @@ import {
 } from '../../services/auth/accounts.js';
 import { unauthorized } from '../../services/auth/authenticate.js';
 import type { Viewer } from '../../services/auth/viewer.js';
+import { decideReport, reviewQueue } from '../../services/safety-reports.js';
+import { ReportResponse } from '../v1/reports.js';
 
 const Role = z.enum(['owner', 'publisher', 'reader']);
 const Scope = z.enum(['read', 'publish', 'admin']);
@@ -307,6 +309,53 @@ const adminRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => revokeToken(app.db, request.params.id, ctx(request)),
+  );
+
+  app.get(
+    '/reports',
+    {
+      schema: {
+        operationId: 'listReports',
+        tags,
+        summary: 'Reports about skills (flag disputes, malicious skills), newest first (hub administrators)',
+        querystring: z.object({
+          status: z.enum(['open', 'accepted', 'rejected']).optional(),
+          limit: z.coerce.number().int().min(1).max(500).default(100),
+        }),
+        response: { 200: z.object({ reports: z.array(ReportResponse) }), ...problems(400, 401, 403, 503) },
+      },
+    },
+    async (request) => ({
+      reports: (await reviewQueue(
+        app.db,
+        request.query.status,
+        request.query.limit,
+        ctx(request),
+      )) as z.infer<typeof ReportResponse>[],
+    }),
+  );
+
+  app.post(
+    '/reports/:id/:decision',
+    {
+      schema: {
+        operationId: 'decideReport',
+        tags,
+        summary:
+          'Accept or reject an open report with a note (hub administrators); an accepted dispute suppresses that rule for that content',
+        params: z.object({ id: z.coerce.number().int().positive(), decision: z.enum(['accept', 'reject']) }),
+        body: z.object({ note: z.string().max(2000).default('') }),
+        response: { 200: ReportResponse, ...problems(400, 401, 403, 404, 409, 503) },
+      },
+    },
+    async (request) =>
+      (await decideReport(
+        app.db,
+        request.params.id,
+        request.params.decision,
+        request.body.note,
+        ctx(request),
+      )) as z.infer<typeof ReportResponse>,
   );
 
   app.get(

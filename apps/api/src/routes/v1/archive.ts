@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { problem } from '../../problems.js';
 import { FileQuery, problems, RevisionQuery } from '../../schemas.js';
 import { buildSkillArchive, readSkillFile } from '../../services/archive.js';
+import { ArchiveBuilds } from '../../services/archive-builds.js';
 import { resolveIdentity } from '../../services/resolve.js';
 import { validateRevision } from '../caching.js';
 import { rawIdentity } from '../identity-path.js';
@@ -11,6 +12,10 @@ const Binary = z.any().describe('Raw bytes');
 
 /** GET /v1/archive/<identity> and GET /v1/files/<identity>?path=: a skill's content. */
 const archiveRoutes: FastifyPluginAsyncZod = async (app) => {
+  const builds = new ArchiveBuilds({
+    concurrent: app.config.archiveBuilds,
+    cacheBytes: app.config.archiveCacheBytes,
+  });
   app.get(
     '/archive/*',
     {
@@ -24,6 +29,7 @@ const archiveRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
+      // 503 + Retry-After when builds are saturated (ARCHIVE_BUILDS); other routes never wait on them.
       const identity = rawIdentity(request, '/v1/archive/');
       const resolved = await resolveIdentity(app.db, request.viewer, identity, request.query.rev);
       if (resolved.kind !== 'skill') {
@@ -31,7 +37,10 @@ const archiveRoutes: FastifyPluginAsyncZod = async (app) => {
       }
       if (validateRevision(request, reply, resolved.revision, resolved.pinned, resolved.private))
         return reply;
-      const archive = await buildSkillArchive(app.db, resolved);
+      // Access was decided above; the cache is keyed by content revision, which fixes the bytes.
+      const archive = await builds.get(`${resolved.identity}\n${resolved.revision}`, () =>
+        buildSkillArchive(app.db, resolved),
+      );
       return reply
         .header('content-type', 'application/gzip')
         .header('content-digest', archive.contentDigest)

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import searchRoutes from '../search.js';
 import archiveRoutes from './archive.js';
+import reportsRoutes from './reports.js';
 import reposRoutes from './repos.js';
 import resolveRoutes from './resolve.js';
 import skillsRoutes from './skills.js';
@@ -12,6 +13,7 @@ const v1Routes: FastifyPluginAsync = async (app) => {
   await app.register(archiveRoutes);
   await app.register(resolveRoutes);
   await app.register(reposRoutes);
+  await app.register(reportsRoutes);
 };
 
 export default v1Routes;

@@ -7,6 +7,8 @@ import {
   markCollectionDeleted,
   type NamespaceRow,
   popularPublicCollections,
+  type StoredFlag,
+  suppressionsFor,
   writePublish,
 } from '@atskills/db';
 import { formatIdentity, SAFETY_RULES } from '@atskills/protocol';
@@ -17,7 +19,7 @@ import type { Viewer } from '../auth/viewer.js';
 import { extractArchive } from './extract-archive.js';
 import type { PublishLimits } from './limits.js';
 import { findLookalikes } from './lookalike.js';
-import { validateCollection } from './validate-collection.js';
+import { type ValidatedCollection, validateCollection } from './validate-collection.js';
 
 /** Verdicts are keyed by content hash and the rule set that produced them. */
 export const SCANNER_VERSION = `safety:${SAFETY_RULES.map((r) => r.id).join(',')}`;
@@ -88,9 +90,10 @@ export async function publishCollection(
   const archive = await extractArchive(ctx.body, ctx.limits);
   const validated = validateCollection(archive, names, ctx.limits);
   const identity = formatIdentity('hub', `${names.namespace}/${names.collection}`);
+  const flagsBySkill = await withSuppressions(db, validated);
   const warnings = [...validated.warnings];
   for (const s of validated.skills) {
-    const flags = s.flags;
+    const flags = flagsBySkill.get(s.identity) ?? [];
     if (flags.length > 0) {
       const rules = [...new Set(flags.map((f) => f.rule))].join(', ');
       warnings.push({
@@ -134,7 +137,7 @@ export async function publishCollection(
         warnings: [],
         files: s.files.map(({ path, size, sha256 }) => ({ path, size, sha256 })),
         revision: s.revision,
-        flags: s.flags,
+        flags: flagsBySkill.get(s.identity) ?? [],
         descriptionTokens: s.descriptionTokens,
         bodyTokens: s.bodyTokens,
       })),
@@ -233,4 +236,30 @@ export async function collectionRevisions(
       publishedAt: r.createdAt.toISOString(),
     })),
   };
+}
+
+/**
+ * Marks the flags an accepted dispute suppressed for exactly this content (a re-publish of identical
+ * content keeps its decision; any change is a new content hash, scanned afresh).
+ */
+async function withSuppressions(
+  db: Database,
+  validated: ValidatedCollection,
+): Promise<Map<string, StoredFlag[]>> {
+  const flags = new Map<string, StoredFlag[]>(validated.skills.map((s) => [s.identity, s.flags]));
+  const hashOf = new Map(validated.skills.map((s) => [s.identity, s.contentHash]));
+  const suppressed = await suppressionsFor(db, [...hashOf.values()]);
+  if (suppressed.size === 0) return flags;
+  const out = new Map<string, StoredFlag[]>();
+  for (const [identity, list] of flags) {
+    const rules = suppressed.get(hashOf.get(identity) ?? '');
+    out.set(
+      identity,
+      list.map((f) => {
+        const by = rules?.get(f.rule);
+        return by === undefined || by === null ? f : { ...f, suppressedBy: by };
+      }),
+    );
+  }
+  return out;
 }

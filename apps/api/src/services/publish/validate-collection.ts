@@ -33,6 +33,8 @@ export interface ValidatedSkill {
   bodyTokens: number;
   /** The safety scanner's findings (readers see them; they do not block a publish). */
   flags: SafetyScanFlag[];
+  /** The key safety verdicts and dispute decisions are stored under (`skillContentHash` of its files). */
+  contentHash: string;
 }
 
 /** A collection ready to store. */
@@ -144,6 +146,7 @@ export function validateCollection(
       descriptionTokens: content.descriptionTokens,
       bodyTokens: content.bodyTokens,
       flags: scanSkillContent(content),
+      contentHash: content.contentHash,
     };
   });
 

@@ -10,8 +10,9 @@
  * each run) and the hub as a child process; no crawled benchmark index needed.
  */
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { connectPostgres } from '@atskills/db';
@@ -35,10 +36,20 @@ interface Case {
   code?: number;
 }
 
-async function timeOnce(c: Case, cwd: string): Promise<number> {
+// GNU time reports the child's CPU time (user + system, all its threads): on a machine shared with other
+// work, wall time mostly measures the queue for a core, CPU time what the process itself costs.
+const GNU_TIME = '/usr/bin/time';
+const hasGnuTime = existsSync(GNU_TIME);
+
+/** One run of a case: wall milliseconds, and CPU milliseconds when GNU time is there. */
+async function timeOnce(c: Case, cwd: string): Promise<{ wall: number; cpu?: number }> {
   const started = performance.now();
+  const cpuFile = path.join(cwd, '..', 'cpu.txt');
+  const [file, args] = hasGnuTime
+    ? [GNU_TIME, ['-f', '%U %S', '-o', cpuFile, c.file, ...c.args]]
+    : [c.file, c.args];
   try {
-    await execFileAsync(c.file, c.args, {
+    await execFileAsync(file, args, {
       cwd,
       env: { PATH: process.env.PATH ?? '', HOME: cwd, ...c.env },
       maxBuffer: 16 * 1024 * 1024,
@@ -48,7 +59,10 @@ async function timeOnce(c: Case, cwd: string): Promise<number> {
     const code = (error as { code?: unknown }).code;
     if (code !== c.code) throw new Error(`${c.label} failed (${String(code)}): ${String(error)}`);
   }
-  return performance.now() - started;
+  const wall = performance.now() - started;
+  if (!hasGnuTime) return { wall };
+  const [user = 0, system = 0] = (await readFile(cpuFile, 'utf8')).trim().split(/\s+/).map(Number);
+  return { wall, cpu: (user + system) * 1000 };
 }
 
 export async function run(args: string[]): Promise<void> {
@@ -102,6 +116,7 @@ export async function run(args: string[]): Promise<void> {
     { label: 'cat SKILL.md (floor)', file: 'cat', args: [] },
   ];
   const times = new Map<string, number[]>(cases.map((c) => [c.label, []]));
+  const cpuTimes = new Map<string, number[]>(cases.map((c) => [c.label, []]));
   try {
     // Warm the cache, and learn where the cached SKILL.md is for the floor.
     const { stdout } = await execFileAsync(process.execPath, [bin, 'get', '--json', IDENTITY], {
@@ -113,14 +128,18 @@ export async function run(args: string[]): Promise<void> {
     for (let i = 0; i < samples + 2; i++) {
       for (const c of cases) {
         const ms = await timeOnce(c, project);
-        if (i >= 2) times.get(c.label)!.push(ms); // two warm-up rounds (page cache, compile cache)
+        if (i < 2) continue; // two warm-up rounds (page cache, compile cache)
+        times.get(c.label)!.push(ms.wall);
+        if (ms.cpu !== undefined) cpuTimes.get(c.label)!.push(ms.cpu);
       }
     }
   } finally {
     await api.stop();
     await rm(work, { recursive: true, force: true });
   }
-  const baseline = latencySummary(times.get(cases[0]!.label)!).p50;
+  const p50 = (m: Map<string, number[]>, label: string) => latencySummary(m.get(label)!).p50;
+  const baseline = p50(times, cases[0]!.label);
+  const cpuBaseline = hasGnuTime ? p50(cpuTimes, cases[0]!.label) : 0;
   const rows: BenchRow[] = cases.map((c) => {
     const s = latencySummary(times.get(c.label)!);
     return {
@@ -128,15 +147,24 @@ export async function run(args: string[]): Promise<void> {
       'p50 ms': round(s.p50, 1),
       'p95 ms': round(s.p95, 1),
       'x node -e 0': round(s.p50 / baseline, 2),
+      ...(hasGnuTime
+        ? {
+            'cpu p50 ms': round(p50(cpuTimes, c.label), 1),
+            'cpu x node -e 0': round(p50(cpuTimes, c.label) / cpuBaseline, 2),
+          }
+        : {}),
     };
   });
-  const warm = latencySummary(times.get(cases[1]!.label)!).p50 / baseline;
+  const warm = p50(times, cases[1]!.label) / baseline;
+  const warmCpu = hasGnuTime ? p50(cpuTimes, cases[1]!.label) / cpuBaseline : undefined;
   writeResult('client', rows, {
     identity: IDENTITY,
     samples,
     target: `warm get <= ${TARGET}x node -e 0`,
     warmGetRatio: round(warm, 2),
+    ...(warmCpu !== undefined ? { warmGetCpuRatio: round(warmCpu, 2) } : {}),
     met: warm <= TARGET,
-    note: 'each run is a new process, the commands interleaved per sample; the client is the bundle GET /cli/atskills.tgz serves',
+    loadAverage: os.loadavg().map((l) => round(l, 1)),
+    note: 'each run is a new process, the commands interleaved per sample; the client is the bundle GET /cli/atskills.tgz serves; cpu = user + system of all threads from GNU time (10 ms resolution)',
   });
 }

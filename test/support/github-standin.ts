@@ -16,6 +16,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { components } from '@octokit/openapi-types';
 import { type GitServer, startGitServer } from './git-server.js';
+import type { PrivateGithub } from './github-private.js';
 
 const run = promisify(execFile);
 
@@ -70,6 +71,8 @@ export interface GithubStandinOptions {
   port?: number;
   /** Port of the git server (0 = any free port). */
   gitPort?: number;
+  /** Private repositories, tokens and the GitHub App (test/support/github-private.ts); none by default. */
+  private?: PrivateGithub;
 }
 
 export interface RateLimitAnswer {
@@ -132,7 +135,12 @@ async function gitIn(dir: string, args: string[]): Promise<string> {
 
 /** Starts the stand-in (REST API and git server). */
 export async function startGithubStandin(options: GithubStandinOptions): Promise<GithubStandin> {
-  const git = await startGitServer({ root: options.reposRoot, port: 0 });
+  const privateSide = options.private;
+  const git = await startGitServer({
+    root: options.reposRoot,
+    port: 0,
+    ...(privateSide ? { authorize: (repo, auth) => privateSide.gitVerdict(repo, auth) } : {}),
+  });
   const gitProxy = await startGitFaultProxy(git.baseUrl, options.gitPort ?? 0);
   const apiLog: ApiRequestLog[] = [];
   const overrides = new Map<string, Partial<RepositoryAnswer>>();
@@ -166,7 +174,7 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
       name,
       full_name: fullName,
       owner: { login: owner, id: stableNumber(owner.toLowerCase(), 1_000_000_000), type: 'Organization' },
-      private: false,
+      private: privateSide?.isPrivate(fullName) ?? false,
       html_url: `${gitProxy.baseUrl}/${fullName}`,
       description: null,
       fork: false,
@@ -184,7 +192,7 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
       pushed_at: pushed || '2026-01-01T00:00:00Z',
       created_at: '2025-01-01T00:00:00Z',
       updated_at: pushed || '2026-01-01T00:00:00Z',
-      visibility: 'public',
+      visibility: privateSide?.isPrivate(fullName) ? 'private' : 'public',
       size: 0,
     };
     return { answer: { ...answer, ...overrides.get(fullName.toLowerCase()) }, head };
@@ -296,6 +304,26 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
       );
     }
     const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+    const authorization = req.headers.authorization;
+    if (privateSide) {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const app = privateSide.handleAppRoute(
+        req.method ?? 'GET',
+        parts,
+        authorization,
+        Buffer.concat(chunks).toString('utf8'),
+      );
+      if (app) return send(res, entry, app.status, app.body);
+      if (privateSide.badCredentials(authorization)) {
+        return send(res, entry, 401, {
+          message: 'Bad credentials',
+          documentation_url: 'https://docs.github.com/rest',
+        });
+      }
+    }
+    // Private repositories are invisible without credentials that cover them, exactly like missing ones.
+    const readable = (fullName: string) => privateSide?.canRead(fullName, authorization) ?? true;
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, entry, 404, { message: 'Not Found' });
 
     if (parts[0] === 'rate_limit' && parts.length === 1) {
@@ -308,7 +336,7 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
     }
     if (parts[0] === 'repos' && parts.length === 3) {
       const found = await findRepo(parts[1]!, parts[2]!);
-      if (!found)
+      if (!found || !readable(found))
         return send(res, entry, 404, {
           message: 'Not Found',
           documentation_url: 'https://docs.github.com/rest/repos/repos#get-a-repository',
@@ -324,7 +352,7 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
     if ((parts[0] === 'orgs' || parts[0] === 'users') && parts[2] === 'repos' && parts.length === 3) {
       const owner = parts[1]!.toLowerCase();
       const names = (await listBareRepos(options.reposRoot)).filter(
-        (r) => r.split('/')[0]!.toLowerCase() === owner,
+        (r) => r.split('/')[0]!.toLowerCase() === owner && readable(r),
       );
       if (names.length === 0) return send(res, entry, 404, { message: 'Not Found' });
       const repos = await Promise.all(names.map(async (n) => minimal((await repositoryAnswer(n)).answer)));
@@ -341,6 +369,7 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
       }
       const items: CodeSearchItem[] = [];
       for (const name of await listBareRepos(options.reposRoot)) {
+        if (!readable(name)) continue;
         const repo = minimal((await repositoryAnswer(name)).answer);
         for (const file of await skillFilesOf(name)) {
           items.push({

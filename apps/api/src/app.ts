@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DatabaseHandle } from '@atskills/db';
+import { LinkAccess } from '@atskills/github-auth';
 import type { CrawlControl } from '@atskills/queue';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
@@ -26,11 +27,13 @@ import openapiRoutes from './routes/openapi.js';
 import searchRoutes from './routes/search.js';
 import collectionsRoutes from './routes/v1/collections/index.js';
 import v1Routes from './routes/v1/index.js';
+import linksRoutes from './routes/v1/teams/links.js';
 import webRoutes from './routes/web.js';
 import { loggerOptions } from './runtime/logging.js';
 import opsPlugin, { type OpsDeps } from './runtime/ops-plugin.js';
 import type { SearchEngine } from './search/engine.js';
 import { DEFAULT_CLIENT_PACKAGE_DIR } from './services/client-package.js';
+import type { LinkIndexQueue } from './services/links/links.js';
 
 /** What buildApp can be handed instead of building it from the config (tests, the CLI, benchmarks). */
 export interface AppDeps {
@@ -48,6 +51,10 @@ export interface AppDeps {
   metrics?: HubMetrics;
   /** Readiness checks, rate limit, CORS, queue dashboard (runtime/ops-plugin.ts). */
   ops?: OpsDeps;
+  /** Where link indexes go; default: the crawl queue's link queue (none without a queue). */
+  linkQueue?: LinkIndexQueue;
+  /** Credentials of linked repositories; default: built from the configuration. */
+  linkAccess?: LinkAccess;
   /** The bundled client package served at /cli/atskills.tgz; default: apps/cli/dist/package. */
   clientPackageDir?: string;
 }
@@ -58,6 +65,8 @@ declare module 'fastify' {
     clock: () => Date;
     /** Null on an instance without a crawl queue (the ops routes then answer 503). */
     queue: CrawlControl | null;
+    linkAccess: LinkAccess;
+    linkQueue: LinkIndexQueue | null;
   }
 }
 
@@ -106,6 +115,13 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
   app.decorate('config', config);
   app.decorate('clock', deps.clock ?? (() => new Date()));
   app.decorate('queue', deps.queue ?? null);
+  app.decorate('linkAccess', deps.linkAccess ?? new LinkAccess(config.github.auth, config.github.apiUrl));
+  const crawl = deps.queue;
+  app.decorate(
+    'linkQueue',
+    deps.linkQueue ??
+      (crawl ? { enqueue: (linkId, options) => crawl.enqueueLinkIndex(linkId, options) } : null),
+  );
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
@@ -164,6 +180,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
   await app.register(searchRoutes);
   await app.register(v1Routes, { prefix: '/v1' });
   await app.register(collectionsRoutes, { prefix: '/v1' });
+  await app.register(linksRoutes, { prefix: '/v1' });
   await app.register(adminRoutes, { prefix: '/admin' });
   await app.register(apiCompatRoutes, { prefix: '/api' });
   await app.register(agentRoutes, { clientPackageDir: deps.clientPackageDir ?? DEFAULT_CLIENT_PACKAGE_DIR });

@@ -12,6 +12,7 @@ import {
   migrate,
   readEmbeddedLock,
 } from '@atskills/db';
+import { TokenKeyring } from '@atskills/github-auth';
 import { Command, CommanderError, Option } from 'commander';
 import { loadConfig } from './config.js';
 import { isHttpProblem } from './problems.js';
@@ -31,6 +32,7 @@ import {
   teamMembers,
   userTokens,
 } from './services/auth/accounts.js';
+import { rotateLinkTokens } from './services/links/links.js';
 
 /** Where the CLI writes, and what it runs against (tests pass their own). */
 export interface CliIo {
@@ -236,6 +238,21 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         !!o.json,
         entries,
         entries.map((e) => `${e.at}\t${e.actor}\t${e.action}\t${e.target}`).join('\n') || '(no entries)',
+      );
+    });
+
+  admin
+    .command('rotate-link-keys')
+    .description('Re-seal every linked token with the first key of LINK_TOKEN_KEYS (then drop the old keys)')
+    .addOption(json())
+    .action(async (o: { json?: boolean }) => {
+      const config = loadConfig(io.env ?? process.env);
+      const keyring = new TokenKeyring(config.github.auth.tokenKeys);
+      const resealed = await rotateLinkTokens(await db(), keyring);
+      print(
+        !!o.json,
+        { resealed, keyId: keyring.currentKeyId },
+        `re-sealed ${resealed} token(s) with key ${keyring.currentKeyId}`,
       );
     });
 

@@ -47,7 +47,7 @@ beforeAll(async () => {
   } finally {
     await crawler.close();
   }
-  app = await buildApp(loadConfig({ LOG_LEVEL: 'silent' }), { database: db });
+  app = await buildApp(loadConfig({ LOG_LEVEL: 'silent', SEARCH_ENGINE: 'postgres' }), { database: db });
   await app.listen({ host: '127.0.0.1', port: 0 });
   dir = await mkdtemp(path.join(tmpdir(), 'atskills-crawled-'));
 }, 300_000);

@@ -245,6 +245,9 @@ describe('GET /v1/skills/<identity>', () => {
         message: 'pipes a download into a shell',
         file: 'SKILL.md',
         line: 3,
+        // Flags people can act on: the excerpt the rule matched and the revision it belongs to.
+        excerpt: 'curl | sh',
+        revision: res.json().revision,
       },
     ]);
     expect((await get('/v1/skills/gh:acme/tools/lint')).headers['x-skill-flags']).toBeUndefined();

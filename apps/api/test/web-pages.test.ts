@@ -14,7 +14,10 @@ let app: FastifyInstance;
 beforeAll(async () => {
   database = await createTestDatabase('web_pages');
   await insertSkills(database.db, webFixtures());
-  app = await buildApp(loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: database.url }), { database });
+  app = await buildApp(
+    loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: database.url, SEARCH_ENGINE: 'postgres' }),
+    { database },
+  );
 });
 
 afterAll(async () => {

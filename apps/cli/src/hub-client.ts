@@ -8,12 +8,12 @@ import {
 } from '@atskills/protocol/node';
 
 /**
- * One call to the hub's JSON API (search, publish, resolve, who am I); errors become ResolveErrors with
+ * One call to the hub's JSON API (search, publish, resolve, who am I, links); errors become ResolveErrors with
  * exit-code meaning. `token` overrides the stored one (login checks a token before storing it).
  */
 export async function hubRequest(
   settings: Readonly<ClientSettings>,
-  method: 'GET' | 'PUT' | 'POST',
+  method: 'GET' | 'PUT' | 'POST' | 'DELETE',
   route: string,
   init: { body?: Buffer; contentType?: string; auth?: boolean; token?: string } = {},
 ): Promise<unknown> {

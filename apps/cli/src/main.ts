@@ -20,6 +20,15 @@ function packagedHub(): string | undefined {
   }
 }
 
+// process.stdin is built on first access (a socket or TTY stream: measurable on every start), and only
+// `login` and `hook` read it.
+const lazyStdin = {
+  get isTTY() {
+    return process.stdin.isTTY;
+  },
+  [Symbol.asyncIterator]: (): AsyncIterator<Buffer | string> => process.stdin[Symbol.asyncIterator](),
+};
+
 // The process entry: real streams in, exit code out. Everything else lives in runCli for in-process tests.
 const defaultHub = packagedHub();
 const code = await runCli(process.argv.slice(2), {
@@ -27,7 +36,7 @@ const code = await runCli(process.argv.slice(2), {
   env: process.env,
   stdout: process.stdout,
   stderr: process.stderr,
-  stdin: process.stdin,
+  stdin: lazyStdin,
   ...(defaultHub ? { defaultHub } : {}),
 });
 process.exitCode = code;

@@ -41,6 +41,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Register>>> = {
   login: async () => (await import('./commands/login.js')).registerLogin,
   search: async () => (await import('./commands/search.js')).registerSearch,
   publish: async () => (await import('./commands/publish.js')).registerPublish,
+  link: async () => (await import('./commands/link.js')).registerLink,
   hook: async () => (await import('./commands/hook.js')).registerHook,
   // The lifecycle and account commands register together (commands/lifecycle.ts).
   list: loadLifecycle,

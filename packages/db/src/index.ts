@@ -6,6 +6,7 @@ export * from './repositories/crawl-runs.js';
 export * from './repositories/crawl-status.js';
 export * from './repositories/index-write.js';
 export * from './repositories/invitations.js';
+export * from './repositories/links.js';
 export * from './repositories/publish-write.js';
 export * from './repositories/read-repos.js';
 export * from './repositories/read-scope.js';

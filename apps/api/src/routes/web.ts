@@ -166,6 +166,8 @@ async function searchPage(app: FastifyInstance, request: FastifyRequest, reply: 
         results: page.results.map((hit) => toResultView(hit, evidence.get(hit.identity))),
         nextCursor: page.nextCursor,
         continued: form.cursor !== undefined,
+        ...(page.corrected ? { corrected: page.corrected } : {}),
+        ...(page.ignored ? { ignored: page.ignored } : {}),
       }),
     );
   } catch (err) {

@@ -48,6 +48,10 @@ export interface SearchPage {
   nextCursor: string | null;
   /** The engine that answered (`postgres`, `meilisearch`), with `; fallback` when the configured one failed. */
   engine: string;
+  /** Query words read as another word of the index (typo -> correction), when the engine corrects. */
+  corrected?: Record<string, string>;
+  /** Query words that took no part (stop words, words no skill holds), when the engine says so. */
+  ignored?: string[];
 }
 
 /** What a search engine reports about itself (readiness checks, /v1/stats). */

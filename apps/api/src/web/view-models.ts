@@ -59,6 +59,10 @@ export interface SearchPageModel {
   nextCursor?: string | null;
   /** Whether this page continues an earlier one (a cursor was given). */
   continued?: boolean;
+  /** Query words the engine read as others (typo -> word). */
+  corrected?: Record<string, string>;
+  /** Query words that took no part. */
+  ignored?: string[];
   /** A problem with the query (too long, bad cursor) to show instead of results. */
   error?: string;
   status: CrawlStatusView | null;

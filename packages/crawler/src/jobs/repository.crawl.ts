@@ -313,26 +313,15 @@ async function buildContent(
   folders: { all: SkillFolder[]; changed: SkillFolder[] },
   blobs: Map<string, Buffer>,
 ): Promise<SeenSkill[]> {
-  const tooLarge = `larger than ${job.deps.settings.CRAWL_MAX_FILE_BYTES} bytes`;
   const listing = new SortedListing(tree.entries);
   const prepared: { folder: SkillFolder; content: SkillContent<Buffer> }[] = [];
   for (const folder of folders.changed) {
-    const files = skillFiles(listing.under(folder.path), folder.path).map((entry) => {
-      // Only blobs over the limit are left out of the fetch; their size is known to exceed it, not exactly.
-      const content = entry.sha ? blobs.get(entry.sha) : undefined;
-      return content
-        ? { path: entry.path, content }
-        : { path: entry.path, content: null, size: 0, skipped: tooLarge };
+    const entries = listing.under(folder.path);
+    const maxBytes = job.deps.settings.CRAWL_MAX_FILE_BYTES;
+    prepared.push({
+      folder,
+      content: folderContent(folder.path, entries, blobs, maxBytes, job.data.repo, job.errors),
     });
-    const content = skillContent({ folder: folder.path, rootName: job.data.repo, files }, { scan: false });
-    for (const problem of content.problems) {
-      if (problem.code === 'reserved-path') {
-        job.errors.push({ path: problem.path, code: problem.code, message: `${problem.message}; skipped` });
-      } else if (problem.severity === 'error') {
-        job.errors.push({ path: folder.path, code: problem.code, message: problem.message });
-      }
-    }
-    prepared.push({ folder, content });
     await yieldEvery(prepared.length);
   }
   const verdicts = await cachedSafetyVerdicts(
@@ -454,6 +443,37 @@ function failureOf(job: RepositoryJob, error: unknown): ReportParts {
 }
 
 /**
+ * The content of one changed skill folder (`skillContent`, scan deferred) from the listing and the fetched
+ * blobs; what it cannot index goes into `errors` as report entries. `rootName` names a root skill (the
+ * repository, or a linked collection).
+ */
+export function folderContent(
+  folder: string,
+  entries: TreeEntry[],
+  blobs: Map<string, Buffer>,
+  maxBytes: number,
+  rootName: string,
+  errors: ReportEntry[],
+): SkillContent<Buffer> {
+  const files = skillFiles(entries, folder).map((entry) => {
+    // Only blobs over the limit are left out of the fetch; their size is known to exceed it, not exactly.
+    const content = entry.sha ? blobs.get(entry.sha) : undefined;
+    return content
+      ? { path: entry.path, content }
+      : { path: entry.path, content: null, size: 0, skipped: `larger than ${maxBytes} bytes` };
+  });
+  const content = skillContent({ folder, rootName, files }, { scan: false });
+  for (const problem of content.problems) {
+    if (problem.code === 'reserved-path') {
+      errors.push({ path: problem.path, code: problem.code, message: `${problem.message}; skipped` });
+    } else if (problem.severity === 'error') {
+      errors.push({ path: folder, code: problem.code, message: problem.message });
+    }
+  }
+  return content;
+}
+
+/**
  * Parsing and scanning hundreds of skills is synchronous work; yielding now and then keeps the event loop
  * free for BullMQ's lock renewals (a blocked loop loses the lock and the job is taken as stalled).
  */
@@ -501,7 +521,7 @@ async function probeHeadOrExplain(remote: RepositoryJob['remote']) {
 }
 
 /** Problems of the tree worth reporting: SKILL.md that is not a regular file, wrong-case skill.md. */
-function treeWarnings(entries: TreeEntry[]): ReportEntry[] {
+export function treeWarnings(entries: TreeEntry[]): ReportEntry[] {
   const out: ReportEntry[] = [];
   for (const entry of entries) {
     if (basename(entry.path) !== SKILL_FILE) continue;

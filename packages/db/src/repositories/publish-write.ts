@@ -331,7 +331,8 @@ export async function existingBlobHashes(db: Executor, hashes: string[]): Promis
   return new Set(rows.map((r) => r.sha256));
 }
 
-function* batches<T>(items: readonly T[], weight: (item: T) => number): Generator<T[]> {
+/** Splits rows into insert batches by count and weight (bytes), so one statement stays a few MiB. */
+export function* batches<T>(items: readonly T[], weight: (item: T) => number): Generator<T[]> {
   let batch: T[] = [];
   let bytes = 0;
   for (const item of items) {
@@ -347,7 +348,8 @@ function* batches<T>(items: readonly T[], weight: (item: T) => number): Generato
   if (batch.length > 0) yield batch;
 }
 
-function uniqueBy<T>(items: readonly T[], key: (item: T) => string): T[] {
+/** The first item per key. */
+export function uniqueBy<T>(items: readonly T[], key: (item: T) => string): T[] {
   const seen = new Set<string>();
   return items.filter((item) => {
     const k = key(item);

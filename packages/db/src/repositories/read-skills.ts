@@ -188,6 +188,7 @@ export interface LiveSkillSummary {
   name: string;
   description: string;
   frontmatter: Record<string, unknown>;
+  flags: StoredFlag[];
 }
 
 /**
@@ -208,9 +209,11 @@ export async function findLiveSkillSummaries(
       name: skills.name,
       description: skills.description,
       frontmatter: skills.frontmatter,
+      flags: skills.flags,
     })
     .from(skills)
-    .where(and(inArray(skills.identity, identities), liveAndVisible(scope)));
+    // One array parameter, not one per identity: the statement text (and its plan) is the same for any batch.
+    .where(and(sql`${skills.identity} = any(${sql.param(identities)}::text[])`, liveAndVisible(scope)));
   return rows as LiveSkillSummary[];
 }
 

@@ -25,7 +25,7 @@ export interface HttpAnswer {
 
 /** What one request sends and how long it may take. */
 export interface HttpRequestOptions {
-  method?: 'GET' | 'PUT' | 'POST';
+  method?: 'GET' | 'PUT' | 'POST' | 'DELETE';
   /** Header names in lower case. */
   headers?: Record<string, string>;
   body?: Uint8Array;

@@ -16,6 +16,7 @@ import { problem } from '../../problems.js';
 import { checkAccountName, checkCollectionName } from '../auth/names.js';
 import { canPublishTo, requireScope } from '../auth/permissions.js';
 import type { Viewer } from '../auth/viewer.js';
+import { refuseIfLinked } from '../links/links.js';
 import { extractArchive } from './extract-archive.js';
 import type { PublishLimits } from './limits.js';
 import { findLookalikes } from './lookalike.js';
@@ -86,6 +87,7 @@ export async function publishCollection(
   ctx: PublishContext & { visibility: 'public' | 'private'; body: Buffer; limits: PublishLimits },
 ): Promise<PublishAnswer> {
   const target = await authorizePublish(db, ctx.viewer, ctx.namespace, ctx.collection);
+  await refuseIfLinked(db, target.namespace.name, target.collection);
   const names = { namespace: target.namespace.name, collection: target.collection };
   const archive = await extractArchive(ctx.body, ctx.limits);
   const validated = validateCollection(archive, names, ctx.limits);
@@ -182,6 +184,7 @@ export async function deleteCollection(
   ctx: PublishContext,
 ): Promise<{ identity: string; deleted: true; lastRevision: string | null }> {
   const target = await authorizePublish(db, ctx.viewer, ctx.namespace, ctx.collection);
+  await refuseIfLinked(db, target.namespace.name, target.collection);
   const identity = formatIdentity('hub', `${target.namespace.name}/${target.collection}`);
   return db.transaction(async (tx) => {
     const found = await findCollection(tx, target.namespace.name, target.collection);

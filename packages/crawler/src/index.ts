@@ -28,6 +28,7 @@ export {
 export { SCANNER_VERSION } from './jobs/safety-verdict.js';
 export { createLogger } from './logger.js';
 export {
+  LINK_REFRESH_MS,
   nextCrawlAt,
   type RecrawlScheduler,
   recrawlInterval,

@@ -7,6 +7,7 @@
  */
 import {
   claimDueRepositories,
+  claimLinksDue,
   type Database,
   type RepositoryActivityRow,
   setNextCrawlDates,
@@ -23,6 +24,8 @@ const SCHEDULER_ID = 'recrawl-tick';
 
 /** How often due repositories are looked for, unless configured otherwise. */
 export const DEFAULT_TICK_MS = 5 * 60_000;
+/** A linked repository not indexed (or refreshed) for this long is indexed again by the next tick. */
+export const LINK_REFRESH_MS = 15 * 60_000;
 /** Repositories enqueued per tick at most; the rest stay due for the next tick. */
 export const DEFAULT_BATCH = 500;
 
@@ -81,6 +84,8 @@ export type StartScheduledRun = (repos: string[]) => Promise<number>;
 export interface RecrawlDeps {
   db: Database;
   startRun: StartScheduledRun;
+  /** Queues indexes of linked repositories (CrawlControl.enqueueLinkIndex); without it links are not refreshed. */
+  indexLink?: (linkId: number) => Promise<void>;
   /** The time source (tests pin it). */
   clock?: () => Date;
   batch?: number;
@@ -102,9 +107,16 @@ export async function runRecrawlTick(deps: RecrawlDeps): Promise<{ runId: number
   );
 
   const claimed = await claimDueRepositories(deps.db, now, batch, (repo) => nextCrawlAt(repo, now));
-  if (claimed.length === 0) return { runId: null, enqueued: 0 };
+  // Linked repositories are refreshed too: token links get no webhooks, and App deliveries can be missed.
+  let links = 0;
+  if (deps.indexLink) {
+    const due = await claimLinksDue(deps.db, new Date(now.getTime() - LINK_REFRESH_MS), now, batch);
+    for (const id of due) await deps.indexLink(id);
+    links = due.length;
+  }
+  if (claimed.length === 0) return { runId: null, enqueued: links };
   const runId = await deps.startRun(claimed.map((r) => `${r.owner}/${r.name}`));
-  return { runId, enqueued: claimed.length };
+  return { runId, enqueued: claimed.length + links };
 }
 
 export interface RecrawlSchedulerOptions extends RecrawlDeps {

@@ -6,7 +6,6 @@ export {
 } from './config.js';
 export { type Crawler, type CreateCrawlerOptions, createCrawler } from './crawler.js';
 export { probeHead, RemoteSnapshot } from './git/remote-snapshot.js';
-export { GitError } from './git/run-git.js';
 export { GithubClient } from './github/github-client.js';
 export { RateLimitedError } from './github/rate-limited-error.js';
 export { InProcessQueue } from './in-process-queue.js';
@@ -25,12 +24,9 @@ export {
   type JobContext,
   type RepositoryJobResult,
 } from './jobs/repository.crawl.js';
-export { SCANNER_VERSION, skillContentHash } from './jobs/safety-verdict.js';
+export { SCANNER_VERSION } from './jobs/safety-verdict.js';
 export { createLogger } from './logger.js';
 export {
-  type CrawlStatus,
-  crawlOutcomeTotals,
-  crawlStatus,
   LINK_REFRESH_MS,
   nextCrawlAt,
   type RecrawlScheduler,

@@ -1,16 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { crawlRuns, createCrawlRun, repositories } from '@atskills/db';
+import { crawlRuns, crawlStatus, createCrawlRun, repositories } from '@atskills/db';
 import { eq } from 'drizzle-orm';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
-import {
-  crawlStatus,
-  nextCrawlAt,
-  recrawlInterval,
-  runRecrawlTick,
-  startRecrawlScheduler,
-} from './schedule.js';
+import { nextCrawlAt, recrawlInterval, runRecrawlTick, startRecrawlScheduler } from './schedule.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

@@ -5,10 +5,16 @@
  * otherwise) enqueues the repositories that are due as one `schedule` crawl run and pushes their next date
  * forward. The probe itself is cheap: the repository job skips repositories whose head did not move.
  */
-import { claimLinksDue, crawlReports, crawlRuns, type Database, repositories } from '@atskills/db';
+import {
+  claimDueRepositories,
+  claimLinksDue,
+  type Database,
+  type RepositoryActivityRow,
+  setNextCrawlDates,
+  unscheduledRepositories,
+} from '@atskills/db';
 import { parseJobData, QUEUES } from '@atskills/queue';
 import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
-import { and, asc, count, desc, eq, isNotNull, isNull, lte, min, sql } from 'drizzle-orm';
 import type { Redis } from 'ioredis';
 
 const HOUR = 3_600_000;
@@ -24,14 +30,7 @@ export const LINK_REFRESH_MS = 15 * 60_000;
 export const DEFAULT_BATCH = 500;
 
 /** What the interval depends on. */
-export interface RepositoryActivity {
-  owner: string;
-  name: string;
-  pushedAt: Date | null;
-  archived: boolean;
-  goneAt: Date | null;
-  lastCrawlOutcome: string | null;
-}
+export type RepositoryActivity = Omit<RepositoryActivityRow, 'id' | 'lastCrawledAt'>;
 
 // Activity bands: [pushed within, re-probe every]. Recent pushes predict more pushes; idle repositories back off.
 const BANDS: [number, number][] = [
@@ -92,17 +91,6 @@ export interface RecrawlDeps {
   batch?: number;
 }
 
-const activityColumns = {
-  id: repositories.id,
-  owner: repositories.owner,
-  name: repositories.name,
-  pushedAt: repositories.pushedAt,
-  archived: repositories.archived,
-  goneAt: repositories.goneAt,
-  lastCrawlOutcome: repositories.lastCrawlOutcome,
-  lastCrawledAt: repositories.lastCrawledAt,
-};
-
 /**
  * One scheduler tick: gives never-scheduled repositories a date, then enqueues the due ones (oldest first)
  * as one `schedule` run and moves their dates forward. Returns the run id (null when nothing was due).
@@ -112,35 +100,13 @@ export async function runRecrawlTick(deps: RecrawlDeps): Promise<{ runId: number
   const batch = deps.batch ?? DEFAULT_BATCH;
 
   // Repositories crawled (by discovery, an explicit list, a rebuild) but never scheduled get their first date.
-  const unscheduled = await deps.db
-    .select(activityColumns)
-    .from(repositories)
-    .where(and(isNull(repositories.nextCrawlAt), isNotNull(repositories.lastCrawledAt)))
-    .limit(batch * 4);
-  for (const repo of unscheduled) {
-    await deps.db
-      .update(repositories)
-      .set({ nextCrawlAt: nextCrawlAt(repo, repo.lastCrawledAt ?? now, now) })
-      .where(eq(repositories.id, repo.id));
-  }
+  const unscheduled = await unscheduledRepositories(deps.db, batch * 4);
+  await setNextCrawlDates(
+    deps.db,
+    unscheduled.map((repo) => ({ id: repo.id, at: nextCrawlAt(repo, repo.lastCrawledAt ?? now, now) })),
+  );
 
-  // Claim the due rows in one transaction; SKIP LOCKED lets a slow overlapping tick pass them by.
-  const claimed = await deps.db.transaction(async (tx) => {
-    const due = await tx
-      .select(activityColumns)
-      .from(repositories)
-      .where(lte(repositories.nextCrawlAt, now))
-      .orderBy(asc(repositories.nextCrawlAt), asc(repositories.id))
-      .limit(batch)
-      .for('update', { skipLocked: true });
-    for (const repo of due) {
-      await tx
-        .update(repositories)
-        .set({ nextCrawlAt: nextCrawlAt(repo, now) })
-        .where(eq(repositories.id, repo.id));
-    }
-    return due;
-  });
+  const claimed = await claimDueRepositories(deps.db, now, batch, (repo) => nextCrawlAt(repo, now));
   // Linked repositories are refreshed too: token links get no webhooks, and App deliveries can be missed.
   let links = 0;
   if (deps.indexLink) {
@@ -234,88 +200,4 @@ export async function startRecrawlScheduler(options: RecrawlSchedulerOptions): P
       await queue.close();
     },
   };
-}
-
-/** What the web page's crawl-status section shows. */
-export interface CrawlStatus {
-  lastRun: {
-    id: number;
-    kind: string;
-    status: string;
-    repositoriesTotal: number;
-    startedAt: Date;
-    finishedAt: Date | null;
-    totals: Record<string, number>;
-  } | null;
-  repositories: number;
-  /** Repositories whose next probe is due now. */
-  due: number;
-  /** The earliest scheduled probe (null when nothing is scheduled). */
-  nextDueAt: Date | null;
-  /** Repositories whose last crawl failed, most recent first (at most `failuresShown`). */
-  failures: { owner: string; name: string; error: string | null; at: Date | null }[];
-  failuresTotal: number;
-}
-
-/** Crawl status for operators and the web page: last run, how many repositories are due, recent failures. */
-export async function crawlStatus(
-  db: Database,
-  now: Date = new Date(),
-  failuresShown = 10,
-): Promise<CrawlStatus> {
-  const [lastRun] = await db
-    .select()
-    .from(crawlRuns)
-    .orderBy(desc(crawlRuns.startedAt), desc(crawlRuns.id))
-    .limit(1);
-  const [totals] = await db
-    .select({
-      repositories: count(),
-      due: sql<number>`count(*) filter (where ${repositories.nextCrawlAt} <= ${now.toISOString()})`.mapWith(
-        Number,
-      ),
-      failuresTotal: sql<number>`count(*) filter (where ${repositories.lastCrawlOutcome} = 'failed')`.mapWith(
-        Number,
-      ),
-      nextDueAt: min(repositories.nextCrawlAt),
-    })
-    .from(repositories);
-  const failures = await db
-    .select({
-      owner: repositories.owner,
-      name: repositories.name,
-      error: repositories.lastCrawlError,
-      at: repositories.lastCrawledAt,
-    })
-    .from(repositories)
-    .where(eq(repositories.lastCrawlOutcome, 'failed'))
-    .orderBy(sql`${repositories.lastCrawledAt} desc nulls last`, asc(repositories.id))
-    .limit(failuresShown);
-  return {
-    lastRun: lastRun
-      ? {
-          id: lastRun.id,
-          kind: lastRun.kind,
-          status: lastRun.status,
-          repositoriesTotal: lastRun.repositoriesTotal,
-          startedAt: lastRun.startedAt,
-          finishedAt: lastRun.finishedAt,
-          totals: lastRun.totals,
-        }
-      : null,
-    repositories: totals?.repositories ?? 0,
-    due: totals?.due ?? 0,
-    nextDueAt: totals?.nextDueAt ? new Date(totals.nextDueAt) : null,
-    failures,
-    failuresTotal: totals?.failuresTotal ?? 0,
-  };
-}
-
-/** Repository jobs ever recorded, by outcome (indexed, unchanged, failed, gone): the crawl job counter's source. */
-export async function crawlOutcomeTotals(db: Database): Promise<Record<string, number>> {
-  const rows = await db
-    .select({ outcome: crawlReports.outcome, n: count() })
-    .from(crawlReports)
-    .groupBy(crawlReports.outcome);
-  return Object.fromEntries(rows.map((r) => [r.outcome, Number(r.n)]));
 }

@@ -3,11 +3,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { blobs, crawlReportsOfRun, repositories, safetyVerdicts, skillRevisions, skills } from '@atskills/db';
+import { skillContentHash } from '@atskills/protocol/content';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commitToRepo, createRepo } from '../../../test/support/corpus.js';
 import { type Crawler, createCrawler } from '../src/crawler.js';
-import { SCANNER_VERSION, skillContentHash } from '../src/jobs/safety-verdict.js';
+import { SCANNER_VERSION } from '../src/jobs/safety-verdict.js';
 import { type CrawlFixture, liveSkills, startCrawlFixture, testLogger } from './crawl-fixture.js';
 
 const skill = (name: string, description: string, body = 'Do the thing.\n') =>
@@ -160,6 +161,24 @@ describe('upstream changes', () => {
     expect(fx.standin.apiLog.some((e) => e.path.startsWith('/orgs/acme/repos') && e.status === 200)).toBe(
       true,
     );
+  });
+
+  it('refreshes search statistics also when discovery finishes the run (nothing to crawl)', async () => {
+    const analyzed = async () => {
+      const rows = await fx.db.db.execute<{ n: string }>(
+        sql`select analyze_count::text as n from pg_stat_user_tables where relname = 'skills'`,
+      );
+      return Number(rows.rows[0]?.n ?? 0);
+    };
+    const before = await analyzed();
+    const runId = await crawler.startRun({ kind: 'repos', source: { kind: 'repos', repos: [] } });
+    const run = await crawler.waitForRun(runId, { pollMs: 50 });
+    expect(run.status).toBe('finished');
+    // Statistics reach pg_stat_user_tables when the analyzing session flushes them (about a second).
+    const deadline = Date.now() + 10_000;
+    while ((await analyzed()) <= before && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(await analyzed()).toBeGreaterThan(before);
   });
 
   it('ends a run whose discovery fails as failed', async () => {

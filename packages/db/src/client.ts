@@ -16,6 +16,12 @@ import * as schema from './schema/index.js';
 /** The drizzle database, whichever driver is behind it (server Postgres or embedded PGlite). */
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
 
+/** An open transaction of a Database. */
+export type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
+
+/** What repository functions run on: the database, or an open transaction of it. */
+export type Executor = Database | Tx;
+
 /** A database handle plus what is needed to probe and close it. */
 export interface DatabaseHandle {
   db: Database;

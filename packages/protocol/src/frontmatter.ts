@@ -59,7 +59,8 @@ export function parseSkillMarkdown(content: string | Uint8Array, folder: string)
     );
   }
   const { yamlText, body } = parts;
-  const frontmatter = parseYamlMapping(yamlText);
+  // The YAML starts on the line after the opening `---`: error lines are reported as lines of SKILL.md.
+  const frontmatter = parseYamlMapping(yamlText, 2);
 
   const name = frontmatter.name;
   const description = frontmatter.description;
@@ -128,6 +129,12 @@ function ruleBreaks(name: string, description: string, folder: string): Frontmat
   return warnings;
 }
 
+function countNewlines(text: string, end: number): number {
+  let count = 0;
+  for (let i = text.indexOf('\n'); i !== -1 && i < end; i = text.indexOf('\n', i + 1)) count++;
+  return count;
+}
+
 function decodeUtf8(bytes: Uint8Array): string {
   if (bytes.length > MAX_SKILL_MARKDOWN) {
     throw new FrontmatterError('too-large', `SKILL.md is larger than ${MAX_SKILL_MARKDOWN} bytes.`);
@@ -140,7 +147,7 @@ function decodeUtf8(bytes: Uint8Array): string {
   }
 }
 
-function parseYamlMapping(yamlText: string): Record<string, unknown> {
+function parseYamlMapping(yamlText: string, firstLine: number): Record<string, unknown> {
   if (yamlText.length > MAX_FRONTMATTER) {
     throw new FrontmatterError('too-large', `The frontmatter is larger than ${MAX_FRONTMATTER} characters.`);
   }
@@ -150,7 +157,7 @@ function parseYamlMapping(yamlText: string): Record<string, unknown> {
     const [firstError] = doc.errors;
     if (firstError) {
       throw new FrontmatterError('invalid-yaml', `The frontmatter is not valid YAML: ${firstError.message}`, {
-        line: firstError.linePos?.[0]?.line,
+        line: firstLine + countNewlines(yamlText, firstError.pos[0]),
       });
     }
     if (depthOf(doc.contents) > MAX_FRONTMATTER_DEPTH) {

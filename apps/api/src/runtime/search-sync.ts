@@ -5,8 +5,7 @@
  * Redis when there is one (a restarted or added API replica carries on where the last sync stopped, and
  * a lock lets one replica sync at a time); a missing watermark means a first, full sync.
  */
-import { type Database, repositories, skills } from '@atskills/db';
-import { and, eq, gt, lte } from 'drizzle-orm';
+import { crawledSkillIdentities, type Database } from '@atskills/db';
 import type { Redis } from 'ioredis';
 import type { SearchEngine } from '../search/engine.js';
 
@@ -24,12 +23,7 @@ export async function syncCrawledSkills(
   since: Date,
   until: Date,
 ): Promise<number> {
-  const rows = await db
-    .select({ identity: skills.identity })
-    .from(skills)
-    .innerJoin(repositories, eq(skills.repositoryId, repositories.id))
-    .where(and(gt(repositories.lastCrawledAt, since), lte(repositories.lastCrawledAt, until)));
-  const identities = rows.map((r) => r.identity);
+  const identities = await crawledSkillIdentities(db, since, until);
   for (let i = 0; i < identities.length; i += BATCH) await engine.index(identities.slice(i, i + BATCH));
   return identities.length;
 }

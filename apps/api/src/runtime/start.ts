@@ -8,13 +8,19 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import {
   type CrawlerSettings,
-  crawlOutcomeTotals,
   createCrawler,
   loadSettings,
   type RecrawlScheduler,
   startRecrawlScheduler,
 } from '@atskills/crawler';
-import { connectDatabase, type DatabaseHandle, databaseOptions, migrate, redactUrl } from '@atskills/db';
+import {
+  connectDatabase,
+  crawlOutcomeTotals,
+  type DatabaseHandle,
+  databaseOptions,
+  migrate,
+  redactUrl,
+} from '@atskills/db';
 import { CRAWL_QUEUE_NAMES, QUEUES } from '@atskills/queue';
 import { Queue } from 'bullmq';
 import type { FastifyInstance } from 'fastify';

@@ -1,4 +1,3 @@
-import { skillContentHash } from '@atskills/crawler';
 import {
   type Database,
   findSafetyVerdict,
@@ -11,6 +10,7 @@ import {
   suppressionsFor,
 } from '@atskills/db';
 import { lookup, MENU_CAP, type SafetyFinding, SKILL_FILE, type TreeEntry } from '@atskills/protocol';
+import { skillContentHash } from '@atskills/protocol/content';
 import { problem } from '../problems.js';
 import { identityOf, type LocatedIdentity, locateIdentity } from './locate.js';
 import { menuRevision } from './menu-revision.js';

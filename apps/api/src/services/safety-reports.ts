@@ -1,4 +1,3 @@
-import { skillContentHash } from '@atskills/crawler';
 import {
   addReportedFlag,
   appendAudit,
@@ -12,6 +11,7 @@ import {
   type SkillReportRow,
   suppressFlag,
 } from '@atskills/db';
+import { skillContentHash } from '@atskills/protocol/content';
 import { problem } from '../problems.js';
 import type { ActionContext } from './auth/accounts.js';
 import { isHubAdmin } from './auth/permissions.js';

@@ -1,7 +1,7 @@
 /**
- * Seeds the index for API tests: corpus repositories (read from the shared corpus as data, parsed with the
- * core, written through the crawler's own writeRepositoryIndex so rows look exactly like crawled ones),
- * synthetic repositories, and hub collections. Stand-in for the crawler while it was being written; it
+ * Seeds the index for API tests: corpus repositories (read from the shared corpus as data, built with the
+ * same skillContent as a crawl and written through the crawler's writeRepositoryIndex, so rows look exactly
+ * like crawled ones), synthetic repositories, and hub collections. Stand-in for the crawler while it was being written; it
  * stays because it is fast (no git, no queue) and the crawler has its own tests.
  */
 import { createHash } from 'node:crypto';
@@ -16,22 +16,14 @@ import {
   ensureRepository,
   finishCrawlRun,
   namespaces,
+  type SafetyFinding,
   type SeenSkill,
-  type SkillFile,
   skillRevisions,
   skills,
   writeRepositoryIndex,
 } from '@atskills/db';
-import {
-  findSkillFolders,
-  formatIdentity,
-  type SafetyFinding,
-  scanSkillFiles,
-  skillFiles,
-  type TreeEntry,
-  tryParseSkillMarkdown,
-} from '@atskills/protocol';
-import { countTokens } from '@atskills/protocol/tokens';
+import { findSkillFolders, formatIdentity, skillFiles, type TreeEntry } from '@atskills/protocol';
+import { skillContent } from '@atskills/protocol/content';
 import { eq } from 'drizzle-orm';
 import { corpusReposDir, readCorpusTree } from '../../../../test/support/corpus.js';
 
@@ -41,88 +33,39 @@ export type SeedFile = string | Buffer | { size: number };
 const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 
 interface SkillInput {
+  /** The skill folder relative to the repository or collection root. */
   path: string;
-  skillMd: Buffer | null;
+  /** Files with root-relative paths; null content: not downloaded (only its size is known). */
   files: { path: string; content: Buffer | null; size: number }[];
 }
 
-function contentOf(skill: SkillInput, extraFlags: SafetyFinding[] = []) {
-  const folderName = skill.path.split('/').pop() ?? '';
-  const files: SkillFile[] = [];
-  const blobRows: { sha256: string; size: number; content: Buffer }[] = [];
-  for (const f of skill.files) {
-    if (f.content) {
-      const hash = sha256(f.content);
-      files.push({ path: f.path, size: f.content.length, sha256: hash });
-      blobRows.push({ sha256: hash, size: f.content.length, content: f.content });
-    } else {
-      files.push({
-        path: f.path,
-        size: f.size,
-        sha256: sha256(`absent:${f.path}`),
-        skipped: 'not-downloaded',
-      });
-    }
-  }
-  const revision = sha256(files.map((f) => `${f.path}\t${f.sha256}`).join('\n'));
-  const base = { files, blobs: blobRows, flags: extraFlags };
-  // A skill whose SKILL.md cannot be indexed: stored with its parse error, kept out of search.
-  const unindexable = (parseError: { code: string; message: string }) => ({
-    revision,
-    content: {
-      ...base,
-      name: '',
-      description: '',
-      frontmatter: {},
-      body: '',
-      warnings: [],
-      parseError,
-      descriptionTokens: 0,
-      bodyTokens: 0,
-    },
+/** The skill's content exactly as a crawl or a publish builds it (`@atskills/protocol/content`). */
+function contentOf(skill: SkillInput, rootName: string, extraFlags: SafetyFinding[] = []) {
+  const built = skillContent({
+    folder: skill.path,
+    rootName,
+    files: skill.files.map((f) =>
+      f.content
+        ? { path: f.path, content: f.content }
+        : { path: f.path, content: null, size: f.size, skipped: 'not-downloaded' },
+    ),
   });
-  if (!skill.skillMd) {
-    return unindexable({ code: 'content-unavailable', message: 'SKILL.md content is withheld' });
-  }
-  const parsed = tryParseSkillMarkdown(skill.skillMd, folderName);
-  if (!parsed.ok) {
-    return unindexable({ code: parsed.error.code, message: parsed.error.message });
-  }
-  const doc = parsed.doc;
-  const texts = skill.files
-    .filter((f) => f.content && /\.(md|txt|sh|py)$/i.test(f.path))
-    .map((f) => ({ path: f.path, content: f.content!.toString('utf8') }));
-  const flags = [
-    ...(scanSkillFiles(texts, { description: doc.description }) as SafetyFinding[]),
-    ...extraFlags,
-  ];
-  return {
-    revision,
-    content: {
-      ...base,
-      flags,
-      name: doc.name,
-      description: doc.description,
-      frontmatter: doc.frontmatter,
-      body: doc.body,
-      warnings: doc.warnings,
-      parseError: null,
-      descriptionTokens: countTokens(doc.description),
-      bodyTokens: countTokens(doc.body),
-    },
-  };
+  const { contentHash: _hash, problems: _problems, flags, ...content } = built;
+  // No git tree to take a revision from: the seed's revision is a hash of the file list.
+  const revision = sha256(content.files.map((f) => `${f.path}\t${f.sha256}`).join('\n'));
+  return { revision, content: { ...content, flags: [...(flags ?? []), ...extraFlags] } };
 }
 
 /** Splits a listing of files into skills by the leaf rule. */
 function skillsOf(entries: TreeEntry[], read: (p: string) => Buffer | null): SkillInput[] {
-  return findSkillFolders(entries).map((folder) => {
-    const files = skillFiles(entries, folder).map((e) => {
-      const rel = folder === '' ? e.path : e.path.slice(folder.length + 1);
-      return { path: rel, content: read(e.path), size: e.size ?? 0 };
-    });
-    const md = files.find((f) => f.path === 'SKILL.md');
-    return { path: folder, skillMd: md?.content ?? null, files };
-  });
+  return findSkillFolders(entries).map((folder) => ({
+    path: folder,
+    files: skillFiles(entries, folder).map((e) => ({
+      path: e.path,
+      content: read(e.path),
+      size: e.size ?? 0,
+    })),
+  }));
 }
 
 /** Options of a seeded GitHub repository. */
@@ -166,7 +109,7 @@ async function writeSkills(
   const commit =
     opts.commit ?? sha256(`${owner}/${repo}:${inputs.map((s) => s.path).join(',')}`).slice(0, 40);
   const seen: SeenSkill[] = inputs.map((s) => {
-    const { revision, content } = contentOf(s, opts.flags?.[s.path]);
+    const { revision, content } = contentOf(s, repo, opts.flags?.[s.path]);
     return {
       identity: formatIdentity('gh', [owner, repo, ...(s.path ? [s.path] : [])].join('/')),
       path: s.path,
@@ -247,7 +190,7 @@ export async function seedHubCollection(
   const inputs = skillsOf(entries, (p) => Buffer.from(files[p]!));
   const identities: string[] = [];
   for (const s of inputs) {
-    const { revision, content } = contentOf(s);
+    const { revision, content } = contentOf(s, collection);
     const identity = formatIdentity('hub', [namespace, collection, ...(s.path ? [s.path] : [])].join('/'));
     for (const b of content.blobs) await db.insert(blobs).values(b).onConflictDoNothing();
     const values = {

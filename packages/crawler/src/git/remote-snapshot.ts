@@ -2,7 +2,30 @@ import { appendFile, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseLsTree, type TreeEntry } from '@atskills/protocol';
-import { GitError, type RunGitOptions, runGit } from './run-git.js';
+import {
+  GitError,
+  parseLsRemoteHead,
+  type RunGitOptions,
+  runGit as runGitProcess,
+} from '@atskills/protocol/node';
+
+// Every git command of the crawler runs isolated from the machine's git configuration (the shared runner's
+// default) with these settings on top.
+const CRAWLER_GIT_CONFIG: [string, string][] = [
+  // Keep every pack as a pack: the crawler measures bytes downloaded from pack sizes.
+  ['fetch.unpackLimit', '1'],
+  ['transfer.unpackLimit', '1'],
+  // A server that trickles or stalls is given up on by git itself, well before the job timeout.
+  ['http.lowSpeedLimit', '1'],
+  ['http.lowSpeedTime', '60'],
+  ['protocol.version', '2'],
+  ['gc.auto', '0'],
+  ['maintenance.auto', 'false'],
+];
+
+function runGit(args: string[], options: RunGitOptions = {}): Promise<Buffer> {
+  return runGitProcess(args, { ...options, config: CRAWLER_GIT_CONFIG });
+}
 
 /** What `git ls-remote` says the repository's head is; null commit for an empty repository. */
 export interface RemoteHead {
@@ -18,16 +41,8 @@ export interface RemoteOptions {
 
 /** Probes the head of a remote repository without downloading anything (one ls-refs request). */
 export async function probeHead(url: string, options: RemoteOptions = {}): Promise<RemoteHead> {
-  const out = (await runGit(['ls-remote', '--symref', url, 'HEAD'], options)).toString('utf8');
-  let commit: string | null = null;
-  let branch: string | null = null;
-  for (const line of out.split('\n')) {
-    const symref = /^ref: refs\/heads\/(.+)\tHEAD$/.exec(line);
-    if (symref) branch = symref[1] ?? null;
-    const ref = /^([0-9a-f]{40,64})\tHEAD$/.exec(line);
-    if (ref) commit = ref[1] ?? null;
-  }
-  return { commit, branch };
+  const out = await runGit(['ls-remote', '--symref', url, 'HEAD'], options);
+  return parseLsRemoteHead(out.toString('utf8'));
 }
 
 /** A blob of a skill folder as read from git. */

@@ -1,6 +1,7 @@
-import { allRepositoryNames, finishCompletedRuns, setCrawlRunTotal } from '@atskills/db';
+import { allRepositoryNames, setCrawlRunTotal } from '@atskills/db';
 import type { DiscoverJobData, DiscoverySource, RepositoryJobData } from '@atskills/queue';
 import type { CrawlDeps } from './repository.crawl.js';
+import { completeRuns } from './run-completion.js';
 
 /** Lists the repositories a discovery source names, as sorted unique `owner/repo`. */
 export async function listRepositories(deps: CrawlDeps, source: DiscoverySource): Promise<string[]> {
@@ -43,7 +44,7 @@ export async function discoverRepositories(
     }),
   );
   // An empty discovery finishes its run at once.
-  await finishCompletedRuns(deps.db, [data.runId]);
+  await completeRuns(deps, [data.runId]);
   deps.logger.info({ runId: data.runId, source: data.source.kind, repositories: names.length }, 'discovered');
   return { repositories: names.length };
 }

@@ -14,15 +14,16 @@ import {
 } from '@atskills/db';
 import { type LinkAccess, LinkAccessError } from '@atskills/github-auth';
 import { findSkillFolders, parseIdentity, type SafetyFinding, type TreeEntry } from '@atskills/protocol';
+import { scanSkillContent } from '@atskills/protocol/content';
+import { GitError } from '@atskills/protocol/node';
 import type { Logger } from 'pino';
 import type { CrawlerSettings } from '../config.js';
 import { probeHead, RemoteSnapshot } from '../git/remote-snapshot.js';
-import { GitError } from '../git/run-git.js';
 import { RateLimitedError } from '../github/rate-limited-error.js';
 import { abortedByShutdown } from '../shutdown.js';
 import type { JobContext } from './repository.crawl.js';
-import { prepareSkill, treeWarnings } from './repository.crawl.js';
-import { SCANNER_VERSION, scanSkill } from './safety-verdict.js';
+import { folderContent, treeWarnings } from './repository.crawl.js';
+import { SCANNER_VERSION } from './safety-verdict.js';
 
 /**
  * The file an App-linked repository folder must hold, naming the hub teams its owners allow to link it
@@ -220,13 +221,14 @@ async function indexOnce(
     }
 
     const errors: LinkProblem[] = [];
-    const prepared = changed.map((f) =>
-      prepareSkill(f, entries, blobs, settings.CRAWL_MAX_FILE_BYTES, errors),
-    );
+    const prepared = changed.map((f) => ({
+      folder: f,
+      content: folderContent(f.path, entries, blobs, settings.CRAWL_MAX_FILE_BYTES, link.collection, errors),
+    }));
     problems.push(...errors.map((e) => ({ ...e, path: inRepo(folder, e.path) })));
     const verdicts = await cachedSafetyVerdicts(
       db,
-      prepared.map((p) => p.contentHash),
+      prepared.map((p) => p.content.contentHash),
       SCANNER_VERSION,
     );
     const skills: LinkedSkill[] = [];
@@ -239,15 +241,16 @@ async function indexOnce(
       for (const file of before?.files ?? []) manifest.push(manifestEntry(f.path, file));
     }
     for (const p of prepared) {
-      const flags: SafetyFinding[] = verdicts.get(p.contentHash) ?? scanSkill(p.texts, p.content.description);
+      const { contentHash, problems: _problems, flags: _deferred, ...stored } = p.content;
+      const flags: SafetyFinding[] = verdicts.get(contentHash) ?? scanSkillContent(p.content);
       skills.push({
         identity: p.folder.identity,
         path: p.folder.path.toLowerCase(),
         revision: p.folder.revision,
         content: {
-          ...p.content,
+          ...stored,
           flags,
-          verdict: { contentSha256: p.contentHash, scannerVersion: SCANNER_VERSION },
+          verdict: { contentSha256: contentHash, scannerVersion: SCANNER_VERSION },
         },
       });
       for (const file of p.content.files) manifest.push(manifestEntry(p.folder.path, file));
@@ -321,7 +324,8 @@ function asFailure(error: unknown, link: LinkWithNames): LinkFailure | undefined
     }
     if (error.kind === 'access-denied')
       return new LinkFailure('credential-refused', `git refused the credential: ${error.message}`);
-    if (error.kind === 'timeout') return new LinkFailure('timeout', error.message);
+    if (error.kind === 'timeout' || error.kind === 'aborted')
+      return new LinkFailure('timeout', error.message);
   }
   return undefined;
 }

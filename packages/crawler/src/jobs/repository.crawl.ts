@@ -1,15 +1,11 @@
-import { createHash } from 'node:crypto';
 import {
   cachedSafetyVerdicts,
   crawlReportExists,
   type Database,
   ensureRepository,
-  finishCompletedRuns,
   type ReportEntry,
   type RepositoryIndexWrite,
-  refreshSearchStatistics,
   type SeenSkill,
-  type SkillFile,
   storedSkillRevisions,
   writeRepositoryIndex,
 } from '@atskills/db';
@@ -19,23 +15,22 @@ import {
   formatIdentity,
   githubGitUrl,
   parseIdentity,
-  reservedSkillPath,
   type SafetyFinding,
   SKILL_FILE,
   skillFiles,
   type TreeEntry,
-  tryParseSkillMarkdown,
 } from '@atskills/protocol';
-import { countTokens } from '@atskills/protocol/tokens';
+import { type SkillContent, scanSkillContent, skillContent } from '@atskills/protocol/content';
+import { GitError } from '@atskills/protocol/node';
 import type { RepositoryJobData } from '@atskills/queue';
 import type { Logger } from 'pino';
 import type { CrawlerSettings } from '../config.js';
 import { probeHead, RemoteSnapshot } from '../git/remote-snapshot.js';
-import { GitError } from '../git/run-git.js';
 import type { GithubClient, MetadataResult } from '../github/github-client.js';
 import { RateLimitedError } from '../github/rate-limited-error.js';
 import { abortedByShutdown } from '../shutdown.js';
-import { SCANNER_VERSION, scanSkill, skillContentHash } from './safety-verdict.js';
+import { completeRuns } from './run-completion.js';
+import { SCANNER_VERSION } from './safety-verdict.js';
 
 /** What every job function needs (passed in; nothing is read from globals). */
 export interface CrawlDeps {
@@ -63,18 +58,34 @@ export interface RepositoryJobResult {
 
 /** Errors worth another attempt (the upstream or network may recover); others are recorded at once. */
 function isRetryable(error: unknown): boolean {
-  return !(error instanceof GitError) || error.kind === 'unavailable' || error.kind === 'other';
-}
-
-const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
-
-function relative(folder: string, path: string): string {
-  return folder === '' ? path : path.slice(folder.length + 1);
+  if (!(error instanceof GitError)) return true;
+  // A missing ref is a branch that moved between the probe and the clone: the next attempt reads it again.
+  return ['unreachable', 'server-error', 'ref-not-found', 'not-started', 'other'].includes(error.kind);
 }
 
 function basename(path: string): string {
   return path.slice(path.lastIndexOf('/') + 1);
 }
+
+/** One repository job in flight: what every phase reads, and the warnings they collect. */
+interface RepositoryJob {
+  deps: CrawlDeps;
+  data: RepositoryJobData;
+  ctx: JobContext;
+  repository: Awaited<ReturnType<typeof ensureRepository>>;
+  log: Logger;
+  startedAt: Date;
+  /** The git URL and what every git process of the job gets (token, abort signal). */
+  remote: { url: string; token?: string; signal: AbortSignal };
+  warnings: ReportEntry[];
+  errors: ReportEntry[];
+  /** Logs that a phase ended, with the time since the job started. */
+  phaseDone(name: string): void;
+}
+
+/** The parts of a report every outcome states (the rest is defaulted by `report`). */
+type ReportParts = Pick<RepositoryIndexWrite, 'outcome' | 'skills'> &
+  Partial<Omit<RepositoryIndexWrite, 'repositoryId' | 'runId' | 'startedAt'>>;
 
 /**
  * Crawls one repository: probe the head (skip when unchanged), fetch trees without blobs, apply the leaf
@@ -87,63 +98,79 @@ export async function crawlRepository(
   data: RepositoryJobData,
   ctx: JobContext,
 ): Promise<RepositoryJobResult> {
-  const { db, settings, logger } = deps;
-  const log = logger.child({ repo: `${data.owner}/${data.repo}`, runId: data.runId });
-  const repository = await ensureRepository(db, data.owner, data.repo);
-  if (data.runId !== null && (await crawlReportExists(db, data.runId, repository.id))) {
-    return { outcome: 'duplicate', skills: 0, bytesDownloaded: 0 };
-  }
-  const startedAt = new Date();
-  const phase = (name: string) =>
-    log.debug({ phase: name, ms: Date.now() - startedAt.getTime() }, 'phase done');
-  const base: Pick<RepositoryIndexWrite, 'repositoryId' | 'runId' | 'startedAt'> = {
-    repositoryId: repository.id,
-    runId: data.runId,
-    startedAt,
-  };
-  const finish = async (write: RepositoryIndexWrite, bytes: number): Promise<RepositoryJobResult> => {
-    const result = await writeRepositoryIndex(db, write);
-    if (data.runId !== null && (await finishCompletedRuns(db, [data.runId])).length > 0) {
-      // Best effort: a run's index is complete without it, search is only slower until autovacuum runs.
-      await refreshSearchStatistics(db).catch((err) =>
-        log.warn({ err }, 'could not refresh search statistics after the run'),
-      );
-    }
-    log.info(
-      {
-        outcome: write.outcome,
-        skills: result.skillsFound,
-        added: result.skillsAdded,
-        removed: result.skillsRemoved,
-        bytes,
-      },
-      'repository crawled',
-    );
-    return {
-      outcome: result.written ? write.outcome : 'duplicate',
-      skills: result.skillsFound,
-      bytesDownloaded: bytes,
-    };
-  };
-  const recordFailure = (code: string, message: string, gone = false) =>
-    finish(
-      {
-        ...base,
-        outcome: gone ? 'gone' : 'failed',
-        skills: null,
-        repositoryGone: gone,
-        warnings: [],
-        errors: [{ path: '', code, message }],
-        error: message,
-        bytesDownloaded: 0,
-      },
-      0,
-    );
+  const job = await openJob(deps, data, ctx);
+  if (!job) return { outcome: 'duplicate', skills: 0, bytesDownloaded: 0 };
+  let snapshot: RemoteSnapshot | null = null;
+  try {
+    const metadata = await fetchMetadata(job);
+    if (metadata.gone) return await finish(job, failureReport(REPOSITORY_GONE, true));
+    const probed = await probe(job, metadata);
+    if ('report' in probed) return await finish(job, probed.report);
 
-  // Repository metadata (stars, licence, ...): conditional on the stored ETag, so an unchanged repository
-  // costs no rate limit. A rate limit propagates (the job is delayed); other REST trouble only loses metadata.
+    const { url, token, signal } = job.remote;
+    snapshot = await RemoteSnapshot.open(url, { token, signal, workDir: deps.settings.CRAWL_WORK_DIR });
+    const tree = await fetchTree(job, snapshot, probed.head);
+    if (!tree) return await finish(job, emptyReport(metadata.write, { commit: null, branch: null }));
+    const folders = await leafRule(job, tree);
+    const blobs = await fetchBlobs(job, snapshot, folders.changed);
+    const skills = await buildContent(job, tree, folders, blobs);
+    const bytes = await snapshot.bytesDownloaded();
+    job.phaseDone('parsed');
+    return await finish(job, {
+      outcome: 'indexed',
+      head: { commit: tree.commit, branch: tree.branch },
+      metadata: metadata.write,
+      skills,
+      bytesDownloaded: bytes,
+    });
+  } catch (error) {
+    return await finish(job, failureOf(job, error));
+  } finally {
+    await snapshot?.dispose();
+  }
+}
+
+/** Phase 0: the repository's row; null when this run already has its report (a redelivered job). */
+async function openJob(
+  deps: CrawlDeps,
+  data: RepositoryJobData,
+  ctx: JobContext,
+): Promise<RepositoryJob | null> {
+  const { db, settings, logger } = deps;
+  const repository = await ensureRepository(db, data.owner, data.repo);
+  if (data.runId !== null && (await crawlReportExists(db, data.runId, repository.id))) return null;
+  const log = logger.child({ repo: `${data.owner}/${data.repo}`, runId: data.runId });
+  const startedAt = new Date();
+  return {
+    deps,
+    data,
+    ctx,
+    repository,
+    log,
+    startedAt,
+    remote: {
+      url: githubGitUrl(settings.GIT_BASE_URL, data.owner, data.repo),
+      token: settings.GITHUB_TOKEN,
+      signal: ctx.signal,
+    },
+    warnings: [],
+    errors: [],
+    phaseDone: (name) => log.debug({ phase: name, ms: Date.now() - startedAt.getTime() }, 'phase done'),
+  };
+}
+
+type MetadataWrite = RepositoryIndexWrite['metadata'];
+
+/**
+ * Phase 1: repository metadata (stars, licence, ...), conditional on the stored ETag, so an unchanged
+ * repository costs no rate limit. A rate limit propagates (the job is delayed); other REST trouble only
+ * loses metadata, with a warning.
+ */
+async function fetchMetadata(
+  job: RepositoryJob,
+): Promise<{ gone: boolean; notModified: boolean; write: MetadataWrite }> {
+  const { deps, data, repository } = job;
   let metadata: MetadataResult | null = null;
-  const warnings: ReportEntry[] = [];
   try {
     metadata = await deps.github.repositoryMetadata(
       data.owner,
@@ -152,213 +179,298 @@ export async function crawlRepository(
     );
   } catch (error) {
     if (error instanceof RateLimitedError) throw error;
-    warnings.push({
+    job.warnings.push({
       path: '',
       code: 'metadata-unavailable',
       message: `GitHub metadata: ${(error as Error).message}`,
     });
-    log.warn({ err: error }, 'repository metadata unavailable');
+    job.log.warn({ err: error }, 'repository metadata unavailable');
   }
-  phase('metadata');
-  if (metadata?.status === 'not-found') {
-    return recordFailure(
-      'repository-not-found',
-      'The repository does not exist or is no longer public (404).',
-      true,
-    );
+  job.phaseDone('metadata');
+  return {
+    gone: metadata?.status === 'not-found',
+    notModified: metadata?.status === 'not-modified',
+    write: metadata?.status === 'ok' ? { etag: metadata.etag, ...metadata.metadata } : undefined,
+  };
+}
+
+type Head = { commit: string | null; branch: string | null };
+
+/**
+ * Phase 2: is there anything to fetch? An unchanged or empty repository ends here with its report;
+ * otherwise the head to fetch (null when not probed: a new repository or a forced crawl goes straight to
+ * the clone, which reads the head anyway).
+ */
+async function probe(
+  job: RepositoryJob,
+  metadata: { notModified: boolean; write: MetadataWrite },
+): Promise<{ report: ReportParts } | { head: Head | null }> {
+  const { data, repository } = job;
+  const settled =
+    repository.headRevision !== null &&
+    (repository.lastCrawlOutcome === 'indexed' || repository.lastCrawlOutcome === 'unchanged');
+  // GitHub's repository ETag changes with `pushed_at`, so a 304 on the metadata means nothing was pushed
+  // since the stored head was read: unchanged, without a single git request.
+  if (!data.force && settled && metadata.notModified) {
+    job.phaseDone('probe');
+    const head = { commit: repository.headRevision, branch: repository.defaultBranch };
+    return { report: unchangedReport(metadata.write, head) };
   }
-  const metadataWrite = metadata?.status === 'ok' ? { etag: metadata.etag, ...metadata.metadata } : undefined;
+  // A repository seen before is probed (one ls-refs request), so an unchanged one costs nothing more.
+  const head = !data.force && repository.headRevision !== null ? await probeHeadOrExplain(job.remote) : null;
+  job.phaseDone('probe');
+  if (settled && head !== null && head.commit === repository.headRevision) {
+    return { report: unchangedReport(metadata.write, head) };
+  }
+  // An empty repository: no commits, so no skills.
+  if (head !== null && head.commit === null) return { report: emptyReport(metadata.write, head) };
+  return { head };
+}
 
-  const url = githubGitUrl(settings.GIT_BASE_URL, data.owner, data.repo);
-  const remote = { token: settings.GITHUB_TOKEN, signal: ctx.signal };
-  let snapshot: RemoteSnapshot | null = null;
-  try {
-    const settled =
-      repository.headRevision !== null &&
-      (repository.lastCrawlOutcome === 'indexed' || repository.lastCrawlOutcome === 'unchanged');
-    // GitHub's repository ETag changes with `pushed_at`, so a 304 on the metadata means nothing was pushed
-    // since the stored head was read: unchanged, without a single git request.
-    if (!data.force && settled && metadata?.status === 'not-modified') {
-      phase('probe');
-      return await finish(
-        {
-          ...base,
-          outcome: 'unchanged',
-          head: { commit: repository.headRevision, branch: repository.defaultBranch },
-          metadata: metadataWrite,
-          skills: null,
-          warnings,
-          errors: [],
-          bytesDownloaded: 0,
-        },
-        0,
-      );
-    }
-    // Otherwise a repository seen before is probed (one ls-refs request) so an unchanged one costs nothing
-    // more; a new one (or a forced crawl) goes straight to the clone, which reads the head anyway.
-    const probe = !data.force && repository.headRevision !== null;
-    const head = probe ? await probeHeadOrExplain(url, remote) : null;
-    phase('probe');
-    const unchanged =
-      settled && head !== null && head.commit !== null && head.commit === repository.headRevision;
-    if (unchanged) {
-      return await finish(
-        {
-          ...base,
-          outcome: 'unchanged',
-          head,
-          metadata: metadataWrite,
-          skills: null,
-          warnings,
-          errors: [],
-          bytesDownloaded: 0,
-        },
-        0,
-      );
-    }
-    if (head !== null && head.commit === null) {
-      // An empty repository: no commits, so no skills.
-      return await finish(
-        {
-          ...base,
-          outcome: 'indexed',
-          head,
-          metadata: metadataWrite,
-          skills: [],
-          warnings,
-          errors: [],
-          bytesDownloaded: 0,
-        },
-        0,
-      );
-    }
+interface FetchedTree {
+  commit: string;
+  rootTree: string;
+  branch: string | null;
+  entries: TreeEntry[];
+}
 
-    snapshot = await RemoteSnapshot.open(url, { ...remote, workDir: settings.CRAWL_WORK_DIR });
-    const fetched = await snapshot.fetchTrees(head?.branch ?? null);
-    if (fetched.commit === null) {
-      return await finish(
-        {
-          ...base,
-          outcome: 'indexed',
-          head: { commit: null, branch: null },
-          metadata: metadataWrite,
-          skills: [],
-          warnings,
-          errors: [],
-          bytesDownloaded: 0,
-        },
-        0,
-      );
-    }
-    const { commit, rootTree } = fetched;
-    const entries = await snapshot.listTree();
-    phase('trees');
-    const errors: ReportEntry[] = [];
-    warnings.push(...treeWarnings(entries));
+/** Phase 3: commits and trees without blobs, and the listing; null for a repository without commits. */
+async function fetchTree(
+  job: RepositoryJob,
+  snapshot: RemoteSnapshot,
+  head: Head | null,
+): Promise<FetchedTree | null> {
+  const fetched = await snapshot.fetchTrees(head?.branch ?? null);
+  if (fetched.commit === null) return null;
+  const entries = await snapshot.listTree();
+  job.phaseDone('trees');
+  job.warnings.push(...treeWarnings(entries));
+  return { commit: fetched.commit, rootTree: fetched.rootTree, branch: fetched.branch, entries };
+}
 
-    const treeShaOf = new Map(entries.filter((e) => e.type === 'dir').map((e) => [e.path, e.sha ?? '']));
-    const stored = await storedSkillRevisions(db, repository.id);
-    const folders: { path: string; identity: string; revision: string }[] = [];
-    for (const folder of findSkillFolders(entries)) {
-      const identity = formatIdentity(
-        'gh',
-        [data.owner, data.repo, folder].filter((p) => p !== '').join('/'),
-      );
-      try {
-        if (parseIdentity(identity).identity !== identity)
-          throw new Error('the path does not survive normalisation');
-      } catch (error) {
-        errors.push({
-          path: folder,
-          code: 'bad-identity',
-          message: `Not a valid identity: ${(error as Error).message}`,
-        });
-        continue;
-      }
-      folders.push({
+interface SkillFolder {
+  path: string;
+  identity: string;
+  revision: string;
+}
+
+/**
+ * Phase 4: the leaf rule over the listing: every skill folder with its identity and revision (its git
+ * tree sha), and those whose revision differs from the stored one (all of them on a forced crawl).
+ */
+async function leafRule(
+  job: RepositoryJob,
+  tree: FetchedTree,
+): Promise<{ all: SkillFolder[]; changed: SkillFolder[] }> {
+  const { data } = job;
+  const treeShaOf = new Map(tree.entries.filter((e) => e.type === 'dir').map((e) => [e.path, e.sha ?? '']));
+  const all: SkillFolder[] = [];
+  for (const folder of findSkillFolders(tree.entries)) {
+    const identity = formatIdentity('gh', [data.owner, data.repo, folder].filter((p) => p !== '').join('/'));
+    try {
+      if (parseIdentity(identity).identity !== identity)
+        throw new Error('the path does not survive normalisation');
+    } catch (error) {
+      job.errors.push({
         path: folder,
-        identity,
-        revision: folder === '' ? rootTree : (treeShaOf.get(folder) ?? ''),
+        code: 'bad-identity',
+        message: `Not a valid identity: ${(error as Error).message}`,
       });
+      continue;
     }
-    const changed = folders.filter((f) => data.force || stored.get(f.path)?.revision !== f.revision);
-    const blobs = await snapshot.fetchFolderBlobs(
-      changed.map((f) => f.revision),
-      settings.CRAWL_MAX_FILE_BYTES,
-    );
-
-    phase('blobs');
-    // Content of each changed skill: files, parsed SKILL.md, tokens, safety flags (cached by content hash).
-    const listing = new SortedListing(entries);
-    const prepared: PreparedSkill[] = [];
-    for (const folder of changed) {
-      prepared.push(
-        prepareSkill(folder, listing.under(folder.path), blobs, settings.CRAWL_MAX_FILE_BYTES, errors),
-      );
-      await yieldEvery(prepared.length);
-    }
-    const verdicts = await cachedSafetyVerdicts(
-      db,
-      prepared.map((p) => p.contentHash),
-      SCANNER_VERSION,
-    );
-    const seen: SeenSkill[] = [];
-    const changedPaths = new Set(changed.map((f) => f.path));
-    for (const folder of folders) {
-      if (!changedPaths.has(folder.path)) seen.push({ ...folder, commit });
-    }
-    for (const [i, p] of prepared.entries()) {
-      await yieldEvery(i + 1);
-      const flags: SafetyFinding[] = verdicts.get(p.contentHash) ?? scanSkill(p.texts, p.content.description);
-      seen.push({
-        identity: p.folder.identity,
-        path: p.folder.path,
-        revision: p.folder.revision,
-        commit,
-        content: {
-          ...p.content,
-          flags,
-          verdict: { contentSha256: p.contentHash, scannerVersion: SCANNER_VERSION },
-        },
-      });
-    }
-    const bytes = await snapshot.bytesDownloaded();
-    phase('parsed');
-    return await finish(
-      {
-        ...base,
-        outcome: 'indexed',
-        head: { commit, branch: fetched.branch },
-        metadata: metadataWrite,
-        skills: seen,
-        warnings,
-        errors,
-        bytesDownloaded: bytes,
-      },
-      bytes,
-    );
-  } catch (error) {
-    // A shutdown releases the job to another worker; a rate limit delays it: neither is a failure.
-    if (error instanceof RateLimitedError || abortedByShutdown(ctx.signal)) throw error;
-    if (error instanceof GitError && error.kind === 'not-found') {
-      return recordFailure('repository-not-found', error.message, true);
-    }
-    if (error instanceof GitError && error.kind === 'timeout') {
-      // Not retried: a hanging server would hold a worker for every attempt; the next crawl tries again.
-      return recordFailure(
-        'timeout',
-        `Timed out after ${settings.CRAWL_JOB_TIMEOUT_MS} ms: ${error.message}`,
-      );
-    }
-    if (error instanceof GitError && error.kind === 'access-denied') {
-      // Private or needs a token: not proof that it is gone, so its skills are kept.
-      return recordFailure('access-denied', error.message);
-    }
-    if (isRetryable(error) && !ctx.finalAttempt) throw error;
-    return recordFailure('crawl-failed', (error as Error).message);
-  } finally {
-    await snapshot?.dispose();
+    all.push({
+      path: folder,
+      identity,
+      revision: folder === '' ? tree.rootTree : (treeShaOf.get(folder) ?? ''),
+    });
   }
+  const stored = await storedSkillRevisions(job.deps.db, job.repository.id);
+  const changed = all.filter((f) => data.force || stored.get(f.path)?.revision !== f.revision);
+  return { all, changed };
+}
+
+/** Phase 5: the blobs of the changed folders, each file under the size limit (larger ones stay out). */
+async function fetchBlobs(
+  job: RepositoryJob,
+  snapshot: RemoteSnapshot,
+  changed: SkillFolder[],
+): Promise<Map<string, Buffer>> {
+  const blobs = await snapshot.fetchFolderBlobs(
+    changed.map((f) => f.revision),
+    job.deps.settings.CRAWL_MAX_FILE_BYTES,
+  );
+  job.phaseDone('blobs');
+  return blobs;
+}
+
+/**
+ * Phase 6: what the index stores of each skill seen at this head: unchanged folders by reference; changed
+ * ones with their files, parsed SKILL.md, tokens and safety flags (cached by content hash).
+ */
+async function buildContent(
+  job: RepositoryJob,
+  tree: FetchedTree,
+  folders: { all: SkillFolder[]; changed: SkillFolder[] },
+  blobs: Map<string, Buffer>,
+): Promise<SeenSkill[]> {
+  const listing = new SortedListing(tree.entries);
+  const prepared: { folder: SkillFolder; content: SkillContent<Buffer> }[] = [];
+  for (const folder of folders.changed) {
+    const entries = listing.under(folder.path);
+    const maxBytes = job.deps.settings.CRAWL_MAX_FILE_BYTES;
+    prepared.push({
+      folder,
+      content: folderContent(folder.path, entries, blobs, maxBytes, job.data.repo, job.errors),
+    });
+    await yieldEvery(prepared.length);
+  }
+  const verdicts = await cachedSafetyVerdicts(
+    job.deps.db,
+    prepared.map((p) => p.content.contentHash),
+    SCANNER_VERSION,
+  );
+  const seen: SeenSkill[] = [];
+  const changedPaths = new Set(folders.changed.map((f) => f.path));
+  for (const folder of folders.all) {
+    if (!changedPaths.has(folder.path)) seen.push({ ...folder, commit: tree.commit });
+  }
+  for (const [i, { folder, content }] of prepared.entries()) {
+    await yieldEvery(i + 1);
+    const { contentHash, problems: _problems, flags: _deferred, ...stored } = content;
+    const flags: SafetyFinding[] = verdicts.get(contentHash) ?? scanSkillContent(content);
+    seen.push({
+      ...folder,
+      commit: tree.commit,
+      content: { ...stored, flags, verdict: { contentSha256: contentHash, scannerVersion: SCANNER_VERSION } },
+    });
+  }
+  return seen;
+}
+
+/**
+ * Phase 7: writes the report (and the skills) in one transaction, then completes the run when this was
+ * its last repository.
+ */
+async function finish(job: RepositoryJob, parts: ReportParts): Promise<RepositoryJobResult> {
+  const write = report(job, parts);
+  const result = await writeRepositoryIndex(job.deps.db, write);
+  if (job.data.runId !== null) await completeRuns(job.deps, [job.data.runId]);
+  job.log.info(
+    {
+      outcome: write.outcome,
+      skills: result.skillsFound,
+      added: result.skillsAdded,
+      removed: result.skillsRemoved,
+      bytes: write.bytesDownloaded,
+    },
+    'repository crawled',
+  );
+  return {
+    outcome: result.written ? write.outcome : 'duplicate',
+    skills: result.skillsFound,
+    bytesDownloaded: write.bytesDownloaded,
+  };
+}
+
+/** The whole report of the job from an outcome's parts. */
+function report(job: RepositoryJob, parts: ReportParts): RepositoryIndexWrite {
+  return {
+    repositoryId: job.repository.id,
+    runId: job.data.runId,
+    startedAt: job.startedAt,
+    warnings: job.warnings,
+    errors: job.errors,
+    bytesDownloaded: 0,
+    ...parts,
+  };
+}
+
+const unchangedReport = (metadata: MetadataWrite, head: Head): ReportParts => ({
+  outcome: 'unchanged',
+  head,
+  metadata,
+  skills: null,
+});
+
+const emptyReport = (metadata: MetadataWrite, head: Head): ReportParts => ({
+  outcome: 'indexed',
+  head,
+  metadata,
+  skills: [],
+});
+
+const REPOSITORY_GONE = {
+  code: 'repository-not-found',
+  message: 'The repository does not exist or is no longer public (404).',
+};
+
+/** A failure's report: nothing about the skills is known, so they stay as stored (unless it is gone). */
+function failureReport(failure: { code: string; message: string }, gone = false): ReportParts {
+  return {
+    outcome: gone ? 'gone' : 'failed',
+    skills: null,
+    repositoryGone: gone,
+    // A failure's report holds only the failure, not what earlier phases noted.
+    warnings: [],
+    errors: [{ path: '', ...failure }],
+    error: failure.message,
+  };
+}
+
+/**
+ * The report of a job that threw, or the error again when it is not the job's to record: a shutdown
+ * releases the job to another worker, a rate limit delays it, and a retryable failure before the last
+ * attempt is retried.
+ */
+function failureOf(job: RepositoryJob, error: unknown): ReportParts {
+  if (error instanceof RateLimitedError || abortedByShutdown(job.ctx.signal)) throw error;
+  if (error instanceof GitError && error.kind === 'not-found') {
+    return failureReport({ code: 'repository-not-found', message: error.message }, true);
+  }
+  if (error instanceof GitError && (error.kind === 'aborted' || error.kind === 'timeout')) {
+    // Not retried: a hanging server would hold a worker for every attempt; the next crawl tries again.
+    return failureReport({
+      code: 'timeout',
+      message: `Timed out after ${job.deps.settings.CRAWL_JOB_TIMEOUT_MS} ms: ${error.message}`,
+    });
+  }
+  if (error instanceof GitError && error.kind === 'access-denied') {
+    // Private or needs a token: not proof that it is gone, so its skills are kept.
+    return failureReport({ code: 'access-denied', message: error.message });
+  }
+  if (isRetryable(error) && !job.ctx.finalAttempt) throw error;
+  return failureReport({ code: 'crawl-failed', message: (error as Error).message });
+}
+
+/**
+ * The content of one changed skill folder (`skillContent`, scan deferred) from the listing and the fetched
+ * blobs; what it cannot index goes into `errors` as report entries. `rootName` names a root skill (the
+ * repository, or a linked collection).
+ */
+export function folderContent(
+  folder: string,
+  entries: TreeEntry[],
+  blobs: Map<string, Buffer>,
+  maxBytes: number,
+  rootName: string,
+  errors: ReportEntry[],
+): SkillContent<Buffer> {
+  const files = skillFiles(entries, folder).map((entry) => {
+    // Only blobs over the limit are left out of the fetch; their size is known to exceed it, not exactly.
+    const content = entry.sha ? blobs.get(entry.sha) : undefined;
+    return content
+      ? { path: entry.path, content }
+      : { path: entry.path, content: null, size: 0, skipped: `larger than ${maxBytes} bytes` };
+  });
+  const content = skillContent({ folder, rootName, files }, { scan: false });
+  for (const problem of content.problems) {
+    if (problem.code === 'reserved-path') {
+      errors.push({ path: problem.path, code: problem.code, message: `${problem.message}; skipped` });
+    } else if (problem.severity === 'error') {
+      errors.push({ path: folder, code: problem.code, message: problem.message });
+    }
+  }
+  return content;
 }
 
 /**
@@ -397,9 +509,9 @@ class SortedListing {
   }
 }
 
-async function probeHeadOrExplain(url: string, remote: { token?: string; signal: AbortSignal }) {
+async function probeHeadOrExplain(remote: RepositoryJob['remote']) {
   try {
-    return await probeHead(url, remote);
+    return await probeHead(remote.url, { token: remote.token, signal: remote.signal });
   } catch (error) {
     if (error instanceof GitError && error.kind === 'rate-limited') {
       throw new RateLimitedError(60_000, `git server rate limit: ${error.message}`);
@@ -435,90 +547,4 @@ export function treeWarnings(entries: TreeEntry[]): ReportEntry[] {
     });
   }
   return out;
-}
-
-/** A changed skill's content, ready to scan and store. */
-export interface PreparedSkill {
-  folder: { path: string; identity: string; revision: string };
-  content: Omit<NonNullable<SeenSkill['content']>, 'flags' | 'verdict'>;
-  texts: { path: string; content: Buffer }[];
-  contentHash: string;
-}
-
-/** Files, parsed SKILL.md and tokens of one skill folder from its fetched blobs (parse failures into `errors`). */
-export function prepareSkill(
-  folder: { path: string; identity: string; revision: string },
-  entries: TreeEntry[],
-  blobs: Map<string, Buffer>,
-  maxBytes: number,
-  errors: ReportEntry[],
-): PreparedSkill {
-  const files: SkillFile[] = [];
-  const stored: { sha256: string; size: number; content: Buffer }[] = [];
-  const texts: { path: string; content: Buffer }[] = [];
-  let skillMarkdown: Buffer | undefined;
-  for (const entry of skillFiles(entries, folder.path)) {
-    const path = relative(folder.path, entry.path);
-    // A shipped .source or nested .atskills/ would break every saved copy: never indexed or served.
-    const reserved = reservedSkillPath(path);
-    if (reserved) {
-      errors.push({ path: entry.path, code: 'reserved-path', message: `${reserved}; skipped` });
-      continue;
-    }
-    const content = entry.sha ? blobs.get(entry.sha) : undefined;
-    if (!content) {
-      // Only blobs over the limit are left out of the fetch; their size is known to exceed it, not exactly.
-      files.push({ path, size: 0, sha256: '', skipped: `larger than ${maxBytes} bytes` });
-      continue;
-    }
-    const hash = sha256(content);
-    files.push({ path, size: content.length, sha256: hash });
-    stored.push({ sha256: hash, size: content.length, content });
-    texts.push({ path, content });
-    if (path === SKILL_FILE) skillMarkdown = content;
-  }
-  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  const contentHash = skillContentHash(files);
-  const folderName = folder.path === '' ? (folder.identity.split('/')[1] ?? '') : basename(folder.path);
-  const empty = {
-    name: '',
-    description: '',
-    frontmatter: {},
-    body: '',
-    warnings: [],
-    descriptionTokens: 0,
-    bodyTokens: 0,
-  };
-  if (!skillMarkdown) {
-    const parseError = {
-      code: 'too-large',
-      message: `SKILL.md is larger than ${maxBytes} bytes and was not downloaded.`,
-    };
-    errors.push({ path: folder.path, ...parseError });
-    return { folder, content: { ...empty, parseError, files, blobs: stored }, texts, contentHash };
-  }
-  const parsed = tryParseSkillMarkdown(skillMarkdown, folderName);
-  if (!parsed.ok) {
-    const parseError = { code: parsed.error.code, message: parsed.error.message };
-    errors.push({ path: folder.path, ...parseError });
-    return { folder, content: { ...empty, parseError, files, blobs: stored }, texts, contentHash };
-  }
-  const doc = parsed.doc;
-  return {
-    folder,
-    content: {
-      name: doc.name,
-      description: doc.description,
-      frontmatter: doc.frontmatter,
-      body: doc.body,
-      warnings: doc.warnings,
-      parseError: null,
-      files,
-      blobs: stored,
-      descriptionTokens: countTokens(doc.description),
-      bodyTokens: countTokens(doc.body),
-    },
-    texts,
-    contentHash,
-  };
 }

@@ -1,18 +1,15 @@
 import { and, desc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
-import type { Database } from '../client.js';
+import type { Executor } from '../client.js';
 import { crawlReports, crawlRuns } from '../schema/crawls.js';
 import { repositories } from '../schema/repositories.js';
 import { repositoryNamed } from './repository-name.js';
-
-/** A database or an open transaction (repository functions take either). */
-export type CrawlExecutor = Pick<Database, 'select' | 'insert' | 'update' | 'delete' | 'execute'>;
 
 export type CrawlRunKind = 'repos' | 'repos-file' | 'code-search' | 'org' | 'schedule' | 'rebuild';
 export type CrawlOutcome = 'indexed' | 'unchanged' | 'failed' | 'gone';
 
 /** Starts a crawl run and returns its id; its total stays -1 (unknown) until discovery sets it. */
 export async function createCrawlRun(
-  db: CrawlExecutor,
+  db: Executor,
   input: { kind: CrawlRunKind; requestId?: string | null; repositoriesTotal?: number },
 ): Promise<number> {
   const [row] = await db
@@ -27,13 +24,13 @@ export async function createCrawlRun(
 }
 
 /** Sets how many repositories a run covers (discovery knows it once it has listed them). */
-export async function setCrawlRunTotal(db: CrawlExecutor, runId: number, total: number): Promise<void> {
+export async function setCrawlRunTotal(db: Executor, runId: number, total: number): Promise<void> {
   await db.update(crawlRuns).set({ repositoriesTotal: total }).where(eq(crawlRuns.id, runId));
 }
 
 /** Marks a run finished (or failed) with its totals. */
 export async function finishCrawlRun(
-  db: CrawlExecutor,
+  db: Executor,
   runId: number,
   status: 'finished' | 'failed',
   totals: Record<string, number> = {},
@@ -63,7 +60,7 @@ export interface CrawlRunProgress {
 }
 
 /** Progress of one run, from its reports (null when the run does not exist). */
-export async function crawlRunProgress(db: CrawlExecutor, runId: number): Promise<CrawlRunProgress | null> {
+export async function crawlRunProgress(db: Executor, runId: number): Promise<CrawlRunProgress | null> {
   const [run] = await db.select().from(crawlRuns).where(eq(crawlRuns.id, runId));
   if (!run) return null;
   const rows = await db
@@ -112,12 +109,12 @@ export async function crawlRunProgress(db: CrawlExecutor, runId: number): Promis
 }
 
 /** The most recent runs, newest first. */
-export async function recentCrawlRuns(db: CrawlExecutor, limit = 5) {
+export async function recentCrawlRuns(db: Executor, limit = 5) {
   return db.select().from(crawlRuns).orderBy(desc(crawlRuns.id)).limit(limit);
 }
 
 /** Repositories whose last crawl failed, most recent first. */
-export async function failedRepositories(db: CrawlExecutor, limit = 20) {
+export async function failedRepositories(db: Executor, limit = 20) {
   return db
     .select({
       owner: repositories.owner,
@@ -132,7 +129,7 @@ export async function failedRepositories(db: CrawlExecutor, limit = 20) {
 }
 
 /** The repository row for owner/name (case-insensitive), created when missing. */
-export async function ensureRepository(db: CrawlExecutor, owner: string, name: string) {
+export async function ensureRepository(db: Executor, owner: string, name: string) {
   const [existing] = await db.select().from(repositories).where(repositoryNamed(owner, name));
   if (existing) return existing;
   await db.insert(repositories).values({ owner, name }).onConflictDoNothing();
@@ -141,17 +138,13 @@ export async function ensureRepository(db: CrawlExecutor, owner: string, name: s
 }
 
 /** Every known repository as `owner/name` (what a rebuild re-crawls). */
-export async function allRepositoryNames(db: CrawlExecutor): Promise<string[]> {
+export async function allRepositoryNames(db: Executor): Promise<string[]> {
   const rows = await db.select({ owner: repositories.owner, name: repositories.name }).from(repositories);
   return rows.map((r) => `${r.owner}/${r.name}`).sort();
 }
 
 /** Whether a run already holds a report for this repository (a redelivered job has nothing left to do). */
-export async function crawlReportExists(
-  db: CrawlExecutor,
-  runId: number,
-  repositoryId: number,
-): Promise<boolean> {
+export async function crawlReportExists(db: Executor, runId: number, repositoryId: number): Promise<boolean> {
   const rows = await db
     .select({ id: crawlReports.id })
     .from(crawlReports)
@@ -161,7 +154,7 @@ export async function crawlReportExists(
 }
 
 /** Reports of a run (for the CLI and tests). */
-export async function crawlReportsOfRun(db: CrawlExecutor, runId: number) {
+export async function crawlReportsOfRun(db: Executor, runId: number) {
   return db
     .select({
       report: crawlReports,
@@ -174,7 +167,7 @@ export async function crawlReportsOfRun(db: CrawlExecutor, runId: number) {
 }
 
 /** Runs still marked running whose every repository has a report: finish them (idempotent). */
-export async function finishCompletedRuns(db: CrawlExecutor, runIds: number[]): Promise<number[]> {
+export async function finishCompletedRuns(db: Executor, runIds: number[]): Promise<number[]> {
   if (runIds.length === 0) return [];
   const finished: number[] = [];
   const runs = await db.select().from(crawlRuns).where(inArray(crawlRuns.id, runIds));
@@ -200,7 +193,7 @@ export async function finishCompletedRuns(db: CrawlExecutor, runIds: number[]): 
  * Stale statistics make the planner misjudge how common a word is; each query scans the pending entries
  * (up to 4 MB per index) of every GIN index it uses.
  */
-export async function refreshSearchStatistics(db: CrawlExecutor): Promise<void> {
+export async function refreshSearchStatistics(db: Executor): Promise<void> {
   await db.execute(
     sql`select gin_clean_pending_list(i.indexrelid::regclass)
         from pg_index i join pg_class c on c.oid = i.indexrelid join pg_am a on a.oid = c.relam

@@ -1,11 +1,11 @@
 import type { SafetyFinding } from '@atskills/protocol';
 import { and, eq, inArray, isNull, notInArray, sql } from 'drizzle-orm';
-import type { Database } from '../client.js';
+import type { Database, Executor } from '../client.js';
 import { blobs, safetyVerdicts } from '../schema/blobs.js';
 import { crawlReports } from '../schema/crawls.js';
 import { repositories } from '../schema/repositories.js';
 import { type SkillFile, skillRevisions, skills } from '../schema/skills.js';
-import type { CrawlExecutor, CrawlOutcome } from './crawl-runs.js';
+import type { CrawlOutcome } from './crawl-runs.js';
 import { skillContentFromExcluded } from './skill-upsert.js';
 
 /** The parsed content of a skill at a new revision. */
@@ -85,7 +85,7 @@ export interface RepositoryIndexResult {
 
 /** Stored revision and gone mark of each skill of a repository, by path (decides what to download). */
 export async function storedSkillRevisions(
-  db: CrawlExecutor,
+  db: Executor,
   repositoryId: number,
 ): Promise<Map<string, { revision: string; gone: boolean; parseError: boolean }>> {
   const rows = await db
@@ -104,7 +104,7 @@ export async function storedSkillRevisions(
 
 /** Cached safety verdicts by content hash, for one scanner version. */
 export async function cachedSafetyVerdicts(
-  db: CrawlExecutor,
+  db: Executor,
   contentHashes: string[],
   scannerVersion: string,
 ): Promise<Map<string, SafetyFinding[]>> {

@@ -1,7 +1,8 @@
 import { and, desc, eq, gte, isNull, or, sql } from 'drizzle-orm';
+import type { Executor } from '../client.js';
 import { teamInvitations } from '../schema/security.js';
 import { apiTokens, namespaces, users } from '../schema/teams.js';
-import type { DbExecutor, Role } from './teams.js';
+import type { Role } from './teams.js';
 
 export type InvitationRow = typeof teamInvitations.$inferSelect;
 
@@ -18,7 +19,7 @@ export interface InvitationView {
 
 /** Creates (or re-roles) the pending invitation of `userId` to `namespaceId`. */
 export async function upsertInvitation(
-  tx: DbExecutor,
+  tx: Executor,
   input: { namespaceId: number; userId: number; role: Role; invitedBy: number | null; at: Date },
 ): Promise<InvitationRow> {
   const [row] = await tx
@@ -35,7 +36,7 @@ export async function upsertInvitation(
 }
 
 /** A pending invitation by id. */
-export async function findPendingInvitation(db: DbExecutor, id: number): Promise<InvitationRow | undefined> {
+export async function findPendingInvitation(db: Executor, id: number): Promise<InvitationRow | undefined> {
   const [row] = await db
     .select()
     .from(teamInvitations)
@@ -46,7 +47,7 @@ export async function findPendingInvitation(db: DbExecutor, id: number): Promise
 
 /** Marks an invitation decided (accepted, declined or withdrawn). */
 export async function decideInvitation(
-  tx: DbExecutor,
+  tx: Executor,
   id: number,
   status: 'accepted' | 'declined' | 'withdrawn',
   at: Date,
@@ -55,7 +56,7 @@ export async function decideInvitation(
 }
 
 /** Withdraws every pending invitation of a user to a team (when they join or are removed). */
-export async function withdrawInvitations(tx: DbExecutor, namespaceId: number, userId: number, at: Date) {
+export async function withdrawInvitations(tx: Executor, namespaceId: number, userId: number, at: Date) {
   await tx
     .update(teamInvitations)
     .set({ status: 'withdrawn', decidedAt: at })
@@ -70,7 +71,7 @@ export async function withdrawInvitations(tx: DbExecutor, namespaceId: number, u
 
 /** Pending invitations, of one user or to one team, newest first. */
 export async function listPendingInvitations(
-  db: DbExecutor,
+  db: Executor,
   by: { userId: number } | { namespaceId: number },
 ): Promise<InvitationView[]> {
   const invitee = users;
@@ -101,7 +102,7 @@ export async function listPendingInvitations(
 
 /** How many tokens a user holds that still work, and how many were minted since `since`. */
 export async function tokenCounts(
-  db: DbExecutor,
+  db: Executor,
   userId: number,
   now: Date,
   since: Date,

@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, isNull, ne, notInArray, sql } from 'drizzle-orm';
-import type { Database } from '../client.js';
+import type { Database, Executor } from '../client.js';
 import { blobs, safetyVerdicts } from '../schema/blobs.js';
 import { type LinkProblem, repositoryLinks } from '../schema/links.js';
 import { type SkillFile, skillRevisions, skills } from '../schema/skills.js';
@@ -7,7 +7,7 @@ import { collectionRevisions, collections, namespaces } from '../schema/teams.js
 import type { SkillContent } from './index-write.js';
 import { batches, uniqueBy } from './publish-write.js';
 import { skillContentFromExcluded } from './skill-upsert.js';
-import { appendAudit, type DbExecutor } from './teams.js';
+import { appendAudit } from './teams.js';
 
 export type LinkRow = typeof repositoryLinks.$inferSelect;
 
@@ -35,7 +35,7 @@ function flatten(
   }));
 }
 
-function selectLinks(db: DbExecutor) {
+function selectLinks(db: Executor) {
   return db
     .select(withNames)
     .from(repositoryLinks)
@@ -63,7 +63,7 @@ export interface NewLink {
  * Creates a link and its collection (a deleted collection of that name is revived, empty until the first
  * index). Returns undefined when a live collection of that name exists already (uploaded or linked).
  */
-export async function insertLink(tx: DbExecutor, input: NewLink): Promise<LinkRow | undefined> {
+export async function insertLink(tx: Executor, input: NewLink): Promise<LinkRow | undefined> {
   const [existing] = await tx
     .select()
     .from(collections)
@@ -121,20 +121,20 @@ export async function insertLink(tx: DbExecutor, input: NewLink): Promise<LinkRo
 }
 
 /** The links of a namespace, by collection name. */
-export async function listLinks(db: DbExecutor, namespaceId: number): Promise<LinkWithNames[]> {
+export async function listLinks(db: Executor, namespaceId: number): Promise<LinkWithNames[]> {
   return flatten(
     await selectLinks(db).where(eq(repositoryLinks.namespaceId, namespaceId)).orderBy(asc(collections.name)),
   );
 }
 
 /** One link by id. */
-export async function findLinkById(db: DbExecutor, id: number): Promise<LinkWithNames | undefined> {
+export async function findLinkById(db: Executor, id: number): Promise<LinkWithNames | undefined> {
   return flatten(await selectLinks(db).where(eq(repositoryLinks.id, id)).limit(1))[0];
 }
 
 /** The link that holds a collection, if it is a linked one. */
 export async function findLinkOfCollection(
-  db: DbExecutor,
+  db: Executor,
   namespace: string,
   collection: string,
 ): Promise<LinkWithNames | undefined> {
@@ -149,7 +149,7 @@ export async function findLinkOfCollection(
 
 /** Links that follow a GitHub repository (by its numeric id when known, else by name). */
 export async function linksOfRepository(
-  db: DbExecutor,
+  db: Executor,
   repo: { owner: string; name: string; id?: number | null },
 ): Promise<LinkWithNames[]> {
   const byName = sql`(lower(${repositoryLinks.githubOwner}), lower(${repositoryLinks.githubRepo})) = (${repo.owner.toLowerCase()}, ${repo.name.toLowerCase()})`;
@@ -158,15 +158,12 @@ export async function linksOfRepository(
 }
 
 /** Links that use an App installation. */
-export async function linksOfInstallation(db: DbExecutor, installationId: number): Promise<LinkWithNames[]> {
+export async function linksOfInstallation(db: Executor, installationId: number): Promise<LinkWithNames[]> {
   return flatten(await selectLinks(db).where(eq(repositoryLinks.installationId, installationId)));
 }
 
 /** Links whose token was sealed with another key than `currentKeyId` (rotation). */
-export async function linksSealedWithOtherKeys(
-  db: DbExecutor,
-  currentKeyId: string,
-): Promise<LinkWithNames[]> {
+export async function linksSealedWithOtherKeys(db: Executor, currentKeyId: string): Promise<LinkWithNames[]> {
   return flatten(
     await selectLinks(db).where(
       and(eq(repositoryLinks.credential, 'token'), ne(repositoryLinks.tokenKeyId, currentKeyId)),
@@ -176,7 +173,7 @@ export async function linksSealedWithOtherKeys(
 
 /** Stores a re-sealed token (rotation); the token itself is unchanged. */
 export async function updateLinkSealedToken(
-  db: DbExecutor,
+  db: Executor,
   id: number,
   sealed: { keyId: string; sealed: string },
 ): Promise<void> {
@@ -187,18 +184,18 @@ export async function updateLinkSealedToken(
 }
 
 /** Records the App installation found for a link (App links find theirs at the first index). */
-export async function setLinkInstallation(db: DbExecutor, id: number, installationId: number): Promise<void> {
+export async function setLinkInstallation(db: Executor, id: number, installationId: number): Promise<void> {
   await db.update(repositoryLinks).set({ installationId }).where(eq(repositoryLinks.id, id));
 }
 
 /** Records GitHub's numeric id of the linked repository (it follows renames and transfers). */
-export async function setLinkRepositoryId(db: DbExecutor, id: number, githubRepoId: number): Promise<void> {
+export async function setLinkRepositoryId(db: Executor, id: number, githubRepoId: number): Promise<void> {
   await db.update(repositoryLinks).set({ githubRepoId }).where(eq(repositoryLinks.id, id));
 }
 
 /** Follows a rename or transfer: the link keeps its collection, the repository has a new name. */
 export async function renameLinkedRepository(
-  db: DbExecutor,
+  db: Executor,
   repoId: number,
   to: { owner: string; name: string },
 ): Promise<number> {
@@ -215,7 +212,7 @@ export async function renameLinkedRepository(
  * their `updated_at` moves to `now`, so overlapping ticks never claim one twice. Returns their ids.
  */
 export async function claimLinksDue(
-  db: DbExecutor,
+  db: Executor,
   olderThan: Date,
   now: Date,
   limit: number,
@@ -235,7 +232,7 @@ export async function claimLinksDue(
 
 /** Sets a link's status to queued or indexing (the index itself writes `indexed`). */
 export async function setLinkStatus(
-  db: DbExecutor,
+  db: Executor,
   id: number,
   status: 'queued' | 'indexing',
   at: Date,
@@ -249,7 +246,7 @@ export async function setLinkStatus(
  * Returns false when it had already failed with the same code (so owners are told once).
  */
 export async function markLinkFailed(
-  tx: DbExecutor,
+  tx: Executor,
   id: number,
   failure: { code: string; message: string; at: Date },
 ): Promise<boolean> {
@@ -317,7 +314,7 @@ export async function recordLinkFailure(
 }
 
 /** Removes a link: its collection is deleted (410 to members, 404 to everyone else), the sealed token with it. */
-export async function deleteLink(tx: DbExecutor, link: LinkRow, at: Date): Promise<void> {
+export async function deleteLink(tx: Executor, link: LinkRow, at: Date): Promise<void> {
   await tx.delete(repositoryLinks).where(eq(repositoryLinks.id, link.id));
   await tx
     .update(collections)
@@ -331,7 +328,7 @@ export async function deleteLink(tx: DbExecutor, link: LinkRow, at: Date): Promi
 
 /** The live skills of a linked collection by path: revision and files (decides what to download again). */
 export async function storedLinkedSkills(
-  db: DbExecutor,
+  db: Executor,
   collectionId: number,
 ): Promise<Map<string, { identity: string; revision: string; files: SkillFile[] }>> {
   const rows = await db

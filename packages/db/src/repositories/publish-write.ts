@@ -1,10 +1,10 @@
 import type { SafetyFinding } from '@atskills/protocol';
 import { and, desc, eq, gte, inArray, isNull, ne, notInArray, sql } from 'drizzle-orm';
+import type { Executor } from '../client.js';
 import { blobs, safetyVerdicts } from '../schema/blobs.js';
 import { type SkillFile, skillRevisions, skills } from '../schema/skills.js';
 import { collectionRevisions, collections, namespaces, users } from '../schema/teams.js';
 import { skillContentFromExcluded } from './skill-upsert.js';
-import type { DbExecutor } from './teams.js';
 
 export type CollectionRow = typeof collections.$inferSelect;
 
@@ -59,7 +59,7 @@ const BATCH_BYTES = 8 * 1024 * 1024;
 
 /** A collection by namespace and name, deleted ones included. */
 export async function findCollection(
-  db: DbExecutor,
+  db: Executor,
   namespace: string,
   name: string,
 ): Promise<(CollectionRow & { namespace: string }) | undefined> {
@@ -77,7 +77,7 @@ export async function findCollection(
  * revision history, and marks skills that left the collection gone. Run it inside a transaction; a
  * concurrent publish of the same collection waits on an advisory lock so revisions never interleave.
  */
-export async function writePublish(tx: DbExecutor, input: PublishWrite): Promise<PublishOutcome> {
+export async function writePublish(tx: Executor, input: PublishWrite): Promise<PublishOutcome> {
   await tx.execute(
     sql`select pg_advisory_xact_lock(hashtext(${`publish:${input.namespace}/${input.collection}`}))`,
   );
@@ -243,7 +243,7 @@ export async function writePublish(tx: DbExecutor, input: PublishWrite): Promise
  * a collection going private must not leave its dropped skills public (they would reveal it), and one
  * going public must not publish skills that were dropped while it was private.
  */
-async function hideGoneSkills(tx: DbExecutor, collectionId: number, visibility: 'public' | 'private') {
+async function hideGoneSkills(tx: Executor, collectionId: number, visibility: 'public' | 'private') {
   if (visibility !== 'private') return;
   await tx
     .update(skills)
@@ -252,11 +252,7 @@ async function hideGoneSkills(tx: DbExecutor, collectionId: number, visibility: 
 }
 
 /** Marks a collection deleted and its skills gone and members-only; false when it was already deleted. */
-export async function markCollectionDeleted(
-  tx: DbExecutor,
-  collectionId: number,
-  at: Date,
-): Promise<boolean> {
+export async function markCollectionDeleted(tx: Executor, collectionId: number, at: Date): Promise<boolean> {
   const updated = await tx
     .update(collections)
     .set({ deletedAt: at, updatedAt: at })
@@ -274,7 +270,7 @@ export async function markCollectionDeleted(
 
 /** Every published revision of a collection, newest first. */
 export async function listCollectionRevisions(
-  db: DbExecutor,
+  db: Executor,
   collectionId: number,
 ): Promise<
   {
@@ -310,7 +306,7 @@ export async function listCollectionRevisions(
  * a look-alike warning must never reveal a private name.
  */
 export async function popularPublicCollections(
-  db: DbExecutor,
+  db: Executor,
   opts: { excludeNamespaceId: number; minPopularity: number; limit: number },
 ): Promise<{ namespace: string; name: string; popularity: number }[]> {
   return db
@@ -330,7 +326,7 @@ export async function popularPublicCollections(
 }
 
 /** The blobs with these hashes that are already stored (so a publish can skip re-sending them). */
-export async function existingBlobHashes(db: DbExecutor, hashes: string[]): Promise<Set<string>> {
+export async function existingBlobHashes(db: Executor, hashes: string[]): Promise<Set<string>> {
   if (hashes.length === 0) return new Set();
   const rows = await db.select({ sha256: blobs.sha256 }).from(blobs).where(inArray(blobs.sha256, hashes));
   return new Set(rows.map((r) => r.sha256));

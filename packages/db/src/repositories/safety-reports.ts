@@ -1,9 +1,9 @@
 import type { SafetyFinding } from '@atskills/protocol';
 import { and, desc, eq, gte, inArray, sql } from 'drizzle-orm';
+import type { Executor } from '../client.js';
 import { safetyVerdicts } from '../schema/blobs.js';
 import { flagSuppressions, skillReports } from '../schema/security.js';
 import { skills } from '../schema/skills.js';
-import type { DbExecutor } from './teams.js';
 
 export type SkillReportRow = typeof skillReports.$inferSelect;
 
@@ -12,7 +12,7 @@ export type SkillReportView = SkillReportRow & { reporter: string | null; decide
 
 /** Stores a new report (status open). */
 export async function insertSkillReport(
-  tx: DbExecutor,
+  tx: Executor,
   input: {
     identity: string;
     revision: string;
@@ -34,7 +34,7 @@ export async function insertSkillReport(
 }
 
 /** How many reports a user filed since `since` (the report rate limit). */
-export async function countReportsSince(db: DbExecutor, userId: number, since: Date): Promise<number> {
+export async function countReportsSince(db: Executor, userId: number, since: Date): Promise<number> {
   const [row] = await db
     .select({ n: sql<number>`count(*)::int` })
     .from(skillReports)
@@ -44,7 +44,7 @@ export async function countReportsSince(db: DbExecutor, userId: number, since: D
 
 /** Reports, newest first, optionally of one status. */
 export async function listSkillReports(
-  db: DbExecutor,
+  db: Executor,
   opts: { status?: string; limit: number },
 ): Promise<SkillReportView[]> {
   const reporter = sql<
@@ -61,14 +61,14 @@ export async function listSkillReports(
 }
 
 /** A report by id. */
-export async function findSkillReport(db: DbExecutor, id: number): Promise<SkillReportRow | undefined> {
+export async function findSkillReport(db: Executor, id: number): Promise<SkillReportRow | undefined> {
   const [row] = await db.select().from(skillReports).where(eq(skillReports.id, id)).limit(1);
   return row;
 }
 
 /** Records the decision on an open report; false when it was already decided. */
 export async function decideSkillReport(
-  tx: DbExecutor,
+  tx: Executor,
   input: { id: number; status: 'accepted' | 'rejected'; decidedBy: number | null; note: string; at: Date },
 ): Promise<boolean> {
   const updated = await tx
@@ -85,7 +85,7 @@ export async function decideSkillReport(
  * disputed; the write goes through `skills`, whose change feed drops the API's read caches.
  */
 export async function suppressFlag(
-  tx: DbExecutor,
+  tx: Executor,
   input: { contentHash: string; revision: string; rule: string; reportId: number },
 ): Promise<void> {
   await tx
@@ -100,12 +100,12 @@ export async function suppressFlag(
 }
 
 /** Adds a flag to every current skill row at `revision` (an accepted report that a skill is malicious). */
-export async function addReportedFlag(tx: DbExecutor, revision: string, flag: SafetyFinding): Promise<void> {
+export async function addReportedFlag(tx: Executor, revision: string, flag: SafetyFinding): Promise<void> {
   await rewriteFlags(tx, revision, (flags) => [...flags.filter((f) => f.rule !== flag.rule), flag]);
 }
 
 async function rewriteFlags(
-  tx: DbExecutor,
+  tx: Executor,
   revision: string,
   change: (flags: SafetyFinding[]) => SafetyFinding[],
 ) {
@@ -123,7 +123,7 @@ async function rewriteFlags(
 
 /** The rules suppressed for each of these content hashes (accepted disputes), with their report ids. */
 export async function suppressionsFor(
-  db: DbExecutor,
+  db: Executor,
   contentHashes: string[],
 ): Promise<Map<string, Map<string, number | null>>> {
   const out = new Map<string, Map<string, number | null>>();
@@ -142,7 +142,7 @@ export async function suppressionsFor(
 
 /** The scanner's stored findings for the first of these content hashes that has a verdict. */
 export async function findSafetyVerdict(
-  db: DbExecutor,
+  db: Executor,
   contentHashes: string[],
 ): Promise<SafetyFinding[] | undefined> {
   if (contentHashes.length === 0) return undefined;

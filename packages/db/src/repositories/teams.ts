@@ -1,9 +1,6 @@
 import { and, desc, eq, isNull, lt, or, sql } from 'drizzle-orm';
-import type { Database } from '../client.js';
+import type { Executor } from '../client.js';
 import { apiTokens, auditLog, memberships, namespaces, users } from '../schema/teams.js';
-
-/** The database or an open transaction: repository functions run in whichever they are handed. */
-export type DbExecutor = Database | Parameters<Parameters<Database['transaction']>[0]>[0];
 
 /** A member's role in a namespace; owners manage members and tokens, publishers publish, readers read. */
 export type Role = 'owner' | 'publisher' | 'reader';
@@ -15,7 +12,7 @@ export type AuditRow = typeof auditLog.$inferSelect;
 
 /** Creates a user and its own namespace (same name, kind `user`), with the user as its owner. */
 export async function createUserWithNamespace(
-  tx: DbExecutor,
+  tx: Executor,
   input: { name: string; email?: string | null; isAdmin?: boolean },
 ): Promise<{ user: UserRow; namespace: NamespaceRow }> {
   const [user] = await tx
@@ -34,7 +31,7 @@ export async function createUserWithNamespace(
 
 /** Creates a team namespace; `ownerUserId`, when given, becomes its first owner. */
 export async function createTeamNamespace(
-  tx: DbExecutor,
+  tx: Executor,
   name: string,
   ownerUserId?: number,
 ): Promise<NamespaceRow> {
@@ -47,7 +44,7 @@ export async function createTeamNamespace(
 }
 
 /** A user by name (case-insensitive). */
-export async function findUserByName(db: DbExecutor, name: string): Promise<UserRow | undefined> {
+export async function findUserByName(db: Executor, name: string): Promise<UserRow | undefined> {
   const [row] = await db
     .select()
     .from(users)
@@ -57,25 +54,25 @@ export async function findUserByName(db: DbExecutor, name: string): Promise<User
 }
 
 /** A user by id. */
-export async function findUserById(db: DbExecutor, id: number): Promise<UserRow | undefined> {
+export async function findUserById(db: Executor, id: number): Promise<UserRow | undefined> {
   const [row] = await db.select().from(users).where(eq(users.id, id)).limit(1);
   return row;
 }
 
 /** Every user, by name. */
-export async function listUsers(db: DbExecutor): Promise<UserRow[]> {
+export async function listUsers(db: Executor): Promise<UserRow[]> {
   return db.select().from(users).orderBy(users.name);
 }
 
 /** A namespace by its (lowercase) name. */
-export async function findNamespace(db: DbExecutor, name: string): Promise<NamespaceRow | undefined> {
+export async function findNamespace(db: Executor, name: string): Promise<NamespaceRow | undefined> {
   const [row] = await db.select().from(namespaces).where(eq(namespaces.name, name.toLowerCase())).limit(1);
   return row;
 }
 
 /** Adds a member or changes the role of an existing one. */
 export async function setMembership(
-  tx: DbExecutor,
+  tx: Executor,
   namespaceId: number,
   userId: number,
   role: Role,
@@ -87,11 +84,7 @@ export async function setMembership(
 }
 
 /** Removes a member; true when there was one. */
-export async function removeMembership(
-  tx: DbExecutor,
-  namespaceId: number,
-  userId: number,
-): Promise<boolean> {
+export async function removeMembership(tx: Executor, namespaceId: number, userId: number): Promise<boolean> {
   const removed = await tx
     .delete(memberships)
     .where(and(eq(memberships.namespaceId, namespaceId), eq(memberships.userId, userId)))
@@ -100,11 +93,7 @@ export async function removeMembership(
 }
 
 /** The role of a user in a namespace, if a member. */
-export async function findRole(
-  db: DbExecutor,
-  namespaceId: number,
-  userId: number,
-): Promise<Role | undefined> {
+export async function findRole(db: Executor, namespaceId: number, userId: number): Promise<Role | undefined> {
   const [row] = await db
     .select({ role: memberships.role })
     .from(memberships)
@@ -115,7 +104,7 @@ export async function findRole(
 
 /** Members of a namespace with their roles, by name. */
 export async function listMembers(
-  db: DbExecutor,
+  db: Executor,
   namespaceId: number,
 ): Promise<{ userId: number; name: string; role: Role; since: Date }[]> {
   const rows = await db
@@ -128,7 +117,7 @@ export async function listMembers(
 }
 
 /** How many owners a namespace has (the last owner may not be removed or demoted). */
-export async function countOwners(db: DbExecutor, namespaceId: number): Promise<number> {
+export async function countOwners(db: Executor, namespaceId: number): Promise<number> {
   const [row] = await db
     .select({ n: sql<number>`count(*)::int` })
     .from(memberships)
@@ -138,7 +127,7 @@ export async function countOwners(db: DbExecutor, namespaceId: number): Promise<
 
 /** Every namespace a user belongs to, with the role held there. */
 export async function namespacesOfUser(
-  db: DbExecutor,
+  db: Executor,
   userId: number,
 ): Promise<{ namespaceId: number; name: string; kind: string; role: Role }[]> {
   const rows = await db
@@ -156,14 +145,14 @@ export async function namespacesOfUser(
 }
 
 /** A namespace by id. */
-export async function findNamespaceById(db: DbExecutor, id: number): Promise<NamespaceRow | undefined> {
+export async function findNamespaceById(db: Executor, id: number): Promise<NamespaceRow | undefined> {
   const [row] = await db.select().from(namespaces).where(eq(namespaces.id, id)).limit(1);
   return row;
 }
 
 /** Stores a new token (its hash only). */
 export async function insertToken(
-  tx: DbExecutor,
+  tx: Executor,
   input: {
     userId: number;
     label: string;
@@ -180,7 +169,7 @@ export async function insertToken(
 
 /** The token with this hash together with its user, whatever its state (the caller checks expiry/revocation). */
 export async function findTokenByHash(
-  db: DbExecutor,
+  db: Executor,
   hash: string,
 ): Promise<{ token: TokenRow; user: UserRow } | undefined> {
   const [row] = await db
@@ -193,13 +182,13 @@ export async function findTokenByHash(
 }
 
 /** A token by id. */
-export async function findTokenById(db: DbExecutor, id: number): Promise<TokenRow | undefined> {
+export async function findTokenById(db: Executor, id: number): Promise<TokenRow | undefined> {
   const [row] = await db.select().from(apiTokens).where(eq(apiTokens.id, id)).limit(1);
   return row;
 }
 
 /** A user's tokens, newest first (hashes included: callers must not send them out). */
-export async function listTokensOfUser(db: DbExecutor, userId: number): Promise<TokenRow[]> {
+export async function listTokensOfUser(db: Executor, userId: number): Promise<TokenRow[]> {
   return db
     .select()
     .from(apiTokens)
@@ -208,7 +197,7 @@ export async function listTokensOfUser(db: DbExecutor, userId: number): Promise<
 }
 
 /** Marks a token revoked (idempotent: an already revoked token keeps its first revocation time). */
-export async function revokeTokenRow(tx: DbExecutor, id: number, at: Date): Promise<TokenRow | undefined> {
+export async function revokeTokenRow(tx: Executor, id: number, at: Date): Promise<TokenRow | undefined> {
   await tx
     .update(apiTokens)
     .set({ revokedAt: at })
@@ -221,7 +210,7 @@ export async function revokeTokenRow(tx: DbExecutor, id: number, at: Date): Prom
  * write); true when the row was updated.
  */
 export async function touchToken(
-  db: DbExecutor,
+  db: Executor,
   id: number,
   at: Date,
   minIntervalMs = 60_000,
@@ -247,7 +236,7 @@ export interface AuditEntry {
 }
 
 /** Appends an audit entry. */
-export async function appendAudit(tx: DbExecutor, entry: AuditEntry): Promise<void> {
+export async function appendAudit(tx: Executor, entry: AuditEntry): Promise<void> {
   await tx.insert(auditLog).values({
     namespaceId: entry.namespaceId,
     actorUserId: entry.actorUserId,
@@ -261,7 +250,7 @@ export async function appendAudit(tx: DbExecutor, entry: AuditEntry): Promise<vo
 
 /** A namespace's audit log, newest first, with the actor's name; `beforeId` pages backwards. */
 export async function listAudit(
-  db: DbExecutor,
+  db: Executor,
   namespaceId: number,
   opts: { limit: number; beforeId?: number },
 ): Promise<(AuditRow & { actorName: string | null })[]> {

@@ -4,7 +4,7 @@ import { formatIdentity, ghParts, githubGitUrl, type Identity } from '../identit
 import { lookup, parseLsTree, SKILL_FILE, skillFiles, type TreeEntry } from '../leaf-rule.js';
 import type { MenuItem } from '../menu.js';
 import { type CacheEntryMeta, isCruft, type SkillCache } from './cache.js';
-import { runGit } from './git.js';
+import { GitError, gitFailureDetail, parseLsRemoteHead, runGit as runGitProcess } from './git.js';
 import { overCapFromOffer } from './over-cap.js';
 import { ResolveError } from './resolve-error.js';
 import type { ClientSettings } from './settings.js';
@@ -35,13 +35,13 @@ export class GitSource {
       ['ls-remote', '--symref', this.repoUrl(id), 'HEAD'],
       this.gitOptions(id, this.settings.probeTimeoutMs),
     );
-    const line = out.split('\n').find((l) => /^[0-9a-f]{40,64}\tHEAD$/.test(l));
-    if (!line)
+    const { commit } = parseLsRemoteHead(out);
+    if (!commit)
       throw new ResolveError(
         'not-found',
         `${id.identity}: the repository has no default branch (empty repository?).`,
       );
-    return line.slice(0, line.indexOf('\t'));
+    return commit;
   }
 
   /**
@@ -213,6 +213,56 @@ export class GitSource {
     const options: { what: string; timeoutMs: number; token?: string } = { what: id.identity, timeoutMs };
     if (this.settings.githubToken) options.token = this.settings.githubToken;
     return options;
+  }
+}
+
+/** Options of one client git command: what the user waits for (for messages) and how long at most. */
+interface ClientGitOptions {
+  what: string;
+  timeoutMs: number;
+  cwd?: string;
+  env?: Record<string, string>;
+  input?: string;
+  token?: string;
+}
+
+/**
+ * Runs git for the user (the shared runner, reading the user's git configuration: proxies, CA bundles,
+ * `url.insteadOf`) and returns its stdout; failures become ResolveErrors.
+ */
+async function runGit(args: string[], options: ClientGitOptions): Promise<string> {
+  const { what, ...run } = options;
+  try {
+    return (await runGitProcess(args, { ...run, userConfig: true })).toString('utf8');
+  } catch (error) {
+    throw error instanceof GitError ? gitResolveError(error, what, options.timeoutMs) : error;
+  }
+}
+
+/** The client's error for a failed git command (each kind maps to one code, so to one exit code). */
+export function gitResolveError(error: GitError, what: string, timeoutMs: number): ResolveError {
+  const detail = gitFailureDetail(error.stderr);
+  const suffix = detail ? ` (git: ${detail})` : '';
+  switch (error.kind) {
+    case 'unreachable':
+      return new ResolveError('offline', `${what}: the git server cannot be reached${suffix}.`);
+    case 'timeout':
+      return new ResolveError(
+        'offline',
+        `${what}: the git server did not answer within ${Math.round(timeoutMs / 1000)}s.`,
+      );
+    case 'access-denied':
+      return new ResolveError(
+        'no-access',
+        `${what}: access refused; set GITHUB_TOKEN for private repositories${suffix}.`,
+      );
+    case 'not-found':
+    case 'ref-not-found':
+      return new ResolveError('not-found', `${what}: no such repository${suffix}.`);
+    case 'not-started':
+      return new ResolveError('network', `Could not run git (${error.message}); is git installed?`);
+    default:
+      return new ResolveError('network', `${what}: the git server gave a broken answer${suffix}.`);
   }
 }
 

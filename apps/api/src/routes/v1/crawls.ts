@@ -1,4 +1,3 @@
-import { crawlStatus } from '@atskills/crawler';
 import { type CrawlControl, DiscoverySourceError, discoverySourceOf } from '@atskills/queue';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -6,6 +5,7 @@ import { z } from 'zod';
 import { problem } from '../../problems.js';
 import { problems } from '../../schemas.js';
 import { isHubAdmin } from '../../services/auth/permissions.js';
+import { crawlStatusView } from '../../services/crawl-status.js';
 
 /** Body of POST /v1/crawls: an explicit repository list or a discovery source. */
 export const StartCrawlRequest = z
@@ -172,29 +172,8 @@ export default async function crawlRoutes(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      const status = await crawlStatus(app.db, app.clock());
-      // Error texts can name internal hosts (GitHub Enterprise, proxies): operators only.
-      const operator = isHubAdmin(request.viewer);
       reply.header('cache-control', 'no-cache');
-      return {
-        lastRun: status.lastRun && {
-          id: status.lastRun.id,
-          kind: status.lastRun.kind,
-          status: status.lastRun.status,
-          repositoriesTotal: status.lastRun.repositoriesTotal,
-          startedAt: status.lastRun.startedAt.toISOString(),
-          finishedAt: iso(status.lastRun.finishedAt),
-        },
-        repositories: status.repositories,
-        due: status.due,
-        nextDueAt: iso(status.nextDueAt),
-        failuresTotal: status.failuresTotal,
-        failures: status.failures.map((f) => ({
-          repository: `${f.owner}/${f.name}`,
-          at: iso(f.at),
-          ...(operator && f.error ? { error: f.error } : {}),
-        })),
-      };
+      return crawlStatusView(app.db, app.clock(), isHubAdmin(request.viewer));
     },
   );
 }

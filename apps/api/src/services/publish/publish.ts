@@ -1,4 +1,3 @@
-import { skillContentHash } from '@atskills/crawler';
 import {
   appendAudit,
   type Database,
@@ -11,7 +10,7 @@ import {
   suppressionsFor,
   writePublish,
 } from '@atskills/db';
-import { formatIdentity, SAFETY_RULES, type SafetyFinding, scanSkillFiles } from '@atskills/protocol';
+import { formatIdentity, SAFETY_RULES, type SafetyFinding } from '@atskills/protocol';
 import { problem } from '../../problems.js';
 import { checkAccountName, checkCollectionName } from '../auth/names.js';
 import { canPublishTo, requireScope } from '../auth/permissions.js';
@@ -92,7 +91,7 @@ export async function publishCollection(
   const archive = await extractArchive(ctx.body, ctx.limits);
   const validated = validateCollection(archive, names, ctx.limits);
   const identity = formatIdentity('hub', `${names.namespace}/${names.collection}`);
-  const flagsBySkill = await withSuppressions(db, validated, scanSkills(validated));
+  const flagsBySkill = await withSuppressions(db, validated);
   const warnings = [...validated.warnings];
   for (const s of validated.skills) {
     const flags = flagsBySkill.get(s.identity) ?? [];
@@ -248,9 +247,9 @@ export async function collectionRevisions(
 async function withSuppressions(
   db: Database,
   validated: ValidatedCollection,
-  flags: Map<string, SafetyFinding[]>,
 ): Promise<Map<string, SafetyFinding[]>> {
-  const hashOf = new Map(validated.skills.map((s) => [s.identity, skillContentHash(s.files)]));
+  const flags = new Map<string, SafetyFinding[]>(validated.skills.map((s) => [s.identity, s.flags]));
+  const hashOf = new Map(validated.skills.map((s) => [s.identity, s.contentHash]));
   const suppressed = await suppressionsFor(db, [...hashOf.values()]);
   if (suppressed.size === 0) return flags;
   const out = new Map<string, SafetyFinding[]>();
@@ -262,27 +261,6 @@ async function withSuppressions(
         const by = rules?.get(f.rule);
         return by === undefined || by === null ? f : { ...f, suppressedBy: by };
       }),
-    );
-  }
-  return out;
-}
-
-/** Runs the safety scanner over each skill's text files; binary files are skipped. */
-function scanSkills(validated: ValidatedCollection): Map<string, SafetyFinding[]> {
-  const decoder = new TextDecoder('utf-8', { fatal: true });
-  const out = new Map<string, SafetyFinding[]>();
-  for (const s of validated.skills) {
-    const texts: { path: string; content: string }[] = [];
-    for (const f of s.files) {
-      try {
-        texts.push({ path: f.path, content: decoder.decode(f.content) });
-      } catch {
-        // Not UTF-8 text: nothing the text rules can read.
-      }
-    }
-    out.set(
-      s.identity,
-      scanSkillFiles(texts, { description: s.description }).map((flag) => ({ ...flag })),
     );
   }
   return out;

@@ -1,22 +1,18 @@
 import {
   caseWarnings,
-  describeWarning,
-  FrontmatterError,
   findSkillFolders,
   formatIdentity,
   parseIdentity,
-  parseSkillMarkdown,
-  reservedSkillPath,
+  type SafetyFinding,
   SKILL_FILE,
   skillFiles,
-  strictProblems,
   type TreeEntry,
 } from '@atskills/protocol';
-import { countTokens } from '@atskills/protocol/tokens';
+import { type SkillContent, scanSkillContent, skillContent } from '@atskills/protocol/content';
 import { problem } from '../../problems.js';
 import type { ExtractedArchive } from './extract-archive.js';
 import type { PublishLimits } from './limits.js';
-import { type ManifestFile, manifestRevision, sha256Hex, sortManifest } from './manifest.js';
+import { type ManifestFile, manifestRevision, sortManifest } from './manifest.js';
 import { showPath } from './show-path.js';
 
 /** A skill of a collection that passed every publish rule. */
@@ -35,6 +31,10 @@ export interface ValidatedSkill {
   revision: string;
   descriptionTokens: number;
   bodyTokens: number;
+  /** The safety scanner's findings (readers see them; they do not block a publish). */
+  flags: SafetyFinding[];
+  /** The key safety verdicts and dispute decisions are stored under (`skillContentHash` of its files). */
+  contentHash: string;
 }
 
 /** A collection ready to store. */
@@ -57,9 +57,6 @@ export interface SkillProblem {
 
 // Report this many skill problems at once, so a publisher can fix a batch per round trip.
 const MAX_REPORTED_PROBLEMS = 50;
-// Exact token counts up to this body size; past it the count is extrapolated (the tokenizer is linear and
-// a 50 MiB collection must not spend seconds here).
-const EXACT_TOKEN_CHARS = 256 * 1024;
 
 /**
  * Applies the publish rules to an unpacked archive: the leaf rule finds skills, each SKILL.md must pass the
@@ -91,52 +88,29 @@ export function validateCollection(
   }
 
   const problems: SkillProblem[] = [];
-  const skills: ValidatedSkill[] = [];
+  const accepted: { identity: string; folder: string; content: SkillContent<Buffer> }[] = [];
   const inSkills = new Set<string>();
   for (const folder of folders) {
     const file = folder === '' ? SKILL_FILE : `${folder}/${SKILL_FILE}`;
     const identity = skillIdentity(target, folder, problems, file);
-    let doc: ReturnType<typeof parseSkillMarkdown> | undefined;
-    try {
-      // A root skill is named after its collection: that is the folder a member saves it into.
-      doc = parseSkillMarkdown(archive.files.get(file) as Buffer, folder === '' ? target.collection : folder);
-    } catch (err) {
-      if (!(err instanceof FrontmatterError)) throw err;
-      problems.push({ file, rule: err.code, message: err.message });
-    }
-    if (doc) {
-      for (const warning of strictProblems(doc))
-        problems.push({ file, rule: warning, message: describeWarning(warning) });
-    }
-    if (!doc || identity === undefined) continue;
-
     const files = skillFiles(entries, folder).map((entry) => {
       inSkills.add(entry.path);
-      const content = archive.files.get(entry.path) as Buffer;
-      const path = folder === '' ? entry.path : entry.path.slice(folder.length + 1);
-      return { path, size: content.length, sha256: sha256Hex(content), content };
+      return { path: entry.path, content: archive.files.get(entry.path) as Buffer };
     });
-    for (const f of files) {
-      const reserved = reservedSkillPath(f.path);
-      if (reserved) {
-        const where = folder === '' ? f.path : `${folder}/${f.path}`;
-        problems.push({ file: where, rule: 'reserved-path', message: reserved });
-      }
-    }
-    sortManifest(files);
-    skills.push({
-      identity,
-      path: folder.toLowerCase(),
-      archivePath: folder,
-      name: doc.name,
-      description: doc.description,
-      frontmatter: doc.frontmatter,
-      body: doc.body,
-      files,
-      revision: manifestRevision(files),
-      descriptionTokens: countTokens(doc.description),
-      bodyTokens: estimateTokens(doc.body),
+    // The same content rules as a crawl (a root skill is named after its collection); publishing refuses
+    // every problem, the convention warnings included. The scan waits until the whole collection passed.
+    const content = skillContent({ folder, rootName: target.collection, files }, { scan: false });
+    // Reserved paths are reported only for a skill that is otherwise sound.
+    const asProblem = (p: (typeof content.problems)[number]) => ({
+      file: p.path,
+      rule: p.code,
+      message: p.message,
     });
+    const reserved = content.problems.filter((p) => p.code === 'reserved-path');
+    problems.push(...content.problems.filter((p) => p.code !== 'reserved-path').map(asProblem));
+    if (content.parseError || identity === undefined) continue;
+    problems.push(...reserved.map(asProblem));
+    accepted.push({ identity, folder, content });
   }
   if (problems.length > 0) {
     const first = problems[0] as SkillProblem;
@@ -150,6 +124,31 @@ export function validateCollection(
       errors: problems.slice(0, MAX_REPORTED_PROBLEMS),
     });
   }
+
+  const skills = accepted.map(({ identity, folder, content }): ValidatedSkill => {
+    const bytesOf = new Map(content.blobs.map((b) => [b.sha256, b.content]));
+    const files = content.files.map((f) => ({
+      path: f.path,
+      size: f.size,
+      sha256: f.sha256,
+      content: bytesOf.get(f.sha256) as Buffer,
+    }));
+    return {
+      identity,
+      path: folder.toLowerCase(),
+      archivePath: folder,
+      name: content.name,
+      description: content.description,
+      frontmatter: content.frontmatter,
+      body: content.body,
+      files,
+      revision: manifestRevision(files),
+      descriptionTokens: content.descriptionTokens,
+      bodyTokens: content.bodyTokens,
+      flags: scanSkillContent(content),
+      contentHash: content.contentHash,
+    };
+  });
 
   const warnings: ValidatedCollection['warnings'] = [];
   const outside = [...archive.files.keys()].filter((path) => !inSkills.has(path)).sort();
@@ -216,10 +215,4 @@ function skillIdentity(
     });
   }
   return undefined;
-}
-
-function estimateTokens(text: string): number {
-  if (text.length <= EXACT_TOKEN_CHARS) return countTokens(text);
-  const sample = countTokens(text.slice(0, EXACT_TOKEN_CHARS));
-  return Math.round((sample * text.length) / EXACT_TOKEN_CHARS);
 }

@@ -16,13 +16,18 @@ import {
   ensureRepository,
   finishCrawlRun,
   namespaces,
-  type SafetyFinding,
   type SeenSkill,
   skillRevisions,
   skills,
   writeRepositoryIndex,
 } from '@atskills/db';
-import { findSkillFolders, formatIdentity, skillFiles, type TreeEntry } from '@atskills/protocol';
+import {
+  findSkillFolders,
+  formatIdentity,
+  type SafetyFinding,
+  skillFiles,
+  type TreeEntry,
+} from '@atskills/protocol';
 import { skillContent } from '@atskills/protocol/content';
 import { eq } from 'drizzle-orm';
 import { corpusReposDir, readCorpusTree } from '../../../../test/support/corpus.js';

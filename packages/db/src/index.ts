@@ -3,6 +3,7 @@ export * from './client.js';
 export * from './migrate.js';
 export * from './repositories/crawl-runs.js';
 export * from './repositories/index-write.js';
+export * from './repositories/indexing.js';
 export * from './repositories/publish-write.js';
 export * from './repositories/read-repos.js';
 export * from './repositories/read-scope.js';

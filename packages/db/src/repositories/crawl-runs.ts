@@ -1,13 +1,22 @@
 import { and, desc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
 import { crawlReports, crawlRuns } from '../schema/crawls.js';
+import { repositoryRedirects } from '../schema/indexing.js';
 import { repositories } from '../schema/repositories.js';
 import { repositoryNamed } from './repository-name.js';
 
 /** A database or an open transaction (repository functions take either). */
 export type CrawlExecutor = Pick<Database, 'select' | 'insert' | 'update' | 'delete' | 'execute'>;
 
-export type CrawlRunKind = 'repos' | 'repos-file' | 'code-search' | 'org' | 'schedule' | 'rebuild';
+export type CrawlRunKind =
+  | 'repos'
+  | 'repos-file'
+  | 'code-search'
+  | 'org'
+  | 'schedule'
+  | 'rebuild'
+  /** An index request: POST /v1/index-requests, an on-demand gh: read or a webhook. */
+  | 'request';
 export type CrawlOutcome = 'indexed' | 'unchanged' | 'failed' | 'gone';
 
 /** Starts a crawl run and returns its id; its total stays -1 (unknown) until discovery sets it. */
@@ -135,7 +144,18 @@ export async function failedRepositories(db: CrawlExecutor, limit = 20) {
 export async function ensureRepository(db: CrawlExecutor, owner: string, name: string) {
   const [existing] = await db.select().from(repositories).where(repositoryNamed(owner, name));
   if (existing) return existing;
-  await db.insert(repositories).values({ owner, name }).onConflictDoNothing();
+  const created = await db.insert(repositories).values({ owner, name }).onConflictDoNothing().returning();
+  // A repository lives at this name again: a redirect left by an earlier rename away from it no longer applies.
+  if (created.length > 0) {
+    await db
+      .delete(repositoryRedirects)
+      .where(
+        and(
+          sql`lower(${repositoryRedirects.oldOwner}) = lower(${owner})`,
+          sql`lower(${repositoryRedirects.oldName}) = lower(${name})`,
+        ),
+      );
+  }
   const [row] = await db.select().from(repositories).where(repositoryNamed(owner, name));
   return row!;
 }

@@ -38,6 +38,8 @@ export interface ReportEntry {
   path: string;
   code: string;
   message: string;
+  /** 1-based line in the file, when known (YAML that does not parse). */
+  line?: number;
 }
 
 /** Everything one repository job writes, applied in one transaction. */
@@ -56,6 +58,8 @@ export interface RepositoryIndexWrite {
     archived: boolean;
     pushedAt: Date | null;
     topics: string[];
+    /** GitHub's repository id (kept across renames and transfers). */
+    githubId?: number | null;
   };
   /** Skills seen at this head; null leaves the stored skills as they are (failed, unchanged). */
   skills: SeenSkill[] | null;
@@ -289,6 +293,10 @@ export async function writeRepositoryIndex(
       updatedAt: now,
       goneAt: input.repositoryGone ? (repo.goneAt ?? now) : null,
     };
+    // The problems an author sees: kept from the last crawl that read the tree (an unchanged crawl keeps them).
+    if (input.skills !== null || input.outcome === 'failed' || input.outcome === 'gone') {
+      repoUpdate.problems = [...input.errors, ...input.warnings];
+    }
     if (input.head) {
       repoUpdate.headRevision = input.head.commit;
       if (input.head.branch) repoUpdate.defaultBranch = input.head.branch;
@@ -303,6 +311,7 @@ export async function writeRepositoryIndex(
         archived: m.archived,
         pushedAt: m.pushedAt,
         topics: m.topics,
+        ...(m.githubId ? { githubId: m.githubId } : {}),
       });
       if (m.defaultBranch && !input.head?.branch) repoUpdate.defaultBranch = m.defaultBranch;
     }

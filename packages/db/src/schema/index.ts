@@ -1,5 +1,6 @@
 export * from './blobs.js';
 export * from './crawls.js';
+export * from './indexing.js';
 export * from './repositories.js';
 export * from './skills.js';
 export * from './teams.js';

@@ -42,6 +42,14 @@ const EnvSchema = z.object({
   PUBLISH_MAX_SKILLS: z.coerce.number().int().min(1).default(DEFAULT_PUBLISH_LIMITS.maxSkills),
   /** Memory for in-process answers of hot reads (search pages, live revisions), MiB; 0 turns it off. */
   READ_CACHE_MB: z.coerce.number().min(0).max(65536).default(32),
+  /** Secret of the GitHub webhooks (X-Hub-Signature-256); without it POST /v1/webhooks/github answers 503. */
+  GITHUB_WEBHOOK_SECRET: z
+    .string()
+    .optional()
+    .transform((s) => (s === '' ? undefined : s))
+    .pipe(z.string().min(16, 'use at least 16 characters').optional()),
+  /** Index requests (POST /v1/index-requests and on-demand gh: reads) per caller per minute. */
+  INDEX_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).default(30),
   TRUST_PROXY: z
     .enum(['true', 'false', '1', '0'])
     .default('false')
@@ -68,6 +76,8 @@ export interface AppConfig {
   /** Bytes of the read cache (services/read-cache.ts); 0 when off. */
   readonly readCacheBytes: number;
   readonly publishLimits: Readonly<PublishLimits>;
+  readonly githubWebhookSecret: string | undefined;
+  readonly indexRequestsPerMinute: number;
 }
 
 /** A configuration variable with a bad value; the message names the variable. */
@@ -102,6 +112,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ),
     bodyLimit: e.BODY_LIMIT,
     trustProxy: e.TRUST_PROXY,
+    githubWebhookSecret: e.GITHUB_WEBHOOK_SECRET,
+    indexRequestsPerMinute: e.INDEX_REQUESTS_PER_MINUTE,
     readCacheBytes: Math.floor(e.READ_CACHE_MB * 1024 * 1024),
     publishLimits: Object.freeze({
       ...DEFAULT_PUBLISH_LIMITS,

@@ -7,6 +7,7 @@ import {
   isValidGithubOwner,
   isValidGithubRepo,
   normalizeIdentity,
+  parseGithubRepository,
   parseIdentity,
 } from './identity.js';
 
@@ -95,5 +96,28 @@ describe('GitHub name rules', () => {
     expect(isValidGithubRepo('agent-toolkit.v2_x')).toBe(true);
     expect(isValidGithubRepo('..')).toBe(false);
     expect(isValidGithubRepo('a b')).toBe(false);
+  });
+});
+
+describe('parseGithubRepository', () => {
+  it('accepts owner/repo in its usual spellings', () => {
+    for (const text of [
+      'acme/skills',
+      'gh:acme/skills',
+      'https://github.com/acme/skills.git',
+      'acme/skills/',
+    ]) {
+      expect(parseGithubRepository(text)).toEqual({ ok: true, owner: 'acme', repo: 'skills' });
+    }
+  });
+  it('refuses what GitHub refuses, with a code', () => {
+    expect(parseGithubRepository('acme/')).toMatchObject({ ok: false, code: 'not-owner-slash-repo' });
+    expect(parseGithubRepository('acme')).toMatchObject({ ok: false, code: 'not-owner-slash-repo' });
+    expect(parseGithubRepository('a/b/c')).toMatchObject({ ok: false, code: 'not-owner-slash-repo' });
+    expect(parseGithubRepository('-acme/x')).toMatchObject({ ok: false, code: 'bad-owner' });
+    expect(parseGithubRepository(`${'a'.repeat(40)}/x`)).toMatchObject({ ok: false, code: 'bad-owner' });
+    expect(parseGithubRepository('acme/..')).toMatchObject({ ok: false, code: 'bad-repo' });
+    expect(parseGithubRepository('acme/has space')).toMatchObject({ ok: false, code: 'bad-repo' });
+    expect(parseGithubRepository(`acme/${'r'.repeat(101)}`)).toMatchObject({ ok: false, code: 'bad-repo' });
   });
 });

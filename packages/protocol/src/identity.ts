@@ -86,6 +86,44 @@ export function isValidGithubRepo(s: string): boolean {
   return /^[A-Za-z0-9._-]{1,100}$/.test(s) && s !== '.' && s !== '..';
 }
 
+/** Why a text is not a GitHub repository name (stable codes for problem answers). */
+export type RepositoryNameProblem = 'not-owner-slash-repo' | 'bad-owner' | 'bad-repo';
+
+/**
+ * Parses `owner/repo` (also `gh:owner/repo` and `https://github.com/owner/repo[.git]`) with GitHub's own
+ * name rules, so the hub refuses a name GitHub would refuse before it sends any request.
+ */
+export function parseGithubRepository(
+  text: string,
+): { ok: true; owner: string; repo: string } | { ok: false; code: RepositoryNameProblem; message: string } {
+  const trimmed = text
+    .trim()
+    .replace(/^gh:/i, '')
+    .replace(/^https?:\/\/(www\.)?github\.com\//i, '')
+    .replace(/\/+$/, '')
+    .replace(/\.git$/, '');
+  const parts = trimmed.split('/');
+  if (parts.length !== 2 || parts[0] === '' || parts[1] === '') {
+    return { ok: false, code: 'not-owner-slash-repo', message: `"${text}" is not owner/repo.` };
+  }
+  const [owner = '', repo = ''] = parts;
+  if (!isValidGithubOwner(owner)) {
+    return {
+      ok: false,
+      code: 'bad-owner',
+      message: `"${owner}" is not a GitHub account name (1-39 letters, digits or hyphens, not starting with a hyphen).`,
+    };
+  }
+  if (!isValidGithubRepo(repo)) {
+    return {
+      ok: false,
+      code: 'bad-repo',
+      message: `"${repo}" is not a GitHub repository name (1-100 letters, digits, ".", "_" or "-"; not "." or "..").`,
+    };
+  }
+  return { ok: true, owner, repo };
+}
+
 /** Strict percent-decoding; a literal '%' may not survive it, so decoding a canonical identity changes nothing. */
 function decodePath(text: string): string {
   let decoded: string;

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { problems, RevisionQuery } from '../schemas.js';
 import { compatGet, compatMenu } from '../services/compat.js';
+import { withMissingGh } from '../services/indexing/missing-gh.js';
 import { validateRevision } from './caching.js';
 import { rawIdentity } from './identity-path.js';
 
@@ -21,11 +22,14 @@ const apiCompatRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'A menu as text: one `- <identity>: <description>` line per skill',
         querystring: RevisionQuery.extend({ prefix: z.string().min(1).max(2048) }),
         produces: ['text/plain'],
-        response: { 200: Text, ...problems(400, 404, 410, 422, 503) },
+        response: { 200: Text, ...problems(301, 400, 404, 410, 422, 503) },
       },
     },
     async (request, reply) => {
-      const text = await compatMenu(app.db, request.viewer, request.query.prefix, request.query.rev);
+      const prefix = request.query.prefix;
+      const text = await withMissingGh(app, request, prefix, () =>
+        compatMenu(app.db, request.viewer, prefix, request.query.rev),
+      );
       if (validateRevision(request, reply, text.revision, text.pinned)) return reply;
       return reply.header('content-type', text.contentType).send(text.body);
     },
@@ -41,15 +45,13 @@ const apiCompatRoutes: FastifyPluginAsyncZod = async (app) => {
           'Raw SKILL.md of hub:<namespace>/<name>, a menu as text, or one bundled file (<path>/<file>)',
         querystring: RevisionQuery,
         produces: ['text/markdown', 'text/plain'],
-        response: { 200: Text, ...problems(400, 404, 410, 422, 503) },
+        response: { 200: Text, ...problems(301, 400, 404, 410, 422, 503) },
       },
     },
     async (request, reply) => {
-      const text = await compatGet(
-        app.db,
-        request.viewer,
-        rawIdentity(request, '/api/skills/'),
-        request.query.rev,
+      const identity = rawIdentity(request, '/api/skills/');
+      const text = await withMissingGh(app, request, identity, () =>
+        compatGet(app.db, request.viewer, identity, request.query.rev),
       );
       if (validateRevision(request, reply, text.revision, text.pinned)) return reply;
       return reply

@@ -222,15 +222,15 @@ export async function moveRepository(
   db: Database,
   from: { owner: string; name: string },
   to: { owner: string; name: string; githubId?: number | null },
-): Promise<{ moved: boolean; skills: number }> {
+): Promise<{ moved: boolean; identities: { from: string; to: string }[] }> {
   return db.transaction(async (tx) => {
     const [repo] = await tx
       .select()
       .from(repositories)
       .where(repositoryNamed(from.owner, from.name))
       .for('update');
-    if (!repo) return { moved: false, skills: 0 };
-    if (repo.owner === to.owner && repo.name === to.name) return { moved: false, skills: 0 };
+    if (!repo) return { moved: false, identities: [] };
+    if (repo.owner === to.owner && repo.name === to.name) return { moved: false, identities: [] };
     const [target] = await tx
       .select({ id: repositories.id })
       .from(repositories)
@@ -248,7 +248,7 @@ export async function moveRepository(
           .insert(repositoryRedirects)
           .values({ oldOwner: repo.owner, oldName: repo.name, repositoryId: target.id })
           .onConflictDoNothing();
-        return { moved: false, skills: 0 };
+        return { moved: false, identities: [] };
       }
     }
     const sameName =
@@ -270,6 +270,10 @@ export async function moveRepository(
       .where(eq(repositories.id, repo.id));
     const oldPrefix = `gh:${repo.owner}/${repo.name}`;
     const newPrefix = `gh:${to.owner}/${to.name}`;
+    const before = await tx
+      .select({ id: skills.id, identity: skills.identity })
+      .from(skills)
+      .where(eq(skills.repositoryId, repo.id));
     const moved = await tx
       .update(skills)
       .set({
@@ -279,7 +283,8 @@ export async function moveRepository(
         updatedAt: new Date(),
       })
       .where(eq(skills.repositoryId, repo.id))
-      .returning({ id: skills.id });
+      .returning({ id: skills.id, identity: skills.identity });
+    const fromById = new Map(before.map((b) => [b.id, b.identity]));
     if (!sameName) {
       // A repository lives at the new name now: an older redirect from it no longer applies.
       // A repository lives at the new name now: an older redirect from it no longer applies; the old name's
@@ -298,7 +303,10 @@ export async function moveRepository(
         .insert(repositoryRedirects)
         .values({ oldOwner: repo.owner, oldName: repo.name, repositoryId: repo.id });
     }
-    return { moved: true, skills: moved.length };
+    return {
+      moved: true,
+      identities: moved.map((m) => ({ from: fromById.get(m.id) ?? '', to: m.identity })),
+    };
   });
 }
 
@@ -311,15 +319,16 @@ export async function markRepositoryUnavailable(
   owner: string,
   name: string,
   problem: RepositoryProblem,
-): Promise<boolean> {
+): Promise<{ found: boolean; identities: string[] }> {
   return db.transaction(async (tx) => {
     const [repo] = await tx.select().from(repositories).where(repositoryNamed(owner, name)).for('update');
-    if (!repo) return false;
+    if (!repo) return { found: false, identities: [] };
     const now = new Date();
-    await tx
+    const gone = await tx
       .update(skills)
       .set({ goneAt: now, updatedAt: now })
-      .where(and(eq(skills.repositoryId, repo.id), isNull(skills.goneAt)));
+      .where(and(eq(skills.repositoryId, repo.id), isNull(skills.goneAt)))
+      .returning({ identity: skills.identity });
     await tx
       .update(repositories)
       .set({
@@ -331,6 +340,31 @@ export async function markRepositoryUnavailable(
         updatedAt: now,
       })
       .where(eq(repositories.id, repo.id));
-    return true;
+    return { found: true, identities: gone.map((g) => g.identity) };
   });
+}
+
+/**
+ * The name a repository goes by now: itself when the hub knows it (or has never heard of it), the new
+ * name when it was renamed or transferred away from owner/name.
+ */
+export async function currentRepositoryName(
+  db: CrawlExecutor,
+  owner: string,
+  name: string,
+): Promise<{ owner: string; name: string; known: boolean; moved: boolean }> {
+  const [known] = await db
+    .select({ owner: repositories.owner, name: repositories.name })
+    .from(repositories)
+    .where(repositoryNamed(owner, name))
+    .limit(1);
+  if (known) return { ...known, known: true, moved: false };
+  const moved = await findRepositoryRedirect(db, owner, name);
+  if (moved) return { ...moved, known: true, moved: true };
+  return { owner, name, known: false, moved: false };
+}
+
+/** Records what the hub did with a delivery (queued | applied | ignored). */
+export async function setWebhookDeliveryOutcome(db: CrawlExecutor, deliveryId: string, outcome: string) {
+  await db.update(webhookDeliveries).set({ outcome }).where(eq(webhookDeliveries.deliveryId, deliveryId));
 }

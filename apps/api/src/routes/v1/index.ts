@@ -1,9 +1,11 @@
 import type { FastifyPluginAsync } from 'fastify';
 import searchRoutes from '../search.js';
 import archiveRoutes from './archive.js';
+import indexRequestRoutes from './index-requests.js';
 import reposRoutes from './repos.js';
 import resolveRoutes from './resolve.js';
 import skillsRoutes from './skills.js';
+import webhookRoutes from './webhooks.js';
 
 /** Everything under /v1. */
 const v1Routes: FastifyPluginAsync = async (app) => {
@@ -12,6 +14,8 @@ const v1Routes: FastifyPluginAsync = async (app) => {
   await app.register(archiveRoutes);
   await app.register(resolveRoutes);
   await app.register(reposRoutes);
+  await app.register(indexRequestRoutes);
+  await app.register(webhookRoutes);
 };
 
 export default v1Routes;

@@ -1,0 +1,112 @@
+import { currentRepositoryName, openIndexRequest, repositoryStatus } from '@atskills/db';
+import { formatIdentity, parseGithubRepository } from '@atskills/protocol';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { rateLimitKey } from '../../plugins/rate-limit.js';
+import { type HttpProblem, isHttpProblem, problem } from '../../problems.js';
+import { locateIdentity } from '../locate.js';
+import { repositoryStatusUrl } from './index-requests.js';
+
+/** Seconds a client should wait before asking again for a repository being indexed. */
+export const INDEXING_RETRY_AFTER_S = 5;
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The request URL with a moved repository's `gh:owner/repo` replaced by its new name, whichever way the
+ * client spelled it (`gh:` or `gh%3A`, `/` or `%2F`, any letter case).
+ */
+export function movedUrl(
+  url: string,
+  from: { owner: string; repo: string },
+  to: { owner: string; name: string },
+) {
+  const pattern = new RegExp(
+    `(gh(?::|%3A))${escapeRegExp(from.owner)}(/|%2F)${escapeRegExp(from.repo)}(?=$|[/?#]|%2F)`,
+    'i',
+  );
+  return url.replace(
+    pattern,
+    (_m, prefix: string, slash: string) => `${prefix}${to.owner}${slash}${to.name}`,
+  );
+}
+
+/**
+ * Why a `gh:` identity has no answer, as the problem to send instead of the plain 404: `301 moved` (with
+ * Location) when its repository was renamed or transferred; `404` with Retry-After and the status URL when
+ * the repository is not indexed yet, after starting (or joining) its index request. Undefined when the
+ * plain 404 is the truth (an indexed repository without that path, a failed one, a name GitHub refuses).
+ */
+export async function explainMissingGh(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  text: string,
+): Promise<HttpProblem | undefined> {
+  let location: ReturnType<typeof locateIdentity>['location'];
+  try {
+    location = locateIdentity(text).location;
+  } catch {
+    return undefined;
+  }
+  if (location.source !== 'gh') return undefined;
+  const { owner, container: repo, path } = location;
+  const current = await currentRepositoryName(app.db, owner, repo);
+  if (current.moved) {
+    const identity = formatIdentity(
+      'gh',
+      [current.owner, current.name, path].filter((p) => p !== '').join('/'),
+    );
+    return problem(
+      301,
+      'moved',
+      `gh:${owner}/${repo} is now gh:${current.owner}/${current.name}`,
+      { location: identity },
+      { location: movedUrl(request.url, { owner, repo }, current) },
+    );
+  }
+  if (!parseGithubRepository(`${owner}/${repo}`).ok) return undefined;
+  const statusUrl = repositoryStatusUrl(app.config.publicUrl, current.owner, current.name);
+  const pending = (detail: string) =>
+    problem(
+      404,
+      'not-found',
+      detail,
+      { status: 'queued', statusUrl },
+      { 'retry-after': String(INDEXING_RETRY_AFTER_S), link: `<${statusUrl}>; rel="status"` },
+    );
+  if (current.known) {
+    if (await openIndexRequest(app.db, current.owner, current.name)) {
+      return pending(`gh:${current.owner}/${current.name} is being indexed; retry shortly`);
+    }
+    const status = await repositoryStatus(app.db, current.owner, current.name);
+    if ('movedTo' in status || status.status !== 'not-indexed') {
+      return problem(404, 'not-found', `Nothing at ${text}`, { statusUrl });
+    }
+  }
+  if (!app.indexRequests.enabled) return undefined;
+  try {
+    app.indexRequests.spend(rateLimitKey(request));
+  } catch (error) {
+    if (isHttpProblem(error))
+      return problem(404, 'not-found', `gh:${owner}/${repo} is not indexed`, { statusUrl });
+    throw error;
+  }
+  await app.indexRequests.request(current.owner, current.name, 'on-demand', { requestId: request.id });
+  return pending(
+    `gh:${current.owner}/${current.name} is not indexed yet; indexing has started, retry shortly`,
+  );
+}
+
+/** Runs a read; a 404 on a `gh:` identity is replaced by explainMissingGh's answer when it has one. */
+export async function withMissingGh<T>(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  text: string,
+  read: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (!isHttpProblem(error) || error.code !== 'not-found') throw error;
+    throw (await explainMissingGh(app, request, text)) ?? error;
+  }
+}

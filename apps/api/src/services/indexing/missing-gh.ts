@@ -70,7 +70,7 @@ export async function explainMissingGh(
       404,
       'not-found',
       detail,
-      { status: 'queued', statusUrl },
+      { indexStatus: 'queued', statusUrl },
       { 'retry-after': String(INDEXING_RETRY_AFTER_S), link: `<${statusUrl}>; rel="status"` },
     );
   if (current.known) {

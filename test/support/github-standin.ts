@@ -194,9 +194,38 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
 
   const repoDir = (fullName: string) => path.join(options.reposRoot, `${fullName}.git`);
   const findRepo = async (owner: string, name: string): Promise<string | null> => {
+    // The spelling asked for usually exists as is; listing every repository is the case-insensitive fallback.
+    if (existsSync(repoDir(`${owner}/${name}`))) return `${owner}/${name}`;
     const all = await listBareRepos(options.reposRoot);
     return all.find((r) => r.toLowerCase() === `${owner}/${name}`.toLowerCase()) ?? null;
   };
+
+  const heads = new Map<string, { ref: string; sha: string; pushed: string }>();
+  /**
+   * The default branch, head sha and head commit date of a bare repository: the refs are read from the
+   * files (no process per metadata answer); the commit date takes one git call per new head.
+   */
+  async function headOf(dir: string): Promise<{ branch: string; head: string; pushed: string }> {
+    const symbolic = (await readFile(path.join(dir, 'HEAD'), 'utf8').catch(() => '')).trim();
+    const ref = symbolic.startsWith('ref: ') ? symbolic.slice(5) : 'refs/heads/main';
+    const branch = ref.replace(/^refs\/heads\//, '');
+    let sha = (await readFile(path.join(dir, ref), 'utf8').catch(() => '')).trim();
+    if (!sha) {
+      const packed = await readFile(path.join(dir, 'packed-refs'), 'utf8').catch(() => '');
+      sha =
+        packed
+          .split('\n')
+          .find((line) => line.endsWith(` ${ref}`))
+          ?.split(' ')[0] ?? '';
+    }
+    if (!sha) return { branch, head: '', pushed: '' };
+    const cached = heads.get(dir);
+    if (cached && cached.ref === ref && cached.sha === sha)
+      return { branch, head: sha, pushed: cached.pushed };
+    const pushed = (await gitIn(dir, ['log', '-1', '--format=%cI', sha]).catch(() => '')).trim();
+    heads.set(dir, { ref, sha, pushed });
+    return { branch, head: sha, pushed };
+  }
 
   /** The REST answer for a repository, and the sha of its head (what the ETag follows, see below). */
   async function repositoryAnswer(fullName: string): Promise<{ answer: RepositoryAnswer; head: string }> {
@@ -205,12 +234,7 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
     let meta: { license_spdx?: string | null; default_branch?: string } = {};
     const metaFile = options.corpusDir ? path.join(options.corpusDir, fullName, 'meta.json') : '';
     if (metaFile && existsSync(metaFile)) meta = JSON.parse(await readFile(metaFile, 'utf8'));
-    const branch = (await gitIn(dir, ['symbolic-ref', '--short', 'HEAD']).catch(() => 'main')).trim();
-    const [head = '', pushed = ''] = (
-      await gitIn(dir, ['log', '-1', '--format=%H %cI', 'HEAD']).catch(() => '')
-    )
-      .trim()
-      .split(' ');
+    const { branch, head, pushed } = await headOf(dir);
     const id = stableNumber(fullName.toLowerCase(), 1_000_000_000);
     const spdx = meta.license_spdx ?? null;
     const answer: RepositoryAnswer = {

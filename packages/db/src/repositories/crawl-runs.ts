@@ -140,11 +140,29 @@ export async function failedRepositories(db: CrawlExecutor, limit = 20) {
     .limit(limit);
 }
 
-/** The repository row for owner/name (case-insensitive), created when missing. */
-export async function ensureRepository(db: CrawlExecutor, owner: string, name: string) {
-  const [existing] = await db.select().from(repositories).where(repositoryNamed(owner, name));
+/**
+ * The repository row for owner/name (case-insensitive), created when missing. With `started`, it is also
+ * marked as being crawled now (its status turns from `queued` to `crawling`), in the same statement.
+ */
+export async function ensureRepository(
+  db: CrawlExecutor,
+  owner: string,
+  name: string,
+  options: { started?: boolean } = {},
+) {
+  const [existing] = options.started
+    ? await db
+        .update(repositories)
+        .set({ crawlStartedAt: new Date() })
+        .where(repositoryNamed(owner, name))
+        .returning()
+    : await db.select().from(repositories).where(repositoryNamed(owner, name));
   if (existing) return existing;
-  const created = await db.insert(repositories).values({ owner, name }).onConflictDoNothing().returning();
+  const created = await db
+    .insert(repositories)
+    .values({ owner, name, ...(options.started ? { crawlStartedAt: new Date() } : {}) })
+    .onConflictDoNothing()
+    .returning();
   // A repository lives at this name again: a redirect left by an earlier rename away from it no longer applies.
   if (created.length > 0) {
     await db
@@ -156,7 +174,8 @@ export async function ensureRepository(db: CrawlExecutor, owner: string, name: s
         ),
       );
   }
-  const [row] = await db.select().from(repositories).where(repositoryNamed(owner, name));
+  const [row] =
+    created.length > 0 ? created : await db.select().from(repositories).where(repositoryNamed(owner, name));
   return row!;
 }
 
@@ -199,7 +218,14 @@ export async function finishCompletedRuns(db: CrawlExecutor, runIds: number[]): 
   const finished: number[] = [];
   const runs = await db.select().from(crawlRuns).where(inArray(crawlRuns.id, runIds));
   for (const run of runs) {
-    if (run.status !== 'running') continue;
+    if (run.status !== 'running' || run.repositoriesTotal < 0) continue;
+    // One indexed count per finished job; the full progress only once the run is complete (it reads every
+    // report of the run, which per job made a run of n repositories cost n^2).
+    const [done] = await db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(crawlReports)
+      .where(eq(crawlReports.runId, run.id));
+    if ((done?.n ?? 0) < run.repositoriesTotal) continue;
     const progress = await crawlRunProgress(db, run.id);
     if (progress && progress.repositoriesDone >= run.repositoriesTotal && run.repositoriesTotal >= 0) {
       await finishCrawlRun(db, run.id, 'finished', {
@@ -227,4 +253,15 @@ export async function refreshSearchStatistics(db: CrawlExecutor): Promise<void> 
         where a.amname = 'gin' and i.indrelid in ('skills'::regclass, 'skill_folders'::regclass)`,
   );
   await db.execute(sql`analyze skills, skill_folders`);
+}
+
+/** Whether a run changed the index (skills added, updated or removed), e.g. to skip refreshing statistics. */
+export async function crawlRunChangedIndex(db: CrawlExecutor, runId: number): Promise<boolean> {
+  const [row] = await db
+    .select({
+      n: sql<number>`coalesce(sum(${crawlReports.skillsAdded} + ${crawlReports.skillsUpdated} + ${crawlReports.skillsRemoved}), 0)::int`,
+    })
+    .from(crawlReports)
+    .where(eq(crawlReports.runId, runId));
+  return (row?.n ?? 0) > 0;
 }

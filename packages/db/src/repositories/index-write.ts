@@ -155,10 +155,25 @@ export async function writeRepositoryIndex(
     const stars = input.metadata?.stars ?? repo.stars;
     const owner = input.metadata ? repo.owner : repo.owner;
 
-    const before = await tx
-      .select({ id: skills.id, identity: skills.identity, revision: skills.revision, goneAt: skills.goneAt })
-      .from(skills)
-      .where(eq(skills.repositoryId, input.repositoryId));
+    // Without a skill list (unchanged, failed) only the live count matters: no need to read every row.
+    const readsSkills = input.skills !== null || input.repositoryGone === true;
+    const before = readsSkills
+      ? await tx
+          .select({
+            id: skills.id,
+            identity: skills.identity,
+            revision: skills.revision,
+            goneAt: skills.goneAt,
+          })
+          .from(skills)
+          .where(eq(skills.repositoryId, input.repositoryId))
+      : [];
+    const [live] = readsSkills
+      ? [{ n: before.filter((s) => s.goneAt === null).length }]
+      : await tx
+          .select({ n: sql<number>`count(*)::int` })
+          .from(skills)
+          .where(and(eq(skills.repositoryId, input.repositoryId), isNull(skills.goneAt)));
     const beforeByIdentity = new Map(before.map((s) => [s.identity, s]));
 
     let added = 0;
@@ -319,11 +334,7 @@ export async function writeRepositoryIndex(
 
     // An unchanged repository still holds its skills: count them so run totals stay meaningful.
     const found =
-      input.skills !== null
-        ? input.skills.length
-        : input.outcome === 'unchanged'
-          ? before.filter((s) => s.goneAt === null).length
-          : 0;
+      input.skills !== null ? input.skills.length : input.outcome === 'unchanged' ? (live?.n ?? 0) : 0;
     if (input.runId !== null) {
       await tx.insert(crawlReports).values({
         runId: input.runId,

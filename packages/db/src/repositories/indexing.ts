@@ -181,11 +181,6 @@ export async function repositoryStatus(
   };
 }
 
-/** Records that a crawl job started on owner/name (the status turns from `queued` to `crawling`). */
-export async function markCrawlStarted(db: CrawlExecutor, repositoryId: number): Promise<void> {
-  await db.update(repositories).set({ crawlStartedAt: new Date() }).where(eq(repositories.id, repositoryId));
-}
-
 /**
  * Records a webhook delivery once: false when X-GitHub-Delivery was seen before (a redelivery or a replay).
  */

@@ -14,6 +14,8 @@ COPY package.json package-lock.json ./
 COPY packages/protocol/package.json packages/protocol/
 COPY packages/db/package.json packages/db/
 COPY apps/api/package.json apps/api/
+COPY packages/queue/package.json packages/queue/
+COPY packages/crawler/package.json packages/crawler/
 COPY apps/crawler/package.json apps/crawler/
 COPY apps/cli/package.json apps/cli/
 

@@ -148,7 +148,15 @@ describe('Dockerfile', () => {
   });
 
   it('copies every workspace manifest before npm ci, so the dependency layer installs every workspace', () => {
-    const workspaces = ['packages/protocol', 'packages/db', 'apps/api', 'apps/crawler', 'apps/cli'];
+    const workspaces = [
+      'packages/protocol',
+      'packages/db',
+      'packages/queue',
+      'packages/crawler',
+      'apps/api',
+      'apps/crawler',
+      'apps/cli',
+    ];
     for (const ws of workspaces) {
       expect(existsSync(path.join(ROOT, ws, 'package.json'))).toBe(true);
       expect(dockerfile).toContain(`COPY ${ws}/package.json ${ws}/`);

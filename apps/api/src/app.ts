@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DatabaseHandle } from '@atskills/db';
+import type { CrawlControl } from '@atskills/queue';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -38,8 +39,8 @@ export interface AppDeps {
   search?: SearchEngine;
   /** The time source (tests pin it). */
   clock?: () => Date;
-  /** A crawl queue handle for routes that enqueue work (admin, ops); opaque here. */
-  queue?: unknown;
+  /** Starts and watches crawl runs for the ops routes (the crawler, in-process or over BullMQ). */
+  queue?: CrawlControl;
   /** The process logger (runtime/start.ts shares it with the crawler); default: one built from the config. */
   logger?: FastifyBaseLogger;
   /** Prometheus series of this instance (the runtime feeds queue and crawl series into it). */
@@ -52,7 +53,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     config: AppConfig;
     clock: () => Date;
-    queue: unknown;
+    /** Null on an instance without a crawl queue (the ops routes then answer 503). */
+    queue: CrawlControl | null;
   }
 }
 
@@ -85,10 +87,10 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
       const inIdentity = IDENTITY_ROUTES.test(request.url);
       const p =
         err.code === 'FST_ERR_BAD_URL' && inIdentity
-          ? problem(400, 'bad-identity', 'The identity holds an invalid percent-encoding', {
+          ? problem('bad-identity', 'The identity holds an invalid percent-encoding', {
               reason: 'bad-percent-encoding',
             })
-          : problem(400, 'bad-request', err.message);
+          : problem('bad-request', err.message);
       return sendProblem(request, reply, p);
     },
   }).withTypeProvider<ZodTypeProvider>();

@@ -87,15 +87,17 @@ export class HttpProblem extends Error {
   }
 }
 
-/** Builds an HttpProblem to throw: `throw problem(404, 'not-found', 'No skill at that identity')`. */
+/**
+ * Builds an HttpProblem to throw, its status taken from PROBLEMS:
+ * `throw problem('not-found', 'No skill at that identity')`.
+ */
 export function problem(
-  status: number,
   code: ProblemCode,
   detail?: string,
   extensions?: Record<string, unknown>,
   headers?: Record<string, string>,
 ): HttpProblem {
-  return new HttpProblem(status, code, detail, extensions, headers);
+  return new HttpProblem(PROBLEMS[code].status, code, detail, extensions, headers);
 }
 
 /** True for an HttpProblem. */

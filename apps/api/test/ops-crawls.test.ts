@@ -3,8 +3,9 @@
  * handed to the queued jobs), anyone reads the crawl status. The crawler here only enqueues (BullMQ on a
  * key prefix of this file, no workers), so nothing reaches GitHub.
  */
-import { type Crawler, createCrawler, QUEUES, settingsWith } from '@atskills/crawler';
+import { type Crawler, createCrawler, settingsWith } from '@atskills/crawler';
 import { crawlRuns, createUserWithNamespace, insertToken, repositories } from '@atskills/db';
+import { QUEUES } from '@atskills/queue';
 import { Queue } from 'bullmq';
 import { eq } from 'drizzle-orm';
 import { pino } from 'pino';

@@ -14,9 +14,9 @@ import metricsPlugin, {
 import queueBoardPlugin from '../src/plugins/queue-board.js';
 import rateLimitPlugin from '../src/plugins/rate-limit.js';
 import securityPlugin from '../src/plugins/security.js';
-import type { Viewer } from '../src/plugins/viewer.js';
 import opsRoutes from '../src/routes/ops/index.js';
 import type { SearchEngine } from '../src/search/engine.js';
+import type { Viewer } from '../src/services/auth/viewer.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 

@@ -29,7 +29,7 @@ export async function hubRequest(
     });
   } catch (error) {
     if (!(error instanceof HttpRequestError)) throw error;
-    if (error.kind !== 'unreachable')
+    if (error.code !== 'unreachable')
       throw new ResolveError(
         'network',
         `The hub's answer to ${method} ${route} was unreadable: ${error.message}.`,

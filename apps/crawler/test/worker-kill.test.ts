@@ -2,15 +2,19 @@
 // and no missing skill (BullMQ redelivers the stalled jobs; the one-transaction writes make that safe).
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
+import { type Crawler, createCrawler } from '@atskills/crawler';
 import { crawlReportsOfRun, crawlRunProgress, skills } from '@atskills/db';
 import { findSkillFolders, type TreeEntry } from '@atskills/protocol';
+import { QUEUES } from '@atskills/queue';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type CrawlFixture,
+  startCrawlFixture,
+  testLogger,
+} from '../../../packages/crawler/test/crawl-fixture.js';
 import { buildCorpusRepos, corpusReposDir, readCorpusTree, repoRoot } from '../../../test/support/corpus.js';
 import { dropQueuePrefix, redisUrl, uniqueQueuePrefix } from '../../../test/support/redis.js';
-import { type Crawler, createCrawler } from '../src/crawler.js';
-import { QUEUES } from '../src/queues.js';
-import { type CrawlFixture, startCrawlFixture, testLogger } from './crawl-fixture.js';
 
 // A mix of sizes; the kill lands while jobs are active (checked below).
 const REPOS = [

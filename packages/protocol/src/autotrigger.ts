@@ -1,6 +1,6 @@
 import ignore, { type Ignore } from 'ignore';
 import { IdentityError, ProtocolError } from './errors.js';
-import { parseIdentity } from './identity.js';
+import { formatIdentity, parseIdentity } from './identity.js';
 
 // `.atskills/.autotrigger` (SPEC 1.5): .gitignore syntax. Plain lines select project skills through the `ignore`
 // package (the reference implementation of gitignore matching in JS, so globs, `dir/`, anchoring and `!` behave
@@ -165,7 +165,7 @@ function singleLine(line: string): string {
 /** `@hub:t/c`, `@gh:o/r/p`, a GitHub URL, or `@owner/name` (short for `@hub:owner/name`). */
 function cloudIdentity(text: string): string {
   const hasPrefix = /^[^/:]*:/.test(text);
-  return parseIdentity(hasPrefix ? text : `hub:${text}`).identity;
+  return parseIdentity(hasPrefix ? text : formatIdentity('hub', text)).identity;
 }
 
 /** What makes two lines "the same line": trimmed text, or polarity plus canonical identity for cloud lines. */

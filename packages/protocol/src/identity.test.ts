@@ -3,12 +3,15 @@ import { IdentityError } from './errors.js';
 import {
   diskPath,
   ghParts,
+  githubGitUrl,
   hubParts,
   isValidGithubOwner,
   isValidGithubRepo,
+  isValidGithubRepositoryName,
   normalizeIdentity,
   parseGithubRepository,
   parseIdentity,
+  splitIdentityPrefix,
 } from './identity.js';
 
 function codeOf(text: string): string | undefined {
@@ -99,25 +102,73 @@ describe('GitHub name rules', () => {
   });
 });
 
-describe('parseGithubRepository', () => {
-  it('accepts owner/repo in its usual spellings', () => {
+describe('GitHub repositories', () => {
+  it('checks owner/repo with both name rules', () => {
+    expect(isValidGithubRepositoryName('anthropics/skills')).toBe(true);
+    expect(isValidGithubRepositoryName('a-b/c.d_e')).toBe(true);
+    // Older accounts may end in a hyphen; GitHub still serves their repositories.
+    expect(isValidGithubRepositoryName('owner-/repo')).toBe(true);
+    expect(isValidGithubRepositoryName('-owner/repo')).toBe(false);
+    expect(isValidGithubRepositoryName('a_b/repo')).toBe(false);
+    expect(isValidGithubRepositoryName(`${'a'.repeat(40)}/repo`)).toBe(false);
+    expect(isValidGithubRepositoryName('owner/..')).toBe(false);
+    expect(isValidGithubRepositoryName('owner/repo/sub')).toBe(false);
+    expect(isValidGithubRepositoryName('owner')).toBe(false);
+  });
+
+  it('parses every way a repository is written', () => {
+    const want = { owner: 'obra', repo: 'superpowers' };
     for (const text of [
-      'acme/skills',
-      'gh:acme/skills',
-      'https://github.com/acme/skills.git',
-      'acme/skills/',
+      'obra/superpowers',
+      'gh:obra/superpowers',
+      'GH:obra/superpowers/',
+      ' gh:obra/superpowers.git ',
+      'https://github.com/obra/superpowers',
+      'https://www.github.com/obra/superpowers.git',
+      'https://github.com/obra/superpowers/',
     ]) {
-      expect(parseGithubRepository(text)).toEqual({ ok: true, owner: 'acme', repo: 'skills' });
+      expect(parseGithubRepository(text), text).toEqual(want);
     }
   });
-  it('refuses what GitHub refuses, with a code', () => {
-    expect(parseGithubRepository('acme/')).toMatchObject({ ok: false, code: 'not-owner-slash-repo' });
-    expect(parseGithubRepository('acme')).toMatchObject({ ok: false, code: 'not-owner-slash-repo' });
-    expect(parseGithubRepository('a/b/c')).toMatchObject({ ok: false, code: 'not-owner-slash-repo' });
-    expect(parseGithubRepository('-acme/x')).toMatchObject({ ok: false, code: 'bad-owner' });
-    expect(parseGithubRepository(`${'a'.repeat(40)}/x`)).toMatchObject({ ok: false, code: 'bad-owner' });
-    expect(parseGithubRepository('acme/..')).toMatchObject({ ok: false, code: 'bad-repo' });
-    expect(parseGithubRepository('acme/has space')).toMatchObject({ ok: false, code: 'bad-repo' });
-    expect(parseGithubRepository(`acme/${'r'.repeat(101)}`)).toMatchObject({ ok: false, code: 'bad-repo' });
+
+  it('refuses what is not one whole repository, with the identity code', () => {
+    const codeOf = (text: string) => {
+      try {
+        parseGithubRepository(text);
+        return 'parsed';
+      } catch (error) {
+        expect(error).toBeInstanceOf(IdentityError);
+        return (error as IdentityError).code;
+      }
+    };
+    expect(codeOf('-bad/repo')).toBe('bad-owner');
+    expect(codeOf('gh:owner/re po')).toBe('bad-repo');
+    expect(codeOf('gh:owner/repo/skills/x')).toBe('bad-repo');
+    expect(codeOf('hub:acme/playbooks')).toBe('unknown-prefix');
+    expect(codeOf('gl:owner/repo')).toBe('unknown-prefix');
+    expect(codeOf('https://gitlab.com/owner/repo')).toBe('unknown-prefix');
+    expect(codeOf('owner')).toBe('incomplete');
+  });
+
+  it('encodes each part of a git URL', () => {
+    expect(githubGitUrl('https://github.com/', 'obra', 'superpowers')).toBe(
+      'https://github.com/obra/superpowers.git',
+    );
+    expect(githubGitUrl('http://127.0.0.1:9/base', 'o', 'r#x')).toBe('http://127.0.0.1:9/base/o/r%23x.git');
+  });
+});
+
+describe('splitIdentityPrefix', () => {
+  it('splits gh: and hub: in any case, and leaves a bare path whole', () => {
+    expect(splitIdentityPrefix('gh:o/r/p')).toEqual({ source: 'gh', rest: 'o/r/p' });
+    expect(splitIdentityPrefix('HUB:acme/c')).toEqual({ source: 'hub', rest: 'acme/c' });
+    expect(splitIdentityPrefix('deploy/a:b')).toEqual({ source: 'local', rest: 'deploy/a:b' });
+    expect(splitIdentityPrefix('gl:o/r')).toEqual({ source: 'local', rest: 'gl:o/r' });
+  });
+
+  it('reads an escaped colon only when asked (URLs, not messages)', () => {
+    expect(splitIdentityPrefix('gh%3Ao/r')).toEqual({ source: 'local', rest: 'gh%3Ao/r' });
+    expect(splitIdentityPrefix('gh%3ao/r', { encodedColon: true })).toEqual({ source: 'gh', rest: 'o/r' });
+    expect(splitIdentityPrefix('hub:a/b', { encodedColon: true })).toEqual({ source: 'hub', rest: 'a/b' });
   });
 });

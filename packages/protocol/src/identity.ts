@@ -22,6 +22,8 @@ const CONTROL_CHAR = /[\u0000-\u001f\u007f-\u009f]/;
 const PREFIXED = /^([^/:]*):/;
 const GITHUB_URL = /^https?:\/\//i;
 const GITHUB_HOSTS = new Set(['github.com', 'www.github.com']);
+const PREFIX_ONLY = /^(gh|hub):/i;
+const PREFIX_OR_ENCODED = /^(gh|hub)(?::|%3A)/i;
 
 /** Parses a prefixed identity, a bare path or a GitHub URL; percent-decodes; throws IdentityError. */
 export function parseIdentity(text: string): Identity {
@@ -86,42 +88,59 @@ export function isValidGithubRepo(s: string): boolean {
   return /^[A-Za-z0-9._-]{1,100}$/.test(s) && s !== '.' && s !== '..';
 }
 
-/** Why a text is not a GitHub repository name (stable codes for problem answers). */
-export type RepositoryNameProblem = 'not-owner-slash-repo' | 'bad-owner' | 'bad-repo';
+/** Whether `fullName` is `owner/repo` with an owner and a repository name GitHub accepts. */
+export function isValidGithubRepositoryName(fullName: string): boolean {
+  const [owner = '', repo = '', ...rest] = fullName.split('/');
+  return rest.length === 0 && isValidGithubOwner(owner) && isValidGithubRepo(repo);
+}
+
+/** A GitHub repository named by its owner and its name. */
+export interface GithubRepository {
+  owner: string;
+  repo: string;
+}
 
 /**
- * Parses `owner/repo` (also `gh:owner/repo` and `https://github.com/owner/repo[.git]`) with GitHub's own
- * name rules, so the hub refuses a name GitHub would refuse before it sends any request.
+ * Parses a whole GitHub repository: `gh:owner/repo`, `owner/repo` or its URL (a trailing `.git` or `/`
+ * allowed), by the same rules as a `gh:` identity; throws IdentityError for anything else, including a
+ * path inside the repository.
  */
-export function parseGithubRepository(
-  text: string,
-): { ok: true; owner: string; repo: string } | { ok: false; code: RepositoryNameProblem; message: string } {
+export function parseGithubRepository(text: string): GithubRepository {
   const trimmed = text
     .trim()
-    .replace(/^gh:/i, '')
-    .replace(/^https?:\/\/(www\.)?github\.com\//i, '')
     .replace(/\/+$/, '')
     .replace(/\.git$/, '');
-  const parts = trimmed.split('/');
-  if (parts.length !== 2 || parts[0] === '' || parts[1] === '') {
-    return { ok: false, code: 'not-owner-slash-repo', message: `"${text}" is not owner/repo.` };
+  const prefixed = GITHUB_URL.test(trimmed) || PREFIXED.test(trimmed);
+  const id = parseIdentity(prefixed ? trimmed : formatIdentity('gh', trimmed));
+  if (id.source !== 'gh') {
+    throw new IdentityError('unknown-prefix', `"${text}" is not a GitHub repository (gh:owner/repo).`);
   }
-  const [owner = '', repo = ''] = parts;
-  if (!isValidGithubOwner(owner)) {
-    return {
-      ok: false,
-      code: 'bad-owner',
-      message: `"${owner}" is not a GitHub account name (1-39 letters, digits or hyphens, not starting with a hyphen).`,
-    };
+  const { owner, repo, subpath } = ghParts(id);
+  if (subpath !== '') {
+    throw new IdentityError('bad-repo', `"${text}" names a path inside a repository, not gh:owner/repo.`, {
+      repo: `${repo}/${subpath}`,
+    });
   }
-  if (!isValidGithubRepo(repo)) {
-    return {
-      ok: false,
-      code: 'bad-repo',
-      message: `"${repo}" is not a GitHub repository name (1-100 letters, digits, ".", "_" or "-"; not "." or "..").`,
-    };
-  }
-  return { ok: true, owner, repo };
+  return { owner, repo };
+}
+
+/** The git URL of a GitHub repository under `base` (https://github.com or a stand-in), its names encoded. */
+export function githubGitUrl(base: string, owner: string, repo: string): string {
+  return `${base.replace(/\/+$/, '')}/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}.git`;
+}
+
+/**
+ * Splits the `gh:` / `hub:` prefix (any case) off identity text; `local` with the text whole when it has
+ * none. With `encodedColon`, `gh%3A` counts too: a URL may escape the prefix's colon unambiguously, a
+ * message may not.
+ */
+export function splitIdentityPrefix(
+  text: string,
+  options: { encodedColon?: boolean } = {},
+): { source: Source; rest: string } {
+  const match = (options.encodedColon ? PREFIX_OR_ENCODED : PREFIX_ONLY).exec(text);
+  if (!match) return { source: 'local', rest: text };
+  return { source: (match[1] ?? '').toLowerCase() as Source, rest: text.slice(match[0].length) };
 }
 
 /** Strict percent-decoding; a literal '%' may not survive it, so decoding a canonical identity changes nothing. */

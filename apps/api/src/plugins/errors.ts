@@ -1,15 +1,8 @@
-import { isProtocolError } from '@atskills/protocol';
+import { IdentityError, isProtocolError } from '@atskills/protocol';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
-import {
-  type HttpProblem,
-  isHttpProblem,
-  PROBLEMS,
-  type ProblemCode,
-  problem,
-  problemType,
-} from '../problems.js';
+import { HttpProblem, isHttpProblem, PROBLEMS, type ProblemCode, problem, problemType } from '../problems.js';
 
 /** Seconds a client should wait before retrying while the database is unreachable. */
 const RETRY_AFTER_SECONDS = 5;
@@ -82,16 +75,13 @@ export function toProblem(err: unknown): HttpProblem {
     }));
     const first = errors[0];
     const where = first ? `${first.in}${first.path ? ` ${first.path}` : ''}` : 'request';
-    return problem(400, 'bad-request', `Invalid ${where}: ${first?.message ?? 'invalid'}`, { errors });
+    return problem('bad-request', `Invalid ${where}: ${first?.message ?? 'invalid'}`, { errors });
   }
-  if (isProtocolError(err)) {
-    if (err.code === 'bad-cursor') return problem(400, 'bad-cursor', err.message);
-    if (err.name === 'IdentityError') return problem(400, 'bad-identity', err.message, { reason: err.code });
-  }
-  if (isResponseSerializationError(err)) return problem(500, 'internal');
+  if (err instanceof IdentityError) return problem('bad-identity', err.message, { reason: err.code });
+  if (isProtocolError(err) && err.code === 'bad-cursor') return problem('bad-cursor', err.message);
+  if (isResponseSerializationError(err)) return problem('internal');
   if (isDatabaseOutage(err)) {
     return problem(
-      503,
       'unavailable',
       'The database is unreachable; retry shortly',
       {},
@@ -104,9 +94,10 @@ export function toProblem(err: unknown): HttpProblem {
   if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
     const code = STATUS_CODES[statusCode] ?? 'bad-request';
     // Fastify's own 4xx messages (bad JSON, body too large, unsupported media type) are safe and useful.
-    return problem(statusCode, code, (err as Error).message);
+    // The framework's status stands even where the code's usual one differs (a 422 is 'bad-request').
+    return new HttpProblem(statusCode, code, (err as Error).message);
   }
-  return problem(500, 'internal');
+  return problem('internal');
 }
 
 /** Sends `p` as application/problem+json. */
@@ -148,7 +139,6 @@ export default fp(
         request,
         reply,
         problem(
-          404,
           'not-found',
           `No route ${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]}`,
         ),

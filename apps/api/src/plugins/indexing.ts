@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { CallerBudget } from '../services/indexing/caller-budget.js';
-import { type IndexQueue, IndexRequests } from '../services/indexing/index-requests.js';
+import { IndexRequests } from '../services/indexing/index-requests.js';
 import { WebhookDispatcher } from '../services/webhooks/dispatcher.js';
 import { registerGithubEvents } from '../services/webhooks/github-events.js';
 
@@ -17,10 +17,9 @@ declare module 'fastify' {
 /** Index requests over the app's crawl queue, and the webhook dispatcher with the public-repository events. */
 export default fp(
   async function indexingPlugin(app: FastifyInstance) {
-    const queue = (app.queue as IndexQueue | null) ?? null;
     const indexRequests = new IndexRequests(
       app.db,
-      queue,
+      app.queue,
       app.config.publicUrl,
       new CallerBudget(app.config.indexRequestsPerMinute),
     );

@@ -26,7 +26,6 @@ export default async function queueBoardPlugin(app: FastifyInstance, options: { 
     if (isOperator(request)) return;
     if (!request.viewer || request.viewer.userId === null) {
       const p = problem(
-        401,
         'unauthorized',
         'The queue dashboard needs a token with the admin scope',
         {},
@@ -36,11 +35,7 @@ export default async function queueBoardPlugin(app: FastifyInstance, options: { 
       );
       return sendProblem(request, reply, p);
     }
-    return sendProblem(
-      request,
-      reply,
-      problem(403, 'forbidden', 'The queue dashboard needs the admin scope'),
-    );
+    return sendProblem(request, reply, problem('forbidden', 'The queue dashboard needs the admin scope'));
   });
   const serverAdapter = new FastifyAdapter();
   serverAdapter.setBasePath(QUEUE_BOARD_PATH);

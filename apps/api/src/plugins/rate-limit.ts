@@ -64,15 +64,10 @@ export default fp(
       // A Redis outage must not take the read API down with it: count nothing rather than refuse everything.
       skipOnError: true,
       errorResponseBuilder: (_request, context) =>
-        problem(
-          429,
-          'rate-limited',
-          `Rate limit of ${context.max} requests exceeded; retry in ${context.after}`,
-          {
-            limit: context.max,
-            retryAfterSeconds: Math.ceil(context.ttl / 1000),
-          },
-        ),
+        problem('rate-limited', `Rate limit of ${context.max} requests exceeded; retry in ${context.after}`, {
+          limit: context.max,
+          retryAfterSeconds: Math.ceil(context.ttl / 1000),
+        }),
     });
   },
   { name: 'atskills-rate-limit' },

@@ -1,3 +1,4 @@
+import { formatIdentity, splitIdentityPrefix } from '@atskills/protocol';
 import type { FastifyRequest } from 'fastify';
 import { problem } from '../problems.js';
 
@@ -10,8 +11,9 @@ export function rawIdentity(request: FastifyRequest, marker: string): string {
   const path = request.url.split('?', 1)[0] ?? '';
   const at = path.indexOf(marker);
   const raw = at >= 0 ? path.slice(at + marker.length) : '';
-  if (raw === '') throw problem(400, 'bad-identity', 'The URL holds no identity', { reason: 'empty' });
+  if (raw === '') throw problem('bad-identity', 'The URL holds no identity', { reason: 'empty' });
   // A client that escaped the whole identity (encodeURIComponent) also escaped the prefix's colon; in a
   // URL that is unambiguous, unlike in a message, so accept it.
-  return raw.replace(/^(gh|hub)%3A/i, (_m, prefix: string) => `${prefix.toLowerCase()}:`);
+  const { source, rest } = splitIdentityPrefix(raw, { encodedColon: true });
+  return source === 'local' ? raw : formatIdentity(source, rest);
 }

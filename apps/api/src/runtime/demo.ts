@@ -2,8 +2,8 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { createUserWithNamespace, type Database, findUserByName } from '@atskills/db';
 import { create as createTar } from 'tar';
-import type { Viewer } from '../plugins/viewer.js';
 import type { SearchEngine } from '../search/engine.js';
+import type { Viewer } from '../services/auth/viewer.js';
 import { DEFAULT_PUBLISH_LIMITS } from '../services/publish/limits.js';
 import { type PublishAnswer, publishCollection } from '../services/publish/publish.js';
 

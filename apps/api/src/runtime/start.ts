@@ -11,12 +11,11 @@ import {
   crawlOutcomeTotals,
   createCrawler,
   loadSettings,
-  QUEUES,
   type RecrawlScheduler,
-  SCHEDULE_QUEUE,
   startRecrawlScheduler,
 } from '@atskills/crawler';
 import { connectDatabase, type DatabaseHandle, migrate, redactUrl } from '@atskills/db';
+import { CRAWL_QUEUE_NAMES, QUEUES } from '@atskills/queue';
 import { Queue } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
@@ -154,14 +153,14 @@ export async function startHub(options: StartOptions = {}): Promise<RunningHub> 
     });
     cleanups.push(() => crawler.close({ deadlineMs: ops.SHUTDOWN_TIMEOUT_MS }));
 
-    for (const queue of [QUEUES.discover.name, QUEUES.repository.name]) {
+    for (const queue of CRAWL_QUEUE_NAMES) {
       metrics.setQueueDepthSource(queue, async () => (await crawler.counts())[queue] ?? {});
     }
     metrics.setCrawlOutcomeSource(() => crawlOutcomeTotals(database.db));
 
     // The dashboard reads the crawler's queues through its own handles (same names and prefix).
     const boardQueues = redis
-      ? [QUEUES.discover.name, QUEUES.repository.name, SCHEDULE_QUEUE].map(
+      ? [...CRAWL_QUEUE_NAMES, QUEUES.schedule.name].map(
           (name) => new Queue(name, { connection: redis, prefix: crawlerSettings.CRAWL_QUEUE_PREFIX }),
         )
       : [];

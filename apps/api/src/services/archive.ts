@@ -63,11 +63,7 @@ export async function buildSkillArchive(db: Database, skill: ResolvedSkill): Pro
   for (const file of files) {
     const content = contents.get(file.sha256);
     if (!content || createHash('sha256').update(content).digest('hex') !== file.sha256) {
-      throw problem(
-        500,
-        'internal',
-        `stored content of ${skill.identity}/${file.path} is missing or corrupt`,
-      );
+      throw problem('internal', `stored content of ${skill.identity}/${file.path} is missing or corrupt`);
     }
     parts.push(...entry(file.path, content));
   }
@@ -86,7 +82,7 @@ export async function buildSkillArchive(db: Database, skill: ResolvedSkill): Pro
  * leave the folder).
  */
 export function checkFilePath(path: string): string {
-  const bad = (why: string) => problem(400, 'bad-path', `Bad file path ${JSON.stringify(path)}: ${why}`);
+  const bad = (why: string) => problem('bad-path', `Bad file path ${JSON.stringify(path)}: ${why}`);
   if (path.startsWith('/')) throw bad('it must be relative to the skill folder');
   if (path.includes('\\')) throw bad('backslashes are not path separators here');
   if (/[\u0000-\u001f\u007f]/.test(path)) throw bad('it holds control characters');
@@ -104,8 +100,8 @@ export async function readSkillFile(
 ): Promise<{ path: string; size: number; sha256: string; content: Buffer }> {
   const wanted = checkFilePath(path);
   const file = (await servableFiles(db, skill)).find((f) => f.path === wanted);
-  if (!file) throw problem(404, 'not-found', `${skill.identity} has no file ${wanted}`);
+  if (!file) throw problem('not-found', `${skill.identity} has no file ${wanted}`);
   const content = (await readBlobs(db, [file.sha256])).get(file.sha256);
-  if (!content) throw problem(404, 'not-found', `${skill.identity} has no file ${wanted}`);
+  if (!content) throw problem('not-found', `${skill.identity} has no file ${wanted}`);
   return { ...file, content };
 }

@@ -1,5 +1,5 @@
 import { type Database, listSkillsAtOrUnder, type ReadScope, readBlobs } from '@atskills/db';
-import { renderMenu, SKILL_FILE } from '@atskills/protocol';
+import { formatIdentity, renderMenu, SKILL_FILE, splitIdentityPrefix } from '@atskills/protocol';
 import { stringify } from 'yaml';
 import { isHttpProblem, problem } from '../problems.js';
 import { readSkillFile } from './archive.js';
@@ -43,7 +43,9 @@ function menuText(resolved: Resolution): CompatText {
 
 /** An identity from a compat path: `hub:` unless the path carries its own `gh:`/`hub:` prefix. */
 function compatIdentity(path: string): string {
-  return /^(gh|hub)(:|%3A)/i.test(path) ? path : `hub:${path}`;
+  return splitIdentityPrefix(path, { encodedColon: true }).source === 'local'
+    ? formatIdentity('hub', path)
+    : path;
 }
 
 /**
@@ -88,7 +90,7 @@ export async function compatGet(
       pinned: resolved.pinned,
     };
   }
-  throw problem(404, 'not-found', `Nothing at ${located.identity.identity}`);
+  throw problem('not-found', `Nothing at ${located.identity.identity}`);
 }
 
 /** GET /api/skills?prefix=<path>/: the menu of a folder as text. */

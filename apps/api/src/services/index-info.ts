@@ -5,6 +5,7 @@ import {
   type ReadScope,
   repositoryStatus,
 } from '@atskills/db';
+import { formatIdentity } from '@atskills/protocol';
 import type { RepositoryReport, StatsResponse } from '../schemas.js';
 
 function iso(d: Date | null | undefined): string | null {
@@ -24,7 +25,7 @@ export async function getRepositoryReport(
   return {
     owner: status.owner,
     name: status.name,
-    identity: `gh:${status.owner}/${status.name}`,
+    identity: formatIdentity('gh', `${status.owner}/${status.name}`),
     status: status.status,
     headRevision: status.headRevision,
     lastCrawledAt: iso(status.lastCrawledAt),

@@ -26,7 +26,7 @@ export function locateIdentity(text: string): LocatedIdentity {
     identity = parseIdentity(text);
   } catch (err) {
     if (err instanceof IdentityError) {
-      throw problem(400, 'bad-identity', err.message, { reason: err.code });
+      throw problem('bad-identity', err.message, { reason: err.code });
     }
     throw err;
   }
@@ -38,14 +38,9 @@ export function locateIdentity(text: string): LocatedIdentity {
     const { namespace, collection, subpath } = hubParts(identity);
     return { identity, location: { source: 'hub', owner: namespace, container: collection, path: subpath } };
   }
-  throw problem(
-    400,
-    'bad-identity',
-    'A bare path is a project skill; the hub serves gh: and hub: identities',
-    {
-      reason: 'unknown-prefix',
-    },
-  );
+  throw problem('bad-identity', 'A bare path is a project skill; the hub serves gh: and hub: identities', {
+    reason: 'unknown-prefix',
+  });
 }
 
 /** The canonical identity of a folder of a location. */

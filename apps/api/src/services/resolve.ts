@@ -116,10 +116,10 @@ export async function resolveLocated(
   const exact = rows.find((r) => r.path === location.path);
   if (exact) {
     const row = await findSkillAt(db, viewer, location);
-    if (!row) throw problem(404, 'not-found', `Nothing at ${canonical}`);
+    if (!row) throw problem('not-found', `Nothing at ${canonical}`);
     if (rev !== undefined && rev !== row.revision) {
       const old = await findSkillRevision(db, row.id, rev);
-      if (!old) throw problem(404, 'not-found', `${row.identity} has no revision ${rev}`);
+      if (!old) throw problem('not-found', `${row.identity} has no revision ${rev}`);
       return {
         ...skillFromRow(row, true),
         revision: old.revision,
@@ -132,7 +132,7 @@ export async function resolveLocated(
       };
     }
     if (row.goneAt && rev === undefined) {
-      throw problem(410, 'gone', `${row.identity} is gone upstream`, {
+      throw problem('gone', `${row.identity} is gone upstream`, {
         identity: row.identity,
         lastRevision: row.revision,
         lastSeen: dateOnly(row.lastSeenAt),
@@ -143,18 +143,17 @@ export async function resolveLocated(
 
   const current = rows.filter((r) => r.goneAt === null);
   // No rows at all: an unknown repository or collection (the root of any listing is a folder to `lookup`).
-  if (current.length === 0) throw problem(404, 'not-found', `Nothing at ${canonical}`);
+  if (current.length === 0) throw problem('not-found', `Nothing at ${canonical}`);
   const entries: TreeEntry[] = current.map((r) => ({
     path: r.path === '' ? SKILL_FILE : `${r.path}/${SKILL_FILE}`,
     type: 'file',
   }));
   const found = lookup(entries, location.path, MENU_CAP);
   if (found.kind === 'not-found' || found.kind === 'skill') {
-    throw problem(404, 'not-found', `Nothing at ${canonical}`);
+    throw problem('not-found', `Nothing at ${canonical}`);
   }
   if (found.kind === 'refused') {
     throw problem(
-      422,
       'over-cap',
       `${canonical} holds ${found.count} skills, more than the ${MENU_CAP} a menu may list; reference a sub-collection instead`,
       {
@@ -174,7 +173,7 @@ export async function resolveLocated(
   const revision = menuRevision(members);
   if (rev !== undefined && rev !== revision) {
     // Old menus are not stored: a menu is only fetchable at its current revision.
-    throw problem(404, 'not-found', `${canonical} has no revision ${rev}`);
+    throw problem('not-found', `${canonical} has no revision ${rev}`);
   }
   return {
     kind: 'menu',

@@ -1,7 +1,6 @@
+import { type CrawlerSettings, createLogger, loadSettings } from '@atskills/crawler';
 import { connectPostgres, type DatabaseHandle, migrate } from '@atskills/db';
 import type { Logger } from 'pino';
-import { type CrawlerSettings, loadSettings } from '../config.js';
-import { createLogger } from '../logger.js';
 
 export interface Booted {
   settings: CrawlerSettings;

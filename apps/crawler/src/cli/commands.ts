@@ -1,23 +1,9 @@
 import { readFile } from 'node:fs/promises';
+import { createCrawler } from '@atskills/crawler';
 import { failedRepositories, recentCrawlRuns } from '@atskills/db';
-import { createCrawler } from '../crawler.js';
-import type { DiscoverySource } from '../queues.js';
-import { RepositoryName } from '../queues.js';
+import { type DiscoverySource, parseDiscoverArg, parseRepositoryArg } from '@atskills/queue';
 import { boot } from './boot.js';
 import { formatProgress, progressReporter } from './progress.js';
-
-/** Turns `gh:o/r`, `o/r` or a GitHub URL into `o/r`; throws a clear error otherwise. */
-export function parseRepositoryArg(text: string): string {
-  const trimmed = text
-    .trim()
-    .replace(/^gh:/i, '')
-    .replace(/^https?:\/\/(www\.)?github\.com\//i, '')
-    .replace(/\.git$/, '')
-    .replace(/\/+$/, '');
-  const parsed = RepositoryName.safeParse(trimmed);
-  if (!parsed.success) throw new Error(`Not a GitHub repository: "${text}" (expected gh:owner/repo).`);
-  return parsed.data;
-}
 
 /** Reads a list of repositories, one per line (`#` comments and blank lines ignored). */
 export async function readReposFile(file: string): Promise<string[]> {
@@ -55,12 +41,8 @@ export async function sourceOf(options: CrawlCommandOptions) {
       source: { kind: 'repos', repos: await readReposFile(options.reposFile) } as DiscoverySource,
     };
   }
-  const discover = options.discover ?? '';
-  if (discover === 'code-search')
-    return { kind: 'code-search' as const, source: { kind: 'code-search' } as DiscoverySource };
-  const org = /^org:([A-Za-z0-9][A-Za-z0-9-]{0,38})$/.exec(discover);
-  if (org) return { kind: 'org' as const, source: { kind: 'org', name: org[1]! } as DiscoverySource };
-  throw new Error(`Unknown --discover "${discover}" (use code-search or org:NAME).`);
+  const source = parseDiscoverArg(options.discover ?? '');
+  return { kind: source.kind as 'code-search' | 'org', source };
 }
 
 /** `crawler crawl ...` and `crawler rebuild`: start a run, work it in this process, show progress. */

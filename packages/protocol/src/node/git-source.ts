@@ -1,7 +1,7 @@
 import { cp, mkdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { tryParseSkillMarkdown } from '../frontmatter.js';
-import { ghParts, type Identity } from '../identity.js';
+import { formatIdentity, ghParts, githubGitUrl, type Identity } from '../identity.js';
 import { lookup, parseLsTree, SKILL_FILE, skillFiles, type TreeEntry } from '../leaf-rule.js';
 import type { MenuItem } from '../menu.js';
 import { type CacheEntryMeta, isCruft, type SkillCache } from './cache.js';
@@ -27,7 +27,7 @@ export class GitSource {
   /** `<base>/<owner>/<repo>.git`. */
   repoUrl(id: Identity): string {
     const { owner, repo } = ghParts(id);
-    return `${this.settings.gitBase}/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}.git`;
+    return githubGitUrl(this.settings.gitBase, owner, repo);
   }
 
   /** The revision probe: the default branch's head commit, without downloading any object. */
@@ -67,7 +67,7 @@ export class GitSource {
       if (found.kind === 'refused') {
         const { owner, repo } = ghParts(id);
         const offered = found.subcollections.map((s) => ({
-          identity: `gh:${owner}/${repo}/${s.path}`,
+          identity: formatIdentity('gh', `${owner}/${repo}/${s.path}`),
           count: s.skills,
         }));
         throw overCapFromOffer(id.identity, found.count, offered);
@@ -188,7 +188,7 @@ export class GitSource {
       }
       const doc = content ? tryParseSkillMarkdown(content, folder) : undefined;
       items.push({
-        identity: `gh:${owner}/${repo}${skill === '' ? '' : `/${skill}`}`,
+        identity: formatIdentity('gh', `${owner}/${repo}${skill === '' ? '' : `/${skill}`}`),
         name: doc?.ok ? doc.doc.name : folder,
         description: doc?.ok ? doc.doc.description : '',
       });

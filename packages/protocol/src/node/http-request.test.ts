@@ -151,7 +151,7 @@ describe('httpRequest', () => {
     const limit = { timeoutMs: 5000, maxBodyBytes: 1024 };
     for (const route of ['/big-declared', '/big-chunked', '/bomb']) {
       const error = await failure(httpRequest(`${main.url}${route}`, limit));
-      expect(error.kind, route).toBe('too-large');
+      expect(error.code, route).toBe('too-large');
     }
     // Under a limit that fits, the same bodies are answers.
     const roomy = { timeoutMs: 5000, maxBodyBytes: BIG.length };
@@ -162,11 +162,11 @@ describe('httpRequest', () => {
     const closed = await serve(() => {});
     await new Promise<void>((r) => closed.server.close(() => r()));
     const refused = await failure(httpRequest(`${closed.url}/`, { timeoutMs: 5000 }));
-    expect(refused.kind).toBe('unreachable');
+    expect(refused.code).toBe('unreachable');
     expect(refused.message).toContain('ECONNREFUSED');
     const cut = await failure(httpRequest(`${main.url}/cut`, { timeoutMs: 5000 }));
-    expect(cut.kind).toBe('unreachable');
+    expect(cut.code).toBe('unreachable');
     const silent = await failure(httpRequest(`${main.url}/silent`, { timeoutMs: 200 }));
-    expect(silent).toMatchObject({ kind: 'unreachable', message: 'no complete answer within 0.2 s' });
+    expect(silent).toMatchObject({ code: 'unreachable', message: 'no complete answer within 0.2 s' });
   });
 });

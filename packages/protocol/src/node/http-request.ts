@@ -36,12 +36,12 @@ export interface HttpRequestOptions {
 }
 
 /** Why a request has no answer: the server was not reached (or went silent), its body was too large, or it was unreadable. */
-export type HttpFailureKind = 'unreachable' | 'too-large' | 'bad-answer';
+export type HttpFailureCode = 'unreachable' | 'too-large' | 'bad-answer';
 
 /** A request that ended without a complete answer. */
 export class HttpRequestError extends Error {
   constructor(
-    readonly kind: HttpFailureKind,
+    readonly code: HttpFailureCode,
     message: string,
   ) {
     super(message);

@@ -159,9 +159,9 @@ export class HubSource {
       }
     } catch (error) {
       if (!(error instanceof HttpRequestError)) throw error;
-      if (error.kind === 'too-large')
+      if (error.code === 'too-large')
         throw badArchive(id, `the archive is larger than ${maxBodyBytes} bytes`);
-      if (error.kind === 'bad-answer')
+      if (error.code === 'bad-answer')
         throw new ResolveError(
           'network',
           `${id.identity}: the hub's answer was unreadable: ${error.message}.`,

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { tryParseSkillMarkdown } from '../frontmatter.js';
-import { type Identity, parseIdentity } from '../identity.js';
+import { type Identity, parseIdentity, splitIdentityPrefix } from '../identity.js';
 import { SKILL_FILE } from '../leaf-rule.js';
 import type { MenuItem } from '../menu.js';
 import { type CachedEntry, type CacheEntryMeta, SkillCache } from './cache.js';
@@ -196,7 +196,7 @@ export class Resolver {
 
 /** Reads a skill folder's SKILL.md: name, description and the body after the frontmatter. */
 async function readSkill(dir: string, identityPath: string) {
-  const folder = path.posix.basename(identityPath.replace(/^[^:]*:/, ''));
+  const folder = path.posix.basename(splitIdentityPrefix(identityPath).rest);
   const content = await readFile(path.join(dir, SKILL_FILE));
   const doc = tryParseSkillMarkdown(content, folder);
   if (doc.ok)

@@ -17,6 +17,7 @@ import {
   userTokens,
 } from '../../services/auth/accounts.js';
 import { unauthorized } from '../../services/auth/authenticate.js';
+import type { Viewer } from '../../services/auth/viewer.js';
 
 const Role = z.enum(['owner', 'publisher', 'reader']);
 const Scope = z.enum(['read', 'publish', 'admin']);
@@ -52,7 +53,7 @@ const MemberResponse = z.object({
  * who holds it (see services/auth/accounts.ts). Registered under /admin.
  */
 const adminRoutes: FastifyPluginAsyncZod = async (app) => {
-  const ctx = (request: { viewer: import('../../plugins/viewer.js').Viewer; id: string }): ActionContext => ({
+  const ctx = (request: { viewer: Viewer; id: string }): ActionContext => ({
     authority: { kind: 'viewer', viewer: request.viewer },
     requestId: request.id,
     now: app.clock(),

@@ -1,4 +1,5 @@
-import { type Crawler, crawlStatus, DiscoverySource } from '@atskills/crawler';
+import { crawlStatus } from '@atskills/crawler';
+import { type CrawlControl, DiscoverySourceError, discoverySourceOf } from '@atskills/queue';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -75,7 +76,6 @@ export const CrawlStatusResponse = z.object({
 function requireOperator(request: FastifyRequest): void {
   if (request.viewer.userId === null) {
     throw problem(
-      401,
       'unauthorized',
       'Starting crawls needs a token with the admin scope',
       {},
@@ -84,12 +84,12 @@ function requireOperator(request: FastifyRequest): void {
       },
     );
   }
-  if (!isHubAdmin(request.viewer)) throw problem(403, 'forbidden', 'Starting crawls needs the admin scope');
+  if (!isHubAdmin(request.viewer)) throw problem('forbidden', 'Starting crawls needs the admin scope');
 }
 
-function crawlerOf(app: FastifyInstance): Crawler {
-  if (!app.queue) throw problem(503, 'unavailable', 'This instance has no crawl queue');
-  return app.queue as Crawler;
+function crawlerOf(app: FastifyInstance): CrawlControl {
+  if (!app.queue) throw problem('unavailable', 'This instance has no crawl queue');
+  return app.queue;
 }
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -116,23 +116,17 @@ export default async function crawlRoutes(app: FastifyInstance) {
       requireOperator(request);
       const crawler = crawlerOf(app);
       const { repos, discover, force } = request.body;
-      const source = repos
-        ? { kind: 'repos' as const, repos: repos.map((r) => r.replace(/^gh:/, '').replace(/\/+$/, '')) }
-        : discover === 'code-search'
-          ? { kind: 'code-search' as const }
-          : { kind: 'org' as const, name: discover!.slice('org:'.length) };
-      const parsed = DiscoverySource.safeParse(source);
-      if (!parsed.success) {
-        throw problem(
-          400,
-          'bad-request',
-          `Invalid repositories: ${parsed.error.issues[0]?.message ?? 'invalid'}`,
-        );
+      let source: ReturnType<typeof discoverySourceOf>;
+      try {
+        source = discoverySourceOf({ repos, discover });
+      } catch (error) {
+        if (!(error instanceof DiscoverySourceError)) throw error;
+        throw problem('bad-request', `Invalid repositories: ${error.message}`);
       }
-      const kind = parsed.data.kind === 'known' ? 'rebuild' : parsed.data.kind;
+      const kind = source.kind === 'known' ? 'rebuild' : source.kind;
       const runId = await crawler.startRun({
         kind,
-        source: parsed.data,
+        source,
         force,
         requestId: request.id,
       });
@@ -158,7 +152,7 @@ export default async function crawlRoutes(app: FastifyInstance) {
     async (request) => {
       requireOperator(request);
       const progress = await crawlerOf(app).progress(request.params.runId);
-      if (!progress) throw problem(404, 'not-found', `No crawl run ${request.params.runId}`);
+      if (!progress) throw problem('not-found', `No crawl run ${request.params.runId}`);
       return {
         ...progress,
         startedAt: progress.startedAt.toISOString(),

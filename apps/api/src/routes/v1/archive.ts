@@ -30,7 +30,7 @@ const archiveRoutes: FastifyPluginAsyncZod = async (app) => {
         resolveIdentity(app.db, request.viewer, identity, request.query.rev),
       );
       if (resolved.kind !== 'skill') {
-        throw problem(422, 'not-a-skill', `${resolved.identity} is a menu; archives hold one skill`);
+        throw problem('not-a-skill', `${resolved.identity} is a menu; archives hold one skill`);
       }
       if (validateRevision(request, reply, resolved.revision, resolved.pinned)) return reply;
       const archive = await buildSkillArchive(app.db, resolved);
@@ -59,7 +59,7 @@ const archiveRoutes: FastifyPluginAsyncZod = async (app) => {
         resolveIdentity(app.db, request.viewer, identity, request.query.rev),
       );
       if (resolved.kind !== 'skill') {
-        throw problem(422, 'not-a-skill', `${resolved.identity} is a menu; files belong to skills`);
+        throw problem('not-a-skill', `${resolved.identity} is a menu; files belong to skills`);
       }
       const file = await readSkillFile(app.db, resolved, request.query.path);
       if (validateRevision(request, reply, resolved.revision, resolved.pinned)) return reply;

@@ -27,7 +27,6 @@ const reposRoutes: FastifyPluginAsyncZod = async (app) => {
       if ('movedTo' in report) {
         const { owner: to, name } = report.movedTo;
         throw problem(
-          301,
           'moved',
           `${owner}/${repo} is now ${to}/${name}`,
           { location: `gh:${to}/${name}` },

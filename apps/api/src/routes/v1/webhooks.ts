@@ -69,18 +69,18 @@ const webhookRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const secret = app.config.githubWebhookSecret;
       if (!secret)
-        throw problem(503, 'unavailable', 'Webhooks are not configured on this hub (GITHUB_WEBHOOK_SECRET)');
+        throw problem('unavailable', 'Webhooks are not configured on this hub (GITHUB_WEBHOOK_SECRET)');
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       if (!verifyWebhookSignature(secret, body, request.headers['x-hub-signature-256'])) {
-        throw problem(401, 'bad-signature', 'X-Hub-Signature-256 is missing or does not match the body');
+        throw problem('bad-signature', 'X-Hub-Signature-256 is missing or does not match the body');
       }
       const event = request.headers['x-github-event'];
       const deliveryId = request.headers['x-github-delivery'];
       if (!event || !deliveryId) {
-        throw problem(400, 'bad-request', 'A delivery needs X-GitHub-Event and X-GitHub-Delivery headers');
+        throw problem('bad-request', 'A delivery needs X-GitHub-Event and X-GitHub-Delivery headers');
       }
       const payload = parsePayload(body, request.headers['content-type']);
-      if (!payload) throw problem(400, 'bad-request', 'The delivery body is not a JSON object');
+      if (!payload) throw problem('bad-request', 'The delivery body is not a JSON object');
       const action = typeof payload.action === 'string' ? payload.action : null;
       const repository =
         typeof (payload.repository as { full_name?: unknown } | undefined)?.full_name === 'string'

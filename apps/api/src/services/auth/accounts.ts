@@ -23,11 +23,11 @@ import {
   type TokenRow,
   type UserRow,
 } from '@atskills/db';
-import type { Viewer } from '../../plugins/viewer.js';
 import { problem } from '../../problems.js';
 import { checkAccountName } from './names.js';
 import { canManage, isHubAdmin, requireScope } from './permissions.js';
 import { generateToken, isScope, type Scope } from './tokens.js';
+import type { Viewer } from './viewer.js';
 
 /**
  * Accounts, teams, memberships and tokens: one set of functions behind both the admin API and
@@ -77,15 +77,14 @@ function actorId(ctx: ActionContext): number | null {
 function requireAdmin(ctx: ActionContext, what: string): void {
   if (ctx.authority.kind === 'operator') return;
   requireScope(ctx.authority.viewer, 'admin');
-  if (!isHubAdmin(ctx.authority.viewer))
-    throw problem(403, 'forbidden', `Only hub administrators may ${what}.`);
+  if (!isHubAdmin(ctx.authority.viewer)) throw problem('forbidden', `Only hub administrators may ${what}.`);
 }
 
 function requireManager(ctx: ActionContext, namespace: string, what: string): void {
   if (ctx.authority.kind === 'operator') return;
   requireScope(ctx.authority.viewer, 'admin');
   if (!canManage(ctx.authority.viewer, namespace)) {
-    throw problem(403, 'forbidden', `Only owners of "${namespace}" may ${what}.`);
+    throw problem('forbidden', `Only owners of "${namespace}" may ${what}.`);
   }
 }
 
@@ -93,7 +92,6 @@ function requireManager(ctx: ActionContext, namespace: string, what: string): vo
 export function checkRole(raw: string): Role {
   if (!(ROLES as readonly string[]).includes(raw)) {
     throw problem(
-      400,
       'bad-request',
       `A role is one of ${ROLES.join(', ')}; got ${JSON.stringify(raw.slice(0, 40))}.`,
     );
@@ -106,7 +104,6 @@ export function checkScopes(raw: readonly string[]): Scope[] {
   const unknown = raw.filter((s) => !isScope(s));
   if (raw.length === 0 || unknown.length > 0) {
     throw problem(
-      400,
       'bad-request',
       `Scopes are one or more of read, publish, admin${unknown.length ? `; unknown: ${unknown.join(', ')}` : ''}.`,
     );
@@ -116,13 +113,13 @@ export function checkScopes(raw: readonly string[]): Scope[] {
 
 async function userOr404(db: Database, name: string): Promise<UserRow> {
   const user = await findUserByName(db, name);
-  if (!user) throw problem(404, 'not-found', `No user "${name}".`);
+  if (!user) throw problem('not-found', `No user "${name}".`);
   return user;
 }
 
 async function teamOr404(db: Database, name: string): Promise<NamespaceRow> {
   const namespace = await findNamespace(db, name);
-  if (namespace?.kind !== 'team') throw problem(404, 'not-found', `No team "${name}".`);
+  if (namespace?.kind !== 'team') throw problem('not-found', `No team "${name}".`);
   return namespace;
 }
 
@@ -130,7 +127,7 @@ function conflictOnUnique(err: unknown, message: string): never {
   const code =
     (err as { code?: string; cause?: { code?: string } }).code ??
     (err as { cause?: { code?: string } }).cause?.code;
-  if (code === '23505') throw problem(409, 'conflict', message);
+  if (code === '23505') throw problem('conflict', message);
   throw err;
 }
 
@@ -142,7 +139,7 @@ export async function createUser(
 ): Promise<{ id: number; name: string; email: string | null; admin: boolean }> {
   requireAdmin(ctx, 'create users');
   const name = checkAccountName(input.name, 'user');
-  if (await findNamespace(db, name)) throw problem(409, 'conflict', `The name "${name}" is taken.`);
+  if (await findNamespace(db, name)) throw problem('conflict', `The name "${name}" is taken.`);
   try {
     return await db.transaction(async (tx) => {
       const { user, namespace } = await createUserWithNamespace(tx, {
@@ -186,7 +183,7 @@ export async function createTeam(
 ): Promise<{ id: number; name: string; owner: string | null }> {
   requireAdmin(ctx, 'create teams');
   const name = checkAccountName(input.name, 'team');
-  if (await findNamespace(db, name)) throw problem(409, 'conflict', `The name "${name}" is taken.`);
+  if (await findNamespace(db, name)) throw problem('conflict', `The name "${name}" is taken.`);
   const owner = input.owner ? await userOr404(db, input.owner.toLowerCase()) : undefined;
   try {
     return await db.transaction(async (tx) => {
@@ -222,7 +219,6 @@ export async function setMember(
     const previous = (await findRole(tx, team.id, user.id)) ?? null;
     if (previous === 'owner' && role !== 'owner' && (await countOwners(tx, team.id)) <= 1) {
       throw problem(
-        409,
         'conflict',
         `"${user.name}" is the last owner of "${team.name}"; add another owner first.`,
       );
@@ -253,10 +249,9 @@ export async function removeMember(
   const user = await userOr404(db, input.user);
   return db.transaction(async (tx) => {
     const previous = await findRole(tx, team.id, user.id);
-    if (!previous) throw problem(404, 'not-found', `"${user.name}" is not a member of "${team.name}".`);
+    if (!previous) throw problem('not-found', `"${user.name}" is not a member of "${team.name}".`);
     if (previous === 'owner' && (await countOwners(tx, team.id)) <= 1) {
       throw problem(
-        409,
         'conflict',
         `"${user.name}" is the last owner of "${team.name}"; add another owner first.`,
       );
@@ -327,14 +322,14 @@ export async function createToken(
     const viewer = ctx.authority.viewer;
     requireScope(viewer, 'admin');
     if (!isHubAdmin(viewer) && viewer.userId !== user.id) {
-      throw problem(403, 'forbidden', 'You may create tokens only for yourself.');
+      throw problem('forbidden', 'You may create tokens only for yourself.');
     }
     if (input.expiresInDays === null)
-      throw problem(400, 'bad-request', 'Tokens created over the API must expire.');
+      throw problem('bad-request', 'Tokens created over the API must expire.');
   }
   const days = input.expiresInDays === undefined ? DEFAULT_TOKEN_DAYS : input.expiresInDays;
   if (days !== null && (!Number.isInteger(days) || days < 1 || days > MAX_TOKEN_DAYS)) {
-    throw problem(400, 'bad-request', `expiresInDays is a whole number of days from 1 to ${MAX_TOKEN_DAYS}.`);
+    throw problem('bad-request', `expiresInDays is a whole number of days from 1 to ${MAX_TOKEN_DAYS}.`);
   }
   const label = (input.label ?? '').trim().slice(0, 200);
   const generated = generateToken();
@@ -367,7 +362,7 @@ export async function userTokens(db: Database, userName: string, ctx: ActionCont
   if (ctx.authority.kind === 'viewer') requireScope(ctx.authority.viewer, 'admin');
   const user = await userOr404(db, userName);
   if (!(await mayOverseeTokens(db, user, ctx)))
-    throw problem(403, 'forbidden', `You may not list the tokens of "${user.name}".`);
+    throw problem('forbidden', `You may not list the tokens of "${user.name}".`);
   return (await listTokensOfUser(db, user.id)).map((t) => tokenInfo(t, user.name));
 }
 
@@ -379,7 +374,7 @@ export async function revokeToken(db: Database, tokenId: number, ctx: ActionCont
   const user = token ? await findUserById(db, token.userId) : undefined;
   // A token the caller may not oversee answers like a missing one: ids must not be probeable.
   if (!token || !user || !(await mayOverseeTokens(db, user, ctx)))
-    throw problem(404, 'not-found', `No token ${tokenId}.`);
+    throw problem('not-found', `No token ${tokenId}.`);
   const own = await findNamespace(db, user.name);
   return db.transaction(async (tx) => {
     const revoked = (await revokeTokenRow(tx, token.id, ctx.now)) as TokenRow;
@@ -408,7 +403,7 @@ export async function auditLogOf(
   const name = namespaceName.toLowerCase();
   requireManager(ctx, name, 'read the audit log');
   const namespace = await findNamespace(db, name);
-  if (!namespace) throw problem(404, 'not-found', `No namespace "${name}".`);
+  if (!namespace) throw problem('not-found', `No namespace "${name}".`);
   const rows = await listAudit(db, namespace.id, opts);
   return rows.map((r) => ({
     id: r.id,

@@ -1,7 +1,7 @@
 import { type Database, findTokenByHash, namespacesOfUser, type Role, touchToken } from '@atskills/db';
-import type { Viewer } from '../../plugins/viewer.js';
 import { problem } from '../../problems.js';
 import { hashesEqual, hashToken, readBearer, scopesGrant } from './tokens.js';
+import type { Viewer } from './viewer.js';
 
 /** How often a token's last-used time is written. */
 const TOUCH_INTERVAL_MS = 60_000;
@@ -11,7 +11,7 @@ export const BEARER_CHALLENGE = 'Bearer realm="atskills"';
 
 /** A 401 problem with the bearer challenge; the detail never repeats the token. */
 export function unauthorized(detail: string) {
-  return problem(401, 'unauthorized', detail, {}, { 'www-authenticate': BEARER_CHALLENGE });
+  return problem('unauthorized', detail, {}, { 'www-authenticate': BEARER_CHALLENGE });
 }
 
 /**

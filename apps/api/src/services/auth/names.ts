@@ -24,13 +24,12 @@ export function checkAccountName(raw: string, what: 'user' | 'team' | 'namespace
   const name = raw.trim().toLowerCase();
   if (!ACCOUNT_NAME.test(name)) {
     throw problem(
-      400,
       'invalid-name',
       `A ${what} name is 1-39 lowercase letters, digits and single hyphens (not at either end); got ${JSON.stringify(raw.slice(0, 80))}.`,
     );
   }
   if (RESERVED.has(name) && what !== 'namespace') {
-    throw problem(400, 'invalid-name', `"${name}" is reserved; choose another ${what} name.`);
+    throw problem('invalid-name', `"${name}" is reserved; choose another ${what} name.`);
   }
   return name;
 }
@@ -40,7 +39,6 @@ export function checkCollectionName(raw: string): string {
   const name = raw.trim().toLowerCase();
   if (!COLLECTION_NAME.test(name)) {
     throw problem(
-      400,
       'invalid-name',
       `A collection name is 1-100 lowercase letters, digits, ".", "_" and "-", starting and ending with a letter or digit; got ${JSON.stringify(raw.slice(0, 120))}.`,
     );

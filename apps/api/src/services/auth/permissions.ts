@@ -1,8 +1,8 @@
 import type { Role } from '@atskills/db';
-import type { Viewer } from '../../plugins/viewer.js';
 import { problem } from '../../problems.js';
 import { unauthorized } from './authenticate.js';
 import { type Scope, scopesGrant } from './tokens.js';
+import type { Viewer } from './viewer.js';
 
 /** Roles that may publish to and delete collections of a namespace. */
 const PUBLISHING_ROLES: readonly Role[] = ['owner', 'publisher'];
@@ -16,7 +16,7 @@ export function roleIn(viewer: Viewer, namespace: string): Role | undefined {
 export function requireScope(viewer: Viewer, scope: Scope): void {
   if (viewer.userId === null) throw unauthorized(`This needs a token with the "${scope}" scope.`);
   if (!scopesGrant(viewer.scopes, scope)) {
-    throw problem(403, 'forbidden', `This token lacks the "${scope}" scope.`, { scope });
+    throw problem('forbidden', `This token lacks the "${scope}" scope.`, { scope });
   }
 }
 

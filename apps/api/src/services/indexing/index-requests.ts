@@ -6,19 +6,13 @@ import {
   type IndexRequestOrigin,
   requestIndexing,
 } from '@atskills/db';
-import { parseGithubRepository } from '@atskills/protocol';
+import { IdentityError, isValidGithubRepositoryName, parseGithubRepository } from '@atskills/protocol';
+import type { CrawlControl } from '@atskills/queue';
 import { problem } from '../../problems.js';
 import type { CallerBudget } from './caller-budget.js';
 
-/** What index requests need of the crawl queue (the crawler's startRun; in-process or BullMQ). */
-export interface IndexQueue {
-  startRun(input: {
-    kind: 'request';
-    source: { kind: 'repos'; repos: string[] };
-    force?: boolean;
-    requestId?: string;
-  }): Promise<number>;
-}
+/** What index requests need of the crawl queue: starting a run (in-process or BullMQ). */
+export type IndexQueue = Pick<CrawlControl, 'startRun'>;
 
 /** The answer of an accepted index request. */
 export interface IndexRequestAccepted {
@@ -35,9 +29,19 @@ export function repositoryStatusUrl(publicUrl: string, owner: string, name: stri
 
 /** `owner/repo` checked with GitHub's name rules (400 invalid-repository otherwise), before any request. */
 export function parseRepositoryName(text: string): { owner: string; repo: string } {
-  const parsed = parseGithubRepository(text);
-  if (!parsed.ok) throw problem(400, 'invalid-repository', parsed.message, { reason: parsed.code });
-  return { owner: parsed.owner, repo: parsed.repo };
+  let parsed: { owner: string; repo: string };
+  try {
+    parsed = parseGithubRepository(text);
+  } catch (error) {
+    if (!(error instanceof IdentityError)) throw error;
+    throw problem('invalid-repository', error.message, { reason: error.code });
+  }
+  if (!isValidGithubRepositoryName(`${parsed.owner}/${parsed.repo}`)) {
+    throw problem('invalid-repository', `"${text}" is not owner/repo with names GitHub accepts.`, {
+      reason: 'bad-repo',
+    });
+  }
+  return parsed;
 }
 
 /**
@@ -62,7 +66,6 @@ export class IndexRequests {
     const wait = this.budget.take(caller);
     if (wait > 0) {
       throw problem(
-        429,
         'rate-limited',
         `Too many index requests; retry in ${wait} s`,
         { retryAfterSeconds: wait },
@@ -81,7 +84,7 @@ export class IndexRequests {
     origin: IndexRequestOrigin,
     options: { requestId?: string } = {},
   ): Promise<IndexRequestAccepted> {
-    if (!this.queue) throw problem(503, 'unavailable', 'This instance has no crawl queue');
+    if (!this.queue) throw problem('unavailable', 'This instance has no crawl queue');
     const target = await currentRepositoryName(this.db, owner, repo);
     const opened = await requestIndexing(this.db, target.owner, target.name, origin);
     if (opened.created) {

@@ -1,5 +1,5 @@
 import { currentRepositoryName, openIndexRequest, repositoryStatus } from '@atskills/db';
-import { formatIdentity, parseGithubRepository } from '@atskills/protocol';
+import { formatIdentity, isValidGithubRepositoryName, splitIdentityPrefix } from '@atskills/protocol';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { rateLimitKey } from '../../plugins/rate-limit.js';
 import { type HttpProblem, isHttpProblem, problem } from '../../problems.js';
@@ -9,25 +9,58 @@ import { repositoryStatusUrl } from './index-requests.js';
 /** Seconds a client should wait before asking again for a repository being indexed. */
 export const INDEXING_RETRY_AFTER_S = 5;
 
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 /**
- * The request URL with a moved repository's `gh:owner/repo` replaced by its new name, whichever way the
- * client spelled it (`gh:` or `gh%3A`, `/` or `%2F`, any letter case).
+ * `text` (an identity as the client spelled it: `gh:` or `gh%3A`, `/` or `%2F`, any letter case) with its
+ * repository `from` replaced by `to`; undefined when it does not start with that repository.
  */
-export function movedUrl(
+export function renamedIdentityText(
+  text: string,
+  from: { owner: string; repo: string },
+  to: { owner: string; name: string },
+): string | undefined {
+  const { source, rest } = splitIdentityPrefix(text, { encodedColon: true });
+  if (source !== 'gh') return undefined;
+  const prefix = text.slice(0, text.length - rest.length);
+  const separatorAt = (at: number) =>
+    rest.startsWith('/', at)
+      ? '/'
+      : rest.slice(at, at + 3).toUpperCase() === '%2F'
+        ? rest.slice(at, at + 3)
+        : '';
+  if (rest.slice(0, from.owner.length).toLowerCase() !== from.owner.toLowerCase()) return undefined;
+  const slash = separatorAt(from.owner.length);
+  const repoAt = from.owner.length + slash.length;
+  if (!slash || rest.slice(repoAt, repoAt + from.repo.length).toLowerCase() !== from.repo.toLowerCase()) {
+    return undefined;
+  }
+  const tail = rest.slice(repoAt + from.repo.length);
+  if (tail !== '' && !separatorAt(from.repo.length + repoAt)) return undefined;
+  return `${prefix}${to.owner}${slash}${to.name}${tail}`;
+}
+
+/** The request URL with a moved repository renamed in its identity (path or query), else the identity's new URL form. */
+function movedLocation(
   url: string,
+  text: string,
   from: { owner: string; repo: string },
   to: { owner: string; name: string },
 ) {
-  const pattern = new RegExp(
-    `(gh(?::|%3A))${escapeRegExp(from.owner)}(/|%2F)${escapeRegExp(from.repo)}(?=$|[/?#]|%2F)`,
-    'i',
-  );
-  return url.replace(
-    pattern,
-    (_m, prefix: string, slash: string) => `${prefix}${to.owner}${slash}${to.name}`,
-  );
+  const renamed = renamedIdentityText(text, from, to);
+  if (!renamed) return undefined;
+  // The route may have normalised the prefix (`gh%3A` -> `gh:`): the part after it is as the client sent it.
+  const oldRest = splitIdentityPrefix(text, { encodedColon: true }).rest;
+  const newRest = splitIdentityPrefix(renamed, { encodedColon: true }).rest;
+  if (url.includes(oldRest)) return url.replace(oldRest, newRest);
+  return replaceInUrl(url, text, renamed);
+}
+
+/** The request URL with the identity text `from` replaced by `to`, in the path or in a query value. */
+export function replaceInUrl(url: string, from: string, to: string): string {
+  if (url.includes(from)) return url.replace(from, to);
+  const [path = '', query = ''] = url.split('?', 2);
+  const params = new URLSearchParams(query);
+  for (const [key, value] of [...params]) if (value === from) params.set(key, to);
+  return `${path}?${params.toString()}`;
 }
 
 /**
@@ -56,18 +89,16 @@ export async function explainMissingGh(
       [current.owner, current.name, path].filter((p) => p !== '').join('/'),
     );
     return problem(
-      301,
       'moved',
       `gh:${owner}/${repo} is now gh:${current.owner}/${current.name}`,
       { location: identity },
-      { location: movedUrl(request.url, { owner, repo }, current) },
+      { location: movedLocation(request.url, text, { owner, repo }, current) ?? identity },
     );
   }
-  if (!parseGithubRepository(`${owner}/${repo}`).ok) return undefined;
+  if (!isValidGithubRepositoryName(`${owner}/${repo}`)) return undefined;
   const statusUrl = repositoryStatusUrl(app.config.publicUrl, current.owner, current.name);
   const pending = (detail: string) =>
     problem(
-      404,
       'not-found',
       detail,
       { indexStatus: 'queued', statusUrl },
@@ -79,7 +110,7 @@ export async function explainMissingGh(
     }
     const status = await repositoryStatus(app.db, current.owner, current.name);
     if ('movedTo' in status || status.status !== 'not-indexed') {
-      return problem(404, 'not-found', `Nothing at ${text}`, { statusUrl });
+      return problem('not-found', `Nothing at ${text}`, { statusUrl });
     }
   }
   if (!app.indexRequests.enabled) return undefined;
@@ -87,7 +118,7 @@ export async function explainMissingGh(
     app.indexRequests.spend(rateLimitKey(request));
   } catch (error) {
     if (isHttpProblem(error))
-      return problem(404, 'not-found', `gh:${owner}/${repo} is not indexed`, { statusUrl });
+      return problem('not-found', `gh:${owner}/${repo} is not indexed`, { statusUrl });
     throw error;
   }
   await app.indexRequests.request(current.owner, current.name, 'on-demand', { requestId: request.id });

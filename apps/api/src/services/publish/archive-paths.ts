@@ -1,5 +1,6 @@
-import { publishProblem, showPath } from './archive-problem.js';
+import { problem } from '../../problems.js';
 import type { PublishLimits } from './limits.js';
+import { showPath } from './show-path.js';
 
 // C0 controls, DEL and C1 controls: never part of a name we store or show.
 const CONTROL_CHAR = /[\u0000-\u001f\u007f-\u009f]/;
@@ -23,7 +24,7 @@ export function normalizeArchivePath(raw: string, limits: PublishLimits): string
     if (segment === '.' || segment === '') throw unsafe(raw, 'it holds an empty or "." segment');
   }
   if ([...path].length > limits.maxPathLength) {
-    throw publishProblem(
+    throw problem(
       'archive-path-too-long',
       `The path ${showPath(path)} is longer than ${limits.maxPathLength} characters.`,
       { limit: limits.maxPathLength },
@@ -31,7 +32,7 @@ export function normalizeArchivePath(raw: string, limits: PublishLimits): string
   }
   const longSegment = segments.find((s) => Buffer.byteLength(s, 'utf8') > limits.maxSegmentBytes);
   if (longSegment !== undefined) {
-    throw publishProblem(
+    throw problem(
       'archive-path-too-long',
       `A name in ${showPath(path)} is longer than ${limits.maxSegmentBytes} bytes.`,
       { limit: limits.maxSegmentBytes },
@@ -41,7 +42,7 @@ export function normalizeArchivePath(raw: string, limits: PublishLimits): string
 }
 
 function unsafe(raw: string, why: string) {
-  return publishProblem('archive-unsafe-path', `The archive entry ${showPath(raw)} is refused: ${why}.`, {
+  return problem('archive-unsafe-path', `The archive entry ${showPath(raw)} is refused: ${why}.`, {
     path: raw.slice(0, 512),
   });
 }
@@ -69,14 +70,14 @@ export class PathRegistry {
       return;
     }
     if (seen.path !== path) {
-      throw publishProblem(
+      throw problem(
         'archive-case-collision',
         `The paths ${showPath(seen.path)} and ${showPath(path)} differ only by letter case or Unicode form.`,
         { paths: [seen.path, path] },
       );
     }
     if (kind === 'dir' && seen.kind === 'dir') return;
-    throw publishProblem(
+    throw problem(
       'archive-duplicate-path',
       `The path ${showPath(path)} appears more than once in the archive.`,
       {

@@ -1,10 +1,10 @@
 import { createGunzip } from 'node:zlib';
 import { SKILL_FILE } from '@atskills/protocol';
 import type { HttpProblem } from '../../problems.js';
-import { isHttpProblem } from '../../problems.js';
+import { isHttpProblem, problem } from '../../problems.js';
 import { normalizeArchivePath, PathRegistry } from './archive-paths.js';
-import { publishProblem, showPath } from './archive-problem.js';
 import { maxTarBytes, type PublishLimits } from './limits.js';
+import { showPath } from './show-path.js';
 import { type TarHeaderInfo, TarReader } from './tar-reader.js';
 
 /** An archive unpacked into memory: regular files by path (relative to the collection root) and folders. */
@@ -22,7 +22,7 @@ const GZIP_MAGIC = [0x1f, 0x8b];
  */
 export function extractArchive(body: Buffer, limits: PublishLimits): Promise<ExtractedArchive> {
   if (body.length < 2 || body[0] !== GZIP_MAGIC[0] || body[1] !== GZIP_MAGIC[1]) {
-    return Promise.reject(publishProblem('archive-corrupt', 'The body is not gzip data (send a .tar.gz).'));
+    return Promise.reject(problem('archive-corrupt', 'The body is not gzip data (send a .tar.gz).'));
   }
   const files = new Map<string, Buffer>();
   const dirs = new Set<string>();
@@ -33,14 +33,14 @@ export function extractArchive(body: Buffer, limits: PublishLimits): Promise<Ext
   const onHeader = (info: TarHeaderInfo): boolean => {
     const kind = entryKind(info.typeflag);
     if (kind === 'link') {
-      throw publishProblem(
+      throw problem(
         'archive-link',
         `The archive entry ${showPath(info.path)} is a ${info.typeflag === '2' ? 'symbolic' : 'hard'} link; publish regular files only.`,
         { path: info.path },
       );
     }
     if (kind === 'special') {
-      throw publishProblem(
+      throw problem(
         'archive-special-file',
         `The archive entry ${showPath(info.path)} is a ${describeType(info.typeflag)}; publish regular files and folders only.`,
         { path: info.path, typeflag: info.typeflag },
@@ -54,26 +54,22 @@ export function extractArchive(body: Buffer, limits: PublishLimits): Promise<Ext
       }
       return false;
     }
-    if (path === '') throw publishProblem('archive-unsafe-path', 'A file entry has an empty path.');
+    if (path === '') throw problem('archive-unsafe-path', 'A file entry has an empty path.');
     fileCount++;
     if (fileCount > limits.maxFiles) {
-      throw publishProblem(
-        'archive-too-many-files',
-        `The archive holds more than ${limits.maxFiles} files.`,
-        {
-          limit: limits.maxFiles,
-        },
-      );
+      throw problem('archive-too-many-files', `The archive holds more than ${limits.maxFiles} files.`, {
+        limit: limits.maxFiles,
+      });
     }
     if (basename(path) === SKILL_FILE && info.size > limits.maxSkillMarkdownBytes) {
-      throw publishProblem(
+      throw problem(
         'skill-file-too-large',
         `${path} is ${info.size} bytes; a SKILL.md may be at most ${limits.maxSkillMarkdownBytes} bytes.`,
         { file: path, size: info.size, limit: limits.maxSkillMarkdownBytes },
       );
     }
     if (info.size > limits.maxFileBytes) {
-      throw publishProblem(
+      throw problem(
         'archive-file-too-large',
         `${showPath(path)} is ${info.size} bytes; a file may be at most ${limits.maxFileBytes} bytes.`,
         { file: path, size: info.size, limit: limits.maxFileBytes },
@@ -81,7 +77,7 @@ export function extractArchive(body: Buffer, limits: PublishLimits): Promise<Ext
     }
     declaredBytes += info.size;
     if (declaredBytes > limits.maxUnpackedBytes) {
-      throw publishProblem(
+      throw problem(
         'archive-too-large',
         `The archive unpacks to more than ${limits.maxUnpackedBytes} bytes.`,
         { limit: limits.maxUnpackedBytes },
@@ -106,9 +102,7 @@ export function extractArchive(body: Buffer, limits: PublishLimits): Promise<Ext
     let failure: HttpProblem | undefined;
     const fail = (err: unknown) => {
       if (failure) return;
-      failure = isHttpProblem(err)
-        ? err
-        : publishProblem('archive-corrupt', 'The archive could not be read.');
+      failure = isHttpProblem(err) ? err : problem('archive-corrupt', 'The archive could not be read.');
       gunzip.destroy();
       reject(failure);
     };
@@ -117,20 +111,16 @@ export function extractArchive(body: Buffer, limits: PublishLimits): Promise<Ext
       inflated += chunk.length;
       if (inflated > tarLimit) {
         return fail(
-          publishProblem(
-            'archive-too-large',
-            `The archive unpacks to more than ${tarLimit} bytes of tar data.`,
-            {
-              limit: limits.maxUnpackedBytes,
-            },
-          ),
+          problem('archive-too-large', `The archive unpacks to more than ${tarLimit} bytes of tar data.`, {
+            limit: limits.maxUnpackedBytes,
+          }),
         );
       }
       if (inflated > limits.ratioCheckAfterBytes) {
         const ratio = inflated / Math.max(gunzip.bytesWritten, 1);
         if (ratio > limits.maxCompressionRatio) {
           return fail(
-            publishProblem(
+            problem(
               'archive-compression-ratio',
               `The archive inflates more than ${limits.maxCompressionRatio} times its compressed size (a decompression bomb?).`,
               { limit: limits.maxCompressionRatio },
@@ -148,9 +138,9 @@ export function extractArchive(body: Buffer, limits: PublishLimits): Promise<Ext
       if (failure) return;
       // zlib says "unexpected end of file" when the stream stops before the gzip trailer.
       if (err.code === 'Z_BUF_ERROR' || /unexpected end/i.test(err.message)) {
-        fail(publishProblem('archive-truncated', 'The gzip stream ends before its end (truncated upload?).'));
+        fail(problem('archive-truncated', 'The gzip stream ends before its end (truncated upload?).'));
       } else {
-        fail(publishProblem('archive-corrupt', `The gzip data is corrupt (${err.code ?? 'zlib error'}).`));
+        fail(problem('archive-corrupt', `The gzip data is corrupt (${err.code ?? 'zlib error'}).`));
       }
     });
     gunzip.on('end', () => {

@@ -10,11 +10,11 @@ import {
   type StoredFlag,
   writePublish,
 } from '@atskills/db';
-import { SAFETY_RULES, scanSkillFiles } from '@atskills/protocol';
-import type { Viewer } from '../../plugins/viewer.js';
+import { formatIdentity, SAFETY_RULES, scanSkillFiles } from '@atskills/protocol';
 import { problem } from '../../problems.js';
 import { checkAccountName, checkCollectionName } from '../auth/names.js';
 import { canPublishTo, requireScope } from '../auth/permissions.js';
+import type { Viewer } from '../auth/viewer.js';
 import { extractArchive } from './extract-archive.js';
 import type { PublishLimits } from './limits.js';
 import { findLookalikes } from './lookalike.js';
@@ -69,9 +69,8 @@ export async function authorizePublish(
   const namespace = await findNamespace(db, namespaceName);
   if (!namespace || !canPublishTo(viewer, namespaceName)) {
     throw problem(
-      403,
       'forbidden',
-      `You may not publish to hub:${namespaceName}; an owner of "${namespaceName}" can give you the publisher role.`,
+      `You may not publish to ${formatIdentity('hub', namespaceName)}; an owner of "${namespaceName}" can give you the publisher role.`,
     );
   }
   return { namespace, collection };
@@ -89,7 +88,7 @@ export async function publishCollection(
   const names = { namespace: target.namespace.name, collection: target.collection };
   const archive = await extractArchive(ctx.body, ctx.limits);
   const validated = validateCollection(archive, names, ctx.limits);
-  const identity = `hub:${names.namespace}/${names.collection}`;
+  const identity = formatIdentity('hub', `${names.namespace}/${names.collection}`);
   const flagsBySkill = scanSkills(validated);
   const warnings = [...validated.warnings];
   for (const s of validated.skills) {
@@ -114,7 +113,7 @@ export async function publishCollection(
   for (const hit of lookalikes.slice(0, 3)) {
     warnings.push({
       code: 'look-alike',
-      message: `${identity} looks like the popular collection hub:${hit.fullName}; readers may confuse the two.`,
+      message: `${identity} looks like the popular collection ${formatIdentity('hub', hit.fullName)}; readers may confuse the two.`,
     });
   }
 
@@ -182,11 +181,11 @@ export async function deleteCollection(
   ctx: PublishContext,
 ): Promise<{ identity: string; deleted: true; lastRevision: string | null }> {
   const target = await authorizePublish(db, ctx.viewer, ctx.namespace, ctx.collection);
-  const identity = `hub:${target.namespace.name}/${target.collection}`;
+  const identity = formatIdentity('hub', `${target.namespace.name}/${target.collection}`);
   return db.transaction(async (tx) => {
     const found = await findCollection(tx, target.namespace.name, target.collection);
     if (!found || found.deletedAt || !(await markCollectionDeleted(tx, found.id, ctx.now))) {
-      throw problem(404, 'not-found', `No collection ${identity}.`);
+      throw problem('not-found', `No collection ${identity}.`);
     }
     await appendAudit(tx, {
       namespaceId: target.namespace.id,
@@ -210,12 +209,12 @@ export async function collectionRevisions(
 ) {
   const namespace = rawNamespace.toLowerCase();
   const name = rawCollection.toLowerCase();
-  const identity = `hub:${namespace}/${name}`;
+  const identity = formatIdentity('hub', `${namespace}/${name}`);
   const found = await findCollection(db, namespace, name);
   const visible =
     found !== undefined &&
     (found.visibility === 'public' || viewer.isAdmin || viewer.readableNamespaces.includes(found.namespace));
-  if (!found || !visible) throw problem(404, 'not-found', `No collection ${identity}.`);
+  if (!found || !visible) throw problem('not-found', `No collection ${identity}.`);
   const revisions = await listCollectionRevisions(db, found.id);
   return {
     identity,

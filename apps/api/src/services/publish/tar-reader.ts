@@ -1,5 +1,6 @@
 import { Header, Pax } from 'tar';
-import { publishProblem, showPath } from './archive-problem.js';
+import { problem } from '../../problems.js';
+import { showPath } from './show-path.js';
 
 /**
  * An incremental reader of a (decompressed) tar stream.
@@ -73,7 +74,7 @@ export class TarReader {
     if (this.state === 'end') return;
     if (this.state === 'body' || this.state === 'padding' || this.buffered > 0) {
       const what = this.current ? ` inside ${showPath(this.current.info.path)}` : '';
-      throw publishProblem('archive-truncated', `The tar archive ends in the middle of an entry${what}.`);
+      throw problem('archive-truncated', `The tar archive ends in the middle of an entry${what}.`);
     }
     if (
       this.current ||
@@ -81,13 +82,10 @@ export class TarReader {
       this.pendingLongName !== undefined ||
       this.pendingLongLink !== undefined
     ) {
-      throw publishProblem(
-        'archive-truncated',
-        'The tar archive ends after an extended header with no entry.',
-      );
+      throw problem('archive-truncated', 'The tar archive ends after an extended header with no entry.');
     }
     if (this.entries === 0 && this.position === 0) {
-      throw publishProblem('archive-truncated', 'The archive is empty.');
+      throw problem('archive-truncated', 'The archive is empty.');
     }
   }
 
@@ -135,7 +133,7 @@ export class TarReader {
   private readHeader(block: Buffer, offset: number): void {
     if (block.every((b) => b === 0)) {
       if (this.pendingPax || this.pendingLongName !== undefined || this.pendingLongLink !== undefined) {
-        throw publishProblem(
+        throw problem(
           'archive-bad-header',
           `An extended header at byte ${offset} is followed by the end of the archive.`,
         );
@@ -148,7 +146,7 @@ export class TarReader {
     const isMeta = 'xgLK'.includes(typeflag);
     const header = new Header(block, 0, isMeta ? undefined : this.pendingPax, undefined);
     if (!header.cksumValid) {
-      throw publishProblem(
+      throw problem(
         'archive-bad-header',
         `The tar header at byte ${offset} is invalid (checksum mismatch); an earlier entry may hold more data than its header declares.`,
         { offset },
@@ -156,7 +154,7 @@ export class TarReader {
     }
     const size = header.size;
     if (size === undefined || !Number.isSafeInteger(size) || size < 0) {
-      throw publishProblem('archive-bad-header', `The tar header at byte ${offset} has an invalid size.`, {
+      throw problem('archive-bad-header', `The tar header at byte ${offset} has an invalid size.`, {
         offset,
       });
     }
@@ -190,7 +188,7 @@ export class TarReader {
               ? 'long-name'
               : 'long-link';
       if (bodySize > MAX_META_SIZE) {
-        throw publishProblem(
+        throw problem(
           'archive-bad-header',
           `An extended tar header at byte ${offset} is larger than ${MAX_META_SIZE} bytes.`,
         );
@@ -222,7 +220,7 @@ export class TarReader {
       case 'global-pax':
         // Global headers only carry defaults (mtime, uname, ...); a global path or size is refused as ambiguous.
         if (/(^|\n)\d+ (path|size|linkpath)=/.test(decodeMeta(data, current.info.offset))) {
-          throw publishProblem(
+          throw problem(
             'archive-bad-header',
             'A global pax header sets path, size or linkpath for every entry.',
           );
@@ -241,7 +239,7 @@ export class TarReader {
     while (this.chunks.length > 0) {
       const chunk = this.take(Math.min(this.buffered, 64 * 1024));
       if (!chunk.every((b) => b === 0)) {
-        throw publishProblem(
+        throw problem(
           'archive-trailing-data',
           'The archive holds data after its end-of-archive marker (an entry may be longer than its header declares).',
         );
@@ -292,7 +290,7 @@ function decodeName(bytes: Uint8Array, offset: number): string {
   try {
     return strictUtf8.decode(bytes);
   } catch {
-    throw publishProblem('archive-name-encoding', `The entry name at byte ${offset} is not valid UTF-8.`, {
+    throw problem('archive-name-encoding', `The entry name at byte ${offset} is not valid UTF-8.`, {
       offset,
     });
   }

@@ -3,6 +3,7 @@ import {
   describeWarning,
   FrontmatterError,
   findSkillFolders,
+  formatIdentity,
   parseIdentity,
   parseSkillMarkdown,
   SKILL_FILE,
@@ -11,10 +12,11 @@ import {
   type TreeEntry,
 } from '@atskills/protocol';
 import { countTokens } from '@atskills/protocol/tokens';
-import { publishProblem, showPath } from './archive-problem.js';
+import { problem } from '../../problems.js';
 import type { ExtractedArchive } from './extract-archive.js';
 import type { PublishLimits } from './limits.js';
 import { type ManifestFile, manifestRevision, sha256Hex, sortManifest } from './manifest.js';
+import { showPath } from './show-path.js';
 
 /** A skill of a collection that passed every publish rule. */
 export interface ValidatedSkill {
@@ -74,13 +76,10 @@ export function validateCollection(
   ];
   const folders = findSkillFolders(entries);
   if (folders.length === 0) {
-    throw publishProblem(
-      'no-skills',
-      `The archive holds no ${SKILL_FILE}; a collection needs at least one skill.`,
-    );
+    throw problem('no-skills', `The archive holds no ${SKILL_FILE}; a collection needs at least one skill.`);
   }
   if (folders.length > limits.maxSkills) {
-    throw publishProblem(
+    throw problem(
       'too-many-skills',
       `The archive holds ${folders.length} skills; a collection may hold at most ${limits.maxSkills}.`,
       {
@@ -137,7 +136,7 @@ export function validateCollection(
       problems.length > 1
         ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? 's' : ''})`
         : '';
-    throw publishProblem('invalid-skill', `${first.file}: ${first.rule}: ${first.message}${more}`, {
+    throw problem('invalid-skill', `${first.file}: ${first.rule}: ${first.message}${more}`, {
       file: first.file,
       rule: first.rule,
       errors: problems.slice(0, MAX_REPORTED_PROBLEMS),
@@ -190,10 +189,10 @@ function skillIdentity(
     target.collection,
     ...(folder === '' ? [] : folder.toLowerCase().split('/')),
   ];
-  const canonical = `hub:${path.join('/')}`;
+  const canonical = formatIdentity('hub', path.join('/'));
   try {
     // Percent-encode each segment so the identity parser sees exactly these segments.
-    const parsed = parseIdentity(`hub:${path.map(encodeURIComponent).join('/')}`);
+    const parsed = parseIdentity(formatIdentity('hub', path.map(encodeURIComponent).join('/')));
     if (parsed.identity === canonical) return canonical;
     problems.push({
       file,

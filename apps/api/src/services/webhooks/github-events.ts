@@ -1,6 +1,6 @@
 import type { Database } from '@atskills/db';
 import { markRepositoryUnavailable, moveRepository } from '@atskills/db';
-import { parseGithubRepository } from '@atskills/protocol';
+import { isValidGithubRepositoryName } from '@atskills/protocol';
 import type { SearchEngine } from '../../search/engine.js';
 import type { IndexRequests } from '../indexing/index-requests.js';
 import type { WebhookDelivery, WebhookDispatcher, WebhookResult } from './dispatcher.js';
@@ -25,8 +25,9 @@ function repositoryOf(
 ): { owner: string; repo: string; raw: RepositoryPayload } | undefined {
   const raw = payload.repository as RepositoryPayload | undefined;
   if (!raw || typeof raw.full_name !== 'string') return undefined;
-  const parsed = parseGithubRepository(raw.full_name);
-  return parsed.ok ? { owner: parsed.owner, repo: parsed.repo, raw } : undefined;
+  if (!isValidGithubRepositoryName(raw.full_name)) return undefined;
+  const [owner = '', repo = ''] = raw.full_name.split('/');
+  return { owner, repo, raw };
 }
 
 /** The repository's previous owner/name from a `renamed` or `transferred` delivery. */

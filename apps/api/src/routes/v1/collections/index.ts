@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { problem } from '../../../problems.js';
 import { problems } from '../../../schemas.js';
-import { publishProblem } from '../../../services/publish/archive-problem.js';
 import {
   authorizePublish,
   collectionRevisions,
@@ -63,13 +62,12 @@ const collectionsRoutes: FastifyPluginAsyncZod = async (app) => {
       if (body !== undefined && body !== null && !Buffer.isBuffer(body)) {
         // Another registered parser (JSON, text) took it: the media type is wrong.
         throw problem(
-          415,
           'unsupported-media-type',
           'Send the collection as a gzip tar (content-type application/gzip).',
         );
       }
       if (!Buffer.isBuffer(body) || body.length === 0) {
-        throw publishProblem(
+        throw problem(
           'archive-corrupt',
           'The body is empty: send the collection as a gzip tar (application/gzip).',
         );

@@ -6,15 +6,14 @@
  * forward. The probe itself is cheap: the repository job skips repositories whose head did not move.
  */
 import { crawlReports, crawlRuns, type Database, repositories } from '@atskills/db';
-import { Queue, Worker } from 'bullmq';
+import { parseJobData, QUEUES } from '@atskills/queue';
+import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import { and, asc, count, desc, eq, isNotNull, isNull, lte, min, sql } from 'drizzle-orm';
 import type { Redis } from 'ioredis';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
-/** The queue holding the scheduler's tick jobs (one job scheduler on it). */
-export const SCHEDULE_QUEUE = 'crawl-schedule';
 const SCHEDULER_ID = 'recrawl-tick';
 
 /** How often due repositories are looked for, unless configured otherwise. */
@@ -188,18 +187,30 @@ export async function startRecrawlScheduler(options: RecrawlSchedulerOptions): P
 
   const connection = options.redis;
   const prefix = options.prefix ?? 'atskills';
-  const queue = new Queue(SCHEDULE_QUEUE, { connection, prefix });
+  const queue = new Queue(QUEUES.schedule.name, { connection, prefix });
   await queue.upsertJobScheduler(
     SCHEDULER_ID,
     { every: everyMs },
     { name: SCHEDULER_ID, data: {}, opts: { removeOnComplete: 100, removeOnFail: 100 } },
   );
   // BullMQ workers need their own blocking connection; duplicate keeps the caller's settings.
-  const worker = new Worker(SCHEDULE_QUEUE, tick, {
-    connection: connection.duplicate({ maxRetriesPerRequest: null }),
-    prefix,
-    concurrency: 1,
-  });
+  const worker = new Worker(
+    QUEUES.schedule.name,
+    async (job: Job) => {
+      // Only the job scheduler's empty tick is run; anything else written to the queue is refused.
+      try {
+        parseJobData('schedule', job.data);
+      } catch (error) {
+        throw new UnrecoverableError((error as Error).message);
+      }
+      return tick();
+    },
+    {
+      connection: connection.duplicate({ maxRetriesPerRequest: null }),
+      prefix,
+      concurrency: 1,
+    },
+  );
   worker.on('failed', (job, err) =>
     options.logger?.error({ err, jobId: job?.id }, 'scheduled re-crawl failed'),
   );

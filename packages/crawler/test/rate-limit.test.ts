@@ -2,12 +2,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { jobIds, QUEUES } from '@atskills/queue';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRepo } from '../../../test/support/corpus.js';
 import { dropQueuePrefix, redisUrl, uniqueQueuePrefix } from '../../../test/support/redis.js';
 import { type Crawler, createCrawler } from '../src/crawler.js';
-import { jobIds, QUEUES } from '../src/queues.js';
 import { type CrawlFixture, liveSkills, startCrawlFixture, testLogger } from './crawl-fixture.js';
 
 const ok = (name: string) => `---\nname: ${name}\ndescription: A fine skill.\n---\nbody\n`;

@@ -19,7 +19,6 @@ export {
   type RepositoryJobResult,
 } from './jobs/repository.crawl.js';
 export { createLogger } from './logger.js';
-export { DiscoverJobData, DiscoverySource, jobIds, jobOptions, QUEUES, RepositoryJobData } from './queues.js';
 export {
   type CrawlStatus,
   crawlOutcomeTotals,
@@ -28,6 +27,5 @@ export {
   type RecrawlScheduler,
   recrawlInterval,
   runRecrawlTick,
-  SCHEDULE_QUEUE,
   startRecrawlScheduler,
 } from './schedule.js';

@@ -6,7 +6,17 @@ import {
   type Database,
   finishCrawlRun,
 } from '@atskills/db';
-import { type Job, Queue, type QueueOptions, Worker } from 'bullmq';
+import {
+  type CrawlControl,
+  type DiscoverJobData,
+  InvalidJobError,
+  jobIds,
+  jobOptions,
+  parseJobData,
+  QUEUES,
+  type RepositoryJobData,
+} from '@atskills/queue';
+import { type Job, Queue, type QueueOptions, UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { CrawlerSettings } from './config.js';
@@ -16,14 +26,6 @@ import { InProcessQueue } from './in-process-queue.js';
 import { discoverRepositories } from './jobs/discover.list.js';
 import { type CrawlDeps, crawlRepository, type JobContext } from './jobs/repository.crawl.js';
 import { createLogger } from './logger.js';
-import {
-  DiscoverJobData,
-  type DiscoverySource,
-  jobIds,
-  jobOptions,
-  QUEUES,
-  RepositoryJobData,
-} from './queues.js';
 import { ShutdownError } from './shutdown.js';
 
 export interface CreateCrawlerOptions {
@@ -38,28 +40,16 @@ export interface CreateCrawlerOptions {
   metrics?: { githubRateLimit?(remaining: number, resource: string): void };
 }
 
-export interface QueueCounts {
-  [queue: string]: Record<string, number>;
-}
-
-/** The crawler as other code uses it: start runs, watch them, operate the queues. */
-export interface Crawler {
-  readonly mode: 'bullmq' | 'in-process';
-  /** Records a run and enqueues its discovery; returns the run id. */
-  startRun(input: {
-    kind: CrawlRunKind;
-    source: DiscoverySource;
-    force?: boolean;
-    requestId?: string;
-  }): Promise<number>;
-  /** Progress of a run from Postgres. */
-  progress(runId: number): Promise<CrawlRunProgress | null>;
+/**
+ * The crawler as its owner uses it: the CrawlControl port producers see (start runs, progress, counts),
+ * plus waiting for a run and shutting the workers down.
+ */
+export interface Crawler extends CrawlControl {
   /** Resolves when the run is finished, calling onProgress while waiting. */
   waitForRun(
     runId: number,
     options?: { pollMs?: number; onProgress?: (p: CrawlRunProgress) => void },
   ): Promise<CrawlRunProgress>;
-  counts(): Promise<QueueCounts>;
   /** Stops workers: running jobs get `deadlineMs` to finish, then are aborted and released. */
   close(options?: { deadlineMs?: number }): Promise<void>;
 }
@@ -71,7 +61,7 @@ function handlers(deps: CrawlDeps, enqueueRepositories: (jobs: RepositoryJobData
     requestId ? { ...deps, logger: deps.logger.child({ requestId }) } : deps;
   return {
     discover: async (raw: unknown, ctx: { finalAttempt: boolean }) => {
-      const data = DiscoverJobData.parse(raw);
+      const data = parseJobData('discover', raw);
       try {
         return await discoverRepositories(withRequest(data.requestId), data, enqueueRepositories);
       } catch (error) {
@@ -84,7 +74,7 @@ function handlers(deps: CrawlDeps, enqueueRepositories: (jobs: RepositoryJobData
       }
     },
     repository: async (raw: unknown, ctx: { finalAttempt: boolean; shutdown: AbortSignal }) => {
-      const data = RepositoryJobData.parse(raw);
+      const data = parseJobData('repository', raw);
       // A plain controller and timer rather than AbortSignal.any([AbortSignal.timeout(), ...]): Node 20 may
       // garbage-collect a timeout signal only referenced by a composite one, and then it never fires.
       const controller = new AbortController();
@@ -261,6 +251,11 @@ function bullmqCrawler(deps: CrawlDeps, redisUrl: string, work: boolean, common:
     try {
       return await fn(job);
     } catch (error) {
+      if (error instanceof InvalidJobError) {
+        // A payload that fails its schema was not written by this registry's producers: never run or retry it.
+        logger.warn({ jobId: job.id, queue: job.queueName, reason: error.message }, 'job refused');
+        throw new UnrecoverableError(error.message);
+      }
       if (error instanceof RateLimitedError) {
         // Pause this queue's worker and put the job back without using an attempt (BullMQ's manual rate limit).
         logger.warn({ jobId: job.id, retryAfterMs: error.retryAfterMs }, 'rate limited; job delayed');

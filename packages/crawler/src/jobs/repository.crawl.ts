@@ -18,6 +18,7 @@ import {
   caseWarnings,
   findSkillFolders,
   formatIdentity,
+  githubGitUrl,
   parseIdentity,
   SKILL_FILE,
   skillFiles,
@@ -25,13 +26,13 @@ import {
   tryParseSkillMarkdown,
 } from '@atskills/protocol';
 import { countTokens } from '@atskills/protocol/tokens';
+import type { RepositoryJobData } from '@atskills/queue';
 import type { Logger } from 'pino';
 import type { CrawlerSettings } from '../config.js';
 import { probeHead, RemoteSnapshot } from '../git/remote-snapshot.js';
 import { GitError } from '../git/run-git.js';
 import type { GithubClient, MetadataResult } from '../github/github-client.js';
 import { RateLimitedError } from '../github/rate-limited-error.js';
-import type { RepositoryJobData } from '../queues.js';
 import { abortedByShutdown } from '../shutdown.js';
 import { SCANNER_VERSION, scanSkill, skillContentHash } from './safety-verdict.js';
 
@@ -61,18 +62,7 @@ export interface RepositoryJobResult {
 
 /** Errors worth another attempt (the upstream or network may recover); others are recorded at once. */
 function isRetryable(error: unknown): boolean {
-  if (error instanceof GitError) return error.kind === 'unavailable' || error.kind === 'other';
-  return !(error instanceof RepositoryFailure);
-}
-
-/** A failure recorded in the report without retrying. */
-class RepositoryFailure extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
+  return !(error instanceof GitError) || error.kind === 'unavailable' || error.kind === 'other';
 }
 
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
@@ -178,7 +168,7 @@ export async function crawlRepository(
   }
   const metadataWrite = metadata?.status === 'ok' ? { etag: metadata.etag, ...metadata.metadata } : undefined;
 
-  const url = `${settings.GIT_BASE_URL.replace(/\/+$/, '')}/${data.owner}/${data.repo}.git`;
+  const url = githubGitUrl(settings.GIT_BASE_URL, data.owner, data.repo);
   const remote = { token: settings.GITHUB_TOKEN, signal: ctx.signal };
   let snapshot: RemoteSnapshot | null = null;
   try {
@@ -364,8 +354,7 @@ export async function crawlRepository(
       return recordFailure('access-denied', error.message);
     }
     if (isRetryable(error) && !ctx.finalAttempt) throw error;
-    const code = error instanceof RepositoryFailure ? error.code : 'crawl-failed';
-    return recordFailure(code, (error as Error).message);
+    return recordFailure('crawl-failed', (error as Error).message);
   } finally {
     await snapshot?.dispose();
   }

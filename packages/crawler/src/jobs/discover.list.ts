@@ -1,5 +1,5 @@
 import { allRepositoryNames, finishCompletedRuns, setCrawlRunTotal } from '@atskills/db';
-import type { DiscoverJobData, DiscoverySource, RepositoryJobData } from '../queues.js';
+import type { DiscoverJobData, DiscoverySource, RepositoryJobData } from '@atskills/queue';
 import type { CrawlDeps } from './repository.crawl.js';
 
 /** Lists the repositories a discovery source names, as sorted unique `owner/repo`. */

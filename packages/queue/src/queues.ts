@@ -1,0 +1,107 @@
+// The queue registry (after OpenPanel's packages/queue/src/queues.ts): every queue's name, payload schema,
+// default job options and job ids, in one package that producers (the API, the scheduler, the CLI) and the
+// workers (packages/crawler) both import, so neither side imports the other.
+import { isValidGithubOwner, isValidGithubRepo, isValidGithubRepositoryName } from '@atskills/protocol';
+import type { JobsOptions } from 'bullmq';
+import { z } from 'zod';
+
+/** A GitHub account name (user or organization), by the protocol's GitHub name rules. */
+export const OwnerName = z.string().refine(isValidGithubOwner, 'expected a GitHub account name');
+/** A GitHub repository name (without its owner), by the protocol's GitHub name rules. */
+export const RepoName = z.string().refine(isValidGithubRepo, 'expected a GitHub repository name');
+
+/** `owner/repo` by the protocol's GitHub name rules (the same ones a `gh:` identity obeys). */
+export const RepositoryName = z.string().refine(isValidGithubRepositoryName, 'expected owner/repo');
+
+/** Where a discovery job finds repositories. */
+export const DiscoverySource = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('repos'), repos: z.array(RepositoryName).max(100_000) }),
+  z.object({ kind: z.literal('code-search') }),
+  z.object({ kind: z.literal('org'), name: OwnerName }),
+  /** Every repository the index already knows (rebuild, scheduled re-crawl). */
+  z.object({ kind: z.literal('known') }),
+]);
+export type DiscoverySource = z.infer<typeof DiscoverySource>;
+
+export const DiscoverJobData = z.object({
+  runId: z.number().int().positive(),
+  source: DiscoverySource,
+  /** Ignore stored heads and revisions: re-download and re-parse everything. */
+  force: z.boolean().default(false),
+  /** The id of the HTTP request that started the run, so the jobs' log lines join that request's. */
+  requestId: z.string().max(128).optional(),
+});
+export type DiscoverJobData = z.infer<typeof DiscoverJobData>;
+
+export const RepositoryJobData = z.object({
+  runId: z.number().int().positive().nullable(),
+  owner: OwnerName,
+  repo: RepoName,
+  force: z.boolean().default(false),
+  requestId: z.string().max(128).optional(),
+});
+export type RepositoryJobData = z.infer<typeof RepositoryJobData>;
+
+/** The scheduler's tick job carries nothing; anything else on its queue is refused. */
+export const ScheduleTickData = z.object({}).strict();
+export type ScheduleTickData = z.infer<typeof ScheduleTickData>;
+
+/** Every queue of the crawler: its name and payload schema, in one place. */
+export const QUEUES = {
+  discover: { name: 'crawl-discover', schema: DiscoverJobData },
+  repository: { name: 'crawl-repository', schema: RepositoryJobData },
+  /** One BullMQ job scheduler on it drives the re-crawl ticks. */
+  schedule: { name: 'crawl-schedule', schema: ScheduleTickData },
+} as const;
+
+export type QueueKey = keyof typeof QUEUES;
+
+/** The queues that carry crawl work (the schedule queue only carries ticks). */
+export const CRAWL_QUEUE_NAMES = [QUEUES.discover.name, QUEUES.repository.name] as const;
+
+/** The retry settings job options depend on (the crawler's CRAWL_ATTEMPTS and CRAWL_BACKOFF_MS). */
+export interface RetrySettings {
+  readonly CRAWL_ATTEMPTS: number;
+  readonly CRAWL_BACKOFF_MS: number;
+}
+
+/** Default options of each work queue's jobs: explicit retries, exponential backoff and retention. */
+export function jobOptions(queue: 'discover' | 'repository', settings: RetrySettings): JobsOptions {
+  const base: JobsOptions = {
+    attempts: settings.CRAWL_ATTEMPTS,
+    backoff: { type: 'exponential', delay: settings.CRAWL_BACKOFF_MS },
+    // Postgres holds the crawl's results; Redis keeps only enough history to operate the queue.
+    removeOnComplete: { age: 24 * 3600, count: 10_000 },
+    removeOnFail: { age: 7 * 24 * 3600, count: 10_000 },
+  };
+  return queue === 'discover' ? { ...base, attempts: Math.min(settings.CRAWL_ATTEMPTS, 3) } : base;
+}
+
+/**
+ * Parses a job's payload with its queue's schema. Workers call it on every `job.data`: Redis is shared
+ * transport, and a job written there by anything but this registry's producers is refused, not run.
+ */
+export function parseJobData<K extends QueueKey>(
+  queue: K,
+  data: unknown,
+): z.infer<(typeof QUEUES)[K]['schema']> {
+  const parsed = QUEUES[queue].schema.safeParse(data);
+  if (!parsed.success) {
+    throw new InvalidJobError(
+      `Refused a ${QUEUES[queue].name} job: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'data'}: ${i.message}`).join('; ')}`,
+    );
+  }
+  return parsed.data as z.infer<(typeof QUEUES)[K]['schema']>;
+}
+
+/** A job whose payload does not match its queue's schema (never retried: it cannot become valid). */
+export class InvalidJobError extends Error {
+  override name = 'InvalidJobError';
+}
+
+/** Deterministic job ids: one repository job per run (duplicates in a run are dropped; a new run enqueues again). */
+export const jobIds = {
+  discover: (runId: number) => `discover-${runId}`,
+  repository: (runId: number | null, owner: string, repo: string) =>
+    `repo:${runId ?? 'adhoc'}:${owner.toLowerCase()}/${repo.toLowerCase()}`,
+};

@@ -289,7 +289,7 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
   /** The SKILL.md files of a repository's head with their sizes (cached per head). */
   async function skillFilesOf(fullName: string): Promise<SkillFileEntry[]> {
     const dir = repoDir(fullName);
-    const head = (await gitIn(dir, ['rev-parse', 'HEAD']).catch(() => '')).trim();
+    const { head } = await headOf(dir);
     const cached = skillFileCache.get(fullName);
     if (cached && cached.head === head) return cached.files;
     const out = head ? await gitIn(dir, ['ls-tree', '-r', '-l', '-z', 'HEAD']).catch(() => '') : '';

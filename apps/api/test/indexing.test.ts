@@ -118,8 +118,8 @@ describe('index requests', () => {
     expect(done.headRevision).toMatch(/^[0-9a-f]{40}$/);
     expect(new Date(done.lastCrawledAt).toString()).not.toBe('Invalid Date');
     const byPath = new Map(done.problems.map((p: { path: string }) => [p.path, p]));
-    expect(byPath.get('broken')).toMatchObject({ path: 'broken' });
-    expect(byPath.get('nameless')).toMatchObject({ path: 'nameless' });
+    expect(byPath.get('broken/SKILL.md')).toMatchObject({ code: 'invalid-yaml' });
+    expect(byPath.get('nameless/SKILL.md')).toMatchObject({ code: 'missing-name' });
     // The page shows the same, and each skill page links to it.
     const page = await app.inject({ url: '/r/acme/kit' });
     expect(page.statusCode).toBe(200);
@@ -168,7 +168,15 @@ describe('index requests', () => {
 
   it('coalesces 1,000 concurrent requests for one repository into one crawl', async () => {
     const answers = await Promise.all(Array.from({ length: 1000 }, () => requestIndex('acme/busy')));
-    expect(answers.map((a) => a.statusCode)).toEqual(Array(1000).fill(202));
+    // On a busy machine the hub may shed part of the burst (503 unavailable with Retry-After, after 5 s
+    // waiting for a database connection); nothing else is acceptable, and every accepted one joins the one crawl.
+    const codes = answers.map((a) => a.statusCode);
+    expect(codes.filter((c) => c !== 202 && c !== 503)).toEqual([]);
+    expect(codes.filter((c) => c === 202).length).toBeGreaterThan(0);
+    for (const shed of answers.filter((a) => a.statusCode === 503)) {
+      expect(shed.json().code).toBe('unavailable');
+      expect(shed.headers['retry-after']).toBeDefined();
+    }
     expect(answers.filter((a) => a.json().started)).toHaveLength(1);
     await settled('acme/busy');
     const [repo] = await db.db.select().from(repositories).where(eq(repositories.name, 'busy'));
@@ -179,7 +187,7 @@ describe('index requests', () => {
       .from(indexRequests)
       .where(sql`lower(${indexRequests.name}) = 'busy'`);
     expect(requests).toHaveLength(1);
-    expect(requests[0]!.coalesced).toBe(999);
+    expect(requests[0]!.coalesced).toBe(codes.filter((c) => c === 202).length - 1);
     const metadataCalls = standin.apiLog.filter((e) => e.path.startsWith('/repos/acme/busy'));
     expect(metadataCalls).toHaveLength(1);
   });

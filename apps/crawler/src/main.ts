@@ -33,9 +33,12 @@ program
 
 program
   .command('status')
-  .description('queue counts, recent runs and failing repositories')
-  .action(async () => {
-    await statusCommand();
+  .description(
+    "queue counts, recent runs and failing repositories; with --repo, one repository's status and problems",
+  )
+  .option('--repo <owner/name>', 'one repository: index status, listed skills and every problem found')
+  .action(async (options) => {
+    process.exitCode = await statusCommand({ repo: options.repo });
   });
 
 program

@@ -144,6 +144,13 @@ function decodeUtf8(bytes: Uint8Array): string {
   }
 }
 
+/** The 1-based line of a character offset in `text`. */
+function lineAt(text: string, offset: number): number {
+  let line = 1;
+  for (let i = 0; i < offset && i < text.length; i++) if (text.charCodeAt(i) === 10) line++;
+  return line;
+}
+
 function parseYamlMapping(yamlText: string): Record<string, unknown> {
   if (yamlText.length > MAX_FRONTMATTER) {
     throw new FrontmatterError('too-large', `The frontmatter is larger than ${MAX_FRONTMATTER} characters.`);
@@ -154,7 +161,8 @@ function parseYamlMapping(yamlText: string): Record<string, unknown> {
     const [firstError] = doc.errors;
     if (firstError) {
       throw new FrontmatterError('invalid-yaml', `The frontmatter is not valid YAML: ${firstError.message}`, {
-        line: firstError.linePos?.[0]?.line,
+        // linePos is only filled in with prettyErrors; the offset always is.
+        line: firstError.linePos?.[0]?.line ?? lineAt(yamlText, firstError.pos[0]),
       });
     }
     if (depthOf(doc.contents) > MAX_FRONTMATTER_DEPTH) {

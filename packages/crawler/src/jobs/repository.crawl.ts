@@ -2,9 +2,11 @@ import { createHash } from 'node:crypto';
 import {
   cachedSafetyVerdicts,
   crawlReportExists,
+  crawlRunChangedIndex,
   type Database,
   ensureRepository,
   finishCompletedRuns,
+  moveRepository,
   type ReportEntry,
   type RepositoryIndexWrite,
   refreshSearchStatistics,
@@ -19,6 +21,7 @@ import {
   findSkillFolders,
   formatIdentity,
   githubGitUrl,
+  MENU_CAP,
   parseIdentity,
   SKILL_FILE,
   skillFiles,
@@ -67,6 +70,33 @@ function isRetryable(error: unknown): boolean {
 
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 
+/**
+ * Folders holding more than K skills: each skill is listed, but the folder's menu answers 422 over-cap, so
+ * the author learns why `@skills:gh:owner/repo/folder` does not work.
+ */
+function overCapProblems(skillFolders: string[]): ReportEntry[] {
+  const below = new Map<string, number>();
+  for (const folder of skillFolders) {
+    const parts = folder === '' ? [] : folder.split('/');
+    for (let depth = 0; depth < parts.length; depth++) {
+      const ancestor = parts.slice(0, depth).join('/');
+      below.set(ancestor, (below.get(ancestor) ?? 0) + 1);
+    }
+  }
+  return [...below]
+    .filter(([, count]) => count > MENU_CAP)
+    .map(([folder, count]) => ({
+      path: folder,
+      code: 'over-cap',
+      message: `${count} skills under ${folder === '' ? 'the repository root' : folder}: more than the ${MENU_CAP} a menu lists, so referencing this folder answers over-cap; reference a sub-folder or a skill.`,
+    }));
+}
+
+/** The SKILL.md of a skill folder ('' is the repository root), as problems name it. */
+function skillFilePath(folder: string): string {
+  return folder === '' ? SKILL_FILE : `${folder}/${SKILL_FILE}`;
+}
+
 function relative(folder: string, path: string): string {
   return folder === '' ? path : path.slice(folder.length + 1);
 }
@@ -88,21 +118,28 @@ export async function crawlRepository(
 ): Promise<RepositoryJobResult> {
   const { db, settings, logger } = deps;
   const log = logger.child({ repo: `${data.owner}/${data.repo}`, runId: data.runId });
-  const repository = await ensureRepository(db, data.owner, data.repo);
+  let repository = await ensureRepository(db, data.owner, data.repo, { started: true });
+  // The name the repository goes by: GitHub's answer on a renamed or transferred one names the new one.
+  let owner = data.owner;
+  let repo = data.repo;
   if (data.runId !== null && (await crawlReportExists(db, data.runId, repository.id))) {
     return { outcome: 'duplicate', skills: 0, bytesDownloaded: 0 };
   }
   const startedAt = new Date();
   const phase = (name: string) =>
     log.debug({ phase: name, ms: Date.now() - startedAt.getTime() }, 'phase done');
-  const base: Pick<RepositoryIndexWrite, 'repositoryId' | 'runId' | 'startedAt'> = {
+  let base: Pick<RepositoryIndexWrite, 'repositoryId' | 'runId' | 'startedAt'> = {
     repositoryId: repository.id,
     runId: data.runId,
     startedAt,
   };
   const finish = async (write: RepositoryIndexWrite, bytes: number): Promise<RepositoryJobResult> => {
     const result = await writeRepositoryIndex(db, write);
-    if (data.runId !== null && (await finishCompletedRuns(db, [data.runId])).length > 0) {
+    if (
+      data.runId !== null &&
+      (await finishCompletedRuns(db, [data.runId])).length > 0 &&
+      (await crawlRunChangedIndex(db, data.runId))
+    ) {
       // Best effort: a run's index is complete without it, search is only slower until autovacuum runs.
       await refreshSearchStatistics(db).catch((err) =>
         log.warn({ err }, 'could not refresh search statistics after the run'),
@@ -166,9 +203,32 @@ export async function crawlRepository(
       true,
     );
   }
+  if (metadata?.status === 'ok') {
+    const current = metadata.metadata;
+    const renamed =
+      current.owner.toLowerCase() !== owner.toLowerCase() ||
+      current.name.toLowerCase() !== repo.toLowerCase();
+    if (renamed) {
+      // GitHub answered the old name with a redirect to the repository's new one (renamed or transferred):
+      // its skills move to the new identities and the old ones answer 301; the crawl goes on under the new name.
+      const moved = await moveRepository(
+        db,
+        { owner, name: repo },
+        { owner: current.owner, name: current.name, githubId: current.githubId },
+      );
+      log.info(
+        { to: `${current.owner}/${current.name}`, skills: moved.identities.length },
+        'repository moved',
+      );
+      owner = current.owner;
+      repo = current.name;
+      repository = await ensureRepository(db, owner, repo, { started: true });
+      base = { ...base, repositoryId: repository.id };
+    }
+  }
   const metadataWrite = metadata?.status === 'ok' ? { etag: metadata.etag, ...metadata.metadata } : undefined;
 
-  const url = githubGitUrl(settings.GIT_BASE_URL, data.owner, data.repo);
+  const url = githubGitUrl(settings.GIT_BASE_URL, owner, repo);
   const remote = { token: settings.GITHUB_TOKEN, signal: ctx.signal };
   let snapshot: RemoteSnapshot | null = null;
   try {
@@ -259,10 +319,7 @@ export async function crawlRepository(
     const stored = await storedSkillRevisions(db, repository.id);
     const folders: { path: string; identity: string; revision: string }[] = [];
     for (const folder of findSkillFolders(entries)) {
-      const identity = formatIdentity(
-        'gh',
-        [data.owner, data.repo, folder].filter((p) => p !== '').join('/'),
-      );
+      const identity = formatIdentity('gh', [owner, repo, folder].filter((p) => p !== '').join('/'));
       try {
         if (parseIdentity(identity).identity !== identity)
           throw new Error('the path does not survive normalisation');
@@ -280,6 +337,7 @@ export async function crawlRepository(
         revision: folder === '' ? rootTree : (treeShaOf.get(folder) ?? ''),
       });
     }
+    warnings.push(...overCapProblems(folders.map((f) => f.path)));
     const changed = folders.filter((f) => data.force || stored.get(f.path)?.revision !== f.revision);
     const blobs = await snapshot.fetchFolderBlobs(
       changed.map((f) => f.revision),
@@ -485,13 +543,19 @@ function prepareSkill(
       code: 'too-large',
       message: `SKILL.md is larger than ${maxBytes} bytes and was not downloaded.`,
     };
-    errors.push({ path: folder.path, ...parseError });
+    errors.push({ path: skillFilePath(folder.path), ...parseError });
     return { folder, content: { ...empty, parseError, files, blobs: stored }, texts, contentHash };
   }
   const parsed = tryParseSkillMarkdown(skillMarkdown, folderName);
   if (!parsed.ok) {
     const parseError = { code: parsed.error.code, message: parsed.error.message };
-    errors.push({ path: folder.path, ...parseError });
+    // The YAML parser counts lines inside the frontmatter; the file has the opening `---` line above them.
+    const yamlLine = (parsed.error.details as { line?: unknown } | undefined)?.line;
+    errors.push({
+      path: skillFilePath(folder.path),
+      ...parseError,
+      ...(typeof yamlLine === 'number' ? { line: yamlLine + 1 } : {}),
+    });
     return { folder, content: { ...empty, parseError, files, blobs: stored }, texts, contentHash };
   }
   const doc = parsed.doc;

@@ -125,7 +125,7 @@ export async function recentCrawlRuns(db: CrawlExecutor, limit = 5) {
   return db.select().from(crawlRuns).orderBy(desc(crawlRuns.id)).limit(limit);
 }
 
-/** Repositories whose last crawl failed, most recent first. */
+/** Repositories whose last crawl failed or found them gone, most recent first. */
 export async function failedRepositories(db: CrawlExecutor, limit = 20) {
   return db
     .select({
@@ -135,7 +135,9 @@ export async function failedRepositories(db: CrawlExecutor, limit = 20) {
       error: repositories.lastCrawlError,
     })
     .from(repositories)
-    .where(and(eq(repositories.lastCrawlOutcome, 'failed'), isNotNull(repositories.lastCrawledAt)))
+    .where(
+      and(inArray(repositories.lastCrawlOutcome, ['failed', 'gone']), isNotNull(repositories.lastCrawledAt)),
+    )
     .orderBy(desc(repositories.lastCrawledAt))
     .limit(limit);
 }

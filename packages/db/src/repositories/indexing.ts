@@ -62,8 +62,9 @@ export async function requestIndexing(
   name: string,
   origin: IndexRequestOrigin,
 ): Promise<{ id: number; created: boolean; runId: number | null; createdAt: Date }> {
+  // The common case under a burst is joining: one insert attempt and one update, and closing a finished
+  // request (then trying again) only when neither applies.
   for (let attempt = 0; attempt < 3; attempt++) {
-    await closeFinishedRequest(db, owner, name);
     const [inserted] = await db
       .insert(indexRequests)
       .values({ owner, name, origin })
@@ -73,10 +74,18 @@ export async function requestIndexing(
     const [joined] = await db
       .update(indexRequests)
       .set({ coalesced: sql`${indexRequests.coalesced} + 1` })
-      .where(and(requestNamed(owner, name), eq(indexRequests.state, 'open')))
+      .where(
+        and(
+          requestNamed(owner, name),
+          eq(indexRequests.state, 'open'),
+          sql`not exists (select 1 from ${crawlRuns} r where r.id = ${indexRequests.runId} and r.status <> 'running')`,
+          sql`(${indexRequests.runId} is not null or ${indexRequests.createdAt} >= now() - ${UNATTACHED_REQUEST_TTL})`,
+        ),
+      )
       .returning();
-    // The open request closed between the two statements: try again.
     if (joined) return { id: joined.id, created: false, runId: joined.runId, createdAt: joined.createdAt };
+    // The open request has finished: close it, then open a new one.
+    await closeFinishedRequest(db, owner, name);
   }
   throw new Error(`could not open an index request for ${owner}/${name}`);
 }

@@ -68,7 +68,8 @@ describe('crawler command line', () => {
   });
 
   it('status --repo shows the status, the listed skills and each problem', { timeout: 120_000 }, async () => {
-    const ok = await crawler(['status', '--repo', 'acme/ok']);
+    // As `npm run crawl -- status --repo owner/name` runs it.
+    const ok = await crawler(['crawl', 'status', '--repo', 'acme/ok']);
     expect(ok.code).toBe(0);
     expect(ok.stdout).toContain('acme/ok: indexed');
     expect(ok.stdout).toContain('gh:acme/ok/deploy');

@@ -3,67 +3,43 @@
  * over the GitHub stand-in (real git), a database of its own. Status, index requests (validation,
  * coalescing, the per-caller budget), on-demand gh: reads, and nothing crawled twice.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { type Crawler, createCrawler, settingsWith } from '@atskills/crawler';
 import { crawlReports, indexRequests, repositories } from '@atskills/db';
 import { eq, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commitToRepo, createRepo } from '../../../test/support/corpus.js';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
-import { type GithubStandin, startGithubStandin } from '../../../test/support/github-standin.js';
+import { commitToRepo } from '../../../test/support/corpus.js';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
+import { type CrawlingHub, skillFile, startCrawlingHub, until } from './support/crawling-hub.js';
 
-const skill = (name: string, description: string) =>
-  `---\nname: ${name}\ndescription: ${description}\n---\nSteps.\n`;
-
-let root: string;
-let standin: GithubStandin;
-let db: TestDatabase;
+let hub: CrawlingHub;
 let app: FastifyInstance;
-let crawler: Crawler;
+let db: CrawlingHub['db'];
+let standin: CrawlingHub['standin'];
+let crawler: CrawlingHub['crawler'];
 let lateWorkDir: string;
 
 beforeAll(async () => {
-  root = await mkdtemp(path.join(tmpdir(), 'atskills-indexing-'));
-  await createRepo(root, 'acme/kit', {
-    'deploy/SKILL.md': skill('deploy', 'Deploys the service.'),
-    'broken/SKILL.md': '---\nname: broken\ndescription: [unclosed\n---\nbody\n',
-    'nameless/SKILL.md': '---\ndescription: No name here.\n---\nbody\n',
-  });
-  await createRepo(root, 'acme/empty', { 'README.md': '# nothing to see\n' });
-  ({ workDir: lateWorkDir } = await createRepo(root, 'acme/late', {
-    'tools/lint/SKILL.md': skill('lint', 'Lints the code.'),
-  }));
-  await createRepo(root, 'acme/busy', { 'SKILL.md': skill('busy', 'A popular skill.') });
-  standin = await startGithubStandin({ reposRoot: root });
-  db = await createTestDatabase('indexing');
-  crawler = createCrawler({
-    db: db.db,
-    settings: settingsWith({
-      GITHUB_API_URL: standin.apiUrl,
-      GIT_BASE_URL: standin.gitUrl,
-      DATABASE_URL: db.url,
-      CRAWL_BACKOFF_MS: 100,
-    }),
-    logger: pino({ level: 'error' }),
-  });
-  app = await buildApp(
-    loadConfig({ LOG_LEVEL: 'silent', READ_CACHE_MB: '0', INDEX_REQUESTS_PER_MINUTE: '100000' }),
-    { database: db, queue: crawler },
+  hub = await startCrawlingHub(
+    'indexing',
+    {
+      'acme/kit': {
+        'deploy/SKILL.md': skillFile('deploy', 'Deploys the service.'),
+        'broken/SKILL.md': '---\nname: broken\ndescription: [unclosed\n---\nbody\n',
+        'nameless/SKILL.md': '---\ndescription: No name here.\n---\nbody\n',
+      },
+      'acme/empty': { 'README.md': '# nothing to see\n' },
+      'acme/late': { 'tools/lint/SKILL.md': skillFile('lint', 'Lints the code.') },
+      'acme/busy': { 'SKILL.md': skillFile('busy', 'A popular skill.') },
+    },
+    { INDEX_REQUESTS_PER_MINUTE: '100000' },
   );
+  ({ app, db, standin, crawler } = hub);
+  lateWorkDir = hub.workDirs.get('acme/late')!;
 }, 120_000);
 
 afterAll(async () => {
-  await app?.close();
-  await crawler?.close();
-  await db?.drop();
-  await standin?.close();
-  if (root) await rm(root, { recursive: true, force: true });
+  await hub?.close();
 });
 
 async function status(fullName: string) {
@@ -71,15 +47,11 @@ async function status(fullName: string) {
 }
 
 /** Polls the status until it is settled (indexed or failed). */
-async function settled(fullName: string, timeoutMs = 60_000) {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const s = await status(fullName);
-    if (s.status === 'indexed' || s.status === 'failed') return s;
-    if (Date.now() > until) throw new Error(`${fullName} still ${s.status}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const settled = (fullName: string) =>
+  until(
+    () => status(fullName),
+    (s) => s.status === 'indexed' || s.status === 'failed',
+  );
 
 const requestIndex = (repo: unknown, headers: Record<string, string> = {}) =>
   app.inject({ method: 'POST', url: '/v1/index-requests', payload: { repo }, headers });
@@ -258,7 +230,7 @@ describe('on-demand gh:', () => {
   });
 
   it('picks up a push: a re-requested repository is re-crawled', async () => {
-    await commitToRepo(lateWorkDir, { 'tools/fmt/SKILL.md': skill('fmt', 'Formats the code.') });
+    await commitToRepo(lateWorkDir, { 'tools/fmt/SKILL.md': skillFile('fmt', 'Formats the code.') });
     expect((await requestIndex('acme/late')).statusCode).toBe(202);
     await settled('acme/late');
     const s = await status('acme/late');

@@ -4,18 +4,11 @@
  * searchable within seconds, and the repository events (renamed, transferred, deleted, privatized,
  * publicized) with the 301s old identities answer on every read route.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { type Crawler, createCrawler, settingsWith } from '@atskills/crawler';
 import { skillRevisions, skills, webhookDeliveries } from '@atskills/db';
 import { eq, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commitToRepo, createRepo } from '../../../test/support/corpus.js';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
-import { type GithubStandin, startGithubStandin } from '../../../test/support/github-standin.js';
+import { commitToRepo } from '../../../test/support/corpus.js';
 import {
   pushPayload,
   repositoryPayload,
@@ -24,44 +17,33 @@ import {
 } from '../../../test/support/github-webhooks.js';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
+import { type CrawlingHub, skillFile, startCrawlingHub, until } from './support/crawling-hub.js';
 
 const SECRET = 'whsec-test-0123456789abcdef';
-const skill = (name: string, description: string) =>
-  `---\nname: ${name}\ndescription: ${description}\n---\nSteps.\n`;
+const skill = skillFile;
 
-let root: string;
-let standin: GithubStandin;
-let db: TestDatabase;
+let hub: CrawlingHub;
 let app: FastifyInstance;
-let crawler: Crawler;
+let db: CrawlingHub['db'];
+let standin: CrawlingHub['standin'];
+let crawler: CrawlingHub['crawler'];
 let opsWorkDir: string;
 
 beforeAll(async () => {
-  root = await mkdtemp(path.join(tmpdir(), 'atskills-webhooks-'));
-  ({ workDir: opsWorkDir } = await createRepo(root, 'acme/ops', {
-    'deploy/SKILL.md': skill('deploy', 'Deploys the service.'),
-    'rollback/SKILL.md': skill('rollback', 'Rolls back a release.'),
-  }));
-  await createRepo(root, 'acme/gone-soon', { 'SKILL.md': skill('gone-soon', 'Will be deleted.') });
-  await createRepo(root, 'acme/secretive', { 'SKILL.md': skill('secretive', 'Will go private.') });
-  standin = await startGithubStandin({ reposRoot: root });
-  db = await createTestDatabase('webhooks');
-  crawler = createCrawler({
-    db: db.db,
-    settings: settingsWith({
-      GITHUB_API_URL: standin.apiUrl,
-      GIT_BASE_URL: standin.gitUrl,
-      DATABASE_URL: db.url,
-    }),
-    logger: pino({ level: 'error' }),
-  });
-  app = await buildApp(
-    loadConfig({ LOG_LEVEL: 'silent', READ_CACHE_MB: '0', GITHUB_WEBHOOK_SECRET: SECRET }),
+  hub = await startCrawlingHub(
+    'webhooks',
     {
-      database: db,
-      queue: crawler,
+      'acme/ops': {
+        'deploy/SKILL.md': skill('deploy', 'Deploys the service.'),
+        'rollback/SKILL.md': skill('rollback', 'Rolls back a release.'),
+      },
+      'acme/gone-soon': { 'SKILL.md': skill('gone-soon', 'Will be deleted.') },
+      'acme/secretive': { 'SKILL.md': skill('secretive', 'Will go private.') },
     },
+    { GITHUB_WEBHOOK_SECRET: SECRET },
   );
+  ({ app, db, standin, crawler } = hub);
+  opsWorkDir = hub.workDirs.get('acme/ops')!;
   const runId = await crawler.startRun({
     kind: 'repos',
     source: { kind: 'repos', repos: ['acme/ops', 'acme/gone-soon', 'acme/secretive'] },
@@ -70,11 +52,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await app?.close();
-  await crawler?.close();
-  await db?.drop();
-  await standin?.close();
-  if (root) await rm(root, { recursive: true, force: true });
+  await hub?.close();
 });
 
 function deliver(event: string, payload: unknown, options: Parameters<typeof webhookRequest>[3] = {}) {
@@ -83,16 +61,6 @@ function deliver(event: string, payload: unknown, options: Parameters<typeof web
 }
 
 const deliveries = async () => (await db.db.select().from(webhookDeliveries)).length;
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > end) throw new Error(`timed out; last value ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('verification', () => {
   it('answers 401 to a missing, wrong or stale signature and records nothing', async () => {

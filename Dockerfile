@@ -13,6 +13,7 @@ FROM base AS manifests
 COPY package.json package-lock.json ./
 COPY packages/protocol/package.json packages/protocol/
 COPY packages/db/package.json packages/db/
+COPY packages/github-auth/package.json packages/github-auth/
 COPY apps/api/package.json apps/api/
 COPY packages/queue/package.json packages/queue/
 COPY packages/crawler/package.json packages/crawler/

@@ -19,6 +19,7 @@ if (!process.execArgv.includes(sourceCondition) && !process.env.NODE_OPTIONS?.in
 
 const benchmarks: Record<string, () => Promise<{ run(args: string[]): Promise<void> }>> = {
   corpus: () => import('./corpus/command.js'),
+  load: () => import('./corpus/load.js'),
   crawl: () => import('./crawl/command.js'),
   search: () => import('./search/command.js'),
   probe: () => import('./probe/command.js'),
@@ -26,6 +27,7 @@ const benchmarks: Record<string, () => Promise<{ run(args: string[]): Promise<vo
   'cold-resolve': () => import('./cold-resolve/command.js'),
   memory: () => import('./memory/command.js'),
   client: () => import('./client/command.js'),
+  relevance: () => import('./relevance/command.js'),
 };
 
 const [name, ...rest] = process.argv.slice(2);

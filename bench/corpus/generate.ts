@@ -22,6 +22,11 @@ export interface GenerateOptions {
   descriptionMedian: number;
   bodyMedianWords: number;
   outDir: string;
+  /**
+   * Instead of writing a bare git repository per repository, hand its files here (`bench -- load` writes
+   * them straight into the index tables; the crawl itself is benchmarked separately).
+   */
+  onRepo?: (repo: GeneratedRepo, files: Map<string, string>) => Promise<void>;
 }
 
 export interface GeneratedRepo {
@@ -219,12 +224,7 @@ export async function generateCorpus(fit: CorpusFit, opts: GenerateOptions): Pro
     }
     const pushedAt = new Date(Date.UTC(2026, 0, 1) + rng.int(0, 300) * 86_400_000).toISOString();
     const totalBytes = [...files.values()].reduce((s, c) => s + Buffer.byteLength(c), 0);
-    const write = writeBareRepo(path.join(reposRoot, owner, `${repo}.git`), files, pushedAt).finally(() =>
-      pending.delete(write),
-    );
-    pending.add(write);
-    if (pending.size >= 2) await Promise.race(pending);
-    repos.push({
+    const generated: GeneratedRepo = {
       owner,
       repo,
       defaultBranch: 'main',
@@ -235,7 +235,16 @@ export async function generateCorpus(fit: CorpusFit, opts: GenerateOptions): Pro
       skills: skillFolders.sort(),
       skillFolderBytes,
       totalBytes,
-    });
+    };
+    if (opts.onRepo) await opts.onRepo(generated, files);
+    else {
+      const write = writeBareRepo(path.join(reposRoot, owner, `${repo}.git`), files, pushedAt).finally(() =>
+        pending.delete(write),
+      );
+      pending.add(write);
+      if (pending.size >= 2) await Promise.race(pending);
+    }
+    repos.push(generated);
     if ((i + 1) % 100 === 0) console.error(`generated ${i + 1}/${counts.length} repositories`);
   }
   await Promise.all(pending);

@@ -9,6 +9,8 @@ export function startApi(databaseUrl: string, extraEnv: Record<string, string> =
     LOG_LEVEL: 'warn',
     // 600 requests a minute per client is a production guard; a load test from one address would hit it.
     RATE_LIMIT_MAX: '0',
+    // The search benchmark reads the read-cache counters from /metrics.
+    METRICS_PUBLIC: 'true',
     RECRAWL_TICK_MS: '0',
     REDIS_URL: '',
     ATSKILLS_DATA_DIR: path.join(repoRoot, 'bench', 'work', 'hub-data'),

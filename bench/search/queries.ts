@@ -6,7 +6,7 @@
 import pg from 'pg';
 import { Rng } from '../lib/rng.js';
 
-export type QueryKind = 'exact' | 'prefix' | 'typo' | 'multi-word' | 'rare' | 'common';
+export type QueryKind = 'exact' | 'prefix' | 'typo' | 'multi-word' | 'rare' | 'common' | 'relevance';
 
 export interface BenchQuery {
   kind: QueryKind;
@@ -89,6 +89,8 @@ export async function buildQueries(databaseUrl: string, seed = 1, total = 300): 
         case 'common':
           q = rng.pick(common);
           break;
+        default:
+          q = name;
       }
       out.push({ kind, q });
     }

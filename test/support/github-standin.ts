@@ -16,6 +16,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { components } from '@octokit/openapi-types';
 import { type GitServer, startGitServer } from './git-server.js';
+import type { PrivateGithub } from './github-private.js';
 
 const run = promisify(execFile);
 
@@ -113,6 +114,8 @@ export interface GithubStandinOptions {
   gitPort?: number;
   /** Results a search query can reach (GitHub: 1,000); tests of small corpora may lower it. */
   searchResultCap?: number;
+  /** Private repositories, tokens and the GitHub App (test/support/github-private.ts); none by default. */
+  private?: PrivateGithub;
 }
 
 export interface RateLimitAnswer {
@@ -182,7 +185,12 @@ async function gitIn(dir: string, args: string[]): Promise<string> {
 
 /** Starts the stand-in (REST API and git server). */
 export async function startGithubStandin(options: GithubStandinOptions): Promise<GithubStandin> {
-  const git = await startGitServer({ root: options.reposRoot, port: 0 });
+  const privateSide = options.private;
+  const git = await startGitServer({
+    root: options.reposRoot,
+    port: 0,
+    ...(privateSide ? { authorize: (repo, auth) => privateSide.gitVerdict(repo, auth) } : {}),
+  });
   const gitProxy = await startGitFaultProxy(git.baseUrl, options.gitPort ?? 0);
   const apiLog: ApiRequestLog[] = [];
   const overrides = new Map<string, Partial<RepositoryAnswer>>();
@@ -243,7 +251,7 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
       name,
       full_name: fullName,
       owner: { login: owner, id: stableNumber(owner.toLowerCase(), 1_000_000_000), type: 'Organization' },
-      private: false,
+      private: privateSide?.isPrivate(fullName) ?? false,
       html_url: `${gitProxy.baseUrl}/${fullName}`,
       description: null,
       fork: false,
@@ -261,7 +269,7 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
       pushed_at: pushed || '2026-01-01T00:00:00Z',
       created_at: '2025-01-01T00:00:00Z',
       updated_at: pushed || '2026-01-01T00:00:00Z',
-      visibility: 'public',
+      visibility: privateSide?.isPrivate(fullName) ? 'private' : 'public',
       size: 0,
     };
     return { answer: { ...answer, ...overrides.get(fullName.toLowerCase()) }, head };
@@ -388,7 +396,10 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
    * (required), `size:` (N, N..M, >N, >=N, <N, <=N: bytes), `path:` (a folder prefix, `/` for the root),
    * `user:`/`org:`/`repo:`. A string is a validation failure.
    */
-  async function codeSearchItems(q: string): Promise<CodeSearchItem[] | string> {
+  async function codeSearchItems(
+    q: string,
+    readable: (fullName: string) => boolean,
+  ): Promise<CodeSearchItem[] | string> {
     if (!/(^|\s)filename:skill\.md(\s|$)/i.test(q)) return 'this stand-in only answers filename:SKILL.md';
     const size = /(?:^|\s)size:(\S+)/.exec(q)?.[1];
     const inSize = size ? sizeFilter(size) : () => true;
@@ -398,6 +409,7 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
     const repoName = /(?:^|\s)repo:(\S+)/.exec(q)?.[1]?.toLowerCase();
     const items: CodeSearchItem[] = [];
     for (const name of await listBareRepos(options.reposRoot)) {
+      if (!readable(name)) continue;
       if (owner && name.split('/')[0]!.toLowerCase() !== owner) continue;
       if (repoName && name.toLowerCase() !== repoName) continue;
       const repo = minimal((await repositoryAnswer(name)).answer);
@@ -419,11 +431,15 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
   }
 
   /** Repository search by `topic:` (the topics set with setMetadata). */
-  async function repositorySearchItems(q: string): Promise<MinimalRepository[] | string> {
+  async function repositorySearchItems(
+    q: string,
+    readable: (fullName: string) => boolean,
+  ): Promise<MinimalRepository[] | string> {
     const topics = [...q.matchAll(/(?:^|\s)topic:(\S+)/g)].map((m) => m[1]!.toLowerCase());
     if (topics.length === 0) return 'this stand-in only answers topic: queries';
     const out: MinimalRepository[] = [];
     for (const name of await listBareRepos(options.reposRoot)) {
+      if (!readable(name)) continue;
       const { answer } = await repositoryAnswer(name);
       const held = new Set((answer.topics ?? []).map((t) => t.toLowerCase()));
       if (topics.every((t) => held.has(t))) out.push(minimal(answer));
@@ -462,6 +478,26 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
       );
     }
     const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+    const authorization = req.headers.authorization;
+    if (privateSide) {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const app = privateSide.handleAppRoute(
+        req.method ?? 'GET',
+        parts,
+        authorization,
+        Buffer.concat(chunks).toString('utf8'),
+      );
+      if (app) return send(res, entry, app.status, app.body);
+      if (privateSide.badCredentials(authorization)) {
+        return send(res, entry, 401, {
+          message: 'Bad credentials',
+          documentation_url: 'https://docs.github.com/rest',
+        });
+      }
+    }
+    // Private repositories are invisible without credentials that cover them, exactly like missing ones.
+    const readable = (fullName: string) => privateSide?.canRead(fullName, authorization) ?? true;
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, entry, 404, { message: 'Not Found' });
 
     if (parts[0] === 'rate_limit' && parts.length === 1) {
@@ -481,7 +517,7 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
       const found = await findRepo(parts[1]!, parts[2]!);
       const movedTo = found ? undefined : renames.get(`${parts[1]}/${parts[2]}`.toLowerCase());
       if (movedTo) return sendMoved(res, entry, movedTo);
-      if (!found)
+      if (!found || !readable(found))
         return send(res, entry, 404, {
           message: 'Not Found',
           documentation_url: 'https://docs.github.com/rest/repos/repos#get-a-repository',
@@ -491,7 +527,7 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
     if ((parts[0] === 'orgs' || parts[0] === 'users') && parts[2] === 'repos' && parts.length === 3) {
       const owner = parts[1]!.toLowerCase();
       const names = (await listBareRepos(options.reposRoot)).filter(
-        (r) => r.split('/')[0]!.toLowerCase() === owner,
+        (r) => r.split('/')[0]!.toLowerCase() === owner && readable(r),
       );
       if (names.length === 0) return send(res, entry, 404, { message: 'Not Found' });
       const repos = await Promise.all(names.map(async (n) => minimal((await repositoryAnswer(n)).answer)));
@@ -500,7 +536,8 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
     }
     if (parts[0] === 'search' && (parts[1] === 'code' || parts[1] === 'repositories') && parts.length === 2) {
       const q = url.searchParams.get('q') ?? '';
-      const items = parts[1] === 'code' ? await codeSearchItems(q) : await repositorySearchItems(q);
+      const items =
+        parts[1] === 'code' ? await codeSearchItems(q, readable) : await repositorySearchItems(q, readable);
       if (typeof items === 'string') {
         return send(res, entry, 422, { message: 'Validation Failed', errors: [{ message: items }] });
       }

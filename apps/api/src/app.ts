@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DatabaseHandle } from '@atskills/db';
+import { LinkAccess } from '@atskills/github-auth';
 import type { CrawlControl } from '@atskills/queue';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
@@ -21,15 +22,19 @@ import searchPlugin from './plugins/search.js';
 import viewerPlugin from './plugins/viewer.js';
 import { problem } from './problems.js';
 import adminRoutes from './routes/admin/index.js';
+import agentRoutes from './routes/agents/index.js';
 import apiCompatRoutes from './routes/api-compat.js';
 import openapiRoutes from './routes/openapi.js';
 import searchRoutes from './routes/search.js';
 import collectionsRoutes from './routes/v1/collections/index.js';
 import v1Routes from './routes/v1/index.js';
+import linksRoutes from './routes/v1/teams/links.js';
 import webRoutes from './routes/web.js';
 import { loggerOptions } from './runtime/logging.js';
 import opsPlugin, { type OpsDeps } from './runtime/ops-plugin.js';
 import type { SearchEngine } from './search/engine.js';
+import { DEFAULT_CLIENT_PACKAGE_DIR } from './services/client-package.js';
+import type { LinkIndexQueue } from './services/links/links.js';
 
 /** What buildApp can be handed instead of building it from the config (tests, the CLI, benchmarks). */
 export interface AppDeps {
@@ -47,6 +52,12 @@ export interface AppDeps {
   metrics?: HubMetrics;
   /** Readiness checks, rate limit, CORS, queue dashboard (runtime/ops-plugin.ts). */
   ops?: OpsDeps;
+  /** Where link indexes go; default: the crawl queue's link queue (none without a queue). */
+  linkQueue?: LinkIndexQueue;
+  /** Credentials of linked repositories; default: built from the configuration. */
+  linkAccess?: LinkAccess;
+  /** The bundled client package served at /cli/atskills.tgz; default: apps/cli/dist/package. */
+  clientPackageDir?: string;
 }
 
 declare module 'fastify' {
@@ -55,6 +66,8 @@ declare module 'fastify' {
     clock: () => Date;
     /** Null on an instance without a crawl queue (the ops routes then answer 503). */
     queue: CrawlControl | null;
+    linkAccess: LinkAccess;
+    linkQueue: LinkIndexQueue | null;
   }
 }
 
@@ -63,6 +76,9 @@ export type App = FastifyInstance;
 
 // Routes whose path carries an identity: a malformed URL there is a bad identity.
 const IDENTITY_ROUTES = /^\/(v1\/(skills|archive|files)|api\/skills)\//;
+
+// A NUL, raw or percent-encoded, anywhere in the path or query.
+const NUL_IN_URL = /%00|\u0000/i;
 
 // An incoming X-Request-Id is kept when it looks like an id (so logs join up across proxies), else replaced.
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -100,8 +116,30 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
   app.decorate('config', config);
   app.decorate('clock', deps.clock ?? (() => new Date()));
   app.decorate('queue', deps.queue ?? null);
+  app.decorate('linkAccess', deps.linkAccess ?? new LinkAccess(config.github.auth, config.github.apiUrl));
+  const crawl = deps.queue;
+  app.decorate(
+    'linkQueue',
+    deps.linkQueue ??
+      (crawl ? { enqueue: (linkId, options) => crawl.enqueueLinkIndex(linkId, options) } : null),
+  );
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+  });
+  // A NUL can never be part of a name, identity, query or cursor, and Postgres refuses it in text (it would
+  // surface as a 500 from whichever query meets it first): refuse it once, for every route, before routing.
+  app.addHook('onRequest', async (request) => {
+    if (!NUL_IN_URL.test(request.url)) return;
+    const [path = ''] = request.url.split('?');
+    // In an identity it is the core's control-character refusal, as its parser would answer.
+    if (IDENTITY_ROUTES.test(path) && NUL_IN_URL.test(path)) {
+      throw problem('bad-identity', 'The identity holds a control character.', {
+        reason: 'control-char',
+      });
+    }
+    throw problem('bad-request', 'The URL holds a NUL character (%00), which no parameter may contain.', {
+      reason: 'nul-character',
+    });
   });
 
   await app.register(errorsPlugin);
@@ -123,6 +161,10 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
         { name: 'index', description: 'Crawl reports and corpus statistics' },
         { name: 'teams', description: 'Publishing collections (SPEC 2.3)' },
         { name: 'admin', description: 'Users, teams, members, tokens and the audit log' },
+        {
+          name: 'agents',
+          description: 'SKILLS.md, llms.txt, the MCP server and the installable client (SPEC 2.5)',
+        },
       ],
     },
     transform: openapiTransform,
@@ -140,8 +182,10 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
   await app.register(searchRoutes);
   await app.register(v1Routes, { prefix: '/v1' });
   await app.register(collectionsRoutes, { prefix: '/v1' });
+  await app.register(linksRoutes, { prefix: '/v1' });
   await app.register(adminRoutes, { prefix: '/admin' });
   await app.register(apiCompatRoutes, { prefix: '/api' });
+  await app.register(agentRoutes, { clientPackageDir: deps.clientPackageDir ?? DEFAULT_CLIENT_PACKAGE_DIR });
   await app.register(webRoutes);
 
   await app.ready();

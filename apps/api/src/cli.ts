@@ -3,11 +3,21 @@
  * It talks to the database directly (DATABASE_URL, else the embedded database under ATSKILLS_DATA_DIR),
  * applies pending migrations first so it can bootstrap a brand-new hub, and acts as the operator.
  */
+import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { connectDatabase, type DatabaseHandle, migrate } from '@atskills/db';
+import {
+  connectDatabase,
+  type DatabaseHandle,
+  EmbeddedDatabaseBusy,
+  migrate,
+  readEmbeddedLock,
+} from '@atskills/db';
+import { TokenKeyring } from '@atskills/github-auth';
 import { Command, CommanderError, Option } from 'commander';
 import { loadConfig } from './config.js';
 import { isHttpProblem } from './problems.js';
+import { forwardCli } from './runtime/admin-socket.js';
+import { describeStartupError } from './runtime/startup-errors.js';
 import {
   type ActionContext,
   auditLogOf,
@@ -22,6 +32,7 @@ import {
   teamMembers,
   userTokens,
 } from './services/auth/accounts.js';
+import { rotateLinkTokens } from './services/links/links.js';
 
 /** Where the CLI writes, and what it runs against (tests pass their own). */
 export interface CliIo {
@@ -37,6 +48,21 @@ export interface CliIo {
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   let handle = io.database;
   let owned = false;
+  // An embedded database belongs to one process: while a hub runs on it, the hub runs the command.
+  if (!handle && argv[0] === 'admin' && !argv.includes('--help') && !argv.includes('-h')) {
+    const config = loadConfig(io.env ?? process.env);
+    const owner = config.databaseUrl ? undefined : readEmbeddedLock(path.join(config.dataDir, 'db'));
+    if (owner?.kind === 'hub' && owner.adminSocket) {
+      const answer = await forwardCli(owner.adminSocket, argv);
+      if (answer.stdout) io.stdout(answer.stdout);
+      if (answer.stderr) io.stderr(answer.stderr);
+      return answer.code;
+    }
+    if (owner) {
+      io.stderr(`error: ${new EmbeddedDatabaseBusy(path.resolve(config.dataDir, 'db'), owner).message}\n`);
+      return 1;
+    }
+  }
   const db = async () => {
     if (!handle) {
       const config = loadConfig(io.env ?? process.env);
@@ -44,6 +70,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         url: config.databaseUrl,
         embeddedDir: `${config.dataDir}/db`,
         applicationName: 'atskills-hub-cli',
+        owner: 'cli',
       });
       owned = true;
       await migrate(handle);
@@ -214,6 +241,21 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       );
     });
 
+  admin
+    .command('rotate-link-keys')
+    .description('Re-seal every linked token with the first key of LINK_TOKEN_KEYS (then drop the old keys)')
+    .addOption(json())
+    .action(async (o: { json?: boolean }) => {
+      const config = loadConfig(io.env ?? process.env);
+      const keyring = new TokenKeyring(config.github.auth.tokenKeys);
+      const resealed = await rotateLinkTokens(await db(), keyring);
+      print(
+        !!o.json,
+        { resealed, keyId: keyring.currentKeyId },
+        `re-sealed ${resealed} token(s) with key ${keyring.currentKeyId}`,
+      );
+    });
+
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;
@@ -226,6 +268,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     }
     if (isHttpProblem(err)) {
       io.stderr(`error (${err.code}): ${err.detail ?? err.message}\n`);
+      return 1;
+    }
+    if (err instanceof EmbeddedDatabaseBusy) {
+      io.stderr(`error: ${err.message}\n`);
       return 1;
     }
     throw err;
@@ -242,7 +288,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   }).then(
     (code) => process.exit(code),
     (err) => {
-      console.error(err instanceof Error ? err.message : err);
+      // One line that says what went wrong, never a stack trace.
+      console.error(`error: ${describeStartupError(err)}`);
       process.exit(1);
     },
   );

@@ -1,3 +1,4 @@
+import { GithubAuthEnvSchema, type GithubAuthSettings, loadGithubAuthSettings } from '@atskills/github-auth';
 import { z } from 'zod';
 import { DEFAULT_PUBLISH_LIMITS, type PublishLimits } from './services/publish/limits.js';
 
@@ -50,10 +51,24 @@ const EnvSchema = z.object({
     .pipe(z.string().min(16, 'use at least 16 characters').optional()),
   /** Index requests (POST /v1/index-requests and on-demand gh: reads) per caller per minute. */
   INDEX_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).default(30),
+  /** Search engine without MEILI_URL: the in-memory index (Postgres answers while it builds), or Postgres alone. */
+  SEARCH_ENGINE: z.enum(['memory', 'postgres']).default('memory'),
+  /** Memory budget of the in-memory search index, MiB; over it the hub answers from Postgres. */
+  SEARCH_INDEX_MB: z.coerce.number().int().min(16).max(65536).default(2048),
+  /** Failed authentications (bad, unknown, revoked or expired tokens) per client address per minute; 0 = off. */
+  AUTH_FAILURES_MAX: z.coerce.number().int().min(0).default(20),
+  /** Archives built at once (each holds one skill's files in memory); more wait, then get 503. */
+  ARCHIVE_BUILDS: z.coerce.number().int().min(1).max(64).default(2),
+  /** Memory for built archives kept per revision (they are deterministic), MiB; 0 turns the cache off. */
+  ARCHIVE_CACHE_MB: z.coerce.number().min(0).max(65536).default(64),
   TRUST_PROXY: z
     .enum(['true', 'false', '1', '0'])
     .default('false')
     .transform((v) => v === 'true' || v === '1'),
+  /** GitHub's REST base (also the crawler's): linking checks credentials against it. */
+  GITHUB_API_URL: z.url().default('https://api.github.com'),
+  /** The GitHub App and the token keys of linked repositories (@atskills/github-auth). */
+  ...GithubAuthEnvSchema.shape,
 });
 
 /** Every environment variable the app reads (.env.example and docker-compose.yml are checked against it). */
@@ -75,9 +90,20 @@ export interface AppConfig {
   readonly trustProxy: boolean;
   /** Bytes of the read cache (services/read-cache.ts); 0 when off. */
   readonly readCacheBytes: number;
+  /** The engine used when MEILI_URL is not set. */
+  readonly searchEngine: 'memory' | 'postgres';
+  /** Bytes the in-memory search index may hold. */
+  readonly searchIndexBytes: number;
   readonly publishLimits: Readonly<PublishLimits>;
   readonly githubWebhookSecret: string | undefined;
   readonly indexRequestsPerMinute: number;
+  /** Failed authentications allowed per client address per minute (0: unlimited). */
+  readonly authFailuresMax: number;
+  /** Archive builds at once, and bytes of built archives kept in memory. */
+  readonly archiveBuilds: number;
+  readonly archiveCacheBytes: number;
+  /** Linked GitHub repositories: the REST base, the App (if registered) and the token keys. */
+  readonly github: { readonly apiUrl: string; readonly auth: GithubAuthSettings };
 }
 
 /** A configuration variable with a bad value; the message names the variable. */
@@ -96,6 +122,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration: ${lines.join('; ')}`);
   }
   const e = parsed.data;
+  let githubAuth: GithubAuthSettings;
+  try {
+    githubAuth = loadGithubAuthSettings(env);
+  } catch (error) {
+    throw new ConfigError(`Invalid configuration: ${(error as Error).message}`);
+  }
   return Object.freeze({
     host: e.HOST,
     port: e.PORT,
@@ -115,6 +147,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     githubWebhookSecret: e.GITHUB_WEBHOOK_SECRET,
     indexRequestsPerMinute: e.INDEX_REQUESTS_PER_MINUTE,
     readCacheBytes: Math.floor(e.READ_CACHE_MB * 1024 * 1024),
+    searchEngine: e.SEARCH_ENGINE,
+    searchIndexBytes: e.SEARCH_INDEX_MB * 1024 * 1024,
+    authFailuresMax: e.AUTH_FAILURES_MAX,
+    archiveBuilds: e.ARCHIVE_BUILDS,
+    archiveCacheBytes: Math.floor(e.ARCHIVE_CACHE_MB * 1024 * 1024),
     publishLimits: Object.freeze({
       ...DEFAULT_PUBLISH_LIMITS,
       maxCompressedBytes: e.PUBLISH_MAX_ARCHIVE_BYTES,
@@ -122,5 +159,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxFiles: e.PUBLISH_MAX_FILES,
       maxSkills: e.PUBLISH_MAX_SKILLS,
     }),
+    github: Object.freeze({ apiUrl: e.GITHUB_API_URL, auth: githubAuth }),
   });
 }

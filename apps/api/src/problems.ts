@@ -49,6 +49,10 @@ export const PROBLEMS = {
   'too-many-skills': { status: 413, title: 'Too many skills in collection' },
   'no-skills': { status: 422, title: 'No skills in archive' },
   'invalid-skill': { status: 422, title: 'Invalid skill' },
+  // Linked GitHub repositories (teams).
+  'collection-linked': { status: 409, title: 'Collection is linked to a GitHub repository' },
+  'link-credential-refused': { status: 422, title: 'GitHub refused the credential' },
+  'link-not-configured': { status: 422, title: 'Linking with this credential is not configured' },
   // Server side.
   internal: { status: 500, title: 'Internal server error' },
   unavailable: { status: 503, title: 'Service unavailable' },

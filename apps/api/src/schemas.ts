@@ -39,6 +39,10 @@ export type SearchHitResponse = z.infer<typeof SearchHitResponse>;
 export const SearchPageResponse = z.object({
   results: z.array(SearchHitResponse),
   nextCursor: z.string().nullable(),
+  /** Query words read as another word of the index: `{ "kubernets": "kubernetes" }`. */
+  corrected: z.record(z.string(), z.string()).optional(),
+  /** Query words that took no part: stop words, words no skill holds, words past the 16th. */
+  ignored: z.array(z.string()).optional(),
 });
 export type SearchPageResponse = z.infer<typeof SearchPageResponse>;
 

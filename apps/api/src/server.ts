@@ -1,13 +1,14 @@
-import { ConfigError } from './config.js';
 import { type RunningHub, startHub } from './runtime/start.js';
+import { describeStartupError } from './runtime/startup-errors.js';
 
 // Only this file listens (through runtime/start.ts) and handles signals; buildApp builds the same app for tests.
 let hub: RunningHub;
 try {
   hub = await startHub({ env: process.env, argv: process.argv.slice(2) });
 } catch (err) {
-  if (err instanceof ConfigError) console.error(err.message);
-  else console.error(err);
+  // One line saying what to do (port in use, database unreachable, bad setting, data folder in use).
+  console.error(`error: ${describeStartupError(err, process.env)}`);
+  if (process.env.LOG_LEVEL === 'debug' || process.env.LOG_LEVEL === 'trace') console.error(err);
   process.exit(1);
 }
 

@@ -4,18 +4,17 @@
  * gh: mirror. (The other API tests seed rows directly, which is faster; this one proves both agree.)
  */
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createCrawler, settingsWith } from '@atskills/crawler';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCliCaptured } from '../../../test/support/cli.js';
 import { buildCorpusRepos, corpusReposDir } from '../../../test/support/corpus.js';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
 import { type GithubStandin, startGithubStandin } from '../../../test/support/github-standin.js';
-import { settingsWith } from '../../crawler/src/config.js';
-import { createCrawler } from '../../crawler/src/crawler.js';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 
@@ -48,7 +47,7 @@ beforeAll(async () => {
   } finally {
     await crawler.close();
   }
-  app = await buildApp(loadConfig({ LOG_LEVEL: 'silent' }), { database: db });
+  app = await buildApp(loadConfig({ LOG_LEVEL: 'silent', SEARCH_ENGINE: 'postgres' }), { database: db });
   await app.listen({ host: '127.0.0.1', port: 0 });
   dir = await mkdtemp(path.join(tmpdir(), 'atskills-crawled-'));
 }, 300_000);
@@ -118,5 +117,33 @@ describe('the API over a crawled index', () => {
     });
     expect(second.code, second.stderr).toBe(0);
     expect(statuses).toEqual([304]);
+  });
+
+  it('outdated compares a gh: copy saved over git with the crawled index by the folder tree', async () => {
+    const project = path.join(dir, 'outdated-project');
+    const env = {
+      PATH: process.env.PATH,
+      HOME: dir,
+      XDG_CONFIG_HOME: path.join(dir, 'config'),
+      ATSKILLS_CACHE: path.join(dir, 'git-cache'),
+      ATSKILLS_HUB: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`,
+      ATSKILLS_GIT_BASE: standin.gitUrl,
+    };
+    await mkdir(path.join(project, '.atskills'), { recursive: true });
+    const saved = await runCliCaptured(['save', 'gh:anthropics/skills/skills/skill-creator'], {
+      cwd: project,
+      env,
+    });
+    expect(saved.code, saved.stderr).toBe(0);
+    const outdated = await runCliCaptured(['outdated', '--json'], { cwd: project, env });
+    expect(outdated.code, outdated.stdout).toBe(0);
+    // The client's content key (git sub-tree sha) is the crawler's revision: the hub answers, no git call.
+    expect(JSON.parse(outdated.stdout).items).toEqual([
+      expect.objectContaining({
+        identity: 'gh:anthropics/skills/skills/skill-creator',
+        status: 'up-to-date',
+        via: 'hub',
+      }),
+    ]);
   });
 });

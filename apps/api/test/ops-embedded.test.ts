@@ -56,6 +56,8 @@ describe('embedded mode from a clean folder', () => {
           HOST: '127.0.0.1',
           PORT: '0',
           LOG_LEVEL: 'info',
+          // The Prometheus series are checked anonymously below (by default only administrators see them).
+          METRICS_PUBLIC: 'true',
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       },

@@ -30,13 +30,16 @@ async function opsApp(options: { rateLimitMax?: number; redis?: Redis } = {}): P
   app.decorateRequest('viewer', null as unknown as Viewer);
   app.addHook('onRequest', async (request) => {
     const admin = request.headers['x-test-viewer'] === 'admin';
+    const teamOwner = request.headers['x-test-viewer'] === 'team-owner';
     const member = request.headers['x-test-viewer'] === 'member';
     request.viewer = {
-      userId: admin || member ? 1 : null,
-      isAdmin: false,
-      scopes: admin ? ['read', 'admin'] : [],
+      userId: admin || member || teamOwner ? 1 : null,
+      // A team owner holds an admin-scoped token without being a hub administrator.
+      isAdmin: admin,
+      scopes: admin || teamOwner ? ['read', 'admin'] : [],
       readableNamespaces: [],
-      tokenId: null,
+      // A token the (stand-in) auth verified: its id keys the rate-limit bucket.
+      tokenId: request.headers['x-test-token-id'] ? Number(request.headers['x-test-token-id']) : null,
     };
   });
   await app.register(metricsPlugin);
@@ -227,9 +230,12 @@ describe('rate limit', () => {
       expect(limited.headers['ratelimit-remaining']).toBe('0');
       expect(limited.headers['content-type']).toContain('application/problem+json');
       expect(limited.json()).toMatchObject({ status: 429, code: 'rate-limited', limit: 2 });
-      // A token counts on its own, whatever IP it comes from.
-      const withToken = await app.inject({ url: '/things/a', headers: { authorization: 'Bearer ask_one' } });
+      // A verified token counts on its own, whatever IP it comes from; an unverified bearer string does not
+      // get a bucket of its own (it counts against its IP).
+      const withToken = await app.inject({ url: '/things/a', headers: { 'x-test-token-id': '7' } });
       expect(withToken.statusCode).toBe(200);
+      const madeUp = await app.inject({ url: '/things/a', headers: { authorization: 'Bearer ask_one' } });
+      expect(madeUp.statusCode).toBe(429);
       // Probes are never limited.
       expect((await app.inject('/healthz')).statusCode).toBe(200);
       expect((await app.inject('/metrics')).statusCode).toBe(200);
@@ -244,11 +250,13 @@ describe('rate limit', () => {
     const one = await opsApp({ rateLimitMax: 2, redis });
     const two = await opsApp({ rateLimitMax: 2, redis });
     try {
-      const headers = { authorization: `Bearer ${token}` };
+      // A token id of its own per run: the counters live in the shared Redis.
+      const tokenId = String(1_000_000 + randomBytes(3).readUIntBE(0, 3));
+      const headers = { authorization: `Bearer ${token}`, 'x-test-token-id': tokenId };
       expect((await one.inject({ url: '/things/a', headers })).statusCode).toBe(200);
       expect((await two.inject({ url: '/things/a', headers })).statusCode).toBe(200);
       expect((await one.inject({ url: '/things/a', headers })).statusCode).toBe(429);
-      // The token itself never reaches Redis, only its hash.
+      // The token itself never reaches Redis, only its id.
       expect(await redis.keys(`*${token}*`)).toEqual([]);
     } finally {
       await one.close();
@@ -282,6 +290,15 @@ describe('queue dashboard', () => {
     });
     expect(member.statusCode).toBe(403);
     expect(member.json()).toMatchObject({ code: 'forbidden' });
+    // An admin-scoped token of someone who is not a hub administrator (a team owner) may not pause the
+    // queues or add jobs: the same rule as POST /v1/crawls.
+    const pause = await app.inject({
+      method: 'PUT',
+      url: '/admin/queues/api/queues/pause',
+      headers: { 'x-test-viewer': 'team-owner' },
+    });
+    expect(pause.statusCode).toBe(403);
+    expect(await queue.isPaused()).toBe(false);
   });
 
   it('serves the dashboard and its queue list to an admin token', async () => {

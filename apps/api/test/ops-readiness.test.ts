@@ -61,10 +61,13 @@ describe('readiness follows the database and the queue', () => {
     redis = new Redis(redisProxy.rewrite(realRedis), { maxRetriesPerRequest: 1, connectTimeout: 1_000 });
     redis.on('error', () => {});
     close.push(async () => redis.disconnect());
-    app = await buildApp(loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: database.url }), {
-      database: handle,
-      ops: { redis },
-    });
+    app = await buildApp(
+      loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: database.url, SEARCH_ENGINE: 'postgres' }),
+      {
+        database: handle,
+        ops: { redis },
+      },
+    );
     close.push(() => app.close());
   });
 

@@ -123,6 +123,25 @@ describe('read cache', () => {
     expect(headAfter.headers.etag).toBe(changed.headers.etag);
   });
 
+  it('answers unchanged batch items from the cached revisions, and sees a change at once', async () => {
+    const identity = 'gh:acme/kit/beta';
+    const etag = String((await hub.app.inject({ url: `/v1/skills/${identity}` })).headers.etag);
+    const revision = etag.replace(/"/g, '');
+    const resolve = () =>
+      hub.app.inject({ method: 'POST', url: '/v1/resolve', payload: { items: [{ identity, revision }] } });
+    expect((await resolve()).json().items[0]).toMatchObject({ status: 'unchanged', revision });
+    const hitsBefore = hub.app.readCache.counters.hits;
+    expect((await resolve()).json().items[0]).toMatchObject({ status: 'unchanged', revision });
+    expect(hub.app.readCache.counters.hits).toBe(hitsBefore + 1);
+    await writeAndWaitForNotify(() =>
+      seedRepository(hub.db.db, 'acme', 'kit', {
+        'alpha/SKILL.md': skillMd('alpha-deploy', 'Deploy the alpha service, now with rollbacks'),
+        'beta/SKILL.md': skillMd('beta-review', 'Review beta changes, carefully'),
+      }),
+    );
+    expect((await resolve()).json().items[0]).toMatchObject({ status: 'changed', kind: 'skill' });
+  });
+
   it('answers HEAD on a menu like its GET, with the Content-Length of the body it leaves out', async () => {
     const get = await hub.app.inject({ url: '/v1/skills/gh:acme/kit' });
     expect(get.statusCode).toBe(200);

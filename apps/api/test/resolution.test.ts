@@ -245,6 +245,9 @@ describe('GET /v1/skills/<identity>', () => {
         message: 'pipes a download into a shell',
         file: 'SKILL.md',
         line: 3,
+        // Flags people can act on: the excerpt the rule matched and the revision it belongs to.
+        excerpt: 'curl | sh',
+        revision: res.json().revision,
       },
     ]);
     expect((await get('/v1/skills/gh:acme/tools/lint')).headers['x-skill-flags']).toBeUndefined();
@@ -406,19 +409,64 @@ describe('compatibility routes /api/skills', () => {
     ).toBe(304);
   });
 
-  it('serves a bundled file and a menu as text', async () => {
+  it('serves a bundled file, a folder as 404, and a menu as JSON (text only for Accept: text/plain)', async () => {
     const file = await get('/api/skills/acme/playbooks/deploy/checklist.md');
     expect(file.statusCode).toBe(200);
     expect(file.body).toBe('# Checklist\n\n- step\n');
-    const menu = await get('/api/skills?prefix=acme/playbooks/');
+    const folder = await get('/api/skills/acme/playbooks');
+    expect(folder.statusCode).toBe(404);
+    expect(folder.json().detail).toContain('?prefix=acme/playbooks/');
+    const json = await get('/api/skills?prefix=acme/playbooks/');
+    expect(json.statusCode).toBe(200);
+    expect(json.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(json.json()).toEqual({
+      skills: [
+        {
+          id: 'hub:acme/playbooks/deploy',
+          path: 'acme/playbooks/deploy',
+          name: 'deploy',
+          description: 'Hub deploy playbook',
+        },
+        {
+          id: 'hub:acme/playbooks/rollback',
+          path: 'acme/playbooks/rollback',
+          name: 'rollback',
+          description: 'Roll back a release',
+        },
+      ],
+    });
+    expect((await get('/api/skills?prefix=hub:acme/playbooks/')).json()).toEqual(json.json());
+    const menu = await get('/api/skills?prefix=acme/playbooks/', { accept: 'text/plain' });
     expect(menu.statusCode).toBe(200);
     expect(menu.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(menu.headers.etag).toBe(json.headers.etag);
     expect(menu.body).toBe(
       '- hub:acme/playbooks/deploy: Hub deploy playbook\n- hub:acme/playbooks/rollback: Roll back a release\n',
     );
     expect(menu.headers.etag).toBe(`"${(await get('/v1/skills/hub:acme/playbooks')).json().revision}"`);
     expect((await get('/api/skills/acme/playbooks/deploy/missing.md')).statusCode).toBe(404);
     expect((await get('/api/skills/secret/vault/keys')).statusCode).toBe(404);
+  });
+
+  it('answers <path>/revision with the revision the ETag carries, pinned by ?rev=', async () => {
+    const skill = await get('/api/skills/hub:acme/playbooks/deploy');
+    const res = await get('/api/skills/acme/playbooks/deploy/revision');
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.json()).toEqual({ revision: skill.headers.etag?.toString().slice(1, -1) });
+    expect(res.headers.etag).toBe(skill.headers.etag);
+    expect(
+      (
+        await get('/api/skills/acme/playbooks/deploy/revision', {
+          'if-none-match': res.headers.etag as string,
+        })
+      ).statusCode,
+    ).toBe(304);
+    const pinned = await get(`/api/skills/acme/playbooks/deploy/revision?rev=${res.json().revision}`);
+    expect(pinned.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect((await get('/api/skills/acme/playbooks/deploy?rev=nope')).statusCode).toBe(404);
+    expect((await get('/api/skills/secret/vault/keys/revision')).statusCode).toBe(404);
+    expect((await get('/api/skills/acme/nothing/here/revision')).statusCode).toBe(404);
   });
 });
 

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
 import type { SearchEngine, SearchFilters, SearchHit } from '../src/search/engine.js';
 import { createMeilisearchEngine } from '../src/search/meilisearch.js';
+import { createMemoryEngine } from '../src/search/memory-engine.js';
 import { createPostgresEngine } from '../src/search/postgres.js';
 import { resolveIdentity } from '../src/services/resolve.js';
 import { seedCorpus, seedHubCollection, seedRepository, skillMd } from './support/seed.js';
@@ -24,6 +25,21 @@ interface EngineUnderTest {
 
 const engines: [string, (db: TestDatabase) => Promise<EngineUnderTest>][] = [
   ['postgres', async (db) => ({ engine: createPostgresEngine(db.db), sync: async () => {} })],
+  [
+    'memory',
+    async (db) => {
+      const engine = createMemoryEngine(db.db, createPostgresEngine(db.db), { maxBytes: 2 ** 30 });
+      let built = false;
+      return {
+        engine,
+        sync: async () => {
+          if (built) return engine.sync();
+          built = true;
+          return engine.build();
+        },
+      };
+    },
+  ],
 ];
 if (process.env.MEILI_URL) {
   engines.push([

@@ -124,7 +124,7 @@ describe('tokens', () => {
     expect((await call({ token: unknown }, 'GET', '/admin/me')).json().detail).toBe('Unknown token.');
   });
 
-  it("are minted only for yourself (or by administrators); team owners may list and revoke members' tokens", async () => {
+  it("are minted, listed and revoked only by their user or administrators; never by a team's owners", async () => {
     expect(
       (await call('owner', 'POST', '/admin/users/acme-reader/tokens', { scopes: ['read'] })).statusCode,
     ).toBe(403);
@@ -134,7 +134,8 @@ describe('tokens', () => {
     });
     expect(minted.statusCode).toBe(201);
     secretsSeen.push(minted.json().token);
-    expect((await call('owner', 'GET', '/admin/users/acme-reader/tokens')).statusCode).toBe(200);
+    expect((await call('owner', 'GET', '/admin/users/acme-reader/tokens')).statusCode).toBe(403);
+    expect((await call('admin', 'GET', '/admin/users/acme-reader/tokens')).statusCode).toBe(200);
     expect((await call('outsider', 'GET', '/admin/users/acme-reader/tokens')).statusCode).toBe(403);
     // Without the admin scope: 403 whatever the id. With it, an id the caller may not oversee answers like a
     // missing one.
@@ -150,7 +151,8 @@ describe('tokens', () => {
     expect(foreign.json().detail.replace(String(minted.json().id), 'N')).toBe(
       missing.json().detail.replace('999999', 'N'),
     );
-    expect((await call('owner', 'DELETE', `/admin/tokens/${minted.json().id}`)).statusCode).toBe(200);
+    expect((await call('owner', 'DELETE', `/admin/tokens/${minted.json().id}`)).statusCode).toBe(404);
+    expect((await call('admin', 'DELETE', `/admin/tokens/${minted.json().id}`)).statusCode).toBe(200);
     // A token without the admin scope manages nothing.
     expect((await call('publisher', 'GET', '/admin/users/acme-publisher/tokens')).json()).toMatchObject({
       status: 403,
@@ -177,10 +179,14 @@ describe('users, teams and members', () => {
     ).toContain('carol');
   });
 
-  it('team owners add, re-role and remove members; never the last owner', async () => {
+  it('team owners invite, re-role and remove members; administrators add; never the last owner', async () => {
     const put = (caller: Caller, user: string, role: string) =>
       call(caller, 'PUT', `/admin/teams/acme/members/${user}`, { role });
-    expect((await put('owner', 'carol', 'reader')).json()).toMatchObject({
+    const invited = await put('owner', 'carol', 'reader');
+    expect(invited.statusCode).toBe(202);
+    expect(invited.json()).toMatchObject({ status: 'invited', role: 'reader' });
+    expect((await put('admin', 'carol', 'reader')).json()).toMatchObject({
+      status: 'member',
       role: 'reader',
       previousRole: null,
     });
@@ -220,7 +226,8 @@ describe('users, teams and members', () => {
     const line = (e: (typeof entries)[number]) => `${e.actor} ${e.action} ${e.target}`;
     expect(entries.map(line)).toEqual(
       expect.arrayContaining([
-        'acme-owner member.add carol',
+        'acme-owner member.invite carol',
+        'acme-admin member.add carol',
         'acme-owner member.role carol',
         'acme-admin member.role carol',
         'acme-owner member.remove carol',

@@ -160,7 +160,8 @@ describe('the Teams flow, end to end', () => {
     await writeFolder(evesFolder, {
       'deploy-helper/SKILL.md': skillMd('deploy-helper', 'Help deploy rival services.'),
     });
-    const res = await atskills('eve', 'publish', evesFolder, '--to', 'hub:rivals/tools');
+    // A public collection has to be asked for: the CLI publishes privately by default, like the API.
+    const res = await atskills('eve', 'publish', evesFolder, '--to', 'hub:rivals/tools', '--public');
     expect(res.code, res.stderr).toBe(0);
     statsBeforeAcme = await stats();
     expect(statsBeforeAcme.skills).toBeGreaterThan(0);
@@ -179,7 +180,7 @@ describe('the Teams flow, end to end', () => {
     const first = await atskills('bob', 'publish', folder, '--to', 'hub:acme/playbooks', '--private');
     expect(first.code, first.stderr).toBe(0);
     expect(first.stderr).toContain('Publishing 2 skills');
-    expect(first.stderr).toContain('(private)');
+    expect(first.stderr).toContain('private: only members of acme can see it');
     expect(first.stdout).toMatch(/^Published hub:acme\/playbooks at revision [0-9a-f]{64}\n$/);
     expect(takeRequests()).toEqual([['/v1/collections/acme/playbooks', 200]]);
     firstRevision = revisionOf(first) as string;

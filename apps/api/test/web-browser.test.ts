@@ -24,7 +24,10 @@ describe.skipIf(!chromiumFound.path)('web pages in Chromium', () => {
   beforeAll(async () => {
     database = await createTestDatabase('web_browser');
     await insertSkills(database.db, webFixtures());
-    app = await buildApp(loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: database.url }), { database });
+    app = await buildApp(
+      loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: database.url, SEARCH_ENGINE: 'postgres' }),
+      { database },
+    );
     baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
     browser = await launchBrowser(chromiumFound.path as string);
     await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseUrl });

@@ -14,7 +14,10 @@ let app: FastifyInstance;
 beforeAll(async () => {
   database = await createTestDatabase('web_pages');
   await insertSkills(database.db, webFixtures());
-  app = await buildApp(loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: database.url }), { database });
+  app = await buildApp(
+    loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: database.url, SEARCH_ENGINE: 'postgres' }),
+    { database },
+  );
 });
 
 afterAll(async () => {
@@ -98,7 +101,9 @@ describe('skill and menu pages', () => {
     expect(res.body).toContain('<h1 class="skill-title">deploy-runbook');
     expect(res.body).toContain('data-copy="@skills:gh:acme/tools/skills/deploy-runbook:save"');
     expect(res.body).toContain('data-copy="@skills:gh:acme/tools/skills/deploy-runbook:install"');
-    expect(res.body).toContain('npx atskills get gh:acme/tools/skills/deploy-runbook');
+    expect(res.body).toContain('atskills get gh:acme/tools/skills/deploy-runbook');
+    expect(res.body).toContain('npm install -g http://127.0.0.1:8080/cli/atskills.tgz');
+    expect(res.body).not.toContain('npx atskills');
     expect(res.body).toContain(
       'href="/v1/files/gh:acme/tools/skills/deploy-runbook?path=scripts%2Fdeploy.sh"',
     );
@@ -139,6 +144,13 @@ describe('skill and menu pages', () => {
     expect(res.body).toContain('A collection of 2 skills');
     expect(res.body).toContain('href="/s/hub:team/kit/format"');
     expect(res.body).toContain('- hub:team/kit/lint: Lint the repository before a commit');
+    // Only what the client does with a folder: the menu, or one whole-directory install line; never :save.
+    expect(res.body).toContain('data-copy="@skills:hub:team/kit:install"');
+    expect(res.body).toContain('<code>@hub:team/kit/</code>');
+    expect(res.body).toContain('atskills install hub:team/kit');
+    expect(res.body).not.toContain('npx atskills');
+    expect(res.body).not.toContain('data-copy="@skills:hub:team/kit:save"');
+    expect(res.body).not.toContain('atskills save hub:team/kit\n');
   });
 
   it('percent-encoded and case-folded identities reach the same page', async () => {
@@ -201,8 +213,8 @@ describe('error pages', () => {
     expectHtmlPage(res);
     expect(res.body).toContain('That identity is not valid');
     expect(res.body).toContain('<code>bad-identity</code>');
-    expect(res.body).toContain('The identity holds a backslash');
-    expect(res.body).toContain('Rule broken: <code>backslash</code>');
+    expect(res.body).toContain('The identity holds an encoded separator');
+    expect(res.body).toContain('Rule broken: <code>encoded-separator</code>');
   });
 });
 

@@ -164,7 +164,7 @@ describe('skill page', () => {
     expect(page).toContain('<code>@skills:gh:acme/tools/skills/deploy%20runbook</code>');
     expect(page).toContain('data-copy="@skills:gh:acme/tools/skills/deploy%20runbook:save"');
     expect(page).toContain('data-copy="@skills:gh:acme/tools/skills/deploy%20runbook:install"');
-    expect(page).toContain(`npx atskills install &#39;gh:acme/tools/skills/deploy runbook&#39;`);
+    expect(page).toContain(`atskills install &#39;gh:acme/tools/skills/deploy runbook&#39;`);
     // Copy buttons stay hidden until the script reveals them (the <code> is the no-JS path).
     expect(page).toMatch(/<button type="button" class="copy" data-copy="[^"]+" aria-label="[^"]+" hidden>/);
   });

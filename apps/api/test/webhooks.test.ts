@@ -208,7 +208,9 @@ describe('repository events', () => {
     expect(revisions.length).toBeGreaterThan(0);
     const redirects: [string, string][] = [
       ['/v1/skills/gh:acme/ops/deploy', '/v1/skills/gh:acme/platform/deploy'],
-      ['/v1/skills/gh%3Aacme%2Fops%2Fdeploy', '/v1/skills/gh%3Aacme%2Fplatform%2Fdeploy'],
+      ['/v1/skills/gh%3Aacme%2Fops%2Fdeploy', '/v1/skills/gh:acme/platform/deploy'],
+      ['/v1/skills/GH:ACME/OPS/deploy', '/v1/skills/gh:acme/platform/deploy'],
+      ['/api/skills?prefix=gh:acme/ops/', '/api/skills?prefix=gh%3Aacme%2Fplatform%2F'],
       [
         `/v1/skills/gh:acme/ops/deploy?rev=${before!.revision}`,
         `/v1/skills/gh:acme/platform/deploy?rev=${before!.revision}`,

@@ -1,13 +1,14 @@
-import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { chmod, mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { configFileFrom, isMissing, type StoredConfig } from '@atskills/protocol/node';
+import { configFileFrom, isMissing, type StoredConfig } from '@atskills/protocol/node/resolving';
 
 /** Reads the config `login` wrote ({} when there is none). */
 export async function readStoredConfig(env: NodeJS.ProcessEnv): Promise<StoredConfig> {
   const file = configFileFrom(env);
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = readFileSync(file, 'utf8'); // every run reads it: sync is cheaper than a file handle
   } catch (error) {
     if (isMissing(error)) return {};
     throw error;

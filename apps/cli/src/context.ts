@@ -13,6 +13,8 @@ export interface CliIo {
   stderr: Output;
   /** Read by `login` when no --token is given. */
   stdin?: AsyncIterable<Buffer | string>;
+  /** The hub used when neither ATSKILLS_HUB nor the stored config names one (the hub a copy came from). */
+  defaultHub?: string;
 }
 
 /**
@@ -46,10 +48,12 @@ export class CliContext {
   async settings(): Promise<Readonly<ClientSettings>> {
     if (!this.settingsValue) {
       const [{ loadSettings }, { readStoredConfig }] = await Promise.all([
-        import('@atskills/protocol/node'),
+        import('./node-half.js'),
         import('./config-file.js'),
       ]);
-      this.settingsValue = loadSettings(this.io.env, await readStoredConfig(this.io.env));
+      const stored = await readStoredConfig(this.io.env);
+      const fallback = this.io.defaultHub ? { hub: this.io.defaultHub } : {};
+      this.settingsValue = loadSettings(this.io.env, { ...fallback, ...stored });
     }
     return this.settingsValue;
   }
@@ -57,7 +61,7 @@ export class CliContext {
   /** The resolver of this run, built once from the settings. */
   async resolver(): Promise<Resolver> {
     if (!this.resolverValue) {
-      const { Resolver } = await import('@atskills/protocol/node');
+      const { Resolver } = await import('./node-half.js');
       this.resolverValue = new Resolver(await this.settings());
     }
     return this.resolverValue;
@@ -65,7 +69,7 @@ export class CliContext {
 
   /** The project root: the nearest folder holding `.atskills/`, else the working folder. */
   async projectDir(): Promise<string> {
-    const { findProjectDir } = await import('@atskills/protocol/node');
+    const { findProjectDir } = await import('./node-half.js');
     return findProjectDir(this.io.cwd);
   }
 

@@ -10,6 +10,8 @@ export const EXIT = {
   overCap: 5,
   conflict: 6,
   noAccess: 7,
+  /** `outdated`: something saved or installed changed or is gone upstream. */
+  outdated: 8,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
@@ -36,4 +38,15 @@ export function exitCodeFor(error: unknown): ExitCode {
     default:
       return EXIT.failure;
   }
+}
+
+/**
+ * What to do about an error whose message says only what happened (an unreachable source): appended to the
+ * printed message; '' when the message already says what to do.
+ */
+export function adviceFor(error: unknown): string {
+  if (!isProtocolError(error)) return '';
+  if (error.code === 'offline' && !/--offline forbids/.test(error.message))
+    return ' Check the network and ATSKILLS_HUB / ATSKILLS_GIT_BASE; a skill already cached is served with --offline.';
+  return '';
 }

@@ -7,16 +7,20 @@ import {
   ResolveError,
 } from '@atskills/protocol/node';
 
-/** One call to the hub's JSON API (search, publish); errors become ResolveErrors with exit-code meaning. */
+/**
+ * One call to the hub's JSON API (search, publish, resolve, who am I, links); errors become ResolveErrors with
+ * exit-code meaning. `token` overrides the stored one (login checks a token before storing it).
+ */
 export async function hubRequest(
   settings: Readonly<ClientSettings>,
-  method: 'GET' | 'PUT',
+  method: 'GET' | 'PUT' | 'POST' | 'DELETE',
   route: string,
-  init: { body?: Buffer; contentType?: string; auth?: boolean } = {},
+  init: { body?: Buffer; contentType?: string; auth?: boolean; token?: string } = {},
 ): Promise<unknown> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (init.contentType) headers['content-type'] = init.contentType;
-  if (settings.hubToken && init.auth !== false) headers.authorization = `Bearer ${settings.hubToken}`;
+  const token = init.token ?? settings.hubToken;
+  if (token && init.auth !== false) headers.authorization = `Bearer ${token}`;
   const url = `${settings.hubUrl}${route}`;
   let response: HttpAnswer;
   try {

@@ -1,6 +1,6 @@
 import { CommanderError } from 'commander';
 import { CliContext, type CliIo } from './context.js';
-import { EXIT, exitCodeFor } from './exit-codes.js';
+import { adviceFor, EXIT, exitCodeFor } from './exit-codes.js';
 import { buildProgram } from './program.js';
 
 export type { CliIo, Output } from './context.js';
@@ -9,7 +9,7 @@ export { EXIT, exitCodeFor } from './exit-codes.js';
 /** Runs `atskills <argv>` in-process and returns its exit code (main.ts and tests call this). */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const ctx = new CliContext(io);
-  const program = buildProgram(ctx);
+  const program = await buildProgram(ctx, argv);
   if (argv.length === 0) {
     program.outputHelp({ error: true });
     return EXIT.usage;
@@ -31,7 +31,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     if (code === EXIT.failure && !(error instanceof Error && 'code' in error)) {
       ctx.err(`atskills: unexpected failure: ${error instanceof Error ? (error.stack ?? message) : message}`);
     } else {
-      ctx.err(`atskills: ${message}`);
+      ctx.err(`atskills: ${message}${adviceFor(error)}`);
     }
     return code;
   }

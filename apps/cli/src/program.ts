@@ -1,15 +1,4 @@
 import { Command } from 'commander';
-import { registerCache } from './commands/cache.js';
-import { registerExpand } from './commands/expand.js';
-import { registerGet } from './commands/get.js';
-import { registerInstall } from './commands/install.js';
-import { registerLogin } from './commands/login.js';
-import { registerPrompt } from './commands/prompt.js';
-import { registerPublish } from './commands/publish.js';
-import { registerRefs } from './commands/refs.js';
-import { registerSave } from './commands/save.js';
-import { registerSearch } from './commands/search.js';
-import { registerTriggers } from './commands/triggers.js';
 import type { CliContext } from './context.js';
 
 export const VERSION = '0.1.0';
@@ -18,7 +7,7 @@ const EXIT_CODES_HELP = `
 Exit codes:
   0 ok   1 failure   2 bad identity or usage   3 not found (or gone upstream)
   4 offline, no cache, or network failure   5 over the menu cap (K = 128)
-  6 conflict (edited saved copy)   7 no access
+  6 conflict (edited saved copy)   7 no access   8 outdated: something changed upstream
 
 Environment:
   ATSKILLS_CACHE, XDG_CACHE_HOME   the cache folder (default ~/.cache/atskills)
@@ -27,13 +16,56 @@ Environment:
   ATSKILLS_HUB, ATSKILLS_TOKEN     hub URL and token (else the config written by login)
   ATSKILLS_GH_VIA_HUB=1            resolve gh: through the hub's mirror`;
 
+/** Adds one command (with its options and action) to the program. */
+type Register = (program: Command, ctx: CliContext) => void;
+
+async function loadLifecycle(): Promise<Register> {
+  return (await import('./commands/lifecycle.js')).registerLifecycle;
+}
+
 /**
- * Builds the command tree for one run; output and exits go through `ctx`, never the process. Command modules
- * import only commander, the pure core and formatters at the top; each action imports the node half of the
- * protocol (resolver, cache, git, tar), the hub client or the packer when it runs, so `refs` and `--help` load
- * none of them.
+ * Every command, by name, loaded on demand: a run imports only the module of the command it runs (all of
+ * them for `--help` or an unknown command), so start-up never parses the other commands or what they import.
+ * Listed in the order `--help` shows them.
  */
-export function buildProgram(ctx: CliContext): Command {
+const COMMANDS: Readonly<Record<string, () => Promise<Register>>> = {
+  init: async () => (await import('./commands/init.js')).registerInit,
+  refs: async () => (await import('./commands/refs.js')).registerRefs,
+  get: async () => (await import('./commands/get.js')).registerGet,
+  expand: async () => (await import('./commands/expand.js')).registerExpand,
+  save: async () => (await import('./commands/save.js')).registerSave,
+  install: async () => (await import('./commands/install.js')).registerInstall,
+  triggers: async () => (await import('./commands/triggers.js')).registerTriggers,
+  prompt: async () => (await import('./commands/prompt.js')).registerPrompt,
+  cache: async () => (await import('./commands/cache.js')).registerCache,
+  login: async () => (await import('./commands/login.js')).registerLogin,
+  search: async () => (await import('./commands/search.js')).registerSearch,
+  publish: async () => (await import('./commands/publish.js')).registerPublish,
+  link: async () => (await import('./commands/link.js')).registerLink,
+  hook: async () => (await import('./commands/hook.js')).registerHook,
+  // The lifecycle and account commands register together (commands/lifecycle.ts).
+  list: loadLifecycle,
+  outdated: loadLifecycle,
+  update: loadLifecycle,
+  remove: loadLifecycle,
+  whoami: loadLifecycle,
+  logout: loadLifecycle,
+};
+
+/** The commands a run of `argv` needs: the one it names, none for `--version`, else all (help, a typo). */
+function commandsFor(argv: readonly string[]): string[] {
+  const first = argv[0];
+  if (argv.length === 1 && (first === '--version' || first === '-V')) return [];
+  return first !== undefined && Object.hasOwn(COMMANDS, first) ? [first] : Object.keys(COMMANDS);
+}
+
+/**
+ * Builds the command tree for one run of `argv`; output and exits go through `ctx`, never the process. Only
+ * the command being run is loaded; command modules import only commander, the pure core and formatters at
+ * the top, and each action imports the node half of the protocol (resolver, cache, git, tar), the hub client
+ * or the packer when it runs, so `refs` and `--help` load none of them.
+ */
+export async function buildProgram(ctx: CliContext, argv: readonly string[] = []): Promise<Command> {
   const program = new Command('atskills')
     .description('Resolve, save and install @skills references (local first, then a validating cache)')
     .version(VERSION)
@@ -44,16 +76,8 @@ export function buildProgram(ctx: CliContext): Command {
     })
     .showHelpAfterError('(run with --help for usage)')
     .addHelpText('after', EXIT_CODES_HELP);
-  registerRefs(program, ctx);
-  registerGet(program, ctx);
-  registerExpand(program, ctx);
-  registerSave(program, ctx);
-  registerInstall(program, ctx);
-  registerTriggers(program, ctx);
-  registerPrompt(program, ctx);
-  registerCache(program, ctx);
-  registerLogin(program, ctx);
-  registerSearch(program, ctx);
-  registerPublish(program, ctx);
+  const registers = await Promise.all(commandsFor(argv).map((name) => COMMANDS[name]!()));
+  // A module that registers several commands is loaded for each of their names: register it once.
+  for (const register of new Set(registers)) register(program, ctx);
   return program;
 }

@@ -67,6 +67,12 @@ describe('help and exit codes', () => {
     'login',
     'search',
     'publish',
+    'list',
+    'outdated',
+    'update',
+    'remove',
+    'whoami',
+    'logout',
   ];
   it.each(commands)('atskills %s --help', async (command) => {
     const result = await cli([...command.split(' '), '--help']);
@@ -134,6 +140,10 @@ describe('hub commands', () => {
           }),
         );
       }
+      if (req.url === '/admin/me' && req.headers.authorization === 'Bearer tok-1')
+        return res.end(
+          JSON.stringify({ user: 'alice', admin: false, scopes: ['read', 'publish'], namespaces: [] }),
+        );
       if (req.method === 'PUT' && req.headers.authorization === 'Bearer tok-1')
         return res.end(JSON.stringify({ revision: 'rev-42', skills: 2, warnings: [] }));
       res.statusCode = 401;
@@ -159,6 +169,12 @@ describe('hub commands', () => {
     const file = path.join(dir, 'config', 'atskills', 'config.json');
     expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ hub: hubUrl, token: 'tok-1' });
     expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect(result.stdout).toBe(`Logged in to ${hubUrl} as alice, scopes: read, publish\n`);
+    // The hub is asked first: a token it refuses is never stored.
+    const refused = await cli(['login', '--hub', `${hubUrl}/api/skills`, '--token', 'typo']);
+    expect(refused.code).toBe(7);
+    expect(refused.stderr).toContain('refused this token (401); nothing was stored');
+    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ hub: hubUrl, token: 'tok-1' });
     expect((await cli(['login', '--hub', 'not a url', '--token', 'x'])).code).toBe(2);
     expect((await cli(['login', '--hub', hubUrl], '')).code).toBe(2);
   });

@@ -96,3 +96,16 @@ async function waitFor(condition: () => boolean, timeoutMs = 50_000): Promise<vo
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+describe('a closed pipe', () => {
+  it('ends the run quietly when the reader of stdout goes away (atskills ... | head)', async () => {
+    const { cwd, env } = await setup();
+    // ~1 MB of output, far past a pipe's buffer, so writes are still pending when the reader closes.
+    const words = Array.from({ length: 20_000 }, (_, i) => `@skills:gh:acme/busy/skills/s${i}`);
+    const { child, done } = spawnCli(['refs', ...words], { cwd, env });
+    child.stdout?.once('data', () => child.stdout?.destroy());
+    const result = await done;
+    expect(result.stderr).not.toMatch(/EPIPE|Error|at .*\.js/);
+    expect(result.code).toBe(0);
+  });
+});

@@ -153,14 +153,18 @@ describe('install, triggers and the resident block', () => {
     await writeFile(file, `${await readFile(file, 'utf8')}missing/*\n`);
     const triggers = parseJsonOutput<{
       lines: { line: number; identities: string[] }[];
-      warnings: { line: number }[];
+      warnings: { line: number; message: string }[];
     }>(await cli('triggers', '--json'));
     expect(triggers.lines.map((l) => [l.line, l.identities])).toEqual([
       [2, ['team/a']],
       [3, ['gh:acme/kit/skills/b']],
       [4, []],
     ]);
-    expect(triggers.warnings.map((w) => w.line)).toEqual([4]);
+    // team/a is named team-a: SPEC 1.1 wants the folder's name, and the warning says file and rule.
+    expect(triggers.warnings.map((w) => w.line)).toEqual([2, 4]);
+    expect(triggers.warnings[0]?.message).toBe(
+      '.atskills/team/a/SKILL.md: "name" should equal the name of the folder holding SKILL.md. [name-folder-mismatch]',
+    );
 
     const prompt = parseJsonOutput<{ block: string; tokens: number }>(await cli('prompt', '--json'));
     expect(prompt.block).toBe('- team-a: Team skill. (team/a)\n- b: Bee. (gh:acme/kit/skills/b)');
@@ -176,6 +180,61 @@ describe('install, triggers and the resident block', () => {
     expect((await cli('uninstall', 'team/a')).stdout).toBe('Uninstalled: team/a\n');
     expect((await cli('uninstall', 'team/a')).stdout).toBe('Not installed: team/a\n');
     expect(await readFile(file, 'utf8')).toBe(before);
+  });
+
+  it('installs a folder as a whole-directory line that follows every skill of its menu, deduplicated', async () => {
+    const { cwd, cli } = await project();
+    const file = path.join(cwd, '.atskills/.autotrigger');
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, '@gh:acme/kit/skills/b\n');
+    const installed = await cli('install', 'gh:acme/kit/skills');
+    expect(installed.code, installed.stderr).toBe(0);
+    expect(installed.stdout).toBe(
+      'Installed: @gh:acme/kit/skills/\n  follows 2 skills: gh:acme/kit/skills/a, gh:acme/kit/skills/b\n',
+    );
+    expect(await readFile(file, 'utf8')).toBe('@gh:acme/kit/skills/b\n@gh:acme/kit/skills/\n');
+    const prompt = parseJsonOutput<{ block: string; warnings: unknown[] }>(await cli('prompt', '--json'));
+    // (skill a is at whatever version the tests before this one committed)
+    expect(prompt.block).toMatch(
+      /^- b: Bee\. \(gh:acme\/kit\/skills\/b\)\n- a: Version \w+\. \(gh:acme\/kit\/skills\/a\)$/,
+    );
+    expect(prompt.warnings).toEqual([]);
+    const triggers = parseJsonOutput<{ lines: { identities: string[] }[] }>(await cli('triggers', '--json'));
+    expect(triggers.lines.map((l) => l.identities)).toEqual([
+      ['gh:acme/kit/skills/b'],
+      ['gh:acme/kit/skills/a'],
+    ]);
+    // Without the slash a folder line says how to follow it, instead of silently dropping it.
+    await writeFile(file, '@gh:acme/kit/skills\n');
+    const bare = await cli('prompt');
+    expect(bare.stdout).toBe('');
+    expect(bare.stderr).toContain('write "@gh:acme/kit/skills/" (with the slash)');
+    expect((await cli('uninstall', 'gh:acme/kit/skills')).code).toBe(0);
+  });
+
+  it('warns about project skills that break SPEC 1.1 and keeps empty descriptions out of the block', async () => {
+    const { cwd, cli } = await project();
+    const write = async (rel: string, text: string) => {
+      await mkdir(path.dirname(path.join(cwd, rel)), { recursive: true });
+      await writeFile(path.join(cwd, rel), text);
+    };
+    await write('.atskills/broken/SKILL.md', '---\nname: broken\ndescription: [unclosed\n---\nbody\n');
+    await write('.atskills/bare/SKILL.md', '# no frontmatter\n');
+    await write('.atskills/Bad_Name/SKILL.md', '---\nname: Bad_Name\ndescription: Works anyway.\n---\n');
+    await write('.atskills/.autotrigger', '/broken\n/bare\n/Bad_Name\n');
+    const get = await cli('get', 'broken');
+    expect(get.code).toBe(0);
+    expect(get.stderr).toContain('warning: .atskills/broken/SKILL.md: ');
+    expect(get.stderr).toContain('[invalid-yaml]');
+    const prompt = await cli('prompt');
+    expect(prompt.stdout).toBe('- Bad_Name: Works anyway. (Bad_Name)\n');
+    expect(prompt.stderr).toContain('.atskills/bare/SKILL.md: ');
+    expect(prompt.stderr).toContain('[no-frontmatter]');
+    expect(prompt.stderr).toContain('broken is left out of the resident block');
+    expect(prompt.stderr).toContain('.atskills/Bad_Name/SKILL.md: "name" must be lowercase');
+    const install = await cli('install', 'bare');
+    expect(install.code).toBe(0);
+    expect(install.stderr).toContain('warning: .atskills/bare/SKILL.md: ');
   });
 
   it('expands a message: saves, installs and prints one section per reference', async () => {

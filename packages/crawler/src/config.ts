@@ -1,3 +1,4 @@
+import { GithubAuthEnvSchema } from '@atskills/github-auth';
 import { z } from 'zod';
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
@@ -32,6 +33,8 @@ export const CrawlerSettingsSchema = z.object({
   /** Where the crawler makes its temporary git repositories (default: the OS temp folder). */
   CRAWL_WORK_DIR: optionalText,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** The GitHub App and the token keys of linked team repositories (@atskills/github-auth). */
+  ...GithubAuthEnvSchema.shape,
 });
 
 export type CrawlerSettings = Readonly<z.infer<typeof CrawlerSettingsSchema>>;

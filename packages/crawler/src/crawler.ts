@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   type CrawlRunKind,
   type CrawlRunProgress,
@@ -6,12 +7,14 @@ import {
   type Database,
   finishCrawlRun,
 } from '@atskills/db';
+import { LinkAccess, loadGithubAuthSettings } from '@atskills/github-auth';
 import {
   type CrawlControl,
   type DiscoverJobData,
   InvalidJobError,
   jobIds,
   jobOptions,
+  type LinkJobData,
   parseJobData,
   QUEUES,
   type RepositoryJobData,
@@ -24,6 +27,7 @@ import { GithubClient } from './github/github-client.js';
 import { RateLimitedError } from './github/rate-limited-error.js';
 import { InProcessQueue } from './in-process-queue.js';
 import { discoverRepositories } from './jobs/discover.list.js';
+import { indexLink } from './jobs/link.index.js';
 import { type CrawlDeps, crawlRepository, type JobContext } from './jobs/repository.crawl.js';
 import { createLogger } from './logger.js';
 import { ShutdownError } from './shutdown.js';
@@ -38,6 +42,8 @@ export interface CreateCrawlerOptions {
   work?: boolean;
   /** Operational figures the crawler reports (the API's Prometheus registry when it runs the crawler). */
   metrics?: { githubRateLimit?(remaining: number, resource: string): void };
+  /** Credentials of linked repositories; default: built from the settings (GITHUB_APP_*, LINK_TOKEN_KEYS). */
+  linkAccess?: LinkAccess;
 }
 
 /**
@@ -54,8 +60,36 @@ export interface Crawler extends CrawlControl {
   close(options?: { deadlineMs?: number }): Promise<void>;
 }
 
+/**
+ * Runs a job under the job timeout and the shutdown signal. A plain controller and timer rather than
+ * AbortSignal.any([AbortSignal.timeout(), ...]): Node 20 may garbage-collect a timeout signal only
+ * referenced by a composite one, and then it never fires.
+ */
+async function withJobSignal<T>(
+  deps: CrawlDeps,
+  ctx: { finalAttempt: boolean; shutdown: AbortSignal },
+  run: (context: JobContext) => Promise<T>,
+): Promise<T> {
+  const controller = new AbortController();
+  const timeoutMs = deps.settings.CRAWL_JOB_TIMEOUT_MS;
+  const timer = setTimeout(() => controller.abort(new Error(`job timeout of ${timeoutMs} ms`)), timeoutMs);
+  const onShutdown = () => controller.abort(ctx.shutdown.reason);
+  if (ctx.shutdown.aborted) onShutdown();
+  else ctx.shutdown.addEventListener('abort', onShutdown, { once: true });
+  try {
+    return await run({ signal: controller.signal, finalAttempt: ctx.finalAttempt });
+  } finally {
+    clearTimeout(timer);
+    ctx.shutdown.removeEventListener('abort', onShutdown);
+  }
+}
+
 /** Builds the job handlers shared by both transports; the transport supplies enqueueing. */
-function handlers(deps: CrawlDeps, enqueueRepositories: (jobs: RepositoryJobData[]) => Promise<void>) {
+function handlers(
+  deps: CrawlDeps,
+  linkAccess: LinkAccess,
+  enqueueRepositories: (jobs: RepositoryJobData[]) => Promise<void>,
+) {
   // A job started by an HTTP request logs with that request's id.
   const withRequest = (requestId: string | undefined): CrawlDeps =>
     requestId ? { ...deps, logger: deps.logger.child({ requestId }) } : deps;
@@ -73,26 +107,16 @@ function handlers(deps: CrawlDeps, enqueueRepositories: (jobs: RepositoryJobData
         throw error;
       }
     },
-    repository: async (raw: unknown, ctx: { finalAttempt: boolean; shutdown: AbortSignal }) => {
+    repository: (raw: unknown, ctx: { finalAttempt: boolean; shutdown: AbortSignal }) => {
       const data = parseJobData('repository', raw);
-      // A plain controller and timer rather than AbortSignal.any([AbortSignal.timeout(), ...]): Node 20 may
-      // garbage-collect a timeout signal only referenced by a composite one, and then it never fires.
-      const controller = new AbortController();
-      const timeoutMs = deps.settings.CRAWL_JOB_TIMEOUT_MS;
-      const timer = setTimeout(
-        () => controller.abort(new Error(`job timeout of ${timeoutMs} ms`)),
-        timeoutMs,
+      return withJobSignal(deps, ctx, (context) =>
+        crawlRepository(withRequest(data.requestId), data, context),
       );
-      const onShutdown = () => controller.abort(ctx.shutdown.reason);
-      if (ctx.shutdown.aborted) onShutdown();
-      else ctx.shutdown.addEventListener('abort', onShutdown, { once: true });
-      try {
-        const context: JobContext = { signal: controller.signal, finalAttempt: ctx.finalAttempt };
-        return await crawlRepository(withRequest(data.requestId), data, context);
-      } finally {
-        clearTimeout(timer);
-        ctx.shutdown.removeEventListener('abort', onShutdown);
-      }
+    },
+    link: (raw: unknown, ctx: { finalAttempt: boolean; shutdown: AbortSignal }) => {
+      const data = parseJobData('link', raw);
+      const linkDeps = { ...withRequest(data.requestId), access: linkAccess };
+      return withJobSignal(deps, ctx, (context) => indexLink(linkDeps, data, context));
     },
   };
 }
@@ -108,6 +132,17 @@ export function createCrawler(options: CreateCrawlerOptions): Crawler {
     ...(options.metrics?.githubRateLimit ? { onRateLimitRemaining: options.metrics.githubRateLimit } : {}),
   });
   const deps: CrawlDeps = { db, settings, github, logger };
+  const linkAccess =
+    options.linkAccess ??
+    new LinkAccess(
+      loadGithubAuthSettings({
+        GITHUB_APP_ID: settings.GITHUB_APP_ID,
+        GITHUB_APP_PRIVATE_KEY: settings.GITHUB_APP_PRIVATE_KEY,
+        GITHUB_APP_SLUG: settings.GITHUB_APP_SLUG,
+        LINK_TOKEN_KEYS: settings.LINK_TOKEN_KEYS,
+      }),
+      settings.GITHUB_API_URL,
+    );
   const redisUrl = options.redis ?? settings.REDIS_URL;
   const common = {
     startRunRow: (input: { kind: CrawlRunKind; requestId?: string }) =>
@@ -137,8 +172,8 @@ export function createCrawler(options: CreateCrawlerOptions): Crawler {
     },
   };
   const crawler = redisUrl
-    ? bullmqCrawler(deps, redisUrl, options.work ?? true, common)
-    : inProcessCrawler(deps, common);
+    ? bullmqCrawler(deps, linkAccess, redisUrl, options.work ?? true, common)
+    : inProcessCrawler(deps, linkAccess, common);
   return crawler;
 }
 
@@ -148,7 +183,7 @@ type Common = {
   waitForRun: Crawler['waitForRun'];
 };
 
-function inProcessCrawler(deps: CrawlDeps, common: Common): Crawler {
+function inProcessCrawler(deps: CrawlDeps, linkAccess: LinkAccess, common: Common): Crawler {
   const { settings, logger } = deps;
   const shutdown = new AbortController();
   const options = {
@@ -160,7 +195,7 @@ function inProcessCrawler(deps: CrawlDeps, common: Common): Crawler {
   const enqueueRepositories = async (jobs: RepositoryJobData[]) => {
     for (const job of jobs) repositoryQueue.add(job, jobIds.repository(job.runId, job.owner, job.repo));
   };
-  const run = handlers(deps, enqueueRepositories);
+  const run = handlers(deps, linkAccess, enqueueRepositories);
   const discoverQueue = new InProcessQueue(
     'discover',
     (data: DiscoverJobData, meta) => run.discover(data, { finalAttempt: meta.finalAttempt }),
@@ -179,8 +214,20 @@ function inProcessCrawler(deps: CrawlDeps, common: Common): Crawler {
       limiter: { max: settings.CRAWL_RATE_LIMIT_PER_MINUTE, durationMs: 60_000 },
     },
   );
+  const linkQueue = new InProcessQueue(
+    'link',
+    (data: LinkJobData, meta) =>
+      run.link(data, { finalAttempt: meta.finalAttempt, shutdown: shutdown.signal }),
+    { ...options, concurrency: settings.CRAWL_CONCURRENCY },
+  );
   return {
     mode: 'in-process',
+    async enqueueLinkIndex(linkId, opts = {}) {
+      linkQueue.add(
+        { linkId, force: opts.force ?? false, requestId: opts.requestId },
+        jobIds.link(linkId, Date.now(), randomUUID()),
+      );
+    },
     async startRun(input) {
       const runId = await common.startRunRow(input);
       discoverQueue.add(
@@ -195,10 +242,11 @@ function inProcessCrawler(deps: CrawlDeps, common: Common): Crawler {
       return {
         [QUEUES.discover.name]: discoverQueue.counts(),
         [QUEUES.repository.name]: repositoryQueue.counts(),
+        [QUEUES.link.name]: linkQueue.counts(),
       };
     },
     async close({ deadlineMs = 10_000 } = {}) {
-      const closing = Promise.all([discoverQueue.close(), repositoryQueue.close()]);
+      const closing = Promise.all([discoverQueue.close(), repositoryQueue.close(), linkQueue.close()]);
       const timer = setTimeout(() => shutdown.abort(new ShutdownError()), deadlineMs);
       await closing;
       clearTimeout(timer);
@@ -206,7 +254,13 @@ function inProcessCrawler(deps: CrawlDeps, common: Common): Crawler {
   };
 }
 
-function bullmqCrawler(deps: CrawlDeps, redisUrl: string, work: boolean, common: Common): Crawler {
+function bullmqCrawler(
+  deps: CrawlDeps,
+  linkAccess: LinkAccess,
+  redisUrl: string,
+  work: boolean,
+  common: Common,
+): Crawler {
   const { settings, logger } = deps;
   // BullMQ requires maxRetriesPerRequest: null on blocking connections; one connection per client.
   const connect = () => new Redis(redisUrl, { maxRetriesPerRequest: null, lazyConnect: false });
@@ -229,7 +283,11 @@ function bullmqCrawler(deps: CrawlDeps, redisUrl: string, work: boolean, common:
     ...queueOptions(),
     defaultJobOptions: jobOptions('repository', settings),
   });
-  for (const queue of [discoverQueue, repositoryQueue]) {
+  const linkQueue = new Queue(QUEUES.link.name, {
+    ...queueOptions(),
+    defaultJobOptions: jobOptions('link', settings),
+  });
+  for (const queue of [discoverQueue, repositoryQueue, linkQueue]) {
     queue.on('error', (err) => logger.error({ err, queue: queue.name }, 'queue error'));
   }
   const enqueueRepositories = async (jobs: RepositoryJobData[]) => {
@@ -243,7 +301,7 @@ function bullmqCrawler(deps: CrawlDeps, redisUrl: string, work: boolean, common:
       );
     }
   };
-  const run = handlers(deps, enqueueRepositories);
+  const run = handlers(deps, linkAccess, enqueueRepositories);
   const shutdown = new AbortController();
   const workers: Worker[] = [];
 
@@ -298,7 +356,19 @@ function bullmqCrawler(deps: CrawlDeps, redisUrl: string, work: boolean, common:
         limiter: { max: settings.CRAWL_RATE_LIMIT_PER_MINUTE, duration: 60_000 },
       },
     );
-    for (const worker of [discoverWorker, repositoryWorker]) {
+    const linkWorker: Worker = new Worker(
+      QUEUES.link.name,
+      withRateLimit(
+        () => linkWorker,
+        (job) =>
+          run.link(job.data, {
+            finalAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1),
+            shutdown: shutdown.signal,
+          }),
+      ),
+      { ...workerOptions, connection: connection(), concurrency: settings.CRAWL_CONCURRENCY },
+    );
+    for (const worker of [discoverWorker, repositoryWorker, linkWorker]) {
       worker.on('error', (err) => logger.error({ err, queue: worker.name }, 'worker error'));
       worker.on('failed', (job, err) =>
         logger.warn({ err, jobId: job?.id, attemptsMade: job?.attemptsMade }, 'job attempt failed'),
@@ -309,6 +379,13 @@ function bullmqCrawler(deps: CrawlDeps, redisUrl: string, work: boolean, common:
 
   return {
     mode: 'bullmq',
+    async enqueueLinkIndex(linkId, opts = {}) {
+      await linkQueue.add(
+        'index',
+        { linkId, force: opts.force ?? false, requestId: opts.requestId },
+        { jobId: jobIds.link(linkId, Date.now(), randomUUID()) },
+      );
+    },
     async startRun(input) {
       const runId = await common.startRunRow(input);
       await discoverQueue.add(
@@ -333,6 +410,7 @@ function bullmqCrawler(deps: CrawlDeps, redisUrl: string, work: boolean, common:
       return {
         [discoverQueue.name]: await discoverQueue.getJobCounts(...states),
         [repositoryQueue.name]: await repositoryQueue.getJobCounts(...states),
+        [linkQueue.name]: await linkQueue.getJobCounts(...states),
       };
     },
     async close({ deadlineMs = 10_000 } = {}) {
@@ -351,7 +429,7 @@ function bullmqCrawler(deps: CrawlDeps, redisUrl: string, work: boolean, common:
         shutdown.abort(new ShutdownError());
         await Promise.all(workers.map((w) => w.close(true)));
       }
-      await Promise.all([discoverQueue.close(), repositoryQueue.close()]);
+      await Promise.all([discoverQueue.close(), repositoryQueue.close(), linkQueue.close()]);
       await Promise.all(connections.map((c) => c.quit().catch(() => c.disconnect())));
     },
   };

@@ -13,11 +13,20 @@ export { RateLimitedError } from './github/rate-limited-error.js';
 export { InProcessQueue } from './in-process-queue.js';
 export { discoverRepositories, listRepositories } from './jobs/discover.list.js';
 export {
+  indexLink,
+  LINK_MARKER_FILE,
+  type LinkIndexDeps,
+  type LinkIndexJobData,
+  type LinkIndexOutcome,
+  markerAllows,
+} from './jobs/link.index.js';
+export {
   type CrawlDeps,
   crawlRepository,
   type JobContext,
   type RepositoryJobResult,
 } from './jobs/repository.crawl.js';
+export { SCANNER_VERSION, skillContentHash } from './jobs/safety-verdict.js';
 export { createLogger } from './logger.js';
 export {
   type CrawlStatus,

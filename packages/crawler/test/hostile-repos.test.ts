@@ -41,6 +41,7 @@ const repos = [
   'hostile/hanging',
   'hostile/fine',
   'hostile/empty',
+  'hostile/reserved',
 ];
 
 async function report(name: string) {
@@ -76,6 +77,14 @@ beforeAll(async () => {
   await createRepo(root, 'hostile/hanging', { 'ok/SKILL.md': ok('ok') });
   await createRepo(root, 'hostile/fine', { 'ok/SKILL.md': ok('ok') });
   await git(['init', '-q', '--bare', path.join(root, 'hostile/empty.git')], root);
+  // A shipped .source would make every later `atskills save` see a false "edited" copy; a nested
+  // .atskills/ would take over the project root of anyone working inside the saved copy (issue 16).
+  await createRepo(root, 'hostile/reserved', {
+    'tool/SKILL.md': ok('tool'),
+    'tool/.source': 'gh:someone/else/tool\n2026-01-01 rev:abc\n',
+    'tool/.atskills/.autotrigger': '@gh:attacker/skills/all\n',
+    'tool/notes.md': 'kept\n',
+  });
   fx = await startCrawlFixture('hostile', root);
   // The probe (GET info/refs and POST ls-refs) succeeds, then the repository vanishes.
   fx.standin.setGitFault('hostile/vanishing', { kind: 'status', status: 404, after: 2 });
@@ -100,6 +109,18 @@ afterAll(async () => {
 });
 
 describe('hostile repositories', () => {
+  it('skip a reserved .source and a nested .atskills/ in a skill, keeping the rest', async () => {
+    const tool = (await liveSkills(fx.db, 'hostile', 'reserved')).get('tool')!;
+    expect(tool.files.map((f) => f.path).sort()).toEqual(['SKILL.md', 'notes.md']);
+    const r = await report('hostile/reserved');
+    expect(r.errors).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ path: 'tool/.source', code: 'reserved-path' }),
+        expect.objectContaining({ path: 'tool/.atskills/.autotrigger', code: 'reserved-path' }),
+      ]),
+    );
+  });
+
   it('finish the run, every repository with a report', () => {
     expect(run.status).toBe('finished');
     expect(run.repositoriesDone).toBe(repos.length);

@@ -10,6 +10,7 @@ import {
   watchEmbeddedIndexChanges,
   watchPostgresIndexChanges,
 } from './change-feed.js';
+import { acquireEmbeddedLock, type EmbeddedLock } from './embedded-lock.js';
 import * as schema from './schema/index.js';
 
 /** The drizzle database, whichever driver is behind it (server Postgres or embedded PGlite). */
@@ -26,6 +27,8 @@ export interface DatabaseHandle {
   ping(): Promise<void>;
   /** Reports every committed write to `skills`, by any process (see change-feed.ts). */
   watchIndexChanges(onEvent: (event: IndexChangeEvent) => void): Promise<IndexWatch>;
+  /** The exclusive lock of an embedded database (embedded mode only), released by `close`. */
+  embeddedLock?: EmbeddedLock;
   close(): Promise<void>;
 }
 
@@ -93,8 +96,21 @@ export function connectPostgres(options: PostgresOptions): DatabaseHandle {
   };
 }
 
-/** Opens an embedded PGlite database with its data in `dataDir` (created if missing). */
-export async function connectEmbedded(dataDir: string): Promise<DatabaseHandle> {
+/**
+ * Opens an embedded PGlite database with its data in `dataDir` (created if missing), holding its exclusive
+ * lock until `close` (see embedded-lock.ts): `owner` says who holds it (`hub`, `cli`, ...).
+ */
+export async function connectEmbedded(dataDir: string, owner = 'process'): Promise<DatabaseHandle> {
+  const lock = acquireEmbeddedLock(dataDir, owner);
+  try {
+    return await openEmbedded(dataDir, lock);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+}
+
+async function openEmbedded(dataDir: string, lock: EmbeddedLock): Promise<DatabaseHandle> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
   const { drizzle: drizzlePglite } = await import('drizzle-orm/pglite');
@@ -108,8 +124,13 @@ export async function connectEmbedded(dataDir: string): Promise<DatabaseHandle> 
       await client.query('select 1');
     },
     watchIndexChanges: (onEvent) => watchEmbeddedIndexChanges(client, onEvent),
+    embeddedLock: lock,
     async close() {
-      await client.close();
+      try {
+        await client.close();
+      } finally {
+        lock.release();
+      }
     },
   };
 }
@@ -121,9 +142,11 @@ export async function connectDatabase(opts: {
   max?: number;
   statementTimeoutMs?: number;
   applicationName?: string;
+  /** Who holds the embedded database's lock (`hub`, `cli`); embedded mode only. */
+  owner?: string;
 }): Promise<DatabaseHandle> {
   if (opts.url) return connectPostgres({ ...opts, url: opts.url });
-  return connectEmbedded(opts.embeddedDir);
+  return connectEmbedded(opts.embeddedDir, opts.owner);
 }
 
 /**

@@ -82,3 +82,24 @@ describe('add/remove lines', () => {
     expect(removeAutotriggerLine('a\nb', 'b')).toBe('a\n');
   });
 });
+
+describe('whole-directory cloud lines', () => {
+  it('parse with their trailing slash and stay apart from the line of the folder itself', () => {
+    const { rules } = parseAutotrigger('@hub:acme/playbooks/\n@gh:o/r/dir\n');
+    expect(rules[0]).toMatchObject({ identity: 'hub:acme/playbooks', directory: true });
+    expect(rules[1]).not.toHaveProperty('directory');
+    const { entries, excluded } = expandAutotrigger(
+      '@acme/playbooks/\n@hub:acme/playbooks\n@hub:acme/playbooks/\n!@hub:acme/playbooks/x\n',
+      [],
+    );
+    expect(entries).toEqual([
+      { identity: 'hub:acme/playbooks', line: 1, directory: true },
+      { identity: 'hub:acme/playbooks', line: 2 },
+    ]);
+    expect(excluded).toEqual(['hub:acme/playbooks/x']);
+    const once = addAutotriggerLine('@hub:acme/playbooks\n', '@hub:acme/playbooks/');
+    expect(once).toBe('@hub:acme/playbooks\n@hub:acme/playbooks/\n');
+    expect(addAutotriggerLine(once, '@acme/playbooks/')).toBe(once);
+    expect(removeAutotriggerLine(once, '@hub:acme/playbooks/')).toBe('@hub:acme/playbooks\n');
+  });
+});

@@ -16,6 +16,16 @@ export interface AutotriggerRule {
   pattern: string;
   /** cloud: the canonical identity. */
   identity?: string;
+  /** cloud: a trailing `/` follows every skill of that folder's menu (SPEC 1.5), within K. */
+  directory?: true;
+}
+
+/** One identity `.autotrigger` selects, at the line that selected it first. */
+export interface AutotriggerEntry {
+  identity: string;
+  line: number;
+  /** A whole-directory cloud line: the caller expands the menu of `identity` (local first). */
+  directory?: true;
 }
 
 /** A problem with one line of the file. */
@@ -48,7 +58,15 @@ export function parseAutotrigger(content: string): {
     }
     try {
       const identity = cloudIdentity(pattern.slice(1));
-      rules.push({ line, text, negated, kind: 'cloud', pattern, identity });
+      rules.push({
+        line,
+        text,
+        negated,
+        kind: 'cloud',
+        pattern,
+        identity,
+        ...(pattern.endsWith('/') ? { directory: true as const } : {}),
+      });
     } catch (error) {
       if (!(error instanceof IdentityError)) throw error;
       warnings.push({ line, text, message: `Not a skill identity (${error.code}): ${error.message}` });
@@ -61,11 +79,13 @@ export function parseAutotrigger(content: string): {
  * Expands `.autotrigger` against the project's skill folders (relative to .atskills, e.g. 'team/a',
  * 'gh/o/r/p') into identities in file order: each glob or directory line contributes its skills sorted by
  * path at the line's place; a skill appears once, at its first line; a line that selects nothing warns.
+ * A whole-directory cloud line stays one entry marked `directory` (its menu needs resolving); `excluded`
+ * holds the cloud identities a negating line has the last word on, which no directory expansion may add.
  */
 export function expandAutotrigger(
   content: string,
   localSkills: string[],
-): { entries: { identity: string; line: number }[]; warnings: AutotriggerWarning[] } {
+): { entries: AutotriggerEntry[]; warnings: AutotriggerWarning[]; excluded: string[] } {
   const { rules, warnings } = parseAutotrigger(content);
   const folders = [...new Set(localSkills.map(trimSlashes).filter((f) => f !== ''))].sort();
   const everyLocalLine = ignore();
@@ -75,21 +95,21 @@ export function expandAutotrigger(
   const selected = new Set(folders.filter((folder) => matches(everyLocalLine, folder)));
   // For cloud lines the last line naming an identity decides, as the last matching pattern does in gitignore.
   const lastCloudLineNegates = new Map<string, boolean>();
-  for (const rule of rules)
-    if (rule.kind === 'cloud') lastCloudLineNegates.set(rule.identity as string, rule.negated);
+  for (const rule of rules) if (rule.kind === 'cloud') lastCloudLineNegates.set(cloudKey(rule), rule.negated);
 
-  const entries: { identity: string; line: number }[] = [];
+  const entries: AutotriggerEntry[] = [];
   const seen = new Set<string>();
-  const add = (identity: string, line: number) => {
-    if (seen.has(identity)) return;
-    seen.add(identity);
-    entries.push({ identity, line });
+  const add = (identity: string, line: number, directory = false) => {
+    const key = directory ? `${identity}/` : identity;
+    if (seen.has(key)) return;
+    seen.add(key);
+    entries.push({ identity, line, ...(directory ? { directory: true as const } : {}) });
   };
   for (const rule of rules) {
     if (rule.negated) continue;
     if (rule.kind === 'cloud') {
-      const identity = rule.identity as string;
-      if (lastCloudLineNegates.get(identity) === false) add(identity, rule.line);
+      if (lastCloudLineNegates.get(cloudKey(rule)) === false)
+        add(rule.identity as string, rule.line, rule.directory === true);
       continue;
     }
     const thisLine = ignore();
@@ -108,7 +128,17 @@ export function expandAutotrigger(
       if (identity !== undefined) add(identity, rule.line);
     }
   }
-  return { entries, warnings: warnings.sort((a, b) => a.line - b.line) };
+  const excluded = [...lastCloudLineNegates].filter(([key, negates]) => negates && !key.endsWith('/'));
+  return {
+    entries,
+    warnings: warnings.sort((a, b) => a.line - b.line),
+    excluded: excluded.map(([key]) => key),
+  };
+}
+
+/** A cloud line's identity, with `/` for a whole-directory line (a different line from the skill's). */
+function cloudKey(rule: AutotriggerRule): string {
+  return rule.directory ? `${rule.identity}/` : (rule.identity as string);
 }
 
 /**
@@ -176,7 +206,8 @@ function lineKey(line: string): string | undefined {
   const pattern = negated ? text.slice(1) : text;
   if (pattern.startsWith('@')) {
     try {
-      return `${negated ? '!' : ''}@${cloudIdentity(pattern.slice(1))}`;
+      const directory = pattern.endsWith('/') ? '/' : '';
+      return `${negated ? '!' : ''}@${cloudIdentity(pattern.slice(1))}${directory}`;
     } catch {
       return text;
     }

@@ -13,7 +13,8 @@ export type IdentityErrorCode =
   | 'too-long'
   | 'bad-owner'
   | 'bad-repo'
-  | 'bad-percent-encoding';
+  | 'bad-percent-encoding'
+  | 'encoded-separator';
 
 /** Codes a SKILL.md frontmatter can fail with (see conformance/frontmatter.json), plus input limits. */
 export type FrontmatterErrorCode =

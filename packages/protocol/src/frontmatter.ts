@@ -1,5 +1,6 @@
 import { isAlias, isCollection, isPair, isScalar, parseDocument } from 'yaml';
 import { FrontmatterError } from './errors.js';
+import { FRONTMATTER_OPENING, splitFrontmatter } from './frontmatter-split.js';
 
 /** A rule break that still lets a skill be indexed (but not published). */
 export type FrontmatterWarning =
@@ -31,8 +32,6 @@ export const MAX_NAME_LENGTH = 64;
 export const MAX_DESCRIPTION_LENGTH = 1024;
 
 const NAME_FORMAT = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
-const OPENING = /^---[ \t]*\r?\n/;
-const CLOSING = /^---[ \t]*(?:\r?\n|$)/m;
 
 /** Parses a SKILL.md (BOM and CRLF tolerated); throws only FrontmatterError. */
 export function parseSkillMarkdown(content: string | Uint8Array, folder: string): SkillDocument {
@@ -40,8 +39,7 @@ export function parseSkillMarkdown(content: string | Uint8Array, folder: string)
   if (text.length > MAX_SKILL_MARKDOWN) {
     throw new FrontmatterError('too-large', `SKILL.md is larger than ${MAX_SKILL_MARKDOWN} characters.`);
   }
-  const opening = OPENING.exec(text);
-  if (!opening) {
+  if (!FRONTMATTER_OPENING.test(text)) {
     if (/^---[ \t]*\r?$/.test(text)) {
       throw new FrontmatterError(
         'unterminated-frontmatter',
@@ -53,16 +51,14 @@ export function parseSkillMarkdown(content: string | Uint8Array, folder: string)
       'SKILL.md must start with YAML frontmatter between "---" lines.',
     );
   }
-  const rest = text.slice(opening[0].length);
-  const closing = CLOSING.exec(rest);
-  if (!closing) {
+  const parts = splitFrontmatter(text);
+  if (!parts) {
     throw new FrontmatterError(
       'unterminated-frontmatter',
       'The frontmatter opened by "---" is never closed.',
     );
   }
-  const yamlText = rest.slice(0, closing.index);
-  const body = rest.slice(closing.index + closing[0].length);
+  const { yamlText, body } = parts;
   const frontmatter = parseYamlMapping(yamlText);
 
   const name = frontmatter.name;

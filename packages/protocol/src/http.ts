@@ -18,6 +18,14 @@ export const SafetyFlag = z.object({
   message: z.string(),
   file: z.string().optional(),
   line: z.number().int().optional(),
+  /** The text the rule matched (a short excerpt of the line). */
+  excerpt: z.string().optional(),
+  /** The skill revision the flag belongs to (flags are keyed by revision: a new revision is rescanned). */
+  revision: z.string().optional(),
+  /** True when hub administrators accepted a dispute of this rule for this content. */
+  suppressed: z.boolean().optional(),
+  /** The accepted report that suppressed it. */
+  suppressedBy: z.number().int().optional(),
 });
 export type SafetyFlag = z.infer<typeof SafetyFlag>;
 

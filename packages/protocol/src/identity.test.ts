@@ -53,6 +53,30 @@ describe('parseIdentity', () => {
     expect(codeOf('https://github.com/o')).toBe('incomplete');
   });
 
+  it('takes GitHub URLs pasted without the scheme or after a redundant gh:, checking the host exactly', () => {
+    expect(normalizeIdentity('github.com/o/r/tree/main/a')).toBe('gh:o/r/a');
+    expect(normalizeIdentity('WWW.GitHub.com/o/r')).toBe('gh:o/r');
+    expect(normalizeIdentity('gh:https://github.com/o/r/blob/main/a/SKILL.md')).toBe('gh:o/r/a');
+    expect(normalizeIdentity('gh:github.com/o/r')).toBe('gh:o/r');
+    expect(codeOf('https://evil-github.com/o/r')).toBe('unknown-prefix');
+    expect(codeOf('https://github.com.example.net/o/r')).toBe('unknown-prefix');
+    expect(codeOf('gh:https://github.com.example.net/o/r')).toBe('unknown-prefix');
+    // Without a scheme a look-alike host is just a project folder name, never GitHub.
+    expect(parseIdentity('evil-github.com/o/r')).toMatchObject({ source: 'local' });
+    expect(parseIdentity('github.com.example.net/o/r')).toMatchObject({ source: 'local' });
+  });
+
+  it('refuses encoded separators instead of making new segments', () => {
+    for (const text of [
+      'gh:o/r/a%2Fb/x',
+      'gh:o/r/a%2fb',
+      'hub:t/c/a%5Cb',
+      'a/%5cb',
+      'https://github.com/o/r/tree/main/a%2Fb',
+    ])
+      expect(codeOf(text)).toBe('encoded-separator');
+  });
+
   it('keeps real-world folder names: dots, @scopes, Unicode, spaces and colons via escapes', () => {
     expect(normalizeIdentity('gh:o/r/.claude/skills/x')).toBe('gh:o/r/.claude/skills/x');
     expect(normalizeIdentity('gh:o/r/@scope/tool')).toBe('gh:o/r/@scope/tool');
@@ -73,7 +97,7 @@ describe('parseIdentity', () => {
     expect(codeOf('a/%2E%2E/b')).toBe('dot-segment');
     expect(codeOf('/a')).toBe('absolute');
     expect(codeOf('a\\b')).toBe('backslash');
-    expect(codeOf('a/%5Cb')).toBe('backslash');
+    expect(codeOf('a/%5Cb')).toBe('encoded-separator');
     expect(codeOf('a/b\u0007')).toBe('control-char');
     expect(codeOf('a/%00')).toBe('control-char');
     expect(codeOf(`a/${'x'.repeat(600)}`)).toBe('too-long');

@@ -21,7 +21,12 @@ const MAX_RAW_IDENTITY = 4096;
 const CONTROL_CHAR = /[\u0000-\u001f\u007f-\u009f]/;
 const PREFIXED = /^([^/:]*):/;
 const GITHUB_URL = /^https?:\/\//i;
+// A GitHub URL pasted without its scheme: the host exactly, then a path or nothing (`github.com.example.net`
+// and `evil-github.com` are folder names of a bare path, never GitHub).
+const SCHEMELESS_GITHUB_URL = /^(?:www\.)?github\.com(?:[/?#]|$)/i;
 const GITHUB_HOSTS = new Set(['github.com', 'www.github.com']);
+// `%2F` / `%5C` would decode into a new path segment (or a backslash); SPEC 1.3 refuses them instead.
+const ENCODED_SEPARATOR = /%(?:2f|5c)/i;
 const PREFIX_ONLY = /^(gh|hub):/i;
 const PREFIX_OR_ENCODED = /^(gh|hub)(?::|%3A)/i;
 
@@ -31,7 +36,7 @@ export function parseIdentity(text: string): Identity {
   if (text.length > MAX_RAW_IDENTITY) {
     throw new IdentityError('too-long', `The identity is longer than ${MAX_IDENTITY_PATH} characters.`);
   }
-  if (GITHUB_URL.test(text)) return fromGithubUrl(text);
+  if (isGithubUrl(text)) return fromGithubUrl(text);
   const prefixed = PREFIXED.exec(text);
   if (prefixed) {
     const prefix = (prefixed[1] ?? '').toLowerCase();
@@ -42,7 +47,10 @@ export function parseIdentity(text: string): Identity {
         { prefix: prefixed[1] },
       );
     }
-    return buildIdentity(prefix, decodePath(text.slice(prefixed[0].length)));
+    const rest = text.slice(prefixed[0].length);
+    // A redundant prefix before a pasted URL (`gh:https://github.com/o/r`, `gh:github.com/o/r`).
+    if (prefix === 'gh' && isGithubUrl(rest)) return fromGithubUrl(rest);
+    return buildIdentity(prefix, decodePath(rest));
   }
   return buildIdentity('local', decodePath(text));
 }
@@ -86,6 +94,11 @@ export function isValidGithubOwner(s: string): boolean {
 /** Whether GitHub would accept `s` as a repository name: 1-100 of letters, digits, '.', '_', '-'. */
 export function isValidGithubRepo(s: string): boolean {
   return /^[A-Za-z0-9._-]{1,100}$/.test(s) && s !== '.' && s !== '..';
+}
+
+/** Whether the text is a GitHub URL, with or without its scheme. */
+export function isGithubUrl(text: string): boolean {
+  return GITHUB_URL.test(text) || SCHEMELESS_GITHUB_URL.test(text);
 }
 
 /** Whether `fullName` is `owner/repo` with an owner and a repository name GitHub accepts. */
@@ -145,6 +158,12 @@ export function splitIdentityPrefix(
 
 /** Strict percent-decoding; a literal '%' may not survive it, so decoding a canonical identity changes nothing. */
 function decodePath(text: string): string {
+  if (ENCODED_SEPARATOR.test(text)) {
+    throw new IdentityError(
+      'encoded-separator',
+      'The identity holds an encoded separator (%2F or %5C); write "/" between folders, never inside one.',
+    );
+  }
   let decoded: string;
   try {
     decoded = decodeURIComponent(text);

@@ -110,6 +110,9 @@ function parseReferenceBody(body: string): { identity: Identity; save: boolean; 
   const second = parts[1];
   let headLength = 1;
   if (/^https?$/i.test(first) && second?.startsWith('//')) headLength = 2;
+  // `gh:https://github.com/...`: a redundant prefix before a pasted URL.
+  else if (/^gh$/i.test(first) && /^https?$/i.test(second ?? '') && parts[2]?.startsWith('//'))
+    headLength = 3;
   else if (second !== undefined && !first.includes('/') && !SUFFIXES.has(second)) headLength = 2;
   const identity = parseIdentity(parts.slice(0, headLength).join(':'));
   let save = false;

@@ -28,3 +28,26 @@ describe('resolveResidentEntries', () => {
     expect(result.unresolved[0]?.reason).toMatch(/SKILL.md/);
   });
 });
+
+describe('whole-directory cloud lines', () => {
+  const skill = (name: string) => `---\nname: ${name}\ndescription: ${name.toUpperCase()}.\n---\n`;
+
+  it('answer local first with the skills saved under the folder, deduplicated, negations applied', () => {
+    const skills = new Map([
+      ['hub/acme/playbooks/deploy', skill('deploy')],
+      ['hub/acme/playbooks/rollback', skill('rollback')],
+      ['hub/acme/playbooks/old', skill('old')],
+      ['gh/o/r/dir/a', skill('a')],
+    ]);
+    const result = resolveResidentEntries(
+      '@hub:acme/playbooks/rollback\n@acme/playbooks/\n!@hub:acme/playbooks/old\n@gh:o/r/dir/\n@gh:o/r/other/\n',
+      skills,
+    );
+    expect(result.entries.map((e) => e.identity)).toEqual([
+      'hub:acme/playbooks/rollback',
+      'hub:acme/playbooks/deploy',
+      'gh:o/r/dir/a',
+    ]);
+    expect(result.unresolved).toEqual([{ identity: 'gh:o/r/other', line: 5, reason: 'no local copy' }]);
+  });
+});

@@ -1,6 +1,6 @@
 import { type AutotriggerWarning, expandAutotrigger } from './autotrigger.js';
 import { tryParseSkillMarkdown } from './frontmatter.js';
-import { diskPath, parseIdentity } from './identity.js';
+import { diskPath, formatIdentity, parseIdentity } from './identity.js';
 
 /** One row of the resident block. */
 export interface ResidentEntry {
@@ -37,25 +37,42 @@ export function resolveResidentEntries(
   autotriggerContent: string,
   localSkills: Map<string, string>,
 ): LocalResidentResolution {
-  const { entries, warnings } = expandAutotrigger(autotriggerContent, [...localSkills.keys()]);
+  const { entries, warnings, excluded } = expandAutotrigger(autotriggerContent, [...localSkills.keys()]);
   const byFolder = new Map(
     [...localSkills].map(([folder, content]) => [folder.replace(/^\/+|\/+$/g, ''), content]),
   );
   const resolved: ResidentEntry[] = [];
   const unresolved: LocalResidentResolution['unresolved'] = [];
-  for (const { identity, line } of entries) {
-    const folder = diskPath(parseIdentity(identity)).slice('.atskills/'.length);
+  const excludedSet = new Set(excluded);
+  const taken = new Set<string>();
+  const take = (identity: string, folder: string, line: number, fromDirectory = false) => {
+    if (taken.has(identity) || (fromDirectory && excludedSet.has(identity))) return;
+    taken.add(identity);
+    const content = byFolder.get(folder) as string;
+    const parsed = tryParseSkillMarkdown(content, folder);
+    if (!parsed.ok) {
+      unresolved.push({ identity, line, reason: `SKILL.md: ${parsed.error.message}` });
+      return;
+    }
+    resolved.push({ name: parsed.doc.name, description: parsed.doc.description, identity });
+  };
+  for (const { identity, line, directory } of entries) {
+    const id = parseIdentity(identity);
+    const folder = diskPath(id).slice('.atskills/'.length);
+    if (directory && !byFolder.has(folder)) {
+      // A whole-directory line answers local first too: the skills saved under its folder.
+      const inside = [...byFolder.keys()].filter((f) => f.startsWith(`${folder}/`)).sort();
+      if (inside.length === 0) unresolved.push({ identity, line, reason: 'no local copy' });
+      for (const f of inside)
+        take(formatIdentity(id.source, `${id.path}${f.slice(folder.length)}`), f, line, true);
+      continue;
+    }
     const content = byFolder.get(folder);
     if (content === undefined) {
       unresolved.push({ identity, line, reason: 'no local copy' });
       continue;
     }
-    const parsed = tryParseSkillMarkdown(content, folder);
-    if (!parsed.ok) {
-      unresolved.push({ identity, line, reason: `SKILL.md: ${parsed.error.message}` });
-      continue;
-    }
-    resolved.push({ name: parsed.doc.name, description: parsed.doc.description, identity });
+    take(identity, folder, line);
   }
   return { entries: resolved, unresolved, warnings };
 }

@@ -10,6 +10,21 @@ export interface SourceStamp {
 }
 
 export const SOURCE_STAMP_FILE = '.source';
+
+/**
+ * Why a file may not be part of a published or indexed skill, or undefined when it may. A `.source` at the
+ * skill's root is what `:save` writes (a shipped one makes every later save see a false "edited" copy),
+ * and a nested `.atskills/` would make the saved copy a project root of its own. Compared without case:
+ * the copies land on case-insensitive file systems too.
+ */
+export function reservedSkillPath(pathInSkill: string): string | undefined {
+  const segments = pathInSkill.split('/').map((s) => s.toLowerCase());
+  if (segments.length === 1 && segments[0] === SOURCE_STAMP_FILE)
+    return `"${pathInSkill}" is reserved: :save writes the skill's ${SOURCE_STAMP_FILE} stamp there`;
+  if (segments.includes('.atskills'))
+    return `"${pathInSkill}" is inside a nested .atskills/ folder, which would take over the project root of a saved copy`;
+  return undefined;
+}
 const SECOND_LINE = /^(\d{4})-(\d{2})-(\d{2}) rev:(\S+)$/;
 
 /** Two lines: the identity, then `YYYY-MM-DD rev:<revision>`; with a trailing newline. */

@@ -28,4 +28,6 @@ export interface CrawlControl {
   progress(runId: number): Promise<CrawlRunProgress | null>;
   /** Job counts of the crawl queues. */
   counts(): Promise<QueueCounts>;
+  /** Queues an index of a linked repository (a new link, a push, an owner's re-index). */
+  enqueueLinkIndex(linkId: number, options?: { force?: boolean; requestId?: string }): Promise<void>;
 }

@@ -12,6 +12,7 @@ export {
   InvalidJobError,
   jobIds,
   jobOptions,
+  LinkJobData,
   OwnerName,
   parseJobData,
   QUEUES,

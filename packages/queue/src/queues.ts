@@ -42,6 +42,15 @@ export const RepositoryJobData = z.object({
 });
 export type RepositoryJobData = z.infer<typeof RepositoryJobData>;
 
+/** One index of a team collection linked from a GitHub repository (SPEC 2.3). */
+export const LinkJobData = z.object({
+  linkId: z.number().int().positive(),
+  /** Ignore the stored head: re-read and re-parse everything. */
+  force: z.boolean().default(false),
+  requestId: z.string().max(128).optional(),
+});
+export type LinkJobData = z.infer<typeof LinkJobData>;
+
 /** The scheduler's tick job carries nothing; anything else on its queue is refused. */
 export const ScheduleTickData = z.object({}).strict();
 export type ScheduleTickData = z.infer<typeof ScheduleTickData>;
@@ -50,6 +59,8 @@ export type ScheduleTickData = z.infer<typeof ScheduleTickData>;
 export const QUEUES = {
   discover: { name: 'crawl-discover', schema: DiscoverJobData },
   repository: { name: 'crawl-repository', schema: RepositoryJobData },
+  /** Linked repositories of teams: their credentials and collections live in repository_links. */
+  link: { name: 'crawl-link', schema: LinkJobData },
   /** One BullMQ job scheduler on it drives the re-crawl ticks. */
   schedule: { name: 'crawl-schedule', schema: ScheduleTickData },
 } as const;
@@ -57,7 +68,7 @@ export const QUEUES = {
 export type QueueKey = keyof typeof QUEUES;
 
 /** The queues that carry crawl work (the schedule queue only carries ticks). */
-export const CRAWL_QUEUE_NAMES = [QUEUES.discover.name, QUEUES.repository.name] as const;
+export const CRAWL_QUEUE_NAMES = [QUEUES.discover.name, QUEUES.repository.name, QUEUES.link.name] as const;
 
 /** The retry settings job options depend on (the crawler's CRAWL_ATTEMPTS and CRAWL_BACKOFF_MS). */
 export interface RetrySettings {
@@ -66,7 +77,7 @@ export interface RetrySettings {
 }
 
 /** Default options of each work queue's jobs: explicit retries, exponential backoff and retention. */
-export function jobOptions(queue: 'discover' | 'repository', settings: RetrySettings): JobsOptions {
+export function jobOptions(queue: 'discover' | 'repository' | 'link', settings: RetrySettings): JobsOptions {
   const base: JobsOptions = {
     attempts: settings.CRAWL_ATTEMPTS,
     backoff: { type: 'exponential', delay: settings.CRAWL_BACKOFF_MS },
@@ -104,4 +115,9 @@ export const jobIds = {
   discover: (runId: number) => `discover-${runId}`,
   repository: (runId: number | null, owner: string, repo: string) =>
     `repo:${runId ?? 'adhoc'}:${owner.toLowerCase()}/${repo.toLowerCase()}`,
+  /**
+   * A link index per request (push, re-index, new link): not coalesced, so a push during a running index is
+   * never dropped; the index itself is cheap when nothing changed and never writes over a newer commit.
+   */
+  link: (linkId: number, requestedAt: number, nonce: string) => `link:${linkId}:${requestedAt}:${nonce}`,
 };

@@ -124,12 +124,27 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, p: Htt
     .send(body);
 }
 
+/**
+ * What a 5xx logs about its error: drizzle's message holds the whole SQL text and its parameters (user input,
+ * sometimes secrets), so database errors are logged by their driver error only (SQLSTATE and message).
+ */
+export function loggableError(err: unknown): unknown {
+  const e = err as { message?: unknown; cause?: unknown; name?: unknown; stack?: unknown };
+  if (typeof e?.message !== 'string' || !e.message.startsWith('Failed query')) return err;
+  const cause = e.cause as { code?: unknown; message?: unknown; name?: unknown } | undefined;
+  return {
+    type: 'DatabaseQueryError',
+    message: typeof cause?.message === 'string' ? cause.message : 'query failed',
+    ...(typeof cause?.code === 'string' ? { code: cause.code } : {}),
+  };
+}
+
 /** The one error handler: every error (thrown, validation, framework, 404 route) becomes a problem. */
 export default fp(
   async function errorsPlugin(app: FastifyInstance) {
     app.setErrorHandler((err, request, reply) => {
       const p = toProblem(err);
-      if (p.status >= 500) request.log.error({ err, code: p.code }, 'request failed');
+      if (p.status >= 500) request.log.error({ err: loggableError(err), code: p.code }, 'request failed');
       else request.log.warn({ code: p.code, status: p.status, detail: p.detail }, 'request refused');
       return sendProblem(request, reply, p);
     });

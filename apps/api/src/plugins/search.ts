@@ -1,9 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { Gauge } from 'prom-client';
 import type { AppConfig } from '../config.js';
 import type { SearchEngine } from '../search/engine.js';
 import { createFallbackEngine } from '../search/fallback.js';
 import { createMeilisearchEngine } from '../search/meilisearch.js';
+import { createMemoryEngine, type MemoryEngine } from '../search/memory-engine.js';
 import { createPostgresEngine } from '../search/postgres.js';
 import { instrumentSearchEngine } from './metrics.js';
 
@@ -20,23 +22,81 @@ export interface SearchPluginOptions {
   engine?: SearchEngine;
 }
 
-/** The search engine: Postgres full-text, or Meilisearch (falling back to Postgres) when MEILI_URL is set. */
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** Exposes the in-memory index's size and state on /metrics. */
+function reportIndex(app: FastifyInstance, engine: MemoryEngine) {
+  const registers = [app.metrics.registry];
+  new Gauge({
+    name: 'atskills_search_index_bytes',
+    help: 'Estimated memory held by the in-memory search index (bytes)',
+    registers,
+    collect() {
+      this.set(engine.status().bytes);
+    },
+  });
+  new Gauge({
+    name: 'atskills_search_index_documents',
+    help: 'Skills and collections held by the in-memory search index',
+    registers,
+    collect() {
+      this.set(engine.status().documents);
+    },
+  });
+  new Gauge({
+    name: 'atskills_search_index_ready',
+    help: '1 when the in-memory search index serves, 0 while it builds (Postgres answers meanwhile)',
+    registers,
+    collect() {
+      this.set(engine.status().ready ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'atskills_search_index_build_seconds',
+    help: 'How long the last full build of the in-memory search index took',
+    registers,
+    collect() {
+      this.set(engine.status().buildSeconds ?? 0);
+    },
+  });
+}
+
+/**
+ * The search engine: the in-memory index (Postgres answering while it builds), Postgres alone
+ * (SEARCH_ENGINE=postgres), or Meilisearch falling back to Postgres when MEILI_URL is set.
+ */
 export default fp(
   async function searchPlugin(app: FastifyInstance, opts: SearchPluginOptions) {
     let engine = opts.engine;
     if (!engine) {
       const postgres = createPostgresEngine(app.db);
-      engine = opts.config.meiliUrl
-        ? createFallbackEngine(
-            createMeilisearchEngine(app.db, {
-              url: opts.config.meiliUrl,
-              ...(opts.config.meiliMasterKey ? { apiKey: opts.config.meiliMasterKey } : {}),
-              index: opts.config.meiliIndex,
-            }),
-            postgres,
-            (err) => app.log.warn({ err }, 'search engine unreachable, answering from postgres'),
-          )
-        : postgres;
+      if (opts.config.meiliUrl) {
+        engine = createFallbackEngine(
+          createMeilisearchEngine(app.db, {
+            url: opts.config.meiliUrl,
+            ...(opts.config.meiliMasterKey ? { apiKey: opts.config.meiliMasterKey } : {}),
+            index: opts.config.meiliIndex,
+          }),
+          postgres,
+          (err) => app.log.warn({ err }, 'search engine unreachable, answering from postgres'),
+        );
+      } else if (opts.config.searchEngine === 'memory') {
+        const memory = createMemoryEngine(app.db, postgres, {
+          maxBytes: opts.config.searchIndexBytes,
+          onError: (err) => app.log.warn({ err }, 'in-memory search index'),
+        });
+        app.addHook('onReady', async () => {
+          memory.start((onEvent) => app.database.watchIndexChanges(onEvent));
+        });
+        // A write through this process is seen by its author's next search (no wait for the NOTIFY).
+        app.addHook('onResponse', async (request, reply) => {
+          if (WRITE_METHODS.has(request.method) && reply.statusCode < 400) memory.noteLocalWrite();
+        });
+        if (app.hasDecorator('metrics')) reportIndex(app, memory);
+        engine = memory;
+      } else {
+        engine = postgres;
+      }
       const owned = engine;
       app.addHook('onClose', async () => owned.close?.());
     }

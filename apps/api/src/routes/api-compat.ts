@@ -1,12 +1,29 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { problems, RevisionQuery } from '../schemas.js';
-import { compatGet, compatMenu } from '../services/compat.js';
+import { compatGet, compatMenu, compatRevision } from '../services/compat.js';
 import { withMissingGh } from '../services/indexing/missing-gh.js';
 import { validateRevision } from './caching.js';
 import { rawIdentity } from './identity-path.js';
 
 const Text = z.any().describe('text/markdown or text/plain');
+const CompatMenuJson = z
+  .object({
+    skills: z.array(
+      z.object({
+        id: z.string().describe('the identity, e.g. hub:acme/playbooks/deploy'),
+        path: z.string().describe('the identity relative to the hub root (without hub:)'),
+        name: z.string(),
+        description: z.string(),
+      }),
+    ),
+  })
+  .describe('the menu; `- <identity>: <description>` text lines instead for Accept: text/plain');
+
+/** Text only for a client that asks for text/plain and not for JSON (the reference client sends no Accept). */
+function wantsText(accept: string | undefined): boolean {
+  return accept !== undefined && /\btext\/plain\b/i.test(accept) && !/\bapplication\/json\b/i.test(accept);
+}
 
 /**
  * /api/skills/...: compatibility with clients written for the protocol authors' hub (SPEC 2.2), with the
@@ -19,19 +36,22 @@ const apiCompatRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         operationId: 'compatMenu',
         tags: ['compat'],
-        summary: 'A menu as text: one `- <identity>: <description>` line per skill',
+        summary: 'A menu as JSON {"skills":[{id,path,name,description}]}; text lines for Accept: text/plain',
         querystring: RevisionQuery.extend({ prefix: z.string().min(1).max(2048) }),
-        produces: ['text/plain'],
-        response: { 200: Text, ...problems(301, 400, 404, 410, 422, 503) },
+        produces: ['application/json', 'text/plain'],
+        response: { 200: z.union([CompatMenuJson, z.string()]), ...problems(301, 400, 404, 410, 422, 503) },
       },
     },
     async (request, reply) => {
       const prefix = request.query.prefix;
-      const text = await withMissingGh(app, request, prefix, () =>
+      const menu = await withMissingGh(app, request, prefix, () =>
         compatMenu(app.db, request.viewer, prefix, request.query.rev),
       );
-      if (validateRevision(request, reply, text.revision, text.pinned)) return reply;
-      return reply.header('content-type', text.contentType).send(text.body);
+      if (validateRevision(request, reply, menu.revision, menu.pinned, menu.private, 'Authorization, Accept'))
+        return reply;
+      if (wantsText(request.headers.accept))
+        return reply.header('content-type', 'text/plain; charset=utf-8').send(menu.text);
+      return reply.header('content-type', 'application/json; charset=utf-8').send({ skills: menu.skills });
     },
   );
 
@@ -42,22 +62,31 @@ const apiCompatRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'compatSkill',
         tags: ['compat'],
         summary:
-          'Raw SKILL.md of hub:<namespace>/<name>, a menu as text, or one bundled file (<path>/<file>)',
+          'Raw SKILL.md of hub:<path> (a folder is 404: ask ?prefix=), one bundled file (<path>/<file>), or {"revision"} (<path>/revision)',
         querystring: RevisionQuery,
         produces: ['text/markdown', 'text/plain'],
         response: { 200: Text, ...problems(301, 400, 404, 410, 422, 503) },
       },
     },
     async (request, reply) => {
-      const identity = rawIdentity(request, '/api/skills/');
-      const text = await withMissingGh(app, request, identity, () =>
-        compatGet(app.db, request.viewer, identity, request.query.rev),
+      const path = rawIdentity(request, '/api/skills/');
+      const revision = await withMissingGh(app, request, path, () =>
+        compatRevision(app.db, request.viewer, path, request.query.rev),
       );
-      if (validateRevision(request, reply, text.revision, text.pinned)) return reply;
+      if (revision) {
+        if (validateRevision(request, reply, revision.revision, revision.pinned, revision.private))
+          return reply;
+        return reply
+          .header('content-type', 'application/json; charset=utf-8')
+          .send({ revision: revision.revision });
+      }
+      const text = await withMissingGh(app, request, path, () =>
+        compatGet(app.db, request.viewer, path, request.query.rev),
+      );
+      if (validateRevision(request, reply, text.revision, text.pinned, text.private)) return reply;
       return reply
         .header('content-type', text.contentType)
         .header('x-content-type-options', 'nosniff')
-
         .send(text.body);
     },
   );

@@ -2,6 +2,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** Cache-Control of a pinned (`?rev=`) answer: the content at a revision never changes. */
 export const IMMUTABLE = 'public, max-age=31536000, immutable';
+/** The same for a private answer: only the caller's own cache may keep it, never a shared one. */
+export const IMMUTABLE_PRIVATE = 'private, max-age=31536000, immutable';
 /** Cache-Control of a current answer: store it, but revalidate with If-None-Match before each use. */
 export const REVALIDATE = 'no-cache';
 
@@ -26,10 +28,12 @@ export function validateRevision(
   reply: FastifyReply,
   revision: string,
   pinned: boolean,
+  isPrivate = false,
+  vary = 'Authorization',
 ): boolean {
   reply.header('etag', `"${revision}"`);
-  reply.header('cache-control', pinned ? IMMUTABLE : REVALIDATE);
-  reply.header('vary', 'Authorization');
+  reply.header('cache-control', pinned ? (isPrivate ? IMMUTABLE_PRIVATE : IMMUTABLE) : REVALIDATE);
+  reply.header('vary', vary);
   if (ifNoneMatchHits(request.headers['if-none-match'], revision)) {
     reply.code(304).send();
     return true;

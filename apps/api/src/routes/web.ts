@@ -170,6 +170,8 @@ async function searchPage(app: FastifyInstance, request: FastifyRequest, reply: 
         results: page.results.map((hit) => toResultView(hit, evidence.get(hit.identity))),
         nextCursor: page.nextCursor,
         continued: form.cursor !== undefined,
+        ...(page.corrected ? { corrected: page.corrected } : {}),
+        ...(page.ignored ? { ignored: page.ignored } : {}),
       }),
     );
   } catch (err) {
@@ -202,12 +204,14 @@ async function skillPage(app: FastifyInstance, request: FastifyRequest, reply: F
   const result = await withMissingGh(app, request, text, () =>
     getSkillView(app.db, request.viewer, text, rev),
   );
-  if (result.kind === 'menu') return sendPage(reply, 200, renderMenuPage(result.view));
+  if (result.kind === 'menu')
+    return sendPage(reply, 200, renderMenuPage({ ...result.view, hubUrl: app.config.publicUrl }));
   const { view, resolved } = result;
   return sendPage(
     reply,
     200,
     renderSkillPage({
+      hubUrl: app.config.publicUrl,
       identity: view.identity,
       revision: view.revision,
       pinned: resolved.pinned,

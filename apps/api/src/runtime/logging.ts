@@ -25,12 +25,42 @@ export const REDACTED_PATHS = [
   'err.config.headers.authorization',
 ];
 
-/** The hub's pino options: JSON lines, ISO times, secrets redacted. */
+// Query parameters whose values are credentials by name, and hub tokens wherever they appear.
+const SECRET_PARAM = /([?&](?:access_token|token|api_key|apikey|key|secret|password|auth)=)[^&#]*/gi;
+const HUB_TOKEN = /ask_[0-9A-Za-z]{20,}/g;
+
+/**
+ * A URL as request logs show it: the values of credential-named query parameters and anything shaped like
+ * a hub token are replaced, so a token put in a query string (by mistake or by a client) never reaches logs.
+ */
+export function redactRequestUrl(url: string): string {
+  return url.replace(SECRET_PARAM, '$1[redacted]').replace(HUB_TOKEN, '[redacted]');
+}
+
+interface LoggedRequest {
+  method?: string;
+  url?: string;
+  hostname?: string;
+  host?: string;
+  ip?: string;
+  socket?: { remotePort?: number };
+}
+
+/** The hub's pino options: JSON lines, ISO times, secrets redacted (also in request URLs). */
 export function loggerOptions(level: string): LoggerOptions {
   return {
     level,
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    serializers: {
+      req: (req: LoggedRequest) => ({
+        method: req.method,
+        url: typeof req.url === 'string' ? redactRequestUrl(req.url) : req.url,
+        host: req.host ?? req.hostname,
+        remoteAddress: req.ip,
+        remotePort: req.socket?.remotePort,
+      }),
+    },
   };
 }
 

@@ -34,6 +34,8 @@ export const OpsEnvSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(25_000),
   /** How often the scheduler looks for repositories due for a re-crawl; 0 turns scheduled re-crawls off. */
   RECRAWL_TICK_MS: z.coerce.number().int().min(0).default(300_000),
+  /** Serve /metrics to anyone; otherwise only to hub administrators (admin-scoped token). */
+  METRICS_PUBLIC: flag,
   /** Load the example skills of demo/ at start-up (same as `--demo`). */
   ATSKILLS_DEMO: flag,
 });

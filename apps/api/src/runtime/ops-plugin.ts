@@ -31,8 +31,9 @@ export interface OpsDeps {
  */
 export default fp(
   async function opsPlugin(app: FastifyInstance, deps: OpsDeps) {
-    // Without runtime settings (tests building a bare app) rate limiting stays off.
-    const config = deps.config ?? Object.freeze({ ...OpsEnvSchema.parse({}), RATE_LIMIT_MAX: 0 });
+    // Without runtime settings (tests building a bare app) rate limiting stays off and /metrics is open.
+    const config =
+      deps.config ?? Object.freeze({ ...OpsEnvSchema.parse({}), RATE_LIMIT_MAX: 0, METRICS_PUBLIC: true });
     await app.register(healthPlugin, deps.readiness ? { readiness: deps.readiness } : {});
     app.readiness.addCheck('database', async () => {
       await app.database.ping();
@@ -66,7 +67,7 @@ export default fp(
       timeWindow: config.RATE_LIMIT_WINDOW,
       ...(redis ? { redis } : {}),
     });
-    await app.register(opsRoutes);
+    await app.register(opsRoutes, { metricsPublic: config.METRICS_PUBLIC });
     if (deps.boardQueues?.length) {
       await app.register(queueBoardPlugin, { queues: deps.boardQueues, prefix: QUEUE_BOARD_PATH });
     }

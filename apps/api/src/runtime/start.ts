@@ -24,6 +24,7 @@ import { buildApp } from '../app.js';
 import { type AppConfig, loadConfig } from '../config.js';
 import { createReadiness } from '../plugins/health.js';
 import { crawlMetricsSink, createHubMetrics } from '../plugins/metrics.js';
+import { adminSocketPath, startAdminSocket } from './admin-socket.js';
 import { loadDemo } from './demo.js';
 import { startGithubRateLimitPoll } from './github-rate-limit.js';
 import { createHubLogger } from './logging.js';
@@ -133,6 +134,8 @@ export async function startHub(options: StartOptions = {}): Promise<RunningHub> 
       // A request must not wait long on the database: past this it answers 503 (also when the server went
       // silent, through the pool's client-side query timeout).
       statementTimeoutMs: 10_000,
+      // The embedded database's exclusive lock names this hub; a second hub (or the CLI) sees who holds it.
+      owner: 'hub',
     });
     cleanups.push(() => database.close());
     if (!config.databaseUrl) await migrate(database);
@@ -239,6 +242,21 @@ export async function startHub(options: StartOptions = {}): Promise<RunningHub> 
     }
 
     const address = await app.listen({ host: config.host, port: config.port });
+    if (database.embeddedLock) {
+      // The admin CLI reaches the embedded database through this hub while it runs (one owner, ever).
+      const socketPath = adminSocketPath(config.dataDir);
+      const socket = await startAdminSocket({
+        socketPath,
+        database,
+        logger: logger.child({ component: 'admin' }),
+      });
+      cleanups.push(() => socket.close());
+      database.embeddedLock.update({ url: address, adminSocket: socketPath });
+      logger.info(
+        { part: 'admin', socket: socketPath },
+        `admin CLI: through ${socketPath} while this hub runs`,
+      );
+    }
     logger.info({ url: address, publicUrl: config.publicUrl }, `hub listening on ${address}`);
 
     let stopping: Promise<void> | undefined;

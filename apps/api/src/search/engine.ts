@@ -29,7 +29,14 @@ export interface SearchHit {
   descriptionTokens: number;
   bodyTokens: number;
   warnings: string[];
-  flags: { rule: string; severity: string; file: string; line: number; message: string }[];
+  flags: {
+    rule: string;
+    severity: string;
+    file: string;
+    line: number;
+    message: string;
+    suppressedBy?: number;
+  }[];
   /** Collections only: how many skills the folder holds. */
   skillCount?: number;
 }
@@ -41,6 +48,10 @@ export interface SearchPage {
   nextCursor: string | null;
   /** The engine that answered (`postgres`, `meilisearch`), with `; fallback` when the configured one failed. */
   engine: string;
+  /** Query words read as another word of the index (typo -> correction), when the engine corrects. */
+  corrected?: Record<string, string>;
+  /** Query words that took no part (stop words, words no skill holds), when the engine says so. */
+  ignored?: string[];
 }
 
 /** What a search engine reports about itself (readiness checks, /v1/stats). */

@@ -3,7 +3,15 @@ import type { SearchHit } from './engine.js';
 
 /** A stored flag as search answers carry it: its rule and place, without the evidence. */
 export function flagSummary(f: StoredFlag) {
-  return { rule: f.rule, severity: f.severity, file: f.file, line: f.line, message: f.message };
+  return {
+    rule: f.rule,
+    severity: f.severity,
+    file: f.file,
+    line: f.line,
+    message: f.message,
+    // An accepted dispute travels with the flag, so results show it as suppressed.
+    ...(f.suppressedBy !== undefined ? { suppressedBy: f.suppressedBy } : {}),
+  };
 }
 
 /** A database search row as the engine-neutral hit (flags without their evidence snippets). */

@@ -11,6 +11,10 @@ import { Meilisearch } from 'meilisearch';
 import { menuRevision } from '../services/menu-revision.js';
 import type { SearchEngine, SearchFilters, SearchHit } from './engine.js';
 import { flagSummary } from './hits.js';
+import { headingsOf } from './memory/skill-index.js';
+import { planWords } from './relevance/analyze.js';
+import stopWordList from './relevance/stop-words.json' with { type: 'json' };
+import synonymData from './relevance/synonyms.json' with { type: 'json' };
 
 /** How to reach Meilisearch. */
 export interface MeilisearchOptions {
@@ -34,12 +38,29 @@ interface SkillDocument extends Omit<SearchHit, 'skillCount'> {
   visibility: 'public' | 'private';
   /** Namespaces that may read a private document ('*' for public ones). */
   readers: string[];
+  headings: string;
   body: string;
 }
 
-/** Index settings: searchable name > description > body, filters, popularity as a ranking rule, typos. */
+/** Meilisearch's synonym map from the shared list: each phrase of a group maps to the others. */
+function meiliSynonyms(): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const group of synonymData.groups) {
+    for (const phrase of group) out[phrase] = group.filter((p) => p !== phrase);
+  }
+  return out;
+}
+
+/**
+ * Index settings, the same semantics as the in-memory engine: searchable name > description > headings >
+ * body; the shared synonym and stop-word lists; one typo from 4 letters, two from 8; popularity only as
+ * the last ranking rule; searches use matchingStrategy 'frequency' (relaxation: the most common words are
+ * dropped first until something matches).
+ */
 export const MEILI_SETTINGS = {
-  searchableAttributes: ['name', 'description', 'body'],
+  searchableAttributes: ['name', 'description', 'headings', 'body'],
+  synonyms: meiliSynonyms(),
+  stopWords: stopWordList.words,
   filterableAttributes: [
     'kind',
     'source',
@@ -76,6 +97,7 @@ function skillDocument(row: SkillRow): SkillDocument {
     identity: row.identity,
     name: row.name,
     description: row.description,
+    headings: headingsOf(row.body),
     body: row.body.slice(0, 100_000),
     source: row.source as 'gh' | 'hub',
     owner: row.owner,
@@ -123,6 +145,7 @@ function folderDocuments(rows: SkillRow[]): SkillDocument[] {
       identity,
       name: folder === '' ? first.container : folder.slice(folder.lastIndexOf('/') + 1),
       description: `${members.length} skills`,
+      headings: '',
       body: '',
       path: folder,
       revision: menuRevision(members),
@@ -232,8 +255,9 @@ export function createMeilisearchEngine(
         lastIdentity = pos.identity;
       }
       const start = Math.max(0, offset - WINDOW);
-      const res = await index.search(query, {
+      const res = await index.search(query.replace(/[\u0000-\u001f]/g, ' '), {
         filter: filterExpression(filters, viewer),
+        matchingStrategy: 'frequency',
         offset: start,
         limit: limit + (offset - start) + WINDOW + 1,
       });
@@ -253,6 +277,7 @@ export function createMeilisearchEngine(
             ? encodeMeiliCursor({ offset: start + resumeAt + page.length, identity: last.identity })
             : null,
         engine: 'meilisearch',
+        ignored: planWords(query).ignored,
       };
     },
     async index(identities: string[]) {

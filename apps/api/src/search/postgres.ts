@@ -2,19 +2,24 @@ import { type Database, type ReadScope, searchSkills } from '@atskills/db';
 import { readSearchCursor, searchCursor } from './cursor.js';
 import type { SearchEngine, SearchFilters, SearchPage } from './engine.js';
 import { hitFromRow } from './hits.js';
+import { planWords } from './relevance/analyze.js';
 
 /**
- * The default engine: Postgres full-text search on the generated `skills.search` column plus pg_trgm on
- * names. The index is the table itself, so index/remove have nothing to do.
+ * The Postgres engine: full-text search on the generated `skills.search` column plus pg_trgm on names,
+ * with the shared query plan (stop words out, synonyms in, a skill need not hold every word). The index is
+ * the table itself, so index/remove have nothing to do.
  */
 export function createPostgresEngine(db: Database): SearchEngine {
   return {
     name: 'postgres',
     async search(query: string, filters: SearchFilters, viewer: ReadScope, limit: number, cursor?: string) {
       const after = cursor ? readSearchCursor('postgres', query, filters, cursor) : undefined;
+      const plan = planWords(query);
       // One extra row tells whether there is a next page without a count query.
       const rows = await searchSkills(db, {
         query,
+        terms: plan.words,
+        alternatives: plan.alternatives,
         filters,
         scope: viewer,
         limit: limit + 1,
@@ -29,6 +34,8 @@ export function createPostgresEngine(db: Database): SearchEngine {
             ? searchCursor('postgres', query, filters, { score: last.score, identity: last.identity })
             : null,
         engine: 'postgres',
+        corrected: {},
+        ignored: plan.ignored,
       };
       return result;
     },

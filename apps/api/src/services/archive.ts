@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { gzipSync } from 'node:zlib';
+import { once } from 'node:events';
+import { createGzip } from 'node:zlib';
 import { type Database, readBlobs } from '@atskills/db';
 import { Header, Pax } from 'tar';
 import { problem } from '../problems.js';
@@ -48,30 +49,61 @@ function entry(path: string, content: Buffer): Buffer[] {
   return parts;
 }
 
+// Blobs are read from the content-addressed store in batches of at most this many bytes, so a build holds
+// one batch of raw content plus the compressed output, never the whole raw tar.
+const READ_BATCH_BYTES = 4 * 1024 * 1024;
+
 /**
  * The skill folder as a deterministic gzip tar built from stored blobs: entries sorted by path (UTF-8
  * bytes), paths relative to the skill folder, mtime 0, uid/gid 0, mode 644. Every entry's content is
- * checked against its sha256 on the way out.
+ * checked against its sha256 on the way out. Content streams from the blob store batch by batch into a
+ * gzip stream that compresses on libuv's thread pool, so a large build never blocks other requests.
  */
 export async function buildSkillArchive(db: Database, skill: ResolvedSkill): Promise<SkillArchive> {
   const files = (await servableFiles(db, skill)).sort((a, b) => compareUtf8(a.path, b.path));
-  const contents = await readBlobs(
-    db,
-    files.map((f) => f.sha256),
-  );
-  const parts: Buffer[] = [];
-  for (const file of files) {
-    const content = contents.get(file.sha256);
-    if (!content || createHash('sha256').update(content).digest('hex') !== file.sha256) {
-      throw problem('internal', `stored content of ${skill.identity}/${file.path} is missing or corrupt`);
+  const gzip = createGzip({ level: 6 });
+  const out: Buffer[] = [];
+  const digest = createHash('sha256');
+  gzip.on('data', (chunk: Buffer) => {
+    out.push(chunk);
+    digest.update(chunk);
+  });
+  const finished = once(gzip, 'end');
+  const write = async (part: Buffer) => {
+    if (!gzip.write(part)) await once(gzip, 'drain');
+  };
+  try {
+    for (let start = 0; start < files.length; ) {
+      let end = start;
+      let bytes = 0;
+      while (end < files.length && (end === start || bytes + (files[end]?.size ?? 0) <= READ_BATCH_BYTES)) {
+        bytes += files[end]?.size ?? 0;
+        end++;
+      }
+      const batch = files.slice(start, end);
+      const contents = await readBlobs(
+        db,
+        batch.map((f) => f.sha256),
+      );
+      for (const file of batch) {
+        const content = contents.get(file.sha256);
+        if (!content || createHash('sha256').update(content).digest('hex') !== file.sha256) {
+          throw problem('internal', `stored content of ${skill.identity}/${file.path} is missing or corrupt`);
+        }
+        for (const part of entry(file.path, content)) await write(part);
+      }
+      start = end;
     }
-    parts.push(...entry(file.path, content));
+    await write(Buffer.alloc(BLOCK * 2));
+    gzip.end();
+    await finished;
+  } catch (err) {
+    gzip.destroy();
+    throw err;
   }
-  parts.push(Buffer.alloc(BLOCK * 2));
-  const bytes = gzipSync(Buffer.concat(parts), { level: 9 });
   return {
-    bytes,
-    contentDigest: `sha-256=:${createHash('sha256').update(bytes).digest('base64')}:`,
+    bytes: Buffer.concat(out),
+    contentDigest: `sha-256=:${digest.digest('base64')}:`,
     files: files.length,
   };
 }

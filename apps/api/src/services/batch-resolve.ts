@@ -1,7 +1,9 @@
 import { type Database, findLiveSkillSummaries, type ReadScope } from '@atskills/db';
 import type { ResolveRequest, ResolveResponse, ResolveResponseItem } from '@atskills/protocol';
 import { isHttpProblem } from '../problems.js';
+import { flagRules } from './flags.js';
 import { canonicalIdentity } from './locate.js';
+import { cacheKey, type ReadCache, scopeKey } from './read-cache.js';
 import { resolveIdentity } from './resolve.js';
 
 // Items are resolved a few at a time: one request may carry 128, and a burst of pool checkouts from a
@@ -53,25 +55,52 @@ async function resolveItem(
   }
 }
 
-/** POST /v1/resolve: every item answered in request order, in one round trip. */
+/**
+ * POST /v1/resolve: every item answered in request order, in one round trip. With the read cache on, an
+ * item whose held revision is the cached live revision is unchanged without a query (the revision probes
+ * of GET /v1/skills fill and use the same entries).
+ */
 export async function resolveBatch(
   db: Database,
   viewer: ReadScope,
   request: ResolveRequest,
+  cache?: ReadCache,
 ): Promise<ResolveResponse> {
   const out: ResolveResponseItem[] = new Array(request.items.length);
+  const canonical = request.items.map((item) => canonicalIdentity(item.identity));
+  const useCache = cache?.enabled === true;
+  const scope = useCache ? scopeKey(viewer) : '';
+  const pending: number[] = [];
+  request.items.forEach((item, i) => {
+    const located = canonical[i];
+    const cached =
+      useCache && located && item.revision !== undefined
+        ? cache.getRevision(cacheKey(scope, located))
+        : undefined;
+    if (cached && cached.revision === item.revision) {
+      out[i] = { identity: item.identity, status: 'unchanged', revision: cached.revision };
+    } else pending.push(i);
+  });
+  if (pending.length === 0) return { items: out };
   // The common case, live skills, is answered from one query for the whole batch; menus, gone, unknown
   // and malformed identities take the full resolution below, one by one, as GET /v1/skills does.
-  const canonical = request.items.map((item) => canonicalIdentity(item.identity));
+  const generation = cache?.generation ?? 0;
   const live = await findLiveSkillSummaries(db, viewer, [
-    ...new Set(canonical.filter((c): c is string => c !== undefined)),
+    ...new Set(pending.map((i) => canonical[i]).filter((c): c is string => c !== undefined)),
   ]);
   const byIdentity = new Map(live.map((row) => [row.identity, row]));
   const slow: number[] = [];
-  request.items.forEach((item, i) => {
+  pending.forEach((i) => {
+    const item = request.items[i]!;
     const row = byIdentity.get(canonical[i] ?? '');
     if (!row) slow.push(i);
     else if (item.revision === row.revision) {
+      if (useCache)
+        cache.putRevision(
+          cacheKey(scope, row.identity),
+          { revision: row.revision, flagRules: flagRules(row.flags) },
+          generation,
+        );
       out[i] = { identity: item.identity, status: 'unchanged', revision: row.revision };
     } else {
       out[i] = {

@@ -3,7 +3,7 @@ import { formatIdentity, renderMenu, SKILL_FILE, splitIdentityPrefix } from '@at
 import { stringify } from 'yaml';
 import { isHttpProblem, problem } from '../problems.js';
 import { readSkillFile } from './archive.js';
-import { locateIdentity } from './locate.js';
+import { type LocatedIdentity, locateIdentity } from './locate.js';
 import { type Resolution, type ResolvedSkill, resolveIdentity, resolveLocated } from './resolve.js';
 
 /** A text answer of the compatibility routes with the revision it was made from. */
@@ -12,6 +12,8 @@ export interface CompatText {
   contentType: string;
   revision: string;
   pinned: boolean;
+  /** Private content: pinned answers are cached privately only. */
+  private: boolean;
 }
 
 /** The SKILL.md of a skill as stored; rebuilt from frontmatter and body if its bytes were not kept. */
@@ -24,21 +26,69 @@ export async function rawSkillMarkdown(db: Database, skill: ResolvedSkill): Prom
   return `---\n${stringify(skill.frontmatter).trimEnd()}\n---\n${skill.body}`;
 }
 
-function menuText(resolved: Resolution): CompatText {
-  if (resolved.kind === 'skill') {
-    return {
-      body: `${renderMenu([{ identity: resolved.identity, description: resolved.description }])}\n`,
-      contentType: 'text/plain; charset=utf-8',
-      revision: resolved.revision,
-      pinned: resolved.pinned,
-    };
-  }
+/** One row of the compatibility menu (SPEC 2.2): `path` is the identity relative to the hub root. */
+export interface CompatMenuItem {
+  id: string;
+  path: string;
+  name: string;
+  description: string;
+}
+
+/** GET /api/skills?prefix=: the menu as JSON (default) or as text lines, with the revision it was made from. */
+export interface CompatMenu {
+  skills: CompatMenuItem[];
+  text: string;
+  revision: string;
+  pinned: boolean;
+  /** Private content: pinned answers are cached privately only. */
+  private: boolean;
+}
+
+/** The revision answer of GET /api/skills/<path>/revision. */
+export interface CompatRevision {
+  revision: string;
+  pinned: boolean;
+  private: boolean;
+}
+
+function menuOf(resolved: Resolution): CompatMenu {
+  const items =
+    resolved.kind === 'skill'
+      ? [{ identity: resolved.identity, name: resolved.name, description: resolved.description }]
+      : resolved.items;
   return {
-    body: resolved.items.length ? `${renderMenu(resolved.items)}\n` : '',
-    contentType: 'text/plain; charset=utf-8',
+    skills: items.map((i) => ({
+      id: i.identity,
+      path: hubRelativePath(i.identity),
+      name: i.name,
+      description: i.description,
+    })),
+    text: items.length ? `${renderMenu(items)}\n` : '',
     revision: resolved.revision,
     pinned: resolved.pinned,
+    private: resolved.private,
   };
+}
+
+/** The skill or folder at an identity, or undefined when there is none the viewer may see. */
+async function resolveOrMissing(
+  db: Database,
+  viewer: ReadScope,
+  located: LocatedIdentity,
+  rev?: string,
+): Promise<Resolution | undefined> {
+  try {
+    return await resolveLocated(db, viewer, located, rev);
+  } catch (err) {
+    if (isHttpProblem(err) && err.code === 'not-found') return undefined;
+    throw err;
+  }
+}
+
+/** `path` of a compat menu row: a hub identity without `hub:` (relative to the hub root); others whole. */
+function hubRelativePath(identity: string): string {
+  const { source, rest } = splitIdentityPrefix(identity);
+  return source === 'hub' ? rest : identity;
 }
 
 /** An identity from a compat path: `hub:` unless the path carries its own `gh:`/`hub:` prefix. */
@@ -60,18 +110,22 @@ export async function compatGet(
   rev?: string,
 ): Promise<CompatText> {
   const located = locateIdentity(compatIdentity(rawPath.replace(/\/+$/, '')));
-  try {
-    const resolved = await resolveLocated(db, viewer, located, rev);
-    if (resolved.kind === 'menu') return menuText(resolved);
+  const resolved = await resolveOrMissing(db, viewer, located, rev);
+  if (resolved?.kind === 'skill') {
     return {
       body: await rawSkillMarkdown(db, resolved),
       contentType: 'text/markdown; charset=utf-8',
       revision: resolved.revision,
       pinned: resolved.pinned,
+      private: resolved.private,
     };
-  } catch (err) {
-    if (!isHttpProblem(err) || err.code !== 'not-found') throw err;
   }
+  // The reference client caches a 200 as a SKILL.md: a folder is a 404, after which it asks ?prefix=.
+  if (resolved?.kind === 'menu')
+    throw problem(
+      'not-found',
+      `${located.identity.identity} is a folder of skills, not a skill; its menu is GET /api/skills?prefix=${rawPath.replace(/\/+$/, '')}/`,
+    );
   // Not a skill or folder: the deepest skill above the path owns it as a bundled file.
   const { location } = located;
   const segments = location.path.split('/');
@@ -88,18 +142,37 @@ export async function compatGet(
       contentType: file.path.endsWith('.md') ? 'text/markdown; charset=utf-8' : 'text/plain; charset=utf-8',
       revision: resolved.revision,
       pinned: resolved.pinned,
+      private: resolved.private,
     };
   }
   throw problem('not-found', `Nothing at ${located.identity.identity}`);
 }
 
-/** GET /api/skills?prefix=<path>/: the menu of a folder as text. */
+/** GET /api/skills?prefix=<path>/: the menu of a folder (a skill's prefix gives that one skill). */
 export async function compatMenu(
   db: Database,
   viewer: ReadScope,
   prefix: string,
   rev?: string,
-): Promise<CompatText> {
-  const resolved = await resolveIdentity(db, viewer, compatIdentity(prefix.replace(/\/+$/, '')), rev);
-  return menuText(resolved);
+): Promise<CompatMenu> {
+  return menuOf(await resolveIdentity(db, viewer, compatIdentity(prefix.replace(/\/+$/, '')), rev));
+}
+
+/**
+ * GET /api/skills/<path>/revision: the revision the ETag of <path> carries, when <path> is a skill or a
+ * folder; undefined when it is neither (then `revision` may be a bundled file or a skill of that name).
+ */
+export async function compatRevision(
+  db: Database,
+  viewer: ReadScope,
+  rawPath: string,
+  rev?: string,
+): Promise<CompatRevision | undefined> {
+  const match = /^(.+)\/revision\/*$/.exec(rawPath);
+  if (!match?.[1]) return undefined;
+  // A skill or folder literally named `revision` wins: it is what the path names.
+  if (await resolveOrMissing(db, viewer, locateIdentity(compatIdentity(rawPath.replace(/\/+$/, ''))), rev))
+    return undefined;
+  const parent = await resolveOrMissing(db, viewer, locateIdentity(compatIdentity(match[1])), rev);
+  return parent ? { revision: parent.revision, pinned: parent.pinned, private: parent.private } : undefined;
 }

@@ -1,5 +1,7 @@
+import { skillContentHash } from '@atskills/crawler';
 import {
   type Database,
+  findSafetyVerdict,
   findSkillAt,
   findSkillRevision,
   listSkillsAtOrUnder,
@@ -7,6 +9,7 @@ import {
   type SkillFile,
   type SkillRow,
   type StoredFlag,
+  suppressionsFor,
 } from '@atskills/db';
 import { lookup, MENU_CAP, SKILL_FILE, type TreeEntry } from '@atskills/protocol';
 import { problem } from '../problems.js';
@@ -37,6 +40,8 @@ export interface ResolvedSkill {
   bodyTokens: number;
   lastSeen: string;
   commit: string | null;
+  /** Whether this answer is private (a private skill, or a revision published while private). */
+  private: boolean;
 }
 
 /** One row of a menu. */
@@ -53,6 +58,8 @@ export interface ResolvedMenu {
   revision: string;
   pinned: boolean;
   items: ResolvedMenuItem[];
+  /** Whether any skill of the menu is private. */
+  private: boolean;
 }
 
 export type Resolution = ResolvedSkill | ResolvedMenu;
@@ -85,7 +92,28 @@ function skillFromRow(row: SkillRow, pinned: boolean): ResolvedSkill {
     bodyTokens: row.bodyTokens,
     lastSeen: row.lastSeenAt.toISOString(),
     commit: row.commit,
+    private: row.visibility !== 'public',
   };
+}
+
+/** The scanner's findings for an older revision (its cached verdict), with accepted disputes applied. */
+async function flagsOfRevision(
+  db: Database,
+  old: { revision: string; files: SkillFile[] },
+): Promise<StoredFlag[]> {
+  const hash = skillContentHash(old.files.filter((f) => !f.skipped));
+  const [flags = [], suppressed] = await Promise.all([
+    findSafetyVerdict(db, [old.revision, hash]),
+    suppressionsFor(db, [hash]).then((m) => m.get(hash)),
+  ]);
+  return flags.map((f) => {
+    const by = suppressed?.get(f.rule);
+    return by === undefined || by === null ? f : { ...f, suppressedBy: by };
+  });
+}
+
+function readsPrivately(viewer: ReadScope, owner: string): boolean {
+  return viewer.isAdmin || viewer.readableNamespaces.includes(owner.toLowerCase());
 }
 
 /**
@@ -119,9 +147,13 @@ export async function resolveLocated(
     if (!row) throw problem('not-found', `Nothing at ${canonical}`);
     if (rev !== undefined && rev !== row.revision) {
       const old = await findSkillRevision(db, row.id, rev);
-      if (!old) throw problem('not-found', `${row.identity} has no revision ${rev}`);
+      const hidden = old?.publishedVisibility === 'private' && !readsPrivately(viewer, row.owner);
+      // A revision published while its collection was private stays private after it goes public.
+      if (!old || hidden) throw problem('not-found', `${row.identity} has no revision ${rev}`);
       return {
         ...skillFromRow(row, true),
+        // Flags are keyed by revision: the pinned revision's own verdict, not the current one's.
+        flags: await flagsOfRevision(db, old),
         revision: old.revision,
         name: old.name,
         description: old.description,
@@ -129,6 +161,7 @@ export async function resolveLocated(
         body: old.body,
         files: old.files,
         commit: old.commit,
+        private: row.visibility !== 'public' || old.publishedVisibility === 'private',
       };
     }
     if (row.goneAt && rev === undefined) {
@@ -181,5 +214,6 @@ export async function resolveLocated(
     revision,
     pinned: rev !== undefined,
     items: members.map((r) => ({ identity: r.identity, name: r.name, description: r.description })),
+    private: members.some((r) => r.visibility !== 'public'),
   };
 }

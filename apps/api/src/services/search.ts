@@ -35,7 +35,7 @@ export function searchHitResponse(hit: SearchHit): SearchHitResponse {
     descriptionTokens: hit.descriptionTokens,
     bodyTokens: hit.bodyTokens,
     warnings: hit.warnings,
-    flags: hit.flags.map(wireFlag),
+    flags: hit.flags.map((f) => wireFlag(f)),
     ...(hit.kind === 'collection' ? { skillCount: hit.skillCount ?? 0 } : {}),
   };
 }
@@ -48,7 +48,12 @@ export async function searchSkills(
 ): Promise<SearchOutcome> {
   const page = await engine.search(request.q.trim(), request.filters, viewer, request.limit, request.cursor);
   return {
-    page: { results: page.hits.map(searchHitResponse), nextCursor: page.nextCursor },
+    page: {
+      results: page.hits.map(searchHitResponse),
+      nextCursor: page.nextCursor,
+      ...(page.corrected && Object.keys(page.corrected).length > 0 ? { corrected: page.corrected } : {}),
+      ...(page.ignored && page.ignored.length > 0 ? { ignored: page.ignored } : {}),
+    },
     engine: page.engine,
   };
 }

@@ -65,7 +65,7 @@ export async function getSkillView(
       frontmatter: resolved.frontmatter,
       body: resolved.body,
       files,
-      flags: resolved.flags.map(wireFlag),
+      flags: resolved.flags.map((f) => wireFlag(f, { revision: resolved.revision, withExcerpt: true })),
       warnings: resolved.warnings,
       source: resolved.source,
       repository: resolved.repository,

@@ -9,6 +9,8 @@ export interface FlagView {
   file?: string;
   line?: number;
   evidence?: string;
+  /** The accepted report that suppressed this flag for this content, if any. */
+  suppressedBy?: number;
 }
 
 /** One row of the search results. */
@@ -57,6 +59,10 @@ export interface SearchPageModel {
   nextCursor?: string | null;
   /** Whether this page continues an earlier one (a cursor was given). */
   continued?: boolean;
+  /** Query words the engine read as others (typo -> word). */
+  corrected?: Record<string, string>;
+  /** Query words that took no part. */
+  ignored?: string[];
   /** A problem with the query (too long, bad cursor) to show instead of results. */
   error?: string;
   status: CrawlStatusView | null;
@@ -70,6 +76,8 @@ export interface SkillFileView {
 
 /** A skill at /s/<identity>. */
 export interface SkillPageModel {
+  /** The hub's public URL, for the client install line. */
+  hubUrl?: string;
   identity: string;
   revision: string;
   /** Set when the page shows a pinned revision (?rev=). */
@@ -96,6 +104,8 @@ export interface MenuItemView {
 
 /** A folder without SKILL.md at /s/<identity>: one line per skill beneath it. */
 export interface MenuPageModel {
+  /** The hub's public URL, for the client install line. */
+  hubUrl?: string;
   identity: string;
   revision: string;
   items: MenuItemView[];

@@ -19,10 +19,22 @@ export async function createTestHub(
   const db = await createTestDatabase(label);
   // The read cache is off unless a test asks for it: tests write through their own connection and read at
   // once, which would race the NOTIFY that drops the cache (test/read-cache.test.ts covers the cache).
-  const app = await buildApp(loadConfig({ LOG_LEVEL: 'silent', READ_CACHE_MB: '0', ...env }), {
-    ...deps,
-    database: db,
-  });
+  // The same goes for the in-memory search index (test/search-memory.test.ts covers it): Postgres answers.
+  // Failed authentications are not limited either: the access matrices send revoked and expired tokens by the
+  // dozen from one address (test/security-findings.test.ts covers the limit).
+  const app = await buildApp(
+    loadConfig({
+      LOG_LEVEL: 'silent',
+      READ_CACHE_MB: '0',
+      SEARCH_ENGINE: 'postgres',
+      AUTH_FAILURES_MAX: '0',
+      ...env,
+    }),
+    {
+      ...deps,
+      database: db,
+    },
+  );
   return {
     app,
     db,

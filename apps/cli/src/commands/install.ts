@@ -8,18 +8,24 @@ export function registerInstall(program: Command, ctx: CliContext): void {
     .description('Add the identity to .atskills/.autotrigger so it is resident in every session')
     .argument('<identity>', 'bare path, gh:... or hub:...')
     .option('--offline', 'do not check the identity upstream')
+    .option('--json', 'print {"identity","line","changed","skills"?,"warning"?,"problems"?}')
     .addHelpText(
       'after',
-      '\nExamples:\n  atskills install deploy/runbook\n  atskills install gh:obra/superpowers/skills/brainstorming',
+      '\nA folder of skills installs as one whole-directory line (@hub:acme/playbooks/): every skill of its\nmenu, within K = 128.\n\nExamples:\n  atskills install deploy/runbook\n  atskills install gh:obra/superpowers/skills/brainstorming\n  atskills install hub:acme/playbooks',
     )
-    .action(async (identity: string, opts: { offline?: boolean }) => {
+    .action(async (identity: string, opts: { offline?: boolean; json?: boolean }) => {
       const { installSkill } = await import('@atskills/protocol/node');
       const outcome = await installSkill(await ctx.resolver(), identity, {
         projectDir: await ctx.projectDir(),
         offline: opts.offline ?? false,
       });
       if (outcome.warning) ctx.err(`warning: ${outcome.warning}`);
+      for (const p of outcome.problems ?? []) ctx.err(`warning: ${p.file}: ${p.message} [${p.rule}]`);
+      if (opts.json) return ctx.json(outcome);
       ctx.out(outcome.changed ? `Installed: ${outcome.line}` : `Already installed: ${outcome.line}`);
+      // A folder: say what the whole-directory line follows, so nothing is installed by surprise.
+      if (outcome.skills && outcome.skills.length > 0)
+        ctx.out(`  follows ${outcome.skills.length} skills: ${outcome.skills.join(', ')}`);
     });
 
   program

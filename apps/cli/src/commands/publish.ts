@@ -11,19 +11,26 @@ const PublishAnswer = z.object({
   warnings: z.array(z.unknown()).optional(),
 });
 
-/** `atskills publish <folder> --to hub:<ns>/<collection> [--private]`: upload a collection to the hub. */
+/** `atskills publish <folder> --to hub:<ns>/<collection> [--public]`: upload a collection (private by default). */
 export function registerPublish(program: Command, ctx: CliContext): void {
   program
     .command('publish')
     .description('Pack a folder of skills (leaf rule) and publish it as a hub collection')
     .argument('<folder>', 'the folder holding the skills')
     .requiredOption('--to <identity>', 'hub:<namespace>/<collection>')
-    .option('--private', "visible only to the namespace's members (default: public)")
+    .option('--public', 'anyone may find and read it (default: private)')
+    .option('--private', "visible only to the namespace's members (the default)")
     .option('--dry-run', 'show what would be published and stop')
     .option('--json', 'print the hub answer as JSON')
-    .addHelpText('after', '\nExample:\n  atskills publish ./skills --to hub:acme/playbooks --private')
+    .addHelpText(
+      'after',
+      '\nA collection is private unless --public is given, as on the hub.\n\nExamples:\n  atskills publish ./skills --to hub:acme/playbooks\n  atskills publish ./skills --to hub:acme/playbooks --public --dry-run',
+    )
     .action(
-      async (folder: string, opts: { to: string; private?: boolean; dryRun?: boolean; json?: boolean }) => {
+      async (
+        folder: string,
+        opts: { to: string; public?: boolean; private?: boolean; dryRun?: boolean; json?: boolean },
+      ) => {
         const [{ ResolveError }, { hubRequest }, { packPlan, planPublish }] = await Promise.all([
           import('@atskills/protocol/node'),
           import('../hub-client.js'),
@@ -38,10 +45,16 @@ export function registerPublish(program: Command, ctx: CliContext): void {
             `--to must name a whole hub collection, like hub:acme/playbooks (got ${target.identity}).`,
           );
         }
+        if (opts.public && opts.private)
+          throw new ResolveError('usage', 'Choose one of --public and --private.');
         const plan = await planPublish(folder);
-        const visibility = opts.private ? 'private' : 'public';
+        const visibility = opts.public ? 'public' : 'private';
+        const inWords =
+          visibility === 'public'
+            ? 'PUBLIC: anyone can find and read it'
+            : `private: only members of ${namespace} can see it (add --public to publish it for everyone)`;
         ctx.err(
-          `Publishing ${plan.skills.length} skills (${plan.files.length} files, ${plan.bytes} bytes) from ${plan.folder} to ${target.identity} (${visibility}):`,
+          `Publishing ${plan.skills.length} skills (${plan.files.length} files, ${plan.bytes} bytes) from ${plan.folder} to ${target.identity}, ${inWords}:`,
         );
         for (const s of plan.skills)
           ctx.err(`  ${s.path || '.'}  ${s.name}  (${s.files} files, ${s.bytes} bytes)`);

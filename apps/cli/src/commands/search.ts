@@ -1,5 +1,5 @@
 import { SearchResponse } from '@atskills/protocol';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import type { CliContext } from '../context.js';
 
 /** `atskills search <query...>`: the hub's search (GET /v1/search?q=). */
@@ -8,10 +8,19 @@ export function registerSearch(program: Command, ctx: CliContext): void {
     .command('search')
     .description('Search the hub for skills')
     .argument('<query...>', 'words to search for')
-    .option('--limit <n>', 'how many results (1-100)', '20')
-    .option('--json', 'print the hub answer as JSON')
-    .addHelpText('after', '\nExample:\n  atskills search terraform plan')
-    .action(async (words: string[], opts: { limit: string; json?: boolean }) => {
+    .option('--limit <n>', 'how many results per page (1-100)', '20')
+    .addOption(new Option('--source <source>', 'only gh: or hub: skills').choices(['gh', 'hub']))
+    .option('--owner <owner>', 'only skills of this GitHub owner')
+    .option('--repo <repo>', 'only skills of this GitHub repository (with --owner)')
+    .option('--namespace <namespace>', 'only skills of this hub namespace')
+    .option('--cursor <cursor>', 'the page after a previous answer (printed as "next page:")')
+    .option('--pages <n>', 'follow the cursor for up to n pages', '1')
+    .option('--json', 'print the hub answer as JSON ({"results","nextCursor"})')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  atskills search terraform plan\n  atskills search --source hub --namespace acme deploy\n  atskills search --owner anthropics --limit 50 --pages 3 pdf',
+    )
+    .action(async (words: string[], opts: SearchOptions) => {
       const [{ ResolveError }, { hubRequest }] = await Promise.all([
         import('@atskills/protocol/node'),
         import('../hub-client.js'),
@@ -19,22 +28,50 @@ export function registerSearch(program: Command, ctx: CliContext): void {
       const limit = Number(opts.limit);
       if (!Number.isInteger(limit) || limit < 1 || limit > 100)
         throw new ResolveError('usage', '--limit must be a whole number from 1 to 100.');
-      const query = new URLSearchParams({ q: words.join(' '), limit: String(limit) });
-      const answer = SearchResponse.safeParse(
-        await hubRequest(await ctx.settings(), 'GET', `/v1/search?${query}`),
-      );
-      if (!answer.success)
-        throw new ResolveError(
-          'network',
-          `The hub's search answer does not match the protocol (${answer.error.issues[0]?.message}).`,
-        );
-      if (opts.json) return ctx.json(answer.data);
-      if (answer.data.results.length === 0) return ctx.out('No skills found.');
-      for (const r of answer.data.results) {
+      const pages = Number(opts.pages);
+      if (!Number.isInteger(pages) || pages < 1 || pages > 100)
+        throw new ResolveError('usage', '--pages must be a whole number from 1 to 100.');
+      const settings = await ctx.settings();
+      const results: SearchResponse['results'] = [];
+      let cursor = opts.cursor;
+      let first: SearchResponse | undefined;
+      for (let page = 0; page < pages; page++) {
+        const query = new URLSearchParams({ q: words.join(' '), limit: String(limit) });
+        for (const key of ['source', 'owner', 'repo', 'namespace'] as const) {
+          const value = opts[key];
+          if (value) query.set(key, value);
+        }
+        if (cursor) query.set('cursor', cursor);
+        const answer = SearchResponse.safeParse(await hubRequest(settings, 'GET', `/v1/search?${query}`));
+        if (!answer.success)
+          throw new ResolveError(
+            'network',
+            `The hub's search answer does not match the protocol (${answer.error.issues[0]?.message}).`,
+          );
+        first ??= answer.data;
+        results.push(...answer.data.results);
+        cursor = answer.data.nextCursor ?? undefined;
+        if (!cursor) break;
+      }
+      if (opts.json) return ctx.json({ ...first, results, nextCursor: cursor ?? null });
+      if (results.length === 0) return ctx.out('No skills found.');
+      for (const r of results) {
         const flags = r.flags.length > 0 ? `  [${r.flags.map((f) => f.code).join(', ')}]` : '';
         ctx.out(
           `@skills:${r.identity}${flags}\n    ${r.name}: ${r.description.replace(/\s+/g, ' ').slice(0, 200)}`,
         );
       }
+      if (cursor) ctx.err(`next page: atskills search --cursor ${cursor} ${words.join(' ')}`);
     });
+}
+
+interface SearchOptions {
+  limit: string;
+  pages: string;
+  source?: 'gh' | 'hub';
+  owner?: string;
+  repo?: string;
+  namespace?: string;
+  cursor?: string;
+  json?: boolean;
 }

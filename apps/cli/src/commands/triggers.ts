@@ -7,10 +7,14 @@ export function registerTriggers(program: Command, ctx: CliContext): void {
     .command('triggers')
     .description('Show each .autotrigger line, the skills it selects, and lines that select nothing')
     .option('--json', 'print {"file","lines":[...],"warnings":[...]}')
+    .option('--offline', 'expand whole-directory cloud lines (@hub:ns/coll/) from the cache only')
     .addHelpText('after', '\nExample:\n  atskills triggers')
-    .action(async (opts: { json?: boolean }) => {
+    .action(async (opts: { json?: boolean; offline?: boolean }) => {
       const { listTriggers } = await import('@atskills/protocol/node');
-      const report = await listTriggers({ projectDir: await ctx.projectDir() });
+      const report = await listTriggers(
+        { projectDir: await ctx.projectDir(), offline: opts.offline ?? false },
+        await ctx.resolver(),
+      );
       if (opts.json) return ctx.json(report);
       if (report.lines.length === 0) ctx.out(`No lines in ${report.file}.`);
       for (const line of report.lines) {

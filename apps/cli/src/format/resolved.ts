@@ -13,6 +13,7 @@ export function resolvedJson(r: Resolved): Record<string, unknown> {
       description: r.description,
       body: r.body,
       dir: r.dir,
+      ...(r.problems ? { problems: r.problems } : {}),
     };
   }
   return {
@@ -70,4 +71,9 @@ function attr(text: string): string {
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
     .replace(/\n/g, ' ');
+}
+
+/** A message shown next to its identity, without the `<identity>: ` it may start with (named once). */
+export function withoutIdentity(identity: string, message: string): string {
+  return message.startsWith(`${identity}: `) ? message.slice(identity.length + 2) : message;
 }

@@ -36,6 +36,7 @@ function renderFiles(files: VersionFile[]): string[] {
   );
 }
 
-function shortRev(revision: string): string {
+/** A revision for people: 12 hex digits of a sha, anything else as it is. */
+export function shortRev(revision: string): string {
   return /^[0-9a-f]{40,64}$/.test(revision) ? revision.slice(0, 12) : revision;
 }

@@ -23,6 +23,7 @@ import {
   githubGitUrl,
   MENU_CAP,
   parseIdentity,
+  reservedSkillPath,
   SKILL_FILE,
   skillFiles,
   type TreeEntry,
@@ -466,7 +467,7 @@ async function probeHeadOrExplain(url: string, remote: { token?: string; signal:
 }
 
 /** Problems of the tree worth reporting: SKILL.md that is not a regular file, wrong-case skill.md. */
-function treeWarnings(entries: TreeEntry[]): ReportEntry[] {
+export function treeWarnings(entries: TreeEntry[]): ReportEntry[] {
   const out: ReportEntry[] = [];
   for (const entry of entries) {
     if (basename(entry.path) !== SKILL_FILE) continue;
@@ -494,14 +495,16 @@ function treeWarnings(entries: TreeEntry[]): ReportEntry[] {
   return out;
 }
 
-interface PreparedSkill {
+/** A changed skill's content, ready to scan and store. */
+export interface PreparedSkill {
   folder: { path: string; identity: string; revision: string };
   content: Omit<NonNullable<SeenSkill['content']>, 'flags' | 'verdict'>;
   texts: { path: string; content: Buffer }[];
   contentHash: string;
 }
 
-function prepareSkill(
+/** Files, parsed SKILL.md and tokens of one skill folder from its fetched blobs (parse failures into `errors`). */
+export function prepareSkill(
   folder: { path: string; identity: string; revision: string },
   entries: TreeEntry[],
   blobs: Map<string, Buffer>,
@@ -514,6 +517,12 @@ function prepareSkill(
   let skillMarkdown: Buffer | undefined;
   for (const entry of skillFiles(entries, folder.path)) {
     const path = relative(folder.path, entry.path);
+    // A shipped .source or nested .atskills/ would break every saved copy: never indexed or served.
+    const reserved = reservedSkillPath(path);
+    if (reserved) {
+      errors.push({ path: entry.path, code: 'reserved-path', message: `${reserved}; skipped` });
+      continue;
+    }
     const content = entry.sha ? blobs.get(entry.sha) : undefined;
     if (!content) {
       // Only blobs over the limit are left out of the fetch; their size is known to exceed it, not exactly.

@@ -97,7 +97,8 @@ export async function writePublish(tx: DbExecutor, input: PublishWrite): Promise
       await tx
         .update(skills)
         .set({ visibility: input.visibility })
-        .where(eq(skills.collectionId, existing.id));
+        .where(and(eq(skills.collectionId, existing.id), isNull(skills.goneAt)));
+      await hideGoneSkills(tx, existing.id, input.visibility);
     }
     return { collectionId: existing.id, previousRevision, unchanged: true };
   }
@@ -232,10 +233,24 @@ export async function writePublish(tx: DbExecutor, input: PublishWrite): Promise
         kept.length > 0 ? notInArray(skills.identity, kept) : sql`true`,
       ),
     );
+  await hideGoneSkills(tx, collectionId, input.visibility);
   return { collectionId, previousRevision, unchanged: false };
 }
 
-/** Marks a collection deleted and its skills gone; false when it was already deleted. */
+/**
+ * A gone skill keeps the visibility it had when it left, and becomes private when its collection does:
+ * a collection going private must not leave its dropped skills public (they would reveal it), and one
+ * going public must not publish skills that were dropped while it was private.
+ */
+async function hideGoneSkills(tx: DbExecutor, collectionId: number, visibility: 'public' | 'private') {
+  if (visibility !== 'private') return;
+  await tx
+    .update(skills)
+    .set({ visibility: 'private' })
+    .where(and(eq(skills.collectionId, collectionId), sql`${skills.goneAt} is not null`));
+}
+
+/** Marks a collection deleted and its skills gone and members-only; false when it was already deleted. */
 export async function markCollectionDeleted(
   tx: DbExecutor,
   collectionId: number,
@@ -251,6 +266,8 @@ export async function markCollectionDeleted(
     .update(skills)
     .set({ goneAt: at })
     .where(and(eq(skills.collectionId, collectionId), isNull(skills.goneAt)));
+  // Members see 410; everyone else 404, as for a name that never existed (a later publish sets it again).
+  await tx.update(skills).set({ visibility: 'private' }).where(eq(skills.collectionId, collectionId));
   return true;
 }
 
@@ -268,19 +285,23 @@ export async function listCollectionRevisions(
     createdAt: Date;
   }[]
 > {
-  return db
-    .select({
-      revision: collectionRevisions.revision,
-      skillCount: collectionRevisions.skillCount,
-      sizeBytes: collectionRevisions.sizeBytes,
-      visibility: collectionRevisions.visibility,
-      publishedBy: users.name,
-      createdAt: collectionRevisions.createdAt,
-    })
-    .from(collectionRevisions)
-    .leftJoin(users, eq(users.id, collectionRevisions.publishedBy))
-    .where(eq(collectionRevisions.collectionId, collectionId))
-    .orderBy(desc(collectionRevisions.createdAt), desc(collectionRevisions.id));
+  return (
+    db
+      .select({
+        revision: collectionRevisions.revision,
+        skillCount: collectionRevisions.skillCount,
+        sizeBytes: collectionRevisions.sizeBytes,
+        visibility: collectionRevisions.visibility,
+        publishedBy: users.name,
+        createdAt: collectionRevisions.createdAt,
+      })
+      .from(collectionRevisions)
+      .leftJoin(users, eq(users.id, collectionRevisions.publishedBy))
+      .where(eq(collectionRevisions.collectionId, collectionId))
+      // Ids are drawn inside the publish transaction, after its advisory lock: their order is commit order,
+      // while created_at is when each request arrived (concurrent publishes would interleave).
+      .orderBy(desc(collectionRevisions.id))
+  );
 }
 
 /**
@@ -314,7 +335,8 @@ export async function existingBlobHashes(db: DbExecutor, hashes: string[]): Prom
   return new Set(rows.map((r) => r.sha256));
 }
 
-function* batches<T>(items: readonly T[], weight: (item: T) => number): Generator<T[]> {
+/** Splits rows into insert batches by count and weight (bytes), so one statement stays a few MiB. */
+export function* batches<T>(items: readonly T[], weight: (item: T) => number): Generator<T[]> {
   let batch: T[] = [];
   let bytes = 0;
   for (const item of items) {
@@ -330,7 +352,8 @@ function* batches<T>(items: readonly T[], weight: (item: T) => number): Generato
   if (batch.length > 0) yield batch;
 }
 
-function uniqueBy<T>(items: readonly T[], key: (item: T) => string): T[] {
+/** The first item per key. */
+export function uniqueBy<T>(items: readonly T[], key: (item: T) => string): T[] {
   const seen = new Set<string>();
   return items.filter((item) => {
     const k = key(item);

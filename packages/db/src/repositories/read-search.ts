@@ -21,6 +21,13 @@ export interface SearchKeyset {
 export interface SearchSkillsInput {
   /** The user's query text (1..256 characters). */
   query: string;
+  /**
+   * The words that matter (the engine's plan: stop words out, typos corrected); default: every word of
+   * `query`. A skill matching some of them is a result (relaxation), more of them ranking higher.
+   */
+  terms?: string[];
+  /** Extra words that count like the terms at a lower weight (synonyms, abbreviations). */
+  alternatives?: string[];
   filters: SearchFiltersInput;
   scope: ReadScope;
   limit: number;
@@ -50,7 +57,15 @@ export interface SearchRow {
 
 /** Words of the query usable in a tsquery: letters and digits only, so nothing can inject tsquery syntax. */
 export function queryWords(query: string): string[] {
-  return (query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, 16);
+  return (query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length <= 40).slice(0, 16);
+}
+
+/** The query as Postgres text may hold it: no NUL or other control characters. */
+function cleanText(query: string): string {
+  return query
+    .replace(/[\u0000-\u001f\u007f]/g, ' ')
+    .trim()
+    .toLowerCase();
 }
 
 function escapeLike(s: string): string {
@@ -74,12 +89,6 @@ function filterConditions(filters: SearchFiltersInput, alias: 's' | 'f'): SQL {
  */
 const ARM_LIMIT = 1000;
 
-/**
- * Name and description matches taken, the most popular first. ts_rank costs tens of microseconds a row, so
- * it is computed for these candidates only, not for every skill a common word appears in.
- */
-const HEAD_ARM_LIMIT = 300;
-
 /** Shortest last word matched as a prefix. */
 const MIN_PREFIX_LETTERS = 3;
 
@@ -92,45 +101,85 @@ const BODY_ARM_THRESHOLD = 100;
  */
 const BODY_ARM_LIMIT = 200;
 
+/** Candidates taken per query word (most popular first), so a rare word's skills are never crowded out. */
+const WORD_ARM_LIMIT = 150;
+
+/** Shortest word matched by trigram similarity on names (typos in multi-word queries). */
+const MIN_TYPO_LETTERS = 4;
+
 /**
  * Postgres full-text search over skills and the folders that hold several of them. Ranking: exact name,
- * then name prefix, then ts_rank over name and description (`search_head`: A name, B description), then
- * trigram similarity of the name (typos); stars break ties. Candidates come from three bounded arms over
- * the indexes (name prefix btree and trigrams, `search_head` by popularity, then the body-inclusive `search`
- * without prefix matching, only when the first two are thin); ranking reads only the small inline
- * `search_head`, never the body's toasted vector.
+ * then a name the query starts with an unfinished word of, then how many of the query's words the name
+ * and description hold (relaxation: a skill need not hold every word), then ts_rank over name and
+ * description (`search_head`: A name, B description, length-normalised), then trigram similarity of the
+ * name to the query and to each word (typos); stars break ties. Candidates come from bounded arms over the
+ * indexes: name prefix btree and trigrams (per word too), `search_head` per word by popularity, then the
+ * body-inclusive `search` without prefix matching, only when the others are thin; ranking reads only the
+ * small inline `search_head`, never the body's toasted vector.
  * Folders come from `skill_folders` (kept by a trigger), matched by name for one-word queries (folder names
  * hold no spaces). Gone and unparsable skills are excluded;
  * private rows only reach scopes that may read them. Keyset pagination on (score desc, identity asc).
  */
 export async function searchSkills(db: Database, input: SearchSkillsInput): Promise<SearchRow[]> {
-  const text = input.query.trim().toLowerCase();
-  const words = queryWords(text);
+  const text = cleanText(input.query);
+  const terms = (input.terms ?? queryWords(text)).flatMap(queryWords).slice(0, 16);
+  const alternatives = (input.alternatives ?? []).flatMap(queryWords).slice(0, 8);
+  // Emoji, punctuation or operators only: nothing to search for, an empty page (SPEC 2.1).
+  if (terms.length === 0 && alternatives.length === 0) return [];
   // The last word may be unfinished (search-as-you-type): match it as a prefix too, from 3 letters on (a
   // 1-2 letter prefix such as `re:*` matches a large share of all lexemes and costs tens of milliseconds).
-  const last = words[words.length - 1];
-  const prefixQuery =
-    last && last.length >= MIN_PREFIX_LETTERS
-      ? words.map((w, i) => (i === words.length - 1 ? `${w}:*` : w)).join(' & ')
-      : null;
+  const last = terms[terms.length - 1];
+  const prefixed = last && last.length >= MIN_PREFIX_LETTERS ? last : null;
+  const wordQuery = (w: string, prefix: boolean) =>
+    prefix
+      ? sql`(to_tsquery('simple', ${`${w}:*`}) || to_tsquery('english', ${w}))`
+      : sql`(to_tsquery('simple', ${w}) || to_tsquery('english', ${w}))`;
+  const everyWord = [...terms, ...alternatives];
+  const anyWord = everyWord.join(' | ');
+  const anyQuery = () =>
+    prefixed
+      ? sql`(to_tsquery('simple', ${`${anyWord} | ${prefixed}:*`}) || to_tsquery('english', ${anyWord}))`
+      : sql`(to_tsquery('simple', ${anyWord}) || to_tsquery('english', ${anyWord}))`;
+  const bodyQuery = () => sql`(to_tsquery('simple', ${anyWord}) || to_tsquery('english', ${anyWord}))`;
   const likePrefix = `${escapeLike(text)}%`;
   const likeInfix = `%${escapeLike(text)}%`;
-  // Typo tolerance compares trigrams of the whole query with names; for a phrase of several words that
-  // is slow and pointless (names have no spaces; phrases match through the text arms instead).
+  // Typo tolerance compares trigrams of the whole query with names for one-word queries, and of each
+  // longer word with the words of names (`<%`, indexed) for several.
   const singleToken = !/\s/.test(text);
+  const typoWords = terms.filter((w) => w.length >= MIN_TYPO_LETTERS).slice(0, 6);
   const visible = visibleTo(input.scope, sql.raw('s.visibility'), sql.raw('s.owner'));
   const folderVisible = visibleTo(input.scope, sql.raw('f.visibility'), sql.raw('f.owner'));
   const filters = filterConditions(input.filters, 's');
   const folderFilters = filterConditions(input.filters, 'f');
-  const wordsQuery = () =>
-    sql`(websearch_to_tsquery('simple', ${text}) || websearch_to_tsquery('english', ${text}))`;
-  const tsq = () =>
-    prefixQuery
-      ? sql`(websearch_to_tsquery('simple', ${text}) || websearch_to_tsquery('english', ${text}) || to_tsquery('simple', ${prefixQuery}))`
-      : wordsQuery();
+  const live = sql`s.gone_at is null and s.parse_error is null and ${visible} and ${filters}`;
   const after = input.after
     ? sql`where (score < ${input.after.score}::numeric or (score = ${input.after.score}::numeric and identity collate "C" > ${input.after.identity}))`
     : sql``;
+  const nameMatch = sql.join(
+    [
+      sql`lower(s.name) like ${likePrefix}`,
+      ...(singleToken ? [sql`s.name % ${text}`] : []),
+      ...typoWords.map((w) => sql`${w} <% s.name`),
+    ],
+    sql` or `,
+  );
+  const wordArms = sql.join(
+    everyWord.map(
+      (w) => sql`(select s.id from skills s where ${live} and s.search_head @@ ${wordQuery(w, w === prefixed)}
+        order by s.stars desc nulls last limit ${WORD_ARM_LIMIT})`,
+    ),
+    sql` union `,
+  );
+  const coverage = sql.join(
+    terms.map((w) => sql`(s.search_head @@ ${wordQuery(w, w === prefixed)})::int`),
+    sql` + `,
+  );
+  const wordSimilarity = typoWords.length
+    ? sql`greatest(${sql.join(
+        typoWords.map((w) => sql`word_similarity(${w}, s.name)`),
+        sql`, `,
+      )})`
+    : sql`0`;
 
   // The planner's cost model ignores the price of detoasting the body's tsvector, so for a word found in
   // many bodies it prefers a sequential scan that detoasts every row (seconds at 50k skills) over the GIN
@@ -138,23 +187,16 @@ export async function searchSkills(db: Database, input: SearchSkillsInput): Prom
   // this one statement.
   const statement = sql`
     with name_arm as materialized (
-      select s.id from skills s
-      where s.gone_at is null and s.parse_error is null and ${visible} and ${filters}
-        and (lower(s.name) like ${likePrefix}${singleToken ? sql` or s.name % ${text}` : sql``})
+      select s.id from skills s where ${live} and (${nameMatch})
       limit ${ARM_LIMIT}
     ),
     head_arm as materialized (
-      select s.id from skills s
-      where s.gone_at is null and s.parse_error is null and ${visible} and ${filters}
-        and s.search_head @@ ${tsq()}
-      order by s.stars desc nulls last
-      limit ${HEAD_ARM_LIMIT}
+      select id from (${wordArms}) w
     ),
     body_arm as materialized (
       select s.id from skills s
       where (select count(*) from head_arm) + (select count(*) from name_arm) < ${BODY_ARM_THRESHOLD}
-        and s.gone_at is null and s.parse_error is null and ${visible} and ${filters}
-        and s.search @@ ${wordsQuery()}
+        and ${live} and s.search @@ ${bodyQuery()}
       limit ${BODY_ARM_LIMIT}
     ),
     candidates as (
@@ -164,9 +206,12 @@ export async function searchSkills(db: Database, input: SearchSkillsInput): Prom
       select 'skill'::text as kind, s.identity, s.source, s.owner, s.container, s.path, s.name, s.description,
         s.revision, s.stars, s.description_tokens, s.body_tokens, s.warnings, s.flags, null::int as skill_count,
         (case when lower(s.name) = ${text} then 1000 else 0 end
-          + case when lower(s.name) like ${likePrefix} and lower(s.name) <> ${text} then 500 else 0 end
-          + ts_rank(s.search_head, ${tsq()}) * 100
-          + similarity(s.name, ${text}) * 50) as relevance
+          + case when lower(s.name) like ${likePrefix} and lower(s.name) <> ${text}
+              and lower(s.name) not like ${`${escapeLike(text)}-%`} then 500 else 0 end
+          + ${terms.length ? sql`(${coverage})::float8 / ${terms.length} * 200` : sql`0`}
+          + ts_rank(s.search_head, ${anyQuery()}, 1) * 100
+          + similarity(s.name, ${text}) * 50
+          + ${wordSimilarity} * 30) as relevance
       from skills s
       where s.id = any(array(select id from candidates))
     ),
@@ -220,4 +265,168 @@ export async function searchSkills(db: Database, input: SearchSkillsInput): Prom
     skillCount: r.skill_count === null || r.skill_count === undefined ? null : Number(r.skill_count),
     score: String(r.score),
   }));
+}
+
+/** Runs a statement and returns its rows (node-postgres and PGlite both answer `{ rows }`). */
+async function rowsOf(db: Database, statement: SQL): Promise<{ rows: Record<string, unknown>[] }> {
+  return (await db.execute(statement)) as unknown as { rows: Record<string, unknown>[] };
+}
+
+/** A live skill as an in-process search index loads it (body included, for indexing). */
+export interface SearchDocumentRow extends Omit<SearchRow, 'score' | 'kind' | 'skillCount'> {
+  id: number;
+  visibility: string;
+  body: string;
+}
+
+/** A folder of several skills as an in-process search index loads it. */
+export interface SearchFolderRow extends Omit<SearchRow, 'score' | 'kind' | 'skillCount' | 'identity'> {
+  identity: string;
+  visibility: string;
+  skillCount: number;
+}
+
+/** Where a change scan starts: rows written by transactions from this one on (a 64-bit xid8, as text). */
+export type ChangeMark = string;
+
+const LIVE = sql`s.gone_at is null and s.parse_error is null`;
+
+function documentRow(r: Record<string, unknown>): SearchDocumentRow {
+  return {
+    id: Number(r.id),
+    identity: String(r.identity),
+    source: r.source as SearchRow['source'],
+    owner: String(r.owner),
+    container: String(r.container),
+    path: String(r.path),
+    name: String(r.name),
+    description: String(r.description),
+    revision: String(r.revision),
+    stars: Number(r.stars),
+    descriptionTokens: Number(r.description_tokens),
+    bodyTokens: Number(r.body_tokens),
+    warnings: (r.warnings ?? []) as string[],
+    flags: (r.flags ?? []) as StoredFlag[],
+    visibility: String(r.visibility),
+    body: String(r.body ?? ''),
+  };
+}
+
+const DOCUMENT_COLUMNS = sql`s.id, s.identity, s.source, s.owner, s.container, s.path, s.name, s.description,
+  s.revision, s.stars, s.description_tokens, s.body_tokens, s.warnings, s.flags, s.visibility,
+  left(s.body, 60000) as body`;
+
+/** Live, parsable skills with id > `afterId`, in id order, `limit` at a time (every visibility). */
+export async function loadSearchDocuments(
+  db: Database,
+  afterId: number,
+  limit: number,
+): Promise<SearchDocumentRow[]> {
+  const result = await rowsOf(
+    db,
+    sql`
+    select ${DOCUMENT_COLUMNS} from skills s
+    where s.id > ${afterId} and ${LIVE}
+    order by s.id limit ${limit}`,
+  );
+  return result.rows.map(documentRow);
+}
+
+/** These skills, when live and parsable (every visibility). */
+export async function loadSearchDocumentsById(db: Database, ids: number[]): Promise<SearchDocumentRow[]> {
+  if (ids.length === 0) return [];
+  const result = await rowsOf(
+    db,
+    sql`
+    select ${DOCUMENT_COLUMNS} from skills s
+    where s.id = any(${sql.param(ids)}::bigint[]) and ${LIVE}`,
+  );
+  return result.rows.map(documentRow);
+}
+
+/** Every folder holding several live skills (every visibility). */
+export async function loadSearchFolders(db: Database): Promise<SearchFolderRow[]> {
+  const result = await rowsOf(
+    db,
+    sql`
+    select f.source || ':' || f.owner || '/' || f.container || case when f.path = '' then '' else '/' || f.path end as identity,
+      f.source, f.owner, f.container, f.path, f.name, f.revision, f.stars, f.visibility, f.skill_count
+    from skill_folders f`,
+  );
+  return result.rows.map((r) => ({
+    identity: String(r.identity),
+    source: r.source as SearchRow['source'],
+    owner: String(r.owner),
+    container: String(r.container),
+    path: String(r.path),
+    name: String(r.name),
+    description: '',
+    revision: String(r.revision),
+    stars: Number(r.stars),
+    descriptionTokens: 0,
+    bodyTokens: 0,
+    warnings: [],
+    flags: [],
+    visibility: String(r.visibility),
+    skillCount: Number(r.skill_count),
+  }));
+}
+
+/**
+ * The mark a later `changedSkills` starts from: the oldest transaction still running now. Every row a
+ * transaction commits after this call carries an xmin at or above it, whoever wrote it (crawler, publish,
+ * a SQL console), so nothing is missed; rows seen already may come again, which is harmless.
+ */
+export async function currentChangeMark(db: Database): Promise<ChangeMark> {
+  const result = await rowsOf(db, sql`select pg_snapshot_xmin(pg_current_snapshot())::text as mark`);
+  return String(result.rows[0]!.mark);
+}
+
+/** What a change scan found for one row written since a mark. */
+export interface ChangedSkill {
+  id: number;
+  identity: string;
+  revision: string;
+  stars: number;
+  visibility: string;
+  live: boolean;
+}
+
+/**
+ * Skills written since `mark` (by xmin, so no timestamp column has to be kept right by every writer), or
+ * null when the transaction counter wrapped since (the caller reloads everything), plus the live count.
+ */
+export async function changedSkills(
+  db: Database,
+  mark: ChangeMark,
+): Promise<{ rows: ChangedSkill[]; liveCount: number } | null> {
+  const since = BigInt(mark);
+  const epoch = since >> 32n;
+  const current = await rowsOf(db, sql`select pg_snapshot_xmin(pg_current_snapshot())::text as mark`);
+  if (BigInt(String(current.rows[0]!.mark)) >> 32n !== epoch) return null;
+  const low = (since & 0xffffffffn).toString();
+  const result = await rowsOf(
+    db,
+    sql`
+    select s.id, s.identity, s.revision, s.stars, s.visibility, (${LIVE}) as live
+    from skills s where s.xmin::text::bigint >= ${low}::bigint`,
+  );
+  const count = await rowsOf(db, sql`select count(*)::int as n from skills s where ${LIVE}`);
+  return {
+    rows: result.rows.map((r) => ({
+      id: Number(r.id),
+      identity: String(r.identity),
+      revision: String(r.revision),
+      stars: Number(r.stars),
+      visibility: String(r.visibility),
+      live: r.live === true || r.live === 't',
+    })),
+    liveCount: Number(count.rows[0]!.n),
+  };
+}
+
+/** Identities of every live, parsable skill (to reconcile after rows were deleted outright). */
+export async function liveSkillIdentities(db: Database): Promise<string[]> {
+  const result = await rowsOf(db, sql`select s.identity from skills s where ${LIVE}`);
+  return result.rows.map((r) => String(r.identity));
 }

@@ -27,6 +27,7 @@ export interface SkillListing {
   revision: string;
   goneAt: Date | null;
   parseError: { code: string; message: string } | null;
+  visibility: string;
 }
 
 // GitHub owner and repository names are case-insensitive (identities keep the case they were found with),
@@ -74,6 +75,7 @@ export async function listSkillsAtOrUnder(
       revision: skills.revision,
       goneAt: skills.goneAt,
       parseError: skills.parseError,
+      visibility: skills.visibility,
     })
     .from(skills)
     .where(and(containerIs(loc), atOrUnder(loc.path), visibleTo(scope, skills.visibility, skills.owner)))
@@ -101,13 +103,22 @@ export async function findSkillRevision(
   db: Database,
   skillId: number,
   revision: string,
-): Promise<typeof skillRevisions.$inferSelect | undefined> {
+): Promise<(typeof skillRevisions.$inferSelect & { publishedVisibility: string | null }) | undefined> {
   const rows = await db
-    .select()
+    .select({
+      revision: skillRevisions,
+      // A published (hub:) revision is as private as the collection revision it came with (SPEC 2.3).
+      // Qualified by hand: drizzle leaves the columns of a one-table select unqualified, and skills has a
+      // commit column of its own.
+      publishedVisibility: sql<string | null>`(select cr.visibility from collection_revisions cr
+        join skills s on s.collection_id = cr.collection_id
+        where s.id = "skill_revisions"."skill_id" and cr.revision = "skill_revisions"."commit" limit 1)`,
+    })
     .from(skillRevisions)
     .where(and(eq(skillRevisions.skillId, skillId), eq(skillRevisions.revision, revision)))
     .limit(1);
-  return rows[0];
+  const row = rows[0];
+  return row ? { ...row.revision, publishedVisibility: row.publishedVisibility } : undefined;
 }
 
 /** File contents by sha256 (missing hashes are simply absent from the map). */
@@ -177,6 +188,7 @@ export interface LiveSkillSummary {
   name: string;
   description: string;
   frontmatter: Record<string, unknown>;
+  flags: StoredFlag[];
 }
 
 /**
@@ -197,8 +209,10 @@ export async function findLiveSkillSummaries(
       name: skills.name,
       description: skills.description,
       frontmatter: skills.frontmatter,
+      flags: skills.flags,
     })
     .from(skills)
-    .where(and(inArray(skills.identity, identities), liveAndVisible(scope)));
+    // One array parameter, not one per identity: the statement text (and its plan) is the same for any batch.
+    .where(and(sql`${skills.identity} = any(${sql.param(identities)}::text[])`, liveAndVisible(scope)));
   return rows as LiveSkillSummary[];
 }

@@ -155,6 +155,12 @@ export async function namespacesOfUser(
   return rows.map((r) => ({ ...r, role: r.role as Role }));
 }
 
+/** A namespace by id. */
+export async function findNamespaceById(db: DbExecutor, id: number): Promise<NamespaceRow | undefined> {
+  const [row] = await db.select().from(namespaces).where(eq(namespaces.id, id)).limit(1);
+  return row;
+}
+
 /** Stores a new token (its hash only). */
 export async function insertToken(
   tx: DbExecutor,

@@ -32,6 +32,8 @@ export interface StoredFlag {
   line: number;
   evidence: string;
   message: string;
+  /** Set when hub administrators accepted a dispute of this rule for this content: the report's id. */
+  suppressedBy?: number;
 }
 
 /**

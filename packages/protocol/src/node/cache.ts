@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { lstat, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { MenuItem } from '../menu.js';
@@ -70,8 +71,9 @@ export class SkillCache {
   async read(identity: string): Promise<CachedEntry | undefined> {
     let meta: CacheEntryMeta;
     try {
+      // Synchronous: one small file on every cloud resolve, the client's start-up path.
       meta = JSON.parse(
-        await readFile(path.join(this.entryDir(identity), META_FILE), 'utf8'),
+        readFileSync(path.join(this.entryDir(identity), META_FILE), 'utf8'),
       ) as CacheEntryMeta;
     } catch (error) {
       if (isMissing(error) || error instanceof SyntaxError) return undefined;

@@ -1,6 +1,5 @@
 import { cp, mkdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { tryParseSkillMarkdown } from '../frontmatter.js';
 import { formatIdentity, ghParts, githubGitUrl, type Identity } from '../identity.js';
 import { lookup, parseLsTree, SKILL_FILE, skillFiles, type TreeEntry } from '../leaf-rule.js';
 import type { MenuItem } from '../menu.js';
@@ -104,6 +103,7 @@ export class GitSource {
         }
         await this.cache.commitContent(id.identity, contentKey, staged);
       }
+      const { tryParseSkillMarkdown } = await import('../frontmatter.js');
       const doc = tryParseSkillMarkdown(
         await readFile(path.join(this.cache.contentDir(id.identity, contentKey), SKILL_FILE)),
         path.posix.basename(subpath || ghParts(id).repo),
@@ -177,6 +177,7 @@ export class GitSource {
       files.map((f) => `/${escapePattern(f)}`).join('\n'),
     );
     const { owner, repo } = ghParts(id);
+    const { tryParseSkillMarkdown } = await import('../frontmatter.js');
     const items: MenuItem[] = [];
     for (const [i, skill] of skills.entries()) {
       const folder = path.posix.basename(skill || repo);

@@ -10,7 +10,7 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage, RequestOptions } from 'node:http';
 import { request as plainRequest } from 'node:http';
-import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+import { createRequire } from 'node:module';
 
 /** One answer, its body read whole and decoded from its Content-Encoding. */
 export interface HttpAnswer {
@@ -25,7 +25,7 @@ export interface HttpAnswer {
 
 /** What one request sends and how long it may take. */
 export interface HttpRequestOptions {
-  method?: 'GET' | 'PUT';
+  method?: 'GET' | 'PUT' | 'POST' | 'DELETE';
   /** Header names in lower case. */
   headers?: Record<string, string>;
   body?: Uint8Array;
@@ -171,10 +171,16 @@ async function exchange(target: URL, hop: Exchange): Promise<HttpAnswer> {
   });
 }
 
+function loadZlib(): typeof import('node:zlib') {
+  return createRequire(import.meta.url)('node:zlib') as typeof import('node:zlib');
+}
+
 /** Undoes the Content-Encoding the server applied (we asked for gzip, deflate or br). */
 function decode(body: Buffer, encoding: string | undefined, limit: number | undefined): Buffer {
   const coding = encoding?.trim().toLowerCase();
   if (!coding || coding === 'identity' || body.length === 0) return body;
+  // zlib is loaded only for an encoded body: a 304 probe (the client's common start-up path) has none.
+  const { brotliDecompressSync, gunzipSync, inflateSync } = loadZlib();
   const bounds = limit !== undefined ? { maxOutputLength: limit } : {};
   try {
     if (coding === 'gzip' || coding === 'x-gzip') return gunzipSync(body, bounds);

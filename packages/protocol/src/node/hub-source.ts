@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { type ReadEntry, Unpack } from 'tar';
-import { type MenuResponse, ProblemDetails, ResolveResult, type SkillResponse } from '../http.js';
+import type { ReadEntry } from 'tar';
+import type { MenuResponse, ProblemDetails, ResolveResult, SkillResponse } from '../http.js';
 import type { Identity } from '../identity.js';
 import type { SkillCache } from './cache.js';
 import type { FetchedEntry } from './git-source.js';
@@ -30,6 +30,8 @@ export type HubRefresh = { status: 'unchanged' } | { status: 'fetched'; entry: F
  * If-None-Match is both the revision probe and the metadata fetch; a skill's files come from
  * `/v1/archive/<identity>?rev=<revision>`, verified against Content-Digest and the per-file sha256.
  * Requests go through node:http (http-request.ts), not fetch, whose WebAssembly parser delays the exit.
+ * tar and the zod schemas are imported only when an answer has a body to check: the common use, a 304
+ * probe, then costs no parsing of either (the client's start-up, `npm run bench -- client`).
  */
 export class HubSource {
   constructor(
@@ -50,7 +52,7 @@ export class HubSource {
     if (knownEtag) headers['if-none-match'] = knownEtag;
     const response = await this.request(id, this.url('skills', id), headers, this.settings.probeTimeoutMs);
     if (response.status === 304) return { status: 'unchanged' };
-    const result = this.parseResult(id, response);
+    const result = await this.parseResult(id, response);
     const etag = headerOf(response, 'etag') ?? `"${result.revision}"`;
     return { status: 'fetched', entry: await this.toEntry(id, result, etag) };
   }
@@ -63,7 +65,7 @@ export class HubSource {
       { accept: 'application/json' },
       this.settings.fetchTimeoutMs,
     );
-    const result = this.parseResult(id, response);
+    const result = await this.parseResult(id, response);
     if (result.kind !== 'skill') throw new ResolveError('usage', `${id.identity} is a menu, not a skill.`);
     await this.ensureContent(id, result);
     return this.cache.contentDir(id.identity, contentKeyOf(result.revision));
@@ -100,7 +102,7 @@ export class HubSource {
       this.settings.fetchTimeoutMs,
       MAX_ARCHIVE_BYTES,
     );
-    if (!response.ok) throw problemError(id, response);
+    if (!response.ok) throw await problemError(id, response);
     const body = response.body;
     verifyDigest(id, headerOf(response, 'content-digest'), body);
     const work = await this.cache.makeTemp();
@@ -116,14 +118,15 @@ export class HubSource {
     }
   }
 
-  private parseResult(id: Identity, response: HttpAnswer): ResolveResult {
-    if (!response.ok) throw problemError(id, response);
+  private async parseResult(id: Identity, response: HttpAnswer): Promise<ResolveResult> {
+    if (!response.ok) throw await problemError(id, response);
     let json: unknown;
     try {
       json = JSON.parse(response.body.toString('utf8'));
     } catch {
       throw new ResolveError('network', `${id.identity}: the hub answered with something that is not JSON.`);
     }
+    const { ResolveResult } = await import('../http.js');
     const parsed = ResolveResult.safeParse(json);
     if (!parsed.success) {
       throw new ResolveError(
@@ -184,7 +187,8 @@ function menuItems(menu: MenuResponse) {
 }
 
 /** Maps a hub error answer (problem+json) to the protocol's failure codes. */
-export function problemError(id: Identity, response: HttpAnswer): ResolveError {
+export async function problemError(id: Identity, response: HttpAnswer): Promise<ResolveError> {
+  const { ProblemDetails } = await import('../http.js');
   let problem: ProblemDetails | undefined;
   try {
     const parsed = ProblemDetails.safeParse(JSON.parse(response.body.toString('utf8')));
@@ -251,6 +255,7 @@ function verifyDigest(id: Identity, header: string | undefined, body: Buffer): v
 
 /** Unpacks regular files and folders only; links, devices and paths leaving the folder fail the archive. */
 async function unpackSafely(id: Identity, body: Buffer, cwd: string): Promise<void> {
+  const { Unpack } = await import('tar');
   let refused: string | undefined;
   let unpackedBytes = 0;
   await new Promise<void>((resolve, reject) => {

@@ -6,6 +6,7 @@ export * from './git-source.js';
 export * from './http-request.js';
 export * from './hub-source.js';
 export * from './install.js';
+export * from './local-check.js';
 export * from './local-source.js';
 export * from './over-cap.js';
 export * from './project.js';

@@ -8,12 +8,15 @@ import {
   removeAutotriggerLine,
 } from '../autotrigger.js';
 import { isProtocolError } from '../errors.js';
-import { type Identity, parseIdentity } from '../identity.js';
+import { diskPath, type Identity, parseIdentity } from '../identity.js';
 import { findSkillFolders } from '../leaf-rule.js';
+import type { MenuItem } from '../menu.js';
 import { type ResidentEntry, renderResidentBlock } from '../resident-block.js';
 import { isMissing, walkFolder } from './fs-tree.js';
+import { checkLocalSkill, describeLocalProblem, type LocalSkillProblem } from './local-check.js';
+import { resolveLocal } from './local-source.js';
 import { isUnreachable } from './resolve-error.js';
-import type { Resolver } from './resolver.js';
+import type { Resolved, Resolver } from './resolver.js';
 
 /** `.atskills/.autotrigger` relative to the project root. */
 export const AUTOTRIGGER_FILE = path.join('.atskills', '.autotrigger');
@@ -26,11 +29,12 @@ export interface ProjectOptions {
 
 /**
  * The `.autotrigger` line that installs an identity: a cloud skill is `@<identity>`; a project path is
- * anchored with `/` when it has one segment (a gitignore pattern without a slash matches at any depth),
- * and a folder of skills gets a trailing `/` so the whole directory is taken.
+ * anchored with `/` when it has one segment (a gitignore pattern without a slash matches at any depth);
+ * a folder of skills, cloud or local, gets a trailing `/` so the whole directory is taken.
  */
 export function autotriggerLine(id: Identity, isFolderOfSkills = false): string {
-  if (id.source !== 'local') return `@${id.identity}`;
+  // A cloud folder of skills is a whole-directory line (SPEC 1.5): every skill of its menu, within K.
+  if (id.source !== 'local') return `@${id.identity}${isFolderOfSkills ? '/' : ''}`;
   const escaped = id.path.replace(/[\\*?[\]]/g, (c) => `\\${c}`).replace(/^([#!])/, '\\$1');
   const anchored = escaped.includes('/') ? escaped : `/${escaped}`;
   return isFolderOfSkills ? `${anchored}/` : anchored;
@@ -42,6 +46,10 @@ export interface InstallOutcome {
   line: string;
   changed: boolean;
   warning?: string;
+  /** A folder: the skills the whole-directory line follows now. */
+  skills?: string[];
+  /** A project skill that breaks SPEC 1.1 (installed all the same; the resident block may leave it out). */
+  problems?: LocalSkillProblem[];
 }
 
 /**
@@ -56,9 +64,20 @@ export async function installSkill(
   const id = typeof identity === 'string' ? parseIdentity(identity) : identity;
   let warning: string | undefined;
   let isMenu = false;
+  let skills: string[] | undefined;
+  let problems: LocalSkillProblem[] | undefined;
   try {
     const resolved = await resolver.resolve(id, options);
     isMenu = resolved.kind === 'menu';
+    if (resolved.kind === 'menu') {
+      skills =
+        id.source === 'local'
+          ? resolved.items.map((i) => i.identity)
+          : (await directoryMembers(resolver, id.identity, options)).items.map((i) => i.identity);
+      if (skills.length === 0)
+        warning = `${id.identity} holds no skills yet; the line follows whatever appears there.`;
+    }
+    if (resolved.kind === 'skill' && resolved.problems) problems = resolved.problems;
     if (resolved.stale) warning = resolved.staleReason;
   } catch (error) {
     if (!isUnreachable(error)) throw error;
@@ -68,7 +87,14 @@ export async function installSkill(
   const before = await readAutotrigger(options.projectDir);
   const after = addAutotriggerLine(before, line);
   if (after !== before) await writeAutotrigger(options.projectDir, after);
-  return { identity: id.identity, line, changed: after !== before, ...(warning ? { warning } : {}) };
+  return {
+    identity: id.identity,
+    line,
+    changed: after !== before,
+    ...(warning ? { warning } : {}),
+    ...(skills ? { skills } : {}),
+    ...(problems ? { problems } : {}),
+  };
 }
 
 /** Removes exactly the line `install` writes for the identity (either form for a project folder). */
@@ -106,22 +132,64 @@ export interface TriggerReport {
   warnings: AutotriggerWarning[];
 }
 
-/** Each `.autotrigger` line, the skills it resolves to, and warnings for lines that resolve to nothing. */
-export async function listTriggers(options: ProjectOptions): Promise<TriggerReport> {
+/**
+ * Each `.autotrigger` line, the skills it resolves to, and warnings for lines that resolve to nothing and for
+ * project skills that break SPEC 1.1. With a resolver, whole-directory cloud lines are expanded through it
+ * (one revision probe each); without one they list the folder itself.
+ */
+export async function listTriggers(options: ProjectOptions, resolver?: Resolver): Promise<TriggerReport> {
   const content = await readAutotrigger(options.projectDir);
   const { rules, warnings: parseWarnings } = parseAutotrigger(content);
-  const { entries, warnings } = expandAutotrigger(content, await projectSkillFolders(options.projectDir));
+  const { entries, warnings, excluded } = expandAutotrigger(
+    content,
+    await projectSkillFolders(options.projectDir),
+  );
+  const extra: AutotriggerWarning[] = [];
+  const selected = new Map<number, string[]>();
+  const seen = new Set<string>();
+  const select = (line: number, identity: string) => {
+    if (seen.has(identity)) return;
+    seen.add(identity);
+    selected.set(line, [...(selected.get(line) ?? []), identity]);
+  };
+  for (const entry of entries) {
+    if (entry.directory && resolver) {
+      try {
+        const members = (await directoryMembers(resolver, entry.identity, options)).items.map(
+          (i) => i.identity,
+        );
+        for (const m of members) if (!excluded.includes(m)) select(entry.line, m);
+        if (members.length === 0)
+          extra.push({
+            line: entry.line,
+            text: textOf(content, entry.line),
+            message: `${entry.identity}/ holds no skills.`,
+          });
+      } catch (error) {
+        if (!isProtocolError(error)) throw error;
+        extra.push({
+          line: entry.line,
+          text: textOf(content, entry.line),
+          message: (error as Error).message,
+        });
+      }
+      continue;
+    }
+    select(entry.line, entry.directory ? `${entry.identity}/` : entry.identity);
+    for (const p of await localProblems(options.projectDir, entry.identity))
+      extra.push({ line: entry.line, text: textOf(content, entry.line), message: describeLocalProblem(p) });
+  }
   const lines = rules.map((rule) => ({
     line: rule.line,
     text: rule.text,
     kind: rule.kind,
     negated: rule.negated,
-    identities: entries.filter((e) => e.line === rule.line).map((e) => e.identity),
+    identities: selected.get(rule.line) ?? [],
   }));
   return {
     file: path.join(options.projectDir, AUTOTRIGGER_FILE),
     lines,
-    warnings: mergeWarnings(parseWarnings, warnings),
+    warnings: mergeWarnings(parseWarnings, warnings, extra).sort((a, b) => a.line - b.line),
   };
 }
 
@@ -133,45 +201,157 @@ export interface ResidentReport {
   warnings: AutotriggerWarning[];
 }
 
-/** Resolves every `.autotrigger` entry local first (cloud ones then through the cache) and renders the block. */
+/**
+ * Resolves every `.autotrigger` entry local first (cloud ones then through the cache) and renders the block.
+ * A whole-directory line adds every skill of its menu at its place; a skill appears once (first line wins).
+ * A project skill whose frontmatter is unusable (does not parse, no name, no description) is left out with
+ * a warning naming the file and the rule; other rule breaks are warned about and the row stays.
+ */
 export async function residentBlock(resolver: Resolver, options: ProjectOptions): Promise<ResidentReport> {
   const content = await readAutotrigger(options.projectDir);
-  const { entries, warnings } = expandAutotrigger(content, await projectSkillFolders(options.projectDir));
+  const { entries, warnings, excluded } = expandAutotrigger(
+    content,
+    await projectSkillFolders(options.projectDir),
+  );
   const extra: AutotriggerWarning[] = [];
   const rows: ResidentReport['entries'] = [];
-  const text = (line: number) => content.split(/\r?\n/)[line - 1] ?? '';
+  const seen = new Set<string>();
+  const warn = (line: number, message: string) => extra.push({ line, text: textOf(content, line), message });
+  const addRow = (line: number, row: ResidentReport['entries'][number], problems: LocalSkillProblem[]) => {
+    if (seen.has(row.identity)) return;
+    seen.add(row.identity);
+    for (const p of problems) warn(line, describeLocalProblem(p));
+    if (problems.some((p) => p.unusable) || row.description === '') {
+      warn(line, `${row.identity} is left out of the resident block: it has no usable name and description.`);
+      return;
+    }
+    rows.push(row);
+  };
   for (const entry of entries) {
     try {
-      const resolved = await resolver.resolve(entry.identity, options);
-      if (resolved.kind !== 'skill') {
-        extra.push({
-          line: entry.line,
-          text: text(entry.line),
-          message: `${entry.identity} is a menu, not a skill; install its skills one by one.`,
-        });
+      if (entry.directory) {
+        const members = await directoryMembers(resolver, entry.identity, options);
+        if (members.stale) warn(entry.line, `${entry.identity}/: ${members.staleReason}`);
+        if (members.items.length === 0) warn(entry.line, `${entry.identity}/ holds no skills.`);
+        for (const item of members.items) {
+          if (excluded.includes(item.identity)) continue;
+          const problems = item.local ? await localProblems(options.projectDir, item.identity) : [];
+          addRow(
+            entry.line,
+            {
+              name: item.name ?? item.identity.split('/').at(-1) ?? item.identity,
+              description: oneLine(item.description),
+              identity: item.identity,
+              stale: members.stale,
+            },
+            problems,
+          );
+        }
         continue;
       }
-      if (resolved.stale)
-        extra.push({
-          line: entry.line,
-          text: text(entry.line),
-          message: `${entry.identity}: ${resolved.staleReason}`,
-        });
-      rows.push({
-        name: resolved.name,
-        description: oneLine(resolved.description),
-        identity: resolved.identity,
-        stale: resolved.stale,
-      });
+      const resolved = await resolver.resolve(entry.identity, options);
+      if (resolved.stale) warn(entry.line, `${entry.identity}: ${resolved.staleReason}`);
+      if (resolved.kind === 'skill') {
+        addRow(
+          entry.line,
+          {
+            name: resolved.name,
+            description: oneLine(resolved.description),
+            identity: resolved.identity,
+            stale: resolved.stale,
+          },
+          resolved.problems ?? [],
+        );
+        continue;
+      }
+      warn(
+        entry.line,
+        `${entry.identity} is a folder of skills: write "@${entry.identity}/" (with the slash) to follow every skill in it.`,
+      );
     } catch (error) {
       if (!isProtocolError(error)) throw error;
-      extra.push({ line: entry.line, text: text(entry.line), message: (error as Error).message });
+      warn(entry.line, (error as Error).message);
     }
   }
   const block = renderResidentBlock(rows);
   // Loaded here, not at the top: the tokenizer's tables would otherwise slow every command's start-up.
   const { countTokens } = await import('../tokens.js');
-  return { block, tokens: countTokens(block), entries: rows, warnings: mergeWarnings(warnings, extra) };
+  return {
+    block,
+    tokens: countTokens(block),
+    entries: rows,
+    warnings: mergeWarnings(warnings, extra).sort((a, b) => a.line - b.line),
+  };
+}
+
+/** The skills a whole-directory line follows, and how fresh the cloud's answer was. */
+export interface DirectoryMembers {
+  items: (MenuItem & { local: boolean })[];
+  stale: boolean;
+  staleReason?: string;
+}
+
+/**
+ * Every skill of a folder for a whole-directory line: the cloud's menu (one probe, K enforced) joined with
+ * what the project saved under the folder, each skill answered local first. A project copy of one skill
+ * must not hide the rest of the folder, so the folder's own local answer is not the whole answer here.
+ * When the cloud cannot answer, the saved skills alone are served (marked stale).
+ */
+export async function directoryMembers(
+  resolver: Resolver,
+  identity: string,
+  options: ProjectOptions,
+): Promise<DirectoryMembers> {
+  const id = parseIdentity(identity);
+  const local = await resolveLocal(id, options.projectDir);
+  if (local?.kind === 'skill') {
+    const own = await resolver.resolve(id, options);
+    const description = own.kind === 'skill' ? own.description : '';
+    const name = own.kind === 'skill' ? own.name : undefined;
+    return {
+      items: [{ identity: id.identity, ...(name ? { name } : {}), description, local: true }],
+      stale: false,
+    };
+  }
+  const localItems = local?.kind === 'menu' ? local.items : [];
+  let cloud: Resolved | undefined;
+  let staleReason: string | undefined;
+  try {
+    cloud = await resolver.resolve(id, { ...options, skipLocal: true });
+  } catch (error) {
+    if (!isUnreachable(error) || localItems.length === 0) throw error;
+    staleReason = `${(error as Error).message} Only the skills saved under .atskills/ are served.`;
+  }
+  const byIdentity = new Map<string, MenuItem & { local: boolean }>();
+  const cloudItems =
+    cloud?.kind === 'menu'
+      ? cloud.items
+      : cloud
+        ? [{ identity: cloud.identity, name: cloud.name, description: cloud.description }]
+        : [];
+  for (const item of cloudItems) byIdentity.set(item.identity, { ...item, local: false });
+  for (const item of localItems) byIdentity.set(item.identity, { ...item, local: true });
+  const items = [...byIdentity.values()].sort((a, b) =>
+    a.identity < b.identity ? -1 : a.identity > b.identity ? 1 : 0,
+  );
+  const stale = staleReason !== undefined || cloud?.stale === true;
+  const reason = staleReason ?? cloud?.staleReason;
+  return { items, stale, ...(stale && reason ? { staleReason: reason } : {}) };
+}
+
+/** The SPEC 1.1 problems of the project's own copy of an identity ([] when there is none or it is valid). */
+async function localProblems(projectDir: string, identity: string): Promise<LocalSkillProblem[]> {
+  const dir = path.join(projectDir, diskPath(parseIdentity(identity)));
+  try {
+    return await checkLocalSkill(dir, projectDir);
+  } catch (error) {
+    if (isMissing(error) || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return [];
+    throw error;
+  }
+}
+
+function textOf(content: string, line: number): string {
+  return (content.split(/\r?\n/)[line - 1] ?? '').trim();
 }
 
 /** Reads `.atskills/.autotrigger` ('' when there is none). */

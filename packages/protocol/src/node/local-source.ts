@@ -1,6 +1,6 @@
-import { lstat, readdir, readFile } from 'node:fs/promises';
+import { lstatSync, readdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { tryParseSkillMarkdown } from '../frontmatter.js';
 import { diskPath, formatIdentity, type Identity } from '../identity.js';
 import { lookup, SKILL_FILE } from '../leaf-rule.js';
 import type { MenuItem } from '../menu.js';
@@ -22,6 +22,8 @@ export async function resolveLocal(id: Identity, projectDir: string): Promise<Lo
   const found = lookup(await walkFolder(dir), '');
   if (found.kind === 'refused') throw overCapError(id, found.count, found.subcollections);
   if (found.kind !== 'menu') return undefined;
+  // yaml is loaded only here: resolving a project skill reads its SKILL.md later, in the resolver.
+  const { tryParseSkillMarkdown } = await import('../frontmatter.js');
   const items: MenuItem[] = [];
   for (const skill of found.skills) {
     const doc = tryParseSkillMarkdown(
@@ -37,11 +39,14 @@ export async function resolveLocal(id: Identity, projectDir: string): Promise<Lo
   return { kind: 'menu', dir, items };
 }
 
+// The two checks below run on every resolve (the client's start-up path): synchronous, since one stat or
+// listing is cheaper than the promise machinery around it.
+
 /** A folder "has content" when it holds anything besides a `.source` stamp. */
 async function hasContent(dir: string): Promise<boolean> {
   try {
-    if (!(await lstat(dir)).isDirectory()) return false;
-    return (await readdir(dir)).some((name) => name !== SOURCE_FILE);
+    if (!lstatSync(dir).isDirectory()) return false;
+    return readdirSync(dir).some((name) => name !== SOURCE_FILE);
   } catch (error) {
     if (isMissing(error)) return false;
     throw error;
@@ -50,7 +55,7 @@ async function hasContent(dir: string): Promise<boolean> {
 
 async function isFile(file: string): Promise<boolean> {
   try {
-    return (await lstat(file)).isFile();
+    return lstatSync(file).isFile();
   } catch (error) {
     if (isMissing(error)) return false;
     throw error;

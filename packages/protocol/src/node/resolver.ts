@@ -1,12 +1,13 @@
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { tryParseSkillMarkdown } from '../frontmatter.js';
+import { splitFrontmatter } from '../frontmatter-split.js';
 import { type Identity, parseIdentity, splitIdentityPrefix } from '../identity.js';
 import { SKILL_FILE } from '../leaf-rule.js';
 import type { MenuItem } from '../menu.js';
 import { type CachedEntry, type CacheEntryMeta, SkillCache } from './cache.js';
-import { type FetchedEntry, GitSource } from './git-source.js';
-import { HubSource } from './hub-source.js';
+import type { FetchedEntry, GitSource } from './git-source.js';
+import type { HubSource } from './hub-source.js';
+import type { LocalSkillProblem } from './local-check.js';
 import { resolveLocal } from './local-source.js';
 import { ResolveError } from './resolve-error.js';
 import type { ClientSettings } from './settings.js';
@@ -34,6 +35,8 @@ export interface ResolvedSkill extends ResolvedBase {
   name: string;
   description: string;
   body: string;
+  /** A project skill's breaks of SPEC 1.1 (file and rule), so callers can warn; absent when valid or cloud. */
+  problems?: LocalSkillProblem[];
 }
 
 /** A resolved folder without SKILL.md: one row per skill beneath it. */
@@ -54,16 +57,28 @@ export interface ResolveOptions {
   skipLocal?: boolean;
 }
 
-/** Local first, then the validating cache with one revision probe per use (SPEC 1.4). */
+/**
+ * Local first, then the validating cache with one revision probe per use (SPEC 1.4). The git and hub
+ * sources are imported on first use, so a run that answers locally, or from the cache through one probe,
+ * parses only what that path needs (the client's start-up, `npm run bench -- client`).
+ */
 export class Resolver {
   readonly cache: SkillCache;
-  private readonly git: GitSource;
-  private readonly hub: HubSource;
+  private gitSource?: Promise<GitSource>;
+  private hubSource?: Promise<HubSource>;
 
   constructor(readonly settings: Readonly<ClientSettings>) {
     this.cache = new SkillCache(settings.cacheDir);
-    this.git = new GitSource(settings, this.cache);
-    this.hub = new HubSource(settings, this.cache);
+  }
+
+  private git(): Promise<GitSource> {
+    this.gitSource ??= import('./git-source.js').then((m) => new m.GitSource(this.settings, this.cache));
+    return this.gitSource;
+  }
+
+  private hub(): Promise<HubSource> {
+    this.hubSource ??= import('./hub-source.js').then((m) => new m.HubSource(this.settings, this.cache));
+    return this.hubSource;
   }
 
   /** Resolves an identity (text is parsed and normalized first; throws IdentityError or ResolveError). */
@@ -71,14 +86,19 @@ export class Resolver {
     const id = typeof identity === 'string' ? parseIdentity(identity) : identity;
     if (!options.skipLocal) {
       const local = await resolveLocal(id, options.projectDir);
-      if (local?.kind === 'skill')
+      if (local?.kind === 'skill') {
+        // Loaded here: the check parses YAML, which a cloud answer never needs.
+        const { checkLocalSkill } = await import('./local-check.js');
+        const problems = await checkLocalSkill(local.dir, options.projectDir);
         return {
           ...(await readSkill(local.dir, id.path)),
           identity: id.identity,
           revision: 'local',
           stale: false,
           origin: 'local',
+          ...(problems.length > 0 ? { problems } : {}),
         };
+      }
       if (local?.kind === 'menu')
         return {
           kind: 'menu',
@@ -102,7 +122,7 @@ export class Resolver {
    * The content folder of a cloud skill exactly at `revision` (for a re-save's byte comparison): from the
    * cache when it still holds that revision, else fetched. Throws when it cannot be had.
    */
-  async contentAt(id: Identity, revision: string): Promise<string> {
+  async contentAt(id: Identity, revision: string, options: { offline?: boolean } = {}): Promise<string> {
     const cached = await this.cache.read(id.identity);
     if (cached) {
       const { meta } = cached;
@@ -114,11 +134,18 @@ export class Resolver {
         return this.cache.contentDir(id.identity, meta.previous.contentKey);
       }
     }
-    if (this.viaHub(id)) return this.hub.fetchRevision(id, revision);
-    const fetched = await this.git.fetch(id, { revision });
+    if (options.offline)
+      throw new ResolveError('offline', `the cache does not hold ${id.identity} at ${revision}`);
+    if (this.viaHub(id)) return (await this.hub()).fetchRevision(id, revision);
+    const fetched = await (await this.git()).fetch(id, { revision });
     if (fetched.kind !== 'skill' || !fetched.contentKey)
       throw new ResolveError('usage', `${id.identity} was a menu at ${revision}, not a skill.`);
     return this.cache.contentDir(id.identity, fetched.contentKey);
+  }
+
+  /** The default branch's head commit of a `gh:` identity's repository (`git ls-remote`, no download). */
+  async headCommit(id: Identity): Promise<string> {
+    return (await this.git()).probe(id);
   }
 
   private async resolveCloud(id: Identity, offline: boolean): Promise<Resolved> {
@@ -161,12 +188,16 @@ export class Resolver {
   /** One revision probe; undefined when the cache is current, else the newly fetched entry. */
   private async refresh(id: Identity, known: CacheEntryMeta | undefined): Promise<FetchedEntry | undefined> {
     if (this.viaHub(id)) {
-      const answer = await this.hub.refresh(id, known ? (known.etag ?? `"${known.revision}"`) : undefined);
+      const answer = await (await this.hub()).refresh(
+        id,
+        known ? (known.etag ?? `"${known.revision}"`) : undefined,
+      );
       return answer.status === 'unchanged' ? undefined : answer.entry;
     }
-    const head = await this.git.probe(id);
+    const git = await this.git();
+    const head = await git.probe(id);
     if (known && head === known.revision) return undefined;
-    return this.git.fetch(id);
+    return git.fetch(id);
   }
 
   private viaHub(id: Identity): boolean {
@@ -184,7 +215,9 @@ export class Resolver {
       ...(staleReasonText !== undefined ? { staleReason: staleReasonText } : {}),
     };
     if (meta.kind === 'menu') return { ...base, kind: 'menu', items: meta.items ?? [] };
-    const skill = await readSkill(entry.dir!, meta.identity);
+    const known =
+      meta.name && meta.description ? { name: meta.name, description: meta.description } : undefined;
+    const skill = await readSkill(entry.dir!, meta.identity, known);
     return {
       ...base,
       ...skill,
@@ -194,10 +227,17 @@ export class Resolver {
   }
 }
 
-/** Reads a skill folder's SKILL.md: name, description and the body after the frontmatter. */
-async function readSkill(dir: string, identityPath: string) {
+/**
+ * Reads a skill folder's SKILL.md: name, description and the body after the frontmatter. With `known`
+ * (a cached skill whose frontmatter parsed when it was fetched; its content never changes) only the body
+ * is cut out, and yaml is not loaded.
+ */
+async function readSkill(dir: string, identityPath: string, known?: { name: string; description: string }) {
   const folder = path.posix.basename(splitIdentityPrefix(identityPath).rest);
-  const content = await readFile(path.join(dir, SKILL_FILE));
+  const content = readFileSync(path.join(dir, SKILL_FILE)); // one file per resolve: sync is cheaper
+  const parts = known ? splitFrontmatter(content.toString('utf8').replace(/^\uFEFF/, '')) : undefined;
+  if (known && parts) return { kind: 'skill' as const, dir, ...known, body: parts.body };
+  const { tryParseSkillMarkdown } = await import('../frontmatter.js');
   const doc = tryParseSkillMarkdown(content, folder);
   if (doc.ok)
     return {

@@ -133,6 +133,36 @@ export async function saveSkill(
   }
 }
 
+/** Whether a saved copy is still what was saved: compared byte for byte with upstream at its `.source` revision. */
+export interface SavedCopyCheck {
+  state: 'unedited' | 'edited' | 'unverifiable';
+  /** The revision `.source` records, when it could be read. */
+  recorded?: string;
+  reason?: string;
+  changed: string[];
+}
+
+/**
+ * Checks the project's saved copy of a cloud identity against upstream at the revision its `.source`
+ * records (from the cache when it holds that revision; fetched otherwise, unless `offline`). Touches nothing.
+ */
+export async function checkSavedCopy(
+  resolver: Resolver,
+  identity: string | Identity,
+  options: { projectDir: string; offline?: boolean },
+): Promise<SavedCopyCheck> {
+  const id = typeof identity === 'string' ? parseIdentity(identity) : identity;
+  const dest = path.join(options.projectDir, diskPath(id));
+  const check = await verifyAgainstRecorded(resolver, id, dest, await filesOf(dest, true), options.offline);
+  if (check.identical) return { state: 'unedited', recorded: check.recorded, changed: [] };
+  return {
+    state: check.changed.length > 0 ? 'edited' : 'unverifiable',
+    ...(check.recorded ? { recorded: check.recorded } : {}),
+    reason: check.reason,
+    changed: check.changed,
+  };
+}
+
 type Verification =
   | { identical: true; recorded: string }
   | { identical: false; reason: string; changed: string[]; recorded?: string };
@@ -143,6 +173,7 @@ async function verifyAgainstRecorded(
   id: Identity,
   dest: string,
   localFiles: Map<string, Buffer>,
+  offline = false,
 ): Promise<Verification> {
   let stamp: SourceStamp;
   try {
@@ -161,7 +192,7 @@ async function verifyAgainstRecorded(
   }
   let upstreamDir: string;
   try {
-    upstreamDir = await resolver.contentAt(id, stamp.revision);
+    upstreamDir = await resolver.contentAt(id, stamp.revision, { offline });
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     return {

@@ -55,7 +55,7 @@ export function loadSettings(env: NodeJS.ProcessEnv, stored: StoredConfig = {}):
     cacheDir: cacheDirFrom(env),
     configFile: configFileFrom(env),
     gitBase: trimTrailingSlash(env.ATSKILLS_GIT_BASE || DEFAULT_GIT_BASE),
-    hubUrl: trimTrailingSlash(env.ATSKILLS_HUB || stored.hub || DEFAULT_HUB_URL),
+    hubUrl: hubBaseUrl(env.ATSKILLS_HUB || stored.hub || DEFAULT_HUB_URL),
     ghViaHub: env.ATSKILLS_GH_VIA_HUB === '1',
     probeTimeoutMs: positiveInt(env.ATSKILLS_PROBE_TIMEOUT_MS, 20_000),
     fetchTimeoutMs: positiveInt(env.ATSKILLS_FETCH_TIMEOUT_MS, 300_000),
@@ -63,6 +63,15 @@ export function loadSettings(env: NodeJS.ProcessEnv, stored: StoredConfig = {}):
   if (githubToken) settings.githubToken = githubToken;
   if (hubToken) settings.hubToken = hubToken;
   return Object.freeze(settings);
+}
+
+/**
+ * The hub's base URL from either spelling of ATSKILLS_HUB: the hub's origin (`https://hub.example.org`)
+ * or the protocol authors' reference-client form (`https://hub.example.org/api/skills`), which names the
+ * compatibility routes; this client talks to `/v1` beside them.
+ */
+export function hubBaseUrl(url: string): string {
+  return trimTrailingSlash(trimTrailingSlash(url.trim()).replace(/\/api\/skills$/i, ''));
 }
 
 function trimTrailingSlash(url: string): string {

@@ -4,12 +4,14 @@ import { z } from 'zod';
 import { problems } from '../../schemas.js';
 import {
   type ActionContext,
+  answerInvitation,
   auditLogOf,
   createTeam,
   createToken,
   createUser,
   listAllUsers,
   MAX_TOKEN_DAYS,
+  myInvitations,
   removeMember,
   revokeToken,
   setMember,
@@ -18,6 +20,8 @@ import {
 } from '../../services/auth/accounts.js';
 import { unauthorized } from '../../services/auth/authenticate.js';
 import type { Viewer } from '../../services/auth/viewer.js';
+import { decideReport, reviewQueue } from '../../services/safety-reports.js';
+import { ReportResponse } from '../v1/reports.js';
 
 const Role = z.enum(['owner', 'publisher', 'reader']);
 const Scope = z.enum(['read', 'publish', 'admin']);
@@ -45,6 +49,16 @@ const MemberResponse = z.object({
   user: z.string(),
   role: Role,
   previousRole: Role.nullable(),
+  status: z
+    .enum(['member', 'invited'])
+    .describe('member: the membership is written; invited: the user must accept the invitation'),
+});
+const InvitationResponse = z.object({
+  id: z.number().int(),
+  team: z.string(),
+  role: Role,
+  invitedBy: z.string().nullable(),
+  createdAt: z.string(),
 });
 
 /**
@@ -169,18 +183,60 @@ const adminRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         operationId: 'setMember',
         tags,
-        summary: 'Add a member or change their role (team owners, administrators)',
+        summary:
+          "Change a member's role, or add a member: administrators add directly; a team owner invites (202), and the user joins by accepting",
         params: z.object({ team: Name, user: Name }),
         body: z.object({ role: Role }),
-        response: { 200: MemberResponse, ...problems(400, 401, 403, 404, 409, 503) },
+        response: {
+          200: MemberResponse,
+          202: MemberResponse,
+          ...problems(400, 401, 403, 404, 409, 503),
+        },
       },
     },
-    async (request) =>
-      setMember(
+    async (request, reply) => {
+      const change = await setMember(
         app.db,
         { team: request.params.team, user: request.params.user, role: request.body.role },
         ctx(request),
-      ),
+      );
+      return reply.code(change.status === 'invited' ? 202 : 200).send(change);
+    },
+  );
+
+  app.get(
+    '/invitations',
+    {
+      schema: {
+        operationId: 'listInvitations',
+        tags,
+        summary: "The caller's pending team invitations (any valid token)",
+        response: { 200: z.object({ invitations: z.array(InvitationResponse) }), ...problems(401, 503) },
+      },
+    },
+    async (request) => ({ invitations: await myInvitations(app.db, ctx(request)) }),
+  );
+
+  app.post(
+    '/invitations/:id/:answer',
+    {
+      schema: {
+        operationId: 'answerInvitation',
+        tags,
+        summary: 'Accept or decline one of your team invitations (the invited user, any valid token)',
+        params: z.object({ id: z.coerce.number().int().positive(), answer: z.enum(['accept', 'decline']) }),
+        response: {
+          200: z.object({
+            team: z.string(),
+            user: z.string(),
+            role: Role,
+            status: z.enum(['member', 'declined']),
+          }),
+          ...problems(400, 401, 404, 503),
+        },
+      },
+    },
+    async (request) => answerInvitation(app.db, request.params.id, request.params.answer, ctx(request)),
   );
 
   app.delete(
@@ -216,7 +272,7 @@ const adminRoutes: FastifyPluginAsyncZod = async (app) => {
         }),
         response: {
           201: TokenInfo.extend({ token: z.string().describe('ask_...: shown once') }),
-          ...problems(400, 401, 403, 404, 503),
+          ...problems(400, 401, 403, 404, 409, 429, 503),
         },
       },
     },
@@ -233,7 +289,7 @@ const adminRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         operationId: 'listTokens',
         tags,
-        summary: "A user's tokens without secrets (yourself, administrators, owners of the user's teams)",
+        summary: "A user's tokens without secrets (yourself, administrators)",
         params: z.object({ user: Name }),
         response: { 200: z.object({ tokens: z.array(TokenInfo) }), ...problems(401, 403, 404, 503) },
       },
@@ -253,6 +309,53 @@ const adminRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => revokeToken(app.db, request.params.id, ctx(request)),
+  );
+
+  app.get(
+    '/reports',
+    {
+      schema: {
+        operationId: 'listReports',
+        tags,
+        summary: 'Reports about skills (flag disputes, malicious skills), newest first (hub administrators)',
+        querystring: z.object({
+          status: z.enum(['open', 'accepted', 'rejected']).optional(),
+          limit: z.coerce.number().int().min(1).max(500).default(100),
+        }),
+        response: { 200: z.object({ reports: z.array(ReportResponse) }), ...problems(400, 401, 403, 503) },
+      },
+    },
+    async (request) => ({
+      reports: (await reviewQueue(
+        app.db,
+        request.query.status,
+        request.query.limit,
+        ctx(request),
+      )) as z.infer<typeof ReportResponse>[],
+    }),
+  );
+
+  app.post(
+    '/reports/:id/:decision',
+    {
+      schema: {
+        operationId: 'decideReport',
+        tags,
+        summary:
+          'Accept or reject an open report with a note (hub administrators); an accepted dispute suppresses that rule for that content',
+        params: z.object({ id: z.coerce.number().int().positive(), decision: z.enum(['accept', 'reject']) }),
+        body: z.object({ note: z.string().max(2000).default('') }),
+        response: { 200: ReportResponse, ...problems(400, 401, 403, 404, 409, 503) },
+      },
+    },
+    async (request) =>
+      (await decideReport(
+        app.db,
+        request.params.id,
+        request.params.decision,
+        request.body.note,
+        ctx(request),
+      )) as z.infer<typeof ReportResponse>,
   );
 
   app.get(

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { problem } from '../../problems.js';
 import { FileQuery, problems, RevisionQuery } from '../../schemas.js';
 import { buildSkillArchive, readSkillFile } from '../../services/archive.js';
+import { ArchiveBuilds } from '../../services/archive-builds.js';
 import { withMissingGh } from '../../services/indexing/missing-gh.js';
 import { resolveIdentity } from '../../services/resolve.js';
 import { validateRevision } from '../caching.js';
@@ -12,6 +13,10 @@ const Binary = z.any().describe('Raw bytes');
 
 /** GET /v1/archive/<identity> and GET /v1/files/<identity>?path=: a skill's content. */
 const archiveRoutes: FastifyPluginAsyncZod = async (app) => {
+  const builds = new ArchiveBuilds({
+    concurrent: app.config.archiveBuilds,
+    cacheBytes: app.config.archiveCacheBytes,
+  });
   app.get(
     '/archive/*',
     {
@@ -25,6 +30,7 @@ const archiveRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
+      // 503 + Retry-After when builds are saturated (ARCHIVE_BUILDS); other routes never wait on them.
       const identity = rawIdentity(request, '/v1/archive/');
       const resolved = await withMissingGh(app, request, identity, () =>
         resolveIdentity(app.db, request.viewer, identity, request.query.rev),
@@ -32,8 +38,12 @@ const archiveRoutes: FastifyPluginAsyncZod = async (app) => {
       if (resolved.kind !== 'skill') {
         throw problem('not-a-skill', `${resolved.identity} is a menu; archives hold one skill`);
       }
-      if (validateRevision(request, reply, resolved.revision, resolved.pinned)) return reply;
-      const archive = await buildSkillArchive(app.db, resolved);
+      if (validateRevision(request, reply, resolved.revision, resolved.pinned, resolved.private))
+        return reply;
+      // Access was decided above; the cache is keyed by content revision, which fixes the bytes.
+      const archive = await builds.get(`${resolved.identity}\n${resolved.revision}`, () =>
+        buildSkillArchive(app.db, resolved),
+      );
       return reply
         .header('content-type', 'application/gzip')
         .header('content-digest', archive.contentDigest)
@@ -62,7 +72,8 @@ const archiveRoutes: FastifyPluginAsyncZod = async (app) => {
         throw problem('not-a-skill', `${resolved.identity} is a menu; files belong to skills`);
       }
       const file = await readSkillFile(app.db, resolved, request.query.path);
-      if (validateRevision(request, reply, resolved.revision, resolved.pinned)) return reply;
+      if (validateRevision(request, reply, resolved.revision, resolved.pinned, resolved.private))
+        return reply;
       return reply
         .header('content-type', contentTypeOf(file.path))
         .header('x-content-type-options', 'nosniff')

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import searchRoutes from '../search.js';
 import archiveRoutes from './archive.js';
 import indexRequestRoutes from './index-requests.js';
+import reportsRoutes from './reports.js';
 import reposRoutes from './repos.js';
 import resolveRoutes from './resolve.js';
 import skillsRoutes from './skills.js';
@@ -16,6 +17,7 @@ const v1Routes: FastifyPluginAsync = async (app) => {
   await app.register(reposRoutes);
   await app.register(indexRequestRoutes);
   await app.register(webhookRoutes);
+  await app.register(reportsRoutes);
 };
 
 export default v1Routes;

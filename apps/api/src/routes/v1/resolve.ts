@@ -19,7 +19,7 @@ const resolveRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: ResolveResponse, ...problems(400, 413, 415, 503) },
       },
     },
-    async (request) => resolveBatch(app.db, request.viewer, request.body),
+    async (request) => resolveBatch(app.db, request.viewer, request.body, app.readCache),
   );
 };
 

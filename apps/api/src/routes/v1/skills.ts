@@ -51,7 +51,10 @@ const skillsRoutes: FastifyPluginAsyncZod = async (app) => {
       const rules = flagRules(result.resolved.flags);
       if (rules.length) reply.header('x-skill-flags', rules.join(', '));
     }
-    if (validateRevision(request, reply, result.view.revision, result.resolved.pinned)) return reply;
+    if (
+      validateRevision(request, reply, result.view.revision, result.resolved.pinned, result.resolved.private)
+    )
+      return reply;
     return result.view;
   }
 

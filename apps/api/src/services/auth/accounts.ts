@@ -4,7 +4,10 @@ import {
   createTeamNamespace,
   createUserWithNamespace,
   type Database,
+  decideInvitation,
   findNamespace,
+  findNamespaceById,
+  findPendingInvitation,
   findRole,
   findTokenById,
   findUserById,
@@ -12,16 +15,19 @@ import {
   insertToken,
   listAudit,
   listMembers,
+  listPendingInvitations,
   listTokensOfUser,
   listUsers,
   type NamespaceRow,
-  namespacesOfUser,
   type Role,
   removeMembership,
   revokeTokenRow,
   setMembership,
   type TokenRow,
+  tokenCounts,
   type UserRow,
+  upsertInvitation,
+  withdrawInvitations,
 } from '@atskills/db';
 import { problem } from '../../problems.js';
 import { checkAccountName } from './names.js';
@@ -35,10 +41,14 @@ import type { Viewer } from './viewer.js';
  *
  * Who may do what (the API passes the request's viewer; the CLI acts as the hub operator):
  * - create users and teams: hub administrators (admin-scoped token) and the operator;
- * - add, change and remove members, read the audit log: owners of the team (admin-scoped token);
+ * - add members: administrators and the operator directly; a team owner only invites, and the invitee's
+ *   acceptance makes the membership (SPEC 2.3: nobody joins a team without consent);
+ * - change roles of and remove members, read the audit log: owners of the team (admin-scoped token);
  * - create tokens: for yourself (admin-scoped token), or anyone as an administrator or the operator;
- * - list and revoke tokens: yourself, an administrator, or an owner of a team the token's user belongs to
- *   (so an owner can cut off a member's leaked token without being able to mint tokens as them).
+ * - list and revoke tokens: yourself or an administrator. A team owner has no authority over a member's
+ *   tokens (they act in every namespace of the member); an owner cuts a member off by removing them.
+ * Refusals never depend on whether the target exists (no user-name enumeration): permission is decided
+ * from the caller alone, before any lookup by name.
  */
 export type Authority = { kind: 'operator' } | { kind: 'viewer'; viewer: Viewer };
 
@@ -69,6 +79,9 @@ const ROLES: readonly Role[] = ['owner', 'publisher', 'reader'];
 /** Default and longest token lifetimes for tokens created over the API. */
 export const DEFAULT_TOKEN_DAYS = 90;
 export const MAX_TOKEN_DAYS = 3650;
+/** Token minting bounds over the API: working tokens a user may hold, and tokens minted per hour. */
+export const MAX_LIVE_TOKENS = 50;
+export const MAX_TOKENS_PER_HOUR = 20;
 
 function actorId(ctx: ActionContext): number | null {
   return ctx.authority.kind === 'viewer' ? ctx.authority.viewer.userId : null;
@@ -204,19 +217,57 @@ export async function createTeam(
   }
 }
 
-/** Adds a member to a team or changes their role. */
+/** What setMember did: a membership written, or (an owner adding someone new) an invitation sent. */
+export type MemberChange =
+  | { team: string; user: string; role: Role; previousRole: Role | null; status: 'member' }
+  | { team: string; user: string; role: Role; previousRole: null; status: 'invited' };
+
+/**
+ * Adds a member to a team or changes a member's role. Administrators and the operator add directly; a team
+ * owner adding someone who is not yet a member only invites them (`status: 'invited'`), and the answer is
+ * the same whether or not the user exists, so owners cannot probe user names.
+ */
 export async function setMember(
   db: Database,
   input: { team: string; user: string; role: string },
   ctx: ActionContext,
-): Promise<{ team: string; user: string; role: Role; previousRole: Role | null }> {
+): Promise<MemberChange> {
   const role = checkRole(input.role);
   const teamName = input.team.toLowerCase();
   requireManager(ctx, teamName, 'manage members');
+  const direct = ctx.authority.kind === 'operator' || isHubAdmin(ctx.authority.viewer);
   const team = await teamOr404(db, teamName);
-  const user = await userOr404(db, input.user);
+  const user = direct ? await userOr404(db, input.user) : await findUserByName(db, input.user);
+  const invited = {
+    team: team.name,
+    user: input.user.toLowerCase(),
+    role,
+    previousRole: null,
+    status: 'invited' as const,
+  };
   return db.transaction(async (tx) => {
-    const previous = (await findRole(tx, team.id, user.id)) ?? null;
+    const previous = user ? ((await findRole(tx, team.id, user.id)) ?? null) : null;
+    if (!user || (!previous && !direct)) {
+      if (user) {
+        await upsertInvitation(tx, {
+          namespaceId: team.id,
+          userId: user.id,
+          role,
+          invitedBy: actorId(ctx),
+          at: ctx.now,
+        });
+        await appendAudit(tx, {
+          namespaceId: team.id,
+          actorUserId: actorId(ctx),
+          action: 'member.invite',
+          target: user.name,
+          details: { role },
+          requestId: ctx.requestId ?? null,
+          at: ctx.now,
+        });
+      }
+      return invited;
+    }
     if (previous === 'owner' && role !== 'owner' && (await countOwners(tx, team.id)) <= 1) {
       throw problem(
         'conflict',
@@ -224,6 +275,7 @@ export async function setMember(
       );
     }
     await setMembership(tx, team.id, user.id, role);
+    await withdrawInvitations(tx, team.id, user.id, ctx.now);
     await appendAudit(tx, {
       namespaceId: team.id,
       actorUserId: actorId(ctx),
@@ -233,7 +285,67 @@ export async function setMember(
       requestId: ctx.requestId ?? null,
       at: ctx.now,
     });
-    return { team: team.name, user: user.name, role, previousRole: previous };
+    return { team: team.name, user: user.name, role, previousRole: previous, status: 'member' as const };
+  });
+}
+
+function inviteeOf(ctx: ActionContext): Viewer {
+  if (ctx.authority.kind === 'operator')
+    throw problem('bad-request', 'Invitations are answered by the invited user with their own token.');
+  const viewer = ctx.authority.viewer;
+  if (viewer.userId === null) throw problem('unauthorized', 'Send a token: Authorization: Bearer ask_...');
+  return viewer;
+}
+
+/** The caller's pending team invitations. */
+export async function myInvitations(db: Database, ctx: ActionContext) {
+  const viewer = inviteeOf(ctx);
+  return (await listPendingInvitations(db, { userId: viewer.userId as number })).map((i) => ({
+    id: i.id,
+    team: i.team,
+    role: i.role,
+    invitedBy: i.invitedBy,
+    createdAt: i.createdAt.toISOString(),
+  }));
+}
+
+/**
+ * Accepts or declines one of the caller's invitations: only the invitee can, with any valid token of
+ * theirs. Someone else's invitation id answers like a missing one.
+ */
+export async function answerInvitation(
+  db: Database,
+  id: number,
+  answer: 'accept' | 'decline',
+  ctx: ActionContext,
+): Promise<{ team: string; user: string; role: Role; status: 'member' | 'declined' }> {
+  const viewer = inviteeOf(ctx);
+  const invitation = await findPendingInvitation(db, id);
+  if (!invitation || invitation.userId !== viewer.userId)
+    throw problem('not-found', `No pending invitation ${id}.`);
+  const [team, user] = await Promise.all([
+    findNamespaceById(db, invitation.namespaceId),
+    findUserById(db, invitation.userId),
+  ]);
+  if (!team || !user) throw problem('not-found', `No pending invitation ${id}.`);
+  const role = invitation.role as Role;
+  return db.transaction(async (tx) => {
+    if (answer === 'accept') {
+      const previous = (await findRole(tx, team.id, user.id)) ?? null;
+      // Joining never lowers a role the user already holds.
+      if (!previous) await setMembership(tx, team.id, user.id, role);
+    }
+    await decideInvitation(tx, invitation.id, answer === 'accept' ? 'accepted' : 'declined', ctx.now);
+    await appendAudit(tx, {
+      namespaceId: team.id,
+      actorUserId: user.id,
+      action: answer === 'accept' ? 'member.accept' : 'member.decline',
+      target: user.name,
+      details: { role, invitation: invitation.id },
+      requestId: ctx.requestId ?? null,
+      at: ctx.now,
+    });
+    return { team: team.name, user: user.name, role, status: answer === 'accept' ? 'member' : 'declined' };
   });
 }
 
@@ -246,10 +358,14 @@ export async function removeMember(
   const teamName = input.team.toLowerCase();
   requireManager(ctx, teamName, 'manage members');
   const team = await teamOr404(db, teamName);
-  const user = await userOr404(db, input.user);
+  // A missing user and a non-member answer alike (no user-name enumeration).
+  const notMember = () =>
+    problem('not-found', `"${input.user.toLowerCase()}" is not a member of "${team.name}".`);
+  const user = await findUserByName(db, input.user);
+  if (!user) throw notMember();
   return db.transaction(async (tx) => {
     const previous = await findRole(tx, team.id, user.id);
-    if (!previous) throw problem('not-found', `"${user.name}" is not a member of "${team.name}".`);
+    if (!previous) throw notMember();
     if (previous === 'owner' && (await countOwners(tx, team.id)) <= 1) {
       throw problem(
         'conflict',
@@ -257,6 +373,7 @@ export async function removeMember(
       );
     }
     await removeMembership(tx, team.id, user.id);
+    await withdrawInvitations(tx, team.id, user.id, ctx.now);
     await appendAudit(tx, {
       namespaceId: team.id,
       actorUserId: actorId(ctx),
@@ -296,14 +413,17 @@ function tokenInfo(token: TokenRow, userName: string): TokenInfo {
   };
 }
 
-/** Whether the authority may see and revoke `user`'s tokens. */
-async function mayOverseeTokens(db: Database, user: UserRow, ctx: ActionContext): Promise<boolean> {
+/**
+ * Whether the authority may see, mint and revoke tokens of the user named `userName`: the operator, a hub
+ * administrator, or the user themself. Decided from the caller alone, so a refusal never says whether the
+ * user exists. Team owners have no say over a member's tokens: every token acts in all of its user's
+ * namespaces, so any authority over it would reach beyond the owner's team.
+ */
+function mayOverseeTokensOf(userName: string, ctx: ActionContext): boolean {
   if (ctx.authority.kind === 'operator') return true;
   const viewer = ctx.authority.viewer;
   requireScope(viewer, 'admin');
-  if (isHubAdmin(viewer) || viewer.userId === user.id) return true;
-  const teams = await namespacesOfUser(db, user.id);
-  return teams.some((t) => t.kind === 'team' && viewer.roles?.[t.name] === 'owner');
+  return isHubAdmin(viewer) || (viewer.userName ?? '').toLowerCase() === userName.toLowerCase();
 }
 
 /**
@@ -317,15 +437,26 @@ export async function createToken(
 ): Promise<TokenInfo & { token: string }> {
   if (ctx.authority.kind === 'viewer') requireScope(ctx.authority.viewer, 'admin');
   const scopes = checkScopes(input.scopes);
+  if (!mayOverseeTokensOf(input.user, ctx))
+    throw problem('forbidden', 'You may create tokens only for yourself.');
   const user = await userOr404(db, input.user);
   if (ctx.authority.kind === 'viewer') {
-    const viewer = ctx.authority.viewer;
-    requireScope(viewer, 'admin');
-    if (!isHubAdmin(viewer) && viewer.userId !== user.id) {
-      throw problem('forbidden', 'You may create tokens only for yourself.');
-    }
     if (input.expiresInDays === null)
       throw problem('bad-request', 'Tokens created over the API must expire.');
+    // Bounded minting: every token is a rate-limit bucket and a credential to keep track of.
+    const counts = await tokenCounts(db, user.id, ctx.now, new Date(ctx.now.getTime() - 3_600_000));
+    if (counts.recent >= MAX_TOKENS_PER_HOUR)
+      throw problem(
+        'rate-limited',
+        `At most ${MAX_TOKENS_PER_HOUR} tokens may be created per hour for one user; try again later.`,
+        { limit: MAX_TOKENS_PER_HOUR },
+        { 'retry-after': '3600' },
+      );
+    if (counts.live >= MAX_LIVE_TOKENS)
+      throw problem(
+        'conflict',
+        `"${user.name}" already holds ${counts.live} working tokens (at most ${MAX_LIVE_TOKENS}); revoke some first.`,
+      );
   }
   const days = input.expiresInDays === undefined ? DEFAULT_TOKEN_DAYS : input.expiresInDays;
   if (days !== null && (!Number.isInteger(days) || days < 1 || days > MAX_TOKEN_DAYS)) {
@@ -360,9 +491,8 @@ export async function createToken(
 /** A user's tokens (never their secrets or hashes). */
 export async function userTokens(db: Database, userName: string, ctx: ActionContext): Promise<TokenInfo[]> {
   if (ctx.authority.kind === 'viewer') requireScope(ctx.authority.viewer, 'admin');
+  if (!mayOverseeTokensOf(userName, ctx)) throw problem('forbidden', 'You may list only your own tokens.');
   const user = await userOr404(db, userName);
-  if (!(await mayOverseeTokens(db, user, ctx)))
-    throw problem('forbidden', `You may not list the tokens of "${user.name}".`);
   return (await listTokensOfUser(db, user.id)).map((t) => tokenInfo(t, user.name));
 }
 
@@ -373,7 +503,7 @@ export async function revokeToken(db: Database, tokenId: number, ctx: ActionCont
   const token = await findTokenById(db, tokenId);
   const user = token ? await findUserById(db, token.userId) : undefined;
   // A token the caller may not oversee answers like a missing one: ids must not be probeable.
-  if (!token || !user || !(await mayOverseeTokens(db, user, ctx)))
+  if (!token || !user || !mayOverseeTokensOf(user.name, ctx))
     throw problem('not-found', `No token ${tokenId}.`);
   const own = await findNamespace(db, user.name);
   return db.transaction(async (tx) => {

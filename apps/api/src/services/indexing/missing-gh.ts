@@ -9,57 +9,28 @@ import { repositoryStatusUrl } from './index-requests.js';
 /** Seconds a client should wait before asking again for a repository being indexed. */
 export const INDEXING_RETRY_AFTER_S = 5;
 
+/** `gh:owner/repo/path` as a URL path, each segment percent-encoded. */
+function identityUrlText(identity: string): string {
+  const { rest } = splitIdentityPrefix(identity);
+  return `gh:${rest.split('/').map(encodeURIComponent).join('/')}`;
+}
+
 /**
- * `text` (an identity as the client spelled it: `gh:` or `gh%3A`, `/` or `%2F`, any letter case) with its
- * repository `from` replaced by `to`; undefined when it does not start with that repository.
+ * The request URL pointed at the moved identity: the identity in the path (every read route ends with it)
+ * is replaced by the new canonical one; on routes that take it in the query (`?prefix=`), that value is.
  */
-export function renamedIdentityText(
-  text: string,
-  from: { owner: string; repo: string },
-  to: { owner: string; name: string },
-): string | undefined {
-  const { source, rest } = splitIdentityPrefix(text, { encodedColon: true });
-  if (source !== 'gh') return undefined;
-  const prefix = text.slice(0, text.length - rest.length);
-  const separatorAt = (at: number) =>
-    rest.startsWith('/', at)
-      ? '/'
-      : rest.slice(at, at + 3).toUpperCase() === '%2F'
-        ? rest.slice(at, at + 3)
-        : '';
-  if (rest.slice(0, from.owner.length).toLowerCase() !== from.owner.toLowerCase()) return undefined;
-  const slash = separatorAt(from.owner.length);
-  const repoAt = from.owner.length + slash.length;
-  if (!slash || rest.slice(repoAt, repoAt + from.repo.length).toLowerCase() !== from.repo.toLowerCase()) {
-    return undefined;
+export function movedLocation(url: string, text: string, moved: string): string {
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  const query = q < 0 ? undefined : url.slice(q + 1);
+  const lower = path.toLowerCase();
+  const at = lower.includes('gh:') ? lower.indexOf('gh:') : lower.indexOf('gh%3a');
+  if (at >= 0)
+    return `${path.slice(0, at)}${identityUrlText(moved)}${query !== undefined ? `?${query}` : ''}`;
+  const params = new URLSearchParams(query ?? '');
+  for (const [key, value] of [...params]) {
+    if (value === text) params.set(key, `${moved}${text.endsWith('/') ? '/' : ''}`);
   }
-  const tail = rest.slice(repoAt + from.repo.length);
-  if (tail !== '' && !separatorAt(from.repo.length + repoAt)) return undefined;
-  return `${prefix}${to.owner}${slash}${to.name}${tail}`;
-}
-
-/** The request URL with a moved repository renamed in its identity (path or query), else the identity's new URL form. */
-function movedLocation(
-  url: string,
-  text: string,
-  from: { owner: string; repo: string },
-  to: { owner: string; name: string },
-) {
-  const renamed = renamedIdentityText(text, from, to);
-  if (!renamed) return undefined;
-  // The route may have normalised the prefix (`gh%3A` -> `gh:`): the part after it is as the client sent it.
-  const oldRest = splitIdentityPrefix(text, { encodedColon: true }).rest;
-  const newRest = splitIdentityPrefix(renamed, { encodedColon: true }).rest;
-  if (url.includes(oldRest)) return url.replace(oldRest, newRest);
-  return replaceInUrl(url, text, renamed);
-}
-
-/** The request URL with the identity text `from` replaced by `to`, in the path or in a query value. */
-export function replaceInUrl(url: string, from: string, to: string): string {
-  if (url.includes(from)) return url.replace(from, to);
-  const [path = '', query = ''] = url.split('?', 2);
-  const params = new URLSearchParams(query);
-  for (const [key, value] of [...params]) if (value === from) params.set(key, to);
   return `${path}?${params.toString()}`;
 }
 
@@ -92,7 +63,7 @@ export async function explainMissingGh(
       'moved',
       `gh:${owner}/${repo} is now gh:${current.owner}/${current.name}`,
       { location: identity },
-      { location: movedLocation(request.url, text, { owner, repo }, current) ?? identity },
+      { location: movedLocation(request.url, text, identity) },
     );
   }
   if (!isValidGithubRepositoryName(`${owner}/${repo}`)) return undefined;

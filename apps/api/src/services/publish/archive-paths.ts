@@ -22,6 +22,15 @@ export function normalizeArchivePath(raw: string, limits: PublishLimits): string
   for (const segment of segments) {
     if (segment === '..') throw unsafe(raw, 'it climbs out of the collection with ".."');
     if (segment === '.' || segment === '') throw unsafe(raw, 'it holds an empty or "." segment');
+    // Compatibility forms (fullwidth "．．", one-dot leaders, fullwidth solidus...) that a file system,
+    // an unpacker or a reader's eye may fold into "..", "." or a separator.
+    const folded = segment.normalize('NFKC');
+    if (folded === '..' || folded === '.' || /[/\\]/.test(folded)) {
+      throw unsafe(
+        raw,
+        `the name ${JSON.stringify(segment)} reads as ${JSON.stringify(folded)} once normalized`,
+      );
+    }
   }
   if ([...path].length > limits.maxPathLength) {
     throw problem(

@@ -1,3 +1,4 @@
+import { skillContentHash } from '@atskills/crawler';
 import {
   appendAudit,
   type Database,
@@ -8,6 +9,7 @@ import {
   type NamespaceRow,
   popularPublicCollections,
   type StoredFlag,
+  suppressionsFor,
   writePublish,
 } from '@atskills/db';
 import { formatIdentity, SAFETY_RULES, scanSkillFiles } from '@atskills/protocol';
@@ -15,6 +17,7 @@ import { problem } from '../../problems.js';
 import { checkAccountName, checkCollectionName } from '../auth/names.js';
 import { canPublishTo, requireScope } from '../auth/permissions.js';
 import type { Viewer } from '../auth/viewer.js';
+import { refuseIfLinked } from '../links/links.js';
 import { extractArchive } from './extract-archive.js';
 import type { PublishLimits } from './limits.js';
 import { findLookalikes } from './lookalike.js';
@@ -85,11 +88,12 @@ export async function publishCollection(
   ctx: PublishContext & { visibility: 'public' | 'private'; body: Buffer; limits: PublishLimits },
 ): Promise<PublishAnswer> {
   const target = await authorizePublish(db, ctx.viewer, ctx.namespace, ctx.collection);
+  await refuseIfLinked(db, target.namespace.name, target.collection);
   const names = { namespace: target.namespace.name, collection: target.collection };
   const archive = await extractArchive(ctx.body, ctx.limits);
   const validated = validateCollection(archive, names, ctx.limits);
   const identity = formatIdentity('hub', `${names.namespace}/${names.collection}`);
-  const flagsBySkill = scanSkills(validated);
+  const flagsBySkill = await withSuppressions(db, validated, scanSkills(validated));
   const warnings = [...validated.warnings];
   for (const s of validated.skills) {
     const flags = flagsBySkill.get(s.identity) ?? [];
@@ -181,6 +185,7 @@ export async function deleteCollection(
   ctx: PublishContext,
 ): Promise<{ identity: string; deleted: true; lastRevision: string | null }> {
   const target = await authorizePublish(db, ctx.viewer, ctx.namespace, ctx.collection);
+  await refuseIfLinked(db, target.namespace.name, target.collection);
   const identity = formatIdentity('hub', `${target.namespace.name}/${target.collection}`);
   return db.transaction(async (tx) => {
     const found = await findCollection(tx, target.namespace.name, target.collection);
@@ -211,11 +216,16 @@ export async function collectionRevisions(
   const name = rawCollection.toLowerCase();
   const identity = formatIdentity('hub', `${namespace}/${name}`);
   const found = await findCollection(db, namespace, name);
-  const visible =
-    found !== undefined &&
-    (found.visibility === 'public' || viewer.isAdmin || viewer.readableNamespaces.includes(found.namespace));
+  const member =
+    found !== undefined && (viewer.isAdmin || viewer.readableNamespaces.includes(found.namespace));
+  // A deleted collection is 404 to non-members, like a name that never existed.
+  const visible = member || (found?.visibility === 'public' && !found.deletedAt);
   if (!found || !visible) throw problem('not-found', `No collection ${identity}.`);
-  const revisions = await listCollectionRevisions(db, found.id);
+  // A revision's metadata is as private as its content (SPEC 2.3): revisions published while the collection
+  // was private stay hidden from non-members after it goes public.
+  const revisions = (await listCollectionRevisions(db, found.id)).filter(
+    (r) => member || r.visibility === 'public',
+  );
   return {
     identity,
     visibility: found.visibility as 'public' | 'private',
@@ -230,6 +240,32 @@ export async function collectionRevisions(
       publishedAt: r.createdAt.toISOString(),
     })),
   };
+}
+
+/**
+ * Marks the flags an accepted dispute suppressed for exactly this content (a re-publish of identical
+ * content keeps its decision; any change is a new content hash, scanned afresh).
+ */
+async function withSuppressions(
+  db: Database,
+  validated: ValidatedCollection,
+  flags: Map<string, StoredFlag[]>,
+): Promise<Map<string, StoredFlag[]>> {
+  const hashOf = new Map(validated.skills.map((s) => [s.identity, skillContentHash(s.files)]));
+  const suppressed = await suppressionsFor(db, [...hashOf.values()]);
+  if (suppressed.size === 0) return flags;
+  const out = new Map<string, StoredFlag[]>();
+  for (const [identity, list] of flags) {
+    const rules = suppressed.get(hashOf.get(identity) ?? '');
+    out.set(
+      identity,
+      list.map((f) => {
+        const by = rules?.get(f.rule);
+        return by === undefined || by === null ? f : { ...f, suppressedBy: by };
+      }),
+    );
+  }
+  return out;
 }
 
 /** Runs the safety scanner over each skill's text files; binary files are skipped. */

@@ -152,13 +152,35 @@ export class TarReader {
         { offset },
       );
     }
-    const size = header.size;
+    // tar's Header turns a regular file whose 100-byte name field ends in "/" into a directory and zeroes
+    // its size, even when a GNU long name or pax path (the real path) follows: the size is read again from
+    // a copy without that name, so the entry's data is skipped exactly as GNU tar and Python's tarfile do.
+    const size = isMeta ? header.size : rawSize(block, this.pendingPax);
     if (size === undefined || !Number.isSafeInteger(size) || size < 0) {
       throw problem('archive-bad-header', `The tar header at byte ${offset} has an invalid size.`, {
         offset,
       });
     }
-    const ustar = block.subarray(257, 262).toString('latin1') === 'ustar';
+    // Only POSIX ustar (magic "ustar\0", version "00") has a name prefix at byte 345. GNU's magic
+    // "ustar  \0" keeps other fields there, which GNU tar and Python never read as part of the name: a reader
+    // that did would publish a path neither of them lists.
+    const magic = block.subarray(257, 265).toString('latin1');
+    const ustar = magic === 'ustar\u000000';
+    // Python's tarfile does read a prefix there whatever the magic: the two disagree on such a name.
+    if (magic === 'ustar  \u0000' && !isMeta && block.subarray(345, 500).some((b) => b !== 0)) {
+      throw problem(
+        'archive-bad-header',
+        `The GNU tar header at byte ${offset} carries data in the ustar name-prefix field; tar implementations read its name differently.`,
+        { offset },
+      );
+    }
+    if (this.pendingPax !== undefined && this.pendingLongName !== undefined && !isMeta) {
+      throw problem(
+        'archive-bad-header',
+        `The entry at byte ${offset} has both a pax header and a GNU long name; tar implementations disagree on which wins.`,
+        { offset },
+      );
+    }
     let path: string;
     if (!isMeta && this.pendingPax?.path !== undefined) path = this.pendingPax.path;
     else if (!isMeta && this.pendingLongName !== undefined) path = this.pendingLongName;
@@ -173,6 +195,15 @@ export class TarReader {
     else if (!isMeta) linkpath = utf8Field(block, 157, 100, offset);
     // Old archivers mark directories as regular files with a trailing slash.
     const effectiveType = typeflag === '0' && path.endsWith('/') ? '5' : typeflag;
+    if (effectiveType === '5' && size > 0) {
+      // Python's tarfile reads a directory's "data" as the next headers, GNU tar skips it: an entry hidden
+      // there would be listed by one and not the other, so neither reading is taken.
+      throw problem(
+        'archive-bad-header',
+        `The directory ${showPath(path)} at byte ${offset} declares ${size} bytes of data.`,
+        { offset },
+      );
+    }
     const bodySize = effectiveType === '5' ? 0 : size;
     const info: TarHeaderInfo = { path, typeflag: effectiveType, size: bodySize, linkpath, offset };
 
@@ -214,9 +245,25 @@ export class TarReader {
       case 'entry':
         if (current.keep) this.hooks.onData(current.info, data);
         return;
-      case 'pax':
-        this.pendingPax = Pax.parse(decodeMeta(data, current.info.offset), undefined, false);
+      case 'pax': {
+        if (this.pendingPax !== undefined) {
+          throw problem(
+            'archive-bad-header',
+            `Two pax headers in a row at byte ${current.info.offset}; tar implementations disagree on them.`,
+          );
+        }
+        const text = decodeMeta(data, current.info.offset);
+        // A NUL inside a pax record would cut the path short in some readers and not others: refuse it.
+        if (text.includes('\0')) {
+          throw problem(
+            'archive-unsafe-path',
+            `The pax header at byte ${current.info.offset} holds a NUL character.`,
+            { path: '' },
+          );
+        }
+        this.pendingPax = Pax.parse(text, undefined, false);
         return;
+      }
       case 'global-pax':
         // Global headers only carry defaults (mtime, uname, ...); a global path or size is refused as ambiguous.
         if (/(^|\n)\d+ (path|size|linkpath)=/.test(decodeMeta(data, current.info.offset))) {
@@ -226,9 +273,18 @@ export class TarReader {
           );
         }
         return;
-      case 'long-name':
-        this.pendingLongName = decodeMeta(data, current.info.offset).replace(/\0+$/, '');
+      case 'long-name': {
+        const name = decodeMeta(data, current.info.offset).replace(/\0+$/, '');
+        if (name.includes('\0')) {
+          throw problem(
+            'archive-unsafe-path',
+            `The GNU long name at byte ${current.info.offset} holds a NUL character.`,
+            { path: '' },
+          );
+        }
+        this.pendingLongName = name;
         return;
+      }
       case 'long-link':
         this.pendingLongLink = decodeMeta(data, current.info.offset).replace(/\0+$/, '');
         return;
@@ -277,6 +333,16 @@ export class TarReader {
     }
     return out;
   }
+}
+
+/** The size a header declares (pax `size` included), read without tar's trailing-slash directory rule. */
+function rawSize(block: Buffer, pax: Pax | undefined): number | undefined {
+  const copy = Buffer.from(block);
+  copy.fill(0, 0, 100);
+  const flag = copy[156];
+  // Directories get size 0 from Header whatever they declare; read them as files to see the declared size.
+  if (flag === 0x35 || flag === 0 || flag === 0x30) copy[156] = 0x30;
+  return new Header(copy, 0, pax, undefined).size;
 }
 
 /** A NUL-terminated header field decoded as strict UTF-8. */

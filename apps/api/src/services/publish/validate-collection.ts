@@ -6,6 +6,7 @@ import {
   formatIdentity,
   parseIdentity,
   parseSkillMarkdown,
+  reservedSkillPath,
   SKILL_FILE,
   skillFiles,
   strictProblems,
@@ -115,6 +116,13 @@ export function validateCollection(
       const path = folder === '' ? entry.path : entry.path.slice(folder.length + 1);
       return { path, size: content.length, sha256: sha256Hex(content), content };
     });
+    for (const f of files) {
+      const reserved = reservedSkillPath(f.path);
+      if (reserved) {
+        const where = folder === '' ? f.path : `${folder}/${f.path}`;
+        problems.push({ file: where, rule: 'reserved-path', message: reserved });
+      }
+    }
     sortManifest(files);
     skills.push({
       identity,

@@ -1,11 +1,10 @@
 import { renderMenu } from '@atskills/protocol';
 import { flagBadges, referenceBox, referenceText } from '../components.js';
-import { formatCount, shortRevision } from '../format.js';
-import { html } from '../html.js';
+import { formatCount, shellQuote, shortRevision } from '../format.js';
+import { html, type SafeHtml } from '../html.js';
 import { layout } from '../layout.js';
 import { skillPageUrl } from '../urls.js';
 import type { MenuPageModel } from '../view-models.js';
-import { usagePanel } from './skill-page.js';
 
 /** A folder without SKILL.md: the menu an agent would get, with a link and a reference per skill. */
 export function renderMenuPage(model: MenuPageModel): string {
@@ -23,9 +22,30 @@ ${count === 0 ? html`<p class="notice">This folder holds no skills.</p>` : ''}
       ) => html`<li><a href="${skillPageUrl(item.identity)}">${item.name || item.identity}</a> ${flagBadges(item.flags ?? [])}
 <div>${item.description}</div>${referenceBox(referenceText(item.identity))}</li>`,
     )}</ul>
-${usagePanel(model.identity)}
+${menuUsagePanel(model.identity, model.hubUrl)}
 <details class="panel"><summary>The menu as an agent sees it</summary><pre><code>${renderMenu(
       model.items.map((i) => ({ identity: i.identity, name: i.name, description: i.description })),
     )}</code></pre></details>`,
   ).value;
+}
+
+/**
+ * How to use a folder, offering only what the client does with one: load the menu, or install the whole
+ * folder as one `.autotrigger` line (`@<identity>/`, every skill of the menu within K). A folder is never
+ * saved as a whole (the client refuses and lists its skills), so `:save` is offered per skill above.
+ */
+function menuUsagePanel(identity: string, hubUrl?: string): SafeHtml {
+  const quoted = shellQuote(identity);
+  return html`<section class="panel usage" aria-labelledby="usage-title">
+<h2 id="usage-title">Use it</h2>
+<p>Paste into a message to an agent to give it this menu once:</p>
+${referenceBox(referenceText(identity))}
+<p>Install the whole folder, so every skill in it is resident at each session start (one line,
+<code>@${identity}/</code>, in <code>.atskills/.autotrigger</code>):</p>
+${referenceBox(referenceText(identity, { install: true }))}
+<p>To save a copy, save the skills one by one (each has its own page). From a terminal, with the
+<code>atskills</code> client (install it once: <code>npm install -g ${hubUrl ?? '<this hub>'}/cli/atskills.tgz</code>, Node 20):</p>
+<pre><code>atskills get ${quoted}
+atskills install ${quoted}</code></pre>
+</section>`;
 }

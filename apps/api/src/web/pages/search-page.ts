@@ -57,8 +57,29 @@ function resultsSection(model: SearchPageModel): SafeHtml {
     ? html`<a href="/${queryString({ q: model.query, ...model.filters, limit: model.limit })}">← First page</a>`
     : '';
   return html`<h2 class="visually-hidden">Results</h2>
+${readAs(model)}
 <ol class="results">${results.map(resultItem)}</ol>
 ${next || first ? html`<nav class="pager" aria-label="Pages">${first}${next}</nav>` : ''}`;
+}
+
+/** "Showing results for ..." when the engine corrected or left out words of the query. */
+function readAs(model: SearchPageModel): SafeHtml {
+  const corrected = model.corrected ?? {};
+  const ignored = model.ignored ?? [];
+  if (Object.keys(corrected).length === 0 && ignored.length === 0) return html``;
+  const dropped = new Set(ignored);
+  const words = model.query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  const shown = words.filter((w) => !dropped.has(w)).map((w) => corrected[w] ?? w);
+  const parts: SafeHtml[] = [];
+  if (Object.keys(corrected).length > 0) {
+    parts.push(html`Showing results for <strong>${shown.join(' ')}</strong>`);
+  }
+  if (ignored.length > 0) {
+    parts.push(
+      html`${parts.length ? ' · ' : ''}left out: ${ignored.map((w, i) => html`${i > 0 ? ', ' : ''}<s>${w}</s>`)}`,
+    );
+  }
+  return html`<p class="meta read-as">${parts}</p>`;
 }
 
 function resultItem(result: SearchResultView): SafeHtml {

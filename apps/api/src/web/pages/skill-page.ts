@@ -22,7 +22,7 @@ export function renderSkillPage(model: SkillPageModel): string {
   });
   return layout(
     { title: model.name || model.identity, noindex: model.pinned === true },
-    html`<h1 class="skill-title">${model.name || model.identity} ${flagBadges(model.flags)}</h1>
+    html`<h1 class="skill-title">${model.name || model.identity} ${flagBadges(model.flags.filter((f) => f.suppressedBy === undefined))}</h1>
 <p class="lead">${model.description}</p>
 ${model.pinned ? html`<p class="notice">This page shows the pinned revision <code>${model.revision}</code>. <a href="${skillPageUrl(model.identity)}">Show the current revision</a>.</p>` : ''}
 <dl class="facts">
@@ -34,9 +34,9 @@ ${formatDate(model.lastSeen) ? html`<dt>Last seen</dt><dd>${formatDate(model.las
 ${model.stars !== undefined ? html`<dt>Stars</dt><dd>★ ${formatCount(model.stars)}</dd>` : ''}
 ${tokenFacts(model)}
 </dl>
-${flagsPanel(model.flags)}
+${flagsPanel(model.flags, model.identity, model.revision)}
 ${model.warnings.length > 0 ? html`<div class="panel"><h2>Frontmatter warnings</h2><ul>${model.warnings.map((w) => html`<li><code>${w}</code></li>`)}</ul></div>` : ''}
-${usagePanel(model.identity)}
+${usagePanel(model.identity, model.hubUrl)}
 ${frontmatterPanel(model.frontmatter)}
 ${filesPanel(model.identity, model.files)}
 <article class="markdown" aria-label="SKILL.md">${body}</article>`,
@@ -56,22 +56,27 @@ function tokenFacts(model: SkillPageModel): SafeHtml {
   }</dd>`;
 }
 
-/** The safety findings with their evidence, one row per hit. */
-export function flagsPanel(flags: readonly FlagView[]): SafeHtml {
+/**
+ * The safety findings of this revision with rule, file, line and excerpt, one row per hit; flags whose
+ * dispute hub administrators accepted stay listed, marked as suppressed; and how to dispute or report.
+ */
+export function flagsPanel(flags: readonly FlagView[], identity = '', revision = ''): SafeHtml {
   if (flags.length === 0) return html``;
+  const report = `curl -X POST -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' -d '{"kind":"dispute","rule":"<rule>","revision":"${revision}","note":"why it is wrong"}' <hub>/v1/skills/${identity}/reports`;
   return html`<section class="panel flags-panel" aria-labelledby="flags-title">
 <h2 id="flags-title">Safety flags</h2>
-<p>The hub's scanner found content worth reading before an agent acts on this skill.</p>
-<table class="data"><thead><tr><th>Rule</th><th>Severity</th><th>Where</th><th>Evidence</th><th>Why</th></tr></thead>
+<p>The hub's scanner found content worth reading before an agent acts on this skill (revision <code>${shortRevision(revision)}</code>).</p>
+<table class="data"><thead><tr><th>Rule</th><th>Severity</th><th>Where</th><th>Excerpt</th><th>Why</th><th>Status</th></tr></thead>
 <tbody>${flags.map(
     (f) =>
-      html`<tr title="${flagTitle(f)}"><td><code>${f.rule}</code></td><td>${f.severity}</td><td>${f.file ? html`<code>${f.file}${f.line !== undefined ? `:${f.line}` : ''}</code>` : ''}</td><td>${f.evidence ? html`<code>${f.evidence}</code>` : ''}</td><td>${f.message}</td></tr>`,
+      html`<tr title="${flagTitle(f)}"${f.suppressedBy !== undefined ? html` class="suppressed"` : ''}><td><code>${f.rule}</code></td><td>${f.severity}</td><td>${f.file ? html`<code>${f.file}${f.line !== undefined ? `:${f.line}` : ''}</code>` : ''}</td><td>${f.evidence ? html`<code>${f.evidence}</code>` : ''}</td><td>${f.message}</td><td>${f.suppressedBy !== undefined ? `dispute accepted (report ${f.suppressedBy}): suppressed for this content` : 'active'}</td></tr>`,
   )}</tbody></table>
+<p>A flag is wrong, or the skill is malicious? Report it (any hub token): <code>${report}</code> (<code>"kind":"malicious"</code> without a rule to report the skill).</p>
 </section>`;
 }
 
-/** How to reference, save and install the skill, with the CLI equivalents. */
-export function usagePanel(identity: string): SafeHtml {
+/** How to reference, save and install the skill, with the CLI equivalents (the client installs from this hub). */
+export function usagePanel(identity: string, hubUrl?: string): SafeHtml {
   const quoted = shellQuote(identity);
   return html`<section class="panel usage" aria-labelledby="usage-title">
 <h2 id="usage-title">Use it</h2>
@@ -81,10 +86,10 @@ ${referenceBox(referenceText(identity))}
 ${referenceBox(referenceText(identity, { save: true }))}
 <p>Install it, so its name and description load at every session start (one line in <code>.atskills/.autotrigger</code>):</p>
 ${referenceBox(referenceText(identity, { install: true }))}
-<p>From a terminal:</p>
-<pre><code>npx atskills get ${quoted}
-npx atskills save ${quoted}
-npx atskills install ${quoted}</code></pre>
+<p>From a terminal, with the <code>atskills</code> client (install it once: <code>npm install -g ${hubUrl ?? '<this hub>'}/cli/atskills.tgz</code>, Node 20):</p>
+<pre><code>atskills get ${quoted}
+atskills save ${quoted}
+atskills install ${quoted}</code></pre>
 </section>`;
 }
 

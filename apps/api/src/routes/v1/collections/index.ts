@@ -48,7 +48,7 @@ const collectionsRoutes: FastifyPluginAsyncZod = async (app) => {
           'Identical content makes no new revision (unchanged: true).',
         params: CollectionParams,
         querystring: PublishQuery,
-        response: { 200: PublishResponse, ...problems(400, 401, 403, 413, 415, 422, 503) },
+        response: { 200: PublishResponse, ...problems(400, 401, 403, 409, 413, 415, 422, 503) },
       },
       // Refuse callers before reading up to the body limit from them.
       preParsing: async (request, _reply, payload) => {
@@ -103,7 +103,7 @@ const collectionsRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ['teams'],
         summary: 'Delete a collection: its identities answer 410 to those who may see them',
         params: CollectionParams,
-        response: { 200: DeleteCollectionResponse, ...problems(400, 401, 403, 404, 503) },
+        response: { 200: DeleteCollectionResponse, ...problems(400, 401, 403, 404, 409, 503) },
       },
     },
     async (request) => {

@@ -1,0 +1,132 @@
+// GET /SKILLS.md: the instructions that make any agent able to read files and run a shell a client of the
+// @skills protocol and of this hub (SPEC 2.5). Every shell block is run as written, in order, by
+// apps/api/test/skills-md.test.ts against a listening hub, and must give what the atskills client gives.
+// Blocks start with a `# <step>` comment line so that test can find them; keep them POSIX sh + curl + tar.
+
+/** The document with this hub's public URL filled in. */
+export function renderSkillsMd(hubUrl: string): string {
+  return TEMPLATE.replaceAll('{{HUB}}', hubUrl);
+}
+
+const TEMPLATE = `# @skills: how to use skills from {{HUB}}
+
+You are an agent that can read files and run a shell. Follow these steps whenever a message holds
+\`@skills:\`. Hub: {{HUB}} (API reference: {{HUB}}/openapi.json, MCP server: {{HUB}}/mcp).
+If \`atskills\` is on PATH, \`atskills expand "<the message>"\` does all of this for you; otherwise:
+
+## 1. Spot references
+
+A reference is \`@skills:\` + an identity, up to the next whitespace; drop trailing \`.,;:!?)]}'"\`.
+Then strip the suffixes \`:save\` and/or \`:install\` (either order). Decode \`%XX\` (\`%20\` is a space).
+Identities:
+- \`deploy/runbook\`: a project skill, \`.atskills/deploy/runbook\`; never use the network for it.
+- \`gh:owner/repo/sub/path\`: a GitHub folder (a pasted \`https://github.com/o/r/tree/<ref>/p\` means \`gh:o/r/p\`).
+- \`hub:namespace/collection/sub/path\`: a collection on this hub (lowercase it).
+Refuse (say why) an identity with empty, \`.\` or \`..\` segments, a backslash, or a leading \`/\`.
+
+Each step below is one shell command: set \`ID\` to the identity first (for example \`ID=hub:acme/playbooks/deploy\`).
+If the user gave you a hub token, export it as \`ATSKILLS_TOKEN\` (it sees private skills).
+
+## 2. Resolve: the project first, then this hub (with a validating cache)
+
+\`\`\`sh
+# resolve
+case "$ID" in gh:*|hub:*) D=".atskills/\${ID%%:*}/\${ID#*:}" ;; *) D=".atskills/$ID" ;; esac
+if [ -d "$D" ] && ls -A "$D" | grep -qvx '.source'; then
+  echo "local $D"; [ -f "$D/SKILL.md" ] && cat "$D/SKILL.md" || find "$D" -name SKILL.md
+else
+  case "$ID" in gh:*|hub:*) ;; *) echo "not-found: no project skill at $D"; exit 3 ;; esac
+  C="\${XDG_CACHE_HOME:-$HOME/.cache}/atskills-sh/$ID"; mkdir -p "$C"
+  ETAG=$([ -f "$C/skill.json" ] && cat "$C/etag")
+  S=$(curl -sS -o "$C/answer" -D "$C/headers" -w '%{http_code}' \${ETAG:+-H "If-None-Match: $ETAG"} \\
+    \${ATSKILLS_TOKEN:+-H "Authorization: Bearer $ATSKILLS_TOKEN"} "{{HUB}}/v1/skills/$ID") || S=000
+  case "$S" in
+    200) mv "$C/answer" "$C/skill.json"; sed -n 's/^[Ee][Tt][Aa][Gg]: *//p' "$C/headers" | tr -d '\\r' > "$C/etag" ;;
+    304) rm -f "$C/answer" ;;
+    000) [ -f "$C/skill.json" ] && echo "stale: $ID: the hub cannot be reached; cached copy" >&2 || { echo "offline: $ID"; exit 4; } ;;
+    *) cat "$C/answer"; echo; exit 1 ;;
+  esac
+  cat "$C/skill.json"
+fi
+\`\`\`
+
+What you get, and what to do with it:
+- \`local <folder>\` then a SKILL.md: the project's own copy. Use it as is.
+- JSON with \`"kind":"skill"\`: read \`body\` (the SKILL.md instructions) and follow it for the task at hand;
+  \`files\` lists the skill's other files: fetch one only when the body needs it, with
+  \`curl -fsS "{{HUB}}/v1/files/$ID?path=<file path>"\`.
+- JSON with \`"kind":"menu"\`: a folder of skills. Show the user one line per item,
+  \`- <identity>: <description>\`, and let them (or you) pick one; each identity is itself a reference.
+- A problem (JSON with \`code\`), printed instead:
+  - \`404\` \`not-found\`: no such skill, or it is private and your token cannot see it. For a \`gh:\`
+    identity the hub may not hold yet, read it with git (it starts indexing; \`Retry-After\` says when to ask again):
+    \`git clone --depth 1 --filter=blob:none --sparse https://github.com/<owner>/<repo> <tmp> && git -C <tmp> sparse-checkout set <sub/path>\`,
+    then read \`<tmp>/<sub/path>/SKILL.md\`.
+  - \`410\` \`gone\`: removed upstream (\`lastRevision\`, \`lastSeen\`). Use \`$C/skill.json\` if you have it and
+    say "upstream gone, cached copy from <lastSeen>"; otherwise tell the user it is gone.
+  - \`422\` \`over-cap\`: the folder holds \`count\` skills, over 128. Offer \`subcollections\` (each an identity) instead.
+  - \`400\` \`bad-identity\`: the reference is malformed; say which rule (\`reason\`).
+  - \`401\`: the token is wrong or expired; \`429\`: wait \`Retry-After\` seconds.
+- \`stale:\` on stderr: the hub is down; the cached copy is used. Mention it in one line.
+
+Load the skill's body next to the task, then do the task.
+
+## 3. \`:save\`: vendor a copy into the project
+
+After resolving a cloud skill with step 2 (its revision is in \`$C/etag\`):
+
+\`\`\`sh
+# save
+D=".atskills/\${ID%%:*}/\${ID#*:}"; C="\${XDG_CACHE_HOME:-$HOME/.cache}/atskills-sh/$ID"
+REV=$(tr -d '"' < "$C/etag")
+if [ -f "$D/.source" ]; then echo "conflict: $D exists; ask the user: keep, refetch (overwrite) or merge"; exit 6; fi
+mkdir -p "$D" && curl -fsS \${ATSKILLS_TOKEN:+-H "Authorization: Bearer $ATSKILLS_TOKEN"} \\
+  "{{HUB}}/v1/archive/$ID?rev=$REV" | tar -xzf - -C "$D"
+printf '%s\\n%s rev:%s\\n' "$ID" "$(date -u +%Y-%m-%d)" "$REV" > "$D/.source"
+echo "Saved $ID at $REV to $D"
+\`\`\`
+
+The copy is now an ordinary project file: resolution finds it first. \`.source\` is two lines: the identity,
+then \`YYYY-MM-DD rev:<revision>\`.
+
+## 4. \`:install\`: keep it resident
+
+Resolve a cloud skill first (step 2) and install only one that exists.
+
+\`\`\`sh
+# install
+case "$ID" in gh:*|hub:*) L="@$ID" ;; */*) L="$ID" ;; *) L="/$ID" ;; esac
+case "$ID" in gh:*|hub:*) ;; *) [ -e ".atskills/$ID" ] || { echo "not-found: no project skill at .atskills/$ID"; exit 3; } ;; esac
+mkdir -p .atskills && touch .atskills/.autotrigger
+grep -qxF "$L" .atskills/.autotrigger || printf '%s\\n' "$L" >> .atskills/.autotrigger
+echo "Installed: $L"
+\`\`\`
+
+Uninstall removes exactly that line. \`.autotrigger\` has .gitignore syntax: \`#\` comments, a plain line is
+a project skill (globs allowed, \`dir/\` a folder of skills), \`@gh:...\` / \`@hub:...\` a cloud skill, \`!\` negates.
+
+## 5. The resident block (at session start)
+
+For each \`.autotrigger\` line, in order, take the skill's \`name\` and \`description\` (project skills from
+their SKILL.md frontmatter; \`@\` lines by resolving them as in step 2, or all at once with
+\`POST {{HUB}}/v1/resolve\` and \`{"items":[{"identity":"<id>"}]}\`), once per skill, first occurrence wins,
+and keep in mind one row per skill: \`- <name>: <description> (<identity>)\`. Load a body only when its
+skill applies to the task (then resolve it as in step 2).
+
+## 6. Search
+
+\`\`\`sh
+# search
+curl -fsS -G \${ATSKILLS_TOKEN:+-H "Authorization: Bearer $ATSKILLS_TOKEN"} --data-urlencode "q=$Q" \\
+  --data-urlencode "limit=\${LIMIT:-10}" "{{HUB}}/search"
+\`\`\`
+
+Set \`Q\` to the user's words. Each result has a paste-ready \`reference\` (\`@skills:...\`), \`name\`,
+\`description\` and \`descriptionTokens\` (what installing it costs every session). Show the best few as
+\`<reference>: <description>\`. Filters: \`source=gh|hub\`, \`owner=\`, \`repo=\`, \`namespace=\`.
+
+## The atskills client
+
+\`npm install -g {{HUB}}/cli/atskills.tgz\` installs \`atskills\` (Node 20), already pointed at this hub.
+\`atskills init\` wires a project for Claude Code, Cursor, Codex or any agent.
+`;

@@ -1,0 +1,108 @@
+import { createHash } from 'node:crypto';
+import { chmod, rm } from 'node:fs/promises';
+import { createServer, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { DatabaseHandle } from '@atskills/db';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import { runCli } from '../cli.js';
+
+/**
+ * The admin socket of a hub on an embedded database: in the data folder, like the data it guards; in the
+ * temporary folder (named by the data folder's hash) when that path is too long for a unix socket.
+ */
+export function adminSocketPath(dataDir: string): string {
+  const inData = path.resolve(dataDir, 'admin.sock');
+  if (Buffer.byteLength(inData) <= 100) return inData;
+  const id = createHash('sha256').update(path.resolve(dataDir)).digest('hex').slice(0, 16);
+  return path.join(tmpdir(), `atskills-admin-${id}.sock`);
+}
+
+const CliRequest = z.object({ argv: z.array(z.string().max(4096)).max(64) });
+
+/** What the hub answers a forwarded CLI command with. */
+export interface CliAnswer {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Serves the admin CLI over a unix socket while a hub holds its embedded database: PGlite allows one
+ * process per folder, so `npm run hub -- admin ...` hands its arguments to the running hub, which runs the
+ * same commands on its own connection (as the operator, exactly as the CLI would). The socket is mode 0600
+ * in the data folder: whoever may connect could as well have opened the database files.
+ */
+export async function startAdminSocket(options: {
+  socketPath: string;
+  database: DatabaseHandle;
+  logger: Logger;
+}): Promise<{ close(): Promise<void> }> {
+  await rm(options.socketPath, { force: true });
+  const server = createServer((req, res) => {
+    const parts: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => parts.push(chunk));
+    req.on('end', async () => {
+      const answer: CliAnswer = { code: 2, stdout: '', stderr: '' };
+      try {
+        const parsed = CliRequest.safeParse(JSON.parse(Buffer.concat(parts).toString('utf8') || '{}'));
+        if (req.method !== 'POST' || req.url !== '/cli' || !parsed.success) {
+          answer.stderr = 'error: the admin socket takes POST /cli {"argv": [...]}\n';
+        } else {
+          answer.code = await runCli(parsed.data.argv, {
+            stdout: (t) => {
+              answer.stdout += t;
+            },
+            stderr: (t) => {
+              answer.stderr += t;
+            },
+            database: options.database,
+          });
+          options.logger.info(
+            { command: parsed.data.argv.slice(0, 2).join(' '), code: answer.code },
+            'admin cli',
+          );
+        }
+      } catch (err) {
+        answer.code = 1;
+        answer.stderr = `error: ${(err as Error).message}\n`;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.socketPath, resolve);
+  });
+  await chmod(options.socketPath, 0o600);
+  return {
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await rm(options.socketPath, { force: true });
+    },
+  };
+}
+
+/** Sends CLI arguments to a running hub's admin socket and returns its answer. */
+export function forwardCli(socketPath: string, argv: string[]): Promise<CliAnswer> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { socketPath, path: '/cli', method: 'POST', headers: { 'content-type': 'application/json' } },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => parts.push(chunk));
+        res.on('end', () => {
+          try {
+            resolve(JSON.parse(Buffer.concat(parts).toString('utf8')) as CliAnswer);
+          } catch (err) {
+            reject(err);
+          }
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(JSON.stringify({ argv }));
+  });
+}

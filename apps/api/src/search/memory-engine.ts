@@ -1,0 +1,354 @@
+import {
+  type ChangeMark,
+  changedSkills,
+  currentChangeMark,
+  type Database,
+  type IndexChangeEvent,
+  type IndexWatch,
+  liveSkillIdentities,
+  loadSearchDocuments,
+  loadSearchDocumentsById,
+  loadSearchFolders,
+  type ReadScope,
+  type SearchDocumentRow,
+  type SearchFolderRow,
+} from '@atskills/db';
+import { readSearchCursor, searchCursor } from './cursor.js';
+import type { SearchEngine, SearchFilters, SearchPage } from './engine.js';
+import { hitFromRow } from './hits.js';
+import { headingsOf, type IndexDocument, SkillIndex } from './memory/skill-index.js';
+
+/** Prefix of cursors handed out while Postgres answered for the index ('.' never occurs in base64url). */
+const FALLBACK_CURSOR = 'p.';
+/** Skills read per query while the index is built. */
+const BUILD_BATCH = 2_000;
+/** A change notification waits this long for others before the index catches up (crawls write in bursts). */
+const SYNC_DEBOUNCE_MS = 50;
+/** Catch-up even without notifications (a feed that is down loses none: the scan is by transaction id). */
+const SYNC_INTERVAL_MS = 30_000;
+
+/** What /metrics and /readyz report about the in-memory index. */
+export interface MemoryIndexStatus {
+  ready: boolean;
+  documents: number;
+  vocabulary: number;
+  postings: number;
+  /** Estimated bytes held by the index. */
+  bytes: number;
+  /** Seconds the last full build took (null before the first one ends). */
+  buildSeconds: number | null;
+  /** Skills loaded so far by a build in progress. */
+  loading: number;
+  /** Set when the index stays off (over its memory budget, or its build failed). */
+  error?: string;
+}
+
+/** The in-memory engine, with what its plugin drives. */
+export interface MemoryEngine extends SearchEngine {
+  status(): MemoryIndexStatus;
+  /** Builds the index from Postgres (also run by `start`); resolves when it serves. */
+  build(): Promise<void>;
+  /** Builds in the background and follows the change feed. */
+  start(watch: (onEvent: (event: IndexChangeEvent) => void) => Promise<IndexWatch>): void;
+  /** Brings the index up to date with every committed write now. */
+  sync(): Promise<void>;
+  /** A write went through this process: the next search catches up first, so its author sees it. */
+  noteLocalWrite(): void;
+  close(): Promise<void>;
+}
+
+export interface MemoryEngineOptions {
+  /** Refuse to hold more than this (bytes); the engine then answers from Postgres. */
+  maxBytes: number;
+  onError?: (err: unknown) => void;
+}
+
+function skillDocument(row: SearchDocumentRow): IndexDocument {
+  return {
+    hit: hitFromRow({ ...row, kind: 'skill', skillCount: null }),
+    visibility: row.visibility,
+    headings: headingsOf(row.body),
+    body: row.body,
+  };
+}
+
+function folderDocument(row: SearchFolderRow): IndexDocument {
+  return {
+    hit: hitFromRow({ ...row, kind: 'collection' }),
+    visibility: row.visibility,
+    headings: '',
+    body: '',
+  };
+}
+
+// Rough per-item costs of the JavaScript structures (measured with heap snapshots on the shared corpus).
+const BYTES_PER_POSTING = 9;
+const BYTES_PER_WORD = 90;
+const BYTES_PER_DOCUMENT = 700;
+
+/**
+ * Search from memory: the skills index is read from Postgres at start (while it loads, Postgres answers),
+ * then kept current by the index change feed (NOTIFY) plus a scan of rows by transaction id, so a lost
+ * notification delays a change but never loses it. Postgres stays the durable source and the fallback.
+ */
+export function createMemoryEngine(
+  db: Database,
+  fallback: SearchEngine,
+  options: MemoryEngineOptions,
+): MemoryEngine {
+  let index: SkillIndex | null = null;
+  let mark: ChangeMark | null = null;
+  /** Postgres id -> identity, for rows that leave (their identity may be all a change scan returns). */
+  let revisions = new Map<string, string>();
+  let building: Promise<void> | null = null;
+  let syncing: Promise<void> | null = null;
+  let syncAgain = false;
+  let dirty = false;
+  let loading = 0;
+  let buildSeconds: number | null = null;
+  let error: string | undefined;
+  let watch: IndexWatch | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let debounce: NodeJS.Timeout | undefined;
+  let closed = false;
+
+  const estimateBytes = (i: SkillIndex) => {
+    const s = i.stats();
+    return s.postings * BYTES_PER_POSTING + s.vocabulary * BYTES_PER_WORD + s.documents * BYTES_PER_DOCUMENT;
+  };
+
+  const loadFolders = async (target: SkillIndex) => {
+    const folders = await loadSearchFolders(db);
+    const seen = new Set<string>();
+    for (const f of folders) {
+      seen.add(f.identity);
+      const held = target.get(f.identity);
+      if (held && held.hit.kind === 'collection' && held.hit.name === f.name) {
+        target.patch(f.identity, (d) => {
+          d.hit.revision = f.revision;
+          d.hit.stars = f.stars;
+          d.hit.skillCount = f.skillCount;
+          d.hit.description = `${f.skillCount} skills`;
+          d.visibility = f.visibility;
+        });
+      } else target.upsert(folderDocument(f));
+    }
+    return seen;
+  };
+
+  const doBuild = async () => {
+    const started = performance.now();
+    const fresh = new SkillIndex();
+    const nextRevisions = new Map<string, string>();
+    // The mark is taken before reading, so whatever commits during the load is caught up right after.
+    const startMark = await currentChangeMark(db);
+    let afterId = 0;
+    loading = 0;
+    for (;;) {
+      const rows = await loadSearchDocuments(db, afterId, BUILD_BATCH);
+      if (rows.length === 0) break;
+      for (const row of rows) {
+        fresh.upsert(skillDocument(row));
+        nextRevisions.set(row.identity, row.revision);
+      }
+      afterId = rows[rows.length - 1]!.id;
+      loading += rows.length;
+      if (estimateBytes(fresh) > options.maxBytes) {
+        throw new Error(
+          `the search index would exceed its memory budget (${Math.round(options.maxBytes / 2 ** 20)} MiB) at ${loading} skills`,
+        );
+      }
+      // Let requests in between batches (they are answered by Postgres meanwhile).
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const folders = await loadFolders(fresh);
+    for (const id of [...fresh.identities()]) {
+      if (fresh.get(id)?.hit.kind === 'collection' && !folders.has(id)) fresh.remove(id);
+    }
+    fresh.freezeStatistics(true);
+    index = fresh;
+    revisions = nextRevisions;
+    mark = startMark;
+    buildSeconds = (performance.now() - started) / 1000;
+    error = undefined;
+    await doSync();
+  };
+
+  const doSync = async () => {
+    const target = index;
+    if (!target || !mark) return;
+    const nextMark = await currentChangeMark(db);
+    const changes = await changedSkills(db, mark);
+    if (!changes) {
+      // The transaction counter wrapped since the last scan: start over.
+      await doBuild();
+      return;
+    }
+    const reload: number[] = [];
+    for (const row of changes.rows) {
+      if (!row.live) {
+        if (revisions.delete(row.identity)) target.remove(row.identity);
+        continue;
+      }
+      if (revisions.get(row.identity) === row.revision) {
+        target.patch(row.identity, (d) => {
+          d.hit.stars = row.stars;
+          d.visibility = row.visibility;
+        });
+      } else reload.push(row.id);
+    }
+    for (let i = 0; i < reload.length; i += BUILD_BATCH) {
+      for (const row of await loadSearchDocumentsById(db, reload.slice(i, i + BUILD_BATCH))) {
+        target.upsert(skillDocument(row));
+        revisions.set(row.identity, row.revision);
+      }
+    }
+    if (changes.liveCount !== revisions.size) {
+      // Rows were deleted outright (a repository removed with its skills): drop what is no longer there.
+      const live = new Set(await liveSkillIdentities(db));
+      for (const identity of [...revisions.keys()]) {
+        if (!live.has(identity)) {
+          revisions.delete(identity);
+          target.remove(identity);
+        }
+      }
+    }
+    if (changes.rows.length > 0) {
+      const folders = await loadFolders(target);
+      for (const id of [...target.identities()]) {
+        if (target.get(id)?.hit.kind === 'collection' && !folders.has(id)) target.remove(id);
+      }
+    }
+    target.freezeStatistics();
+    mark = nextMark;
+  };
+
+  const sync = (): Promise<void> => {
+    if (!index) return building ?? Promise.resolve();
+    if (syncing) {
+      syncAgain = true;
+      return syncing;
+    }
+    dirty = false;
+    syncing = doSync()
+      .catch((err) => options.onError?.(err))
+      .finally(() => {
+        syncing = null;
+        if (syncAgain && !closed) {
+          syncAgain = false;
+          void sync();
+        }
+      });
+    return syncing;
+  };
+
+  const build = (): Promise<void> => {
+    building ??= doBuild()
+      .catch((err) => {
+        error = (err as Error).message;
+        options.onError?.(err);
+      })
+      .finally(() => {
+        building = null;
+      });
+    return building;
+  };
+
+  const fromFallback = async (...args: Parameters<SearchEngine['search']>): Promise<SearchPage> => {
+    const page = await fallback.search(...args);
+    return {
+      ...page,
+      nextCursor: page.nextCursor === null ? null : `${FALLBACK_CURSOR}${page.nextCursor}`,
+      engine: `${fallback.name}; ${error ? 'fallback' : 'index building'}`,
+    };
+  };
+
+  return {
+    name: 'memory',
+    async search(query: string, filters: SearchFilters, viewer: ReadScope, limit: number, cursor?: string) {
+      if (cursor?.startsWith(FALLBACK_CURSOR)) {
+        return fromFallback(query, filters, viewer, limit, cursor.slice(FALLBACK_CURSOR.length));
+      }
+      if (!index) return fromFallback(query, filters, viewer, limit, cursor);
+      if (dirty) await sync();
+      const after = cursor ? readSearchCursor('memory', query, filters, cursor) : undefined;
+      const page = index.search(
+        query,
+        filters,
+        viewer,
+        limit,
+        after ? { score: Number(after.score), identity: after.identity } : undefined,
+      );
+      const last = page.hits[page.hits.length - 1];
+      return {
+        hits: page.hits.map((h) => h.hit),
+        nextCursor:
+          page.more && last
+            ? searchCursor('memory', query, filters, {
+                score: String(last.score),
+                identity: last.hit.identity,
+              })
+            : null,
+        engine: 'memory',
+        corrected: page.corrected,
+        ignored: page.ignored,
+      };
+    },
+    async index() {
+      await sync();
+    },
+    async remove() {
+      await sync();
+    },
+    async health() {
+      const f = await fallback.health();
+      if (index) return { ok: true, detail: `${index.size} documents in memory` };
+      if (!f.ok) return f;
+      return {
+        ok: true,
+        detail: error
+          ? `in-memory index off (${error}), answering from ${fallback.name}`
+          : `building the in-memory index (${loading} skills loaded), answering from ${fallback.name}`,
+      };
+    },
+    status() {
+      const s = index?.stats() ?? { documents: 0, vocabulary: 0, postings: 0 };
+      return {
+        ready: index !== null,
+        ...s,
+        bytes: index ? estimateBytes(index) : 0,
+        buildSeconds,
+        loading,
+        ...(error ? { error } : {}),
+      };
+    },
+    build,
+    sync,
+    noteLocalWrite() {
+      dirty = true;
+    },
+    start(watchChanges) {
+      void build();
+      void watchChanges((event) => {
+        if (event !== 'change' && event !== 'live') return;
+        clearTimeout(debounce);
+        debounce = setTimeout(() => void sync(), SYNC_DEBOUNCE_MS);
+        debounce.unref();
+      }).then((w) => {
+        if (closed) void w.close();
+        else watch = w;
+      }, options.onError);
+      timer = setInterval(() => void sync(), SYNC_INTERVAL_MS);
+      timer.unref();
+    },
+    async close() {
+      closed = true;
+      clearInterval(timer);
+      clearTimeout(debounce);
+      await watch?.close();
+      await building?.catch(() => {});
+      await syncing?.catch(() => {});
+      await fallback.close?.();
+    },
+  };
+}

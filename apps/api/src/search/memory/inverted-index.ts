@@ -1,0 +1,397 @@
+import { MAX_WORD_LENGTH, termOf, textWords, typoDistance } from '../relevance/analyze.js';
+
+/**
+ * A small in-memory inverted index over skills, written by hand rather than taken from a library: the
+ * hub needs to say which words it corrected or dropped, to relax a query to the skills holding most of its
+ * meaningful words, to score with field weights (name > description > headings > body) and length
+ * normalisation while popularity stays a bounded prior, and to page with a keyset cursor. MiniSearch,
+ * Orama and FlexSearch each miss some of that (no correction report, no per-word relaxation, or unbounded
+ * memory: see README "Search engines"), and the code below is a few hundred lines.
+ *
+ * Postings are packed typed arrays (4 bytes of slot and field mask, 4 bytes of pre-normalised term
+ * weight), so memory is ~8 bytes per (term, document) pair plus the vocabulary.
+ */
+
+/** The text fields of a document, in order of weight. */
+export const FIELDS = ['name', 'description', 'headings', 'body'] as const;
+export type Field = (typeof FIELDS)[number];
+
+/** Weight of a match in each field (BM25F boosts). */
+const FIELD_BOOST = [6, 3, 1.5, 1] as const;
+/** BM25 length normalisation per field. */
+const FIELD_B = [0.75, 0.75, 0.75, 0.8] as const;
+/** Typical field lengths in words, used for length normalisation (fixed, so updates never rescale). */
+const FIELD_AVG = [2, 30, 20, 600] as const;
+/** BM25 saturation. */
+const K1 = 2.5;
+/** Body words indexed per document: bounds memory; headings are indexed whole. */
+export const MAX_BODY_WORDS = 1500;
+
+/** What the index stores for one document (besides its postings). */
+export interface IndexedText {
+  name: string;
+  description: string;
+  headings: string;
+  body: string;
+}
+
+class PostingList {
+  /** slot << 4 | field mask */
+  ids: Uint32Array;
+  weights: Float32Array;
+  n = 0;
+  /** Documents holding the term when statistics were last frozen (0: not frozen yet). */
+  frozenDf = 0;
+  constructor(capacity: number) {
+    this.ids = new Uint32Array(capacity);
+    this.weights = new Float32Array(capacity);
+  }
+  push(slot: number, mask: number, weight: number) {
+    if (this.n === this.ids.length) {
+      const grow = Math.max(4, this.n * 2);
+      const ids = new Uint32Array(grow);
+      ids.set(this.ids);
+      const weights = new Float32Array(grow);
+      weights.set(this.weights);
+      this.ids = ids;
+      this.weights = weights;
+    }
+    this.ids[this.n] = (slot << 4) | mask;
+    this.weights[this.n] = weight;
+    this.n++;
+  }
+  /** Drops postings of dead slots (and spare capacity). */
+  compact(alive: (slot: number) => boolean) {
+    let w = 0;
+    for (let r = 0; r < this.n; r++) {
+      if (!alive(this.ids[r]! >>> 4)) continue;
+      this.ids[w] = this.ids[r]!;
+      this.weights[w] = this.weights[r]!;
+      w++;
+    }
+    this.n = w;
+    this.ids = this.ids.slice(0, w);
+    this.weights = this.weights.slice(0, w);
+  }
+}
+
+/** A vocabulary word as typo correction and prefix completion see it. */
+export interface VocabularyWord {
+  word: string;
+  /** Documents holding the word (any field), at the time it was counted. */
+  df: number;
+}
+
+/** One way a query word matches the index: these terms (all of them, averaged), at this weight. */
+export interface Expansion {
+  terms: string[];
+  weight: number;
+}
+
+/** One scoring slot of a query (a word, or a phrase its synonyms replace). */
+export interface ScoringSlot {
+  expansions: Expansion[];
+  /** Counts toward coverage (not a stop word). */
+  meaningful: boolean;
+}
+
+/** A scored candidate. */
+export interface Candidate {
+  slot: number;
+  /** BM25F sum over slots. */
+  text: number;
+  /** Bit per scoring slot the document matched. */
+  matched: number;
+  /** Bit per slot matched in the name or description. */
+  headMatched: number;
+}
+
+/** The inverted index: slots (document numbers) are never reused until a rebuild. */
+export class InvertedIndex {
+  private readonly postings = new Map<string, PostingList>();
+  /** Surface word -> documents holding it (for corrections and completions). */
+  private readonly vocabulary = new Map<string, number>();
+  /** Vocabulary sorted for prefix search; rebuilt lazily after new words arrive. */
+  private sorted: string[] = [];
+  private sortedStale = false;
+  /** Words by first letter and length, for typo candidates. */
+  private readonly buckets = new Map<string, string[]>();
+  private alive: Uint8Array = new Uint8Array(1024);
+  private slots = 0;
+  private live = 0;
+  private deadPostings = 0;
+  /** Document count of the frozen statistics (0 until frozen: then live counts are used). */
+  private statsN = 0;
+  private totalPostings = 0;
+  // Scratch buffers reused by every search (searches are synchronous, so never shared).
+  private slotBest = new Float32Array(1024);
+  private phraseAcc = new Float32Array(1024);
+  private total = new Float32Array(1024);
+  private matched = new Uint32Array(1024);
+  private head = new Uint32Array(1024);
+
+  /** Live documents. */
+  get size(): number {
+    return this.live;
+  }
+
+  /** Distinct surface words. */
+  get vocabularySize(): number {
+    return this.vocabulary.size;
+  }
+
+  /** Postings held (live and dead), for the memory report. */
+  get postingCount(): number {
+    return this.totalPostings;
+  }
+
+  /** Adds a document and returns its slot. */
+  add(text: IndexedText): number {
+    const slot = this.slots++;
+    this.ensureCapacity(this.slots);
+    this.alive[slot] = 1;
+    this.live++;
+    const perTerm = new Map<string, { tf: number[]; mask: number }>();
+    const surfaces = new Set<string>();
+    const fieldWords = [
+      textWords(text.name),
+      textWords(text.description),
+      textWords(text.headings),
+      textWords(text.body).slice(0, MAX_BODY_WORDS),
+    ];
+    fieldWords.forEach((words, f) => {
+      for (const word of words) {
+        if (word.length > MAX_WORD_LENGTH) continue;
+        surfaces.add(word);
+        const term = termOf(word);
+        let entry = perTerm.get(term);
+        if (!entry) {
+          entry = { tf: [0, 0, 0, 0], mask: 0 };
+          perTerm.set(term, entry);
+        }
+        entry.tf[f]!++;
+        entry.mask |= 1 << f;
+      }
+    });
+    const norms = fieldWords.map(
+      (w, f) => 1 - FIELD_B[f]! + (FIELD_B[f]! * Math.max(1, w.length)) / FIELD_AVG[f]!,
+    );
+    for (const [term, { tf, mask }] of perTerm) {
+      let weight = 0;
+      for (let f = 0; f < 4; f++) if (tf[f]) weight += (FIELD_BOOST[f]! * tf[f]!) / norms[f]!;
+      let list = this.postings.get(term);
+      if (!list) {
+        list = new PostingList(1);
+        this.postings.set(term, list);
+      }
+      list.push(slot, mask, weight);
+      this.totalPostings++;
+    }
+    for (const word of surfaces) {
+      const df = this.vocabulary.get(word);
+      if (df === undefined) {
+        this.vocabulary.set(word, 1);
+        this.sortedStale = true;
+        const key = `${word[0]}${word.length}`;
+        const bucket = this.buckets.get(key);
+        if (bucket) bucket.push(word);
+        else this.buckets.set(key, [word]);
+      } else this.vocabulary.set(word, df + 1);
+    }
+    return slot;
+  }
+
+  /** Removes a document (its postings are dropped at the next compaction). */
+  remove(slot: number): void {
+    if (slot >= this.slots || !this.alive[slot]) return;
+    this.alive[slot] = 0;
+    this.live--;
+    // Postings of the slot are unknown without a scan; estimate from the average for compaction.
+    this.deadPostings += this.totalPostings / Math.max(1, this.slots);
+    if (this.deadPostings > this.totalPostings * 0.25 && this.deadPostings > 10_000) this.compact();
+  }
+
+  /** Whether a slot holds a live document. */
+  isAlive(slot: number): boolean {
+    return slot < this.slots && this.alive[slot] === 1;
+  }
+
+  /** Drops the postings of removed documents. */
+  compact(): void {
+    const alive = (s: number) => this.alive[s] === 1;
+    let total = 0;
+    for (const [term, list] of this.postings) {
+      list.compact(alive);
+      if (list.n === 0) this.postings.delete(term);
+      total += list.n;
+    }
+    this.totalPostings = total;
+    this.deadPostings = 0;
+  }
+
+  /** Whether the word occurs in the index (as typed). */
+  hasWord(word: string): boolean {
+    return this.vocabulary.has(word) || this.postings.has(termOf(word));
+  }
+
+  /** Documents holding the term. */
+  documentFrequency(term: string): number {
+    return this.postings.get(term)?.n ?? 0;
+  }
+
+  /** Vocabulary words that start with `prefix` (not the prefix itself), most frequent first. */
+  completions(prefix: string, max: number): VocabularyWord[] {
+    if (this.sortedStale) {
+      this.sorted = [...this.vocabulary.keys()].sort();
+      this.sortedStale = false;
+    }
+    let lo = 0;
+    let hi = this.sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.sorted[mid]! < prefix) lo = mid + 1;
+      else hi = mid;
+    }
+    const out: VocabularyWord[] = [];
+    for (let i = lo; i < this.sorted.length && out.length < 2000; i++) {
+      const w = this.sorted[i]!;
+      if (!w.startsWith(prefix)) break;
+      if (w !== prefix) out.push({ word: w, df: this.vocabulary.get(w) ?? 0 });
+    }
+    return out.sort((a, b) => b.df - a.df || a.word.localeCompare(b.word)).slice(0, max);
+  }
+
+  /** Vocabulary words within `maxTypos` of `word` (same first letter), closest then most frequent first. */
+  nearWords(word: string, maxTypos: number, max: number): (VocabularyWord & { typos: number })[] {
+    const out: (VocabularyWord & { typos: number })[] = [];
+    if (maxTypos === 0) return out;
+    for (let len = word.length - maxTypos; len <= word.length + maxTypos; len++) {
+      const bucket = this.buckets.get(`${word[0]}${len}`);
+      if (!bucket) continue;
+      for (const candidate of bucket) {
+        const typos = typoDistance(word, candidate, maxTypos);
+        if (typos <= maxTypos && typos > 0) {
+          out.push({ word: candidate, df: this.vocabulary.get(candidate) ?? 0, typos });
+        }
+      }
+    }
+    return out.sort((a, b) => a.typos - b.typos || b.df - a.df).slice(0, max);
+  }
+
+  /** Documents holding this surface word (as typed, any field). */
+  wordFrequency(word: string): number {
+    return this.vocabulary.get(word) ?? 0;
+  }
+
+  /**
+   * Freezes the collection statistics (document count, per-term document frequency) that scores use, so
+   * that adding or removing documents leaves every other document's score as it was and a cursor stays
+   * valid while the index changes. Called after a full build and when the index drifted far from them.
+   */
+  freezeStatistics(): void {
+    this.statsN = this.live;
+    for (const list of this.postings.values()) list.frozenDf = list.n;
+  }
+
+  /** Live documents now against those the frozen statistics were taken over (1 = no drift). */
+  get statisticsDrift(): number {
+    return this.statsN === 0 ? 1 : this.live / this.statsN;
+  }
+
+  /** Inverse document frequency of a term. */
+  termIdf(term: string): number {
+    const list = this.postings.get(term);
+    return list ? this.idf(list) : 0;
+  }
+
+  /** Inverse document frequency (BM25's, floored so very common terms still count a little). */
+  private idf(list: PostingList): number {
+    const n = this.statsN || this.live;
+    const df = this.statsN ? Math.max(1, list.frozenDf) : list.n;
+    return Math.max(0.05, Math.log(1 + (n - df + 0.5) / (df + 0.5)));
+  }
+
+  /**
+   * Scores every live document matching at least one slot. `accept` filters slots (visibility, filters)
+   * before any scoring work is kept.
+   */
+  score(slots: ScoringSlot[], accept: (slot: number) => boolean): Candidate[] {
+    const touchedAll: number[] = [];
+    const slotTouched: number[] = [];
+    const phraseTouched: number[] = [];
+    slots.forEach((scoring, s) => {
+      const bit = 1 << s;
+      for (const expansion of scoring.expansions) {
+        const single = expansion.terms.length === 1;
+        const share = expansion.weight / expansion.terms.length;
+        for (const term of expansion.terms) {
+          const list = this.postings.get(term);
+          if (!list) continue;
+          const idf = this.idf(list);
+          for (let i = 0; i < list.n; i++) {
+            const packed = list.ids[i]!;
+            const doc = packed >>> 4;
+            if (!this.alive[doc]) continue;
+            const tf = list.weights[i]!;
+            const v = share * idf * ((tf * (K1 + 1)) / (tf + K1));
+            if ((packed & 3) !== 0) this.head[doc]! |= bit;
+            if (single) {
+              if (this.slotBest[doc] === 0) slotTouched.push(doc);
+              if (v > this.slotBest[doc]!) this.slotBest[doc] = v;
+            } else {
+              if (this.phraseAcc[doc] === 0) phraseTouched.push(doc);
+              this.phraseAcc[doc]! += v;
+            }
+          }
+        }
+        if (!single) {
+          for (const doc of phraseTouched) {
+            const v = this.phraseAcc[doc]!;
+            this.phraseAcc[doc] = 0;
+            if (this.slotBest[doc] === 0) slotTouched.push(doc);
+            if (v > this.slotBest[doc]!) this.slotBest[doc] = v;
+          }
+          phraseTouched.length = 0;
+        }
+      }
+      for (const doc of slotTouched) {
+        if (this.matched[doc] === 0) touchedAll.push(doc);
+        this.total[doc]! += this.slotBest[doc]!;
+        this.matched[doc]! |= bit;
+        this.slotBest[doc] = 0;
+      }
+      slotTouched.length = 0;
+    });
+    const out: Candidate[] = [];
+    for (const doc of touchedAll) {
+      if (accept(doc)) {
+        out.push({
+          slot: doc,
+          text: this.total[doc]!,
+          matched: this.matched[doc]!,
+          headMatched: this.head[doc]!,
+        });
+      }
+      this.total[doc] = 0;
+      this.matched[doc] = 0;
+      this.head[doc] = 0;
+    }
+    return out;
+  }
+
+  private ensureCapacity(n: number) {
+    if (n <= this.alive.length) return;
+    const size = Math.max(n, this.alive.length * 2);
+    const grow = <T extends Uint8Array | Uint32Array | Float32Array>(a: T, make: (n: number) => T): T => {
+      const b = make(size);
+      b.set(a);
+      return b;
+    };
+    this.alive = grow(this.alive, (k) => new Uint8Array(k));
+    this.slotBest = grow(this.slotBest, (k) => new Float32Array(k));
+    this.phraseAcc = grow(this.phraseAcc, (k) => new Float32Array(k));
+    this.total = grow(this.total, (k) => new Float32Array(k));
+    this.matched = grow(this.matched, (k) => new Uint32Array(k));
+    this.head = grow(this.head, (k) => new Uint32Array(k));
+  }
+}

@@ -1,0 +1,173 @@
+/**
+ * The README's Teams flow against a running hub on the embedded database (issue 16: run while `npm start`
+ * held the data folder, the CLI silently corrupted it). The hub is a real child process (`server.ts`), the
+ * admin commands are real `cli.ts` processes; then a second hub on the same folder is refused, and after a
+ * restart every user and token is still there and works.
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packCollection, skillMd } from '../../../test/fixtures/archives/make.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..', '..', '..');
+const run = promisify(execFile);
+
+let tempDir: string;
+let dataDir: string;
+const env = () => ({
+  ...process.env,
+  DATABASE_URL: '',
+  REDIS_URL: '',
+  MEILI_URL: '',
+  ATSKILLS_DATA_DIR: dataDir,
+  HOST: '127.0.0.1',
+  PORT: '0',
+  LOG_LEVEL: 'info',
+  RECRAWL_TICK_MS: '0',
+});
+
+interface Hub {
+  child: ChildProcess;
+  url: string;
+  exited: Promise<number | null>;
+}
+
+/** Starts `server.ts` on the data folder; resolves once it listens, or rejects with its stderr. */
+function startHub(): Promise<Hub> {
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@atskills/source', '--import', 'tsx', 'apps/api/src/server.ts'],
+    {
+      cwd: ROOT,
+      env: env(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+      const match = /"msg":"hub listening on (http:\/\/[^"]+)"/.exec(stdout);
+      if (match?.[1]) resolve({ child, url: match[1], exited });
+    });
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    void exited.then((code) => reject(Object.assign(new Error(`hub exited with ${code}`), { code, stderr })));
+  });
+}
+
+/** `npm run hub -- admin ...` as the README runs it (the CLI entry, against the same data folder). */
+async function hubCli(...args: string[]): Promise<{ stdout: string; stderr: string }> {
+  return run(
+    process.execPath,
+    ['--conditions=@atskills/source', '--import', 'tsx', 'apps/api/src/cli.ts', ...args],
+    {
+      cwd: ROOT,
+      env: env(),
+    },
+  );
+}
+
+async function stop(hub: Hub): Promise<number | null> {
+  hub.child.kill('SIGTERM');
+  return hub.exited;
+}
+
+let hub: Hub;
+let bobToken: string;
+let aliceToken: string;
+
+beforeAll(async () => {
+  tempDir = await mkdtemp(path.join(tmpdir(), 'atskills-teams-'));
+  dataDir = path.join(tempDir, '.data');
+  hub = await startHub();
+}, 300_000);
+
+afterAll(async () => {
+  if (hub?.child.exitCode === null) {
+    hub.child.kill('SIGKILL');
+    await hub.exited;
+  }
+  await rm(tempDir, { recursive: true, force: true });
+});
+
+describe('the Teams flow on an embedded hub that is running', () => {
+  it('bootstraps accounts through the running hub (README step 1)', async () => {
+    expect((await hubCli('admin', 'create-user', 'alice', '--admin')).stdout).toContain('created user alice');
+    await hubCli('admin', 'create-user', 'bob');
+    await hubCli('admin', 'create-team', 'acme', '--owner', 'alice');
+    expect((await hubCli('admin', 'add-member', 'acme', 'bob', '--role', 'publisher')).stdout).toContain(
+      'bob is publisher of acme',
+    );
+    const bob = await hubCli('admin', 'create-token', 'bob', '--scopes', 'read,publish', '--label', 'laptop');
+    bobToken = bob.stdout.trim();
+    expect(bobToken).toMatch(/^ask_[0-9A-Za-z]{43}$/);
+    aliceToken = (await hubCli('admin', 'create-token', 'alice', '--scopes', 'admin')).stdout.trim();
+    const ids = [
+      ...JSON.parse((await hubCli('admin', 'list-tokens', 'bob', '--json')).stdout),
+      ...JSON.parse((await hubCli('admin', 'list-tokens', 'alice', '--json')).stdout),
+    ].map((t: { id: number }) => t.id);
+    expect(new Set(ids).size).toBe(ids.length);
+  }, 180_000);
+
+  it('publishes and resolves with the printed token (README steps 2 and 3)', async () => {
+    const me = await fetch(`${hub.url}/admin/me`, { headers: { authorization: `Bearer ${bobToken}` } });
+    expect(me.status).toBe(200);
+    const body = packCollection({ 'deploy/SKILL.md': skillMd('deploy', 'Deploy the service.') });
+    const published = await fetch(`${hub.url}/v1/collections/acme/playbooks?visibility=private`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${bobToken}`, 'content-type': 'application/gzip' },
+      body,
+    });
+    expect(published.status).toBe(200);
+    const skill = await fetch(`${hub.url}/v1/skills/hub:acme/playbooks/deploy`, {
+      headers: { authorization: `Bearer ${bobToken}` },
+    });
+    expect(skill.status).toBe(200);
+    expect((await fetch(`${hub.url}/v1/skills/hub:acme/playbooks/deploy`)).status).toBe(404);
+  });
+
+  it('refuses a second hub on the same data folder with one line naming the running one', async () => {
+    const second = await startHub().then(
+      () => {
+        throw new Error('a second hub started');
+      },
+      (err: { code: number; stderr: string }) => err,
+    );
+    expect(second.code).toBe(1);
+    const lines = second.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(`in use by a running hub (pid ${hub.child.pid}, ${hub.url})`);
+  }, 120_000);
+
+  it('keeps every user and token across a restart, and the CLI works directly while it is down', async () => {
+    expect(await stop(hub)).toBe(0);
+    expect(existsSync(`${path.join(dataDir, 'db')}.lock`)).toBe(false);
+    const users = JSON.parse((await hubCli('admin', 'list-users', '--json')).stdout);
+    expect(users.map((u: { name: string }) => u.name).sort()).toEqual(['alice', 'bob']);
+    hub = await startHub();
+    const me = await fetch(`${hub.url}/admin/me`, { headers: { authorization: `Bearer ${bobToken}` } });
+    expect(me.status).toBe(200);
+    expect((await me.json()).namespaces).toContainEqual(
+      expect.objectContaining({ name: 'acme', role: 'publisher' }),
+    );
+    const list = await fetch(`${hub.url}/admin/users`, {
+      headers: { authorization: `Bearer ${aliceToken}` },
+    });
+    expect(((await list.json()).users as { name: string }[]).map((u) => u.name).sort()).toEqual([
+      'alice',
+      'bob',
+    ]);
+    const skill = await fetch(`${hub.url}/v1/skills/hub:acme/playbooks/deploy`, {
+      headers: { authorization: `Bearer ${bobToken}` },
+    });
+    expect(skill.status).toBe(200);
+  }, 180_000);
+});

@@ -1,0 +1,102 @@
+/**
+ * Shared set-up of the linked-repository tests: the GitHub stand-in with its private side, a hub
+ * configured with the stand-in's App and a token key, and a link queue that runs the crawler's real link
+ * index in this process (awaited, so a test sees its result when the request returns).
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createLogger, indexLink, settingsWith } from '@atskills/crawler';
+import { LinkAccess, loadGithubAuthSettings } from '@atskills/github-auth';
+import type { FastifyInstance } from 'fastify';
+import { commitToRepo, createRepo } from '../../../test/support/corpus.js';
+import { PrivateGithub } from '../../../test/support/github-private.js';
+import { type GithubStandin, startGithubStandin } from '../../../test/support/github-standin.js';
+import type { LinkIndexQueue } from '../src/services/links/links.js';
+import { createTestHub, type TestHub } from './support/app.js';
+
+/** A hub that links repositories of a stand-in GitHub. */
+export interface LinkedHub {
+  hub: TestHub;
+  app: FastifyInstance;
+  standin: GithubStandin;
+  github: PrivateGithub;
+  root: string;
+  /** The hub's settings of the stand-in's App and the token key (LINK_TOKEN_KEYS). */
+  env: Record<string, string>;
+  /** Work folders of the repositories made with addRepo (to commit to). */
+  work: Map<string, string>;
+  /** Creates a repository (private unless said otherwise). */
+  addRepo(fullName: string, files: Record<string, string>, options?: { public?: boolean }): Promise<void>;
+  /** Commits and pushes to a repository made with addRepo; returns the new head. */
+  push(fullName: string, changes: Record<string, string | null>): Promise<string>;
+  /** Runs the link index now (what a worker does with a queued job). */
+  index(linkId: number, force?: boolean): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** Starts the stand-in and a hub wired to it (env: extra hub settings). */
+export async function createLinkedHub(label: string, env: Record<string, string> = {}): Promise<LinkedHub> {
+  const root = await mkdtemp(path.join(tmpdir(), `links-${label}-`));
+  const github = new PrivateGithub();
+  const work = new Map<string, string>();
+  // The repositories are created later: the stand-in lists the folder per request.
+  const standin = await startGithubStandin({ reposRoot: root, private: github });
+  const hubEnv = {
+    GITHUB_API_URL: standin.apiUrl,
+    GITHUB_APP_ID: github.appId,
+    GITHUB_APP_PRIVATE_KEY: github.appPrivateKeyPem.replace(/\n/g, '\\n'),
+    LINK_TOKEN_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+    ...env,
+  };
+  const access = new LinkAccess(loadGithubAuthSettings(hubEnv), standin.apiUrl);
+  const settings = settingsWith({ GIT_BASE_URL: standin.gitUrl, LOG_LEVEL: 'silent' });
+  const logger = createLogger('silent');
+  let hub: TestHub | undefined;
+  const run = async (linkId: number, force = false) => {
+    const controller = new AbortController();
+    const result = await indexLink(
+      { db: (hub as TestHub).db.db, settings, access, logger },
+      { linkId, force },
+      { signal: controller.signal, finalAttempt: true },
+    );
+    return result.outcome;
+  };
+  const queue: LinkIndexQueue = {
+    async enqueue(linkId, options) {
+      await run(linkId, options?.force ?? false);
+    },
+  };
+  hub = await createTestHub(label, hubEnv, { linkQueue: queue, linkAccess: access });
+  return {
+    hub,
+    app: hub.app,
+    standin,
+    github,
+    root,
+    env: hubEnv,
+    work,
+    async addRepo(fullName, files, options = {}) {
+      const { workDir } = await createRepo(root, fullName, files);
+      work.set(fullName, workDir);
+      if (!options.public) github.makePrivate(fullName);
+    },
+    push: (fullName, changes) => commitToRepo(work.get(fullName) as string, changes),
+    index: run,
+    async close() {
+      await hub?.close();
+      await standin.close();
+    },
+  };
+}
+
+/** POST /v1/teams/<team>/links. */
+export function link(app: FastifyInstance, team: string, body: unknown, headers: Record<string, string>) {
+  return app.inject({
+    method: 'POST',
+    url: `/v1/teams/${team}/links`,
+    headers: { 'content-type': 'application/json', ...headers },
+    payload: JSON.stringify(body),
+  });
+}

@@ -1,0 +1,230 @@
+// `atskills init` per host, then the hooks run the way Claude Code runs them: the command string from
+// .claude/settings.json through `sh -c` in the project folder, the event JSON on stdin, the JSON on stdout.
+// `atskills` on PATH is the bundled package (what `npm install -g <hub>/cli/atskills.tgz` installs).
+// `init --remove` must give back every file byte for byte.
+import { execFile } from 'node:child_process';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCliCaptured } from '../../../test/support/cli.js';
+import { bundleClient } from '../scripts/bundle.js';
+
+const execFileAsync = promisify(execFile);
+
+let dir: string;
+let binDir: string;
+let downHub: string;
+
+/** A port nothing listens on (connection refused), for "the hub is down". */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'atskills-init-'));
+  const pack = path.join(dir, 'pack');
+  await bundleClient(pack);
+  binDir = path.join(dir, 'bin');
+  await mkdir(binDir);
+  await writeFile(
+    path.join(binDir, 'atskills'),
+    `#!/bin/sh\nexec "${process.execPath}" "${path.join(pack, 'bin', 'atskills.js')}" "$@"\n`,
+  );
+  await chmod(path.join(binDir, 'atskills'), 0o755);
+  downHub = `http://127.0.0.1:${await closedPort()}`;
+}, 60_000);
+
+afterAll(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+function envFor(project: string): NodeJS.ProcessEnv {
+  return {
+    PATH: `${binDir}:${process.env.PATH}`,
+    HOME: project,
+    XDG_CONFIG_HOME: path.join(project, '..', `${path.basename(project)}-config`),
+    ATSKILLS_CACHE: path.join(project, '..', `${path.basename(project)}-cache`),
+    ATSKILLS_HUB: downHub,
+  };
+}
+
+/** Every file under `root` with its bytes (what "restored byte for byte" compares). */
+async function snapshot(root: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  const walk = async (rel: string) => {
+    for (const entry of await readdir(path.join(root, rel), { withFileTypes: true })) {
+      const child = path.join(rel, entry.name);
+      if (entry.isDirectory()) {
+        out[`${child}/`] = '';
+        await walk(child);
+      } else out[child] = (await readFile(path.join(root, child))).toString('base64');
+    }
+  };
+  await walk('');
+  return out;
+}
+
+async function newProject(name: string, files: Record<string, string>): Promise<string> {
+  const project = path.join(dir, name);
+  for (const [rel, content] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(project, rel)), { recursive: true });
+    await writeFile(path.join(project, rel), content);
+  }
+  await mkdir(project, { recursive: true });
+  return project;
+}
+
+/** Runs one hook of .claude/settings.json as Claude Code does: sh -c <command>, event JSON on stdin. */
+async function runHook(project: string, event: 'SessionStart' | 'UserPromptSubmit', input: object) {
+  const settings = JSON.parse(await readFile(path.join(project, '.claude', 'settings.json'), 'utf8'));
+  const commands: string[] = settings.hooks[event].flatMap((g: { hooks: { command: string }[] }) =>
+    g.hooks.map((h) => h.command),
+  );
+  expect(commands).toHaveLength(1);
+  const started = performance.now();
+  const child = execFileAsync('sh', ['-c', commands[0]!], { cwd: project, env: envFor(project) });
+  child.child.stdin?.end(
+    JSON.stringify({ session_id: 's1', hook_event_name: event, cwd: project, ...input }),
+  );
+  const { stdout } = await child;
+  return { stdout, ms: performance.now() - started };
+}
+
+const SKILL =
+  '---\nname: runbook\ndescription: Deploy the service step by step.\n---\n# Runbook\n\nShip it.\n';
+
+describe('atskills init --agent claude-code', () => {
+  it('installs hooks that add the resident block and resolve references; --remove restores every byte', async () => {
+    const project = await newProject('claude', {
+      'CLAUDE.md': '# House rules\n\nNo force pushes.', // no final newline: the restore must keep that
+      '.claude/settings.json': '{\n    "permissions": { "allow": ["Bash(ls)"] }\n}\n', // 4-space indent
+      '.atskills/deploy/runbook/SKILL.md': SKILL,
+    });
+    const before = await snapshot(project);
+
+    const init = await runCliCaptured(['init', '--agent', 'claude-code'], {
+      cwd: project,
+      env: envFor(project),
+    });
+    expect(init.code, init.stderr).toBe(0);
+    expect(init.stdout).toContain('added one @skills pointer line at the end of CLAUDE.md');
+    expect(init.stdout).toContain('added SessionStart and UserPromptSubmit hooks to .claude/settings.json');
+    const claudeMd = await readFile(path.join(project, 'CLAUDE.md'), 'utf8');
+    expect(claudeMd.startsWith('# House rules\n\nNo force pushes.\n')).toBe(true);
+    expect(claudeMd.split('\n').filter((l) => l.includes('atskills:init'))).toHaveLength(1);
+    expect(claudeMd).toContain(`${downHub}/SKILLS.md`); // the hub is down: no copy, the pointer names the URL
+    const settings = JSON.parse(await readFile(path.join(project, '.claude', 'settings.json'), 'utf8'));
+    expect(settings.permissions).toEqual({ allow: ['Bash(ls)'] });
+    expect(await readFile(path.join(project, '.atskills', '.autotrigger'), 'utf8')).toBe('');
+    expect(await readFile(path.join(project, '.atskills', 'README.md'), 'utf8')).toContain('.autotrigger');
+
+    // Idempotent: a second run changes nothing.
+    const afterFirst = await snapshot(project);
+    const again = await runCliCaptured(['init', '--agent', 'claude-code'], {
+      cwd: project,
+      env: envFor(project),
+    });
+    expect(again.stdout).toContain('nothing changed');
+    expect(await snapshot(project)).toEqual(afterFirst);
+
+    // A prompt without references: nothing injected.
+    expect((await runHook(project, 'UserPromptSubmit', { prompt: 'just fix the bug' })).stdout).toBe('');
+
+    // A reference with :install: the skill is injected and the install happens.
+    const prompt = await runHook(project, 'UserPromptSubmit', {
+      prompt: 'deploy it with @skills:deploy/runbook:install please',
+    });
+    const injected = JSON.parse(prompt.stdout);
+    expect(injected.hookSpecificOutput.hookEventName).toBe('UserPromptSubmit');
+    const context: string = injected.hookSpecificOutput.additionalContext;
+    expect(context).toContain('<skill identity="deploy/runbook" name="runbook" revision="local"');
+    expect(context).toContain('# Runbook\n\nShip it.');
+    expect(context).toContain('installed: deploy/runbook');
+    expect(await readFile(path.join(project, '.atskills', '.autotrigger'), 'utf8')).toBe('deploy/runbook\n');
+
+    // Session start: the resident block of .autotrigger.
+    const start = JSON.parse((await runHook(project, 'SessionStart', { source: 'startup' })).stdout);
+    expect(start.hookSpecificOutput.hookEventName).toBe('SessionStart');
+    expect(start.hookSpecificOutput.additionalContext).toContain(
+      '- runbook: Deploy the service step by step. (deploy/runbook)',
+    );
+
+    // The hub is down and the cloud skill was never cached: the hook still answers at once, with the
+    // failure in the context, and exits 0 (a failing hook must not block the prompt).
+    const down = await runHook(project, 'UserPromptSubmit', { prompt: 'try @skills:hub:acme/tools/lint' });
+    const downContext: string = JSON.parse(down.stdout).hookSpecificOutput.additionalContext;
+    expect(downContext).toContain('<skill-error identity="hub:acme/tools/lint"');
+    expect(downContext).toContain('cannot be reached');
+    expect(down.ms).toBeLessThan(10_000);
+
+    // Undo the install, then remove: every file as it was.
+    await runCliCaptured(['uninstall', 'deploy/runbook'], { cwd: project, env: envFor(project) });
+    const removed = await runCliCaptured(['init', '--remove'], { cwd: project, env: envFor(project) });
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(removed.stdout).toContain('removed the @skills pointer line from CLAUDE.md');
+    expect(await snapshot(project)).toEqual(before);
+  });
+
+  it('creates CLAUDE.md and .claude/settings.json when missing, and --remove deletes them again', async () => {
+    const project = await newProject('claude-empty', { 'src/app.js': 'console.log(1)\n' });
+    const before = await snapshot(project);
+    const init = await runCliCaptured(['init', '--agent', 'claude-code'], {
+      cwd: project,
+      env: envFor(project),
+    });
+    expect(init.stdout).toContain('created .claude/settings.json');
+    expect(init.stdout).toContain('created CLAUDE.md');
+    const start = await runHook(project, 'SessionStart', { source: 'startup' });
+    expect(start.stdout).toBe(''); // nothing installed yet: nothing to add
+    await runCliCaptured(['init', '--remove'], { cwd: project, env: envFor(project) });
+    expect(await snapshot(project)).toEqual(before);
+  });
+
+  it('refuses a settings file that is not JSON and leaves it untouched', async () => {
+    const project = await newProject('claude-broken', { '.claude/settings.json': '{ not json' });
+    const init = await runCliCaptured(['init', '--agent', 'claude-code'], {
+      cwd: project,
+      env: envFor(project),
+    });
+    expect(init.code).toBe(1);
+    expect(init.stderr).toContain('.claude/settings.json is not valid JSON');
+    expect(await readFile(path.join(project, '.claude', 'settings.json'), 'utf8')).toBe('{ not json');
+  });
+});
+
+describe.each([
+  ['cursor', '.cursor/rules/atskills.mdc', {}],
+  ['codex', 'AGENTS.md', { 'AGENTS.md': '# Agents\n\n- run the tests\n' }],
+  ['generic', 'AGENTS.md', {}],
+] as const)('atskills init --agent %s', (agent, file, files) => {
+  it(`adds one pointer line to ${file}, and --remove restores the project`, async () => {
+    const project = await newProject(`host-${agent}`, {
+      ...files,
+      '.atskills/deploy/runbook/SKILL.md': SKILL,
+    });
+    const before = await snapshot(project);
+    const init = await runCliCaptured(['init', '--agent', agent], { cwd: project, env: envFor(project) });
+    expect(init.code, init.stderr).toBe(0);
+    const text = await readFile(path.join(project, file), 'utf8');
+    const pointer = text.split('\n').filter((l) => l.includes('atskills:init'));
+    expect(pointer).toHaveLength(1);
+    expect(pointer[0]).toContain('atskills expand');
+    if (agent === 'cursor') expect(text).toMatch(/^---\n[\s\S]*alwaysApply: true\n---\n/);
+    if (agent === 'codex') expect(text.startsWith('# Agents\n\n- run the tests\n')).toBe(true);
+    // No hooks for these hosts: the agent runs what the pointer line says, as a shell command.
+    const expanded = await execFileAsync('sh', ['-c', 'atskills expand "use @skills:deploy/runbook"'], {
+      cwd: project,
+      env: envFor(project),
+    });
+    expect(expanded.stdout).toContain('# Runbook\n\nShip it.');
+    await runCliCaptured(['init', '--remove'], { cwd: project, env: envFor(project) });
+    expect(await snapshot(project)).toEqual(before);
+  });
+});

@@ -1,0 +1,355 @@
+import {
+  cachedSafetyVerdicts,
+  type Database,
+  findLinkById,
+  type LinkedSkill,
+  type LinkProblem,
+  type LinkWithNames,
+  recordLinkFailure,
+  type StoredFlag,
+  setLinkInstallation,
+  setLinkRepositoryId,
+  setLinkStatus,
+  storedLinkedSkills,
+  writeLinkIndex,
+} from '@atskills/db';
+import { type LinkAccess, LinkAccessError } from '@atskills/github-auth';
+import { findSkillFolders, parseIdentity, type TreeEntry } from '@atskills/protocol';
+import type { Logger } from 'pino';
+import type { CrawlerSettings } from '../config.js';
+import { probeHead, RemoteSnapshot } from '../git/remote-snapshot.js';
+import { GitError } from '../git/run-git.js';
+import { RateLimitedError } from '../github/rate-limited-error.js';
+import { abortedByShutdown } from '../shutdown.js';
+import type { JobContext } from './repository.crawl.js';
+import { prepareSkill, treeWarnings } from './repository.crawl.js';
+import { SCANNER_VERSION, scanSkill } from './safety-verdict.js';
+
+/**
+ * The file an App-linked repository folder must hold, naming the hub teams its owners allow to link it
+ * (one `hub:<team>` or `hub:<team>/<collection>` per line). The App is installed by the repository's
+ * owners, not by the team that links: without this, any team could link any repository the App can read.
+ * A token link needs none: whoever holds a token that reads the repository can read it anyway.
+ */
+export const LINK_MARKER_FILE = '.atskills-link';
+
+/** What a link index needs (passed in; nothing is read from globals). */
+export interface LinkIndexDeps {
+  db: Database;
+  settings: Pick<CrawlerSettings, 'GIT_BASE_URL' | 'CRAWL_MAX_FILE_BYTES' | 'CRAWL_WORK_DIR'>;
+  access: LinkAccess;
+  logger: Logger;
+}
+
+/** One link index job's payload. */
+export interface LinkIndexJobData {
+  linkId: number;
+  /** Ignore the stored head: re-read and re-parse everything. */
+  force?: boolean;
+  requestId?: string;
+}
+
+export type LinkIndexOutcome = 'indexed' | 'unchanged' | 'failed' | 'missing';
+
+/** A failure recorded on the link (status failed, owners told) instead of retried. */
+class LinkFailure extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The unified refusal for App links: it must not tell a team whether the App is installed on someone's repository. */
+function notAuthorized(link: LinkWithNames): LinkFailure {
+  return new LinkFailure(
+    'link-not-authorized',
+    `The hub's GitHub App may not index ${link.githubOwner}/${link.githubRepo} for hub:${link.namespace}: install the App on the repository and add a file ${link.folder ? `${link.folder}/` : ''}${LINK_MARKER_FILE} holding the line hub:${link.namespace}.`,
+  );
+}
+
+/** Whether the marker file names this link's team (or exactly its collection). */
+export function markerAllows(content: string, namespace: string, collection: string): boolean {
+  const allowed = new Set([`hub:${namespace}`, `hub:${namespace}/${collection}`]);
+  return content
+    .split('\n')
+    .map((line) => line.replace(/#.*/, '').trim().toLowerCase())
+    .some((line) => allowed.has(line));
+}
+
+/**
+ * Indexes one linked repository folder into `hub:<team>/<collection>`, with the same leaf rule,
+ * frontmatter parsing, safety scan and content-addressed storage as a public crawl; the collection's
+ * revision follows the commit. A credential that stops working (or a repository that went away) marks
+ * the link failed, tells the owners in the audit log, and leaves the last good revision to members.
+ */
+export async function indexLink(
+  deps: LinkIndexDeps,
+  data: LinkIndexJobData,
+  ctx: JobContext,
+): Promise<{ outcome: LinkIndexOutcome; skills: number }> {
+  // Indexes of one link may run at once (a push during an index): the one that read an older stored head
+  // than the one it would replace starts over instead of writing, so a newer commit is never overwritten.
+  for (let attempt = 1; ; attempt++) {
+    const result = await indexOnce(deps, data, ctx);
+    if (result.outcome !== 'superseded' || attempt >= 5) {
+      return {
+        outcome: result.outcome === 'superseded' ? 'unchanged' : result.outcome,
+        skills: result.skills,
+      };
+    }
+  }
+}
+
+async function indexOnce(
+  deps: LinkIndexDeps,
+  data: LinkIndexJobData,
+  ctx: JobContext,
+): Promise<{ outcome: LinkIndexOutcome | 'superseded'; skills: number }> {
+  const { db, settings, access } = deps;
+  const link = await findLinkById(db, data.linkId);
+  if (!link) return { outcome: 'missing', skills: 0 };
+  const before = { installationId: link.installationId };
+  const identity = `hub:${link.namespace}/${link.collection}`;
+  const log = deps.logger.child({ link: identity, linkId: link.id });
+  await setLinkStatus(db, link.id, 'indexing', new Date());
+
+  let snapshot: RemoteSnapshot | null = null;
+  try {
+    let token = await linkToken(deps, link);
+    let repo: Awaited<ReturnType<LinkAccess['readRepository']>>;
+    try {
+      repo = await access.readRepository(link.githubOwner, link.githubRepo, token);
+    } catch (error) {
+      // A cached installation token dies with its installation: mint a fresh one, which says why.
+      if (!(error instanceof LinkAccessError) || link.credential !== 'app') throw error;
+      token = await access.tokenFor(link, { refresh: true });
+      repo = await access.readRepository(link.githubOwner, link.githubRepo, token);
+    }
+    if (repo.id !== link.githubRepoId) await setLinkRepositoryId(db, link.id, repo.id);
+    const url = `${settings.GIT_BASE_URL.replace(/\/+$/, '')}/${repo.owner}/${repo.name}.git`;
+    const remote = { token, signal: ctx.signal };
+    const stored = await storedLinkedSkills(db, link.collectionId);
+
+    const head = await probeHead(url, remote);
+    if (!data.force && head.commit !== null && head.commit === link.headCommit && link.status !== 'queued') {
+      // Nothing pushed since the last good index: confirm it (and clear a failure the credential recovered from).
+      const skills: LinkedSkill[] = [...stored].map(([path, s]) => ({
+        identity: s.identity,
+        path,
+        revision: s.revision,
+      }));
+      const confirmed = await writeLinkIndex(db, {
+        linkId: link.id,
+        expectedHead: link.headCommit,
+        commit: head.commit,
+        skills,
+        manifest: [],
+        problems: link.problems,
+        at: new Date(),
+      });
+      if (confirmed !== 'written') return { outcome: confirmed, skills: 0 };
+      return { outcome: 'unchanged', skills: skills.length };
+    }
+
+    snapshot = await RemoteSnapshot.open(url, { ...remote, workDir: settings.CRAWL_WORK_DIR });
+    const fetched = await snapshot.fetchTrees(head.branch ?? repo.defaultBranch);
+    if (fetched.commit === null)
+      throw new LinkFailure('empty-repository', 'The repository has no commits yet.');
+    const all = await snapshot.listTree();
+    const folder = link.folder;
+    const folderTree =
+      folder === '' ? fetched.rootTree : all.find((e) => e.path === folder && e.type === 'dir')?.sha;
+    if (!folderTree) {
+      throw new LinkFailure(
+        'folder-not-found',
+        `The repository has no folder ${folder} at ${fetched.commit}.`,
+      );
+    }
+    const entries: TreeEntry[] = [];
+    for (const e of all) {
+      if (folder === '') entries.push(e);
+      else if (e.path.startsWith(`${folder}/`)) entries.push({ ...e, path: e.path.slice(folder.length + 1) });
+    }
+    const problems: LinkProblem[] = treeWarnings(entries).map((w) => ({
+      ...w,
+      path: inRepo(folder, w.path),
+    }));
+
+    const marker = entries.find((e) => e.path === LINK_MARKER_FILE && e.type === 'file');
+    const treeShaOf = new Map(entries.filter((e) => e.type === 'dir').map((e) => [e.path, e.sha ?? '']));
+    const folders: { path: string; identity: string; revision: string }[] = [];
+    for (const skillFolder of findSkillFolders(entries)) {
+      const skillIdentity = [identity, ...(skillFolder === '' ? [] : [skillFolder.toLowerCase()])].join('/');
+      try {
+        if (parseIdentity(skillIdentity).identity !== skillIdentity)
+          throw new Error('it does not normalize to itself');
+      } catch (error) {
+        problems.push({
+          path: inRepo(folder, skillFolder),
+          code: 'bad-identity',
+          message: `The folder cannot be an identity (${skillIdentity}): ${(error as Error).message}`,
+        });
+        continue;
+      }
+      folders.push({
+        path: skillFolder,
+        identity: skillIdentity,
+        revision: skillFolder === '' ? folderTree : (treeShaOf.get(skillFolder) ?? ''),
+      });
+    }
+    const changed = folders.filter(
+      (f) => data.force || stored.get(f.path.toLowerCase())?.revision !== f.revision,
+    );
+    const wanted = changed.map((f) => f.revision);
+    // The marker is one small blob wanted by its sha (explicit wants ignore the size filter).
+    if (link.credential === 'app' && marker?.sha) wanted.push(marker.sha);
+    const blobs = await snapshot.fetchFolderBlobs(wanted, settings.CRAWL_MAX_FILE_BYTES);
+    if (link.credential === 'app') {
+      const content = marker?.sha ? blobs.get(marker.sha) : undefined;
+      if (
+        !content ||
+        content.length > 64 * 1024 ||
+        !markerAllows(content.toString('utf8'), link.namespace, link.collection)
+      ) {
+        throw notAuthorized(link);
+      }
+      if (link.installationId !== null && before.installationId !== link.installationId) {
+        await setLinkInstallation(db, link.id, link.installationId);
+      }
+    }
+
+    const errors: LinkProblem[] = [];
+    const prepared = changed.map((f) =>
+      prepareSkill(f, entries, blobs, settings.CRAWL_MAX_FILE_BYTES, errors),
+    );
+    problems.push(...errors.map((e) => ({ ...e, path: inRepo(folder, e.path) })));
+    const verdicts = await cachedSafetyVerdicts(
+      db,
+      prepared.map((p) => p.contentHash),
+      SCANNER_VERSION,
+    );
+    const skills: LinkedSkill[] = [];
+    const manifest: { path: string; size: number; sha256: string }[] = [];
+    const changedPaths = new Set(changed.map((f) => f.path));
+    for (const f of folders) {
+      if (changedPaths.has(f.path)) continue;
+      const before = stored.get(f.path.toLowerCase());
+      skills.push({ identity: f.identity, path: f.path.toLowerCase(), revision: f.revision });
+      for (const file of before?.files ?? []) manifest.push(manifestEntry(f.path, file));
+    }
+    for (const p of prepared) {
+      const flags: StoredFlag[] = verdicts.get(p.contentHash) ?? scanSkill(p.texts, p.content.description);
+      skills.push({
+        identity: p.folder.identity,
+        path: p.folder.path.toLowerCase(),
+        revision: p.folder.revision,
+        content: {
+          ...p.content,
+          flags,
+          verdict: { contentSha256: p.contentHash, scannerVersion: SCANNER_VERSION },
+        },
+      });
+      for (const file of p.content.files) manifest.push(manifestEntry(p.folder.path, file));
+    }
+    manifest.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    const written = await writeLinkIndex(db, {
+      linkId: link.id,
+      expectedHead: link.headCommit,
+      commit: fetched.commit,
+      skills,
+      manifest,
+      problems,
+      at: new Date(),
+    });
+    if (written !== 'written') return { outcome: written, skills: 0 };
+    log.info(
+      { commit: fetched.commit, skills: skills.length, changed: prepared.length },
+      'linked repository indexed',
+    );
+    return { outcome: 'indexed', skills: skills.length };
+  } catch (error) {
+    if (error instanceof RateLimitedError || abortedByShutdown(ctx.signal)) throw error;
+    const failure = asFailure(error, link);
+    if (!failure) {
+      if (!ctx.finalAttempt) throw error;
+      await recordFailure(
+        deps,
+        link,
+        new LinkFailure('index-failed', (error as Error).message),
+        data.requestId,
+      );
+      return { outcome: 'failed', skills: 0 };
+    }
+    await recordFailure(deps, link, failure, data.requestId);
+    log.warn({ code: failure.code }, 'linked repository could not be indexed');
+    return { outcome: 'failed', skills: 0 };
+  } finally {
+    await snapshot?.dispose();
+  }
+}
+
+/** A token for the link; App links find (and remember) their installation on the first index. */
+async function linkToken(deps: LinkIndexDeps, link: LinkWithNames): Promise<string> {
+  if (link.credential === 'app' && link.installationId === null) {
+    // Kept in memory until the repository's marker allows the link: a refused link must not remember
+    // (and later be told about) an installation on a repository that is not its team's.
+    link.installationId = await deps.access.installationFor(link.githubOwner, link.githubRepo);
+  }
+  return deps.access.tokenFor(link);
+}
+
+/** The failure to record for an error, or undefined when it is worth another attempt. */
+function asFailure(error: unknown, link: LinkWithNames): LinkFailure | undefined {
+  if (error instanceof LinkFailure) return error;
+  if (error instanceof LinkAccessError) {
+    // App links answer one way whether the App is missing or the repository unknown: no oracle.
+    if (
+      link.credential === 'app' &&
+      (error.code === 'app-not-installed' || error.code === 'repository-not-found')
+    ) {
+      return notAuthorized(link);
+    }
+    return new LinkFailure(error.code, error.message);
+  }
+  if (error instanceof GitError) {
+    if (error.kind === 'not-found') {
+      return new LinkFailure(
+        'repository-not-found',
+        `git: the credential cannot read the repository (${error.message}).`,
+      );
+    }
+    if (error.kind === 'access-denied')
+      return new LinkFailure('credential-refused', `git refused the credential: ${error.message}`);
+    if (error.kind === 'timeout') return new LinkFailure('timeout', error.message);
+  }
+  return undefined;
+}
+
+/** Marks the link failed; the first time for this reason its owners are told in the audit log. */
+async function recordFailure(
+  deps: LinkIndexDeps,
+  link: LinkWithNames,
+  failure: LinkFailure,
+  requestId: string | undefined,
+): Promise<void> {
+  await recordLinkFailure(deps.db, link, {
+    code: failure.code,
+    message: failure.message,
+    at: new Date(),
+    requestId,
+  });
+}
+
+function inRepo(folder: string, path: string): string {
+  return folder === '' ? path : path === '' ? folder : `${folder}/${path}`;
+}
+
+function manifestEntry(skillPath: string, file: { path: string; size: number; sha256: string }) {
+  return {
+    path: skillPath === '' ? file.path : `${skillPath}/${file.path}`,
+    size: file.size,
+    sha256: file.sha256,
+  };
+}

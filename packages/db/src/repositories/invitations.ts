@@ -1,0 +1,120 @@
+import { and, desc, eq, gte, isNull, or, sql } from 'drizzle-orm';
+import { teamInvitations } from '../schema/security.js';
+import { apiTokens, namespaces, users } from '../schema/teams.js';
+import type { DbExecutor, Role } from './teams.js';
+
+export type InvitationRow = typeof teamInvitations.$inferSelect;
+
+/** An invitation with its team's and invitee's names. */
+export interface InvitationView {
+  id: number;
+  team: string;
+  user: string;
+  role: Role;
+  status: string;
+  invitedBy: string | null;
+  createdAt: Date;
+}
+
+/** Creates (or re-roles) the pending invitation of `userId` to `namespaceId`. */
+export async function upsertInvitation(
+  tx: DbExecutor,
+  input: { namespaceId: number; userId: number; role: Role; invitedBy: number | null; at: Date },
+): Promise<InvitationRow> {
+  const [row] = await tx
+    .insert(teamInvitations)
+    .values({ ...input, createdAt: input.at })
+    .onConflictDoUpdate({
+      target: [teamInvitations.namespaceId, teamInvitations.userId],
+      targetWhere: sql`${teamInvitations.status} = 'pending'`,
+      set: { role: input.role, invitedBy: input.invitedBy, createdAt: input.at },
+    })
+    .returning();
+  if (!row) throw new Error('insert into team_invitations returned no row');
+  return row;
+}
+
+/** A pending invitation by id. */
+export async function findPendingInvitation(db: DbExecutor, id: number): Promise<InvitationRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(teamInvitations)
+    .where(and(eq(teamInvitations.id, id), eq(teamInvitations.status, 'pending')))
+    .limit(1);
+  return row;
+}
+
+/** Marks an invitation decided (accepted, declined or withdrawn). */
+export async function decideInvitation(
+  tx: DbExecutor,
+  id: number,
+  status: 'accepted' | 'declined' | 'withdrawn',
+  at: Date,
+): Promise<void> {
+  await tx.update(teamInvitations).set({ status, decidedAt: at }).where(eq(teamInvitations.id, id));
+}
+
+/** Withdraws every pending invitation of a user to a team (when they join or are removed). */
+export async function withdrawInvitations(tx: DbExecutor, namespaceId: number, userId: number, at: Date) {
+  await tx
+    .update(teamInvitations)
+    .set({ status: 'withdrawn', decidedAt: at })
+    .where(
+      and(
+        eq(teamInvitations.namespaceId, namespaceId),
+        eq(teamInvitations.userId, userId),
+        eq(teamInvitations.status, 'pending'),
+      ),
+    );
+}
+
+/** Pending invitations, of one user or to one team, newest first. */
+export async function listPendingInvitations(
+  db: DbExecutor,
+  by: { userId: number } | { namespaceId: number },
+): Promise<InvitationView[]> {
+  const invitee = users;
+  const rows = await db
+    .select({
+      id: teamInvitations.id,
+      team: namespaces.name,
+      user: invitee.name,
+      role: teamInvitations.role,
+      status: teamInvitations.status,
+      invitedBy: sql<string | null>`(select u.name from users u where u.id = ${teamInvitations.invitedBy})`,
+      createdAt: teamInvitations.createdAt,
+    })
+    .from(teamInvitations)
+    .innerJoin(namespaces, eq(namespaces.id, teamInvitations.namespaceId))
+    .innerJoin(invitee, eq(invitee.id, teamInvitations.userId))
+    .where(
+      and(
+        eq(teamInvitations.status, 'pending'),
+        'userId' in by
+          ? eq(teamInvitations.userId, by.userId)
+          : eq(teamInvitations.namespaceId, by.namespaceId),
+      ),
+    )
+    .orderBy(desc(teamInvitations.id));
+  return rows.map((r) => ({ ...r, role: r.role as Role }));
+}
+
+/** How many tokens a user holds that still work, and how many were minted since `since`. */
+export async function tokenCounts(
+  db: DbExecutor,
+  userId: number,
+  now: Date,
+  since: Date,
+): Promise<{ live: number; recent: number }> {
+  const [row] = await db
+    .select({
+      live: sql<number>`count(*) filter (where ${and(
+        isNull(apiTokens.revokedAt),
+        or(isNull(apiTokens.expiresAt), sql`${apiTokens.expiresAt} > ${now.toISOString()}`),
+      )})::int`,
+      recent: sql<number>`count(*) filter (where ${gte(apiTokens.createdAt, since)})::int`,
+    })
+    .from(apiTokens)
+    .where(eq(apiTokens.userId, userId));
+  return { live: row?.live ?? 0, recent: row?.recent ?? 0 };
+}

@@ -1,0 +1,505 @@
+import { and, asc, eq, inArray, isNull, ne, notInArray, sql } from 'drizzle-orm';
+import type { Database } from '../client.js';
+import { blobs, safetyVerdicts } from '../schema/blobs.js';
+import { type LinkProblem, repositoryLinks } from '../schema/links.js';
+import { type SkillFile, skillRevisions, skills } from '../schema/skills.js';
+import { collectionRevisions, collections, namespaces } from '../schema/teams.js';
+import type { SkillContent } from './index-write.js';
+import { batches, uniqueBy } from './publish-write.js';
+import { skillContentFromExcluded } from './skill-upsert.js';
+import { appendAudit, type DbExecutor } from './teams.js';
+
+export type LinkRow = typeof repositoryLinks.$inferSelect;
+
+/** A link with the names that make its identity `hub:<namespace>/<collection>`, and the collection's visibility. */
+export type LinkWithNames = LinkRow & { namespace: string; collection: string; visibility: string };
+
+/** The warning a linked skill carries while its link fails and members read the last good revision. */
+export const LINK_STALE_WARNING = 'link-stale';
+
+const withNames = {
+  link: repositoryLinks,
+  namespace: namespaces.name,
+  collection: collections.name,
+  visibility: collections.visibility,
+};
+
+function flatten(
+  rows: { link: LinkRow; namespace: string; collection: string; visibility: string }[],
+): LinkWithNames[] {
+  return rows.map((r) => ({
+    ...r.link,
+    namespace: r.namespace,
+    collection: r.collection,
+    visibility: r.visibility,
+  }));
+}
+
+function selectLinks(db: DbExecutor) {
+  return db
+    .select(withNames)
+    .from(repositoryLinks)
+    .innerJoin(namespaces, eq(namespaces.id, repositoryLinks.namespaceId))
+    .innerJoin(collections, eq(collections.id, repositoryLinks.collectionId));
+}
+
+/** What a new link stores (the collection row is created or revived with it). */
+export interface NewLink {
+  namespaceId: number;
+  collection: string;
+  visibility: 'public' | 'private';
+  githubOwner: string;
+  githubRepo: string;
+  githubRepoId: number | null;
+  folder: string;
+  credential:
+    | { kind: 'app'; installationId: number | null }
+    | { kind: 'token'; keyId: string; sealed: string; last4: string; expiresAt: Date | null };
+  createdBy: number | null;
+  at: Date;
+}
+
+/**
+ * Creates a link and its collection (a deleted collection of that name is revived, empty until the first
+ * index). Returns undefined when a live collection of that name exists already (uploaded or linked).
+ */
+export async function insertLink(tx: DbExecutor, input: NewLink): Promise<LinkRow | undefined> {
+  const [existing] = await tx
+    .select()
+    .from(collections)
+    .where(and(eq(collections.namespaceId, input.namespaceId), eq(collections.name, input.collection)))
+    .for('update');
+  if (existing && !existing.deletedAt) return undefined;
+  let collectionId: number;
+  if (existing) {
+    collectionId = existing.id;
+    await tx.delete(repositoryLinks).where(eq(repositoryLinks.collectionId, existing.id));
+    await tx
+      .update(collections)
+      .set({ visibility: input.visibility, updatedAt: input.at })
+      .where(eq(collections.id, existing.id));
+  } else {
+    const [created] = await tx
+      .insert(collections)
+      .values({
+        namespaceId: input.namespaceId,
+        name: input.collection,
+        visibility: input.visibility,
+        // Not deleted, but with no revision yet: nothing resolves until the first index.
+        currentRevision: null,
+        createdAt: input.at,
+        updatedAt: input.at,
+      })
+      .returning({ id: collections.id });
+    if (!created) throw new Error('insert into collections returned no row');
+    collectionId = created.id;
+  }
+  const c = input.credential;
+  const [row] = await tx
+    .insert(repositoryLinks)
+    .values({
+      namespaceId: input.namespaceId,
+      collectionId,
+      githubOwner: input.githubOwner,
+      githubRepo: input.githubRepo,
+      githubRepoId: input.githubRepoId,
+      folder: input.folder,
+      credential: c.kind,
+      installationId: c.kind === 'app' ? c.installationId : null,
+      tokenKeyId: c.kind === 'token' ? c.keyId : null,
+      tokenSealed: c.kind === 'token' ? c.sealed : null,
+      tokenLast4: c.kind === 'token' ? c.last4 : null,
+      tokenExpiresAt: c.kind === 'token' ? c.expiresAt : null,
+      createdBy: input.createdBy,
+      createdAt: input.at,
+      updatedAt: input.at,
+    })
+    .returning();
+  // The collection was revived deleted: un-delete it only now that the link row holds it.
+  await tx.update(collections).set({ deletedAt: null }).where(eq(collections.id, collectionId));
+  return row;
+}
+
+/** The links of a namespace, by collection name. */
+export async function listLinks(db: DbExecutor, namespaceId: number): Promise<LinkWithNames[]> {
+  return flatten(
+    await selectLinks(db).where(eq(repositoryLinks.namespaceId, namespaceId)).orderBy(asc(collections.name)),
+  );
+}
+
+/** One link by id. */
+export async function findLinkById(db: DbExecutor, id: number): Promise<LinkWithNames | undefined> {
+  return flatten(await selectLinks(db).where(eq(repositoryLinks.id, id)).limit(1))[0];
+}
+
+/** The link that holds a collection, if it is a linked one. */
+export async function findLinkOfCollection(
+  db: DbExecutor,
+  namespace: string,
+  collection: string,
+): Promise<LinkWithNames | undefined> {
+  return flatten(
+    await selectLinks(db)
+      .where(
+        and(eq(namespaces.name, namespace.toLowerCase()), eq(collections.name, collection.toLowerCase())),
+      )
+      .limit(1),
+  )[0];
+}
+
+/** Links that follow a GitHub repository (by its numeric id when known, else by name). */
+export async function linksOfRepository(
+  db: DbExecutor,
+  repo: { owner: string; name: string; id?: number | null },
+): Promise<LinkWithNames[]> {
+  const byName = sql`(lower(${repositoryLinks.githubOwner}), lower(${repositoryLinks.githubRepo})) = (${repo.owner.toLowerCase()}, ${repo.name.toLowerCase()})`;
+  const where = repo.id ? sql`(${repositoryLinks.githubRepoId} = ${repo.id} or ${byName})` : byName;
+  return flatten(await selectLinks(db).where(where));
+}
+
+/** Links that use an App installation. */
+export async function linksOfInstallation(db: DbExecutor, installationId: number): Promise<LinkWithNames[]> {
+  return flatten(await selectLinks(db).where(eq(repositoryLinks.installationId, installationId)));
+}
+
+/** Links whose token was sealed with another key than `currentKeyId` (rotation). */
+export async function linksSealedWithOtherKeys(
+  db: DbExecutor,
+  currentKeyId: string,
+): Promise<LinkWithNames[]> {
+  return flatten(
+    await selectLinks(db).where(
+      and(eq(repositoryLinks.credential, 'token'), ne(repositoryLinks.tokenKeyId, currentKeyId)),
+    ),
+  );
+}
+
+/** Stores a re-sealed token (rotation); the token itself is unchanged. */
+export async function updateLinkSealedToken(
+  db: DbExecutor,
+  id: number,
+  sealed: { keyId: string; sealed: string },
+): Promise<void> {
+  await db
+    .update(repositoryLinks)
+    .set({ tokenKeyId: sealed.keyId, tokenSealed: sealed.sealed })
+    .where(eq(repositoryLinks.id, id));
+}
+
+/** Records the App installation found for a link (App links find theirs at the first index). */
+export async function setLinkInstallation(db: DbExecutor, id: number, installationId: number): Promise<void> {
+  await db.update(repositoryLinks).set({ installationId }).where(eq(repositoryLinks.id, id));
+}
+
+/** Records GitHub's numeric id of the linked repository (it follows renames and transfers). */
+export async function setLinkRepositoryId(db: DbExecutor, id: number, githubRepoId: number): Promise<void> {
+  await db.update(repositoryLinks).set({ githubRepoId }).where(eq(repositoryLinks.id, id));
+}
+
+/** Follows a rename or transfer: the link keeps its collection, the repository has a new name. */
+export async function renameLinkedRepository(
+  db: DbExecutor,
+  repoId: number,
+  to: { owner: string; name: string },
+): Promise<number> {
+  const updated = await db
+    .update(repositoryLinks)
+    .set({ githubOwner: to.owner, githubRepo: to.name, updatedAt: new Date() })
+    .where(eq(repositoryLinks.githubRepoId, repoId))
+    .returning({ id: repositoryLinks.id });
+  return updated.length;
+}
+
+/** Sets a link's status to queued or indexing (the index itself writes `indexed`). */
+export async function setLinkStatus(
+  db: DbExecutor,
+  id: number,
+  status: 'queued' | 'indexing',
+  at: Date,
+): Promise<void> {
+  await db.update(repositoryLinks).set({ status, updatedAt: at }).where(eq(repositoryLinks.id, id));
+}
+
+/**
+ * Marks a link failed (its credential stopped working, the repository went away, ...). The collection
+ * keeps its last good revision for members; its skills carry the stale warning until an index succeeds.
+ * Returns false when it had already failed with the same code (so owners are told once).
+ */
+export async function markLinkFailed(
+  tx: DbExecutor,
+  id: number,
+  failure: { code: string; message: string; at: Date },
+): Promise<boolean> {
+  const [before] = await tx
+    .select({
+      status: repositoryLinks.status,
+      code: repositoryLinks.failureCode,
+      collectionId: repositoryLinks.collectionId,
+    })
+    .from(repositoryLinks)
+    .where(eq(repositoryLinks.id, id))
+    .for('update');
+  if (!before) return false;
+  // The failure code stays while a failing link is retried (status goes back to indexing meanwhile).
+  const repeated = before.code === failure.code;
+  await tx
+    .update(repositoryLinks)
+    .set({
+      status: 'failed',
+      failureCode: failure.code,
+      failureMessage: failure.message,
+      failedAt: repeated ? undefined : failure.at,
+      updatedAt: failure.at,
+    })
+    .where(eq(repositoryLinks.id, id));
+  await tx
+    .update(skills)
+    .set({ warnings: sql`${skills.warnings} || ${JSON.stringify([LINK_STALE_WARNING])}::jsonb` })
+    .where(
+      and(
+        eq(skills.collectionId, before.collectionId),
+        sql`not (${skills.warnings} ? ${LINK_STALE_WARNING})`,
+      ),
+    );
+  return !repeated;
+}
+
+/**
+ * Marks a link failed and, the first time for this reason, tells its owners in the audit log (`link.failed`,
+ * with the revision members keep reading). True when the owners were told.
+ */
+export async function recordLinkFailure(
+  db: Database,
+  link: LinkWithNames,
+  failure: { code: string; message: string; at: Date; requestId?: string | null },
+): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    if (!(await markLinkFailed(tx, link.id, failure))) return false;
+    await appendAudit(tx, {
+      namespaceId: link.namespaceId,
+      actorUserId: null,
+      action: 'link.failed',
+      target: `hub:${link.namespace}/${link.collection}`,
+      details: {
+        repository: `${link.githubOwner}/${link.githubRepo}`,
+        code: failure.code,
+        message: failure.message,
+        servingRevision: link.headCommit,
+      },
+      requestId: failure.requestId ?? null,
+      at: failure.at,
+    });
+    return true;
+  });
+}
+
+/** Removes a link: its collection is deleted (410 to members, 404 to everyone else), the sealed token with it. */
+export async function deleteLink(tx: DbExecutor, link: LinkRow, at: Date): Promise<void> {
+  await tx.delete(repositoryLinks).where(eq(repositoryLinks.id, link.id));
+  await tx
+    .update(collections)
+    .set({ deletedAt: at, updatedAt: at })
+    .where(and(eq(collections.id, link.collectionId), isNull(collections.deletedAt)));
+  await tx
+    .update(skills)
+    .set({ goneAt: at, warnings: sql`${skills.warnings} - ${LINK_STALE_WARNING}` })
+    .where(and(eq(skills.collectionId, link.collectionId), isNull(skills.goneAt)));
+}
+
+/** The live skills of a linked collection by path: revision and files (decides what to download again). */
+export async function storedLinkedSkills(
+  db: DbExecutor,
+  collectionId: number,
+): Promise<Map<string, { identity: string; revision: string; files: SkillFile[] }>> {
+  const rows = await db
+    .select({ identity: skills.identity, path: skills.path, revision: skills.revision, files: skills.files })
+    .from(skills)
+    .where(and(eq(skills.collectionId, collectionId), isNull(skills.goneAt)));
+  return new Map(rows.map((r) => [r.path, { identity: r.identity, revision: r.revision, files: r.files }]));
+}
+
+/** A skill of a linked collection at the indexed commit: with content when its revision is new. */
+export interface LinkedSkill {
+  identity: string;
+  /** Folder inside the collection, lowercase ('' for a root skill). */
+  path: string;
+  /** Git tree sha of the skill folder. */
+  revision: string;
+  content?: SkillContent;
+}
+
+/** One index of a linked collection, written in one transaction. */
+export interface LinkIndexWrite {
+  linkId: number;
+  /** The link's stored head when the index began: another index wrote meanwhile when it differs. */
+  expectedHead: string | null;
+  commit: string;
+  skills: LinkedSkill[];
+  /** Files of the collection revision (paths relative to the collection root). */
+  manifest: { path: string; size: number; sha256: string }[];
+  problems: LinkProblem[];
+  at: Date;
+}
+
+/**
+ * Writes one index of a linked collection: blobs (content-addressed), skills under `hub:<ns>/<coll>` with
+ * the collection's visibility, their revisions (`?rev=`), safety verdicts, the collection revision that
+ * follows the commit, gone marks, and the link's status. `missing` when the link was removed meanwhile,
+ * `superseded` when another index of it wrote since this one began (nothing is written then).
+ */
+export async function writeLinkIndex(
+  db: Database,
+  input: LinkIndexWrite,
+): Promise<'written' | 'missing' | 'superseded'> {
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .select({ link: repositoryLinks, collection: collections, namespace: namespaces.name })
+      .from(repositoryLinks)
+      .innerJoin(collections, eq(collections.id, repositoryLinks.collectionId))
+      .innerJoin(namespaces, eq(namespaces.id, repositoryLinks.namespaceId))
+      .where(eq(repositoryLinks.id, input.linkId))
+      .for('update');
+    if (!row) return 'missing';
+    if (row.link.headCommit !== input.expectedHead) return 'superseded';
+    const { collection, namespace } = row;
+    const at = input.at;
+
+    const blobRows = new Map<string, { sha256: string; size: number; content: Buffer }>();
+    for (const s of input.skills) for (const b of s.content?.blobs ?? []) blobRows.set(b.sha256, b);
+    for (const batch of batches([...blobRows.values()], (b) => b.size)) {
+      await tx.insert(blobs).values(batch).onConflictDoNothing({ target: blobs.sha256 });
+    }
+    const changed = input.skills.filter((s) => s.content);
+    for (const batch of batches(changed, (s) => s.content?.body.length ?? 0)) {
+      const upserted = await tx
+        .insert(skills)
+        .values(
+          batch.map((s) => {
+            const c = s.content as SkillContent;
+            return {
+              identity: s.identity,
+              source: 'hub',
+              collectionId: collection.id,
+              owner: namespace,
+              container: collection.name,
+              path: s.path,
+              name: c.name,
+              description: c.description,
+              frontmatter: c.frontmatter,
+              body: c.body,
+              warnings: c.warnings,
+              parseError: c.parseError,
+              files: c.files,
+              flags: c.flags,
+              revision: s.revision,
+              commit: input.commit,
+              descriptionTokens: c.descriptionTokens,
+              bodyTokens: c.bodyTokens,
+              stars: collection.popularity,
+              visibility: collection.visibility,
+              firstSeenAt: at,
+              lastSeenAt: at,
+              updatedAt: at,
+              goneAt: null,
+            };
+          }),
+        )
+        .onConflictDoUpdate({
+          target: skills.identity,
+          set: {
+            collectionId: sql`excluded.collection_id`,
+            ...skillContentFromExcluded(),
+            owner: sql`excluded.owner`,
+            container: sql`excluded.container`,
+            parseError: sql`excluded.parse_error`,
+            visibility: sql`excluded.visibility`,
+          },
+        })
+        .returning({ id: skills.id, identity: skills.identity });
+      const idOf = new Map(upserted.map((r) => [r.identity, r.id]));
+      await tx
+        .insert(skillRevisions)
+        .values(
+          batch.map((s) => {
+            const c = s.content as SkillContent;
+            return {
+              skillId: idOf.get(s.identity) as number,
+              revision: s.revision,
+              name: c.name,
+              description: c.description,
+              frontmatter: c.frontmatter,
+              body: c.body,
+              files: c.files,
+              commit: input.commit,
+              createdAt: at,
+            };
+          }),
+        )
+        .onConflictDoNothing();
+      const verdicts = uniqueBy(
+        batch.filter((s) => s.content?.verdict),
+        (s) => s.content?.verdict?.contentSha256 ?? '',
+      ).map((s) => ({
+        contentSha256: s.content?.verdict?.contentSha256 as string,
+        scannerVersion: s.content?.verdict?.scannerVersion as string,
+        flags: s.content?.flags ?? [],
+      }));
+      if (verdicts.length > 0) await tx.insert(safetyVerdicts).values(verdicts).onConflictDoNothing();
+    }
+    // Unchanged skills: seen at this commit; the stale mark goes now that the link reads again.
+    const unchanged = input.skills.filter((s) => !s.content).map((s) => s.identity);
+    if (unchanged.length > 0) {
+      await tx
+        .update(skills)
+        .set({ lastSeenAt: at, commit: input.commit, goneAt: null })
+        .where(and(eq(skills.collectionId, collection.id), inArray(skills.identity, unchanged)));
+    }
+    await tx
+      .update(skills)
+      .set({ warnings: sql`${skills.warnings} - ${LINK_STALE_WARNING}` })
+      .where(and(eq(skills.collectionId, collection.id), sql`${skills.warnings} ? ${LINK_STALE_WARNING}`));
+    const kept = input.skills.map((s) => s.identity);
+    await tx
+      .update(skills)
+      .set({ goneAt: at, updatedAt: at })
+      .where(
+        and(
+          eq(skills.collectionId, collection.id),
+          isNull(skills.goneAt),
+          kept.length > 0 ? notInArray(skills.identity, kept) : sql`true`,
+        ),
+      );
+
+    await tx
+      .insert(collectionRevisions)
+      .values({
+        collectionId: collection.id,
+        revision: input.commit,
+        manifest: input.manifest,
+        skillCount: input.skills.length,
+        sizeBytes: input.manifest.reduce((n, f) => n + f.size, 0),
+        visibility: collection.visibility,
+        publishedBy: null,
+        createdAt: at,
+      })
+      .onConflictDoNothing();
+    await tx
+      .update(collections)
+      .set({ currentRevision: input.commit, updatedAt: at })
+      .where(eq(collections.id, collection.id));
+    await tx
+      .update(repositoryLinks)
+      .set({
+        status: 'indexed',
+        headCommit: input.commit,
+        lastIndexedAt: at,
+        problems: input.problems,
+        failureCode: null,
+        failureMessage: null,
+        failedAt: null,
+        updatedAt: at,
+      })
+      .where(eq(repositoryLinks.id, input.linkId));
+    return 'written';
+  });
+}

@@ -1,0 +1,153 @@
+import { and, desc, eq, gte, inArray, sql } from 'drizzle-orm';
+import { safetyVerdicts } from '../schema/blobs.js';
+import { flagSuppressions, skillReports } from '../schema/security.js';
+import { type StoredFlag, skills } from '../schema/skills.js';
+import type { DbExecutor } from './teams.js';
+
+export type SkillReportRow = typeof skillReports.$inferSelect;
+
+/** A report with its reporter's and decider's names. */
+export type SkillReportView = SkillReportRow & { reporter: string | null; decider: string | null };
+
+/** Stores a new report (status open). */
+export async function insertSkillReport(
+  tx: DbExecutor,
+  input: {
+    identity: string;
+    revision: string;
+    kind: 'dispute' | 'malicious';
+    rule: string | null;
+    contentHash: string;
+    reporterUserId: number;
+    note: string;
+    at: Date;
+  },
+): Promise<SkillReportRow> {
+  const { at, ...values } = input;
+  const [row] = await tx
+    .insert(skillReports)
+    .values({ ...values, createdAt: at })
+    .returning();
+  if (!row) throw new Error('insert into skill_reports returned no row');
+  return row;
+}
+
+/** How many reports a user filed since `since` (the report rate limit). */
+export async function countReportsSince(db: DbExecutor, userId: number, since: Date): Promise<number> {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(skillReports)
+    .where(and(eq(skillReports.reporterUserId, userId), gte(skillReports.createdAt, since)));
+  return row?.n ?? 0;
+}
+
+/** Reports, newest first, optionally of one status. */
+export async function listSkillReports(
+  db: DbExecutor,
+  opts: { status?: string; limit: number },
+): Promise<SkillReportView[]> {
+  const reporter = sql<
+    string | null
+  >`(select u.name from users u where u.id = ${skillReports.reporterUserId})`;
+  const decider = sql<string | null>`(select u.name from users u where u.id = ${skillReports.decidedBy})`;
+  return db
+    .select({ report: skillReports, reporter, decider })
+    .from(skillReports)
+    .where(opts.status ? eq(skillReports.status, opts.status) : sql`true`)
+    .orderBy(desc(skillReports.id))
+    .limit(opts.limit)
+    .then((rows) => rows.map((r) => ({ ...r.report, reporter: r.reporter, decider: r.decider })));
+}
+
+/** A report by id. */
+export async function findSkillReport(db: DbExecutor, id: number): Promise<SkillReportRow | undefined> {
+  const [row] = await db.select().from(skillReports).where(eq(skillReports.id, id)).limit(1);
+  return row;
+}
+
+/** Records the decision on an open report; false when it was already decided. */
+export async function decideSkillReport(
+  tx: DbExecutor,
+  input: { id: number; status: 'accepted' | 'rejected'; decidedBy: number | null; note: string; at: Date },
+): Promise<boolean> {
+  const updated = await tx
+    .update(skillReports)
+    .set({ status: input.status, decidedBy: input.decidedBy, decisionNote: input.note, decidedAt: input.at })
+    .where(and(eq(skillReports.id, input.id), eq(skillReports.status, 'open')))
+    .returning({ id: skillReports.id });
+  return updated.length > 0;
+}
+
+/**
+ * Suppresses `rule` for one content hash (an accepted dispute) and marks the matching flags of every
+ * current skill row at that revision, so every read path (skill, header, search, page) shows the flag as
+ * disputed; the write goes through `skills`, whose change feed drops the API's read caches.
+ */
+export async function suppressFlag(
+  tx: DbExecutor,
+  input: { contentHash: string; revision: string; rule: string; reportId: number },
+): Promise<void> {
+  await tx
+    .insert(flagSuppressions)
+    .values({ contentHash: input.contentHash, rule: input.rule, reportId: input.reportId })
+    .onConflictDoNothing();
+  await rewriteFlags(tx, input.revision, (flags) =>
+    flags.map((f) =>
+      f.rule === input.rule && f.suppressedBy === undefined ? { ...f, suppressedBy: input.reportId } : f,
+    ),
+  );
+}
+
+/** Adds a flag to every current skill row at `revision` (an accepted report that a skill is malicious). */
+export async function addReportedFlag(tx: DbExecutor, revision: string, flag: StoredFlag): Promise<void> {
+  await rewriteFlags(tx, revision, (flags) => [...flags.filter((f) => f.rule !== flag.rule), flag]);
+}
+
+async function rewriteFlags(tx: DbExecutor, revision: string, change: (flags: StoredFlag[]) => StoredFlag[]) {
+  const rows = await tx
+    .select({ id: skills.id, flags: skills.flags })
+    .from(skills)
+    .where(eq(skills.revision, revision));
+  for (const row of rows) {
+    await tx
+      .update(skills)
+      .set({ flags: change(row.flags) })
+      .where(eq(skills.id, row.id));
+  }
+}
+
+/** The rules suppressed for each of these content hashes (accepted disputes), with their report ids. */
+export async function suppressionsFor(
+  db: DbExecutor,
+  contentHashes: string[],
+): Promise<Map<string, Map<string, number | null>>> {
+  const out = new Map<string, Map<string, number | null>>();
+  if (contentHashes.length === 0) return out;
+  const rows = await db
+    .select()
+    .from(flagSuppressions)
+    .where(inArray(flagSuppressions.contentHash, [...new Set(contentHashes)]));
+  for (const row of rows) {
+    const rules = out.get(row.contentHash) ?? new Map<string, number | null>();
+    rules.set(row.rule, row.reportId);
+    out.set(row.contentHash, rules);
+  }
+  return out;
+}
+
+/** The scanner's stored findings for the first of these content hashes that has a verdict. */
+export async function findSafetyVerdict(
+  db: DbExecutor,
+  contentHashes: string[],
+): Promise<StoredFlag[] | undefined> {
+  if (contentHashes.length === 0) return undefined;
+  const rows = await db
+    .select({ key: safetyVerdicts.contentSha256, flags: safetyVerdicts.flags })
+    .from(safetyVerdicts)
+    .where(inArray(safetyVerdicts.contentSha256, contentHashes));
+  for (const key of contentHashes) {
+    const row = rows.find((r) => r.key === key);
+    if (row) return row.flags as StoredFlag[];
+  }
+  return undefined;
+}

@@ -1,4 +1,4 @@
-import { hubParts, parseIdentity } from '@atskills/protocol';
+import { hubParts, parseIdentity, splitIdentityPrefix } from '@atskills/protocol';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import type { CliContext } from '../context.js';
@@ -186,7 +186,8 @@ export function registerLink(program: Command, ctx: CliContext): void {
     .argument('<team>', 'the team (hub:<team> or just its name)')
     .option('--json', 'print the links as JSON')
     .action(async (team: string, opts: { json?: boolean }) => {
-      const name = team.replace(/^hub:/, '');
+      const { source, rest } = splitIdentityPrefix(team);
+      const name = source === 'hub' ? rest : team;
       const answer = z.object({ links: z.array(LinkAnswer) }).parse(await call('GET', route(name)));
       if (opts.json) return ctx.json(answer);
       if (answer.links.length === 0) ctx.out(`hub:${name} has no linked repositories.`);

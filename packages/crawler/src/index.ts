@@ -32,6 +32,7 @@ export {
   type CrawlStatus,
   crawlOutcomeTotals,
   crawlStatus,
+  LINK_REFRESH_MS,
   nextCrawlAt,
   type RecrawlScheduler,
   recrawlInterval,

@@ -188,6 +188,7 @@ export async function startHub(options: StartOptions = {}): Promise<RunningHub> 
       scheduler = await startRecrawlScheduler({
         db: database.db,
         startRun: (repos) => crawler.startRun({ kind: 'schedule', source: { kind: 'repos', repos } }),
+        indexLink: (linkId) => crawler.enqueueLinkIndex(linkId),
         everyMs: ops.RECRAWL_TICK_MS,
         ...(redis ? { redis } : {}),
         prefix: crawlerSettings.CRAWL_QUEUE_PREFIX,

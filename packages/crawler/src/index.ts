@@ -2,7 +2,6 @@ export {
   type CrawlerSettings,
   CrawlerSettingsSchema,
   loadSettings,
-  SettingsError,
   settingsWith,
 } from './config.js';
 export { type Crawler, type CreateCrawlerOptions, createCrawler } from './crawler.js';

@@ -1,14 +1,14 @@
-import { findSkillAt, type StoredFlag } from '@atskills/db';
-import { isProtocolError } from '@atskills/protocol';
+import { isProtocolError, type SafetyFinding } from '@atskills/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { toProblem } from '../plugins/errors.js';
 import type { HttpProblem } from '../problems.js';
-import type { SearchHitResponse, StatsResponse } from '../schemas.js';
+import type { SearchHitResponse, SkillView, StatsResponse } from '../schemas.js';
+import { findingsOfHits } from '../services/flags.js';
 import { getRepositoryReport, getStats } from '../services/index-info.js';
 import { parseRepositoryName, repositoryStatusUrl } from '../services/indexing/index-requests.js';
 import { withMissingGh } from '../services/indexing/missing-gh.js';
-import { locateIdentity } from '../services/locate.js';
+import { pick } from '../services/pick.js';
 import { searchSkills } from '../services/search.js';
 import { getSkillView } from '../services/skill-view.js';
 import { ASSETS } from '../web/assets/index.js';
@@ -26,6 +26,7 @@ import type {
   SearchFilters,
   SearchPageModel,
   SearchResultView,
+  SkillPageModel,
 } from '../web/view-models.js';
 
 // The server-rendered pages: `/` (search), `/s/<identity>` (a skill or a menu) and their static assets.
@@ -78,19 +79,25 @@ function readSearchForm(query: Record<string, unknown>): {
   return form;
 }
 
-function toResultView(hit: SearchHitResponse, storedFlags: StoredFlag[] | undefined): SearchResultView {
+/** What a search result row shows of a hit as it is. */
+const RESULT_FIELDS = [
+  'kind',
+  'identity',
+  'name',
+  'description',
+  'source',
+  'repository',
+  'path',
+  'revision',
+  'stars',
+  'descriptionTokens',
+  'bodyTokens',
+  'warnings',
+] as const satisfies readonly (keyof SearchHitResponse & keyof SearchResultView)[];
+
+function toResultView(hit: SearchHitResponse, storedFlags: SafetyFinding[] | undefined): SearchResultView {
   return {
-    kind: hit.kind,
-    identity: hit.identity,
-    name: hit.name,
-    description: hit.description,
-    source: hit.source,
-    repository: hit.repository,
-    path: hit.path,
-    revision: hit.revision,
-    stars: hit.stars,
-    descriptionTokens: hit.descriptionTokens,
-    bodyTokens: hit.bodyTokens,
+    ...pick(hit, RESULT_FIELDS),
     ...(hit.skillCount !== undefined ? { skillCount: hit.skillCount } : {}),
     // The stored findings carry the evidence excerpt for the badge's hover text; the wire flags do not.
     flags:
@@ -104,24 +111,7 @@ function toResultView(hit: SearchHitResponse, storedFlags: StoredFlag[] | undefi
           ...(f.line !== undefined ? { line: f.line } : {}),
         }),
       ),
-    warnings: hit.warnings,
   };
-}
-
-/**
- * The stored flags (with evidence) of the flagged skills among the hits, read with the viewer's scope. The
- * search API leaves evidence out of its answers; the page shows it on hover, and flagged hits are few.
- */
-async function storedFlagsOf(
-  app: FastifyInstance,
-  request: FastifyRequest,
-  hits: SearchHitResponse[],
-): Promise<Map<string, StoredFlag[]>> {
-  const flagged = hits.filter((h) => h.kind === 'skill' && h.flags.length > 0);
-  const rows = await Promise.all(
-    flagged.map((h) => findSkillAt(app.db, request.viewer, locateIdentity(h.identity).location)),
-  );
-  return new Map(rows.flatMap((row) => (row ? [[row.identity, row.flags] as const] : [])));
 }
 
 function toCrawlStatus(stats: StatsResponse): CrawlStatusView {
@@ -161,7 +151,7 @@ async function searchPage(app: FastifyInstance, request: FastifyRequest, reply: 
       filters: form.filters,
     });
     reply.header('x-search-engine', engine);
-    const evidence = await storedFlagsOf(app, request, page.results);
+    const evidence = await findingsOfHits(app.db, request.viewer, page.results);
     return sendPage(
       reply,
       200,
@@ -196,6 +186,22 @@ function identityFromUrl(url: string): string {
   return path.startsWith(PAGE_PREFIX) ? path.slice(PAGE_PREFIX.length) : '';
 }
 
+/** What the skill page shows of GET /v1/skills' view (flags come with their evidence, from the row). */
+const SKILL_PAGE_FIELDS = [
+  'identity',
+  'revision',
+  'name',
+  'description',
+  'frontmatter',
+  'body',
+  'files',
+  'warnings',
+  'stars',
+  'descriptionTokens',
+  'bodyTokens',
+  'lastSeen',
+] as const satisfies readonly (keyof SkillView & keyof SkillPageModel)[];
+
 async function skillPage(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
   const text = identityFromUrl(request.raw.url ?? request.url);
   // `/s/` alone names nothing: the search page is where to find an identity.
@@ -211,22 +217,11 @@ async function skillPage(app: FastifyInstance, request: FastifyRequest, reply: F
     reply,
     200,
     renderSkillPage({
+      ...pick(view, SKILL_PAGE_FIELDS),
       hubUrl: app.config.publicUrl,
-      identity: view.identity,
-      revision: view.revision,
       pinned: resolved.pinned,
-      name: view.name,
-      description: view.description,
-      frontmatter: view.frontmatter,
-      body: view.body,
-      files: view.files,
       // The stored findings, evidence included: the page escapes it, and people need it to judge the flag.
       flags: resolved.flags,
-      warnings: view.warnings,
-      stars: view.stars,
-      descriptionTokens: view.descriptionTokens,
-      bodyTokens: view.bodyTokens,
-      lastSeen: view.lastSeen,
     }),
   );
 }

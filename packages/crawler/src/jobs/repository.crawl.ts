@@ -12,7 +12,6 @@ import {
   refreshSearchStatistics,
   type SeenSkill,
   type SkillFile,
-  type StoredFlag,
   storedSkillRevisions,
   writeRepositoryIndex,
 } from '@atskills/db';
@@ -24,6 +23,7 @@ import {
   MENU_CAP,
   parseIdentity,
   reservedSkillPath,
+  type SafetyFinding,
   SKILL_FILE,
   skillFiles,
   type TreeEntry,
@@ -367,7 +367,7 @@ export async function crawlRepository(
     }
     for (const [i, p] of prepared.entries()) {
       await yieldEvery(i + 1);
-      const flags: StoredFlag[] = verdicts.get(p.contentHash) ?? scanSkill(p.texts, p.content.description);
+      const flags: SafetyFinding[] = verdicts.get(p.contentHash) ?? scanSkill(p.texts, p.content.description);
       seen.push({
         identity: p.folder.identity,
         path: p.folder.path,

@@ -1,8 +1,12 @@
-import { forgetWebhookDelivery, recordWebhookDelivery, setWebhookDeliveryOutcome } from '@atskills/db';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { problem } from '../../problems.js';
 import { problems, WebhookAnswer } from '../../schemas.js';
+import {
+  forgetWebhookDelivery,
+  recordWebhookDelivery,
+  setWebhookDeliveryOutcome,
+} from '../../services/webhooks/deliveries.js';
 import { verifyWebhookSignature } from '../../services/webhooks/signature.js';
 
 /** GitHub sends payloads up to 25 MB. */

@@ -1,8 +1,8 @@
 import { currentRepositoryName, openIndexRequest, repositoryStatus } from '@atskills/db';
 import { formatIdentity, isValidGithubRepositoryName, splitIdentityPrefix } from '@atskills/protocol';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { rateLimitKey } from '../../plugins/rate-limit.js';
 import { type HttpProblem, isHttpProblem, problem } from '../../problems.js';
+import { rateLimitKey } from '../caller-key.js';
 import { locateIdentity } from '../locate.js';
 import { repositoryStatusUrl } from './index-requests.js';
 

@@ -9,7 +9,7 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename } from 'node:fs/promises';
 import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -23,6 +23,47 @@ const run = promisify(execFile);
 type FullRepository = components['schemas']['full-repository'];
 type MinimalRepository = components['schemas']['minimal-repository'];
 type CodeSearchItem = components['schemas']['code-search-result-item'];
+
+interface SkillFileEntry {
+  path: string;
+  sha: string;
+  size: number;
+}
+
+/** A `size:` qualifier as a predicate over byte sizes (undefined when it does not parse). */
+function sizeFilter(text: string): ((size: number) => boolean) | undefined {
+  const range = /^(\d+)\.\.(\d+|\*)$/.exec(text);
+  if (range) {
+    const lo = Number(range[1]);
+    const hi = range[2] === '*' ? Number.POSITIVE_INFINITY : Number(range[2]);
+    return (size) => size >= lo && size <= hi;
+  }
+  const compare = /^(>=|<=|>|<)?(\d+)$/.exec(text);
+  if (!compare) return undefined;
+  const n = Number(compare[2]);
+  switch (compare[1]) {
+    case '>':
+      return (size) => size > n;
+    case '>=':
+      return (size) => size >= n;
+    case '<':
+      return (size) => size < n;
+    case '<=':
+      return (size) => size <= n;
+    default:
+      return (size) => size === n;
+  }
+}
+
+/** A `path:` qualifier: the file lies in that folder or below it (`/` is the repository root only). */
+function inPath(file: string, prefix: string | undefined): boolean {
+  if (prefix === undefined) return true;
+  const folder = path.posix.dirname(file);
+  if (prefix === '/') return folder === '.';
+  const want = prefix.replace(/^\/+|\/+$/g, '').toLowerCase();
+  const have = folder.toLowerCase();
+  return have === want || have.startsWith(`${want}/`);
+}
 
 /** The fields of a repository answer this stand-in fills in (a subset of full-repository). */
 type RepositoryAnswer = Pick<
@@ -71,6 +112,8 @@ export interface GithubStandinOptions {
   port?: number;
   /** Port of the git server (0 = any free port). */
   gitPort?: number;
+  /** Results a search query can reach (GitHub: 1,000); tests of small corpora may lower it. */
+  searchResultCap?: number;
   /** Private repositories, tokens and the GitHub App (test/support/github-private.ts); none by default. */
   private?: PrivateGithub;
 }
@@ -104,6 +147,13 @@ export interface GithubStandin {
   setGitFault(fullName: string, fault: GitFault | null): void;
   /** Overrides metadata of a repository (stars, archived, topics, description, ...). */
   setMetadata(fullName: string, patch: Partial<RepositoryAnswer>): void;
+  /**
+   * Renames or transfers a repository as GitHub does: the bare repository moves, and the old name answers
+   * `301` (REST: to `/repositories/<id>`; git: to the new path) until a repository is made at the old name.
+   */
+  renameRepository(from: string, to: string): Promise<void>;
+  /** The next `times` search answers drop part of their page and say `incomplete_results: true`. */
+  searchIncompleteNext(times: number): void;
   close(): Promise<void>;
 }
 
@@ -146,12 +196,44 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
   const overrides = new Map<string, Partial<RepositoryAnswer>>();
   let limited: (RateLimitAnswer & { left: number }) | null = null;
   let apiUrl = '';
+  const renames = new Map<string, string>();
+  const searchCap = options.searchResultCap ?? 1000;
+  let incompleteLeft = 0;
 
   const repoDir = (fullName: string) => path.join(options.reposRoot, `${fullName}.git`);
   const findRepo = async (owner: string, name: string): Promise<string | null> => {
+    // The spelling asked for usually exists as is; listing every repository is the case-insensitive fallback.
+    if (existsSync(repoDir(`${owner}/${name}`))) return `${owner}/${name}`;
     const all = await listBareRepos(options.reposRoot);
     return all.find((r) => r.toLowerCase() === `${owner}/${name}`.toLowerCase()) ?? null;
   };
+
+  const heads = new Map<string, { ref: string; sha: string; pushed: string }>();
+  /**
+   * The default branch, head sha and head commit date of a bare repository: the refs are read from the
+   * files (no process per metadata answer); the commit date takes one git call per new head.
+   */
+  async function headOf(dir: string): Promise<{ branch: string; head: string; pushed: string }> {
+    const symbolic = (await readFile(path.join(dir, 'HEAD'), 'utf8').catch(() => '')).trim();
+    const ref = symbolic.startsWith('ref: ') ? symbolic.slice(5) : 'refs/heads/main';
+    const branch = ref.replace(/^refs\/heads\//, '');
+    let sha = (await readFile(path.join(dir, ref), 'utf8').catch(() => '')).trim();
+    if (!sha) {
+      const packed = await readFile(path.join(dir, 'packed-refs'), 'utf8').catch(() => '');
+      sha =
+        packed
+          .split('\n')
+          .find((line) => line.endsWith(` ${ref}`))
+          ?.split(' ')[0] ?? '';
+    }
+    if (!sha) return { branch, head: '', pushed: '' };
+    const cached = heads.get(dir);
+    if (cached && cached.ref === ref && cached.sha === sha)
+      return { branch, head: sha, pushed: cached.pushed };
+    const pushed = (await gitIn(dir, ['log', '-1', '--format=%cI', sha]).catch(() => '')).trim();
+    heads.set(dir, { ref, sha, pushed });
+    return { branch, head: sha, pushed };
+  }
 
   /** The REST answer for a repository, and the sha of its head (what the ETag follows, see below). */
   async function repositoryAnswer(fullName: string): Promise<{ answer: RepositoryAnswer; head: string }> {
@@ -160,12 +242,7 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
     let meta: { license_spdx?: string | null; default_branch?: string } = {};
     const metaFile = options.corpusDir ? path.join(options.corpusDir, fullName, 'meta.json') : '';
     if (metaFile && existsSync(metaFile)) meta = JSON.parse(await readFile(metaFile, 'utf8'));
-    const branch = (await gitIn(dir, ['symbolic-ref', '--short', 'HEAD']).catch(() => 'main')).trim();
-    const [head = '', pushed = ''] = (
-      await gitIn(dir, ['log', '-1', '--format=%H %cI', 'HEAD']).catch(() => '')
-    )
-      .trim()
-      .split(' ');
+    const { branch, head, pushed } = await headOf(dir);
     const id = stableNumber(fullName.toLowerCase(), 1_000_000_000);
     const spdx = meta.license_spdx ?? null;
     const answer: RepositoryAnswer = {
@@ -216,20 +293,27 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
       pushed_at: r.pushed_at,
     }) as unknown as MinimalRepository;
 
-  async function skillFilesOf(fullName: string): Promise<{ path: string; sha: string }[]> {
-    const out = await gitIn(repoDir(fullName), ['ls-tree', '-r', '-z', 'HEAD']).catch(() => '');
-    return (
-      out
-        .split('\0')
-        .filter(Boolean)
-        .map((line) => {
-          const tab = line.indexOf('\t');
-          const [, type, sha] = line.slice(0, tab).split(' ');
-          return { path: line.slice(tab + 1), type, sha: sha ?? '' };
-        })
-        // GitHub's filename: qualifier matches case-insensitively.
-        .filter((e) => e.type === 'blob' && /(^|\/)skill\.md$/i.test(e.path))
-    );
+  const skillFileCache = new Map<string, { head: string; files: SkillFileEntry[] }>();
+  /** The SKILL.md files of a repository's head with their sizes (cached per head). */
+  async function skillFilesOf(fullName: string): Promise<SkillFileEntry[]> {
+    const dir = repoDir(fullName);
+    const { head } = await headOf(dir);
+    const cached = skillFileCache.get(fullName);
+    if (cached && cached.head === head) return cached.files;
+    const out = head ? await gitIn(dir, ['ls-tree', '-r', '-l', '-z', 'HEAD']).catch(() => '') : '';
+    const files = out
+      .split('\0')
+      .filter(Boolean)
+      .map((line) => {
+        const tab = line.indexOf('\t');
+        const [, type = '', sha = '', size = '0'] = line.slice(0, tab).split(/ +/);
+        return { path: line.slice(tab + 1), type, sha, size: Number(size) || 0 };
+      })
+      // GitHub's filename: qualifier matches case-insensitively.
+      .filter((e) => e.type === 'blob' && /(^|\/)skill\.md$/i.test(e.path))
+      .map(({ path, sha, size }) => ({ path, sha, size }));
+    skillFileCache.set(fullName, { head, files });
+    return files;
   }
 
   function send(
@@ -254,10 +338,10 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
     res.end(status === 304 ? undefined : text);
   }
 
-  function paginate<T>(url: URL, items: T[]): { page: T[]; link?: string } {
+  function paginate<T>(url: URL, items: T[], cap = Number.POSITIVE_INFINITY): { page: T[]; link?: string } {
     const perPage = Math.min(100, Math.max(1, Number(url.searchParams.get('per_page') ?? 30) || 30));
     const pageNo = Math.max(1, Number(url.searchParams.get('page') ?? 1) || 1);
-    const last = Math.max(1, Math.ceil(items.length / perPage));
+    const last = Math.max(1, Math.ceil(Math.min(items.length, cap) / perPage));
     const links: string[] = [];
     const at = (n: number) => {
       const u = new URL(url.toString());
@@ -271,6 +355,96 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
       page: items.slice((pageNo - 1) * perPage, pageNo * perPage),
       link: links.length ? links.join(', ') : undefined,
     };
+  }
+
+  /** GET /repos answer with the ETag GitHub would send; a matching If-None-Match is a 304. */
+  async function sendRepository(res: ServerResponse, entry: ApiRequestLog, fullName: string) {
+    const { answer: body, head } = await repositoryAnswer(fullName);
+    // On GitHub a push changes `pushed_at` and with it the ETag. Here `pushed_at` is the head commit's
+    // date, which a rewritten or back-dated commit keeps, so the head itself goes into the ETag too.
+    const etag = `W/"${createHash('sha256').update(JSON.stringify(body)).update(head).digest('hex').slice(0, 32)}"`;
+    // A matching conditional request answers 304 and (as on GitHub) does not count against the limit.
+    if (entry.ifNoneMatch === etag) return send(res, entry, 304, undefined, { etag });
+    return send(res, entry, 200, body, { etag });
+  }
+
+  /** GitHub's answer for a renamed or transferred repository's old name. */
+  function sendMoved(res: ServerResponse, entry: ApiRequestLog, movedTo: string) {
+    const location = `${apiUrl}/repositories/${stableNumber(movedTo.toLowerCase(), 1_000_000_000)}`;
+    return send(
+      res,
+      entry,
+      301,
+      {
+        message: 'Moved Permanently',
+        url: location,
+        documentation_url:
+          'https://docs.github.com/rest/guides/best-practices-for-using-the-rest-api#follow-redirects',
+      },
+      { location },
+    );
+  }
+
+  async function repoById(id: number): Promise<string | undefined> {
+    return (await listBareRepos(options.reposRoot)).find(
+      (r) => stableNumber(r.toLowerCase(), 1_000_000_000) === id,
+    );
+  }
+
+  /**
+   * Code search over the SKILL.md files, with the qualifiers discovery splits by: `filename:SKILL.md`
+   * (required), `size:` (N, N..M, >N, >=N, <N, <=N: bytes), `path:` (a folder prefix, `/` for the root),
+   * `user:`/`org:`/`repo:`. A string is a validation failure.
+   */
+  async function codeSearchItems(
+    q: string,
+    readable: (fullName: string) => boolean,
+  ): Promise<CodeSearchItem[] | string> {
+    if (!/(^|\s)filename:skill\.md(\s|$)/i.test(q)) return 'this stand-in only answers filename:SKILL.md';
+    const size = /(?:^|\s)size:(\S+)/.exec(q)?.[1];
+    const inSize = size ? sizeFilter(size) : () => true;
+    if (!inSize) return `bad size qualifier "${size}"`;
+    const pathPrefix = /(?:^|\s)path:(\S+)/.exec(q)?.[1];
+    const owner = /(?:^|\s)(?:user|org):(\S+)/.exec(q)?.[1]?.toLowerCase();
+    const repoName = /(?:^|\s)repo:(\S+)/.exec(q)?.[1]?.toLowerCase();
+    const items: CodeSearchItem[] = [];
+    for (const name of await listBareRepos(options.reposRoot)) {
+      if (!readable(name)) continue;
+      if (owner && name.split('/')[0]!.toLowerCase() !== owner) continue;
+      if (repoName && name.toLowerCase() !== repoName) continue;
+      const repo = minimal((await repositoryAnswer(name)).answer);
+      for (const file of await skillFilesOf(name)) {
+        if (!inSize(file.size) || !inPath(file.path, pathPrefix)) continue;
+        items.push({
+          name: path.posix.basename(file.path),
+          path: file.path,
+          sha: file.sha,
+          url: `${apiUrl}/repos/${name}/contents/${file.path}`,
+          git_url: `${apiUrl}/repos/${name}/git/blobs/${file.sha}`,
+          html_url: `${gitProxy.baseUrl}/${name}/blob/HEAD/${file.path}`,
+          repository: repo,
+          score: 1,
+        });
+      }
+    }
+    return items;
+  }
+
+  /** Repository search by `topic:` (the topics set with setMetadata). */
+  async function repositorySearchItems(
+    q: string,
+    readable: (fullName: string) => boolean,
+  ): Promise<MinimalRepository[] | string> {
+    const topics = [...q.matchAll(/(?:^|\s)topic:(\S+)/g)].map((m) => m[1]!.toLowerCase());
+    if (topics.length === 0) return 'this stand-in only answers topic: queries';
+    const out: MinimalRepository[] = [];
+    for (const name of await listBareRepos(options.reposRoot)) {
+      if (!readable(name)) continue;
+      const { answer } = await repositoryAnswer(name);
+      const held = new Set((answer.topics ?? []).map((t) => t.toLowerCase()));
+      if (topics.every((t) => held.has(t))) out.push(minimal(answer));
+    }
+    return out;
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
@@ -334,20 +508,21 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
         rate: core,
       });
     }
+    if (parts[0] === 'repositories' && parts.length === 2) {
+      const found = await repoById(Number(parts[1]));
+      if (!found) return send(res, entry, 404, { message: 'Not Found' });
+      return sendRepository(res, entry, found);
+    }
     if (parts[0] === 'repos' && parts.length === 3) {
       const found = await findRepo(parts[1]!, parts[2]!);
+      const movedTo = found ? undefined : renames.get(`${parts[1]}/${parts[2]}`.toLowerCase());
+      if (movedTo) return sendMoved(res, entry, movedTo);
       if (!found || !readable(found))
         return send(res, entry, 404, {
           message: 'Not Found',
           documentation_url: 'https://docs.github.com/rest/repos/repos#get-a-repository',
         });
-      const { answer: body, head } = await repositoryAnswer(found);
-      // On GitHub a push changes `pushed_at` and with it the ETag. Here `pushed_at` is the head commit's
-      // date, which a rewritten or back-dated commit keeps, so the head itself goes into the ETag too.
-      const etag = `W/"${createHash('sha256').update(JSON.stringify(body)).update(head).digest('hex').slice(0, 32)}"`;
-      // A matching conditional request answers 304 and (as on GitHub) does not count against the limit.
-      if (entry.ifNoneMatch === etag) return send(res, entry, 304, undefined, { etag });
-      return send(res, entry, 200, body, { etag });
+      return sendRepository(res, entry, found);
     }
     if ((parts[0] === 'orgs' || parts[0] === 'users') && parts[2] === 'repos' && parts.length === 3) {
       const owner = parts[1]!.toLowerCase();
@@ -359,37 +534,38 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
       const { page, link } = paginate(url, repos);
       return send(res, entry, 200, page, link ? { link } : {});
     }
-    if (parts[0] === 'search' && parts[1] === 'code' && parts.length === 2) {
+    if (parts[0] === 'search' && (parts[1] === 'code' || parts[1] === 'repositories') && parts.length === 2) {
       const q = url.searchParams.get('q') ?? '';
-      if (!/filename:skill\.md/i.test(q)) {
+      const items =
+        parts[1] === 'code' ? await codeSearchItems(q, readable) : await repositorySearchItems(q, readable);
+      if (typeof items === 'string') {
+        return send(res, entry, 422, { message: 'Validation Failed', errors: [{ message: items }] });
+      }
+      const perPage = Math.min(100, Math.max(1, Number(url.searchParams.get('per_page') ?? 30) || 30));
+      const pageNo = Math.max(1, Number(url.searchParams.get('page') ?? 1) || 1);
+      // As GitHub: whatever total_count says, only the first `searchCap` results can be paged to.
+      if ((pageNo - 1) * perPage >= searchCap) {
         return send(res, entry, 422, {
-          message: 'Validation Failed',
-          errors: [{ message: 'this stand-in only answers filename:SKILL.md' }],
+          message: `Only the first ${searchCap} search results are available`,
+          documentation_url: 'https://docs.github.com/v3/search/',
         });
       }
-      const items: CodeSearchItem[] = [];
-      for (const name of await listBareRepos(options.reposRoot)) {
-        if (!readable(name)) continue;
-        const repo = minimal((await repositoryAnswer(name)).answer);
-        for (const file of await skillFilesOf(name)) {
-          items.push({
-            name: path.posix.basename(file.path),
-            path: file.path,
-            sha: file.sha,
-            url: `${apiUrl}/repos/${name}/contents/${file.path}`,
-            git_url: `${apiUrl}/repos/${name}/git/blobs/${file.sha}`,
-            html_url: `${gitProxy.baseUrl}/${name}/blob/HEAD/${file.path}`,
-            repository: repo,
-            score: 1,
-          });
-        }
+      const paged = paginate<CodeSearchItem | MinimalRepository>(url, items, searchCap);
+      const link = paged.link;
+      let page = paged.page;
+      page = page.slice(0, Math.max(0, searchCap - (pageNo - 1) * perPage));
+      let incomplete = false;
+      if (incompleteLeft > 0 && page.length > 1) {
+        // GitHub's search timed out: part of the page is missing, and the answer says so.
+        incompleteLeft--;
+        incomplete = true;
+        page = page.slice(0, Math.ceil(page.length / 2));
       }
-      const { page, link } = paginate(url, items);
       return send(
         res,
         entry,
         200,
-        { total_count: items.length, incomplete_results: false, items: page },
+        { total_count: items.length, incomplete_results: incomplete, items: page },
         { 'x-ratelimit-resource': 'search', ...(link ? { link } : {}) },
       );
     }
@@ -422,6 +598,24 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
     setMetadata(fullName, patch) {
       overrides.set(fullName.toLowerCase(), { ...overrides.get(fullName.toLowerCase()), ...patch });
     },
+    async renameRepository(from, to) {
+      const source = await findRepo(...(from.split('/') as [string, string]));
+      if (!source) throw new Error(`no repository ${from}`);
+      await mkdir(path.dirname(repoDir(to)), { recursive: true });
+      await rename(repoDir(source), repoDir(to));
+      const override = overrides.get(source.toLowerCase());
+      if (override) overrides.set(to.toLowerCase(), override);
+      overrides.delete(source.toLowerCase());
+      // Earlier names now lead here too; a repository made at the new name again would end its redirect.
+      for (const [old, target] of renames)
+        if (target.toLowerCase() === source.toLowerCase()) renames.set(old, to);
+      renames.delete(to.toLowerCase());
+      renames.set(source.toLowerCase(), to);
+      gitProxy.setRedirect(source, to);
+    },
+    searchIncompleteNext(times) {
+      incompleteLeft = times;
+    },
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -437,9 +631,17 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
  */
 async function startGitFaultProxy(target: string, port: number) {
   const faults = new Map<string, GitFault & { seen: number }>();
+  const redirects = new Map<string, string>();
   const upstream = new URL(target);
   const server = createServer((req, res) => {
     const match = /^\/([^/]+)\/([^/]+?)(?:\.git)?\//.exec(decodeURIComponent(req.url ?? '/'));
+    const movedTo = match ? redirects.get(`${match[1]}/${match[2]}`.toLowerCase()) : undefined;
+    if (match && movedTo) {
+      // As GitHub: git traffic for an old name is redirected to the new one (git follows it on the first request).
+      const rest = decodeURIComponent(req.url ?? '/').slice(match[0].length - 1);
+      res.writeHead(301, { location: `/${movedTo}.git${rest}` }).end();
+      return;
+    }
     const fault = match ? faults.get(`${match[1]}/${match[2]}`.toLowerCase()) : undefined;
     if (fault) {
       fault.seen++;
@@ -479,6 +681,12 @@ async function startGitFaultProxy(target: string, port: number) {
   });
   return {
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    setRedirect(from: string, to: string) {
+      for (const [old, target] of redirects)
+        if (target.toLowerCase() === from.toLowerCase()) redirects.set(old, to);
+      redirects.delete(to.toLowerCase());
+      redirects.set(from.toLowerCase(), to);
+    },
     setFault(fullName: string, fault: GitFault | null) {
       if (fault) faults.set(fullName.toLowerCase(), { ...fault, seen: 0 });
       else faults.delete(fullName.toLowerCase());

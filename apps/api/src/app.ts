@@ -15,6 +15,7 @@ import type { AppConfig } from './config.js';
 import { openapiTransform } from './openapi-transform.js';
 import databasePlugin from './plugins/database.js';
 import errorsPlugin, { sendProblem } from './plugins/errors.js';
+import indexingPlugin from './plugins/indexing.js';
 import metricsPlugin, { type HubMetrics } from './plugins/metrics.js';
 import readCachePlugin from './plugins/read-cache.js';
 import searchPlugin from './plugins/search.js';
@@ -172,6 +173,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
   await app.register(readCachePlugin, { config });
   await app.register(searchPlugin, { config, ...(deps.search ? { engine: deps.search } : {}) });
   await app.register(viewerPlugin);
+  await app.register(indexingPlugin);
   await app.register(opsPlugin, deps.ops ?? {});
 
   await app.register(openapiRoutes);

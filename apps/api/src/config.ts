@@ -35,6 +35,14 @@ const EnvSchema = z.object({
   PUBLISH_MAX_SKILLS: integer(DEFAULT_PUBLISH_LIMITS.maxSkills, { min: 1 }),
   /** Memory for in-process answers of hot reads (search pages, live revisions), MiB; 0 turns it off. */
   READ_CACHE_MB: z.coerce.number().min(0).max(65536).default(32),
+  /** Secret of the GitHub webhooks (X-Hub-Signature-256); without it POST /v1/webhooks/github answers 503. */
+  GITHUB_WEBHOOK_SECRET: z
+    .string()
+    .optional()
+    .transform((s) => (s === '' ? undefined : s))
+    .pipe(z.string().min(16, 'use at least 16 characters').optional()),
+  /** Index requests (POST /v1/index-requests and on-demand gh: reads) per caller per minute. */
+  INDEX_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).default(30),
   /** Search engine without MEILI_URL: the in-memory index (Postgres answers while it builds), or Postgres alone. */
   SEARCH_ENGINE: z.enum(['memory', 'postgres']).default('memory'),
   /** Memory budget of the in-memory search index, MiB; over it the hub answers from Postgres. */
@@ -77,6 +85,8 @@ export interface AppConfig {
   /** Bytes the in-memory search index may hold. */
   readonly searchIndexBytes: number;
   readonly publishLimits: Readonly<PublishLimits>;
+  readonly githubWebhookSecret: string | undefined;
+  readonly indexRequestsPerMinute: number;
   /** Failed authentications allowed per client address per minute (0: unlimited). */
   readonly authFailuresMax: number;
   /** Archive builds at once, and bytes of built archives kept in memory. */
@@ -111,6 +121,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     ),
     bodyLimit: e.BODY_LIMIT,
     trustProxy: e.TRUST_PROXY,
+    githubWebhookSecret: e.GITHUB_WEBHOOK_SECRET,
+    indexRequestsPerMinute: e.INDEX_REQUESTS_PER_MINUTE,
     readCacheBytes: Math.floor(e.READ_CACHE_MB * 1024 * 1024),
     searchEngine: e.SEARCH_ENGINE,
     searchIndexBytes: e.SEARCH_INDEX_MB * 1024 * 1024,

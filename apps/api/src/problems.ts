@@ -20,6 +20,10 @@ export const PROBLEMS = {
   gone: { status: 410, title: 'Gone upstream' },
   'over-cap': { status: 422, title: 'Too many skills under this path' },
   'not-a-skill': { status: 422, title: 'Not a skill' },
+  // Indexing (SPEC 2.6).
+  moved: { status: 301, title: 'Moved to a new repository name' },
+  'invalid-repository': { status: 400, title: 'Not a GitHub repository name' },
+  'bad-signature': { status: 401, title: 'Webhook signature missing or wrong' },
   // Auth (teams).
   unauthorized: { status: 401, title: 'Unauthorized' },
   forbidden: { status: 403, title: 'Forbidden' },

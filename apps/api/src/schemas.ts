@@ -72,22 +72,44 @@ export const FileQuery = RevisionQuery.extend({
   path: z.string().min(1).max(1024).describe('File path within the skill folder, e.g. scripts/run.sh'),
 });
 
-/** GET /v1/repos/<owner>/<repo>: a repository and its latest crawl report. */
+/** One reason a skill of a repository is not listed (SPEC 2.6). */
+export const RepositoryProblem = z.object({
+  path: z.string().describe('the file or folder, relative to the repository root'),
+  code: z
+    .string()
+    .describe('stable: invalid-yaml, missing-name, too-large, over-cap, skill-file-symlink, ...'),
+  message: z.string(),
+  line: z.number().int().positive().optional().describe('1-based line, when the problem has one'),
+});
+
+const ReportEntry = z.object({
+  path: z.string(),
+  code: z.string(),
+  message: z.string(),
+  line: z.number().int().optional(),
+});
+
+/** GET /v1/repos/<owner>/<repo>: the repository's index status, skills and problems, and its latest crawl report. */
 export const RepositoryReport = z.object({
   owner: z.string(),
   name: z.string(),
   identity: z.string(),
-  defaultBranch: z.string().nullable(),
+  status: z.enum(['queued', 'crawling', 'indexed', 'failed', 'not-indexed']),
   headRevision: z.string().nullable(),
+  lastCrawledAt: z.string().nullable().describe('ISO time of the last finished crawl'),
+  skills: z.array(z.string()).describe('identities of the listed skills'),
+  problems: z.array(RepositoryProblem),
+  request: z
+    .object({ createdAt: z.string(), coalesced: z.number().int() })
+    .nullable()
+    .describe('the open index request, while one is queued or crawling'),
+  defaultBranch: z.string().nullable(),
   description: z.string().nullable(),
   stars: z.number().int(),
   license: z.string().nullable(),
   archived: z.boolean(),
   gone: z.boolean(),
-  skills: z.number().int().nonnegative(),
-  lastCrawledAt: z.string().nullable(),
   lastCrawlOutcome: z.string().nullable(),
-  lastCrawlError: z.string().nullable(),
   report: z
     .object({
       outcome: z.string(),
@@ -96,8 +118,8 @@ export const RepositoryReport = z.object({
       skillsAdded: z.number().int(),
       skillsUpdated: z.number().int(),
       skillsRemoved: z.number().int(),
-      warnings: z.array(z.object({ path: z.string(), code: z.string(), message: z.string() })),
-      errors: z.array(z.object({ path: z.string(), code: z.string(), message: z.string() })),
+      warnings: z.array(ReportEntry),
+      errors: z.array(ReportEntry),
       durationMs: z.number().int(),
       startedAt: z.string(),
       finishedAt: z.string().nullable(),
@@ -105,6 +127,29 @@ export const RepositoryReport = z.object({
     .nullable(),
 });
 export type RepositoryReport = z.infer<typeof RepositoryReport>;
+
+/** POST /v1/index-requests body. */
+export const IndexRequestBody = z.object({
+  repo: z.string().max(300).describe('owner/name (also gh:owner/name or a github.com URL)'),
+});
+
+/** POST /v1/index-requests answer (202). */
+export const IndexRequestAccepted = z.object({
+  repo: z.string(),
+  status: z.enum(['queued', 'crawling']),
+  started: z.boolean().describe('false when the request joined one already open for the repository'),
+  statusUrl: z.string(),
+});
+
+/** POST /v1/webhooks/github answer. */
+export const WebhookAnswer = z.object({
+  delivery: z.string(),
+  event: z.string(),
+  outcome: z.enum(['queued', 'applied', 'ignored', 'duplicate']),
+  detail: z.string(),
+  repository: z.string().optional(),
+  statusUrl: z.string().optional(),
+});
 
 /** GET /v1/stats. */
 export const StatsResponse = z.object({

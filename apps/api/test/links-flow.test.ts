@@ -103,7 +103,9 @@ describe('a token link', () => {
     const [view] = list.json().links;
     expect(view.status).toBe('indexed');
     expect(view.headCommit).toMatch(/^[0-9a-f]{40}$/);
-    expect(view.problems).toEqual([expect.objectContaining({ path: 'skills/broken' })]);
+    expect(view.problems).toEqual([
+      expect.objectContaining({ path: 'skills/broken/SKILL.md', code: 'invalid-yaml' }),
+    ]);
     expect(list.body).not.toContain(patToken);
     const stored = await t.hub.db.db.execute('select token_sealed from repository_links' as never);
     expect(JSON.stringify(stored)).not.toContain(patToken.slice(11));

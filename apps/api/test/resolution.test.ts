@@ -471,12 +471,20 @@ describe('compatibility routes /api/skills', () => {
 });
 
 describe('index information', () => {
-  it('GET /v1/repos/<owner>/<repo> answers the latest crawl report', async () => {
+  it('GET /v1/repos/<owner>/<repo> answers the index status and the latest crawl report', async () => {
     const res = await get('/v1/repos/ACME/tools');
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ owner: 'acme', name: 'tools', identity: 'gh:acme/tools', skills: 2 });
+    expect(res.json()).toMatchObject({
+      owner: 'acme',
+      name: 'tools',
+      identity: 'gh:acme/tools',
+      status: 'indexed',
+    });
+    expect(res.json().skills).toHaveLength(2);
     expect(res.json().report).toMatchObject({ outcome: 'indexed', skillsFound: 2, skillsRemoved: 1 });
-    expect((await get('/v1/repos/nobody/nothing')).statusCode).toBe(404);
+    const unknown = await get('/v1/repos/nobody/nothing');
+    expect(unknown.statusCode).toBe(200);
+    expect(unknown.json()).toMatchObject({ status: 'not-indexed', skills: [] });
   });
 
   it('GET /v1/stats counts what the caller may see and names the last crawl', async () => {

@@ -17,8 +17,15 @@ program
   .option('--discover <source>', 'code-search | org:NAME')
   .option('--force', 'ignore stored heads and revisions: download and parse everything again')
   .option('--enqueue-only', 'only enqueue the run (needs REDIS_URL and running workers)')
-  .action(async (options) => {
-    process.exitCode = await crawlCommand(options);
+  // `npm run crawl -- status --repo owner/name` (the npm script runs `crawl`): the status command.
+  .argument('[status]', '`status`: show the status instead of crawling (with --repo, one repository)')
+  .option('--repo <owner/name>', "with `status`: one repository's index status, skills and problems")
+  .action(async (what: string | undefined, options) => {
+    if (what !== undefined && what !== 'status') {
+      program.error(`crawl takes no argument but "status" (got "${what}")`);
+    }
+    process.exitCode =
+      what === 'status' ? await statusCommand({ repo: options.repo }) : await crawlCommand(options);
   });
 
 program
@@ -38,9 +45,12 @@ program
 
 program
   .command('status')
-  .description('queue counts, recent runs and failing repositories')
-  .action(async () => {
-    await statusCommand();
+  .description(
+    "queue counts, recent runs and failing repositories; with --repo, one repository's status and problems",
+  )
+  .option('--repo <owner/name>', 'one repository: index status, listed skills and every problem found')
+  .action(async (options) => {
+    process.exitCode = await statusCommand({ repo: options.repo });
   });
 
 program

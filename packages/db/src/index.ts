@@ -5,6 +5,7 @@ export * from './migrate.js';
 export * from './repositories/crawl-runs.js';
 export * from './repositories/crawl-status.js';
 export * from './repositories/index-write.js';
+export * from './repositories/indexing.js';
 export * from './repositories/invitations.js';
 export * from './repositories/links.js';
 export * from './repositories/publish-write.js';

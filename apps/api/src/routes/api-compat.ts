@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { problems, RevisionQuery } from '../schemas.js';
 import { compatGet, compatMenu, compatRevision } from '../services/compat.js';
+import { withMissingGh } from '../services/indexing/missing-gh.js';
 import { validateRevision } from './caching.js';
 import { rawIdentity } from './identity-path.js';
 
@@ -38,11 +39,14 @@ const apiCompatRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'A menu as JSON {"skills":[{id,path,name,description}]}; text lines for Accept: text/plain',
         querystring: RevisionQuery.extend({ prefix: z.string().min(1).max(2048) }),
         produces: ['application/json', 'text/plain'],
-        response: { 200: z.union([CompatMenuJson, z.string()]), ...problems(400, 404, 410, 422, 503) },
+        response: { 200: z.union([CompatMenuJson, z.string()]), ...problems(301, 400, 404, 410, 422, 503) },
       },
     },
     async (request, reply) => {
-      const menu = await compatMenu(app.db, request.viewer, request.query.prefix, request.query.rev);
+      const prefix = request.query.prefix;
+      const menu = await withMissingGh(app, request, prefix, () =>
+        compatMenu(app.db, request.viewer, prefix, request.query.rev),
+      );
       if (validateRevision(request, reply, menu.revision, menu.pinned, menu.private, 'Authorization, Accept'))
         return reply;
       if (wantsText(request.headers.accept))
@@ -61,12 +65,14 @@ const apiCompatRoutes: FastifyPluginAsyncZod = async (app) => {
           'Raw SKILL.md of hub:<path> (a folder is 404: ask ?prefix=), one bundled file (<path>/<file>), or {"revision"} (<path>/revision)',
         querystring: RevisionQuery,
         produces: ['text/markdown', 'text/plain'],
-        response: { 200: Text, ...problems(400, 404, 410, 422, 503) },
+        response: { 200: Text, ...problems(301, 400, 404, 410, 422, 503) },
       },
     },
     async (request, reply) => {
       const path = rawIdentity(request, '/api/skills/');
-      const revision = await compatRevision(app.db, request.viewer, path, request.query.rev);
+      const revision = await withMissingGh(app, request, path, () =>
+        compatRevision(app.db, request.viewer, path, request.query.rev),
+      );
       if (revision) {
         if (validateRevision(request, reply, revision.revision, revision.pinned, revision.private))
           return reply;
@@ -74,7 +80,9 @@ const apiCompatRoutes: FastifyPluginAsyncZod = async (app) => {
           .header('content-type', 'application/json; charset=utf-8')
           .send({ revision: revision.revision });
       }
-      const text = await compatGet(app.db, request.viewer, path, request.query.rev);
+      const text = await withMissingGh(app, request, path, () =>
+        compatGet(app.db, request.viewer, path, request.query.rev),
+      );
       if (validateRevision(request, reply, text.revision, text.pinned, text.private)) return reply;
       return reply
         .header('content-type', text.contentType)

@@ -5,7 +5,9 @@ import { toProblem } from '../plugins/errors.js';
 import type { HttpProblem } from '../problems.js';
 import type { SearchHitResponse, SkillView, StatsResponse } from '../schemas.js';
 import { findingsOfHits } from '../services/flags.js';
-import { getStats } from '../services/index-info.js';
+import { getRepositoryReport, getStats } from '../services/index-info.js';
+import { parseRepositoryName, repositoryStatusUrl } from '../services/indexing/index-requests.js';
+import { withMissingGh } from '../services/indexing/missing-gh.js';
 import { pick } from '../services/pick.js';
 import { searchSkills } from '../services/search.js';
 import { getSkillView } from '../services/skill-view.js';
@@ -13,8 +15,10 @@ import { ASSETS } from '../web/assets/index.js';
 import { CONTENT_SECURITY_POLICY } from '../web/layout.js';
 import { renderErrorPage } from '../web/pages/error-page.js';
 import { renderMenuPage } from '../web/pages/menu-page.js';
+import { renderRepositoryPage } from '../web/pages/repository-page.js';
 import { renderSearchPage } from '../web/pages/search-page.js';
 import { renderSkillPage } from '../web/pages/skill-page.js';
+import { repositoryPageUrl } from '../web/urls.js';
 import type {
   CrawlStatusView,
   ErrorPageModel,
@@ -203,7 +207,9 @@ async function skillPage(app: FastifyInstance, request: FastifyRequest, reply: F
   // `/s/` alone names nothing: the search page is where to find an identity.
   if (text === '') return reply.redirect('/', 302);
   const rev = firstString((request.query as Record<string, unknown>).rev) || undefined;
-  const result = await getSkillView(app.db, request.viewer, text, rev);
+  const result = await withMissingGh(app, request, text, () =>
+    getSkillView(app.db, request.viewer, text, rev),
+  );
   if (result.kind === 'menu')
     return sendPage(reply, 200, renderMenuPage({ ...result.view, hubUrl: app.config.publicUrl }));
   const { view, resolved } = result;
@@ -220,7 +226,28 @@ async function skillPage(app: FastifyInstance, request: FastifyRequest, reply: F
   );
 }
 
+/** /r/<owner>/<repo>: the index status of a repository as a page (the same answer as GET /v1/repos/...). */
+async function repositoryPage(
+  app: FastifyInstance,
+  request: FastifyRequest<{ Params: { owner: string; repo: string } }>,
+  reply: FastifyReply,
+) {
+  const { owner, repo } = parseRepositoryName(`${request.params.owner}/${request.params.repo}`);
+  const report = await getRepositoryReport(app.db, owner, repo);
+  if ('movedTo' in report)
+    return reply.redirect(repositoryPageUrl(report.movedTo.owner, report.movedTo.name), 301);
+  return sendPage(
+    reply,
+    200,
+    renderRepositoryPage({
+      ...report,
+      statusUrl: repositoryStatusUrl(app.config.publicUrl, report.owner, report.name),
+    }),
+  );
+}
+
 const TITLES: Record<number, string> = {
+  301: 'This repository moved',
   400: 'That identity is not valid',
   404: 'No skill here',
   410: 'This skill is gone upstream',
@@ -282,6 +309,9 @@ export default fp(
       });
       web.get('/', { schema: { hide: true } }, (request, reply) => searchPage(web, request, reply));
       web.get('/s/*', { schema: { hide: true } }, (request, reply) => skillPage(web, request, reply));
+      web.get('/r/:owner/:repo', { schema: { hide: true } }, (request, reply) =>
+        repositoryPage(web, request as FastifyRequest<{ Params: { owner: string; repo: string } }>, reply),
+      );
       web.get('/assets/:file', { schema: { hide: true } }, (request, reply) => {
         const asset = ASSETS.get(request.url.split('?', 1)[0] ?? '');
         if (!asset) {

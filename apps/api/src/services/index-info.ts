@@ -1,36 +1,46 @@
-import { corpusStats, type Database, findRepositoryWithReport, type ReadScope } from '@atskills/db';
+import {
+  corpusStats,
+  type Database,
+  findRepositoryWithReport,
+  type ReadScope,
+  repositoryStatus,
+} from '@atskills/db';
 import { formatIdentity } from '@atskills/protocol';
-import { problem } from '../problems.js';
 import type { RepositoryReport, StatsResponse } from '../schemas.js';
 
 function iso(d: Date | null | undefined): string | null {
   return d ? d.toISOString() : null;
 }
 
-/** A crawled repository and its latest crawl report (GET /v1/repos/<owner>/<repo>), or 404. */
+/** The index status of a repository (GET /v1/repos/<owner>/<repo>, the repository page), or where it moved. */
 export async function getRepositoryReport(
   db: Database,
   owner: string,
   repo: string,
-): Promise<RepositoryReport> {
-  const found = await findRepositoryWithReport(db, owner, repo);
-  if (!found) throw problem('not-found', `The hub has not crawled ${owner}/${repo}`);
-  const { repo: r, report } = found;
+): Promise<RepositoryReport | { movedTo: { owner: string; name: string } }> {
+  const status = await repositoryStatus(db, owner, repo);
+  if ('movedTo' in status) return status;
+  const r = status.repository;
+  const report = r ? (await findRepositoryWithReport(db, r.owner, r.name))?.report : undefined;
   return {
-    owner: r.owner,
-    name: r.name,
-    identity: formatIdentity('gh', `${r.owner}/${r.name}`),
-    defaultBranch: r.defaultBranch,
-    headRevision: r.headRevision,
-    description: r.description,
-    stars: r.stars,
-    license: r.license,
-    archived: r.archived,
-    gone: r.goneAt !== null,
-    skills: found.skills,
-    lastCrawledAt: iso(r.lastCrawledAt),
-    lastCrawlOutcome: r.lastCrawlOutcome,
-    lastCrawlError: r.lastCrawlError,
+    owner: status.owner,
+    name: status.name,
+    identity: formatIdentity('gh', `${status.owner}/${status.name}`),
+    status: status.status,
+    headRevision: status.headRevision,
+    lastCrawledAt: iso(status.lastCrawledAt),
+    skills: status.skills,
+    problems: status.problems,
+    request: status.request
+      ? { createdAt: status.request.createdAt.toISOString(), coalesced: status.request.coalesced }
+      : null,
+    defaultBranch: r?.defaultBranch ?? null,
+    description: r?.description ?? null,
+    stars: r?.stars ?? 0,
+    license: r?.license ?? null,
+    archived: r?.archived ?? false,
+    gone: r ? r.goneAt !== null : false,
+    lastCrawlOutcome: r?.lastCrawlOutcome ?? null,
     report: report
       ? {
           outcome: report.outcome,

@@ -12,6 +12,11 @@ export function skillPageUrl(identity: string, query?: Record<string, string | u
   return `/s/${prefix}${encoded}${queryString(query)}`;
 }
 
+/** `/r/<owner>/<repo>`: a GitHub repository's index status page. */
+export function repositoryPageUrl(owner: string, repo: string): string {
+  return `/r/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}`;
+}
+
 /** `/v1/files/<identity>?path=<file>`: one file of a skill, served by the API. */
 export function skillFileUrl(identity: string, filePath: string): string {
   const { source, path } = parseIdentity(identity);

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { createCrawler } from '@atskills/crawler';
-import { failedRepositories, recentCrawlRuns } from '@atskills/db';
+import { crawlReportsOfRun, failedRepositories, recentCrawlRuns, repositoryStatus } from '@atskills/db';
 import { type DiscoverySource, parseDiscoverArg, parseRepositoryArg } from '@atskills/queue';
 import { boot } from './boot.js';
 import { formatProgress, progressReporter } from './progress.js';
@@ -83,7 +83,17 @@ export async function crawlCommand(options: CrawlCommandOptions & { rebuild?: bo
           .map(([k, v]) => `${k} ${v}`)
           .join(', ')}\n`,
     );
-    return result.outcomes.failed > 0 ? 1 : 0;
+    // Every repository that failed or does not exist (any more), by name and with its reason.
+    const failed = (await crawlReportsOfRun(database.db, runId)).filter(
+      (r) => r.report.outcome === 'failed' || r.report.outcome === 'gone',
+    );
+    for (const { owner, name, report } of failed.sort((a, b) =>
+      `${a.owner}/${a.name}`.localeCompare(`${b.owner}/${b.name}`),
+    )) {
+      const reasons = report.errors.map((e) => `${e.code}: ${e.message}`).join('; ') || 'no reason recorded';
+      process.stdout.write(`${report.outcome} ${owner}/${name}: ${reasons}\n`);
+    }
+    return failed.length > 0 ? 1 : 0;
   } finally {
     await crawler.close({ deadlineMs: settings.SHUTDOWN_TIMEOUT_MS });
     await database.close();
@@ -113,8 +123,36 @@ export async function workerCommand(options: { shutdownDeadlineMs?: number } = {
   logger.info('worker stopped');
 }
 
+/** `crawler status --repo owner/name`: one repository's index status, skills and problems (as GET /v1/repos). */
+export async function repositoryStatusCommand(text: string): Promise<number> {
+  const [owner = '', repo = ''] = parseRepositoryArg(text).split('/');
+  const { database } = await boot({ quiet: true });
+  try {
+    const status = await repositoryStatus(database.db, owner, repo);
+    if ('movedTo' in status) {
+      process.stdout.write(`${owner}/${repo} moved to ${status.movedTo.owner}/${status.movedTo.name}\n`);
+      return 0;
+    }
+    const out = [
+      `${status.owner}/${status.name}: ${status.status}`,
+      `  head ${status.headRevision ?? '-'}, last crawled ${status.lastCrawledAt?.toISOString() ?? 'never'}`,
+      `  skills (${status.skills.length}):`,
+      ...status.skills.map((identity) => `    ${identity}`),
+      `  problems (${status.problems.length}):`,
+      ...status.problems.map(
+        (p) => `    ${p.path || '(repository)'}${p.line ? `:${p.line}` : ''} ${p.code}: ${p.message}`,
+      ),
+    ];
+    process.stdout.write(`${out.join('\n')}\n`);
+    return status.status === 'failed' ? 1 : 0;
+  } finally {
+    await database.close();
+  }
+}
+
 /** `crawler status`: queue counts, the last runs, repositories whose last crawl failed. */
-export async function statusCommand(): Promise<void> {
+export async function statusCommand(options: { repo?: string } = {}): Promise<number> {
+  if (options.repo !== undefined) return repositoryStatusCommand(options.repo);
   const { settings, logger, database } = await boot({ quiet: true });
   const crawler = createCrawler({ db: database.db, settings, logger, work: false });
   try {
@@ -139,10 +177,11 @@ export async function statusCommand(): Promise<void> {
       );
     }
     const failed = await failedRepositories(database.db, 20);
-    if (failed.length) out.push('repositories whose last crawl failed:');
+    if (failed.length) out.push('repositories whose last crawl failed or found them gone:');
     for (const f of failed)
       out.push(`  ${f.owner}/${f.name} at ${f.lastCrawledAt?.toISOString()}: ${f.error ?? ''}`);
     process.stdout.write(`${out.join('\n')}\n`);
+    return 0;
   } finally {
     await crawler.close();
     await database.close();

@@ -5,6 +5,7 @@ import { throttling } from '@octokit/plugin-throttling';
 import { Octokit } from '@octokit/rest';
 import type { Logger } from 'pino';
 import { RateLimitedError, retryAfterFromHeaders } from './rate-limited-error.js';
+import { type SearchPage, splitSearch } from './search-split.js';
 
 type FullRepository = components['schemas']['full-repository'];
 type MinimalRepository = components['schemas']['minimal-repository'];
@@ -19,9 +20,16 @@ const IN_PROCESS_WAIT_LIMIT_S = 5;
 
 const ThrottledOctokit = Octokit.plugin(throttling, retry);
 
+/** GitHub's code search indexes files up to 384 KB; larger ones are asked for as one last part. */
+const CODE_SEARCH_MAX_FILE_BYTES = 384 * 1024;
+
+/** Repository topics that mark skill collections, searched besides code search. */
+const SKILL_TOPICS = ['agent-skills', 'claude-skills'];
+
 /** The few GitHub REST calls the crawler makes, with throttling, retries and rate-limit handling. */
 export class GithubClient {
   private readonly octokit: InstanceType<typeof ThrottledOctokit>;
+  private readonly logger: Logger;
 
   constructor(options: {
     baseUrl: string;
@@ -31,6 +39,7 @@ export class GithubClient {
     onRateLimitRemaining?: (remaining: number, resource: string) => void;
   }) {
     const { logger } = options;
+    this.logger = logger;
     const onLimit =
       (kind: string) =>
       (
@@ -91,21 +100,58 @@ export class GithubClient {
     }
   }
 
-  /** Repositories that hold a file named SKILL.md, from code search (all pages GitHub serves). */
+  /**
+   * Every repository that holds a file named SKILL.md: code search split by file size until each part is
+   * under GitHub's 1,000-result cap, plus repository search by the skills topics (split by stars).
+   */
   async searchSkillRepositories(): Promise<string[]> {
     const names = new Set<string>();
+    const code = await splitSearch(
+      (q, page, perPage) => this.searchPage('code', q, page, perPage),
+      'filename:SKILL.md',
+      { qualifier: 'size', min: 0, max: CODE_SEARCH_MAX_FILE_BYTES },
+    );
+    for (const name of code.names) names.add(name);
+    let truncated = code.truncated;
+    for (const topic of SKILL_TOPICS) {
+      const found = await splitSearch(
+        (q, page, perPage) => this.searchPage('repositories', q, page, perPage),
+        `topic:${topic}`,
+        { qualifier: 'stars', min: 0, max: 1_000_000 },
+      );
+      for (const name of found.names) names.add(name);
+      truncated = [...truncated, ...found.truncated];
+    }
+    this.logger.info(
+      { repositories: names.size, codeSearchParts: code.parts.length, requests: code.requests, truncated },
+      'code search discovery',
+    );
+    return [...names].sort();
+  }
+
+  /** One page of GitHub's code or repository search. */
+  private async searchPage(
+    kind: 'code' | 'repositories',
+    q: string,
+    page: number,
+    perPage: number,
+  ): Promise<SearchPage> {
     try {
-      const iterator = this.octokit.paginate.iterator(this.octokit.rest.search.code, {
-        q: 'filename:SKILL.md',
-        per_page: 100,
-      });
-      for await (const page of iterator) {
-        for (const item of page.data) names.add(item.repository.full_name);
-      }
+      const response = await this.octokit.request(`GET /search/${kind}`, { q, page, per_page: perPage });
+      const data = response.data as {
+        total_count: number;
+        incomplete_results: boolean;
+        items: ({ repository: { full_name: string } } | { full_name: string })[];
+      };
+      return {
+        total: data.total_count,
+        incomplete: data.incomplete_results,
+        names: data.items.map((item) => ('repository' in item ? item.repository.full_name : item.full_name)),
+        count: data.items.length,
+      };
     } catch (error) {
       throw asRateLimited(error) ?? error;
     }
-    return [...names].sort();
   }
 
   /** Repositories of an organization, or of a user when no organization has that name. */
@@ -145,6 +191,7 @@ function toMetadata(data: FullRepository): RepositoryMetadata {
     archived: data.archived ?? false,
     pushedAt: data.pushed_at ? new Date(data.pushed_at) : null,
     topics: data.topics ?? [],
+    githubId: typeof data.id === 'number' ? data.id : null,
   };
 }
 

@@ -11,7 +11,9 @@ export async function listRepositories(deps: CrawlDeps, source: DiscoverySource)
       names = source.repos;
       break;
     case 'code-search':
-      names = await deps.github.searchSkillRepositories();
+      // The whole public corpus: code search split under GitHub's cap, the skills topics, and every
+      // repository the index already knows (found before, requested, pushed by a webhook).
+      names = [...(await deps.github.searchSkillRepositories()), ...(await allRepositoryNames(deps.db))];
       break;
     case 'org':
       names = await deps.github.ownerRepositories(source.name);

@@ -3,6 +3,7 @@ import {
   crawlReportExists,
   type Database,
   ensureRepository,
+  moveRepository,
   type ReportEntry,
   type RepositoryIndexWrite,
   type SeenSkill,
@@ -14,6 +15,7 @@ import {
   findSkillFolders,
   formatIdentity,
   githubGitUrl,
+  MENU_CAP,
   parseIdentity,
   type SafetyFinding,
   SKILL_FILE,
@@ -63,6 +65,28 @@ function isRetryable(error: unknown): boolean {
   return ['unreachable', 'server-error', 'ref-not-found', 'not-started', 'other'].includes(error.kind);
 }
 
+/**
+ * Folders holding more than K skills: each skill is listed, but the folder's menu answers 422 over-cap, so
+ * the author learns why `@skills:gh:owner/repo/folder` does not work.
+ */
+function overCapProblems(skillFolders: string[]): ReportEntry[] {
+  const below = new Map<string, number>();
+  for (const folder of skillFolders) {
+    const parts = folder === '' ? [] : folder.split('/');
+    for (let depth = 0; depth < parts.length; depth++) {
+      const ancestor = parts.slice(0, depth).join('/');
+      below.set(ancestor, (below.get(ancestor) ?? 0) + 1);
+    }
+  }
+  return [...below]
+    .filter(([, count]) => count > MENU_CAP)
+    .map(([folder, count]) => ({
+      path: folder,
+      code: 'over-cap',
+      message: `${count} skills under ${folder === '' ? 'the repository root' : folder}: more than the ${MENU_CAP} a menu lists, so referencing this folder answers over-cap; reference a sub-folder or a skill.`,
+    }));
+}
+
 function basename(path: string): string {
   return path.slice(path.lastIndexOf('/') + 1);
 }
@@ -73,6 +97,9 @@ interface RepositoryJob {
   data: RepositoryJobData;
   ctx: JobContext;
   repository: Awaited<ReturnType<typeof ensureRepository>>;
+  /** The name the repository goes by: GitHub's answer on a renamed or transferred one names the new one. */
+  owner: string;
+  repo: string;
   log: Logger;
   startedAt: Date;
   /** The git URL and what every git process of the job gets (token, abort signal). */
@@ -137,7 +164,7 @@ async function openJob(
   ctx: JobContext,
 ): Promise<RepositoryJob | null> {
   const { db, settings, logger } = deps;
-  const repository = await ensureRepository(db, data.owner, data.repo);
+  const repository = await ensureRepository(db, data.owner, data.repo, { started: true });
   if (data.runId !== null && (await crawlReportExists(db, data.runId, repository.id))) return null;
   const log = logger.child({ repo: `${data.owner}/${data.repo}`, runId: data.runId });
   const startedAt = new Date();
@@ -146,6 +173,8 @@ async function openJob(
     data,
     ctx,
     repository,
+    owner: data.owner,
+    repo: data.repo,
     log,
     startedAt,
     remote: {
@@ -187,11 +216,40 @@ async function fetchMetadata(
     job.log.warn({ err: error }, 'repository metadata unavailable');
   }
   job.phaseDone('metadata');
+  if (metadata?.status === 'ok') await followRename(job, metadata.metadata);
   return {
     gone: metadata?.status === 'not-found',
     notModified: metadata?.status === 'not-modified',
     write: metadata?.status === 'ok' ? { etag: metadata.etag, ...metadata.metadata } : undefined,
   };
+}
+
+/**
+ * GitHub answers a renamed or transferred repository's old name with a redirect to its new one: the skills
+ * move to the new identities (the old ones answer 301) and the job goes on under the new name.
+ */
+async function followRename(
+  job: RepositoryJob,
+  current: { owner: string; name: string; githubId?: number | null },
+): Promise<void> {
+  const renamed =
+    current.owner.toLowerCase() !== job.owner.toLowerCase() ||
+    current.name.toLowerCase() !== job.repo.toLowerCase();
+  if (!renamed) return;
+  const { db, settings } = job.deps;
+  const moved = await moveRepository(
+    db,
+    { owner: job.owner, name: job.repo },
+    { owner: current.owner, name: current.name, githubId: current.githubId ?? null },
+  );
+  job.log.info(
+    { to: `${current.owner}/${current.name}`, skills: moved.identities.length },
+    'repository moved',
+  );
+  job.owner = current.owner;
+  job.repo = current.name;
+  job.repository = await ensureRepository(db, job.owner, job.repo, { started: true });
+  job.remote.url = githubGitUrl(settings.GIT_BASE_URL, job.owner, job.repo);
 }
 
 type Head = { commit: string | null; branch: string | null };
@@ -266,7 +324,7 @@ async function leafRule(
   const treeShaOf = new Map(tree.entries.filter((e) => e.type === 'dir').map((e) => [e.path, e.sha ?? '']));
   const all: SkillFolder[] = [];
   for (const folder of findSkillFolders(tree.entries)) {
-    const identity = formatIdentity('gh', [data.owner, data.repo, folder].filter((p) => p !== '').join('/'));
+    const identity = formatIdentity('gh', [job.owner, job.repo, folder].filter((p) => p !== '').join('/'));
     try {
       if (parseIdentity(identity).identity !== identity)
         throw new Error('the path does not survive normalisation');
@@ -284,6 +342,7 @@ async function leafRule(
       revision: folder === '' ? tree.rootTree : (treeShaOf.get(folder) ?? ''),
     });
   }
+  job.warnings.push(...overCapProblems(all.map((f) => f.path)));
   const stored = await storedSkillRevisions(job.deps.db, job.repository.id);
   const changed = all.filter((f) => data.force || stored.get(f.path)?.revision !== f.revision);
   return { all, changed };
@@ -320,7 +379,7 @@ async function buildContent(
     const maxBytes = job.deps.settings.CRAWL_MAX_FILE_BYTES;
     prepared.push({
       folder,
-      content: folderContent(folder.path, entries, blobs, maxBytes, job.data.repo, job.errors),
+      content: folderContent(folder.path, entries, blobs, maxBytes, job.repo, job.errors),
     });
     await yieldEvery(prepared.length);
   }
@@ -467,7 +526,12 @@ export function folderContent(
     if (problem.code === 'reserved-path') {
       errors.push({ path: problem.path, code: problem.code, message: `${problem.message}; skipped` });
     } else if (problem.severity === 'error') {
-      errors.push({ path: folder, code: problem.code, message: problem.message });
+      errors.push({
+        path: problem.path,
+        code: problem.code,
+        message: problem.message,
+        ...(problem.line !== undefined ? { line: problem.line } : {}),
+      });
     }
   }
   return content;

@@ -1,14 +1,16 @@
-import { finishCompletedRuns, refreshSearchStatistics } from '@atskills/db';
+import { crawlRunChangedIndex, finishCompletedRuns, refreshSearchStatistics } from '@atskills/db';
 import type { CrawlDeps } from './repository.crawl.js';
 
 /**
  * The one place a crawl run completes: finishes those of `runIds` whose every repository has its report
  * (a repository job's last write, or a discovery that found nothing), then refreshes the search
- * statistics the planner uses, since a run may have changed thousands of rows. Returns the finished ids.
+ * statistics the planner uses when one of them changed the index (a run may have changed thousands of
+ * rows; one that changed none leaves them as they are). Returns the finished ids.
  */
 export async function completeRuns(deps: CrawlDeps, runIds: number[]): Promise<number[]> {
   const finished = await finishCompletedRuns(deps.db, runIds);
-  if (finished.length > 0) {
+  const changed = await Promise.all(finished.map((runId) => crawlRunChangedIndex(deps.db, runId)));
+  if (changed.some(Boolean)) {
     // Best effort: a run's index is complete without it, search is only slower until autovacuum runs.
     await refreshSearchStatistics(deps.db).catch((err) =>
       deps.logger.warn({ err, runIds: finished }, 'could not refresh search statistics after the run'),

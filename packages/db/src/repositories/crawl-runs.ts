@@ -1,10 +1,19 @@
 import { and, desc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { Executor } from '../client.js';
 import { crawlReports, crawlRuns } from '../schema/crawls.js';
+import { repositoryRedirects } from '../schema/indexing.js';
 import { repositories } from '../schema/repositories.js';
 import { repositoryNamed } from './repository-name.js';
 
-export type CrawlRunKind = 'repos' | 'repos-file' | 'code-search' | 'org' | 'schedule' | 'rebuild';
+export type CrawlRunKind =
+  | 'repos'
+  | 'repos-file'
+  | 'code-search'
+  | 'org'
+  | 'schedule'
+  | 'rebuild'
+  /** An index request: POST /v1/index-requests, an on-demand gh: read or a webhook. */
+  | 'request';
 export type CrawlOutcome = 'indexed' | 'unchanged' | 'failed' | 'gone';
 
 /** Starts a crawl run and returns its id; its total stays -1 (unknown) until discovery sets it. */
@@ -113,7 +122,7 @@ export async function recentCrawlRuns(db: Executor, limit = 5) {
   return db.select().from(crawlRuns).orderBy(desc(crawlRuns.id)).limit(limit);
 }
 
-/** Repositories whose last crawl failed, most recent first. */
+/** Repositories whose last crawl failed or found them gone, most recent first. */
 export async function failedRepositories(db: Executor, limit = 20) {
   return db
     .select({
@@ -123,17 +132,49 @@ export async function failedRepositories(db: Executor, limit = 20) {
       error: repositories.lastCrawlError,
     })
     .from(repositories)
-    .where(and(eq(repositories.lastCrawlOutcome, 'failed'), isNotNull(repositories.lastCrawledAt)))
+    .where(
+      and(inArray(repositories.lastCrawlOutcome, ['failed', 'gone']), isNotNull(repositories.lastCrawledAt)),
+    )
     .orderBy(desc(repositories.lastCrawledAt))
     .limit(limit);
 }
 
-/** The repository row for owner/name (case-insensitive), created when missing. */
-export async function ensureRepository(db: Executor, owner: string, name: string) {
-  const [existing] = await db.select().from(repositories).where(repositoryNamed(owner, name));
+/**
+ * The repository row for owner/name (case-insensitive), created when missing. With `started`, it is also
+ * marked as being crawled now (its status turns from `queued` to `crawling`), in the same statement.
+ */
+export async function ensureRepository(
+  db: Executor,
+  owner: string,
+  name: string,
+  options: { started?: boolean } = {},
+) {
+  const [existing] = options.started
+    ? await db
+        .update(repositories)
+        .set({ crawlStartedAt: new Date() })
+        .where(repositoryNamed(owner, name))
+        .returning()
+    : await db.select().from(repositories).where(repositoryNamed(owner, name));
   if (existing) return existing;
-  await db.insert(repositories).values({ owner, name }).onConflictDoNothing();
-  const [row] = await db.select().from(repositories).where(repositoryNamed(owner, name));
+  const created = await db
+    .insert(repositories)
+    .values({ owner, name, ...(options.started ? { crawlStartedAt: new Date() } : {}) })
+    .onConflictDoNothing()
+    .returning();
+  // A repository lives at this name again: a redirect left by an earlier rename away from it no longer applies.
+  if (created.length > 0) {
+    await db
+      .delete(repositoryRedirects)
+      .where(
+        and(
+          sql`lower(${repositoryRedirects.oldOwner}) = lower(${owner})`,
+          sql`lower(${repositoryRedirects.oldName}) = lower(${name})`,
+        ),
+      );
+  }
+  const [row] =
+    created.length > 0 ? created : await db.select().from(repositories).where(repositoryNamed(owner, name));
   return row!;
 }
 
@@ -172,7 +213,14 @@ export async function finishCompletedRuns(db: Executor, runIds: number[]): Promi
   const finished: number[] = [];
   const runs = await db.select().from(crawlRuns).where(inArray(crawlRuns.id, runIds));
   for (const run of runs) {
-    if (run.status !== 'running') continue;
+    if (run.status !== 'running' || run.repositoriesTotal < 0) continue;
+    // One indexed count per finished job; the full progress only once the run is complete (it reads every
+    // report of the run, which per job made a run of n repositories cost n^2).
+    const [done] = await db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(crawlReports)
+      .where(eq(crawlReports.runId, run.id));
+    if ((done?.n ?? 0) < run.repositoriesTotal) continue;
     const progress = await crawlRunProgress(db, run.id);
     if (progress && progress.repositoriesDone >= run.repositoriesTotal && run.repositoriesTotal >= 0) {
       await finishCrawlRun(db, run.id, 'finished', {
@@ -200,4 +248,15 @@ export async function refreshSearchStatistics(db: Executor): Promise<void> {
         where a.amname = 'gin' and i.indrelid in ('skills'::regclass, 'skill_folders'::regclass)`,
   );
   await db.execute(sql`analyze skills, skill_folders`);
+}
+
+/** Whether a run changed the index (skills added, updated or removed), e.g. to skip refreshing statistics. */
+export async function crawlRunChangedIndex(db: Executor, runId: number): Promise<boolean> {
+  const [row] = await db
+    .select({
+      n: sql<number>`coalesce(sum(${crawlReports.skillsAdded} + ${crawlReports.skillsUpdated} + ${crawlReports.skillsRemoved}), 0)::int`,
+    })
+    .from(crawlReports)
+    .where(eq(crawlReports.runId, runId));
+  return (row?.n ?? 0) > 0;
 }

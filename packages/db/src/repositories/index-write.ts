@@ -39,6 +39,8 @@ export interface ReportEntry {
   path: string;
   code: string;
   message: string;
+  /** 1-based line in the file, when known (YAML that does not parse). */
+  line?: number;
 }
 
 /** The repository metadata the index keeps (a subset of GitHub's full-repository). */
@@ -52,6 +54,8 @@ export interface RepositoryMetadata {
   archived: boolean;
   pushedAt: Date | null;
   topics: string[];
+  /** GitHub's id of the repository (a rename or transfer keeps it). */
+  githubId?: number | null;
 }
 
 /** Everything one repository job writes, applied in one transaction. */
@@ -157,10 +161,25 @@ export async function writeRepositoryIndex(
     const stars = input.metadata?.stars ?? repo.stars;
     const owner = input.metadata ? repo.owner : repo.owner;
 
-    const before = await tx
-      .select({ id: skills.id, identity: skills.identity, revision: skills.revision, goneAt: skills.goneAt })
-      .from(skills)
-      .where(eq(skills.repositoryId, input.repositoryId));
+    // Without a skill list (unchanged, failed) only the live count matters: no need to read every row.
+    const readsSkills = input.skills !== null || input.repositoryGone === true;
+    const before = readsSkills
+      ? await tx
+          .select({
+            id: skills.id,
+            identity: skills.identity,
+            revision: skills.revision,
+            goneAt: skills.goneAt,
+          })
+          .from(skills)
+          .where(eq(skills.repositoryId, input.repositoryId))
+      : [];
+    const [live] = readsSkills
+      ? [{ n: before.filter((s) => s.goneAt === null).length }]
+      : await tx
+          .select({ n: sql<number>`count(*)::int` })
+          .from(skills)
+          .where(and(eq(skills.repositoryId, input.repositoryId), isNull(skills.goneAt)));
     const beforeByIdentity = new Map(before.map((s) => [s.identity, s]));
 
     let added = 0;
@@ -295,6 +314,10 @@ export async function writeRepositoryIndex(
       updatedAt: now,
       goneAt: input.repositoryGone ? (repo.goneAt ?? now) : null,
     };
+    // The problems an author sees: kept from the last crawl that read the tree (an unchanged crawl keeps them).
+    if (input.skills !== null || input.outcome === 'failed' || input.outcome === 'gone') {
+      repoUpdate.problems = [...input.errors, ...input.warnings];
+    }
     if (input.head) {
       repoUpdate.headRevision = input.head.commit;
       if (input.head.branch) repoUpdate.defaultBranch = input.head.branch;
@@ -309,6 +332,7 @@ export async function writeRepositoryIndex(
         archived: m.archived,
         pushedAt: m.pushedAt,
         topics: m.topics,
+        ...(m.githubId ? { githubId: m.githubId } : {}),
       });
       if (m.defaultBranch && !input.head?.branch) repoUpdate.defaultBranch = m.defaultBranch;
     }
@@ -316,11 +340,7 @@ export async function writeRepositoryIndex(
 
     // An unchanged repository still holds its skills: count them so run totals stay meaningful.
     const found =
-      input.skills !== null
-        ? input.skills.length
-        : input.outcome === 'unchanged'
-          ? before.filter((s) => s.goneAt === null).length
-          : 0;
+      input.skills !== null ? input.skills.length : input.outcome === 'unchanged' ? (live?.n ?? 0) : 0;
     if (input.runId !== null) {
       await tx.insert(crawlReports).values({
         runId: input.runId,

@@ -1,5 +1,6 @@
 export * from './blobs.js';
 export * from './crawls.js';
+export * from './indexing.js';
 export * from './links.js';
 export * from './repositories.js';
 export * from './security.js';

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import {
+  bigint,
   bigserial,
   boolean,
   index,
@@ -10,6 +11,15 @@ import {
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
+
+/** Why a skill of a repository is not listed (or listed with a caveat): the file, a stable code, the reason. */
+export interface RepositoryProblem {
+  path: string;
+  code: string;
+  message: string;
+  /** 1-based line in the file, when the problem has one (YAML that does not parse). */
+  line?: number;
+}
 
 /** A GitHub repository the crawler knows about, with what it last saw of it. */
 export const repositories = pgTable(
@@ -34,6 +44,12 @@ export const repositories = pgTable(
     /** When the scheduler should probe this repository again (activity-based back-off). */
     nextCrawlAt: timestamp('next_crawl_at', { withTimezone: true }),
     goneAt: timestamp('gone_at', { withTimezone: true }),
+    /** GitHub's numeric id: a rename or transfer keeps it, so a moved repository is recognised. */
+    githubId: bigint('github_id', { mode: 'number' }),
+    /** Problems found by the last crawl that read the tree (kept while later crawls find it unchanged). */
+    problems: jsonb('problems').$type<RepositoryProblem[]>().notNull().default([]),
+    /** When a crawl job last started on it (an open index request is `crawling` after this). */
+    crawlStartedAt: timestamp('crawl_started_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },

@@ -32,6 +32,8 @@ let down = false;
 /** When true, hub:acme/tools/deploy answers 410 as a skill removed upstream. */
 let deployGone = false;
 const archives = new Map<string, Buffer>();
+/** How many more times gh:acme/fresh/deploy answers "being indexed" (404 with Retry-After). */
+let indexingPolls = 0;
 
 async function tarOf(files: Record<string, string | { symlink: string }>): Promise<Buffer> {
   const dir = await mkdtemp(path.join(base, 'pack-'));
@@ -90,7 +92,15 @@ async function answer(
   const [, kind, identity] = skillOrArchive;
   if (identity === 'hub:acme/tools/deploy' && deployGone)
     return problem(410, 'gone', { lastRevision: deployRevision, lastSeen: '2026-03-04' });
+  if (identity === 'gh:acme/fresh/deploy' && kind === 'skills' && indexingPolls-- > 0) {
+    // Not indexed yet: the hub started indexing it and says when to ask again (SPEC 2.6).
+    return {
+      ...problem(404, 'not-found', { statusUrl: `${hubUrl}/v1/repos/acme/fresh` }),
+      headers: { 'retry-after': '1' },
+    };
+  }
   switch (identity) {
+    case 'gh:acme/fresh/deploy':
     case 'gh:acme/mirror/deploy':
     case 'hub:acme/tools/deploy':
     case 'hub:acme/tools/tampered':
@@ -332,6 +342,18 @@ describe('hub source', () => {
       '/v1/skills/gh:acme/mirror/deploy',
       '/v1/archive/gh:acme/mirror/deploy?rev=r1',
     ]);
+  });
+
+  it('waits for a gh: repository the hub is indexing (404 with Retry-After), then resolves it', async () => {
+    const { resolver: r, projectDir } = await resolver({ ATSKILLS_GH_VIA_HUB: '1' });
+    indexingPolls = 2;
+    const before = hits.length;
+    expect(await r.resolve('gh:acme/fresh/deploy', { projectDir })).toMatchObject({
+      kind: 'skill',
+      identity: 'gh:acme/fresh/deploy',
+    });
+    const polls = hits.slice(before).filter((h) => h.path.startsWith('/v1/skills/gh:acme/fresh/deploy'));
+    expect(polls).toHaveLength(3);
   });
 
   it('saves a hub skill and refreshes it by comparing with the archive at the recorded revision', async () => {

@@ -15,6 +15,13 @@ import type { ClientSettings } from './settings.js';
 export const MAX_ARCHIVE_BYTES = 64 * 1024 * 1024;
 export const MAX_UNPACKED_BYTES = 256 * 1024 * 1024;
 
+/**
+ * A `gh:` repository the hub has not indexed yet answers 404 with Retry-After while it is being indexed
+ * (SPEC 2.6): the client waits and asks again, each wait capped, for at most this long in all.
+ */
+export const INDEXING_WAIT_MS = 60_000;
+const MAX_RETRY_AFTER_MS = 10_000;
+
 /** What a conditional request to the hub answered. */
 export type HubRefresh = { status: 'unchanged' } | { status: 'fetched'; entry: FetchedEntry };
 
@@ -139,8 +146,20 @@ export class HubSource {
     maxBodyBytes?: number,
   ): Promise<HttpAnswer> {
     if (this.settings.hubToken) headers.authorization = `Bearer ${this.settings.hubToken}`;
+    const deadline = Date.now() + INDEXING_WAIT_MS;
     try {
-      return await httpRequest(url, { headers, timeoutMs, ...(maxBodyBytes ? { maxBodyBytes } : {}) });
+      for (;;) {
+        const answer = await httpRequest(url, {
+          headers,
+          timeoutMs,
+          ...(maxBodyBytes ? { maxBodyBytes } : {}),
+        });
+        const retryAfter = answer.status === 404 ? Number(headerOf(answer, 'retry-after')) : Number.NaN;
+        if (!(retryAfter >= 0)) return answer;
+        const waitMs = Math.min(retryAfter * 1000, MAX_RETRY_AFTER_MS);
+        if (Date.now() + waitMs > deadline) return answer;
+        await new Promise((resolve) => setTimeout(resolve, waitMs));
+      }
     } catch (error) {
       if (!(error instanceof HttpRequestError)) throw error;
       if (error.code === 'too-large')

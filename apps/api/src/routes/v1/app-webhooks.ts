@@ -1,9 +1,9 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { problem } from '../../problems.js';
 import { problems } from '../../schemas.js';
 import { handleLinkEvent } from '../../services/links/github-events.js';
+import { verifyWebhookSignature } from '../../services/webhooks/signature.js';
 
 /** GitHub sends payloads up to 25 MB. */
 const BODY_LIMIT = 25 * 1024 * 1024;
@@ -16,14 +16,6 @@ const Headers = z.object({
   'x-github-delivery': z.string().max(100).optional(),
   'x-hub-signature-256': z.string().max(200).optional(),
 });
-
-/** Whether `signature` is `sha256=` + the HMAC-SHA256 of the raw body under the secret (constant time). */
-function signedBy(secret: string, body: Buffer, signature: string | undefined): boolean {
-  if (!signature?.startsWith('sha256=')) return false;
-  const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(body).digest('hex')}`);
-  const given = Buffer.from(signature);
-  return given.length === expected.length && timingSafeEqual(given, expected);
-}
 
 /**
  * POST /v1/webhooks/github-app: the GitHub App's webhook (its own URL and secret, GITHUB_APP_WEBHOOK_SECRET),
@@ -63,7 +55,7 @@ const appWebhookRoutes: FastifyPluginAsyncZod = async (app) => {
           'The GitHub App webhook is not configured on this hub (GITHUB_APP_WEBHOOK_SECRET).',
         );
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      if (!signedBy(secret, body, request.headers['x-hub-signature-256'])) {
+      if (!verifyWebhookSignature(secret, body, request.headers['x-hub-signature-256'])) {
         throw problem('unauthorized', 'X-Hub-Signature-256 is missing or does not match the body.');
       }
       const event = request.headers['x-github-event'];

@@ -4,6 +4,7 @@ import { problem } from '../../problems.js';
 import { FileQuery, problems, RevisionQuery } from '../../schemas.js';
 import { buildSkillArchive, readSkillFile } from '../../services/archive.js';
 import { ArchiveBuilds } from '../../services/archive-builds.js';
+import { withMissingGh } from '../../services/indexing/missing-gh.js';
 import { resolveIdentity } from '../../services/resolve.js';
 import { validateRevision } from '../caching.js';
 import { rawIdentity } from '../identity-path.js';
@@ -25,13 +26,15 @@ const archiveRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'The skill folder as a deterministic tar.gz with Content-Digest (RFC 9530)',
         querystring: RevisionQuery,
         produces: ['application/gzip'],
-        response: { 200: Binary, ...problems(400, 404, 410, 422, 503) },
+        response: { 200: Binary, ...problems(301, 400, 404, 410, 422, 503) },
       },
     },
     async (request, reply) => {
       // 503 + Retry-After when builds are saturated (ARCHIVE_BUILDS); other routes never wait on them.
       const identity = rawIdentity(request, '/v1/archive/');
-      const resolved = await resolveIdentity(app.db, request.viewer, identity, request.query.rev);
+      const resolved = await withMissingGh(app, request, identity, () =>
+        resolveIdentity(app.db, request.viewer, identity, request.query.rev),
+      );
       if (resolved.kind !== 'skill') {
         throw problem('not-a-skill', `${resolved.identity} is a menu; archives hold one skill`);
       }
@@ -57,12 +60,14 @@ const archiveRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ['resolution'],
         summary: 'One file of a skill folder',
         querystring: FileQuery,
-        response: { 200: Binary, ...problems(400, 404, 410, 422, 503) },
+        response: { 200: Binary, ...problems(301, 400, 404, 410, 422, 503) },
       },
     },
     async (request, reply) => {
       const identity = rawIdentity(request, '/v1/files/');
-      const resolved = await resolveIdentity(app.db, request.viewer, identity, request.query.rev);
+      const resolved = await withMissingGh(app, request, identity, () =>
+        resolveIdentity(app.db, request.viewer, identity, request.query.rev),
+      );
       if (resolved.kind !== 'skill') {
         throw problem('not-a-skill', `${resolved.identity} is a menu; files belong to skills`);
       }

@@ -1,9 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { problem } from '../../problems.js';
 import { problems, RepositoryReport, StatsResponse } from '../../schemas.js';
 import { getRepositoryReport, getStats } from '../../services/index-info.js';
+import { parseRepositoryName, repositoryStatusUrl } from '../../services/indexing/index-requests.js';
 
-/** GET /v1/repos/<owner>/<repo> (latest crawl report) and GET /v1/stats. */
+/** GET /v1/repos/<owner>/<repo> (index status, skills, problems) and GET /v1/stats. */
 const reposRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/repos/:owner/:repo',
@@ -11,12 +13,29 @@ const reposRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         operationId: 'getRepository',
         tags: ['index'],
-        summary: 'A crawled GitHub repository and its latest crawl report',
+        summary: "A GitHub repository's index status, its listed skills and every problem found (SPEC 2.6)",
+        description:
+          'status is queued, crawling, indexed, failed or not-indexed (a repository the hub has not crawled; ' +
+          'POST /v1/index-requests asks for it). A renamed or transferred repository answers 301 to its new name.',
         params: z.object({ owner: z.string().min(1).max(100), repo: z.string().min(1).max(100) }),
-        response: { 200: RepositoryReport, ...problems(400, 404, 503) },
+        response: { 200: RepositoryReport, ...problems(301, 400, 503) },
       },
     },
-    async (request) => getRepositoryReport(app.db, request.params.owner, request.params.repo),
+    async (request, reply) => {
+      const { owner, repo } = parseRepositoryName(`${request.params.owner}/${request.params.repo}`);
+      const report = await getRepositoryReport(app.db, owner, repo);
+      if ('movedTo' in report) {
+        const { owner: to, name } = report.movedTo;
+        throw problem(
+          'moved',
+          `${owner}/${repo} is now ${to}/${name}`,
+          { location: `gh:${to}/${name}` },
+          { location: repositoryStatusUrl(app.config.publicUrl, to, name) },
+        );
+      }
+      reply.header('cache-control', 'no-cache');
+      return report;
+    },
   );
 
   app.get(

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { leanJsonRoute } from '../../plugins/security.js';
 import { problems, RevisionQuery, SkillOrMenu } from '../../schemas.js';
 import { flagRules } from '../../services/flags.js';
+import { withMissingGh } from '../../services/indexing/missing-gh.js';
 import { canonicalIdentity } from '../../services/locate.js';
 import { type CachedRevision, cacheKey, scopeKey } from '../../services/read-cache.js';
 import { getSkillView, liveSkillRevision } from '../../services/skill-view.js';
@@ -41,7 +42,9 @@ const skillsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   /** The whole resolution: the skill or menu with its flags and validators, or a 304 (then the reply). */
   async function fullAnswer(request: FastifyRequest, reply: FastifyReply, identity: string, rev?: string) {
-    const result = await getSkillView(app.db, request.viewer, identity, rev);
+    const result = await withMissingGh(app, request, identity, () =>
+      getSkillView(app.db, request.viewer, identity, rev),
+    );
     if (result.kind === 'skill') {
       const rules = flagRules(result.resolved.flags);
       if (rules.length) reply.header('x-skill-flags', rules.join(', '));
@@ -68,7 +71,7 @@ const skillsRoutes: FastifyPluginAsyncZod = async (app) => {
           'The headers of GET /v1/skills/<identity> (ETag, Cache-Control, X-Skill-Flags) without a body; 304 on a matching If-None-Match. ' +
           'A live skill answers from its revision alone (no Content-Length); menus and pinned revisions answer as GET does.',
         querystring: RevisionQuery,
-        response: { 200: SkillOrMenu, ...problems(400, 404, 410, 422, 503) },
+        response: { 200: SkillOrMenu, ...problems(301, 400, 404, 410, 422, 503) },
       },
     },
     async (request, reply) => {
@@ -93,7 +96,7 @@ const skillsRoutes: FastifyPluginAsyncZod = async (app) => {
           'Strong ETag "<revision>", Cache-Control no-cache, 304 on a matching If-None-Match; ?rev= pins a revision ' +
           '(immutable). 410 gone (lastRevision, lastSeen), 422 over-cap (count, subcollections), 404 unknown or private.',
         querystring: RevisionQuery,
-        response: { 200: SkillOrMenu, ...problems(400, 404, 410, 422, 503) },
+        response: { 200: SkillOrMenu, ...problems(301, 400, 404, 410, 422, 503) },
       },
     },
     async (request, reply) => {

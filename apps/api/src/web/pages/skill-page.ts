@@ -5,7 +5,7 @@ import { formatBytes, formatCount, formatDate, shellQuote, shortRevision } from 
 import { html, type SafeHtml } from '../html.js';
 import { layout } from '../layout.js';
 import { renderMarkdown } from '../markdown.js';
-import { skillFileUrl, skillPageUrl } from '../urls.js';
+import { repositoryPageUrl, skillFileUrl, skillPageUrl } from '../urls.js';
 import type { FlagView, SkillFileView, SkillPageModel } from '../view-models.js';
 import { sourceLinks } from './search-page.js';
 
@@ -28,6 +28,7 @@ ${model.pinned ? html`<p class="notice">This page shows the pinned revision <cod
 <dl class="facts">
 <dt>Identity</dt><dd><code>${model.identity}</code></dd>
 ${id.source === 'gh' || id.source === 'hub' ? html`<dt>Source</dt><dd>${sourceLinks({ source: id.source, repository: `${first}/${second}` })}</dd>` : ''}
+${id.source === 'gh' ? html`<dt>Index status</dt><dd><a href="${repositoryPageUrl(first, second)}">why skills of ${first}/${second} are or are not listed</a></dd>` : ''}
 <dt>Revision</dt><dd><code title="${model.revision}">${shortRevision(model.revision)}</code></dd>
 ${formatDate(model.lastSeen) ? html`<dt>Last seen</dt><dd>${formatDate(model.lastSeen)}</dd>` : ''}
 ${model.stars !== undefined ? html`<dt>Stars</dt><dd>★ ${formatCount(model.stars)}</dd>` : ''}

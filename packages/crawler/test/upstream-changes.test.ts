@@ -163,22 +163,31 @@ describe('upstream changes', () => {
     );
   });
 
-  it('refreshes search statistics also when discovery finishes the run (nothing to crawl)', async () => {
+  it('completes every run through one hook, which refreshes search statistics only when the index changed', async () => {
     const analyzed = async () => {
       const rows = await fx.db.db.execute<{ n: string }>(
         sql`select analyze_count::text as n from pg_stat_user_tables where relname = 'skills'`,
       );
       return Number(rows.rows[0]?.n ?? 0);
     };
-    const before = await analyzed();
-    const runId = await crawler.startRun({ kind: 'repos', source: { kind: 'repos', repos: [] } });
-    const run = await crawler.waitForRun(runId, { pollMs: 50 });
-    expect(run.status).toBe('finished');
     // Statistics reach pg_stat_user_tables when the analyzing session flushes them (about a second).
-    const deadline = Date.now() + 10_000;
-    while ((await analyzed()) <= before && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 100));
-    expect(await analyzed()).toBeGreaterThan(before);
+    const analyzedAfter = async (before: number) => {
+      const deadline = Date.now() + 10_000;
+      while ((await analyzed()) <= before && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 100));
+      return analyzed();
+    };
+    // A run that discovery finishes (nothing to crawl) ends through the hook like any other.
+    const emptyRun = await crawler.startRun({ kind: 'repos', source: { kind: 'repos', repos: [] } });
+    expect((await crawler.waitForRun(emptyRun, { pollMs: 50 })).status).toBe('finished');
+    // A run that changed skills refreshes the planner's statistics when it completes.
+    const before = await analyzed();
+    await commitToRepo(workDir, { 'stats/SKILL.md': skill('stats', 'Counts things for the planner.') });
+    const changed = await crawl(['acme/playbooks']);
+    expect(changed.outcomes).toMatchObject({ indexed: 1 });
+    expect(await analyzedAfter(before)).toBeGreaterThan(before);
+    await commitToRepo(workDir, { 'stats/SKILL.md': null });
+    await crawl(['acme/playbooks']);
   });
 
   it('ends a run whose discovery fails as failed', async () => {

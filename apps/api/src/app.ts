@@ -18,6 +18,7 @@ import errorsPlugin, { sendProblem } from './plugins/errors.js';
 import metricsPlugin, { type HubMetrics } from './plugins/metrics.js';
 import readCachePlugin from './plugins/read-cache.js';
 import searchPlugin from './plugins/search.js';
+import usesPlugin, { type UsesOptions } from './plugins/uses.js';
 import viewerPlugin from './plugins/viewer.js';
 import { problem } from './problems.js';
 import adminRoutes from './routes/admin/index.js';
@@ -55,6 +56,8 @@ export interface AppDeps {
   linkQueue?: LinkIndexQueue;
   /** Credentials of linked repositories; default: built from the configuration. */
   linkAccess?: LinkAccess;
+  /** Where uses are counted; default: the ops Redis when there is one, else the database. */
+  uses?: UsesOptions;
   /** The bundled client package served at /cli/atskills.tgz; default: apps/cli/dist/package. */
   clientPackageDir?: string;
 }
@@ -174,6 +177,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
   await app.register(readCachePlugin, { config });
   await app.register(searchPlugin, { config, ...(deps.search ? { engine: deps.search } : {}) });
   await app.register(viewerPlugin);
+  await app.register(usesPlugin, deps.uses ?? { redis: deps.ops?.redis });
   await app.register(opsPlugin, deps.ops ?? {});
 
   await app.register(openapiRoutes);

@@ -150,12 +150,17 @@ async function searchPage(app: FastifyInstance, request: FastifyRequest, reply: 
   if (form.error) return sendPage(reply, 400, renderSearchPage({ ...model, error: form.error }));
   if (form.q === '') return sendPage(reply, 200, renderSearchPage(model));
   try {
-    const { page, engine } = await searchSkills(app.searchEngine, request.viewer, {
-      q: form.q,
-      limit: form.limit,
-      cursor: form.cursor,
-      filters: form.filters,
-    });
+    const { page, engine } = await searchSkills(
+      app.searchEngine,
+      request.viewer,
+      {
+        q: form.q,
+        limit: form.limit,
+        cursor: form.cursor,
+        filters: form.filters,
+      },
+      app.db,
+    );
     reply.header('x-search-engine', engine);
     const evidence = await storedFlagsOf(app, request, page.results);
     return sendPage(

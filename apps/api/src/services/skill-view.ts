@@ -1,4 +1,4 @@
-import { type Database, existingBlobHashes, type ReadScope } from '@atskills/db';
+import { type Database, existingBlobHashes, type ReadScope, usesOfIdentities } from '@atskills/db';
 import { formatReference, renderMenu } from '@atskills/protocol';
 import type { MenuResponse, SkillView } from '../schemas.js';
 import { wireFlag } from './flags.js';
@@ -41,6 +41,7 @@ export async function getSkillView(
   viewer: ReadScope,
   identity: string,
   rev?: string,
+  today: string = new Date().toISOString().slice(0, 10),
 ): Promise<SkillViewResult | MenuViewResult> {
   const resolved = await resolveIdentity(db, viewer, identity, rev);
   if (resolved.kind === 'menu') {
@@ -51,7 +52,10 @@ export async function getSkillView(
       text: renderMenu(resolved.items),
     };
   }
-  const files = await servableFiles(db, resolved);
+  const [files, uses] = await Promise.all([
+    servableFiles(db, resolved),
+    usesOfIdentities(db, [resolved.identity], today),
+  ]);
   return {
     kind: 'skill',
     resolved,
@@ -71,6 +75,7 @@ export async function getSkillView(
       repository: resolved.repository,
       path: resolved.path,
       stars: resolved.stars,
+      uses: uses.get(resolved.identity) ?? { week: 0, total: 0 },
       descriptionTokens: resolved.descriptionTokens,
       bodyTokens: resolved.bodyTokens,
       lastSeen: resolved.lastSeen,

@@ -105,6 +105,32 @@ describe('uses in the database (no Redis)', () => {
     expect(hit.uses).toEqual({ week: 6, total: 6 });
   });
 
+  it('shows uses on the skill page, in search results, in the badge (ETag, cacheable) and documents them', async () => {
+    const page = await hub.app.inject({ method: 'GET', url: `/s/${DEPLOY}` });
+    expect(page.body).toContain('<dt>Uses</dt><dd>6 this week · 6 all time (<a href="/about/metrics">');
+    expect(page.body).toContain(`src="/badge/${DEPLOY}.svg"`);
+    const results = await hub.app.inject({ method: 'GET', url: '/?q=deploy+runbook' });
+    expect(results.body).toContain('6 uses this week');
+    const badge = await hub.app.inject({ method: 'GET', url: `/badge/${DEPLOY}.svg` });
+    expect(badge.statusCode).toBe(200);
+    expect(badge.headers['content-type']).toBe('image/svg+xml; charset=utf-8');
+    expect(badge.headers['cache-control']).toBe('public, max-age=3600');
+    expect(badge.body).toContain('deploy-runbook: 6 uses/week');
+    const again = await hub.app.inject({
+      method: 'GET',
+      url: `/badge/${DEPLOY}.svg`,
+      headers: { 'if-none-match': badge.headers.etag as string },
+    });
+    expect(again.statusCode).toBe(304);
+    // Viewing pages and badges is not a use; the API read of the first test (a client of its own) was one.
+    await hub.app.uses.flush();
+    expect(await usesRow(DEPLOY)).toBe(7);
+    const metrics = await hub.app.inject({ method: 'GET', url: '/about/metrics' });
+    expect(metrics.statusCode).toBe(200);
+    expect(metrics.body).toContain('<h1>How uses are counted</h1>');
+    expect(metrics.body).toContain('at most 200 different skills a day');
+  });
+
   it('caps how many skills one client adds a use to per day', async () => {
     const many = [
       'hub:team/kit/format',

@@ -1,18 +1,21 @@
+import { createHash } from 'node:crypto';
 import { findSkillAt, type StoredFlag } from '@atskills/db';
 import { isProtocolError } from '@atskills/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { toProblem } from '../plugins/errors.js';
-import type { HttpProblem } from '../problems.js';
+import { type HttpProblem, problem } from '../problems.js';
 import type { SearchHitResponse, StatsResponse } from '../schemas.js';
 import { getStats } from '../services/index-info.js';
 import { locateIdentity } from '../services/locate.js';
 import { searchSkills } from '../services/search.js';
 import { getSkillView } from '../services/skill-view.js';
 import { ASSETS } from '../web/assets/index.js';
+import { renderUsesBadge } from '../web/badge.js';
 import { CONTENT_SECURITY_POLICY } from '../web/layout.js';
 import { renderErrorPage } from '../web/pages/error-page.js';
 import { renderMenuPage } from '../web/pages/menu-page.js';
+import { renderMetricsPage } from '../web/pages/metrics-page.js';
 import { renderSearchPage } from '../web/pages/search-page.js';
 import { renderSkillPage } from '../web/pages/skill-page.js';
 import type {
@@ -23,6 +26,7 @@ import type {
   SearchPageModel,
   SearchResultView,
 } from '../web/view-models.js';
+import { ifNoneMatchHits } from './caching.js';
 
 // The server-rendered pages: `/` (search), `/s/<identity>` (a skill or a menu) and their static assets.
 // Pages read through the same services as the JSON API, always with `request.viewer`, so a page never shows
@@ -85,6 +89,7 @@ function toResultView(hit: SearchHitResponse, storedFlags: StoredFlag[] | undefi
     path: hit.path,
     revision: hit.revision,
     stars: hit.stars,
+    ...(hit.uses ? { uses: hit.uses } : {}),
     descriptionTokens: hit.descriptionTokens,
     bodyTokens: hit.bodyTokens,
     ...(hit.skillCount !== undefined ? { skillCount: hit.skillCount } : {}),
@@ -197,6 +202,24 @@ function identityFromUrl(url: string): string {
   return path.startsWith(PAGE_PREFIX) ? path.slice(PAGE_PREFIX.length) : '';
 }
 
+/** GET /badge/<identity>.svg: name and weekly uses, for READMEs; read with the viewer like the skill. */
+async function badge(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
+  const path = (request.raw.url ?? request.url).split('?', 1)[0] ?? '';
+  const text = path.slice('/badge/'.length).replace(/\.svg$/, '');
+  const result = await getSkillView(app.db, request.viewer, text);
+  if (result.kind !== 'skill')
+    throw problem('not-a-skill', `${result.view.identity} is a menu; badges are for skills`);
+  const svg = renderUsesBadge(result.view.name || result.view.identity, result.view.uses.week);
+  const etag = `"${createHash('sha256').update(svg).digest('base64url').slice(0, 27)}"`;
+  // Counts move every few seconds at most; an hour's cache keeps README views off the hub. Private: no shared cache.
+  reply
+    .header('etag', etag)
+    .header('vary', 'Authorization')
+    .header('cache-control', result.resolved.private ? 'private, no-cache' : 'public, max-age=3600');
+  if (ifNoneMatchHits(request.headers['if-none-match'], etag.slice(1, -1))) return reply.code(304).send();
+  return reply.header('content-type', 'image/svg+xml; charset=utf-8').send(svg);
+}
+
 async function skillPage(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
   const text = identityFromUrl(request.raw.url ?? request.url);
   // `/s/` alone names nothing: the search page is where to find an identity.
@@ -223,6 +246,7 @@ async function skillPage(app: FastifyInstance, request: FastifyRequest, reply: F
       flags: resolved.flags,
       warnings: view.warnings,
       stars: view.stars,
+      uses: view.uses,
       descriptionTokens: view.descriptionTokens,
       bodyTokens: view.bodyTokens,
       lastSeen: view.lastSeen,
@@ -292,6 +316,10 @@ export default fp(
       });
       web.get('/', { schema: { hide: true } }, (request, reply) => searchPage(web, request, reply));
       web.get('/s/*', { schema: { hide: true } }, (request, reply) => skillPage(web, request, reply));
+      web.get('/badge/*', { schema: { hide: true } }, (request, reply) => badge(web, request, reply));
+      web.get('/about/metrics', { schema: { hide: true } }, (_request, reply) =>
+        sendPage(reply, 200, renderMetricsPage()),
+      );
       web.get('/assets/:file', { schema: { hide: true } }, (request, reply) => {
         const asset = ASSETS.get(request.url.split('?', 1)[0] ?? '');
         if (!asset) {

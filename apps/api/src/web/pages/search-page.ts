@@ -99,6 +99,7 @@ ${flagBadges(result.flags)}
 ${sourceLinks(result)}
 ${result.path ? html`<span>path <code>${result.path}</code></span>` : ''}
 <span title="Popularity (GitHub stars where known)">★ ${formatCount(result.stars)}</span>
+${result.uses ? html`<span title="Distinct clients that resolved it in the last 7 days (see /about/metrics)">${formatCount(result.uses.week)} uses this week</span>` : ''}
 ${result.kind === 'collection' && result.skillCount !== undefined ? html`<span>${formatCount(result.skillCount)} skills</span>` : tokens}
 ${result.warnings.length > 0 ? html`<span class="warning-list" title="Frontmatter warnings">warnings: ${result.warnings.join(', ')}</span>` : ''}
 </div>

@@ -146,6 +146,25 @@ describe('uses in the database (no Redis)', () => {
     expect(counted).toEqual([1, 1, 1, 0]); // the cap of this hub is 3 skills per client per day
   });
 
+  it('ranks equally strong matches by weekly uses, never a weaker match over a stronger one', async () => {
+    const S4 = 'gh:bigco/mono/packs/alpha/s4';
+    const S5 = 'gh:bigco/mono/packs/alpha/s5';
+    const order = async (q: string) =>
+      (await hub.app.inject({ method: 'GET', url: `/search?q=${q}&source=gh&owner=bigco&limit=100` }))
+        .json()
+        .results.map((r: { identity: string }) => r.identity);
+    const before = await order('alpha+pack');
+    expect(before.indexOf(S4)).toBeLessThan(before.indexOf(S5));
+    for (let n = 0; n < 5; n++) {
+      await hub.app.inject({ method: 'GET', url: `/v1/skills/${S5}`, headers: client(`fan-${n}`) });
+    }
+    await hub.app.uses.flush();
+    const after = await order('alpha+pack');
+    expect(after.indexOf(S5)).toBeLessThan(after.indexOf(S4));
+    // The exact name is a stronger match than any prior.
+    expect((await order('s4'))[0]).toBe(S4);
+  });
+
   it('stores no address, token or unsalted client digest', async () => {
     const headers = { 'user-agent': 'atskills-test/private-eye', authorization: `Bearer ${tokens.reader}` };
     await hub.app.inject({ method: 'GET', url: `/v1/skills/${ROLLBACK}`, headers, remoteAddress: ADDRESS });

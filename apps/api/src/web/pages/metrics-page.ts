@@ -44,8 +44,10 @@ skill is kept for good.</li>
 </div>
 <div class="panel">
 <h2>Ranking</h2>
-<p>Search ranks by how well a skill matches first. Weekly uses and stars are a bounded prior on top: they
-order matches of about the same strength and never lift a weak match over a strong one.</p>
+<p>Search ranks by how well a skill matches first. Popularity is a bounded prior on top: it orders matches
+of the same strength and never lifts a weak match over a strong one. With the Postgres search engine
+(<code>SEARCH_ENGINE=postgres</code>) the prior is stars plus 50 per weekly use; the in-memory engine orders by
+stars alone for now.</p>
 </div>`,
   ).value;
 }

@@ -5,14 +5,34 @@ import { defineConfig } from 'vitest/config';
 // so tests run against src/ without a build step.
 const conditions = ['@atskills/source', ...defaultServerConditions];
 
+// Two projects. `unit`: tests beside the code (`src/**/*.test.ts`) and the architecture rules: no
+// database, Redis or network servers, so `npm run test:unit` runs anywhere in seconds. `integration`:
+// everything under a `test/` folder (real Postgres, Redis, git over HTTP, processes). `npm test` runs both.
+const UNIT = ['{apps,packages}/*/src/**/*.test.ts', 'test/architecture/**/*.test.ts'];
+// Tests beside code that still need Postgres or Redis; they count as integration until they move under test/.
+const BESIDE_CODE_INTEGRATION = ['packages/crawler/src/schedule.test.ts'];
+const EXCLUDE = ['**/node_modules/**', '**/dist/**', 'bench/work/**'];
+
 export default defineConfig({
   resolve: { conditions },
   ssr: { resolve: { conditions } },
   test: {
-    include: ['**/*.test.ts'],
-    exclude: ['**/node_modules/**', '**/dist/**', 'bench/work/**'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: UNIT, exclude: [...EXCLUDE, ...BESIDE_CODE_INTEGRATION] },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['**/test/**/*.test.ts', ...BESIDE_CODE_INTEGRATION],
+          exclude: [...EXCLUDE, 'test/architecture/**'],
+        },
+      },
+    ],
   },
 });

@@ -28,6 +28,7 @@ const benchmarks: Record<string, () => Promise<{ run(args: string[]): Promise<vo
   memory: () => import('./memory/command.js'),
   client: () => import('./client/command.js'),
   relevance: () => import('./relevance/command.js'),
+  'safety-flags': () => import('./safety-flags/command.js'),
 };
 
 const [name, ...rest] = process.argv.slice(2);

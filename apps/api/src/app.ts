@@ -26,9 +26,7 @@ import agentRoutes from './routes/agents/index.js';
 import apiCompatRoutes from './routes/api-compat.js';
 import openapiRoutes from './routes/openapi.js';
 import searchRoutes from './routes/search.js';
-import collectionsRoutes from './routes/v1/collections/index.js';
 import v1Routes from './routes/v1/index.js';
-import linksRoutes from './routes/v1/teams/links.js';
 import webRoutes from './routes/web.js';
 import { loggerOptions } from './runtime/logging.js';
 import opsPlugin, { type OpsDeps } from './runtime/ops-plugin.js';
@@ -190,8 +188,6 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
   await app.register(openapiRoutes);
   await app.register(searchRoutes);
   await app.register(v1Routes, { prefix: '/v1' });
-  await app.register(collectionsRoutes, { prefix: '/v1' });
-  await app.register(linksRoutes, { prefix: '/v1' });
   await app.register(adminRoutes, { prefix: '/admin' });
   await app.register(apiCompatRoutes, { prefix: '/api' });
   await app.register(agentRoutes, { clientPackageDir: deps.clientPackageDir ?? DEFAULT_CLIENT_PACKAGE_DIR });

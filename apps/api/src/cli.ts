@@ -8,6 +8,7 @@ import { pathToFileURL } from 'node:url';
 import {
   connectDatabase,
   type DatabaseHandle,
+  databaseOptions,
   EmbeddedDatabaseBusy,
   migrate,
   readEmbeddedLock,
@@ -66,12 +67,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const db = async () => {
     if (!handle) {
       const config = loadConfig(io.env ?? process.env);
-      handle = await connectDatabase({
-        url: config.databaseUrl,
-        embeddedDir: `${config.dataDir}/db`,
-        applicationName: 'atskills-hub-cli',
-        owner: 'cli',
-      });
+      handle = await connectDatabase(
+        databaseOptions('cli', { url: config.databaseUrl, dataDir: config.dataDir }, { owner: 'cli' }),
+      );
       owned = true;
       await migrate(handle);
     }

@@ -1,21 +1,22 @@
 import { GithubAuthEnvSchema, type GithubAuthSettings, loadGithubAuthSettings } from '@atskills/github-auth';
+import {
+  ConfigError,
+  type Env,
+  flag,
+  integer,
+  LogLevel,
+  optionalUrl,
+  parseEnv,
+} from '@atskills/protocol/config';
 import { z } from 'zod';
 import { DEFAULT_PUBLISH_LIMITS, type PublishLimits } from './services/publish/limits.js';
 
-/** Log levels pino understands, plus `silent` for tests. */
-const LogLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
-
-const optionalUrl = z
-  .string()
-  .trim()
-  .transform((s) => (s === '' ? undefined : s))
-  .pipe(z.url().optional())
-  .optional();
+export { ConfigError } from '@atskills/protocol/config';
 
 /** The environment variables the hub reads, validated once at start-up. */
 const EnvSchema = z.object({
   HOST: z.string().trim().min(1).default('127.0.0.1'),
-  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  PORT: integer(8080, { max: 65535 }),
   DATABASE_URL: optionalUrl,
   MEILI_URL: optionalUrl,
   MEILI_MASTER_KEY: z.string().optional(),
@@ -26,21 +27,12 @@ const EnvSchema = z.object({
   /** The address people reach the hub at (links in pages and problem `instance`s); defaults to http://HOST:PORT. */
   PUBLIC_URL: optionalUrl,
   /** Largest request body accepted by default (bytes); the publish route sets its own limit. */
-  BODY_LIMIT: z.coerce.number().int().min(1024).default(1_048_576),
-  /** Trust X-Forwarded-* from a reverse proxy. */
+  BODY_LIMIT: integer(1_048_576, { min: 1024 }),
   /** Publishing bounds (teams): gzip body, unpacked bytes, files and skills per collection. */
-  PUBLISH_MAX_ARCHIVE_BYTES: z.coerce
-    .number()
-    .int()
-    .min(1024)
-    .default(DEFAULT_PUBLISH_LIMITS.maxCompressedBytes),
-  PUBLISH_MAX_UNPACKED_BYTES: z.coerce
-    .number()
-    .int()
-    .min(1024)
-    .default(DEFAULT_PUBLISH_LIMITS.maxUnpackedBytes),
-  PUBLISH_MAX_FILES: z.coerce.number().int().min(1).default(DEFAULT_PUBLISH_LIMITS.maxFiles),
-  PUBLISH_MAX_SKILLS: z.coerce.number().int().min(1).default(DEFAULT_PUBLISH_LIMITS.maxSkills),
+  PUBLISH_MAX_ARCHIVE_BYTES: integer(DEFAULT_PUBLISH_LIMITS.maxCompressedBytes, { min: 1024 }),
+  PUBLISH_MAX_UNPACKED_BYTES: integer(DEFAULT_PUBLISH_LIMITS.maxUnpackedBytes, { min: 1024 }),
+  PUBLISH_MAX_FILES: integer(DEFAULT_PUBLISH_LIMITS.maxFiles, { min: 1 }),
+  PUBLISH_MAX_SKILLS: integer(DEFAULT_PUBLISH_LIMITS.maxSkills, { min: 1 }),
   /** Memory for in-process answers of hot reads (search pages, live revisions), MiB; 0 turns it off. */
   READ_CACHE_MB: z.coerce.number().min(0).max(65536).default(32),
   /** Search engine without MEILI_URL: the in-memory index (Postgres answers while it builds), or Postgres alone. */
@@ -48,15 +40,13 @@ const EnvSchema = z.object({
   /** Memory budget of the in-memory search index, MiB; over it the hub answers from Postgres. */
   SEARCH_INDEX_MB: z.coerce.number().int().min(16).max(65536).default(2048),
   /** Failed authentications (bad, unknown, revoked or expired tokens) per client address per minute; 0 = off. */
-  AUTH_FAILURES_MAX: z.coerce.number().int().min(0).default(20),
+  AUTH_FAILURES_MAX: integer(20),
   /** Archives built at once (each holds one skill's files in memory); more wait, then get 503. */
-  ARCHIVE_BUILDS: z.coerce.number().int().min(1).max(64).default(2),
+  ARCHIVE_BUILDS: integer(2, { min: 1, max: 64 }),
   /** Memory for built archives kept per revision (they are deterministic), MiB; 0 turns the cache off. */
   ARCHIVE_CACHE_MB: z.coerce.number().min(0).max(65536).default(64),
-  TRUST_PROXY: z
-    .enum(['true', 'false', '1', '0'])
-    .default('false')
-    .transform((v) => v === 'true' || v === '1'),
+  /** Trust X-Forwarded-* from a reverse proxy. */
+  TRUST_PROXY: flag,
   /** GitHub's REST base (also the crawler's): linking checks credentials against it. */
   GITHUB_API_URL: z.url().default('https://api.github.com'),
   /** The GitHub App and the token keys of linked repositories (@atskills/github-auth). */
@@ -76,7 +66,7 @@ export interface AppConfig {
   readonly meiliIndex: string;
   readonly redisUrl: string | undefined;
   readonly dataDir: string;
-  readonly logLevel: z.infer<typeof LogLevel>;
+  readonly logLevel: LogLevel;
   readonly publicUrl: string;
   readonly bodyLimit: number;
   readonly trustProxy: boolean;
@@ -96,22 +86,9 @@ export interface AppConfig {
   readonly github: { readonly apiUrl: string; readonly auth: GithubAuthSettings };
 }
 
-/** A configuration variable with a bad value; the message names the variable. */
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
-  }
-}
-
 /** Parses the environment into a frozen AppConfig, failing fast with the offending variable's name. */
-export function loadConfig(env: Record<string, string | undefined> = process.env): AppConfig {
-  const parsed = EnvSchema.safeParse(env);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(env)'}: ${issue.message}`);
-    throw new ConfigError(`Invalid configuration: ${lines.join('; ')}`);
-  }
-  const e = parsed.data;
+export function loadConfig(env: Env = process.env): AppConfig {
+  const e = parseEnv(EnvSchema, env, 'configuration');
   let githubAuth: GithubAuthSettings;
   try {
     githubAuth = loadGithubAuthSettings(env);

@@ -1,3 +1,5 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { skillMd } from '../../../test/fixtures/archives/make.js';
@@ -16,6 +18,7 @@ let tokens: Tokens;
 let pat: string;
 let installationId: number;
 let statsBefore: unknown;
+let hubUrl: string;
 
 const MEMBERS: Caller[] = ['reader', 'publisher', 'owner', 'admin'];
 const NON_MEMBERS: Caller[] = ['anonymous', 'outsider', 'no-read-scope'];
@@ -25,6 +28,7 @@ beforeAll(async () => {
   t = await createLinkedHub('links_access');
   tokens = await seedTeam(t.hub.db.db, 'acme');
   statsBefore = (await send('outsider', 'GET', '/v1/stats')).json();
+  hubUrl = await t.app.listen({ host: '127.0.0.1', port: 0 });
   const files = (extra: Record<string, string> = {}) => ({
     'keys/SKILL.md': skillMd('keys', `Rotate ${SECRET_WORD} signing keys.`),
     'keys/notes.md': 'private notes\n',
@@ -114,6 +118,39 @@ async function expectHidden(caller: Caller, collection: string) {
   expect({ ...hiddenItem, identity: '' }).toEqual({ ...missingItem, identity: '' });
   const home = await send(caller, 'GET', `/?q=${SECRET_WORD}`);
   expect(home.body).not.toContain(`acme/${collection}`);
+  // MCP: the same tools answer the same for the linked collection and a missing one.
+  const mcp = await mcpClient(caller);
+  try {
+    const missingCalls = mcpCalls('vaulz');
+    for (const [i, [name, args]] of mcpCalls(collection).entries()) {
+      const hiddenAnswer = await mcp.callTool({ name, arguments: args });
+      const missingAnswer = await mcp.callTool({ name, arguments: missingCalls[i]?.[1] ?? {} });
+      expect(JSON.stringify(hiddenAnswer).replaceAll(collection, '<name>'), `mcp ${name} for ${caller}`).toBe(
+        JSON.stringify(missingAnswer).replaceAll('vaulz', '<name>'),
+      );
+    }
+  } finally {
+    await mcp.close();
+  }
+}
+
+/** The MCP tool calls that read a collection. */
+function mcpCalls(collection: string): [string, Record<string, unknown>][] {
+  return [
+    ['resolve_skill', { identity: `hub:acme/${collection}/keys` }],
+    ['resolve_skill', { identity: `hub:acme/${collection}` }],
+    ['read_skill_file', { identity: `hub:acme/${collection}/keys`, path: 'notes.md' }],
+    ['search_skills', { query: collection === 'vaulz' ? 'vaulz' : SECRET_WORD }],
+  ];
+}
+
+async function mcpClient(caller: Caller): Promise<Client> {
+  const client = new Client({ name: 'links-access', version: '1.0.0' });
+  const headers: Record<string, string> = auth(tokens, caller);
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${hubUrl}/mcp`), { requestInit: { headers } }),
+  );
+  return client;
 }
 
 describe.each(['vault', 'appvault'])('linked collection %s', (collection) => {
@@ -127,6 +164,21 @@ describe.each(['vault', 'appvault'])('linked collection %s', (collection) => {
     expect(search.json().results.map((r: { identity: string }) => r.identity)).toContain(
       `hub:acme/${collection}/keys`,
     );
+  });
+
+  it('members read it through MCP', async () => {
+    const mcp = await mcpClient('reader');
+    try {
+      const answer = (await mcp.callTool({
+        name: 'resolve_skill',
+        arguments: { identity: `hub:acme/${collection}/keys` },
+      })) as {
+        structuredContent?: { name?: string };
+      };
+      expect(answer.structuredContent?.name).toBe('keys');
+    } finally {
+      await mcp.close();
+    }
   });
 
   it.each(NON_MEMBERS)('%s finds no trace of it', async (caller) => {

@@ -47,6 +47,7 @@ export async function createLinkedHub(label: string, env: Record<string, string>
     GITHUB_API_URL: standin.apiUrl,
     GITHUB_APP_ID: github.appId,
     GITHUB_APP_PRIVATE_KEY: github.appPrivateKeyPem.replace(/\n/g, '\\n'),
+    GITHUB_APP_WEBHOOK_SECRET: github.webhookSecret,
     LINK_TOKEN_KEYS: `k1:${randomBytes(32).toString('base64')}`,
     ...env,
   };

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { LINK_REFRESH_MS, runRecrawlTick } from '@atskills/crawler';
 import { loadGithubAuthSettings, TokenKeyring } from '@atskills/github-auth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packCollection, skillMd } from '../../../test/fixtures/archives/make.js';
@@ -196,6 +197,24 @@ describe('a token link', () => {
   });
 });
 
+describe('scheduled refresh', () => {
+  it('a tick queues the links not indexed for 15 minutes, once', async () => {
+    const queued: number[] = [];
+    const later = () => new Date(Date.now() + LINK_REFRESH_MS + 60_000);
+    const deps = {
+      db: t.hub.db.db,
+      startRun: async () => 0,
+      indexLink: async (id: number) => void queued.push(id),
+      clock: later,
+    };
+    await runRecrawlTick(deps);
+    expect(queued).toContain(await linkId('playbooks'));
+    const again = queued.length;
+    await runRecrawlTick(deps);
+    expect(queued.length).toBe(again);
+  });
+});
+
 describe('token keys', () => {
   it('rotate: the operator re-seals stored tokens with a new first key, after which the old key can go', async () => {
     const newKey = `k2:${randomBytes(32).toString('base64')}`;
@@ -275,6 +294,70 @@ describe('an App link', () => {
     expect((await get('/v1/skills/hub:acme-rivals/stolen/pager', auth(tokens, 'outsider'))).statusCode).toBe(
       404,
     );
+  });
+});
+
+describe('App webhooks', () => {
+  let url: string;
+  beforeAll(async () => {
+    url = `${await t.app.listen({ host: '127.0.0.1', port: 0 })}/v1/webhooks/github-app`;
+  });
+  const repository = (fullName: string) => ({
+    id: 1,
+    name: fullName.split('/')[1],
+    full_name: fullName,
+    private: true,
+    default_branch: 'main',
+    owner: { login: fullName.split('/')[0] },
+  });
+
+  it('a signed push to the default branch is indexed before the delivery is answered; a bad signature changes nothing', async () => {
+    const head = await t.push('acme-gh/runbooks', {
+      'pager/SKILL.md': skillMd('pager', 'Answer the acme pager at night.'),
+    });
+    const forged = await fetch(url, {
+      method: 'POST',
+      headers: { ...t.github.signDelivery('push', {}, 'not-the-secret-at-all').headers },
+      body: JSON.stringify({ ref: 'refs/heads/main', repository: repository('acme-gh/runbooks') }),
+    });
+    expect(forged.status).toBe(401);
+    expect((await get('/v1/teams/acme/links/runbooks', auth(tokens, 'owner'))).json().headCommit).not.toBe(
+      head,
+    );
+
+    const started = Date.now();
+    const answer = await t.github.deliver(url, 'push', {
+      ref: 'refs/heads/main',
+      repository: repository('acme-gh/runbooks'),
+    });
+    expect(answer.status, answer.body).toBe(200);
+    // Both links that follow the repository: acme's, and the rival's that fails again (told only once).
+    expect(JSON.parse(answer.body)).toEqual({ event: 'push', reindexed: 2, failed: 0 });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const skill = await get('/v1/skills/hub:acme/runbooks/pager', auth(tokens, 'reader'));
+    expect(skill.json().description).toBe('Answer the acme pager at night.');
+    const other = await t.github.deliver(url, 'push', {
+      ref: 'refs/heads/feature',
+      repository: repository('acme-gh/runbooks'),
+    });
+    expect(JSON.parse(other.body)).toMatchObject({ reindexed: 0 });
+  });
+
+  it('an uninstalled App fails its links at once (stale for members, owners told)', async () => {
+    const view = (await get('/v1/teams/acme/links/runbooks', auth(tokens, 'owner'))).json();
+    const answer = await t.github.deliver(url, 'installation', {
+      action: 'deleted',
+      installation: { id: view.credential.installationId },
+    });
+    expect(JSON.parse(answer.body)).toMatchObject({ failed: 1 });
+    expect((await get('/v1/teams/acme/links/runbooks', auth(tokens, 'reader'))).json()).toMatchObject({
+      status: 'failed',
+      stale: true,
+      failure: { code: 'installation-revoked' },
+    });
+    expect(
+      (await get('/v1/skills/hub:acme/runbooks/pager', auth(tokens, 'reader'))).json().warnings,
+    ).toContain('link-stale');
   });
 });
 

@@ -123,7 +123,12 @@ describe('embedded mode from a clean folder', () => {
       checks: {
         database: { status: 'up', mode: 'embedded' },
         migrations: { status: 'up' },
-        search: { status: 'up', engine: 'postgres' },
+        // The in-memory engine is the default; the demo's documents are loaded by the time the hub is ready.
+        search: {
+          status: 'up',
+          engine: 'memory',
+          detail: expect.stringMatching(/^\d+ documents in memory$/),
+        },
         queue: { status: 'up', mode: 'in-process' },
       },
     });
@@ -168,7 +173,7 @@ describe('embedded mode from a clean folder', () => {
     expect(text).toMatch(
       /atskills_http_request_duration_seconds_count\{method="GET",route="\/search",status="200"\} \d/,
     );
-    expect(text).toMatch(/atskills_search_duration_seconds_count\{engine="postgres"\} [1-9]/);
+    expect(text).toMatch(/atskills_search_duration_seconds_count\{engine="memory"\} [1-9]/);
     expect(text).toContain('atskills_cache_validations_total{outcome="304"} 1');
     expect(text).toContain('atskills_queue_jobs{queue="crawl-repository",state="waiting"} 0');
   });

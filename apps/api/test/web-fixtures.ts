@@ -2,8 +2,8 @@
 // one, a private one, a hub collection and a folder over the menu cap. Rows are built from SKILL.md text with
 // the core parser (like the crawler does), and file contents go to `blobs` so the file list is servable.
 import { createHash } from 'node:crypto';
-import { blobs, type Database, type SkillFile, type StoredFlag, skills } from '@atskills/db';
-import { parseIdentity, parseSkillMarkdown } from '@atskills/protocol';
+import { blobs, type Database, type SkillFile, skills } from '@atskills/db';
+import { parseIdentity, parseSkillMarkdown, type SafetyFinding } from '@atskills/protocol';
 import { countTokens } from '@atskills/protocol/tokens';
 
 /** A skill body whose every trick would run script in a page that failed to sanitize it. */
@@ -30,7 +30,7 @@ export interface FixtureSkill {
   description: string;
   body?: string;
   stars?: number;
-  flags?: StoredFlag[];
+  flags?: SafetyFinding[];
   visibility?: 'public' | 'private';
   gone?: boolean;
   /** Extra files beside SKILL.md, path -> content. */
@@ -97,7 +97,7 @@ export async function insertSkills(db: Database, fixtures: readonly FixtureSkill
 }
 
 /** The flags the scanner would record for the remote-exec skill (evidence as the scanner escapes it). */
-export const REMOTE_EXEC_FLAG: StoredFlag = {
+export const REMOTE_EXEC_FLAG: SafetyFinding = {
   rule: 'remote-exec',
   severity: 'high',
   file: 'SKILL.md',

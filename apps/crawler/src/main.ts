@@ -26,9 +26,14 @@ program
   .description(
     'take crawl jobs from Redis until SIGTERM (finishes or releases the current jobs within a deadline)',
   )
-  .option('--shutdown-deadline <ms>', 'how long running jobs may take to finish on SIGTERM', '25000')
-  .action(async (options) => {
-    await workerCommand({ shutdownDeadlineMs: Number(options.shutdownDeadline) });
+  .option(
+    '--shutdown-deadline <ms>',
+    'how long running jobs may take to finish on SIGTERM (default: SHUTDOWN_TIMEOUT_MS, 25000)',
+  )
+  .action(async (options: { shutdownDeadline?: string }) => {
+    await workerCommand(
+      options.shutdownDeadline === undefined ? {} : { shutdownDeadlineMs: Number(options.shutdownDeadline) },
+    );
   });
 
 program

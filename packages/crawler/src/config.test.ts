@@ -1,5 +1,6 @@
+import { ConfigError } from '@atskills/protocol/config';
 import { describe, expect, it } from 'vitest';
-import { loadSettings, SettingsError } from './config.js';
+import { loadSettings } from './config.js';
 
 describe('loadSettings', () => {
   it('applies defaults', () => {
@@ -14,7 +15,15 @@ describe('loadSettings', () => {
   });
 
   it('fails fast naming the variable', () => {
-    expect(() => loadSettings({ CRAWL_CONCURRENCY: 'many' })).toThrow(SettingsError);
+    expect(() => loadSettings({ CRAWL_CONCURRENCY: 'many' })).toThrow(ConfigError);
     expect(() => loadSettings({ GITHUB_API_URL: 'not a url' })).toThrow(/GITHUB_API_URL/);
+    expect(() => loadSettings({ DATABASE_URL: 'not a url' })).toThrow(
+      /^Invalid crawler settings: DATABASE_URL/,
+    );
+  });
+
+  it('reads the shutdown deadline the hub reads', () => {
+    expect(loadSettings({}).SHUTDOWN_TIMEOUT_MS).toBe(25_000);
+    expect(loadSettings({ SHUTDOWN_TIMEOUT_MS: '5000' }).SHUTDOWN_TIMEOUT_MS).toBe(5_000);
   });
 });

@@ -1,19 +1,22 @@
 import { GithubAuthEnvSchema } from '@atskills/github-auth';
+import {
+  type Env,
+  LogLevel,
+  optionalText,
+  optionalUrl,
+  parseEnv,
+  positiveInt,
+  SHUTDOWN_SETTING,
+} from '@atskills/protocol/config';
 import { z } from 'zod';
-
-const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
-const optionalText = z
-  .string()
-  .optional()
-  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
 
 /** Every setting of the crawler, read once from the environment (see README for each). */
 export const CrawlerSettingsSchema = z.object({
   GITHUB_TOKEN: optionalText,
   GITHUB_API_URL: z.url().default('https://api.github.com'),
   GIT_BASE_URL: z.url().default('https://github.com'),
-  DATABASE_URL: optionalText,
-  REDIS_URL: optionalText,
+  DATABASE_URL: optionalUrl,
+  REDIS_URL: optionalUrl,
   /** Repository jobs run at once (per worker process). */
   CRAWL_CONCURRENCY: positiveInt(4),
   /** Files larger than this are not downloaded; they are listed with `skipped`. */
@@ -32,26 +35,18 @@ export const CrawlerSettingsSchema = z.object({
   CRAWL_QUEUE_PREFIX: z.string().min(1).default('atskills'),
   /** Where the crawler makes its temporary git repositories (default: the OS temp folder). */
   CRAWL_WORK_DIR: optionalText,
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_LEVEL: LogLevel.default('info'),
+  /** How long running jobs get to finish on SIGTERM (the worker) or Ctrl-C (a crawl), like the hub's. */
+  ...SHUTDOWN_SETTING,
   /** The GitHub App and the token keys of linked team repositories (@atskills/github-auth). */
   ...GithubAuthEnvSchema.shape,
 });
 
 export type CrawlerSettings = Readonly<z.infer<typeof CrawlerSettingsSchema>>;
 
-/** Raised when a setting is invalid; the message names the variable. */
-export class SettingsError extends Error {
-  override name = 'SettingsError';
-}
-
 /** Parses settings from an environment-like object (fails fast, naming the variable), frozen. */
-export function loadSettings(env: Record<string, string | undefined> = process.env): CrawlerSettings {
-  const parsed = CrawlerSettingsSchema.safeParse(env);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
-    throw new SettingsError(`Invalid crawler settings: ${problems.join('; ')}`);
-  }
-  return Object.freeze(parsed.data);
+export function loadSettings(env: Env = process.env): CrawlerSettings {
+  return parseEnv(CrawlerSettingsSchema, env, 'crawler settings');
 }
 
 /** Settings for tests and embedding: defaults plus the given overrides, validated the same way. */

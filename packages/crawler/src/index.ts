@@ -2,7 +2,6 @@ export {
   type CrawlerSettings,
   CrawlerSettingsSchema,
   loadSettings,
-  SettingsError,
   settingsWith,
 } from './config.js';
 export { type Crawler, type CreateCrawlerOptions, createCrawler } from './crawler.js';
@@ -32,6 +31,7 @@ export {
   type CrawlStatus,
   crawlOutcomeTotals,
   crawlStatus,
+  LINK_REFRESH_MS,
   nextCrawlAt,
   type RecrawlScheduler,
   recrawlInterval,

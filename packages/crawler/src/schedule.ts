@@ -5,7 +5,7 @@
  * otherwise) enqueues the repositories that are due as one `schedule` crawl run and pushes their next date
  * forward. The probe itself is cheap: the repository job skips repositories whose head did not move.
  */
-import { crawlReports, crawlRuns, type Database, repositories } from '@atskills/db';
+import { claimLinksDue, crawlReports, crawlRuns, type Database, repositories } from '@atskills/db';
 import { parseJobData, QUEUES } from '@atskills/queue';
 import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import { and, asc, count, desc, eq, isNotNull, isNull, lte, min, sql } from 'drizzle-orm';
@@ -18,6 +18,8 @@ const SCHEDULER_ID = 'recrawl-tick';
 
 /** How often due repositories are looked for, unless configured otherwise. */
 export const DEFAULT_TICK_MS = 5 * 60_000;
+/** A linked repository not indexed (or refreshed) for this long is indexed again by the next tick. */
+export const LINK_REFRESH_MS = 15 * 60_000;
 /** Repositories enqueued per tick at most; the rest stay due for the next tick. */
 export const DEFAULT_BATCH = 500;
 
@@ -83,6 +85,8 @@ export type StartScheduledRun = (repos: string[]) => Promise<number>;
 export interface RecrawlDeps {
   db: Database;
   startRun: StartScheduledRun;
+  /** Queues indexes of linked repositories (CrawlControl.enqueueLinkIndex); without it links are not refreshed. */
+  indexLink?: (linkId: number) => Promise<void>;
   /** The time source (tests pin it). */
   clock?: () => Date;
   batch?: number;
@@ -137,9 +141,16 @@ export async function runRecrawlTick(deps: RecrawlDeps): Promise<{ runId: number
     }
     return due;
   });
-  if (claimed.length === 0) return { runId: null, enqueued: 0 };
+  // Linked repositories are refreshed too: token links get no webhooks, and App deliveries can be missed.
+  let links = 0;
+  if (deps.indexLink) {
+    const due = await claimLinksDue(deps.db, new Date(now.getTime() - LINK_REFRESH_MS), now, batch);
+    for (const id of due) await deps.indexLink(id);
+    links = due.length;
+  }
+  if (claimed.length === 0) return { runId: null, enqueued: links };
   const runId = await deps.startRun(claimed.map((r) => `${r.owner}/${r.name}`));
-  return { runId, enqueued: claimed.length };
+  return { runId, enqueued: claimed.length + links };
 }
 
 export interface RecrawlSchedulerOptions extends RecrawlDeps {

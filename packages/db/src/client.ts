@@ -135,17 +135,61 @@ async function openEmbedded(dataDir: string, lock: EmbeddedLock): Promise<Databa
   };
 }
 
-/** Connects to DATABASE_URL when given, else to an embedded database in `embeddedDir`. */
-export async function connectDatabase(opts: {
+/** How to reach the database: a server URL, else an embedded database in a folder, with pool settings. */
+export interface DatabaseOptions {
   url?: string;
-  embeddedDir: string;
+  embeddedDir?: string;
   max?: number;
   statementTimeoutMs?: number;
   applicationName?: string;
   /** Who holds the embedded database's lock (`hub`, `cli`); embedded mode only. */
   owner?: string;
-}): Promise<DatabaseHandle> {
+}
+
+/**
+ * What each kind of process asks of its connection. The name shows in pg_stat_activity; the statement
+ * timeout bounds one query (0: none).
+ */
+const PURPOSES = {
+  // A request must not wait long on the database: past this its query fails and it answers 503 (also
+  // when the server went silent, through the pool's client-side query timeout).
+  api: { applicationName: 'atskills-api', statementTimeoutMs: 10_000 },
+  // Migrations may build indexes for minutes on a large index: one connection, no statement timeout.
+  migrate: { applicationName: 'atskills-migrate', max: 1, statementTimeoutMs: 0 },
+  // Operator commands (accounts, tokens) on the hub's machine.
+  cli: { applicationName: 'atskills-hub-cli' },
+  // A repository job writes its whole index in one transaction; large repositories take a while.
+  crawler: { applicationName: 'atskills-crawler', statementTimeoutMs: 120_000 },
+} as const satisfies Record<string, Omit<DatabaseOptions, 'url' | 'embeddedDir'>>;
+
+/** The kinds of process that connect to the database. */
+export type DatabasePurpose = keyof typeof PURPOSES;
+
+/**
+ * The one place connection options are built: DATABASE_URL when given, else the embedded database under
+ * `<dataDir>/db`, with the pool settings of `purpose`; `max` overrides the pool size, `owner` names the
+ * embedded database's lock holder.
+ */
+export function databaseOptions(
+  purpose: DatabasePurpose,
+  where: { url?: string; dataDir?: string },
+  extra: { max?: number; owner?: string } = {},
+): DatabaseOptions {
+  return {
+    ...PURPOSES[purpose],
+    ...(where.url ? { url: where.url } : {}),
+    ...(where.dataDir !== undefined ? { embeddedDir: path.join(where.dataDir, 'db') } : {}),
+    ...(extra.max !== undefined ? { max: extra.max } : {}),
+    ...(extra.owner !== undefined ? { owner: extra.owner } : {}),
+  };
+}
+
+/** Connects to `url` when given, else to an embedded database in `embeddedDir`. */
+export async function connectDatabase(opts: DatabaseOptions): Promise<DatabaseHandle> {
   if (opts.url) return connectPostgres({ ...opts, url: opts.url });
+  if (opts.embeddedDir === undefined) {
+    throw new Error('DATABASE_URL is not set, and this process has no folder for an embedded database.');
+  }
   return connectEmbedded(opts.embeddedDir, opts.owner);
 }
 

@@ -21,6 +21,8 @@ export const GithubAuthEnvSchema = z.object({
   GITHUB_APP_ID: optionalText,
   GITHUB_APP_PRIVATE_KEY: optionalText,
   GITHUB_APP_SLUG: optionalText,
+  /** The App's webhook secret: deliveries to /v1/webhooks/github-app are verified with it. */
+  GITHUB_APP_WEBHOOK_SECRET: optionalText,
   LINK_TOKEN_KEYS: optionalText,
 });
 
@@ -30,6 +32,7 @@ export interface GithubAuthSettings {
     readonly appId: string;
     readonly privateKey: string;
     readonly slug: string | undefined;
+    readonly webhookSecret: string | undefined;
   } | null;
   /** Encryption keys by id, the current (encrypting) one first. */
   readonly tokenKeys: readonly { readonly id: string; readonly key: Buffer }[];
@@ -66,7 +69,15 @@ export function loadGithubAuthSettings(env: Record<string, string | undefined>):
     } catch {
       throw new GithubAuthSettingsError('GITHUB_APP_PRIVATE_KEY: not an RSA private key in PEM form');
     }
-    app = Object.freeze({ appId: e.GITHUB_APP_ID, privateKey, slug: e.GITHUB_APP_SLUG });
+    if (e.GITHUB_APP_WEBHOOK_SECRET !== undefined && e.GITHUB_APP_WEBHOOK_SECRET.length < 16) {
+      throw new GithubAuthSettingsError('GITHUB_APP_WEBHOOK_SECRET: use at least 16 characters');
+    }
+    app = Object.freeze({
+      appId: e.GITHUB_APP_ID,
+      privateKey,
+      slug: e.GITHUB_APP_SLUG,
+      webhookSecret: e.GITHUB_APP_WEBHOOK_SECRET,
+    });
   }
   const tokenKeys: { id: string; key: Buffer }[] = [];
   for (const [i, raw] of (e.LINK_TOKEN_KEYS ?? '')

@@ -169,3 +169,23 @@ export const SearchResponse = z.object({
   total: z.number().int().nonnegative().optional(),
 });
 export type SearchResponse = z.infer<typeof SearchResponse>;
+
+/** A warning about a published skill (the hub publishes it anyway), e.g. a look-alike name. */
+export const PublishWarning = z.object({
+  code: z.string(),
+  message: z.string(),
+  path: z.string().optional(),
+});
+export type PublishWarning = z.infer<typeof PublishWarning>;
+
+/** PUT /v1/collections/<namespace>/<collection> answer (what `atskills publish` reads). */
+export const PublishResponse = z.object({
+  identity: z.string().describe('hub:<namespace>/<collection>'),
+  revision: z.string().describe('sha256 of the collection manifest: the new (or unchanged) revision'),
+  previousRevision: z.string().nullable(),
+  unchanged: z.boolean().describe('true when the content equals the current revision (no new revision made)'),
+  visibility: z.enum(['private', 'public']),
+  skills: z.array(z.string()).describe('identities of the published skills'),
+  warnings: z.array(PublishWarning),
+});
+export type PublishResponse = z.infer<typeof PublishResponse>;

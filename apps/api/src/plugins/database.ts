@@ -1,4 +1,4 @@
-import { connectDatabase, type Database, type DatabaseHandle } from '@atskills/db';
+import { connectDatabase, type Database, type DatabaseHandle, databaseOptions } from '@atskills/db';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { AppConfig } from '../config.js';
@@ -24,14 +24,9 @@ export default fp(
     const owned = !opts.handle;
     const handle =
       opts.handle ??
-      (await connectDatabase({
-        url: opts.config.databaseUrl,
-        embeddedDir: `${opts.config.dataDir}/db`,
-        applicationName: 'atskills-api',
-        // An API request must not wait long on the database: past this its query fails and it answers 503
-        // (also when the server went silent, through the pool's client-side query timeout).
-        statementTimeoutMs: 10_000,
-      }));
+      (await connectDatabase(
+        databaseOptions('api', { url: opts.config.databaseUrl, dataDir: opts.config.dataDir }),
+      ));
     app.decorate('database', handle);
     app.decorate('db', handle.db);
     app.log.info({ mode: handle.mode, location: handle.location }, 'database ready');

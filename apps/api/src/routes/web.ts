@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
-import { findSkillAt, type StoredFlag } from '@atskills/db';
-import { isProtocolError } from '@atskills/protocol';
+import { isProtocolError, type SafetyFinding } from '@atskills/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { toProblem } from '../plugins/errors.js';
 import { type HttpProblem, problem } from '../problems.js';
-import type { SearchHitResponse, StatsResponse } from '../schemas.js';
+import type { SearchHitResponse, SkillView, StatsResponse } from '../schemas.js';
+import { findingsOfHits } from '../services/flags.js';
 import { getStats } from '../services/index-info.js';
-import { locateIdentity } from '../services/locate.js';
+import { pick } from '../services/pick.js';
 import { searchSkills } from '../services/search.js';
 import { getSkillView } from '../services/skill-view.js';
 import { ASSETS } from '../web/assets/index.js';
@@ -25,6 +25,7 @@ import type {
   SearchFilters,
   SearchPageModel,
   SearchResultView,
+  SkillPageModel,
 } from '../web/view-models.js';
 import { ifNoneMatchHits } from './caching.js';
 
@@ -78,20 +79,26 @@ function readSearchForm(query: Record<string, unknown>): {
   return form;
 }
 
-function toResultView(hit: SearchHitResponse, storedFlags: StoredFlag[] | undefined): SearchResultView {
+/** What a search result row shows of a hit as it is. */
+const RESULT_FIELDS = [
+  'kind',
+  'identity',
+  'name',
+  'description',
+  'source',
+  'repository',
+  'path',
+  'revision',
+  'stars',
+  'descriptionTokens',
+  'bodyTokens',
+  'warnings',
+] as const satisfies readonly (keyof SearchHitResponse & keyof SearchResultView)[];
+
+function toResultView(hit: SearchHitResponse, storedFlags: SafetyFinding[] | undefined): SearchResultView {
   return {
-    kind: hit.kind,
-    identity: hit.identity,
-    name: hit.name,
-    description: hit.description,
-    source: hit.source,
-    repository: hit.repository,
-    path: hit.path,
-    revision: hit.revision,
-    stars: hit.stars,
+    ...pick(hit, RESULT_FIELDS),
     ...(hit.uses ? { uses: hit.uses } : {}),
-    descriptionTokens: hit.descriptionTokens,
-    bodyTokens: hit.bodyTokens,
     ...(hit.skillCount !== undefined ? { skillCount: hit.skillCount } : {}),
     // The stored findings carry the evidence excerpt for the badge's hover text; the wire flags do not.
     flags:
@@ -105,24 +112,7 @@ function toResultView(hit: SearchHitResponse, storedFlags: StoredFlag[] | undefi
           ...(f.line !== undefined ? { line: f.line } : {}),
         }),
       ),
-    warnings: hit.warnings,
   };
-}
-
-/**
- * The stored flags (with evidence) of the flagged skills among the hits, read with the viewer's scope. The
- * search API leaves evidence out of its answers; the page shows it on hover, and flagged hits are few.
- */
-async function storedFlagsOf(
-  app: FastifyInstance,
-  request: FastifyRequest,
-  hits: SearchHitResponse[],
-): Promise<Map<string, StoredFlag[]>> {
-  const flagged = hits.filter((h) => h.kind === 'skill' && h.flags.length > 0);
-  const rows = await Promise.all(
-    flagged.map((h) => findSkillAt(app.db, request.viewer, locateIdentity(h.identity).location)),
-  );
-  return new Map(rows.flatMap((row) => (row ? [[row.identity, row.flags] as const] : [])));
 }
 
 function toCrawlStatus(stats: StatsResponse): CrawlStatusView {
@@ -167,7 +157,7 @@ async function searchPage(app: FastifyInstance, request: FastifyRequest, reply: 
       app.db,
     );
     reply.header('x-search-engine', engine);
-    const evidence = await storedFlagsOf(app, request, page.results);
+    const evidence = await findingsOfHits(app.db, request.viewer, page.results);
     return sendPage(
       reply,
       200,
@@ -220,6 +210,23 @@ async function badge(app: FastifyInstance, request: FastifyRequest, reply: Fasti
   return reply.header('content-type', 'image/svg+xml; charset=utf-8').send(svg);
 }
 
+/** What the skill page shows of GET /v1/skills' view (flags come with their evidence, from the row). */
+const SKILL_PAGE_FIELDS = [
+  'identity',
+  'revision',
+  'name',
+  'description',
+  'frontmatter',
+  'body',
+  'files',
+  'warnings',
+  'stars',
+  'uses',
+  'descriptionTokens',
+  'bodyTokens',
+  'lastSeen',
+] as const satisfies readonly (keyof SkillView & keyof SkillPageModel)[];
+
 async function skillPage(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
   const text = identityFromUrl(request.raw.url ?? request.url);
   // `/s/` alone names nothing: the search page is where to find an identity.
@@ -233,23 +240,11 @@ async function skillPage(app: FastifyInstance, request: FastifyRequest, reply: F
     reply,
     200,
     renderSkillPage({
+      ...pick(view, SKILL_PAGE_FIELDS),
       hubUrl: app.config.publicUrl,
-      identity: view.identity,
-      revision: view.revision,
       pinned: resolved.pinned,
-      name: view.name,
-      description: view.description,
-      frontmatter: view.frontmatter,
-      body: view.body,
-      files: view.files,
       // The stored findings, evidence included: the page escapes it, and people need it to judge the flag.
       flags: resolved.flags,
-      warnings: view.warnings,
-      stars: view.stars,
-      uses: view.uses,
-      descriptionTokens: view.descriptionTokens,
-      bodyTokens: view.bodyTokens,
-      lastSeen: view.lastSeen,
     }),
   );
 }

@@ -1,10 +1,5 @@
+import { type Env, flag, integer, parseEnv, SHUTDOWN_SETTING } from '@atskills/protocol/config';
 import { z } from 'zod';
-import { ConfigError } from '../config.js';
-
-const flag = z
-  .enum(['true', 'false', '1', '0', ''])
-  .default('false')
-  .transform((v) => v === 'true' || v === '1');
 
 /**
  * Settings of running the hub as a service (rate limits, CORS, shutdown, re-crawl schedule, demo data).
@@ -12,7 +7,7 @@ const flag = z
  */
 export const OpsEnvSchema = z.object({
   /** Requests per window per token (or per IP without one); 0 turns rate limiting off. */
-  RATE_LIMIT_MAX: z.coerce.number().int().min(0).default(600),
+  RATE_LIMIT_MAX: integer(600),
   /** The rate-limit window: milliseconds or text such as `1 minute`, `30s`. */
   RATE_LIMIT_WINDOW: z
     .string()
@@ -31,9 +26,9 @@ export const OpsEnvSchema = z.object({
         .filter(Boolean),
     ),
   /** How long in-flight requests and crawl jobs get to finish after SIGTERM before the process exits. */
-  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(25_000),
+  ...SHUTDOWN_SETTING,
   /** How often the scheduler looks for repositories due for a re-crawl; 0 turns scheduled re-crawls off. */
-  RECRAWL_TICK_MS: z.coerce.number().int().min(0).default(300_000),
+  RECRAWL_TICK_MS: integer(300_000),
   /** Serve /metrics to anyone; otherwise only to hub administrators (admin-scoped token). */
   METRICS_PUBLIC: flag,
   /** Load the example skills of demo/ at start-up (same as `--demo`). */
@@ -46,11 +41,6 @@ export type OpsConfig = Readonly<z.infer<typeof OpsEnvSchema>>;
 export const OPS_CONFIG_KEYS = Object.keys(OpsEnvSchema.shape) as (keyof z.infer<typeof OpsEnvSchema>)[];
 
 /** Parses the ops settings, naming the offending variable on error. */
-export function loadOpsConfig(env: Record<string, string | undefined> = process.env): OpsConfig {
-  const parsed = OpsEnvSchema.safeParse(env);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(env)'}: ${issue.message}`);
-    throw new ConfigError(`Invalid configuration: ${lines.join('; ')}`);
-  }
-  return Object.freeze(parsed.data);
+export function loadOpsConfig(env: Env = process.env): OpsConfig {
+  return parseEnv(OpsEnvSchema, env, 'configuration');
 }

@@ -14,7 +14,7 @@ import {
   type RecrawlScheduler,
   startRecrawlScheduler,
 } from '@atskills/crawler';
-import { connectDatabase, type DatabaseHandle, migrate, redactUrl } from '@atskills/db';
+import { connectDatabase, type DatabaseHandle, databaseOptions, migrate, redactUrl } from '@atskills/db';
 import { CRAWL_QUEUE_NAMES, QUEUES } from '@atskills/queue';
 import { Queue } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
@@ -109,34 +109,21 @@ export async function startHub(options: StartOptions = {}): Promise<RunningHub> 
     cleanups.length = 0;
   };
   try {
+    const where = { url: config.databaseUrl, dataDir: config.dataDir };
     // PGlite creates its own folder but not the parents: a fresh clone has no ./.data yet.
     if (!config.databaseUrl) await mkdir(config.dataDir, { recursive: true });
     if (config.databaseUrl) {
       // Migrations may build indexes for minutes on a large index: they get their own connection without the
       // short statement timeout that requests run under.
-      const migrator = await connectDatabase({
-        url: config.databaseUrl,
-        embeddedDir: path.join(config.dataDir, 'db'),
-        applicationName: 'atskills-migrate',
-        max: 1,
-        statementTimeoutMs: 0,
-      });
+      const migrator = await connectDatabase(databaseOptions('migrate', where));
       try {
         await migrate(migrator);
       } finally {
         await migrator.close();
       }
     }
-    const database: DatabaseHandle = await connectDatabase({
-      url: config.databaseUrl,
-      embeddedDir: path.join(config.dataDir, 'db'),
-      applicationName: 'atskills-api',
-      // A request must not wait long on the database: past this it answers 503 (also when the server went
-      // silent, through the pool's client-side query timeout).
-      statementTimeoutMs: 10_000,
-      // The embedded database's exclusive lock names this hub; a second hub (or the CLI) sees who holds it.
-      owner: 'hub',
-    });
+    // The embedded database's exclusive lock names this hub; a second hub (or the CLI) sees who holds it.
+    const database: DatabaseHandle = await connectDatabase(databaseOptions('api', where, { owner: 'hub' }));
     cleanups.push(() => database.close());
     if (!config.databaseUrl) await migrate(database);
     logger.info({ part: 'database' }, 'migrations applied');
@@ -188,6 +175,7 @@ export async function startHub(options: StartOptions = {}): Promise<RunningHub> 
       scheduler = await startRecrawlScheduler({
         db: database.db,
         startRun: (repos) => crawler.startRun({ kind: 'schedule', source: { kind: 'repos', repos } }),
+        indexLink: (linkId) => crawler.enqueueLinkIndex(linkId),
         everyMs: ops.RECRAWL_TICK_MS,
         ...(redis ? { redis } : {}),
         prefix: crawlerSettings.CRAWL_QUEUE_PREFIX,

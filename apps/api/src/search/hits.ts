@@ -1,8 +1,9 @@
-import type { SearchRow, StoredFlag } from '@atskills/db';
+import type { SearchRow } from '@atskills/db';
+import type { SafetyFinding } from '@atskills/protocol';
 import type { SearchHit } from './engine.js';
 
 /** A stored flag as search answers carry it: its rule and place, without the evidence. */
-export function flagSummary(f: StoredFlag) {
+export function flagSummary(f: SafetyFinding) {
   return {
     rule: f.rule,
     severity: f.severity,

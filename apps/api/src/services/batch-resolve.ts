@@ -3,12 +3,16 @@ import type { ResolveRequest, ResolveResponse, ResolveResponseItem } from '@atsk
 import { isHttpProblem } from '../problems.js';
 import { flagRules } from './flags.js';
 import { canonicalIdentity } from './locate.js';
+import { pick } from './pick.js';
 import { cacheKey, type ReadCache, scopeKey } from './read-cache.js';
 import { resolveIdentity } from './resolve.js';
 
 // Items are resolved a few at a time: one request may carry 128, and a burst of pool checkouts from a
 // single request should not starve everyone else.
 const CONCURRENCY = 4;
+
+/** What a `changed` skill item carries besides its revision: enough to refresh a resident block. */
+const CHANGED_FIELDS = ['name', 'description', 'frontmatter'] as const;
 
 /** Answers one item: unchanged, changed (with frontmatter), gone, not-found, or an error with its code. */
 async function resolveItem(
@@ -29,9 +33,7 @@ async function resolveItem(
       status: 'changed',
       revision: resolved.revision,
       kind: 'skill',
-      name: resolved.name,
-      description: resolved.description,
-      frontmatter: resolved.frontmatter,
+      ...pick(resolved, CHANGED_FIELDS),
     };
   } catch (err) {
     if (!isHttpProblem(err)) throw err;
@@ -108,9 +110,7 @@ export async function resolveBatch(
         status: 'changed',
         revision: row.revision,
         kind: 'skill',
-        name: row.name,
-        description: row.description,
-        frontmatter: row.frontmatter,
+        ...pick(row, CHANGED_FIELDS),
       };
     }
   });

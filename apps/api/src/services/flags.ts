@@ -1,5 +1,5 @@
-import type { StoredFlag } from '@atskills/db';
-import type { SafetyFlag } from '@atskills/protocol';
+import { type Database, findSkillFindings, type ReadScope } from '@atskills/db';
+import type { SafetyFinding, SafetyFlag } from '@atskills/protocol';
 
 const SEVERITY: Record<string, SafetyFlag['severity']> = {
   high: 'danger',
@@ -15,8 +15,10 @@ const SEVERITY: Record<string, SafetyFlag['severity']> = {
  * out (`withExcerpt: false`): it is for the one skill's answer, where a person can act on it.
  */
 export function wireFlag(
-  flag: Pick<StoredFlag, 'rule' | 'severity' | 'message' | 'file' | 'line'> &
-    Partial<Pick<StoredFlag, 'evidence' | 'suppressedBy'>>,
+  // Severity as plain text: rows written by older scanners hold `danger`/`warning` too.
+  flag: Pick<SafetyFinding, 'rule' | 'message' | 'file' | 'line'> & { severity: string } & Partial<
+      Pick<SafetyFinding, 'evidence' | 'suppressedBy'>
+    >,
   options: { revision?: string; withExcerpt?: boolean } = {},
 ): SafetyFlag {
   return {
@@ -32,6 +34,19 @@ export function wireFlag(
 }
 
 /** The distinct rule ids of a skill's flags that still hold (not suppressed), for the X-Skill-Flags header. */
-export function flagRules(flags: Pick<StoredFlag, 'rule' | 'suppressedBy'>[]): string[] {
+export function flagRules(flags: Pick<SafetyFinding, 'rule' | 'suppressedBy'>[]): string[] {
   return [...new Set(flags.filter((f) => f.suppressedBy === undefined).map((f) => f.rule))].sort();
+}
+
+/**
+ * The stored findings (with evidence) of the flagged skills among search hits, read with the viewer's
+ * scope in one query. The search API leaves evidence out of its answers; the web page shows it on hover.
+ */
+export async function findingsOfHits(
+  db: Database,
+  viewer: ReadScope,
+  hits: { kind: string; identity: string; flags: unknown[] }[],
+): Promise<Map<string, SafetyFinding[]>> {
+  const flagged = hits.filter((h) => h.kind === 'skill' && h.flags.length > 0).map((h) => h.identity);
+  return findSkillFindings(db, viewer, flagged);
 }

@@ -8,13 +8,13 @@ import {
   type ReadScope,
   type SkillFile,
   type SkillRow,
-  type StoredFlag,
   suppressionsFor,
 } from '@atskills/db';
-import { lookup, MENU_CAP, SKILL_FILE, type TreeEntry } from '@atskills/protocol';
+import { lookup, MENU_CAP, type SafetyFinding, SKILL_FILE, type TreeEntry } from '@atskills/protocol';
 import { problem } from '../problems.js';
 import { identityOf, type LocatedIdentity, locateIdentity } from './locate.js';
 import { menuRevision } from './menu-revision.js';
+import { pick } from './pick.js';
 
 /** A skill at a revision: everything GET /v1/skills answers, plus what the archive and file routes need. */
 export interface ResolvedSkill {
@@ -29,7 +29,7 @@ export interface ResolvedSkill {
   frontmatter: Record<string, unknown>;
   body: string;
   files: SkillFile[];
-  flags: StoredFlag[];
+  flags: SafetyFinding[];
   warnings: string[];
   source: 'gh' | 'hub';
   /** gh: owner/repo; hub: namespace/collection. */
@@ -64,6 +64,34 @@ export interface ResolvedMenu {
 
 export type Resolution = ResolvedSkill | ResolvedMenu;
 
+/** The columns of a skill row that a resolved skill carries as they are. */
+const ROW_FIELDS = [
+  'identity',
+  'revision',
+  'name',
+  'description',
+  'frontmatter',
+  'body',
+  'files',
+  'flags',
+  'path',
+  'stars',
+  'descriptionTokens',
+  'bodyTokens',
+  'commit',
+] as const satisfies readonly (keyof SkillRow & keyof ResolvedSkill)[];
+
+/** What a stored revision (`?rev=`) replaces in the current row's skill; the rest (stars, flags...) is current. */
+const REVISION_FIELDS = [
+  'revision',
+  'name',
+  'description',
+  'frontmatter',
+  'body',
+  'files',
+  'commit',
+] as const satisfies readonly (keyof ResolvedSkill)[];
+
 function dateOnly(d: Date): string {
   return d.toISOString().slice(0, 10);
 }
@@ -73,25 +101,13 @@ function skillFromRow(row: SkillRow, pinned: boolean): ResolvedSkill {
   if (row.parseError) warnings.push(`parse-error: ${row.parseError.code}`);
   return {
     kind: 'skill',
-    identity: row.identity,
-    revision: row.revision,
+    ...pick(row, ROW_FIELDS),
     pinned,
     skillId: row.id,
-    name: row.name,
-    description: row.description,
-    frontmatter: row.frontmatter,
-    body: row.body,
-    files: row.files,
-    flags: row.flags,
     warnings,
     source: row.source as 'gh' | 'hub',
     repository: `${row.owner}/${row.container}`,
-    path: row.path,
-    stars: row.stars,
-    descriptionTokens: row.descriptionTokens,
-    bodyTokens: row.bodyTokens,
     lastSeen: row.lastSeenAt.toISOString(),
-    commit: row.commit,
     private: row.visibility !== 'public',
   };
 }
@@ -100,7 +116,7 @@ function skillFromRow(row: SkillRow, pinned: boolean): ResolvedSkill {
 async function flagsOfRevision(
   db: Database,
   old: { revision: string; files: SkillFile[] },
-): Promise<StoredFlag[]> {
+): Promise<SafetyFinding[]> {
   const hash = skillContentHash(old.files.filter((f) => !f.skipped));
   const [flags = [], suppressed] = await Promise.all([
     findSafetyVerdict(db, [old.revision, hash]),
@@ -152,15 +168,9 @@ export async function resolveLocated(
       if (!old || hidden) throw problem('not-found', `${row.identity} has no revision ${rev}`);
       return {
         ...skillFromRow(row, true),
+        ...pick(old, REVISION_FIELDS),
         // Flags are keyed by revision: the pinned revision's own verdict, not the current one's.
         flags: await flagsOfRevision(db, old),
-        revision: old.revision,
-        name: old.name,
-        description: old.description,
-        frontmatter: old.frontmatter,
-        body: old.body,
-        files: old.files,
-        commit: old.commit,
         private: row.visibility !== 'public' || old.publishedVisibility === 'private',
       };
     }
@@ -213,7 +223,7 @@ export async function resolveLocated(
     identity: canonical,
     revision,
     pinned: rev !== undefined,
-    items: members.map((r) => ({ identity: r.identity, name: r.name, description: r.description })),
+    items: members.map((r) => pick(r, ['identity', 'name', 'description'])),
     private: members.some((r) => r.visibility !== 'public'),
   };
 }

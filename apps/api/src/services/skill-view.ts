@@ -1,7 +1,16 @@
-import { type Database, existingBlobHashes, type ReadScope, usesOfIdentities } from '@atskills/db';
+import {
+  type Database,
+  existingBlobHashes,
+  findLiveSkillRevision,
+  type ReadScope,
+  type SkillUses,
+  usesOfIdentities,
+} from '@atskills/db';
 import { formatReference, renderMenu } from '@atskills/protocol';
 import type { MenuResponse, SkillView } from '../schemas.js';
-import { wireFlag } from './flags.js';
+import { flagRules, wireFlag } from './flags.js';
+import { pick } from './pick.js';
+import type { CachedRevision } from './read-cache.js';
 import { type ResolvedMenu, type ResolvedSkill, resolveIdentity } from './resolve.js';
 
 /** A skill as GET /v1/skills and the web page show it. */
@@ -35,6 +44,40 @@ export async function servableFiles(db: Database, skill: Pick<ResolvedSkill, 'fi
     .map(({ path, size, sha256 }) => ({ path, size, sha256 }));
 }
 
+/** The fields of a resolved skill that GET /v1/skills shows as they are. */
+export const SKILL_VIEW_FIELDS = [
+  'identity',
+  'revision',
+  'name',
+  'description',
+  'frontmatter',
+  'body',
+  'warnings',
+  'source',
+  'repository',
+  'path',
+  'stars',
+  'descriptionTokens',
+  'bodyTokens',
+  'lastSeen',
+] as const satisfies readonly (keyof ResolvedSkill & keyof SkillView)[];
+
+/** The view of GET /v1/skills for a resolved skill: its shown fields, the reference, servable files, wire flags. */
+export function toSkillView(
+  resolved: ResolvedSkill,
+  files: SkillView['files'],
+  uses: SkillUses = { week: 0, total: 0 },
+): SkillView {
+  return {
+    kind: 'skill',
+    ...pick(resolved, SKILL_VIEW_FIELDS),
+    uses,
+    reference: formatReference({ identity: resolved.identity }),
+    files,
+    flags: resolved.flags.map((f) => wireFlag(f, { revision: resolved.revision, withExcerpt: true })),
+  };
+}
+
 /** Resolves an identity for a viewer into the view of GET /v1/skills (throws problems like resolveIdentity). */
 export async function getSkillView(
   db: Database,
@@ -48,7 +91,7 @@ export async function getSkillView(
     return {
       kind: 'menu',
       resolved,
-      view: { kind: 'menu', identity: resolved.identity, revision: resolved.revision, items: resolved.items },
+      view: { kind: 'menu', ...pick(resolved, ['identity', 'revision', 'items']) },
       text: renderMenu(resolved.items),
     };
   }
@@ -56,29 +99,15 @@ export async function getSkillView(
     servableFiles(db, resolved),
     usesOfIdentities(db, [resolved.identity], today),
   ]);
-  return {
-    kind: 'skill',
-    resolved,
-    view: {
-      kind: 'skill',
-      identity: resolved.identity,
-      reference: formatReference({ identity: resolved.identity }),
-      revision: resolved.revision,
-      name: resolved.name,
-      description: resolved.description,
-      frontmatter: resolved.frontmatter,
-      body: resolved.body,
-      files,
-      flags: resolved.flags.map((f) => wireFlag(f, { revision: resolved.revision, withExcerpt: true })),
-      warnings: resolved.warnings,
-      source: resolved.source,
-      repository: resolved.repository,
-      path: resolved.path,
-      stars: resolved.stars,
-      uses: uses.get(resolved.identity) ?? { week: 0, total: 0 },
-      descriptionTokens: resolved.descriptionTokens,
-      bodyTokens: resolved.bodyTokens,
-      lastSeen: resolved.lastSeen,
-    },
-  };
+  return { kind: 'skill', resolved, view: toSkillView(resolved, files, uses.get(resolved.identity)) };
+}
+
+/** The revision and flag rules of a live skill the viewer may read, by its exact stored identity (one lookup). */
+export async function liveSkillRevision(
+  db: Database,
+  viewer: ReadScope,
+  identity: string,
+): Promise<CachedRevision | undefined> {
+  const row = await findLiveSkillRevision(db, viewer, identity);
+  return row && { revision: row.revision, flagRules: flagRules(row.flags) };
 }

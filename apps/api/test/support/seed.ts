@@ -18,7 +18,6 @@ import {
   namespaces,
   type SeenSkill,
   type SkillFile,
-  type StoredFlag,
   skillRevisions,
   skills,
   writeRepositoryIndex,
@@ -26,6 +25,7 @@ import {
 import {
   findSkillFolders,
   formatIdentity,
+  type SafetyFinding,
   scanSkillFiles,
   skillFiles,
   type TreeEntry,
@@ -46,7 +46,7 @@ interface SkillInput {
   files: { path: string; content: Buffer | null; size: number }[];
 }
 
-function contentOf(skill: SkillInput, extraFlags: StoredFlag[] = []) {
+function contentOf(skill: SkillInput, extraFlags: SafetyFinding[] = []) {
   const folderName = skill.path.split('/').pop() ?? '';
   const files: SkillFile[] = [];
   const blobRows: { sha256: string; size: number; content: Buffer }[] = [];
@@ -92,7 +92,10 @@ function contentOf(skill: SkillInput, extraFlags: StoredFlag[] = []) {
   const texts = skill.files
     .filter((f) => f.content && /\.(md|txt|sh|py)$/i.test(f.path))
     .map((f) => ({ path: f.path, content: f.content!.toString('utf8') }));
-  const flags = [...(scanSkillFiles(texts, { description: doc.description }) as StoredFlag[]), ...extraFlags];
+  const flags = [
+    ...(scanSkillFiles(texts, { description: doc.description }) as SafetyFinding[]),
+    ...extraFlags,
+  ];
   return {
     revision,
     content: {
@@ -126,7 +129,7 @@ function skillsOf(entries: TreeEntry[], read: (p: string) => Buffer | null): Ski
 export interface SeedRepoOptions {
   stars?: number;
   /** Extra safety flags per skill path (the scanner's own findings are added anyway). */
-  flags?: Record<string, StoredFlag[]>;
+  flags?: Record<string, SafetyFinding[]>;
   commit?: string;
 }
 

@@ -1,15 +1,6 @@
-import { hubParts, parseIdentity } from '@atskills/protocol';
+import { hubParts, PublishResponse, parseIdentity } from '@atskills/protocol';
 import type { Command } from 'commander';
-import { z } from 'zod';
 import type { CliContext } from '../context.js';
-
-/** The hub's answer to a publish. */
-const PublishAnswer = z.object({
-  revision: z.string(),
-  unchanged: z.boolean().optional(),
-  skills: z.unknown(),
-  warnings: z.array(z.unknown()).optional(),
-});
 
 /** `atskills publish <folder> --to hub:<ns>/<collection> [--public]`: upload a collection (private by default). */
 export function registerPublish(program: Command, ctx: CliContext): void {
@@ -69,12 +60,11 @@ export function registerPublish(program: Command, ctx: CliContext): void {
         const body = await packPlan(plan);
         const route = `/v1/collections/${encodeURIComponent(namespace)}/${encodeURIComponent(collection)}?visibility=${visibility}`;
         const raw = await hubRequest(settings, 'PUT', route, { body, contentType: 'application/gzip' });
-        const answer = PublishAnswer.safeParse(raw);
+        const answer = PublishResponse.safeParse(raw);
         if (!answer.success)
           throw new ResolveError('network', 'The hub accepted the upload but its answer has no revision.');
         if (opts.json) return ctx.json(answer.data);
-        for (const w of answer.data.warnings ?? [])
-          ctx.err(`warning: ${typeof w === 'string' ? w : JSON.stringify(w)}`);
+        for (const w of answer.data.warnings) ctx.err(`warning: ${JSON.stringify(w)}`);
         // Identical content makes no new revision on the hub; say so rather than "Published".
         ctx.out(
           answer.data.unchanged

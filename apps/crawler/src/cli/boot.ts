@@ -1,5 +1,5 @@
 import { type CrawlerSettings, createLogger, loadSettings } from '@atskills/crawler';
-import { connectPostgres, type DatabaseHandle, migrate } from '@atskills/db';
+import { connectPostgres, type DatabaseHandle, databaseOptions, migrate } from '@atskills/db';
 import type { Logger } from 'pino';
 
 export interface Booted {
@@ -21,10 +21,8 @@ export async function boot(options: { quiet?: boolean } = {}): Promise<Booted> {
   const logger = createLogger(level);
   // Every concurrent job holds a connection for its transaction; leave room for progress and status queries.
   const database = connectPostgres({
-    max: settings.CRAWL_CONCURRENCY + 4,
+    ...databaseOptions('crawler', {}, { max: settings.CRAWL_CONCURRENCY + 4 }),
     url: settings.DATABASE_URL,
-    applicationName: 'atskills-crawler',
-    statementTimeoutMs: 120_000,
   });
   await migrate(database);
   return { settings, logger, database };

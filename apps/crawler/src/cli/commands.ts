@@ -56,7 +56,7 @@ export async function crawlCommand(options: CrawlCommandOptions & { rebuild?: bo
   const stop = async () => {
     if (stopping) return;
     stopping = true;
-    await crawler.close({ deadlineMs: 10_000 });
+    await crawler.close({ deadlineMs: settings.SHUTDOWN_TIMEOUT_MS });
     await database.close();
     process.exit(130);
   };
@@ -85,7 +85,7 @@ export async function crawlCommand(options: CrawlCommandOptions & { rebuild?: bo
     );
     return result.outcomes.failed > 0 ? 1 : 0;
   } finally {
-    await crawler.close({ deadlineMs: 10_000 });
+    await crawler.close({ deadlineMs: settings.SHUTDOWN_TIMEOUT_MS });
     await database.close();
   }
 }
@@ -108,7 +108,7 @@ export async function workerCommand(options: { shutdownDeadlineMs?: number } = {
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
   });
-  await crawler.close({ deadlineMs: options.shutdownDeadlineMs ?? 25_000 });
+  await crawler.close({ deadlineMs: options.shutdownDeadlineMs ?? settings.SHUTDOWN_TIMEOUT_MS });
   await database.close();
   logger.info('worker stopped');
 }

@@ -1,3 +1,4 @@
+import type { RepositoryMetadata } from '@atskills/db';
 import type { components } from '@octokit/openapi-types';
 import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
@@ -7,19 +8,6 @@ import { RateLimitedError, retryAfterFromHeaders } from './rate-limited-error.js
 
 type FullRepository = components['schemas']['full-repository'];
 type MinimalRepository = components['schemas']['minimal-repository'];
-
-/** The repository metadata the index keeps (a subset of GitHub's full-repository). */
-export interface RepositoryMetadata {
-  owner: string;
-  name: string;
-  defaultBranch: string | null;
-  description: string | null;
-  stars: number;
-  license: string | null;
-  archived: boolean;
-  pushedAt: Date | null;
-  topics: string[];
-}
 
 export type MetadataResult =
   | { status: 'ok'; etag: string | null; metadata: RepositoryMetadata }

@@ -6,7 +6,6 @@ import {
   type LinkProblem,
   type LinkWithNames,
   recordLinkFailure,
-  type StoredFlag,
   setLinkInstallation,
   setLinkRepositoryId,
   setLinkStatus,
@@ -14,7 +13,7 @@ import {
   writeLinkIndex,
 } from '@atskills/db';
 import { type LinkAccess, LinkAccessError } from '@atskills/github-auth';
-import { findSkillFolders, parseIdentity, type TreeEntry } from '@atskills/protocol';
+import { findSkillFolders, parseIdentity, type SafetyFinding, type TreeEntry } from '@atskills/protocol';
 import type { Logger } from 'pino';
 import type { CrawlerSettings } from '../config.js';
 import { probeHead, RemoteSnapshot } from '../git/remote-snapshot.js';
@@ -240,7 +239,7 @@ async function indexOnce(
       for (const file of before?.files ?? []) manifest.push(manifestEntry(f.path, file));
     }
     for (const p of prepared) {
-      const flags: StoredFlag[] = verdicts.get(p.contentHash) ?? scanSkill(p.texts, p.content.description);
+      const flags: SafetyFinding[] = verdicts.get(p.contentHash) ?? scanSkill(p.texts, p.content.description);
       skills.push({
         identity: p.folder.identity,
         path: p.folder.path.toLowerCase(),

@@ -10,7 +10,6 @@ import {
   refreshSearchStatistics,
   type SeenSkill,
   type SkillFile,
-  type StoredFlag,
   storedSkillRevisions,
   writeRepositoryIndex,
 } from '@atskills/db';
@@ -21,6 +20,7 @@ import {
   githubGitUrl,
   parseIdentity,
   reservedSkillPath,
+  type SafetyFinding,
   SKILL_FILE,
   skillFiles,
   type TreeEntry,
@@ -309,7 +309,7 @@ export async function crawlRepository(
     }
     for (const [i, p] of prepared.entries()) {
       await yieldEvery(i + 1);
-      const flags: StoredFlag[] = verdicts.get(p.contentHash) ?? scanSkill(p.texts, p.content.description);
+      const flags: SafetyFinding[] = verdicts.get(p.contentHash) ?? scanSkill(p.texts, p.content.description);
       seen.push({
         identity: p.folder.identity,
         path: p.folder.path,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { StoredFlag } from '@atskills/db';
-import { scanSkillFiles } from '@atskills/protocol';
+
+import { type SafetyFinding, scanSkillFiles } from '@atskills/protocol';
 
 /**
  * Version of the verdicts cached in safety_verdicts: bump it when the scanner's rules change so cached
@@ -20,7 +20,7 @@ export function skillContentHash(files: { path: string; sha256: string }[]): str
 }
 
 /** Runs the safety scanner over a skill's text files (binary files cannot carry instructions to a model). */
-export function scanSkill(files: { path: string; content: Buffer }[], description: string): StoredFlag[] {
+export function scanSkill(files: { path: string; content: Buffer }[], description: string): SafetyFinding[] {
   const texts: { path: string; content: string }[] = [];
   for (const file of files) {
     try {

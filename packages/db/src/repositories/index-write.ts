@@ -1,9 +1,10 @@
+import type { SafetyFinding } from '@atskills/protocol';
 import { and, eq, inArray, isNull, notInArray, sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
 import { blobs, safetyVerdicts } from '../schema/blobs.js';
 import { crawlReports } from '../schema/crawls.js';
 import { repositories } from '../schema/repositories.js';
-import { type SkillFile, type StoredFlag, skillRevisions, skills } from '../schema/skills.js';
+import { type SkillFile, skillRevisions, skills } from '../schema/skills.js';
 import type { CrawlExecutor, CrawlOutcome } from './crawl-runs.js';
 import { skillContentFromExcluded } from './skill-upsert.js';
 
@@ -16,7 +17,7 @@ export interface SkillContent {
   warnings: string[];
   parseError: { code: string; message: string } | null;
   files: SkillFile[];
-  flags: StoredFlag[];
+  flags: SafetyFinding[];
   descriptionTokens: number;
   bodyTokens: number;
   /** Contents to store, content-addressed (deduplicated against what is stored). */
@@ -40,6 +41,19 @@ export interface ReportEntry {
   message: string;
 }
 
+/** The repository metadata the index keeps (a subset of GitHub's full-repository). */
+export interface RepositoryMetadata {
+  owner: string;
+  name: string;
+  defaultBranch: string | null;
+  description: string | null;
+  stars: number;
+  license: string | null;
+  archived: boolean;
+  pushedAt: Date | null;
+  topics: string[];
+}
+
 /** Everything one repository job writes, applied in one transaction. */
 export interface RepositoryIndexWrite {
   repositoryId: number;
@@ -47,16 +61,8 @@ export interface RepositoryIndexWrite {
   outcome: CrawlOutcome;
   /** The head this crawl saw (null when unknown, e.g. the repository could not be reached). */
   head?: { commit: string | null; branch: string | null } | null;
-  metadata?: {
-    etag: string | null;
-    defaultBranch: string | null;
-    description: string | null;
-    stars: number;
-    license: string | null;
-    archived: boolean;
-    pushedAt: Date | null;
-    topics: string[];
-  };
+  /** GitHub's metadata with the ETag it came with (owner and name are the row's own). */
+  metadata?: Omit<RepositoryMetadata, 'owner' | 'name'> & { etag: string | null };
   /** Skills seen at this head; null leaves the stored skills as they are (failed, unchanged). */
   skills: SeenSkill[] | null;
   /** The repository is gone upstream: every skill of it is marked gone. */
@@ -101,7 +107,7 @@ export async function cachedSafetyVerdicts(
   db: CrawlExecutor,
   contentHashes: string[],
   scannerVersion: string,
-): Promise<Map<string, StoredFlag[]>> {
+): Promise<Map<string, SafetyFinding[]>> {
   if (contentHashes.length === 0) return new Map();
   const rows = await db
     .select()
@@ -112,7 +118,7 @@ export async function cachedSafetyVerdicts(
         eq(safetyVerdicts.scannerVersion, scannerVersion),
       ),
     );
-  return new Map(rows.map((r) => [r.contentSha256, r.flags as StoredFlag[]]));
+  return new Map(rows.map((r) => [r.contentSha256, r.flags as SafetyFinding[]]));
 }
 
 const CHUNK = 200;

@@ -210,6 +210,29 @@ export async function renameLinkedRepository(
   return updated.length;
 }
 
+/**
+ * Claims the links not touched since `olderThan` (oldest first, at most `limit`) for a scheduled refresh:
+ * their `updated_at` moves to `now`, so overlapping ticks never claim one twice. Returns their ids.
+ */
+export async function claimLinksDue(
+  db: DbExecutor,
+  olderThan: Date,
+  now: Date,
+  limit: number,
+): Promise<number[]> {
+  const result = await db.execute(sql`
+    update repository_links set updated_at = ${now}
+    where id in (
+      select id from repository_links
+      where updated_at < ${olderThan} and status not in ('queued', 'indexing')
+      order by updated_at, id
+      limit ${limit}
+      for update skip locked
+    )
+    returning id`);
+  return (result as unknown as { rows: { id: string | number }[] }).rows.map((r) => Number(r.id));
+}
+
 /** Sets a link's status to queued or indexing (the index itself writes `indexed`). */
 export async function setLinkStatus(
   db: DbExecutor,

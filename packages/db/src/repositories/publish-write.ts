@@ -1,6 +1,7 @@
+import type { SafetyFinding } from '@atskills/protocol';
 import { and, desc, eq, gte, inArray, isNull, ne, notInArray, sql } from 'drizzle-orm';
 import { blobs, safetyVerdicts } from '../schema/blobs.js';
-import { type SkillFile, type StoredFlag, skillRevisions, skills } from '../schema/skills.js';
+import { type SkillFile, skillRevisions, skills } from '../schema/skills.js';
 import { collectionRevisions, collections, namespaces, users } from '../schema/teams.js';
 import { skillContentFromExcluded } from './skill-upsert.js';
 import type { DbExecutor } from './teams.js';
@@ -22,7 +23,7 @@ export interface PublishedSkill {
   files: SkillFile[];
   /** sha256 of the skill's canonical manifest. */
   revision: string;
-  flags: StoredFlag[];
+  flags: SafetyFinding[];
   descriptionTokens: number;
   bodyTokens: number;
 }

@@ -1,6 +1,7 @@
+import type { SafetyFinding } from '@atskills/protocol';
 import { type SQL, sql } from 'drizzle-orm';
 import { type Database, executeWithSettings } from '../client.js';
-import type { StoredFlag } from '../schema/skills.js';
+
 import { type ReadScope, visibleTo } from './read-scope.js';
 
 /** Filters of a search (all optional, combined with AND). */
@@ -49,7 +50,7 @@ export interface SearchRow {
   descriptionTokens: number;
   bodyTokens: number;
   warnings: string[];
-  flags: StoredFlag[];
+  flags: SafetyFinding[];
   skillCount: number | null;
   /**
    * Exact numeric score as text: relevance (4 decimals) * 1e7 + the prior (stars + weekly uses weighted by
@@ -271,7 +272,7 @@ export async function searchSkills(db: Database, input: SearchSkillsInput): Prom
     descriptionTokens: Number(r.description_tokens),
     bodyTokens: Number(r.body_tokens),
     warnings: (r.warnings ?? []) as string[],
-    flags: (r.flags ?? []) as StoredFlag[],
+    flags: (r.flags ?? []) as SafetyFinding[],
     skillCount: r.skill_count === null || r.skill_count === undefined ? null : Number(r.skill_count),
     score: String(r.score),
   }));
@@ -316,7 +317,7 @@ function documentRow(r: Record<string, unknown>): SearchDocumentRow {
     descriptionTokens: Number(r.description_tokens),
     bodyTokens: Number(r.body_tokens),
     warnings: (r.warnings ?? []) as string[],
-    flags: (r.flags ?? []) as StoredFlag[],
+    flags: (r.flags ?? []) as SafetyFinding[],
     visibility: String(r.visibility),
     body: String(r.body ?? ''),
   };

@@ -1,8 +1,9 @@
+import type { SafetyFinding } from '@atskills/protocol';
 import { and, asc, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
 import { blobs } from '../schema/blobs.js';
 import { repositories } from '../schema/repositories.js';
-import { type StoredFlag, skillRevisions, skills } from '../schema/skills.js';
+import { skillRevisions, skills } from '../schema/skills.js';
 import { type ReadScope, visibleTo } from './read-scope.js';
 
 /** Where a skill or folder lives: `source:owner/container[/path]`. */
@@ -167,13 +168,35 @@ export async function findLiveSkillRevision(
   db: Database,
   scope: ReadScope,
   identity: string,
-): Promise<{ revision: string; flags: StoredFlag[] } | undefined> {
+): Promise<{ revision: string; flags: SafetyFinding[] } | undefined> {
   const rows = await db
     .select({ revision: skills.revision, flags: skills.flags })
     .from(skills)
     .where(and(eq(skills.identity, identity), liveAndVisible(scope)))
     .limit(1);
   return rows[0];
+}
+
+/**
+ * The stored findings (evidence included) of the skills among `identities` (exact stored identities) that
+ * the scope may read, in one indexed query (an empty list for a skill without findings).
+ */
+export async function findSkillFindings(
+  db: Database,
+  scope: ReadScope,
+  identities: string[],
+): Promise<Map<string, SafetyFinding[]>> {
+  if (identities.length === 0) return new Map();
+  const rows = await db
+    .select({ identity: skills.identity, flags: skills.flags })
+    .from(skills)
+    .where(
+      and(
+        inArray(skills.identity, [...new Set(identities)]),
+        visibleTo(scope, skills.visibility, skills.owner),
+      ),
+    );
+  return new Map(rows.map((r) => [r.identity, r.flags]));
 }
 
 /** SQL condition: the skill is live (not gone upstream) and the scope may read it. */
@@ -188,7 +211,7 @@ export interface LiveSkillSummary {
   name: string;
   description: string;
   frontmatter: Record<string, unknown>;
-  flags: StoredFlag[];
+  flags: SafetyFinding[];
 }
 
 /**

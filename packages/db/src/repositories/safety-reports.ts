@@ -1,7 +1,8 @@
+import type { SafetyFinding } from '@atskills/protocol';
 import { and, desc, eq, gte, inArray, sql } from 'drizzle-orm';
 import { safetyVerdicts } from '../schema/blobs.js';
 import { flagSuppressions, skillReports } from '../schema/security.js';
-import { type StoredFlag, skills } from '../schema/skills.js';
+import { skills } from '../schema/skills.js';
 import type { DbExecutor } from './teams.js';
 
 export type SkillReportRow = typeof skillReports.$inferSelect;
@@ -99,11 +100,15 @@ export async function suppressFlag(
 }
 
 /** Adds a flag to every current skill row at `revision` (an accepted report that a skill is malicious). */
-export async function addReportedFlag(tx: DbExecutor, revision: string, flag: StoredFlag): Promise<void> {
+export async function addReportedFlag(tx: DbExecutor, revision: string, flag: SafetyFinding): Promise<void> {
   await rewriteFlags(tx, revision, (flags) => [...flags.filter((f) => f.rule !== flag.rule), flag]);
 }
 
-async function rewriteFlags(tx: DbExecutor, revision: string, change: (flags: StoredFlag[]) => StoredFlag[]) {
+async function rewriteFlags(
+  tx: DbExecutor,
+  revision: string,
+  change: (flags: SafetyFinding[]) => SafetyFinding[],
+) {
   const rows = await tx
     .select({ id: skills.id, flags: skills.flags })
     .from(skills)
@@ -139,7 +144,7 @@ export async function suppressionsFor(
 export async function findSafetyVerdict(
   db: DbExecutor,
   contentHashes: string[],
-): Promise<StoredFlag[] | undefined> {
+): Promise<SafetyFinding[] | undefined> {
   if (contentHashes.length === 0) return undefined;
   const rows = await db
     .select({ key: safetyVerdicts.contentSha256, flags: safetyVerdicts.flags })
@@ -147,7 +152,7 @@ export async function findSafetyVerdict(
     .where(inArray(safetyVerdicts.contentSha256, contentHashes));
   for (const key of contentHashes) {
     const row = rows.find((r) => r.key === key);
-    if (row) return row.flags as StoredFlag[];
+    if (row) return row.flags as SafetyFinding[];
   }
   return undefined;
 }

@@ -1,3 +1,4 @@
+import type { SafetyFinding } from '@atskills/protocol';
 import { type SQL, sql } from 'drizzle-orm';
 import {
   bigint,
@@ -22,18 +23,6 @@ export interface SkillFile {
   sha256: string;
   /** Set when the file was not downloaded (over the size limit, content withheld, ...). */
   skipped?: string;
-}
-
-/** A safety finding recorded with evidence (see @atskills/protocol safety scanner). */
-export interface StoredFlag {
-  rule: string;
-  severity: string;
-  file: string;
-  line: number;
-  evidence: string;
-  message: string;
-  /** Set when hub administrators accepted a dispute of this rule for this content: the report's id. */
-  suppressedBy?: number;
 }
 
 /**
@@ -69,7 +58,7 @@ export const skills = pgTable(
     /** Set when SKILL.md could not be parsed or its content is unavailable; such skills stay out of search. */
     parseError: jsonb('parse_error').$type<{ code: string; message: string } | null>(),
     files: jsonb('files').$type<SkillFile[]>().notNull().default([]),
-    flags: jsonb('flags').$type<StoredFlag[]>().notNull().default([]),
+    flags: jsonb('flags').$type<SafetyFinding[]>().notNull().default([]),
     /** Content revision of the skill folder (git tree sha for gh:, manifest sha256 for hub:). */
     revision: text('revision').notNull(),
     /** Commit the revision was seen at (gh:) or the collection revision (hub:). */

@@ -1,137 +1,15 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import {
-  SAFETY_RULES,
-  type SafetyFlag,
-  type SafetyRule,
-  type SafetySeverity,
-  scanSkillFiles,
-} from './index.js';
+import { corpusRoot, corpusSafetyFigures, MAX_SHARE } from './corpus.test-support.js';
+import { SAFETY_RULES } from './index.js';
 
-// Runs the scanner over the shared corpus of real skill repositories and records how often each rule
-// fires. The ceilings are what "sane" means: a rule that flags a large share of ordinary skills is
-// noise, and would teach users to ignore the flags.
-
-const repoRoot = resolve(import.meta.dirname, '..', '..', '..', '..');
-const corpusRoot = resolve(repoRoot, '..', 'shared', 'corpus', 'repos');
-const resultsFile = resolve(repoRoot, 'bench', 'results', 'safety-flags.json');
-
-/** Highest acceptable share of corpus skills flagged, per rule. */
-const MAX_SHARE: Record<SafetyRule, number> = {
-  'hidden-unicode': 0.05,
-  'prompt-injection': 0.02,
-  exfiltration: 0.02,
-  'remote-exec': 0.05,
-  'encoded-payload': 0.02,
-  credential: 0.02,
-  'trigger-bidding': 0.1,
-};
-
-interface RuleFigures {
-  severity: SafetySeverity;
-  flags: number;
-  flagsPer1000Skills: number;
-  skillsFlagged: number;
-  shareOfSkills: number;
-  maxShare: number;
-}
-
-interface MarkdownFile {
-  path: string;
-  absolute: string;
-}
-
-function markdownFiles(dir: string, root: string, out: MarkdownFile[] = []): MarkdownFile[] {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const absolute = join(dir, entry.name);
-    if (entry.isDirectory()) markdownFiles(absolute, root, out);
-    else if (entry.isFile() && entry.name.toLowerCase().endsWith('.md')) {
-      out.push({ path: relative(root, absolute), absolute });
-    }
-  }
-  return out;
-}
-
-/**
- * Groups a repository's Markdown by skill: each file belongs to its shallowest ancestor folder that holds
- * a SKILL.md (the leaf rule folds nested SKILL.md into the enclosing skill). Files outside every skill
- * (the root README) are returned under the empty key.
- */
-function groupBySkill(files: readonly MarkdownFile[]): Map<string, MarkdownFile[]> {
-  const skillDirs = new Set(
-    files.filter((f) => /(^|\/)skill\.md$/i.test(f.path)).map((f) => dirname(f.path)),
-  );
-  const groups = new Map<string, MarkdownFile[]>();
-  for (const file of files) {
-    const parts = dirname(file.path).split('/');
-    let owner = '';
-    for (let depth = 1; depth <= parts.length; depth++) {
-      const candidate = parts.slice(0, depth).join('/');
-      if (skillDirs.has(candidate)) {
-        owner = candidate;
-        break;
-      }
-    }
-    if (skillDirs.has('.') && owner === '') owner = '.';
-    groups.set(owner, [...(groups.get(owner) ?? []), file]);
-  }
-  return groups;
-}
-
+// The ceilings are what "sane" means: a rule that flags a large share of ordinary skills is noise, and
+// would teach users to ignore the flags. The figures are recorded by `npm run bench -- safety-flags`
+// (bench/results/safety-flags.json); the test writes nothing.
 describe.skipIf(!existsSync(corpusRoot))('safety scanner on the shared corpus', () => {
-  it('keeps every rule under its ceiling and records the per-rule figures', () => {
-    const skillFlags: SafetyFlag[][] = [];
-    let otherFlags = 0;
-    let fileCount = 0;
-    for (const owner of readdirSync(corpusRoot)) {
-      for (const repo of readdirSync(join(corpusRoot, owner))) {
-        const filesRoot = join(corpusRoot, owner, repo, 'files');
-        if (!existsSync(filesRoot)) continue;
-        const files = markdownFiles(filesRoot, filesRoot);
-        fileCount += files.length;
-        for (const [skill, members] of groupBySkill(files)) {
-          const flags = scanSkillFiles(
-            members.map((f) => ({
-              path: `${owner}/${repo}/${f.path}`,
-              content: readFileSync(f.absolute, 'utf8'),
-            })),
-          );
-          if (skill === '') otherFlags += flags.length;
-          else skillFlags.push(flags);
-        }
-      }
-    }
-    const skills = skillFlags.length;
+  it('keeps every rule under its ceiling', () => {
+    const { skills, rules } = corpusSafetyFigures();
     expect(skills).toBeGreaterThan(1000);
-
-    const rules = {} as Record<SafetyRule, RuleFigures>;
-    for (const { id, severity } of SAFETY_RULES) {
-      const flags = skillFlags.reduce((sum, list) => sum + list.filter((f) => f.rule === id).length, 0);
-      const skillsFlagged = skillFlags.filter((list) => list.some((f) => f.rule === id)).length;
-      rules[id] = {
-        severity,
-        flags,
-        flagsPer1000Skills: Number(((flags / skills) * 1000).toFixed(1)),
-        skillsFlagged,
-        shareOfSkills: Number((skillsFlagged / skills).toFixed(4)),
-        maxShare: MAX_SHARE[id],
-      };
-    }
-
-    const report = {
-      note: 'generated by packages/protocol/src/safety/corpus.test.ts; do not edit, rerun the test',
-      corpus: 'shared corpus (/work/shared/corpus/repos)',
-      skills,
-      markdownFiles: fileCount,
-      flagsOutsideSkills: otherFlags,
-      rules,
-    };
-    mkdirSync(dirname(resultsFile), { recursive: true });
-    writeFileSync(resultsFile, `${JSON.stringify(report, null, 2)}\n`);
-    console.log(`safety flags on ${skills} corpus skills (${fileCount} Markdown files)`);
-    console.table(rules);
-
     for (const { id } of SAFETY_RULES) {
       expect(rules[id].shareOfSkills, `share of skills flagged by ${id}`).toBeLessThan(MAX_SHARE[id]);
     }

@@ -1,7 +1,7 @@
 import { findFrontmatterDescription } from './frontmatter-description.js';
 import { RULE_MODULES } from './rules.js';
 import { scanDescriptionLines } from './trigger-bidding.js';
-import type { RuleHit, SafetyFlag, SafetyRule } from './types.js';
+import type { RuleHit, SafetyFinding, SafetyRule } from './types.js';
 
 /** The `file` of flags raised on `opts.description` when no SKILL.md carries the same text. */
 export const DESCRIPTION_FILE = '(description)';
@@ -10,7 +10,7 @@ function splitLines(content: string): string[] {
   return content.split('\n').map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line));
 }
 
-function toFlags(rule: SafetyRule, file: string, hits: readonly RuleHit[]): SafetyFlag[] {
+function toFlags(rule: SafetyRule, file: string, hits: readonly RuleHit[]): SafetyFinding<SafetyRule>[] {
   return hits.map(({ line, severity, evidence, message }) => ({
     rule,
     severity,
@@ -21,7 +21,7 @@ function toFlags(rule: SafetyRule, file: string, hits: readonly RuleHit[]): Safe
   }));
 }
 
-function compareFlags(a: SafetyFlag, b: SafetyFlag): number {
+function compareFlags(a: SafetyFinding<SafetyRule>, b: SafetyFinding<SafetyRule>): number {
   if (a.file !== b.file) return a.file < b.file ? -1 : 1;
   if (a.line !== b.line) return a.line - b.line;
   if (a.rule !== b.rule) return a.rule < b.rule ? -1 : 1;
@@ -29,7 +29,7 @@ function compareFlags(a: SafetyFlag, b: SafetyFlag): number {
 }
 
 /** Runs every rule over one file; flags sorted by line, then rule. */
-export function scanText(path: string, content: string): SafetyFlag[] {
+export function scanText(path: string, content: string): SafetyFinding<SafetyRule>[] {
   const lines = splitLines(content);
   const flags = RULE_MODULES.flatMap((rule) => toFlags(rule.id, path, rule.scan({ path, content, lines })));
   return flags.sort(compareFlags);
@@ -45,7 +45,7 @@ const normalize = (text: string) => text.replace(/\s+/g, ' ').trim();
 export function scanSkillFiles(
   files: readonly { path: string; content: string }[],
   opts: { description?: string } = {},
-): SafetyFlag[] {
+): SafetyFinding<SafetyRule>[] {
   const flags = files.flatMap((file) => scanText(file.path, file.content));
   const description = opts.description;
   if (description !== undefined && description.trim() !== '') {
@@ -65,9 +65,9 @@ export function scanSkillFiles(
   return flags.sort(compareFlags);
 }
 
-/** Number of flags per rule (every rule present, zero when it did not fire). */
-export function summarizeFlags(flags: readonly SafetyFlag[]): Record<SafetyRule, number> {
+/** Number of flags per scanner rule (every rule present, zero when it did not fire; other rules ignored). */
+export function summarizeFlags(flags: readonly SafetyFinding[]): Record<SafetyRule, number> {
   const counts = Object.fromEntries(RULE_MODULES.map((rule) => [rule.id, 0])) as Record<SafetyRule, number>;
-  for (const flag of flags) counts[flag.rule]++;
+  for (const flag of flags) if (flag.rule in counts) counts[flag.rule as SafetyRule]++;
   return counts;
 }

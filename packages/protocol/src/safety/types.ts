@@ -10,9 +10,12 @@ export type SafetyRule =
 
 export type SafetySeverity = 'info' | 'warn' | 'high';
 
-/** One finding: which rule fired, where, and a short (escaped, redacted where needed) excerpt. */
-export interface SafetyFlag {
-  rule: SafetyRule;
+/**
+ * One finding: which rule fired, where, and a short (escaped, redacted where needed) excerpt. The scanner's
+ * are `SafetyFinding<SafetyRule>`; stored findings may carry the hub's own rules too (`reported-malicious`).
+ */
+export interface SafetyFinding<Rule extends string = string> {
+  rule: Rule;
   severity: SafetySeverity;
   file: string;
   /** 1-based line number in `file`. */
@@ -20,6 +23,8 @@ export interface SafetyFlag {
   /** Short excerpt; invisible and control characters are shown escaped (e.g. `\u202E`). */
   evidence: string;
   message: string;
+  /** Set by the hub when administrators accepted a dispute of this rule for this content: the report's id. */
+  suppressedBy?: number;
 }
 
 /** A hit produced by a rule before the scanner attaches the rule id and file. */

@@ -1,4 +1,3 @@
-import { namespacesOfUser } from '@atskills/db';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { problems } from '../../schemas.js';
@@ -9,6 +8,7 @@ import {
   createTeam,
   createToken,
   createUser,
+  describeViewer,
   listAllUsers,
   MAX_TOKEN_DAYS,
   myInvitations,
@@ -18,7 +18,6 @@ import {
   teamMembers,
   userTokens,
 } from '../../services/auth/accounts.js';
-import { unauthorized } from '../../services/auth/authenticate.js';
 import type { Viewer } from '../../services/auth/viewer.js';
 import { decideReport, reviewQueue } from '../../services/safety-reports.js';
 import { ReportResponse } from '../v1/reports.js';
@@ -93,17 +92,7 @@ const adminRoutes: FastifyPluginAsyncZod = async (app) => {
         },
       },
     },
-    async (request) => {
-      const viewer = request.viewer;
-      if (viewer.userId === null) throw unauthorized('Send a token: Authorization: Bearer ask_...');
-      const namespaces = await namespacesOfUser(app.db, viewer.userId);
-      return {
-        user: viewer.userName ?? '',
-        admin: viewer.isAdmin,
-        scopes: viewer.scopes,
-        namespaces: namespaces.map((n) => ({ name: n.name, kind: n.kind, role: n.role })),
-      };
-    },
+    async (request) => describeViewer(app.db, request.viewer),
   );
 
   app.post(

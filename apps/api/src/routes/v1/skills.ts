@@ -1,4 +1,3 @@
-import { findLiveSkillRevision } from '@atskills/db';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { leanJsonRoute } from '../../plugins/security.js';
@@ -6,7 +5,7 @@ import { problems, RevisionQuery, SkillOrMenu } from '../../schemas.js';
 import { flagRules } from '../../services/flags.js';
 import { canonicalIdentity } from '../../services/locate.js';
 import { type CachedRevision, cacheKey, scopeKey } from '../../services/read-cache.js';
-import { getSkillView } from '../../services/skill-view.js';
+import { getSkillView, liveSkillRevision } from '../../services/skill-view.js';
 import { ifNoneMatchHits, validateRevision } from '../caching.js';
 import { rawIdentity } from '../identity-path.js';
 
@@ -27,9 +26,8 @@ const skillsRoutes: FastifyPluginAsyncZod = async (app) => {
     const cached = cache.enabled ? cache.getRevision(key) : undefined;
     if (cached) return cached;
     const generation = cache.generation;
-    const row = await findLiveSkillRevision(app.db, request.viewer, located);
-    if (!row) return undefined;
-    const current = { revision: row.revision, flagRules: flagRules(row.flags) };
+    const current = await liveSkillRevision(app.db, request.viewer, located);
+    if (!current) return undefined;
     cache.putRevision(key, current, generation);
     return current;
   }

@@ -17,13 +17,13 @@ export const FIELDS = ['name', 'description', 'headings', 'body'] as const;
 export type Field = (typeof FIELDS)[number];
 
 /** Weight of a match in each field (BM25F boosts). */
-const FIELD_BOOST = [6, 3, 1.5, 1] as const;
+const FIELD_BOOST = [6, 3, 1.5, 0.6] as const;
 /** BM25 length normalisation per field. */
 const FIELD_B = [0.75, 0.75, 0.75, 0.8] as const;
 /** Typical field lengths in words, used for length normalisation (fixed, so updates never rescale). */
 const FIELD_AVG = [2, 30, 20, 600] as const;
 /** BM25 saturation. */
-const K1 = 2.5;
+const K1 = 4;
 /** Body words indexed per document: bounds memory; headings are indexed whole. */
 export const MAX_BODY_WORDS = 1500;
 

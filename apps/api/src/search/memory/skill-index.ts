@@ -324,7 +324,7 @@ export class SkillIndex {
     for (let s = 0; s < slots; s++) if (c.matched & (1 << s)) coveredIdf += slotIdf[s]!;
     const coverage = idfTotal === 0 ? 0 : coveredIdf / idfTotal;
     const headCoverage = slots === 0 ? 0 : popcount(c.headMatched) / slots;
-    let text = c.text * coverage * coverage * (0.75 + 0.25 * headCoverage);
+    let text = c.text * coverage * coverage * (0.5 + 0.5 * headCoverage);
     if (isExactName(doc.nameKey, names)) text += EXACT_NAME;
     else if (isNamePrefix(doc.nameKey, names)) text += NAME_PREFIX;
     const prior = 1 + (PRIOR_MAX * Math.log1p(Math.max(0, doc.hit.stars))) / Math.log1p(PRIOR_FULL_STARS);

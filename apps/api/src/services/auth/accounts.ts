@@ -19,6 +19,7 @@ import {
   listTokensOfUser,
   listUsers,
   type NamespaceRow,
+  namespacesOfUser,
   type Role,
   removeMembership,
   revokeTokenRow,
@@ -30,6 +31,7 @@ import {
   withdrawInvitations,
 } from '@atskills/db';
 import { problem } from '../../problems.js';
+import { unauthorized } from './authenticate.js';
 import { checkAccountName } from './names.js';
 import { canManage, isHubAdmin, requireScope } from './permissions.js';
 import { generateToken, isScope, type Scope } from './tokens.js';
@@ -544,4 +546,16 @@ export async function auditLogOf(
     details: r.details,
     requestId: r.requestId,
   }));
+}
+
+/** GET /v1/whoami: the token's user, scopes and namespaces; 401 for a caller without a token. */
+export async function describeViewer(db: Database, viewer: Viewer) {
+  if (viewer.userId === null) throw unauthorized('Send a token: Authorization: Bearer ask_...');
+  const namespaces = await namespacesOfUser(db, viewer.userId);
+  return {
+    user: viewer.userName ?? '',
+    admin: viewer.isAdmin,
+    scopes: viewer.scopes,
+    namespaces: namespaces.map((n) => ({ name: n.name, kind: n.kind, role: n.role })),
+  };
 }

@@ -8,11 +8,10 @@ import {
   markCollectionDeleted,
   type NamespaceRow,
   popularPublicCollections,
-  type StoredFlag,
   suppressionsFor,
   writePublish,
 } from '@atskills/db';
-import { formatIdentity, SAFETY_RULES, scanSkillFiles } from '@atskills/protocol';
+import { formatIdentity, SAFETY_RULES, type SafetyFinding, scanSkillFiles } from '@atskills/protocol';
 import { problem } from '../../problems.js';
 import { checkAccountName, checkCollectionName } from '../auth/names.js';
 import { canPublishTo, requireScope } from '../auth/permissions.js';
@@ -249,12 +248,12 @@ export async function collectionRevisions(
 async function withSuppressions(
   db: Database,
   validated: ValidatedCollection,
-  flags: Map<string, StoredFlag[]>,
-): Promise<Map<string, StoredFlag[]>> {
+  flags: Map<string, SafetyFinding[]>,
+): Promise<Map<string, SafetyFinding[]>> {
   const hashOf = new Map(validated.skills.map((s) => [s.identity, skillContentHash(s.files)]));
   const suppressed = await suppressionsFor(db, [...hashOf.values()]);
   if (suppressed.size === 0) return flags;
-  const out = new Map<string, StoredFlag[]>();
+  const out = new Map<string, SafetyFinding[]>();
   for (const [identity, list] of flags) {
     const rules = suppressed.get(hashOf.get(identity) ?? '');
     out.set(
@@ -269,9 +268,9 @@ async function withSuppressions(
 }
 
 /** Runs the safety scanner over each skill's text files; binary files are skipped. */
-function scanSkills(validated: ValidatedCollection): Map<string, StoredFlag[]> {
+function scanSkills(validated: ValidatedCollection): Map<string, SafetyFinding[]> {
   const decoder = new TextDecoder('utf-8', { fatal: true });
-  const out = new Map<string, StoredFlag[]>();
+  const out = new Map<string, SafetyFinding[]>();
   for (const s of validated.skills) {
     const texts: { path: string; content: string }[] = [];
     for (const f of s.files) {

@@ -11,19 +11,8 @@ export const PublishQuery = z.object({
   visibility: z.enum(['private', 'public']).default('private').describe('Who may read the collection.'),
 });
 
-const Warning = z.object({ code: z.string(), message: z.string(), path: z.string().optional() });
-
-/** PUT /v1/collections/<namespace>/<collection> answer. */
-export const PublishResponse = z.object({
-  identity: z.string().describe('hub:<namespace>/<collection>'),
-  revision: z.string().describe('sha256 of the collection manifest: the new (or unchanged) revision'),
-  previousRevision: z.string().nullable(),
-  unchanged: z.boolean().describe('true when the content equals the current revision (no new revision made)'),
-  visibility: z.enum(['private', 'public']),
-  skills: z.array(z.string()).describe('identities of the published skills'),
-  warnings: z.array(Warning),
-});
-export type PublishResponse = z.infer<typeof PublishResponse>;
+// The publish answer is a wire shape the CLI parses too, so it lives in @atskills/protocol (http.ts).
+export { PublishResponse } from '@atskills/protocol';
 
 /** DELETE /v1/collections/<namespace>/<collection> answer. */
 export const DeleteCollectionResponse = z.object({

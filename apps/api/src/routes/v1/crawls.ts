@@ -102,7 +102,7 @@ export default async function crawlRoutes(app: FastifyInstance) {
   const routes = app.withTypeProvider<ZodTypeProvider>();
 
   routes.post(
-    '/v1/crawls',
+    '/crawls',
     {
       schema: {
         operationId: 'startCrawl',
@@ -139,7 +139,7 @@ export default async function crawlRoutes(app: FastifyInstance) {
   );
 
   routes.get(
-    '/v1/crawls/:runId',
+    '/crawls/:runId',
     {
       schema: {
         operationId: 'getCrawl',
@@ -162,7 +162,7 @@ export default async function crawlRoutes(app: FastifyInstance) {
   );
 
   routes.get(
-    '/v1/crawl-status',
+    '/crawl-status',
     {
       schema: {
         operationId: 'getCrawlStatus',

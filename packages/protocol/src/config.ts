@@ -1,0 +1,77 @@
+/**
+ * Reading settings from the environment, the same way in every process (hub, crawler, tools): one
+ * zod schema per process, parsed once at start-up by parseEnv, frozen, failing with the variable's name.
+ * Exported as `@atskills/protocol/config` (not from the core entry): it is shared runtime plumbing, and
+ * every app already depends on this package, so no extra package is needed for a few dozen lines.
+ */
+import { z } from 'zod';
+
+/** A setting with a bad value; the message names each offending variable. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** An environment-like object: what process.env is, and what tests pass instead. */
+export type Env = Record<string, string | undefined>;
+
+/**
+ * Parses `env` with `schema` into a frozen value; throws ConfigError `Invalid <label>: VAR: reason; ...`
+ * naming every variable that failed.
+ */
+export function parseEnv<Schema extends z.ZodType>(
+  schema: Schema,
+  env: Env,
+  label: string,
+): Readonly<z.output<Schema>> {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(env)'}: ${issue.message}`);
+    throw new ConfigError(`Invalid ${label}: ${lines.join('; ')}`);
+  }
+  return Object.freeze(parsed.data);
+}
+
+/** Text with surrounding space trimmed; unset or blank is undefined. */
+export const optionalText = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+/** A URL; unset or blank is undefined. */
+export const optionalUrl = z
+  .string()
+  .trim()
+  .transform((s) => (s === '' ? undefined : s))
+  .pipe(z.url().optional())
+  .optional();
+
+/** An integer of at least `min` (default 0), `fallback` when unset. */
+export function integer(fallback: number, bounds: { min?: number; max?: number } = {}) {
+  let schema = z.coerce
+    .number()
+    .int()
+    .min(bounds.min ?? 0);
+  if (bounds.max !== undefined) schema = schema.max(bounds.max);
+  return schema.default(fallback);
+}
+
+/** A positive integer, `fallback` when unset. */
+export const positiveInt = (fallback: number) => integer(fallback, { min: 1 });
+
+/** A boolean switch: `true`/`1` or `false`/`0`/blank, `false` when unset. */
+export const flag = z
+  .enum(['true', 'false', '1', '0', ''])
+  .default('false')
+  .transform((v) => v === 'true' || v === '1');
+
+/** Log levels pino understands, plus `silent` for tests. */
+export const LogLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+export type LogLevel = z.infer<typeof LogLevel>;
+
+/**
+ * The one shutdown deadline, read by the hub and the crawler worker alike: how long in-flight requests
+ * and crawl jobs get to finish after SIGTERM (ms) before they are aborted and released.
+ */
+export const SHUTDOWN_SETTING = {
+  SHUTDOWN_TIMEOUT_MS: integer(25_000),
+} as const;

@@ -19,6 +19,7 @@ import indexingPlugin from './plugins/indexing.js';
 import metricsPlugin, { type HubMetrics } from './plugins/metrics.js';
 import readCachePlugin from './plugins/read-cache.js';
 import searchPlugin from './plugins/search.js';
+import usesPlugin, { type UsesOptions } from './plugins/uses.js';
 import viewerPlugin from './plugins/viewer.js';
 import { problem } from './problems.js';
 import adminRoutes from './routes/admin/index.js';
@@ -54,6 +55,8 @@ export interface AppDeps {
   linkQueue?: LinkIndexQueue;
   /** Credentials of linked repositories; default: built from the configuration. */
   linkAccess?: LinkAccess;
+  /** Where uses are counted; default: the ops Redis when there is one, else the database. */
+  uses?: UsesOptions;
   /** The bundled client package served at /cli/atskills.tgz; default: apps/cli/dist/package. */
   clientPackageDir?: string;
 }
@@ -80,6 +83,9 @@ const NUL_IN_URL = /%00|\u0000/i;
 
 // An incoming X-Request-Id is kept when it looks like an id (so logs join up across proxies), else replaced.
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+const DOCS_LOGO =
+  '<svg xmlns="http://www.w3.org/2000/svg" width="150" height="32" role="img" aria-label="Back to the @skills hub"><text x="0" y="22" font-family="sans-serif" font-size="16" fill="#fff">← @skills hub</text></svg>';
 
 /** Builds the hub app, ready for `app.inject` or `listen`; nothing listens here. */
 export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<FastifyInstance> {
@@ -168,12 +174,17 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
     transform: openapiTransform,
     transformObject: jsonSchemaTransformObject,
   });
-  await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
+  // The docs' logo is the way back to the hub's pages.
+  await app.register(fastifySwaggerUi, {
+    routePrefix: '/docs',
+    logo: { type: 'image/svg+xml', content: Buffer.from(DOCS_LOGO), href: '/', target: '_self' },
+  });
   await app.register(databasePlugin, { config, ...(deps.database ? { handle: deps.database } : {}) });
   await app.register(readCachePlugin, { config });
   await app.register(searchPlugin, { config, ...(deps.search ? { engine: deps.search } : {}) });
   await app.register(viewerPlugin);
   await app.register(indexingPlugin);
+  await app.register(usesPlugin, deps.uses ?? { redis: deps.ops?.redis });
   await app.register(opsPlugin, deps.ops ?? {});
 
   await app.register(openapiRoutes);

@@ -24,12 +24,20 @@ export {
   SkillResponse,
 };
 
+/** Distinct clients that resolved a skill: in the last 7 days (today included) and all time (/about/metrics). */
+export const SkillUsesResponse = z.object({
+  week: z.number().int().nonnegative(),
+  total: z.number().int().nonnegative(),
+});
+
 /** GET /search result: the core SearchResult plus kind, collection size and costs. */
 export const SearchHitResponse = SearchResult.extend({
   kind: z.enum(['skill', 'collection']),
   /** Collections only: how many skills the folder holds. */
   skillCount: z.number().int().nonnegative().optional(),
   stars: z.number().int().nonnegative(),
+  /** Skills only: how many clients resolved it (/about/metrics). */
+  uses: SkillUsesResponse.optional(),
   bodyTokens: z.number().int().nonnegative(),
   warnings: z.array(z.string()),
 });
@@ -53,6 +61,7 @@ export const SkillView = SkillResponse.extend({
   repository: z.string(),
   path: z.string(),
   stars: z.number().int().nonnegative(),
+  uses: SkillUsesResponse,
   descriptionTokens: z.number().int().nonnegative(),
   bodyTokens: z.number().int().nonnegative(),
   lastSeen: z.string(),

@@ -230,3 +230,11 @@ describe('assets', () => {
     expect((await get('/assets/nope.js')).status).toBe(404);
   });
 });
+
+describe('/docs', () => {
+  it('links back to the hub from its logo', async () => {
+    const res = await get('/docs/static/swagger-initializer.js');
+    expect(res.status).toBe(200);
+    expect(res.body).toContain(".href = '/'");
+  });
+});

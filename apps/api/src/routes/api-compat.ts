@@ -83,6 +83,7 @@ const apiCompatRoutes: FastifyPluginAsyncZod = async (app) => {
       const text = await withMissingGh(app, request, path, () =>
         compatGet(app.db, request.viewer, path, request.query.rev),
       );
+      app.noteUse(request, text.skillIdentity);
       if (validateRevision(request, reply, text.revision, text.pinned, text.private)) return reply;
       return reply
         .header('content-type', text.contentType)

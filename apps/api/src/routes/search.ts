@@ -37,17 +37,22 @@ const searchRoutes: FastifyPluginAsyncZod = async (app) => {
         return sendJsonText(reply, cached.body);
       }
       const generation = cache.generation;
-      const outcome = await searchSkills(app.searchEngine, request.viewer, {
-        q,
-        limit,
-        cursor,
-        filters: {
-          ...(source ? { source } : {}),
-          ...(owner ? { owner } : {}),
-          ...(repo ? { repo } : {}),
-          ...(namespace ? { namespace } : {}),
+      const outcome = await searchSkills(
+        app.searchEngine,
+        request.viewer,
+        {
+          q,
+          limit,
+          cursor,
+          filters: {
+            ...(source ? { source } : {}),
+            ...(owner ? { owner } : {}),
+            ...(repo ? { repo } : {}),
+            ...(namespace ? { namespace } : {}),
+          },
         },
-      });
+        app.db,
+      );
       reply.header('x-search-engine', outcome.engine);
       if (!cacheable || outcome.engine !== 'postgres') return outcome.page;
       // Serialized once through the route's own schema, then kept and sent as is.

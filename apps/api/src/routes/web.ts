@@ -1,8 +1,9 @@
+import { createHash } from 'node:crypto';
 import { isProtocolError, type SafetyFinding } from '@atskills/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { toProblem } from '../plugins/errors.js';
-import type { HttpProblem } from '../problems.js';
+import { type HttpProblem, problem } from '../problems.js';
 import type { SearchHitResponse, SkillView, StatsResponse } from '../schemas.js';
 import { findingsOfHits } from '../services/flags.js';
 import { getRepositoryReport, getStats } from '../services/index-info.js';
@@ -12,9 +13,11 @@ import { pick } from '../services/pick.js';
 import { searchSkills } from '../services/search.js';
 import { getSkillView } from '../services/skill-view.js';
 import { ASSETS } from '../web/assets/index.js';
+import { renderUsesBadge } from '../web/badge.js';
 import { CONTENT_SECURITY_POLICY } from '../web/layout.js';
 import { renderErrorPage } from '../web/pages/error-page.js';
 import { renderMenuPage } from '../web/pages/menu-page.js';
+import { renderMetricsPage } from '../web/pages/metrics-page.js';
 import { renderRepositoryPage } from '../web/pages/repository-page.js';
 import { renderSearchPage } from '../web/pages/search-page.js';
 import { renderSkillPage } from '../web/pages/skill-page.js';
@@ -28,6 +31,7 @@ import type {
   SearchResultView,
   SkillPageModel,
 } from '../web/view-models.js';
+import { ifNoneMatchHits } from './caching.js';
 
 // The server-rendered pages: `/` (search), `/s/<identity>` (a skill or a menu) and their static assets.
 // Pages read through the same services as the JSON API, always with `request.viewer`, so a page never shows
@@ -98,6 +102,7 @@ const RESULT_FIELDS = [
 function toResultView(hit: SearchHitResponse, storedFlags: SafetyFinding[] | undefined): SearchResultView {
   return {
     ...pick(hit, RESULT_FIELDS),
+    ...(hit.uses ? { uses: hit.uses } : {}),
     ...(hit.skillCount !== undefined ? { skillCount: hit.skillCount } : {}),
     // The stored findings carry the evidence excerpt for the badge's hover text; the wire flags do not.
     flags:
@@ -144,12 +149,17 @@ async function searchPage(app: FastifyInstance, request: FastifyRequest, reply: 
   if (form.error) return sendPage(reply, 400, renderSearchPage({ ...model, error: form.error }));
   if (form.q === '') return sendPage(reply, 200, renderSearchPage(model));
   try {
-    const { page, engine } = await searchSkills(app.searchEngine, request.viewer, {
-      q: form.q,
-      limit: form.limit,
-      cursor: form.cursor,
-      filters: form.filters,
-    });
+    const { page, engine } = await searchSkills(
+      app.searchEngine,
+      request.viewer,
+      {
+        q: form.q,
+        limit: form.limit,
+        cursor: form.cursor,
+        filters: form.filters,
+      },
+      app.db,
+    );
     reply.header('x-search-engine', engine);
     const evidence = await findingsOfHits(app.db, request.viewer, page.results);
     return sendPage(
@@ -186,6 +196,24 @@ function identityFromUrl(url: string): string {
   return path.startsWith(PAGE_PREFIX) ? path.slice(PAGE_PREFIX.length) : '';
 }
 
+/** GET /badge/<identity>.svg: name and weekly uses, for READMEs; read with the viewer like the skill. */
+async function badge(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
+  const path = (request.raw.url ?? request.url).split('?', 1)[0] ?? '';
+  const text = path.slice('/badge/'.length).replace(/\.svg$/, '');
+  const result = await getSkillView(app.db, request.viewer, text);
+  if (result.kind !== 'skill')
+    throw problem('not-a-skill', `${result.view.identity} is a menu; badges are for skills`);
+  const svg = renderUsesBadge(result.view.name || result.view.identity, result.view.uses.week);
+  const etag = `"${createHash('sha256').update(svg).digest('base64url').slice(0, 27)}"`;
+  // Counts move every few seconds at most; an hour's cache keeps README views off the hub. Private: no shared cache.
+  reply
+    .header('etag', etag)
+    .header('vary', 'Authorization')
+    .header('cache-control', result.resolved.private ? 'private, no-cache' : 'public, max-age=3600');
+  if (ifNoneMatchHits(request.headers['if-none-match'], etag.slice(1, -1))) return reply.code(304).send();
+  return reply.header('content-type', 'image/svg+xml; charset=utf-8').send(svg);
+}
+
 /** What the skill page shows of GET /v1/skills' view (flags come with their evidence, from the row). */
 const SKILL_PAGE_FIELDS = [
   'identity',
@@ -197,6 +225,7 @@ const SKILL_PAGE_FIELDS = [
   'files',
   'warnings',
   'stars',
+  'uses',
   'descriptionTokens',
   'bodyTokens',
   'lastSeen',
@@ -311,6 +340,10 @@ export default fp(
       web.get('/s/*', { schema: { hide: true } }, (request, reply) => skillPage(web, request, reply));
       web.get('/r/:owner/:repo', { schema: { hide: true } }, (request, reply) =>
         repositoryPage(web, request as FastifyRequest<{ Params: { owner: string; repo: string } }>, reply),
+      );
+      web.get('/badge/*', { schema: { hide: true } }, (request, reply) => badge(web, request, reply));
+      web.get('/about/metrics', { schema: { hide: true } }, (_request, reply) =>
+        sendPage(reply, 200, renderMetricsPage()),
       );
       web.get('/assets/:file', { schema: { hide: true } }, (request, reply) => {
         const asset = ASSETS.get(request.url.split('?', 1)[0] ?? '');

@@ -14,6 +14,8 @@ export interface CompatText {
   pinned: boolean;
   /** Private content: pinned answers are cached privately only. */
   private: boolean;
+  /** The skill whose SKILL.md or file this is (a use of it). */
+  skillIdentity: string;
 }
 
 /** The SKILL.md of a skill as stored; rebuilt from frontmatter and body if its bytes were not kept. */
@@ -118,6 +120,7 @@ export async function compatGet(
       revision: resolved.revision,
       pinned: resolved.pinned,
       private: resolved.private,
+      skillIdentity: resolved.identity,
     };
   }
   // The reference client caches a 200 as a SKILL.md: a folder is a 404, after which it asks ?prefix=.
@@ -143,6 +146,7 @@ export async function compatGet(
       revision: resolved.revision,
       pinned: resolved.pinned,
       private: resolved.private,
+      skillIdentity: resolved.identity,
     };
   }
   throw problem('not-found', `Nothing at ${located.identity.identity}`);

@@ -18,6 +18,8 @@ export interface McpDeps {
   /** The caller (from the request's bearer token, exactly as on REST). */
   viewer: ReadScope;
   version: string;
+  /** Counts a resolution of a skill (services/uses.ts). */
+  noteUse?: (identity: string) => void;
 }
 
 const Identity = z
@@ -71,6 +73,7 @@ async function answer(run: () => Promise<CallToolResult>): Promise<CallToolResul
  */
 export function buildMcpServer(deps: McpDeps): McpServer {
   const { db, searchEngine, viewer } = deps;
+  const noteUse = deps.noteUse ?? (() => {});
   const server = new McpServer({ name: 'atskills-hub', version: deps.version });
 
   server.registerTool(
@@ -153,6 +156,7 @@ export function buildMcpServer(deps: McpDeps): McpServer {
           };
         }
         const { view } = result;
+        noteUse(view.identity);
         const files = view.files.map((f) => f.path).join(', ');
         return {
           content: [
@@ -197,6 +201,7 @@ export function buildMcpServer(deps: McpDeps): McpServer {
           throw problem('not-a-skill', `${resolved.identity} is a menu; files belong to skills`);
         }
         const file = await readSkillFile(db, resolved, args.path);
+        noteUse(resolved.identity);
         const text = decodeText(file.content);
         const meta = {
           identity: resolved.identity,
@@ -236,6 +241,9 @@ export function buildMcpServer(deps: McpDeps): McpServer {
             ...(i.revision ? { revision: i.revision } : {}),
           })),
         });
+        for (const i of response.items) {
+          if (i.status === 'changed' || i.status === 'unchanged') noteUse(i.identity);
+        }
         const lines = response.items.map((i) =>
           i.status === 'changed' && i.kind === 'skill'
             ? `- ${i.name}: ${(i.description ?? '').replace(/\s+/g, ' ')} (${i.identity}) [changed ${i.revision}]`

@@ -1,4 +1,4 @@
-import type { ReadScope } from '@atskills/db';
+import { type Database, type ReadScope, type SkillUses, usesOfIdentities } from '@atskills/db';
 import { formatReference } from '@atskills/protocol';
 import type { SearchHitResponse, SearchPageResponse } from '../schemas.js';
 import type { SearchEngine, SearchFilters, SearchHit } from '../search/engine.js';
@@ -45,11 +45,21 @@ export async function searchSkills(
   engine: SearchEngine,
   viewer: ReadScope,
   request: SearchRequest,
+  db?: Database,
 ): Promise<SearchOutcome> {
   const page = await engine.search(request.q.trim(), request.filters, viewer, request.limit, request.cursor);
+  const skillIdentities = page.hits.filter((h) => h.kind === 'skill').map((h) => h.identity);
+  // The hits are already the viewer's: a private skill's uses reach only those who may read it.
+  const uses = db
+    ? await usesOfIdentities(db, skillIdentities, new Date().toISOString().slice(0, 10))
+    : new Map<string, SkillUses>();
   return {
     page: {
-      results: page.hits.map(searchHitResponse),
+      results: page.hits.map((hit) => {
+        const response = searchHitResponse(hit);
+        if (hit.kind !== 'skill') return response;
+        return { ...response, uses: uses.get(hit.identity) ?? { week: 0, total: 0 } };
+      }),
       nextCursor: page.nextCursor,
       ...(page.corrected && Object.keys(page.corrected).length > 0 ? { corrected: page.corrected } : {}),
       ...(page.ignored && page.ignored.length > 0 ? { ignored: page.ignored } : {}),

@@ -1,4 +1,11 @@
-import { type Database, existingBlobHashes, findLiveSkillRevision, type ReadScope } from '@atskills/db';
+import {
+  type Database,
+  existingBlobHashes,
+  findLiveSkillRevision,
+  type ReadScope,
+  type SkillUses,
+  usesOfIdentities,
+} from '@atskills/db';
 import { formatReference, renderMenu } from '@atskills/protocol';
 import type { MenuResponse, SkillView } from '../schemas.js';
 import { flagRules, wireFlag } from './flags.js';
@@ -56,10 +63,15 @@ export const SKILL_VIEW_FIELDS = [
 ] as const satisfies readonly (keyof ResolvedSkill & keyof SkillView)[];
 
 /** The view of GET /v1/skills for a resolved skill: its shown fields, the reference, servable files, wire flags. */
-export function toSkillView(resolved: ResolvedSkill, files: SkillView['files']): SkillView {
+export function toSkillView(
+  resolved: ResolvedSkill,
+  files: SkillView['files'],
+  uses: SkillUses = { week: 0, total: 0 },
+): SkillView {
   return {
     kind: 'skill',
     ...pick(resolved, SKILL_VIEW_FIELDS),
+    uses,
     reference: formatReference({ identity: resolved.identity }),
     files,
     flags: resolved.flags.map((f) => wireFlag(f, { revision: resolved.revision, withExcerpt: true })),
@@ -72,6 +84,7 @@ export async function getSkillView(
   viewer: ReadScope,
   identity: string,
   rev?: string,
+  today: string = new Date().toISOString().slice(0, 10),
 ): Promise<SkillViewResult | MenuViewResult> {
   const resolved = await resolveIdentity(db, viewer, identity, rev);
   if (resolved.kind === 'menu') {
@@ -82,8 +95,11 @@ export async function getSkillView(
       text: renderMenu(resolved.items),
     };
   }
-  const files = await servableFiles(db, resolved);
-  return { kind: 'skill', resolved, view: toSkillView(resolved, files) };
+  const [files, uses] = await Promise.all([
+    servableFiles(db, resolved),
+    usesOfIdentities(db, [resolved.identity], today),
+  ]);
+  return { kind: 'skill', resolved, view: toSkillView(resolved, files, uses.get(resolved.identity)) };
 }
 
 /** The revision and flag rules of a live skill the viewer may read, by its exact stored identity (one lookup). */

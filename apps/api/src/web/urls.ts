@@ -41,3 +41,8 @@ export function queryString(query: Record<string, string | number | undefined> |
   const text = params.toString();
   return text === '' ? '' : `?${text}`;
 }
+
+/** `/badge/gh:o/r/p.svg`: the README badge of a skill. */
+export function badgeUrl(identity: string): string {
+  return `${skillPageUrl(identity).replace(/^\/s\//, '/badge/')}.svg`;
+}

@@ -25,6 +25,8 @@ export interface SearchResultView {
   path: string;
   revision?: string;
   stars: number;
+  /** Skills only. */
+  uses?: UsesView;
   descriptionTokens: number;
   bodyTokens?: number;
   /** For collections: how many skills they hold. */
@@ -90,9 +92,17 @@ export interface SkillPageModel {
   flags: FlagView[];
   warnings: string[];
   stars?: number;
+  /** Distinct clients that resolved it: last 7 days and all time (/about/metrics). */
+  uses?: UsesView;
   descriptionTokens?: number;
   bodyTokens?: number;
   lastSeen?: Date | string | null;
+}
+
+/** Weekly and all-time uses of a skill. */
+export interface UsesView {
+  week: number;
+  total: number;
 }
 
 export interface MenuItemView {

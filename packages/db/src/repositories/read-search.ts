@@ -52,7 +52,10 @@ export interface SearchRow {
   warnings: string[];
   flags: SafetyFinding[];
   skillCount: number | null;
-  /** Exact numeric score as text: relevance (4 decimals) * 1e7 + stars, so popularity only breaks ties. */
+  /**
+   * Exact numeric score as text: relevance (4 decimals) * 1e7 + the prior (stars + weekly uses weighted by
+   * USES_STAR_WEIGHT, capped below 1e7), so popularity only breaks ties between equally strong matches.
+   */
   score: string;
 }
 
@@ -103,6 +106,8 @@ const BODY_ARM_THRESHOLD = 100;
 const BODY_ARM_LIMIT = 200;
 
 /** Candidates taken per query word (most popular first), so a rare word's skills are never crowded out. */
+/** What one distinct client a week weighs in the search prior, in stars (uses are per skill, stars per repository). */
+const USES_STAR_WEIGHT = 50;
 const WORD_ARM_LIMIT = 150;
 
 /** Shortest word matched by trigram similarity on names (typos in multi-word queries). */
@@ -212,7 +217,10 @@ export async function searchSkills(db: Database, input: SearchSkillsInput): Prom
           + ${terms.length ? sql`(${coverage})::float8 / ${terms.length} * 200` : sql`0`}
           + ts_rank(s.search_head, ${anyQuery()}, 1) * 100
           + similarity(s.name, ${text}) * 50
-          + ${wordSimilarity} * 30) as relevance
+          + ${wordSimilarity} * 30) as relevance,
+        -- The uses prior (apps/api /about/metrics): distinct clients of the last 7 days.
+        coalesce((select sum(u.uses) from skill_uses u where u.skill_id = s.id and u.day > current_date - 7), 0)
+          as week_uses
       from skills s
       where s.id = any(array(select id from candidates))
     ),
@@ -224,13 +232,15 @@ export async function searchSkills(db: Database, input: SearchSkillsInput): Prom
         (case when lower(f.name) = ${text} then 1000 else 0 end
           + case when f.name ilike ${likePrefix} and lower(f.name) <> ${text} then 500 else 0 end
           + case when f.name ilike ${likeInfix} then 20 else 0 end
-          + similarity(f.name, ${text}) * 50) as relevance
+          + similarity(f.name, ${text}) * 50) as relevance,
+        0 as week_uses
       from skill_folders f
       where ${singleToken ? sql`true` : sql`false`} and ${folderVisible} and ${folderFilters}
         and (f.name ilike ${likeInfix} or f.name % ${text})
     ),
     hits as (
-      select h.*, (round(h.relevance::numeric, 4) * 10000000 + least(h.stars, 9999999))::numeric as score
+      select h.*, (round(h.relevance::numeric, 4) * 10000000
+        + least(h.stars + h.week_uses * ${USES_STAR_WEIGHT}, 9999999))::numeric as score
       from (select * from skill_hits union all select * from folder_hits) h
     )
     select kind, identity, source, owner, container, path, name, description, revision, stars,

@@ -6,3 +6,4 @@ export * from './repositories.js';
 export * from './security.js';
 export * from './skills.js';
 export * from './teams.js';
+export * from './uses.js';

@@ -31,6 +31,7 @@ const mcpRoutes: FastifyPluginAsync = async (app) => {
         searchEngine: app.searchEngine,
         viewer: request.viewer,
         version: MCP_VERSION,
+        noteUse: (identity) => app.noteUse(request, identity),
       });
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: undefined,

@@ -38,6 +38,7 @@ const archiveRoutes: FastifyPluginAsyncZod = async (app) => {
       if (resolved.kind !== 'skill') {
         throw problem('not-a-skill', `${resolved.identity} is a menu; archives hold one skill`);
       }
+      app.noteUse(request, resolved.identity);
       if (validateRevision(request, reply, resolved.revision, resolved.pinned, resolved.private))
         return reply;
       // Access was decided above; the cache is keyed by content revision, which fixes the bytes.

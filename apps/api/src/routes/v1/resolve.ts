@@ -19,7 +19,13 @@ const resolveRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: ResolveResponse, ...problems(400, 413, 415, 503) },
       },
     },
-    async (request) => resolveBatch(app.db, request.viewer, request.body, app.readCache),
+    async (request) => {
+      const response = await resolveBatch(app.db, request.viewer, request.body, app.readCache);
+      for (const item of response.items) {
+        if (item.status === 'changed' || item.status === 'unchanged') app.noteUse(request, item.identity);
+      }
+      return response;
+    },
   );
 };
 

@@ -34,7 +34,13 @@ const skillsRoutes: FastifyPluginAsyncZod = async (app) => {
   }
 
   /** Answers from a live revision without reading the skill: 304 on a match, else only the headers (HEAD). */
-  function sendRevisionHeaders(request: FastifyRequest, reply: FastifyReply, current: CachedRevision) {
+  function sendRevisionHeaders(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    identity: string,
+    current: CachedRevision,
+  ) {
+    app.noteUse(request, identity);
     if (current.flagRules.length) reply.header('x-skill-flags', current.flagRules.join(', '));
     if (!validateRevision(request, reply, current.revision, false)) reply.code(200).send();
     return reply;
@@ -48,6 +54,7 @@ const skillsRoutes: FastifyPluginAsyncZod = async (app) => {
     if (result.kind === 'skill') {
       const rules = flagRules(result.resolved.flags);
       if (rules.length) reply.header('x-skill-flags', rules.join(', '));
+      app.noteUse(request, result.resolved.identity);
     }
     if (
       validateRevision(request, reply, result.view.revision, result.resolved.pinned, result.resolved.private)
@@ -77,7 +84,7 @@ const skillsRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const identity = rawIdentity(request, '/v1/skills/');
       const current = request.query.rev === undefined ? await liveRevision(request, identity) : undefined;
-      if (current) return sendRevisionHeaders(request, reply, current);
+      if (current) return sendRevisionHeaders(request, reply, identity, current);
       // Serialized like the GET so Content-Length is right; Node sends no body for a HEAD.
       return fullAnswer(request, reply, identity, request.query.rev);
     },
@@ -106,7 +113,7 @@ const skillsRoutes: FastifyPluginAsyncZod = async (app) => {
       if (request.headers['if-none-match'] && request.query.rev === undefined) {
         const current = await liveRevision(request, identity);
         if (current && ifNoneMatchHits(request.headers['if-none-match'], current.revision)) {
-          return sendRevisionHeaders(request, reply, current);
+          return sendRevisionHeaders(request, reply, identity, current);
         }
       }
       return fullAnswer(request, reply, identity, request.query.rev);

@@ -64,6 +64,7 @@ table.data td.num { text-align: right; white-space: nowrap; }
 .markdown th, .markdown td { border: 1px solid var(--line); padding: 0.25rem 0.5rem; }
 .markdown blockquote { margin-left: 0; padding-left: 1rem; border-left: 3px solid var(--line); color: var(--muted); }
 pre.frontmatter { background: var(--panel); padding: 0.75rem; border-radius: 6px; overflow-x: auto; white-space: pre-wrap; }
+.panel pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 ul.menu { padding-left: 1.2rem; }
 ul.menu li { margin: 0.4rem 0; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }

@@ -14,7 +14,7 @@ export function renderSearchPage(model: SearchPageModel): string {
     html`<h1 class="visually-hidden">Find a skill</h1>
 ${searchForm(model.query, model.filters)}
 ${model.error ? html`<p class="notice" role="alert">${model.error}</p>` : ''}
-${model.results ? resultsSection(model) : intro()}
+${model.status?.skills === 0 ? emptyIndexHint() : model.results ? resultsSection(model) : intro()}
 ${statusSection(model.status)}`,
   ).value;
 }
@@ -38,6 +38,20 @@ function activeFilters(query: string, filters: SearchFilters): SafeHtml {
   const named = (['owner', 'repo', 'namespace'] as const).filter((key) => filters[key]);
   if (named.length === 0) return html``;
   return html`<p class="meta">Filtered by ${named.map((key, i) => html`${i > 0 ? ', ' : ''}${key} <code>${filters[key]}</code>`)} · <a href="/${queryString({ q: query, source: filters.source })}">clear filters</a></p>`;
+}
+
+/** What an empty index shows instead of "no skills match": the three ways to fill it. */
+function emptyIndexHint(): SafeHtml {
+  return html`<section class="panel" aria-labelledby="empty-index">
+<h2 id="empty-index">This hub has no skills yet</h2>
+<p>Fill the index one of these ways, then reload this page:</p>
+<ol>
+<li>Start with the demo content: <code>npm start -- --demo</code></li>
+<li>Crawl the shared corpus from the local GitHub stand-in, no network needed: see the README,
+“Getting content”.</li>
+<li>Crawl GitHub repositories: <code>npm run crawl -- --repos gh:owner/repo</code></li>
+</ol>
+</section>`;
 }
 
 function intro(): SafeHtml {
@@ -99,6 +113,7 @@ ${flagBadges(result.flags)}
 ${sourceLinks(result)}
 ${result.path ? html`<span>path <code>${result.path}</code></span>` : ''}
 <span title="Popularity (GitHub stars where known)">★ ${formatCount(result.stars)}</span>
+${result.uses ? html`<span title="Distinct clients that resolved it in the last 7 days (see /about/metrics)">${formatCount(result.uses.week)} uses this week</span>` : ''}
 ${result.kind === 'collection' && result.skillCount !== undefined ? html`<span>${formatCount(result.skillCount)} skills</span>` : tokens}
 ${result.warnings.length > 0 ? html`<span class="warning-list" title="Frontmatter warnings">warnings: ${result.warnings.join(', ')}</span>` : ''}
 </div>

@@ -5,7 +5,7 @@ import { formatBytes, formatCount, formatDate, shellQuote, shortRevision } from 
 import { html, type SafeHtml } from '../html.js';
 import { layout } from '../layout.js';
 import { renderMarkdown } from '../markdown.js';
-import { repositoryPageUrl, skillFileUrl, skillPageUrl } from '../urls.js';
+import { badgeUrl, repositoryPageUrl, skillFileUrl, skillPageUrl } from '../urls.js';
 import type { FlagView, SkillFileView, SkillPageModel } from '../view-models.js';
 import { sourceLinks } from './search-page.js';
 
@@ -32,15 +32,27 @@ ${id.source === 'gh' ? html`<dt>Index status</dt><dd><a href="${repositoryPageUr
 <dt>Revision</dt><dd><code title="${model.revision}">${shortRevision(model.revision)}</code></dd>
 ${formatDate(model.lastSeen) ? html`<dt>Last seen</dt><dd>${formatDate(model.lastSeen)}</dd>` : ''}
 ${model.stars !== undefined ? html`<dt>Stars</dt><dd>★ ${formatCount(model.stars)}</dd>` : ''}
+${model.uses ? html`<dt>Uses</dt><dd>${formatCount(model.uses.week)} this week · ${formatCount(model.uses.total)} all time (<a href="/about/metrics">how uses are counted</a>)</dd>` : ''}
 ${tokenFacts(model)}
 </dl>
 ${flagsPanel(model.flags, model.identity, model.revision)}
 ${model.warnings.length > 0 ? html`<div class="panel"><h2>Frontmatter warnings</h2><ul>${model.warnings.map((w) => html`<li><code>${w}</code></li>`)}</ul></div>` : ''}
 ${usagePanel(model.identity, model.hubUrl)}
+${badgePanel(model.identity, model.hubUrl)}
 ${frontmatterPanel(model.frontmatter)}
 ${filesPanel(model.identity, model.files)}
 <article class="markdown" aria-label="SKILL.md">${body}</article>`,
   ).value;
+}
+
+/** The README badge of the skill (name and weekly uses) as Markdown to copy. */
+function badgePanel(identity: string, hubUrl: string | undefined): SafeHtml {
+  const base = (hubUrl ?? '').replace(/\/+$/, '');
+  const markdown = `[![${identity}](${base}${badgeUrl(identity)})](${base}${skillPageUrl(identity)})`;
+  return html`<div class="panel"><h2>README badge</h2>
+<p><img src="${badgeUrl(identity)}" alt="Badge: name and uses this week"></p>
+${referenceBox(markdown)}
+</div>`;
 }
 
 function tokenFacts(model: SkillPageModel): SafeHtml {

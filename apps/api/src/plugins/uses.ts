@@ -1,0 +1,52 @@
+import type { FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type { Redis } from 'ioredis';
+import { canonicalIdentity } from '../services/locate.js';
+import { clientDigest, UsesCounter } from '../services/uses.js';
+
+/** How often buffered uses are written (also on close). */
+const FLUSH_EVERY_MS = 5_000;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    uses: UsesCounter;
+    /** Counts one resolution of a skill by this request's client (identity as requested; canonicalised here). */
+    noteUse: (request: FastifyRequest, identity: string) => void;
+  }
+}
+
+/** Where uses are counted: Redis HyperLogLogs (keys under `keyPrefix`), else the database. */
+export interface UsesOptions {
+  redis?: Redis | undefined;
+  keyPrefix?: string;
+  capPerClient?: number;
+}
+
+/** The uses counter of the app (services/uses.ts); routes call `app.noteUse` after resolving a skill. */
+export default fp<UsesOptions>(
+  async (app, options) => {
+    const counter = new UsesCounter(
+      app.db,
+      app.clock,
+      options.redis,
+      app.log,
+      options.capPerClient,
+      options.keyPrefix,
+    );
+    app.decorate('uses', counter);
+    app.decorate('noteUse', (request: FastifyRequest, identity: string) => {
+      const canonical = canonicalIdentity(identity);
+      if (!canonical) return;
+      const auth = request.headers.authorization;
+      const agent = request.headers['user-agent'];
+      counter.note(canonical, clientDigest({ ip: request.ip, authorization: auth, userAgent: agent }));
+    });
+    const timer = setInterval(() => void counter.flush(), FLUSH_EVERY_MS);
+    timer.unref();
+    app.addHook('onClose', async () => {
+      clearInterval(timer);
+      await counter.flush();
+    });
+  },
+  { name: 'uses', dependencies: ['atskills-database'] },
+);

@@ -145,7 +145,18 @@ describe('hub commands', () => {
           JSON.stringify({ user: 'alice', admin: false, scopes: ['read', 'publish'], namespaces: [] }),
         );
       if (req.method === 'PUT' && req.headers.authorization === 'Bearer tok-1')
-        return res.end(JSON.stringify({ revision: 'rev-42', skills: 2, warnings: [] }));
+        // The hub's PublishResponse (packages/protocol http.ts), which the CLI validates.
+        return res.end(
+          JSON.stringify({
+            identity: 'hub:acme/playbooks',
+            revision: 'rev-42',
+            previousRevision: null,
+            unchanged: false,
+            visibility: 'private',
+            skills: ['hub:acme/playbooks/deploy', 'hub:acme/playbooks/ops/review'],
+            warnings: [],
+          }),
+        );
       res.statusCode = 401;
       res.setHeader('content-type', 'application/problem+json');
       res.end(

@@ -261,6 +261,15 @@ export async function searchSkills(db: Database, input: SearchSkillsInput): Prom
   return result.rows.map((r) => ({
     kind: r.kind as SearchRow['kind'],
     identity: String(r.identity),
+    ...indexedFields(r),
+    skillCount: r.skill_count === null || r.skill_count === undefined ? null : Number(r.skill_count),
+    score: String(r.score),
+  }));
+}
+
+/** The columns every search row and search document carries, from a raw result row. */
+function indexedFields(r: Record<string, unknown>) {
+  return {
     source: r.source as SearchRow['source'],
     owner: String(r.owner),
     container: String(r.container),
@@ -273,9 +282,7 @@ export async function searchSkills(db: Database, input: SearchSkillsInput): Prom
     bodyTokens: Number(r.body_tokens),
     warnings: (r.warnings ?? []) as string[],
     flags: (r.flags ?? []) as SafetyFinding[],
-    skillCount: r.skill_count === null || r.skill_count === undefined ? null : Number(r.skill_count),
-    score: String(r.score),
-  }));
+  };
 }
 
 /** Runs a statement and returns its rows (node-postgres and PGlite both answer `{ rows }`). */
@@ -306,18 +313,7 @@ function documentRow(r: Record<string, unknown>): SearchDocumentRow {
   return {
     id: Number(r.id),
     identity: String(r.identity),
-    source: r.source as SearchRow['source'],
-    owner: String(r.owner),
-    container: String(r.container),
-    path: String(r.path),
-    name: String(r.name),
-    description: String(r.description),
-    revision: String(r.revision),
-    stars: Number(r.stars),
-    descriptionTokens: Number(r.description_tokens),
-    bodyTokens: Number(r.body_tokens),
-    warnings: (r.warnings ?? []) as string[],
-    flags: (r.flags ?? []) as SafetyFinding[],
+    ...indexedFields(r),
     visibility: String(r.visibility),
     body: String(r.body ?? ''),
   };

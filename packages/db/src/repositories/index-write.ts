@@ -6,7 +6,7 @@ import { crawlReports } from '../schema/crawls.js';
 import { repositories } from '../schema/repositories.js';
 import { type SkillFile, skillRevisions, skills } from '../schema/skills.js';
 import type { CrawlOutcome } from './crawl-runs.js';
-import { skillContentFromExcluded } from './skill-upsert.js';
+import { skillContentColumns, skillContentFromExcluded } from './skill-upsert.js';
 
 /** The parsed content of a skill at a new revision. */
 export interface SkillContent {
@@ -225,18 +225,9 @@ export async function writeRepositoryIndex(
           owner,
           container: repo.name,
           path: s.path,
-          name: c.name,
-          description: c.description,
-          frontmatter: c.frontmatter,
-          body: c.body,
-          warnings: c.warnings,
-          parseError: c.parseError,
-          files: c.files,
-          flags: c.flags,
+          ...skillContentColumns(c),
           revision: s.revision,
           commit: s.commit,
-          descriptionTokens: c.descriptionTokens,
-          bodyTokens: c.bodyTokens,
           stars,
           visibility: 'public',
           firstSeenAt: now,

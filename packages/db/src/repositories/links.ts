@@ -6,7 +6,7 @@ import { type SkillFile, skillRevisions, skills } from '../schema/skills.js';
 import { collectionRevisions, collections, namespaces } from '../schema/teams.js';
 import type { SkillContent } from './index-write.js';
 import { batches, uniqueBy } from './publish-write.js';
-import { skillContentFromExcluded } from './skill-upsert.js';
+import { skillContentColumns, skillContentFromExcluded } from './skill-upsert.js';
 import { appendAudit } from './teams.js';
 
 export type LinkRow = typeof repositoryLinks.$inferSelect;
@@ -403,18 +403,9 @@ export async function writeLinkIndex(
               owner: namespace,
               container: collection.name,
               path: s.path,
-              name: c.name,
-              description: c.description,
-              frontmatter: c.frontmatter,
-              body: c.body,
-              warnings: c.warnings,
-              parseError: c.parseError,
-              files: c.files,
-              flags: c.flags,
+              ...skillContentColumns(c),
               revision: s.revision,
               commit: input.commit,
-              descriptionTokens: c.descriptionTokens,
-              bodyTokens: c.bodyTokens,
               stars: collection.popularity,
               visibility: collection.visibility,
               firstSeenAt: at,

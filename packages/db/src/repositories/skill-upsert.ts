@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import type { SkillContent } from './index-write.js';
 
 /**
  * The content columns an upsert of a skill row takes from the incoming row (`excluded`), shared by the
@@ -22,5 +23,21 @@ export function skillContentFromExcluded() {
     lastSeenAt: sql`excluded.last_seen_at`,
     updatedAt: sql`excluded.updated_at`,
     goneAt: sql`null`,
+  };
+}
+
+/** The content columns of a skill row from its parsed content (the values `skillContentFromExcluded` refreshes). */
+export function skillContentColumns(content: SkillContent) {
+  return {
+    name: content.name,
+    description: content.description,
+    frontmatter: content.frontmatter,
+    body: content.body,
+    warnings: content.warnings,
+    parseError: content.parseError,
+    files: content.files,
+    flags: content.flags,
+    descriptionTokens: content.descriptionTokens,
+    bodyTokens: content.bodyTokens,
   };
 }

@@ -5,23 +5,14 @@
  * fake server). The "rebuilt when it returns" half needs a real Meilisearch, which this machine does not
  * have; it runs only when RELIABILITY_MEILI_URL points at one.
  */
-import { createServer } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../apps/api/src/app.js';
 import { loadConfig } from '../../apps/api/src/config.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { unusedPort } from '../support/ports.js';
 import { startTcpProxy, upstreamOf } from '../support/tcp-proxy.js';
 import { crawlInProcess, type SkillRepos, startSkillRepos } from './helpers.js';
-
-/** A port on 127.0.0.1 that was free a moment ago and is closed now (connections get ECONNREFUSED). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen({ host: '127.0.0.1', port: 0 }, resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 interface SearchBody {
   results: { identity: string }[];
@@ -39,7 +30,7 @@ beforeAll(async () => {
   app = await buildApp(
     loadConfig({
       DATABASE_URL: db.url,
-      MEILI_URL: `http://127.0.0.1:${await closedPort()}`,
+      MEILI_URL: `http://127.0.0.1:${await unusedPort()}`,
       MEILI_MASTER_KEY: 'not-a-real-key',
       LOG_LEVEL: 'silent',
     }),

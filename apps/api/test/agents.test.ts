@@ -7,7 +7,6 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -15,6 +14,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJsonOutput, runCliCaptured } from '../../../test/support/cli.js';
+import { unusedPort } from '../../../test/support/ports.js';
 import { bundleClient } from '../../cli/scripts/bundle.js';
 import { loadOpsConfig } from '../src/runtime/ops-config.js';
 import { createTestHub, type TestHub } from './support/app.js';
@@ -30,19 +30,11 @@ let tokens: Tokens;
 /** The `atskills` installed from the hub by the npm test (the Claude Code test runs it as a host would). */
 let installedBin = '';
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'atskills-agents-'));
   const pack = path.join(dir, 'pack');
   await bundleClient(pack);
-  const port = await freePort();
+  const port = await unusedPort();
   hubUrl = `http://127.0.0.1:${port}`;
   hub = await createTestHub('agents', { PUBLIC_URL: hubUrl }, { clientPackageDir: pack });
   await seedHubCollection(hub.db.db, 'acme', 'playbooks', {
@@ -526,7 +518,7 @@ describe('a Claude Code project wired by the installed client', () => {
     );
 
     // The hub goes away: the cached copy is injected, marked stale, with one note line; the hook is quick.
-    const down = { ATSKILLS_HUB: `http://127.0.0.1:${await freePort()}` };
+    const down = { ATSKILLS_HUB: `http://127.0.0.1:${await unusedPort()}` };
     const started = performance.now();
     const stale = await hook('UserPromptSubmit', { prompt: 'again @skills:hub:acme/playbooks/deploy' }, down);
     expect(performance.now() - started).toBeLessThan(10_000);

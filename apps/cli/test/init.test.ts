@@ -4,12 +4,12 @@
 // `init --remove` must give back every file byte for byte.
 import { execFile } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCliCaptured } from '../../../test/support/cli.js';
+import { unusedPort } from '../../../test/support/ports.js';
 import { bundleClient } from '../scripts/bundle.js';
 
 const execFileAsync = promisify(execFile);
@@ -17,15 +17,6 @@ const execFileAsync = promisify(execFile);
 let dir: string;
 let binDir: string;
 let downHub: string;
-
-/** A port nothing listens on (connection refused), for "the hub is down". */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'atskills-init-'));
@@ -38,7 +29,7 @@ beforeAll(async () => {
     `#!/bin/sh\nexec "${process.execPath}" "${path.join(pack, 'bin', 'atskills.js')}" "$@"\n`,
   );
   await chmod(path.join(binDir, 'atskills'), 0o755);
-  downHub = `http://127.0.0.1:${await closedPort()}`;
+  downHub = `http://127.0.0.1:${await unusedPort()}`;
 }, 60_000);
 
 afterAll(async () => {

@@ -220,10 +220,18 @@ describe('Redis outage', () => {
       expect(identities).toContain(`gh:${name}/skills/deploy-${i}`);
       expect(identities).toContain(`gh:${name}/skills/review-${i}`);
     }
-    // And search finds them.
-    const found = await fetch(`${baseUrl}/search?q=deploy-5`).then(
-      (r) => r.json() as Promise<{ results: { identity: string }[] }>,
-    );
-    expect(found.results.map((r) => r.identity)).toContain('gh:relia-org/repo-5/skills/deploy-5');
+    // And search finds them, once the in-memory index has applied the change feed (debounced, so a
+    // search sent the instant the run finishes may still be a moment behind).
+    await expect
+      .poll(
+        async () => {
+          const found = await fetch(`${baseUrl}/search?q=deploy-5`).then(
+            (r) => r.json() as Promise<{ results: { identity: string }[] }>,
+          );
+          return found.results.map((r) => r.identity);
+        },
+        { timeout: 10_000, interval: 100 },
+      )
+      .toContain('gh:relia-org/repo-5/skills/deploy-5');
   });
 });

@@ -17,8 +17,13 @@ export const CrawlerSettingsSchema = z.object({
   GIT_BASE_URL: z.url().default('https://github.com'),
   DATABASE_URL: optionalUrl,
   REDIS_URL: optionalUrl,
-  /** Repository jobs run at once (per worker process). */
-  CRAWL_CONCURRENCY: positiveInt(4),
+  /**
+   * Repository jobs in flight at once (per worker process). An unchanged repository costs one conditional
+   * REST request and no git, so most of them only wait on the network: many can be in flight.
+   */
+  CRAWL_CONCURRENCY: positiveInt(32),
+  /** Of those, how many fetch with git and parse at once (git processes, memory, CPU); also link jobs. */
+  CRAWL_GIT_CONCURRENCY: positiveInt(4),
   /** Files larger than this are not downloaded; they are listed with `skipped`. */
   CRAWL_MAX_FILE_BYTES: positiveInt(1024 * 1024),
   /** A repository job that takes longer is aborted (its git processes killed) and recorded as failed. */

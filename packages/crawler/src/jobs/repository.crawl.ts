@@ -1,12 +1,12 @@
 import {
   cachedSafetyVerdicts,
-  crawlReportExists,
   type Database,
   ensureRepository,
   moveRepository,
   type ReportEntry,
   type RepositoryIndexWrite,
   type SeenSkill,
+  startRepositoryJob,
   storedSkillRevisions,
   writeRepositoryIndex,
 } from '@atskills/db';
@@ -28,11 +28,13 @@ import type { RepositoryJobData } from '@atskills/queue';
 import type { Logger } from 'pino';
 import type { CrawlerSettings } from '../config.js';
 import { probeHead, RemoteSnapshot } from '../git/remote-snapshot.js';
+import type { GitSlots } from '../git-slots.js';
 import type { GithubClient, MetadataResult } from '../github/github-client.js';
 import { RateLimitedError } from '../github/rate-limited-error.js';
 import { abortedByShutdown } from '../shutdown.js';
 import { completeRuns } from './run-completion.js';
 import { SCANNER_VERSION } from './safety-verdict.js';
+import type { UnchangedReportBatch } from './unchanged-batch.js';
 
 /** What every job function needs (passed in; nothing is read from globals). */
 export interface CrawlDeps {
@@ -40,6 +42,10 @@ export interface CrawlDeps {
   settings: CrawlerSettings;
   github: GithubClient;
   logger: Logger;
+  /** Taken before a job's first git process: how many jobs fetch and parse at once. */
+  gitSlots: GitSlots;
+  /** Where jobs that found their repository unchanged write their reports, together. */
+  unchangedReports: UnchangedReportBatch;
 }
 
 /** Per-run state a queue gives a job function. */
@@ -48,6 +54,8 @@ export interface JobContext {
   signal: AbortSignal;
   /** True on the last attempt: a retryable failure is then recorded instead of thrown. */
   finalAttempt: boolean;
+  /** Starts the job timeout again (once a git slot is taken: waiting for one is not the job's slowness). */
+  restartTimeout?: () => void;
 }
 
 export type RepositoryJobOutcome = 'indexed' | 'unchanged' | 'failed' | 'gone' | 'duplicate';
@@ -128,9 +136,13 @@ export async function crawlRepository(
   const job = await openJob(deps, data, ctx);
   if (!job) return { outcome: 'duplicate', skills: 0, bytesDownloaded: 0 };
   let snapshot: RemoteSnapshot | null = null;
+  let releaseSlot: (() => void) | null = null;
   try {
     const metadata = await fetchMetadata(job);
     if (metadata.gone) return await finish(job, failureReport(REPOSITORY_GONE, true));
+    if (unchangedByMetadata(job, metadata)) return await finishUnchanged(job);
+    releaseSlot = await deps.gitSlots.acquire();
+    ctx.restartTimeout?.();
     const probed = await probe(job, metadata);
     if ('report' in probed) return await finish(job, probed.report);
 
@@ -154,6 +166,7 @@ export async function crawlRepository(
     return await finish(job, failureOf(job, error));
   } finally {
     await snapshot?.dispose();
+    releaseSlot?.();
   }
 }
 
@@ -164,8 +177,8 @@ async function openJob(
   ctx: JobContext,
 ): Promise<RepositoryJob | null> {
   const { db, settings, logger } = deps;
-  const repository = await ensureRepository(db, data.owner, data.repo, { started: true });
-  if (data.runId !== null && (await crawlReportExists(db, data.runId, repository.id))) return null;
+  const { repository, reported } = await startRepositoryJob(db, data.owner, data.repo, data.runId);
+  if (reported) return null;
   const log = logger.child({ repo: `${data.owner}/${data.repo}`, runId: data.runId });
   const startedAt = new Date();
   return {
@@ -254,6 +267,45 @@ async function followRename(
 
 type Head = { commit: string | null; branch: string | null };
 
+/** The stored head was read by a crawl that finished (indexed, or confirmed unchanged). */
+function isSettled(repository: RepositoryJob['repository']): boolean {
+  return (
+    repository.headRevision !== null &&
+    (repository.lastCrawlOutcome === 'indexed' || repository.lastCrawlOutcome === 'unchanged')
+  );
+}
+
+/**
+ * GitHub's repository ETag changes with `pushed_at`, so a 304 on the metadata means nothing was pushed
+ * since the stored head was read: unchanged, without a single git request (a forced crawl reads anyway).
+ */
+function unchangedByMetadata(job: RepositoryJob, metadata: { notModified: boolean }): boolean {
+  return !job.data.force && metadata.notModified && isSettled(job.repository);
+}
+
+/**
+ * The unchanged outcome of a 304: the report goes into the shared batch (one transaction for many
+ * repositories), which also completes the run when this was its last repository.
+ */
+async function finishUnchanged(job: RepositoryJob): Promise<RepositoryJobResult> {
+  job.phaseDone('probe');
+  const { repository } = job;
+  const result = await job.deps.unchangedReports.write({
+    repositoryId: repository.id,
+    runId: job.data.runId,
+    head: { commit: repository.headRevision, branch: repository.defaultBranch },
+    warnings: job.warnings,
+    errors: job.errors,
+    startedAt: job.startedAt,
+  });
+  job.log.info({ outcome: 'unchanged', skills: result.skillsFound, bytes: 0 }, 'repository crawled');
+  return {
+    outcome: result.written ? 'unchanged' : 'duplicate',
+    skills: result.skillsFound,
+    bytesDownloaded: 0,
+  };
+}
+
 /**
  * Phase 2: is there anything to fetch? An unchanged or empty repository ends here with its report;
  * otherwise the head to fetch (null when not probed: a new repository or a forced crawl goes straight to
@@ -264,16 +316,7 @@ async function probe(
   metadata: { notModified: boolean; write: MetadataWrite },
 ): Promise<{ report: ReportParts } | { head: Head | null }> {
   const { data, repository } = job;
-  const settled =
-    repository.headRevision !== null &&
-    (repository.lastCrawlOutcome === 'indexed' || repository.lastCrawlOutcome === 'unchanged');
-  // GitHub's repository ETag changes with `pushed_at`, so a 304 on the metadata means nothing was pushed
-  // since the stored head was read: unchanged, without a single git request.
-  if (!data.force && settled && metadata.notModified) {
-    job.phaseDone('probe');
-    const head = { commit: repository.headRevision, branch: repository.defaultBranch };
-    return { report: unchangedReport(metadata.write, head) };
-  }
+  const settled = isSettled(repository);
   // A repository seen before is probed (one ls-refs request), so an unchanged one costs nothing more.
   const head = !data.force && repository.headRevision !== null ? await probeHeadOrExplain(job.remote) : null;
   job.phaseDone('probe');

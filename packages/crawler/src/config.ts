@@ -1,6 +1,7 @@
 import { GithubAuthEnvSchema } from '@atskills/github-auth';
 import {
   type Env,
+  integer,
   LogLevel,
   optionalText,
   optionalUrl,
@@ -9,6 +10,7 @@ import {
   SHUTDOWN_SETTING,
 } from '@atskills/protocol/config';
 import { z } from 'zod';
+import { defaultContentThreads } from './content/content-pool.js';
 
 /** Every setting of the crawler, read once from the environment (see README for each). */
 export const CrawlerSettingsSchema = z.object({
@@ -24,6 +26,11 @@ export const CrawlerSettingsSchema = z.object({
   CRAWL_CONCURRENCY: positiveInt(32),
   /** Of those, how many fetch with git and parse at once (git processes, memory, CPU); also link jobs. */
   CRAWL_GIT_CONCURRENCY: positiveInt(4),
+  /**
+   * Worker threads that parse, count tokens and scan skills (default: one per core but one); 0 does it on
+   * the event loop.
+   */
+  CRAWL_CONTENT_THREADS: integer(defaultContentThreads()),
   /** Files larger than this are not downloaded; they are listed with `skipped`. */
   CRAWL_MAX_FILE_BYTES: positiveInt(1024 * 1024),
   /** A repository job that takes longer is aborted (its git processes killed) and recorded as failed. */

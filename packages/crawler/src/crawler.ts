@@ -23,6 +23,7 @@ import { type Job, Queue, type QueueOptions, UnrecoverableError, Worker } from '
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { CrawlerSettings } from './config.js';
+import { ContentPool } from './content/content-pool.js';
 import { GitSlots } from './git-slots.js';
 import { GithubClient } from './github/github-client.js';
 import { RateLimitedError } from './github/rate-limited-error.js';
@@ -145,6 +146,7 @@ export function createCrawler(options: CreateCrawlerOptions): Crawler {
     settings,
     github,
     logger,
+    contentPool: new ContentPool(settings.CRAWL_CONTENT_THREADS),
     gitSlots: new GitSlots(Math.min(settings.CRAWL_GIT_CONCURRENCY, settings.CRAWL_CONCURRENCY)),
     unchangedReports: new UnchangedReportBatch(db, (runIds) => completeRuns(deps, runIds)),
   };
@@ -266,6 +268,7 @@ function inProcessCrawler(deps: CrawlDeps, linkAccess: LinkAccess, common: Commo
       const timer = setTimeout(() => shutdown.abort(new ShutdownError()), deadlineMs);
       await closing;
       clearTimeout(timer);
+      await deps.contentPool.close();
     },
   };
 }
@@ -447,6 +450,7 @@ function bullmqCrawler(
       }
       await Promise.all([discoverQueue.close(), repositoryQueue.close(), linkQueue.close()]);
       await Promise.all(connections.map((c) => c.quit().catch(() => c.disconnect())));
+      await deps.contentPool.close();
     },
   };
 }

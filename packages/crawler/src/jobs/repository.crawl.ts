@@ -22,11 +22,12 @@ import {
   skillFiles,
   type TreeEntry,
 } from '@atskills/protocol';
-import { type SkillContent, scanSkillContent, skillContent } from '@atskills/protocol/content';
+import { type SkillContent, type SkillContentInput, skillContent } from '@atskills/protocol/content';
 import { GitError } from '@atskills/protocol/node';
 import type { RepositoryJobData } from '@atskills/queue';
 import type { Logger } from 'pino';
 import type { CrawlerSettings } from '../config.js';
+import type { ContentPool } from '../content/content-pool.js';
 import { probeHead, RemoteSnapshot } from '../git/remote-snapshot.js';
 import type { GitSlots } from '../git-slots.js';
 import type { GithubClient, MetadataResult } from '../github/github-client.js';
@@ -44,6 +45,8 @@ export interface CrawlDeps {
   logger: Logger;
   /** Taken before a job's first git process: how many jobs fetch and parse at once. */
   gitSlots: GitSlots;
+  /** The threads that parse, count tokens and scan. */
+  contentPool: ContentPool;
   /** Where jobs that found their repository unchanged write their reports, together. */
   unchangedReports: UnchangedReportBatch;
 }
@@ -416,16 +419,17 @@ async function buildContent(
   blobs: Map<string, Buffer>,
 ): Promise<SeenSkill[]> {
   const listing = new SortedListing(tree.entries);
-  const prepared: { folder: SkillFolder; content: SkillContent<Buffer> }[] = [];
-  for (const folder of folders.changed) {
-    const entries = listing.under(folder.path);
-    const maxBytes = job.deps.settings.CRAWL_MAX_FILE_BYTES;
-    prepared.push({
-      folder,
-      content: folderContent(folder.path, entries, blobs, maxBytes, job.repo, job.errors),
-    });
-    await yieldEvery(prepared.length);
-  }
+  const maxBytes = job.deps.settings.CRAWL_MAX_FILE_BYTES;
+  const { contentPool } = job.deps;
+  const inputs = folders.changed.map((folder) =>
+    folderInput(folder.path, listing.under(folder.path), blobs, maxBytes, job.repo),
+  );
+  const contents = await inChunks(inputs, (chunk) => contentPool.content(chunk));
+  const prepared = folders.changed.map((folder, i) => {
+    const content = contents[i]!;
+    reportContentProblems(content, job.errors);
+    return { folder, content };
+  });
   const verdicts = await cachedSafetyVerdicts(
     job.deps.db,
     prepared.map((p) => p.content.contentHash),
@@ -436,10 +440,12 @@ async function buildContent(
   for (const folder of folders.all) {
     if (!changedPaths.has(folder.path)) seen.push({ ...folder, commit: tree.commit });
   }
-  for (const [i, { folder, content }] of prepared.entries()) {
-    await yieldEvery(i + 1);
+  const misses = prepared.filter((p) => !verdicts.has(p.content.contentHash)).map((p) => p.content);
+  const scanned = await inChunks(misses, (chunk) => contentPool.scan(chunk));
+  const scannedFlags = new Map(misses.map((content, i) => [content, scanned[i]!]));
+  for (const { folder, content } of prepared) {
     const { contentHash, problems: _problems, flags: _deferred, ...stored } = content;
-    const flags: SafetyFinding[] = verdicts.get(contentHash) ?? scanSkillContent(content);
+    const flags: SafetyFinding[] = verdicts.get(contentHash) ?? scannedFlags.get(content) ?? [];
     seen.push({
       ...folder,
       commit: tree.commit,
@@ -557,6 +563,19 @@ export function folderContent(
   rootName: string,
   errors: ReportEntry[],
 ): SkillContent<Buffer> {
+  const content = skillContent(folderInput(folder, entries, blobs, maxBytes, rootName), { scan: false });
+  reportContentProblems(content, errors);
+  return content;
+}
+
+/** What skillContent needs of one skill folder: its files from the listing, with the fetched blobs. */
+function folderInput(
+  folder: string,
+  entries: TreeEntry[],
+  blobs: Map<string, Buffer>,
+  maxBytes: number,
+  rootName: string,
+): SkillContentInput<Buffer> {
   const files = skillFiles(entries, folder).map((entry) => {
     // Only blobs over the limit are left out of the fetch; their size is known to exceed it, not exactly.
     const content = entry.sha ? blobs.get(entry.sha) : undefined;
@@ -564,7 +583,11 @@ export function folderContent(
       ? { path: entry.path, content }
       : { path: entry.path, content: null, size: 0, skipped: `larger than ${maxBytes} bytes` };
   });
-  const content = skillContent({ folder, rootName, files }, { scan: false });
+  return { folder, rootName, files };
+}
+
+/** The content's problems that the report lists, appended to `errors`. */
+function reportContentProblems(content: SkillContent<Buffer>, errors: ReportEntry[]): void {
   for (const problem of content.problems) {
     if (problem.code === 'reserved-path') {
       errors.push({ path: problem.path, code: problem.code, message: `${problem.message}; skipped` });
@@ -577,15 +600,16 @@ export function folderContent(
       });
     }
   }
-  return content;
 }
 
-/**
- * Parsing and scanning hundreds of skills is synchronous work; yielding now and then keeps the event loop
- * free for BullMQ's lock renewals (a blocked loop loses the lock and the job is taken as stalled).
- */
-async function yieldEvery(count: number, every = 16): Promise<void> {
-  if (count % every === 0) await new Promise((resolve) => setImmediate(resolve));
+/** Folders per message to a content thread: jobs interleave, and one message stays a few MiB. */
+const CONTENT_CHUNK = 32;
+
+/** `work` over the items in chunks sent at once (the pool spreads them), results in item order. */
+async function inChunks<T, R>(items: T[], work: (chunk: T[]) => Promise<R[]>): Promise<R[]> {
+  const chunks: T[][] = [];
+  for (let i = 0; i < items.length; i += CONTENT_CHUNK) chunks.push(items.slice(i, i + CONTENT_CHUNK));
+  return (await Promise.all(chunks.map(work))).flat();
 }
 
 /**

@@ -1,0 +1,161 @@
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import type { SafetyFinding } from '@atskills/protocol';
+import {
+  type SkillContent,
+  type SkillContentInput,
+  scanSkillContent,
+  skillContent,
+} from '@atskills/protocol/content';
+
+type ScanInput = Pick<SkillContent, 'files' | 'blobs' | 'description'>;
+
+/** A message to a content worker. */
+export type ContentRequest =
+  | { kind: 'content'; id: number; inputs: SkillContentInput[] }
+  | { kind: 'scan'; id: number; contents: ScanInput[] };
+
+/** A content worker's answer. */
+export type ContentResponse =
+  | { id: number; ok: true; result: SkillContent[] | SafetyFinding[][] }
+  | { id: number; ok: false; message: string };
+
+interface Pending {
+  resolve(result: unknown): void;
+  reject(error: Error): void;
+}
+
+interface PoolThread {
+  worker: Worker;
+  pending: Map<number, Pending>;
+}
+
+/** Threads a crawler process gives content work by default: every core but the event loop's. */
+export function defaultContentThreads(): number {
+  return Math.max(1, availableParallelism() - 1);
+}
+
+/** A buffer received from a thread (a plain Uint8Array after the copy) as a Buffer over the same bytes. */
+const asBuffer = (bytes: Uint8Array): Buffer =>
+  Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
+/**
+ * Builds skills' content (`skillContent`: parse, token counts, hashes) and runs safety scans on worker
+ * threads. Both are pure CPU (the tokenizer and the scanner's rules were 35-45% of a full crawl's main
+ * thread), and on the event loop they held up every other job's git, REST and database work. Jobs send
+ * their folders in chunks, each to the thread with the least work queued. With `size` 0 everything runs
+ * inline. Hand-written over node:worker_threads: the pool libraries (piscina, tinypool) are not in the
+ * workspace's dependencies, and the work is two message kinds.
+ */
+export class ContentPool {
+  private readonly threads: PoolThread[] = [];
+  private nextId = 1;
+  private closed = false;
+  private inlineTail: Promise<unknown> = Promise.resolve();
+
+  constructor(readonly size: number) {}
+
+  /** `skillContent(input, { scan: false })` of every input, in order. */
+  async content(inputs: SkillContentInput<Buffer>[]): Promise<SkillContent<Buffer>[]> {
+    if (inputs.length === 0) return [];
+    if (this.size === 0)
+      return this.inline(() => inputs.map((input) => skillContent(input, { scan: false })));
+    const result = (await this.send({ kind: 'content', id: 0, inputs })) as SkillContent[];
+    return result.map((content) => ({
+      ...content,
+      blobs: content.blobs.map((blob) => ({ ...blob, content: asBuffer(blob.content) })),
+    }));
+  }
+
+  /** `scanSkillContent` of every content, in order. */
+  async scan(contents: ScanInput[]): Promise<SafetyFinding[][]> {
+    if (contents.length === 0) return [];
+    if (this.size === 0) return this.inline(() => contents.map((content) => scanSkillContent(content)));
+    return (await this.send({ kind: 'scan', id: 0, contents })) as SafetyFinding[][];
+  }
+
+  /** Ends the threads; work still queued fails. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const threads = this.threads.splice(0);
+    await Promise.all(threads.map((t) => t.worker.terminate()));
+  }
+
+  /**
+   * Inline work, one chunk per turn of the event loop: I/O (BullMQ's lock renewals among it) runs between
+   * chunks, as a blocked loop loses the lock and the job is taken as stalled.
+   */
+  private inline<T>(work: () => T): Promise<T> {
+    const result = this.inlineTail.then(
+      () =>
+        new Promise<T>((resolve, reject) =>
+          setImmediate(() => {
+            try {
+              resolve(work());
+            } catch (error) {
+              reject(error);
+            }
+          }),
+        ),
+    );
+    this.inlineTail = result.catch(() => undefined);
+    return result;
+  }
+
+  private send(request: ContentRequest): Promise<unknown> {
+    if (this.closed) return Promise.reject(new Error('the content pool is closed'));
+    const thread = this.leastBusy();
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      // A thread with work keeps the process alive (its answer is awaited); an idle one does not.
+      if (thread.pending.size === 0) thread.worker.ref();
+      thread.pending.set(id, { resolve, reject });
+      thread.worker.postMessage({ ...request, id });
+    });
+  }
+
+  private leastBusy(): PoolThread {
+    if (this.threads.length < this.size) {
+      const idle = this.threads.find((t) => t.pending.size === 0);
+      if (idle) return idle;
+      return this.start();
+    }
+    return this.threads.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
+  }
+
+  private start(): PoolThread {
+    // From the sources (tests, the benchmark) the worker is TypeScript: a small script registers tsx in the
+    // thread first (a loader given as the thread's --import is not applied to it on Node 20), and the
+    // source condition makes the workspace packages resolve to their sources as in the parent.
+    const fromSources = import.meta.url.endsWith('.ts');
+    const worker = fromSources
+      ? new Worker(
+          `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(
+            new URL('./content-worker.ts', import.meta.url).href,
+          )}); });`,
+          { eval: true, execArgv: [...process.execArgv, '--conditions=@atskills/source'] },
+        )
+      : new Worker(new URL('./content-worker.js', import.meta.url));
+    worker.unref();
+    const thread: PoolThread = { worker, pending: new Map() };
+    worker.on('message', (response: ContentResponse) => {
+      const waiting = thread.pending.get(response.id);
+      if (!waiting) return;
+      thread.pending.delete(response.id);
+      if (thread.pending.size === 0) thread.worker.unref();
+      if (response.ok) waiting.resolve(response.result);
+      else waiting.reject(new Error(`content worker: ${response.message}`));
+    });
+    const fail = (error: Error) => {
+      // A dead thread fails its queued work (the jobs retry) and is replaced on the next request.
+      const index = this.threads.indexOf(thread);
+      if (index >= 0) this.threads.splice(index, 1);
+      for (const waiting of thread.pending.values()) waiting.reject(error);
+      thread.pending.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`content worker exited with ${code}`)));
+    this.threads.push(thread);
+    return thread;
+  }
+}

@@ -29,7 +29,7 @@ describe('ContentPool', () => {
     folder(`skill-${i}`, `Step ${i}: do the thing.\n`.repeat(i + 1)),
   );
 
-  it('builds on threads exactly what skillContent builds on the event loop, blobs as Buffers', async () => {
+  it('builds in content processes exactly what skillContent builds on the event loop, blobs as Buffers', async () => {
     const expected = inputs.map((input) => skillContent(input, { scan: false }));
     const [fromThreads, fromInline] = await Promise.all([threaded.content(inputs), inline.content(inputs)]);
     expect(fromThreads).toEqual(expected);
@@ -38,7 +38,7 @@ describe('ContentPool', () => {
     expect(fromThreads[3]!.bodyTokens).toBeGreaterThan(0);
   });
 
-  it('scans on threads with the same findings', async () => {
+  it('scans in content processes with the same findings', async () => {
     const contents = inputs.slice(0, 5).map((input) => skillContent(input, { scan: false }));
     const flags = await threaded.scan(contents);
     expect(flags).toEqual(contents.map((c) => scanSkillContent(c)));

@@ -1,5 +1,5 @@
+import { type ChildProcess, fork } from 'node:child_process';
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
 import type { SafetyFinding } from '@atskills/protocol';
 import {
   type SkillContent,
@@ -26,25 +26,28 @@ interface Pending {
 }
 
 interface PoolThread {
-  worker: Worker;
+  worker: ChildProcess;
   pending: Map<number, Pending>;
 }
 
-/** Threads a crawler process gives content work by default: every core but the event loop's. */
+/** Content processes a crawler gives content work by default: every core but the event loop's. */
 export function defaultContentThreads(): number {
   return Math.max(1, availableParallelism() - 1);
 }
 
-/** A buffer received from a thread (a plain Uint8Array after the copy) as a Buffer over the same bytes. */
+/** A buffer received from a content process (a Uint8Array after the copy) as a Buffer over the same bytes. */
 const asBuffer = (bytes: Uint8Array): Buffer =>
   Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
 /**
- * Builds skills' content (`skillContent`: parse, token counts, hashes) and runs safety scans on worker
- * threads. Both are pure CPU (the tokenizer and the scanner's rules were 35-45% of a full crawl's main
- * thread), and on the event loop they held up every other job's git, REST and database work. Jobs send
- * their folders in chunks, each to the thread with the least work queued. With `size` 0 everything runs
- * inline. Hand-written over node:worker_threads: the pool libraries (piscina, tinypool) are not in the
+ * Builds skills' content (`skillContent`: parse, token counts, hashes) and runs safety scans in child
+ * processes. Both are pure CPU (the tokenizer and the scanner's rules were 35-45% of a full crawl's main
+ * thread), and on the event loop they held up every other job's git, REST and database work. Processes,
+ * not worker threads: a thread's heap (the tokenizer's tables among it) is the crawler's memory, and Node
+ * forks the whole crawler for each git process it starts, so every MiB of it made each of the crawl's
+ * thousands of git processes slower to start (a thread took the fork from 14 to 35 ms). Jobs send their
+ * folders in chunks, each to the process with the least work queued. With `size` 0 everything runs
+ * inline. Hand-written over child_process.fork: the pool libraries (piscina, tinypool) are not in the
  * workspace's dependencies, and the work is two message kinds.
  */
 export class ContentPool {
@@ -78,7 +81,10 @@ export class ContentPool {
   async close(): Promise<void> {
     this.closed = true;
     const threads = this.threads.splice(0);
-    await Promise.all(threads.map((t) => t.worker.terminate()));
+    for (const thread of threads) {
+      thread.worker.kill();
+      for (const waiting of thread.pending.values()) waiting.reject(new Error('the content pool is closed'));
+    }
   }
 
   /**
@@ -108,9 +114,9 @@ export class ContentPool {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       // A thread with work keeps the process alive (its answer is awaited); an idle one does not.
-      if (thread.pending.size === 0) thread.worker.ref();
+      if (thread.pending.size === 0) setHeld(thread.worker, true);
       thread.pending.set(id, { resolve, reject });
-      thread.worker.postMessage({ ...request, id });
+      thread.worker.send({ ...request, id });
     });
   }
 
@@ -124,25 +130,28 @@ export class ContentPool {
   }
 
   private start(): PoolThread {
-    // From the sources (tests, the benchmark) the worker is TypeScript: a small script registers tsx in the
-    // thread first (a loader given as the thread's --import is not applied to it on Node 20), and the
-    // source condition makes the workspace packages resolve to their sources as in the parent.
+    // From the sources (tests, the benchmark) the worker is TypeScript: tsx loads it, and the source
+    // condition makes the workspace packages resolve to their sources as in the parent.
     const fromSources = import.meta.url.endsWith('.ts');
-    const worker = fromSources
-      ? new Worker(
-          `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(
-            new URL('./content-worker.ts', import.meta.url).href,
-          )}); });`,
-          { eval: true, execArgv: [...process.execArgv, '--conditions=@atskills/source'] },
-        )
-      : new Worker(new URL('./content-worker.js', import.meta.url));
-    worker.unref();
+    const worker = fork(
+      new URL(fromSources ? './content-worker.ts' : './content-worker.js', import.meta.url),
+      [],
+      {
+        execArgv: fromSources
+          ? [...process.execArgv, '--import', 'tsx', '--conditions=@atskills/source']
+          : process.execArgv,
+        // Buffers and Maps cross the channel as they are (the default JSON would not carry bytes).
+        serialization: 'advanced',
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      },
+    );
+    setHeld(worker, false);
     const thread: PoolThread = { worker, pending: new Map() };
     worker.on('message', (response: ContentResponse) => {
       const waiting = thread.pending.get(response.id);
       if (!waiting) return;
       thread.pending.delete(response.id);
-      if (thread.pending.size === 0) thread.worker.unref();
+      if (thread.pending.size === 0) setHeld(thread.worker, false);
       if (response.ok) waiting.resolve(response.result);
       else waiting.reject(new Error(`content worker: ${response.message}`));
     });
@@ -154,8 +163,19 @@ export class ContentPool {
       thread.pending.clear();
     };
     worker.on('error', fail);
-    worker.on('exit', (code) => fail(new Error(`content worker exited with ${code}`)));
+    worker.on('exit', (code, signal) => fail(new Error(`content worker exited with ${signal ?? code}`)));
     this.threads.push(thread);
     return thread;
+  }
+}
+
+/** A content process with work keeps the crawler alive (its answer is awaited); an idle one does not. */
+function setHeld(worker: ChildProcess, held: boolean): void {
+  if (held) {
+    worker.ref();
+    worker.channel?.ref();
+  } else {
+    worker.unref();
+    worker.channel?.unref();
   }
 }

@@ -1,13 +1,14 @@
-// The thread side of ContentPool: builds skills' content (parse, token counts) and runs safety scans, the
-// CPU-heavy part of a crawl, away from the event loop that drives git, REST and the database.
-import { parentPort } from 'node:worker_threads';
+// The child-process side of ContentPool: builds skills' content (parse, token counts) and runs safety
+// scans, the CPU-heavy part of a crawl, away from the event loop that drives git, REST and the database.
 import { scanSkillContent, skillContent } from '@atskills/protocol/content';
 import type { ContentRequest, ContentResponse } from './content-pool.js';
 
-const port = parentPort;
-if (!port) throw new Error('content-worker runs as a worker thread of ContentPool');
+const send = process.send?.bind(process);
+if (!send) throw new Error('content-worker runs as a child process of ContentPool (with an IPC channel)');
+// The crawler is gone (or closed the pool): nothing more will come.
+process.on('disconnect', () => process.exit(0));
 
-port.on('message', (request: ContentRequest) => {
+process.on('message', (request: ContentRequest) => {
   let response: ContentResponse;
   try {
     response =
@@ -21,5 +22,5 @@ port.on('message', (request: ContentRequest) => {
   } catch (error) {
     response = { id: request.id, ok: false, message: (error as Error).message ?? String(error) };
   }
-  port.postMessage(response);
+  send(response);
 });

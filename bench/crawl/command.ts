@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- crawl [--concurrency 4] [--jobs 32] [--share 0.01] [--seed 7] [--repos N]`: a full crawl of the generated
+ * `npm run bench -- crawl [--concurrency 6] [--jobs 32] [--share 0.01] [--seed 7] [--repos N]`: a full crawl of the generated
  * corpus from the GitHub stand-in into a fresh benchmark database, then a re-crawl after one commit in
  * `share` of the repositories. Reports repositories/s, skills/s, the worker's peak memory and the bytes
  * the git server sent, against the skill folders' bytes and against full clones. The crawler runs as a
@@ -161,7 +161,7 @@ export async function run(args: string[]): Promise<void> {
     options: {
       // Jobs that fetch with git at once (CRAWL_GIT_CONCURRENCY), and jobs in flight (CRAWL_CONCURRENCY:
       // most of a re-crawl's jobs only wait on one conditional REST request).
-      concurrency: { type: 'string', default: '4' },
+      concurrency: { type: 'string', default: '6' },
       jobs: { type: 'string', default: '32' },
       share: { type: 'string', default: '0.01' },
       seed: { type: 'string', default: '7' },

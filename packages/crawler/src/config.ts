@@ -10,7 +10,7 @@ import {
   SHUTDOWN_SETTING,
 } from '@atskills/protocol/config';
 import { z } from 'zod';
-import { defaultContentThreads } from './content/content-pool.js';
+import { defaultContentProcesses } from './content/content-pool.js';
 
 /** Every setting of the crawler, read once from the environment (see README for each). */
 export const CrawlerSettingsSchema = z.object({
@@ -25,12 +25,12 @@ export const CrawlerSettingsSchema = z.object({
    */
   CRAWL_CONCURRENCY: positiveInt(32),
   /** Of those, how many fetch with git and parse at once (git processes, memory, CPU); also link jobs. */
-  CRAWL_GIT_CONCURRENCY: positiveInt(4),
+  CRAWL_GIT_CONCURRENCY: positiveInt(6),
   /**
-   * Worker threads that parse, count tokens and scan skills (default: one per core but one); 0 does it on
-   * the event loop.
+   * Child processes that parse, count tokens and scan skills (default: one per core, at most 4); 0 does
+   * it on the event loop.
    */
-  CRAWL_CONTENT_THREADS: integer(defaultContentThreads()),
+  CRAWL_CONTENT_PROCESSES: integer(defaultContentProcesses()),
   /** Files larger than this are not downloaded; they are listed with `skipped`. */
   CRAWL_MAX_FILE_BYTES: positiveInt(1024 * 1024),
   /** A repository job that takes longer is aborted (its git processes killed) and recorded as failed. */

@@ -146,7 +146,7 @@ export function createCrawler(options: CreateCrawlerOptions): Crawler {
     settings,
     github,
     logger,
-    contentPool: new ContentPool(settings.CRAWL_CONTENT_THREADS),
+    contentPool: new ContentPool(settings.CRAWL_CONTENT_PROCESSES),
     gitSlots: new GitSlots(Math.min(settings.CRAWL_GIT_CONCURRENCY, settings.CRAWL_CONCURRENCY)),
     unchangedReports: new UnchangedReportBatch(db, (runIds) => completeRuns(deps, runIds)),
   };

@@ -17,11 +17,11 @@ const folder = (name: string, body: string) => ({
   ],
 });
 
-const threaded = new ContentPool(2);
+const pooled = new ContentPool(2);
 const inline = new ContentPool(0);
 
 afterAll(async () => {
-  await threaded.close();
+  await pooled.close();
 });
 
 describe('ContentPool', () => {
@@ -31,16 +31,16 @@ describe('ContentPool', () => {
 
   it('builds in content processes exactly what skillContent builds on the event loop, blobs as Buffers', async () => {
     const expected = inputs.map((input) => skillContent(input, { scan: false }));
-    const [fromThreads, fromInline] = await Promise.all([threaded.content(inputs), inline.content(inputs)]);
-    expect(fromThreads).toEqual(expected);
+    const [fromProcesses, fromInline] = await Promise.all([pooled.content(inputs), inline.content(inputs)]);
+    expect(fromProcesses).toEqual(expected);
     expect(fromInline).toEqual(expected);
-    expect(fromThreads.every((c) => c.blobs.every((b) => Buffer.isBuffer(b.content)))).toBe(true);
-    expect(fromThreads[3]!.bodyTokens).toBeGreaterThan(0);
+    expect(fromProcesses.every((c) => c.blobs.every((b) => Buffer.isBuffer(b.content)))).toBe(true);
+    expect(fromProcesses[3]!.bodyTokens).toBeGreaterThan(0);
   });
 
   it('scans in content processes with the same findings', async () => {
     const contents = inputs.slice(0, 5).map((input) => skillContent(input, { scan: false }));
-    const flags = await threaded.scan(contents);
+    const flags = await pooled.scan(contents);
     expect(flags).toEqual(contents.map((c) => scanSkillContent(c)));
     expect(flags[0]!.length).toBeGreaterThan(0);
   });

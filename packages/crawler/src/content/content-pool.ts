@@ -25,14 +25,17 @@ interface Pending {
   reject(error: Error): void;
 }
 
-interface PoolThread {
+interface PoolProcess {
   worker: ChildProcess;
   pending: Map<number, Pending>;
 }
 
-/** Content processes a crawler gives content work by default: every core but the event loop's. */
-export function defaultContentThreads(): number {
-  return Math.max(1, availableParallelism() - 1);
+/**
+ * Content processes a crawler starts by default: one per core, at most 4 (each holds the tokenizer's
+ * tables, ~100 MiB). The event loop mostly waits on git and the database, so it needs no core of its own.
+ */
+export function defaultContentProcesses(): number {
+  return Math.max(1, Math.min(4, availableParallelism()));
 }
 
 /** A buffer received from a content process (a Uint8Array after the copy) as a Buffer over the same bytes. */
@@ -51,7 +54,7 @@ const asBuffer = (bytes: Uint8Array): Buffer =>
  * workspace's dependencies, and the work is two message kinds.
  */
 export class ContentPool {
-  private readonly threads: PoolThread[] = [];
+  private readonly processes: PoolProcess[] = [];
   private nextId = 1;
   private closed = false;
   private inlineTail: Promise<unknown> = Promise.resolve();
@@ -77,13 +80,13 @@ export class ContentPool {
     return (await this.send({ kind: 'scan', id: 0, contents })) as SafetyFinding[][];
   }
 
-  /** Ends the threads; work still queued fails. */
+  /** Ends the processes; work still queued fails. */
   async close(): Promise<void> {
     this.closed = true;
-    const threads = this.threads.splice(0);
-    for (const thread of threads) {
-      thread.worker.kill();
-      for (const waiting of thread.pending.values()) waiting.reject(new Error('the content pool is closed'));
+    const processes = this.processes.splice(0);
+    for (const child of processes) {
+      child.worker.kill();
+      for (const waiting of child.pending.values()) waiting.reject(new Error('the content pool is closed'));
     }
   }
 
@@ -110,26 +113,26 @@ export class ContentPool {
 
   private send(request: ContentRequest): Promise<unknown> {
     if (this.closed) return Promise.reject(new Error('the content pool is closed'));
-    const thread = this.leastBusy();
+    const child = this.leastBusy();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      // A thread with work keeps the process alive (its answer is awaited); an idle one does not.
-      if (thread.pending.size === 0) setHeld(thread.worker, true);
-      thread.pending.set(id, { resolve, reject });
-      thread.worker.send({ ...request, id });
+      // A content process with work keeps the crawler alive (its answer is awaited); an idle one does not.
+      if (child.pending.size === 0) setHeld(child.worker, true);
+      child.pending.set(id, { resolve, reject });
+      child.worker.send({ ...request, id });
     });
   }
 
-  private leastBusy(): PoolThread {
-    if (this.threads.length < this.size) {
-      const idle = this.threads.find((t) => t.pending.size === 0);
+  private leastBusy(): PoolProcess {
+    if (this.processes.length < this.size) {
+      const idle = this.processes.find((p) => p.pending.size === 0);
       if (idle) return idle;
       return this.start();
     }
-    return this.threads.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
+    return this.processes.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
   }
 
-  private start(): PoolThread {
+  private start(): PoolProcess {
     // From the sources (tests, the benchmark) the worker is TypeScript: tsx loads it, and the source
     // condition makes the workspace packages resolve to their sources as in the parent.
     const fromSources = import.meta.url.endsWith('.ts');
@@ -146,26 +149,26 @@ export class ContentPool {
       },
     );
     setHeld(worker, false);
-    const thread: PoolThread = { worker, pending: new Map() };
+    const child: PoolProcess = { worker, pending: new Map() };
     worker.on('message', (response: ContentResponse) => {
-      const waiting = thread.pending.get(response.id);
+      const waiting = child.pending.get(response.id);
       if (!waiting) return;
-      thread.pending.delete(response.id);
-      if (thread.pending.size === 0) setHeld(thread.worker, false);
+      child.pending.delete(response.id);
+      if (child.pending.size === 0) setHeld(child.worker, false);
       if (response.ok) waiting.resolve(response.result);
       else waiting.reject(new Error(`content worker: ${response.message}`));
     });
     const fail = (error: Error) => {
-      // A dead thread fails its queued work (the jobs retry) and is replaced on the next request.
-      const index = this.threads.indexOf(thread);
-      if (index >= 0) this.threads.splice(index, 1);
-      for (const waiting of thread.pending.values()) waiting.reject(error);
-      thread.pending.clear();
+      // A dead process fails its queued work (the jobs retry) and is replaced on the next request.
+      const index = this.processes.indexOf(child);
+      if (index >= 0) this.processes.splice(index, 1);
+      for (const waiting of child.pending.values()) waiting.reject(error);
+      child.pending.clear();
     };
     worker.on('error', fail);
     worker.on('exit', (code, signal) => fail(new Error(`content worker exited with ${signal ?? code}`)));
-    this.threads.push(thread);
-    return thread;
+    this.processes.push(child);
+    return child;
   }
 }
 

@@ -202,7 +202,9 @@ describe('search page', () => {
       },
     });
     assertInert(page);
-    expect(page).toContain('<form class="search" method="get" action="/" role="search">');
+    expect(page).toContain(
+      '<form class="search" method="get" action="/" role="search" aria-label="Search skills">',
+    );
     expect(page).toContain('1,500');
     expect(page).toContain('2026-11-29 08:30 UTC (finished)');
     expect(page).not.toContain('<ol class="results">');
@@ -254,9 +256,9 @@ describe('search page', () => {
     assertInert(page);
     expect(page).toContain('value="deploy &lt;now&gt;"');
     expect(page).toContain('<option value="gh" selected>');
-    expect(page).toContain('<input type="hidden" name="owner" value="acme">');
+    expect(page).toContain('name="owner" value="acme"');
     expect(page).toContain('href="/s/gh:acme/tools/skills/deploy"');
-    expect(page).toContain('href="/s/gh:acme/tools">acme/tools</a>');
+    expect(page).toContain('<a href="/o/acme">acme</a>/<a href="/s/gh:acme/tools">tools</a>');
     expect(page).toContain('href="https://github.com/acme/tools"');
     expect(page).toContain('★ 42');
     expect(page).toContain('5 tokens resident');

@@ -5,6 +5,7 @@ import fp from 'fastify-plugin';
 import { toProblem } from '../plugins/errors.js';
 import { type HttpProblem, problem } from '../problems.js';
 import type { SearchHitResponse, SkillView, StatsResponse } from '../schemas.js';
+import { getFeedSkills, getHomeOverview, getOwnerOverview, getSkillHistory } from '../services/browse.js';
 import { findingsOfHits } from '../services/flags.js';
 import { getRepositoryReport, getStats } from '../services/index-info.js';
 import { parseRepositoryName, repositoryStatusUrl } from '../services/indexing/index-requests.js';
@@ -14,14 +15,16 @@ import { searchSkills } from '../services/search.js';
 import { getSkillView } from '../services/skill-view.js';
 import { ASSETS } from '../web/assets/index.js';
 import { renderUsesBadge } from '../web/badge.js';
+import { renderFeed } from '../web/feed.js';
 import { CONTENT_SECURITY_POLICY } from '../web/layout.js';
 import { renderErrorPage } from '../web/pages/error-page.js';
 import { renderMenuPage } from '../web/pages/menu-page.js';
 import { renderMetricsPage } from '../web/pages/metrics-page.js';
+import { renderOwnerPage } from '../web/pages/owner-page.js';
 import { renderRepositoryPage } from '../web/pages/repository-page.js';
 import { renderSearchPage } from '../web/pages/search-page.js';
 import { renderSkillPage } from '../web/pages/skill-page.js';
-import { repositoryPageUrl } from '../web/urls.js';
+import { ownerFeedUrl, ownerPageUrl, repositoryPageUrl } from '../web/urls.js';
 import type {
   CrawlStatusView,
   ErrorPageModel,
@@ -147,7 +150,11 @@ async function searchPage(app: FastifyInstance, request: FastifyRequest, reply: 
     ...(form.limit !== DEFAULT_LIMIT ? { limit: form.limit } : {}),
   };
   if (form.error) return sendPage(reply, 400, renderSearchPage({ ...model, error: form.error }));
-  if (form.q === '') return sendPage(reply, 200, renderSearchPage(model));
+  if (form.q === '') {
+    // Browsing needs a non-empty index; an empty one keeps the hint on how to fill it.
+    const browse = status && status.skills > 0 ? await getHomeOverview(app.db, request.viewer) : undefined;
+    return sendPage(reply, 200, renderSearchPage({ ...model, ...(browse ? { browse } : {}) }));
+  }
   try {
     const { page, engine } = await searchSkills(
       app.searchEngine,
@@ -242,6 +249,7 @@ async function skillPage(app: FastifyInstance, request: FastifyRequest, reply: F
   if (result.kind === 'menu')
     return sendPage(reply, 200, renderMenuPage({ ...result.view, hubUrl: app.config.publicUrl }));
   const { view, resolved } = result;
+  const history = await getSkillHistory(app.db, request.viewer, resolved.skillId);
   return sendPage(
     reply,
     200,
@@ -251,8 +259,53 @@ async function skillPage(app: FastifyInstance, request: FastifyRequest, reply: F
       pinned: resolved.pinned,
       // The stored findings, evidence included: the page escapes it, and people need it to judge the flag.
       flags: resolved.flags,
+      history,
     }),
   );
+}
+
+const OWNER_SOURCES = { o: 'gh', n: 'hub' } as const;
+
+/** Reads an owner or namespace from a URL: short plain names only, anything else is simply not found. */
+function ownerParam(value: string): string {
+  if (value.length === 0 || value.length > 100 || /[/\s]/.test(value)) {
+    throw problem('not-found', 'No such owner or namespace');
+  }
+  return value;
+}
+
+/** /o/<owner> (a GitHub owner) and /n/<namespace> (a hub namespace): what the viewer may see of it. */
+async function ownerPage(
+  app: FastifyInstance,
+  request: FastifyRequest<{ Params: { owner: string } }>,
+  reply: FastifyReply,
+  source: 'gh' | 'hub',
+) {
+  const overview = await getOwnerOverview(app.db, request.viewer, source, ownerParam(request.params.owner));
+  return sendPage(reply, 200, renderOwnerPage(overview));
+}
+
+/** /feed.xml and /o|n/<owner>/feed.xml: Atom feeds of public skills only, whoever asks, so any cache may keep them. */
+async function feed(
+  app: FastifyInstance,
+  request: FastifyRequest<{ Params: { owner?: string } }>,
+  reply: FastifyReply,
+  source?: 'gh' | 'hub',
+) {
+  const owner = source && request.params.owner !== undefined ? ownerParam(request.params.owner) : undefined;
+  const found = await getFeedSkills(app.db, source && owner ? { source, owner } : undefined);
+  const pagePath = source && found.owner ? ownerPageUrl(source, found.owner) : '/';
+  const body = renderFeed({
+    hubUrl: app.config.publicUrl,
+    selfPath: source && found.owner ? ownerFeedUrl(source, found.owner) : '/feed.xml',
+    pagePath,
+    title: found.owner ? `New and updated skills of ${source}:${found.owner}` : 'New and updated skills',
+    entries: found.skills,
+  });
+  const etag = createHash('sha256').update(body).digest('base64url').slice(0, 27);
+  reply.header('etag', `"${etag}"`).header('cache-control', 'public, max-age=300');
+  if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send();
+  return reply.header('content-type', 'application/atom+xml; charset=utf-8').send(body);
 }
 
 /** /r/<owner>/<repo>: the index status of a repository as a page (the same answer as GET /v1/repos/...). */
@@ -340,6 +393,17 @@ export default fp(
       web.get('/s/*', { schema: { hide: true } }, (request, reply) => skillPage(web, request, reply));
       web.get('/r/:owner/:repo', { schema: { hide: true } }, (request, reply) =>
         repositoryPage(web, request as FastifyRequest<{ Params: { owner: string; repo: string } }>, reply),
+      );
+      for (const [prefix, source] of Object.entries(OWNER_SOURCES)) {
+        web.get(`/${prefix}/:owner`, { schema: { hide: true } }, (request, reply) =>
+          ownerPage(web, request as FastifyRequest<{ Params: { owner: string } }>, reply, source),
+        );
+        web.get(`/${prefix}/:owner/feed.xml`, { schema: { hide: true } }, (request, reply) =>
+          feed(web, request as FastifyRequest<{ Params: { owner: string } }>, reply, source),
+        );
+      }
+      web.get('/feed.xml', { schema: { hide: true } }, (request, reply) =>
+        feed(web, request as FastifyRequest<{ Params: { owner?: string } }>, reply),
       );
       web.get('/badge/*', { schema: { hide: true } }, (request, reply) => badge(web, request, reply));
       web.get('/about/metrics', { schema: { hide: true } }, (_request, reply) =>

@@ -67,7 +67,7 @@ function ownerIs(filter: BrowseFilter): SQL {
     if (filter.source === 'hub') parts.push(sql`${skills.owner} = ${filter.owner.toLowerCase()}`);
     else
       parts.push(
-        sql`${skills.owner} in (select r.owner from ${repositories} r where lower(r.owner) = lower(${filter.owner}))`,
+        sql`(${skills.owner} = ${filter.owner} or ${skills.owner} in (select r.owner from ${repositories} r where lower(r.owner) = lower(${filter.owner})))`,
       );
   }
   return parts.length === 0 ? sql`true` : (and(...parts) as SQL);
@@ -206,7 +206,7 @@ export interface SkillRevisionEntry {
 
 /**
  * The stored revisions of a skill, newest first. A hub revision published while its collection was private
- * stays hidden from a scope that may not read the namespace (as `?rev=` does).
+ * stays hidden from a scope that may not read the namespace (as `?rev=` does), unless it is the current one.
  */
 export async function listSkillRevisions(
   db: Database,
@@ -230,9 +230,12 @@ export async function listSkillRevisions(
     .where(
       and(
         eq(skillRevisions.skillId, skillId),
-        sql`not exists (select 1 from ${collectionRevisions} cr join ${skills} s on s.collection_id = cr.collection_id
+        // The current revision is what the skill page shows anyway, even when the same content first came
+        // with a private collection revision.
+        sql`(exists (select 1 from ${skills} cur where cur.id = "skill_revisions"."skill_id" and cur.revision = "skill_revisions"."revision")
+          or not exists (select 1 from ${collectionRevisions} cr join ${skills} s on s.collection_id = cr.collection_id
           where s.id = "skill_revisions"."skill_id" and cr.revision = "skill_revisions"."commit"
-          and cr.visibility = 'private' and not (${readsPrivately}))`,
+          and cr.visibility = 'private' and not (${readsPrivately})))`,
       ),
     )
     .orderBy(desc(skillRevisions.createdAt), desc(skillRevisions.revision))

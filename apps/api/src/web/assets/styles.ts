@@ -19,6 +19,7 @@ export const SITE_STYLES = `:root {
 body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--fg); background: var(--bg); }
 a { color: var(--accent); }
 code, pre, kbd { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.9em; }
+code { overflow-wrap: anywhere; }
 header.site, main, footer.site { max-width: 960px; margin: 0 auto; padding: 0 1rem; }
 header.site { display: flex; flex-wrap: wrap; align-items: baseline; gap: 0.25rem 1rem; padding-top: 1rem; padding-bottom: 0.5rem; border-bottom: 1px solid var(--line); }
 header.site .brand { font-weight: 700; font-size: 1.2rem; text-decoration: none; color: var(--fg); }

@@ -125,7 +125,7 @@ describe('collection, menu and over-cap pages', () => {
     expect(section(res.body, 'subcollections-title')).toContain(
       '<a href="/s/hub:pubteam/guides/more"><code>more/</code></a> <span class="meta">2 skills</span>',
     );
-    expect(res.body).toContain('<h2 id="skills-title">Skills (3)</h2>');
+    expect(res.body).toContain('<h2 class="list-title" id="skills-title">Skills (3)</h2>');
     expect(res.body).toContain('<a href="/n/pubteam">hub:pubteam</a>');
   });
 

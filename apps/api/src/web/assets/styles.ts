@@ -61,7 +61,10 @@ dl.facts dd, section.status dd { margin: 0; overflow-wrap: anywhere; }
 .panel { background: var(--panel); border: 1px solid var(--line); border-radius: 6px; padding: 0.75rem 1rem; margin: 1rem 0; }
 .panel h2 { font-size: 1rem; margin: 0 0 0.5rem; }
 table.data { border-collapse: collapse; width: 100%; font-size: 0.9rem; }
-table.data th, table.data td { text-align: left; padding: 0.3rem 0.5rem; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: anywhere; }
+table.data th, table.data td { text-align: left; padding: 0.3rem 0.5rem; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: break-word; }
+table.data th { white-space: nowrap; }
+/* A cell's words and codes are not split to fit a narrow column: "break-word" only breaks what would overflow. */
+table.data code { overflow-wrap: break-word; }
 table.data td.num { text-align: right; white-space: nowrap; }
 .markdown { border-top: 1px solid var(--line); margin-top: 1.5rem; padding-top: 0.5rem; overflow-wrap: anywhere; }
 .markdown pre { background: var(--panel); padding: 0.75rem; border-radius: 6px; overflow-x: auto; }
@@ -73,6 +76,8 @@ table.data td.num { text-align: right; white-space: nowrap; }
 pre.frontmatter { background: var(--panel); padding: 0.75rem; border-radius: 6px; overflow-x: auto; white-space: pre-wrap; }
 .panel pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 ul.menu { padding-left: 1.2rem; overflow-wrap: anywhere; }
+h2.list-title { font-size: 1.1rem; margin: 1.5rem 0 0.5rem; }
+p.feed-note { color: var(--muted); font-size: 0.9rem; }
 .home-title { font-size: 1.4rem; margin: 1.5rem 0 0; }
 .browse { display: grid; grid-template-columns: repeat(auto-fit, minmax(17rem, 1fr)); gap: 0 1.5rem; margin-top: 1rem; }
 .browse-list h2 { font-size: 1.05rem; margin: 1.2rem 0 0.4rem; }
@@ -80,17 +85,18 @@ ol.links, ol.history { list-style: none; padding: 0; margin: 0; }
 ol.links > li, ol.history > li { padding: 0.35rem 0; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }
 ol.links .meta, ol.history .meta { display: block; margin: 0; }
 ol.links .desc { display: block; font-size: 0.9rem; }
-ol.history li[aria-current] { font-weight: 600; }
+ol.history li[aria-current] a { font-weight: 700; }
 :focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
 @media (max-width: 40rem) {
-  table.stack thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+  /* Each cell names its column (data-label, read by screen readers too), so the header row can go. */
+  table.stack thead { display: none; }
   table.stack, table.stack tbody, table.stack tr, table.stack td { display: block; width: 100%; }
   table.stack tr { padding: 0.4rem 0; border-bottom: 1px solid var(--line); }
   table.stack td { border: 0; padding: 0.1rem 0; }
   table.stack td::before { content: attr(data-label) ": "; color: var(--muted); font-weight: 600; }
   table.stack td:empty { display: none; }
-  section.status dl, dl.facts { grid-template-columns: 1fr; }
-  dl.facts dd, section.status dd { margin-bottom: 0.3rem; }
+  dl.facts { grid-template-columns: 1fr; }
+  dl.facts dd { margin-bottom: 0.3rem; }
 }
 ul.menu li { margin: 0.4rem 0; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }

@@ -17,7 +17,7 @@ skill; the agent then loads the ones it needs.</p>
 <dl class="facts">${ownerFact(model.identity)}<dt>Revision</dt><dd><code title="${model.revision}">${shortRevision(model.revision)}</code></dd></dl>
 ${count === 0 ? html`<p class="notice">This folder holds no skills.</p>` : ''}
 ${subcollectionsPanel(model)}
-<h2 id="skills-title">Skills (${formatCount(count)})</h2>
+<h2 class="list-title" id="skills-title">Skills (${formatCount(count)})</h2>
 <ul class="menu" aria-labelledby="skills-title">${model.items.map(
       (
         item,

@@ -72,7 +72,7 @@ ${browseSection(
   'No collections published yet.',
 )}
 </div>
-<p class="meta">Follow new and updated skills: <a href="/feed.xml">Atom feed</a> (each owner page has its own).</p>`;
+<p class="feed-note">Follow new and updated skills: <a href="/feed.xml">Atom feed</a> (each owner page has its own).</p>`;
 }
 
 /**

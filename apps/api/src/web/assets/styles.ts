@@ -65,6 +65,7 @@ table.data th, table.data td { text-align: left; padding: 0.3rem 0.5rem; border-
 table.data th { white-space: nowrap; }
 /* A cell's words and codes are not split to fit a narrow column: "break-word" only breaks what would overflow. */
 table.data code { overflow-wrap: break-word; }
+table.data td[data-label="Rule"] code { white-space: nowrap; }
 table.data td.num { text-align: right; white-space: nowrap; }
 .markdown { border-top: 1px solid var(--line); margin-top: 1.5rem; padding-top: 0.5rem; overflow-wrap: anywhere; }
 .markdown pre { background: var(--panel); padding: 0.75rem; border-radius: 6px; overflow-x: auto; }

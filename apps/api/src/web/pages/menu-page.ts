@@ -3,14 +3,14 @@ import { flagBadges, referenceBox, referenceText } from '../components.js';
 import { formatCount, shellQuote, shortRevision } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
 import { layout } from '../layout.js';
-import { ownerPageUrl, repositoryPageUrl, skillPageUrl } from '../urls.js';
+import { ownerFeedUrl, ownerPageUrl, repositoryPageUrl, skillPageUrl } from '../urls.js';
 import type { MenuPageModel } from '../view-models.js';
 
 /** A folder without SKILL.md: the menu an agent would get, with a link and a reference per skill. */
 export function renderMenuPage(model: MenuPageModel): string {
   const count = model.items.length;
   return layout(
-    { title: model.identity },
+    { title: model.identity, feeds: ownerFeeds(model.identity) },
     html`<h1 class="skill-title"><code>${model.identity}</code></h1>
 <p class="lead">A collection of ${formatCount(count)} skill${count === 1 ? '' : 's'}. Referencing it gives the agent a menu, one line per
 skill; the agent then loads the ones it needs.</p>
@@ -29,6 +29,14 @@ ${menuUsagePanel(model.identity, model.hubUrl)}
       model.items.map((i) => ({ identity: i.identity, name: i.name, description: i.description })),
     )}</code></pre></details>`,
   ).value;
+}
+
+/** The owner's feed as a `<link rel="alternate">`. */
+function ownerFeeds(identity: string): { title: string; href: string }[] {
+  const { source, path } = parseIdentity(identity);
+  if (source !== 'gh' && source !== 'hub') return [];
+  const owner = path.split('/')[0] ?? '';
+  return [{ title: `New and updated skills of ${source}:${owner}`, href: ownerFeedUrl(source, owner) }];
 }
 
 /** Links to the owner's page and, for a GitHub repository, its index status. */

@@ -23,7 +23,7 @@ ${formatCount(model.containers.length)} ${model.containers.length === 1 ? (gh ? 
 ${gh ? html`<dt>On GitHub</dt><dd><a href="https://github.com/${encodeURIComponent(model.owner)}" rel="nofollow noopener noreferrer">github.com/${model.owner} ↗</a></dd>` : ''}
 <dt>Feed</dt><dd><a href="${feed}">Atom feed of new and updated skills</a></dd>
 </dl>
-${searchForm('', gh ? { owner: model.owner } : { namespace: model.owner }, { autofocus: false })}
+${searchForm('', gh ? { owner: model.owner } : { namespace: model.owner }, { autofocus: false, showActive: false })}
 <div class="browse">
 ${browseSection(
   'containers',

@@ -82,7 +82,7 @@ ${browseSection(
 export function searchForm(
   query: string,
   filters: SearchFilters,
-  options: { autofocus?: boolean } = {},
+  options: { autofocus?: boolean; showActive?: boolean } = {},
 ): SafeHtml {
   const option = (value: string, label: string) =>
     html`<option value="${value}"${(filters.source ?? '') === value ? html` selected` : ''}>${label}</option>`;
@@ -106,7 +106,7 @@ ${field('namespace', 'Hub namespace', 'hub: namespace')}
 </div>
 </details>
 </form>
-${activeFilters(query, filters)}`;
+${options.showActive === false ? '' : activeFilters(query, filters)}`;
 }
 
 function activeFilters(query: string, filters: SearchFilters): SafeHtml {

@@ -12,7 +12,7 @@ import {
 import { html, type SafeHtml } from '../html.js';
 import { layout } from '../layout.js';
 import { renderMarkdown } from '../markdown.js';
-import { badgeUrl, repositoryPageUrl, skillFileUrl, skillPageUrl } from '../urls.js';
+import { badgeUrl, ownerFeedUrl, repositoryPageUrl, skillFileUrl, skillPageUrl } from '../urls.js';
 import type { FlagView, SkillFileView, SkillPageModel } from '../view-models.js';
 import { sourceLinks } from './search-page.js';
 
@@ -28,7 +28,20 @@ export function renderSkillPage(model: SkillPageModel): string {
     },
   });
   return layout(
-    { title: model.name || model.identity, noindex: model.pinned === true },
+    {
+      title: model.name || model.identity,
+      noindex: model.pinned === true,
+      ...(id.source === 'gh' || id.source === 'hub'
+        ? {
+            feeds: [
+              {
+                title: `New and updated skills of ${id.source}:${first}`,
+                href: ownerFeedUrl(id.source, first),
+              },
+            ],
+          }
+        : {}),
+    },
     html`<h1 class="skill-title">${model.name || model.identity} ${flagBadges(model.flags.filter((f) => f.suppressedBy === undefined))}</h1>
 <p class="lead">${model.description}</p>
 ${model.pinned ? html`<p class="notice">This page shows the pinned revision <code>${model.revision}</code>. <a href="${skillPageUrl(model.identity)}">Show the current revision</a>.</p>` : ''}

@@ -36,12 +36,37 @@ export interface HomeOverview {
   updated: SkillSummary[];
 }
 
-/** The home page's browse lists for a viewer (one query per list, run together). */
+/** How long the public home lists are reused. */
+export const PUBLIC_HOME_CACHE_MS = 30_000;
+
+// The owner and repository lists group every live skill (hundreds of milliseconds at 100k skills), and the
+// public view is the same for every anonymous visitor: one computation serves them all for 30 s. A viewer
+// with private namespaces always gets a fresh, own view.
+const publicHome = new WeakMap<Database, { until: number; overview: Promise<HomeOverview> }>();
+
+function isPublicScope(viewer: ReadScope): boolean {
+  return !viewer.isAdmin && viewer.readableNamespaces.length === 0;
+}
+
+/** The home page's browse lists for a viewer (one query per list, run together; public view reused 30 s). */
 export async function getHomeOverview(
   db: Database,
   viewer: ReadScope,
   now: Date = new Date(),
 ): Promise<HomeOverview> {
+  if (!isPublicScope(viewer)) return readHomeOverview(db, viewer, now);
+  const cached = publicHome.get(db);
+  if (cached && cached.until > now.getTime()) return cached.overview;
+  const overview = readHomeOverview(db, PUBLIC_SCOPE, now);
+  publicHome.set(db, { until: now.getTime() + PUBLIC_HOME_CACHE_MS, overview });
+  // A failed read is not kept: the next visitor tries again.
+  overview.catch(() => {
+    if (publicHome.get(db)?.overview === overview) publicHome.delete(db);
+  });
+  return overview;
+}
+
+async function readHomeOverview(db: Database, viewer: ReadScope, now: Date): Promise<HomeOverview> {
   const [owners, repositories, collections, mostUsed, added, updated] = await Promise.all([
     listOwners(db, viewer, HOME_LIST),
     listContainers(db, viewer, { source: 'gh' }, HOME_LIST),

@@ -58,8 +58,9 @@ function listed(scope: ReadScope): SQL {
   ) as SQL;
 }
 
-// GitHub owners are case-insensitive while skills keep the stored spelling: the stored spellings come from the
-// repositories table's lower(owner) index (an InitPlan), so the skills lookup keeps its plain owner index.
+// GitHub owners are case-insensitive while skills keep the stored spelling: the spelling as given plus the
+// stored spellings from the repositories table's lower(owner) index, so the skills lookup keeps its plain
+// owner index.
 function ownerIs(filter: BrowseFilter): SQL {
   const parts: SQL[] = [];
   if (filter.source) parts.push(sql`${skills.source} = ${filter.source}`);
@@ -67,7 +68,9 @@ function ownerIs(filter: BrowseFilter): SQL {
     if (filter.source === 'hub') parts.push(sql`${skills.owner} = ${filter.owner.toLowerCase()}`);
     else
       parts.push(
-        sql`(${skills.owner} = ${filter.owner} or ${skills.owner} in (select r.owner from ${repositories} r where lower(r.owner) = lower(${filter.owner})))`,
+        // `= any(array(...))` is one InitPlan whose result the owner index is probed with; an OR of the two
+        // spellings would scan every skill.
+        sql`${skills.owner} = any(array(select ${filter.owner}::text union select r.owner from ${repositories} r where lower(r.owner) = lower(${filter.owner})))`,
       );
   }
   return parts.length === 0 ? sql`true` : (and(...parts) as SQL);

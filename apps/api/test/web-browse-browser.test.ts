@@ -175,6 +175,67 @@ describe.skipIf(!chromiumFound.path)('browsing in Chromium', () => {
     await page.close();
   });
 
+  it('labels every control, orders headings and keeps text contrast at AA on our page types', async () => {
+    // /docs is the API reference's own page (Swagger UI), checked for width only.
+    for (const { url } of PAGE_TYPES.filter((p) => p.name !== 'docs')) {
+      const page = await open(url);
+      const report = await page.evaluate(() => {
+        const unlabelled = [...document.querySelectorAll('input:not([type=hidden]), select, button, summary')]
+          .filter((el) => {
+            if ((el as HTMLElement).hidden) return false;
+            const id = el.getAttribute('id');
+            const label = id ? document.querySelector(`label[for="${id}"]`)?.textContent?.trim() : '';
+            return !(label || el.getAttribute('aria-label') || el.textContent?.trim());
+          })
+          .map((el) => el.outerHTML.slice(0, 80));
+        // The skill's own Markdown body keeps its author's headings; the page's outline is ours.
+        const levels = [...document.querySelectorAll('h1, h2, h3, h4, h5, h6')]
+          .filter((h) => !h.closest('.markdown'))
+          .map((h) => Number(h.tagName[1]));
+        const jumps = levels.filter((level, i) => i > 0 && level > (levels[i - 1] as number) + 1);
+        const luminance = (rgb: number[]) => {
+          const [r, g, b] = rgb.map((v) => {
+            const c = v / 255;
+            return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+          }) as [number, number, number];
+          return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+        };
+        const parse = (color: string) => (color.match(/[\d.]+/g) ?? []).map(Number);
+        const background = (el: Element | null): number[] => {
+          for (let e = el; e; e = e.parentElement) {
+            const c = parse(getComputedStyle(e).backgroundColor);
+            if (c.length >= 3 && (c[3] ?? 1) > 0) return c.slice(0, 3);
+          }
+          return [255, 255, 255];
+        };
+        const lowContrast: string[] = [];
+        for (const el of document.querySelectorAll('body *')) {
+          const text = [...el.childNodes].some(
+            (n) => n.nodeType === 3 && (n.textContent ?? '').trim() !== '',
+          );
+          if (!text || el.getClientRects().length === 0) continue;
+          const style = getComputedStyle(el);
+          const fg = luminance(parse(style.color).slice(0, 3));
+          const bg = luminance(background(el));
+          const ratio = (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
+          const large =
+            Number.parseFloat(style.fontSize) >= 24 ||
+            (Number.parseFloat(style.fontSize) >= 18.66 && Number(style.fontWeight) >= 700);
+          if (ratio < (large ? 3 : 4.5))
+            lowContrast.push(`${el.tagName.toLowerCase()}.${el.className} ${ratio.toFixed(2)}`);
+        }
+        return {
+          unlabelled,
+          h1: levels.filter((l) => l === 1).length,
+          jumps,
+          lowContrast: lowContrast.slice(0, 5),
+        };
+      });
+      expect(report, url).toEqual({ unlabelled: [], h1: 1, jumps: [], lowContrast: [] });
+      await page.close();
+    }
+  });
+
   it('fits every page type on a 375 px screen, and screenshots each at both widths', async () => {
     for (const { name, url, status } of PAGE_TYPES) {
       for (const width of [1280, 375]) {

@@ -175,10 +175,14 @@ describe.skipIf(!chromiumFound.path)('browsing in Chromium', () => {
     await page.close();
   });
 
-  it('labels every control, orders headings and keeps text contrast at AA on our page types', async () => {
+  it('labels every control, orders headings and keeps text contrast at AA, light and dark, on our page types', async () => {
     // /docs is the API reference's own page (Swagger UI), checked for width only.
-    for (const { url } of PAGE_TYPES.filter((p) => p.name !== 'docs')) {
-      const page = await open(url);
+    for (const [{ url }, colorScheme] of PAGE_TYPES.filter((p) => p.name !== 'docs').flatMap((p) =>
+      (['light', 'dark'] as const).map((scheme) => [p, scheme] as const),
+    )) {
+      const page = await browser.context.newPage();
+      await page.emulateMedia({ colorScheme });
+      await page.goto(`${baseUrl}${url}`);
       const report = await page.evaluate(() => {
         const unlabelled = [...document.querySelectorAll('input:not([type=hidden]), select, button, summary')]
           .filter((el) => {
@@ -231,7 +235,12 @@ describe.skipIf(!chromiumFound.path)('browsing in Chromium', () => {
           lowContrast: lowContrast.slice(0, 5),
         };
       });
-      expect(report, url).toEqual({ unlabelled: [], h1: 1, jumps: [], lowContrast: [] });
+      expect(report, `${url} (${colorScheme})`).toEqual({
+        unlabelled: [],
+        h1: 1,
+        jumps: [],
+        lowContrast: [],
+      });
       await page.close();
     }
   });

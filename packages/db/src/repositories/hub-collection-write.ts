@@ -18,8 +18,8 @@ export interface HubCollectionTarget {
   /** The collection's visibility (`public` or `private`), which its skills take. */
   visibility: string;
   popularity: number;
-  /** The collection revision (a publish's manifest hash, a linked repository's commit). */
-  commit: string;
+  /** The collection revision (a publish's manifest hash, a linked repository's commit); null in test seeds. */
+  commit: string | null;
   at: Date;
 }
 

@@ -4,6 +4,7 @@ export * from './embedded-lock.js';
 export * from './migrate.js';
 export * from './repositories/crawl-runs.js';
 export * from './repositories/crawl-status.js';
+export * from './repositories/hub-collection-write.js';
 export * from './repositories/index-write.js';
 export * from './repositories/indexing.js';
 export * from './repositories/invitations.js';

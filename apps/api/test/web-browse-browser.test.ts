@@ -119,7 +119,12 @@ describe.skipIf(!chromiumFound.path)('browsing in Chromium', () => {
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('filter-owner');
     await page.keyboard.type('acme');
     await Promise.all([page.waitForURL(/q=rollback.*owner=acme/), page.keyboard.press('Enter')]);
-    // Tab from the top of the results page until the first result's link has the focus, then follow it.
+    // The first Tab on a new page offers to skip the header; following it lands in the content.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
+    // Tab on until the first result's link has the focus, then follow it.
     let focused = '';
     for (let i = 0; i < 40 && !focused.includes('/s/gh:acme/tools/skills/rollback'); i++) {
       await page.keyboard.press('Tab');

@@ -43,11 +43,12 @@ ${(options.feeds ?? []).map(
 <script src="${COPY_SCRIPT.url}" defer></script>
 </head>
 <body>
+<a class="skip-link" href="#main">Skip to content</a>
 <header class="site">
 <a class="brand" href="/">@skills hub</a>
 <nav aria-label="Site"><a href="/">Browse</a><a href="/feed.xml">Feed</a><a href="/docs">API docs</a><a href="/openapi.json">OpenAPI</a></nav>
 </header>
-<main>
+<main id="main" tabindex="-1">
 ${body}
 </main>
 <footer class="site">

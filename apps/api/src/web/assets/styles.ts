@@ -88,6 +88,9 @@ ol.links .meta, ol.history .meta { display: block; margin: 0; }
 ol.links .desc { display: block; font-size: 0.9rem; }
 ol.history li[aria-current] a { font-weight: 700; }
 :focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+main:focus { outline: none; }
+.skip-link { position: absolute; left: -999rem; top: 0.5rem; padding: 0.4rem 0.8rem; background: var(--bg); color: var(--accent); border: 2px solid var(--accent); border-radius: 6px; z-index: 1; }
+.skip-link:focus { left: 1rem; }
 @media (max-width: 40rem) {
   /* Each cell names its column (data-label, read by screen readers too), so the header row can go. */
   table.stack thead { display: none; }

@@ -24,7 +24,7 @@ export function renderSearchPage(model: SearchPageModel): string {
       feeds: [{ title: 'New and updated skills', href: '/feed.xml' }],
     },
     html`<h1${home ? html` class="home-title"` : html` class="visually-hidden"`}>${home ? 'Find a skill' : 'Search results'}</h1>
-${searchForm(model.query, model.filters)}
+${searchForm(model.query, model.filters, { autofocus: home })}
 ${model.error ? html`<p class="notice" role="alert">${model.error}</p>` : ''}
 ${
   model.status?.skills === 0

@@ -258,6 +258,8 @@ describe.skipIf(!chromiumFound.path)('browsing in Chromium', () => {
         const res = await page.goto(`${baseUrl}${url}`);
         expect(res?.status(), url).toBe(status);
         await page.screenshot({ path: path.join(shots, `${name}-${width}.png`), fullPage: true });
+        // The first screenful as well, at full resolution, for reading the details.
+        await page.screenshot({ path: path.join(shots, `${name}-${width}-top.png`) });
         // Table headers are single words: none is split over lines (a column squashed to a letter or two).
         const splitHeaders = await page.evaluate(() =>
           [...document.querySelectorAll('th')]

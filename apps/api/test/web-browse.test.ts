@@ -129,6 +129,17 @@ describe('collection, menu and over-cap pages', () => {
     expect(res.body).toContain('<a href="/n/pubteam">hub:pubteam</a>');
   });
 
+  it('keeps a private collection and its skills a 404 page to anyone outside the team', async () => {
+    for (const url of [
+      '/s/hub:pubteam/hidden',
+      '/s/hub:pubteam/hidden/x',
+      '/badge/hub:pubteam/hidden/x.svg',
+    ]) {
+      expect((await get(url)).status, url).toBe(404);
+      expect((await get(url, auth(tokens, 'reader'))).status, url).toBe(200);
+    }
+  });
+
   it('offers only the commands the client runs on a folder', async () => {
     const res = await get('/s/hub:pubteam/guides');
     expect(res.body).toContain('atskills get hub:pubteam/guides\natskills install hub:pubteam/guides');

@@ -28,6 +28,8 @@ const PAGE_TYPES: ReadonlyArray<{ name: string; url: string; status: number }> =
   { name: 'over-cap', url: '/s/gh:bigco/mono/packs', status: 422 },
   { name: 'skill', url: '/s/gh:acme/tools/skills/deploy-runbook', status: 200 },
   { name: 'flagged-skill', url: '/s/gh:acme/tools/skills/installer', status: 200 },
+  { name: 'gone-skill', url: '/s/gh:acme/tools/skills/legacy-deploy', status: 410 },
+  { name: 'not-found', url: '/s/gh:nobody/nothing/here', status: 404 },
   { name: 'about-metrics', url: '/about/metrics', status: 200 },
   { name: 'docs', url: '/docs', status: 200 },
 ];

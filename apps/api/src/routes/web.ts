@@ -152,7 +152,14 @@ async function searchPage(app: FastifyInstance, request: FastifyRequest, reply: 
   if (form.error) return sendPage(reply, 400, renderSearchPage({ ...model, error: form.error }));
   if (form.q === '') {
     // Browsing needs a non-empty index; an empty one keeps the hint on how to fill it.
-    const browse = status && status.skills > 0 ? await getHomeOverview(app.db, request.viewer) : undefined;
+    // Like the status box, the lists must not take the search box down with them.
+    const browse =
+      status && status.skills > 0
+        ? await getHomeOverview(app.db, request.viewer).catch((err: unknown) => {
+            request.log.warn({ err }, 'browse lists unavailable');
+            return undefined;
+          })
+        : undefined;
     return sendPage(reply, 200, renderSearchPage({ ...model, ...(browse ? { browse } : {}) }));
   }
   try {

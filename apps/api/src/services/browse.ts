@@ -84,6 +84,8 @@ export interface OwnerOverview {
   /** The stored spelling (gh owners are matched in any case). */
   owner: string;
   skills: number;
+  /** How many repositories or collections it has (the list below stops at 500). */
+  containerCount: number;
   containers: ContainerSummary[];
   updated: SkillSummary[];
 }
@@ -104,7 +106,14 @@ export async function getOwnerOverview(
     listContainers(db, viewer, filter, 500),
     listRecentSkills(db, viewer, filter, 'updated', HOME_LIST),
   ]);
-  return { source, owner: found.owner, skills: found.skills, containers, updated };
+  return {
+    source,
+    owner: found.owner,
+    skills: found.skills,
+    containerCount: found.containers,
+    containers,
+    updated,
+  };
 }
 
 /** A feed's entries: the public skills changed last, newest first, optionally of one owner (404 if unknown). */

@@ -191,6 +191,8 @@ export interface OwnerPageModel {
   source: 'gh' | 'hub';
   owner: string;
   skills: number;
+  /** Repositories or collections in all (the list may be cut short). */
+  containerCount: number;
   containers: ContainerLinkView[];
   updated: SkillLinkView[];
 }

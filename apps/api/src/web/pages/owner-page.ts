@@ -18,7 +18,7 @@ export function renderOwnerPage(model: OwnerPageModel): string {
     },
     html`<h1 class="skill-title"><code>${model.source}:${model.owner}</code></h1>
 <p class="lead">${gh ? 'A GitHub owner' : 'A hub namespace'}: ${formatCount(model.skills)} skill${model.skills === 1 ? '' : 's'} in
-${formatCount(model.containers.length)} ${model.containers.length === 1 ? (gh ? 'repository' : 'collection') : kind}.</p>
+${formatCount(model.containerCount)} ${model.containerCount === 1 ? (gh ? 'repository' : 'collection') : kind}.</p>
 <dl class="facts">
 ${gh ? html`<dt>On GitHub</dt><dd><a href="https://github.com/${encodeURIComponent(model.owner)}" rel="nofollow noopener noreferrer">github.com/${model.owner} ↗</a></dd>` : ''}
 <dt>Feed</dt><dd><a href="${feed}">Atom feed of new and updated skills</a></dd>

@@ -5,7 +5,7 @@ import fp from 'fastify-plugin';
 import { toProblem } from '../plugins/errors.js';
 import { type HttpProblem, problem } from '../problems.js';
 import type { SearchHitResponse, SkillView, StatsResponse } from '../schemas.js';
-import { getFeedSkills, getHomeOverview, getOwnerOverview, getSkillHistory } from '../services/browse.js';
+import { getHomeOverview, getSkillHistory } from '../services/browse.js';
 import { findingsOfHits } from '../services/flags.js';
 import { getRepositoryReport, getStats } from '../services/index-info.js';
 import { parseRepositoryName, repositoryStatusUrl } from '../services/indexing/index-requests.js';
@@ -15,16 +15,14 @@ import { searchSkills } from '../services/search.js';
 import { getSkillView } from '../services/skill-view.js';
 import { ASSETS } from '../web/assets/index.js';
 import { renderUsesBadge } from '../web/badge.js';
-import { renderFeed } from '../web/feed.js';
 import { CONTENT_SECURITY_POLICY } from '../web/layout.js';
 import { renderErrorPage } from '../web/pages/error-page.js';
 import { renderMenuPage } from '../web/pages/menu-page.js';
 import { renderMetricsPage } from '../web/pages/metrics-page.js';
-import { renderOwnerPage } from '../web/pages/owner-page.js';
 import { renderRepositoryPage } from '../web/pages/repository-page.js';
 import { renderSearchPage } from '../web/pages/search-page.js';
 import { renderSkillPage } from '../web/pages/skill-page.js';
-import { ownerFeedUrl, ownerPageUrl, repositoryPageUrl } from '../web/urls.js';
+import { repositoryPageUrl } from '../web/urls.js';
 import type {
   CrawlStatusView,
   ErrorPageModel,
@@ -35,6 +33,7 @@ import type {
   SkillPageModel,
 } from '../web/view-models.js';
 import { ifNoneMatchHits } from './caching.js';
+import { registerBrowseRoutes } from './web-browse.js';
 
 // The server-rendered pages: `/` (search), `/s/<identity>` (a skill or a menu) and their static assets.
 // Pages read through the same services as the JSON API, always with `request.viewer`, so a page never shows
@@ -271,50 +270,6 @@ async function skillPage(app: FastifyInstance, request: FastifyRequest, reply: F
   );
 }
 
-const OWNER_SOURCES = { o: 'gh', n: 'hub' } as const;
-
-/** Reads an owner or namespace from a URL: short plain names only, anything else is simply not found. */
-function ownerParam(value: string): string {
-  if (value.length === 0 || value.length > 100 || /[/\s]/.test(value)) {
-    throw problem('not-found', 'No such owner or namespace');
-  }
-  return value;
-}
-
-/** /o/<owner> (a GitHub owner) and /n/<namespace> (a hub namespace): what the viewer may see of it. */
-async function ownerPage(
-  app: FastifyInstance,
-  request: FastifyRequest<{ Params: { owner: string } }>,
-  reply: FastifyReply,
-  source: 'gh' | 'hub',
-) {
-  const overview = await getOwnerOverview(app.db, request.viewer, source, ownerParam(request.params.owner));
-  return sendPage(reply, 200, renderOwnerPage(overview));
-}
-
-/** /feed.xml and /o|n/<owner>/feed.xml: Atom feeds of public skills only, whoever asks, so any cache may keep them. */
-async function feed(
-  app: FastifyInstance,
-  request: FastifyRequest<{ Params: { owner?: string } }>,
-  reply: FastifyReply,
-  source?: 'gh' | 'hub',
-) {
-  const owner = source && request.params.owner !== undefined ? ownerParam(request.params.owner) : undefined;
-  const found = await getFeedSkills(app.db, source && owner ? { source, owner } : undefined);
-  const pagePath = source && found.owner ? ownerPageUrl(source, found.owner) : '/';
-  const body = renderFeed({
-    hubUrl: app.config.publicUrl,
-    selfPath: source && found.owner ? ownerFeedUrl(source, found.owner) : '/feed.xml',
-    pagePath,
-    title: found.owner ? `New and updated skills of ${source}:${found.owner}` : 'New and updated skills',
-    entries: found.skills,
-  });
-  const etag = createHash('sha256').update(body).digest('base64url').slice(0, 27);
-  reply.header('etag', `"${etag}"`).header('cache-control', 'public, max-age=300');
-  if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send();
-  return reply.header('content-type', 'application/atom+xml; charset=utf-8').send(body);
-}
-
 /** /r/<owner>/<repo>: the index status of a repository as a page (the same answer as GET /v1/repos/...). */
 async function repositoryPage(
   app: FastifyInstance,
@@ -401,17 +356,7 @@ export default fp(
       web.get('/r/:owner/:repo', { schema: { hide: true } }, (request, reply) =>
         repositoryPage(web, request as FastifyRequest<{ Params: { owner: string; repo: string } }>, reply),
       );
-      for (const [prefix, source] of Object.entries(OWNER_SOURCES)) {
-        web.get(`/${prefix}/:owner`, { schema: { hide: true } }, (request, reply) =>
-          ownerPage(web, request as FastifyRequest<{ Params: { owner: string } }>, reply, source),
-        );
-        web.get(`/${prefix}/:owner/feed.xml`, { schema: { hide: true } }, (request, reply) =>
-          feed(web, request as FastifyRequest<{ Params: { owner: string } }>, reply, source),
-        );
-      }
-      web.get('/feed.xml', { schema: { hide: true } }, (request, reply) =>
-        feed(web, request as FastifyRequest<{ Params: { owner?: string } }>, reply),
-      );
+      registerBrowseRoutes(web, sendPage);
       web.get('/badge/*', { schema: { hide: true } }, (request, reply) => badge(web, request, reply));
       web.get('/about/metrics', { schema: { hide: true } }, (_request, reply) =>
         sendPage(reply, 200, renderMetricsPage()),

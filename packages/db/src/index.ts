@@ -10,6 +10,7 @@ export * from './repositories/indexing.js';
 export * from './repositories/invitations.js';
 export * from './repositories/links.js';
 export * from './repositories/publish-write.js';
+export * from './repositories/read-browse.js';
 export * from './repositories/read-repos.js';
 export * from './repositories/read-scope.js';
 export * from './repositories/read-search.js';

@@ -6,11 +6,11 @@ describe('loadSettings', () => {
   it('applies defaults', () => {
     const settings = loadSettings({});
     expect(settings).toMatchObject({
-      GITHUB_API_URL: 'https://api.github.com',
-      GIT_BASE_URL: 'https://github.com',
-      CRAWL_MAX_FILE_BYTES: 1024 * 1024,
+      githubApiUrl: 'https://api.github.com',
+      gitBaseUrl: 'https://github.com',
+      crawlMaxFileBytes: 1024 * 1024,
     });
-    expect(settings.GITHUB_TOKEN).toBeUndefined();
+    expect(settings.githubToken).toBeUndefined();
     expect(Object.isFrozen(settings)).toBe(true);
   });
 
@@ -23,7 +23,7 @@ describe('loadSettings', () => {
   });
 
   it('reads the shutdown deadline the hub reads', () => {
-    expect(loadSettings({}).SHUTDOWN_TIMEOUT_MS).toBe(25_000);
-    expect(loadSettings({ SHUTDOWN_TIMEOUT_MS: '5000' }).SHUTDOWN_TIMEOUT_MS).toBe(5_000);
+    expect(loadSettings({}).shutdownTimeoutMs).toBe(25_000);
+    expect(loadSettings({ SHUTDOWN_TIMEOUT_MS: '5000' }).shutdownTimeoutMs).toBe(5_000);
   });
 });

@@ -5,8 +5,9 @@ import {
   LogLevel,
   optionalText,
   optionalUrl,
-  parseEnv,
+  parseSettings,
   positiveInt,
+  type Settings,
   SHUTDOWN_SETTING,
 } from '@atskills/protocol/config';
 import { z } from 'zod';
@@ -54,15 +55,19 @@ export const CrawlerSettingsSchema = z.object({
   ...GithubAuthEnvSchema.shape,
 });
 
-export type CrawlerSettings = Readonly<z.infer<typeof CrawlerSettingsSchema>>;
+/** The crawler's settings, named in camelCase (`CRAWL_CONCURRENCY` -> `crawlConcurrency`). */
+export type CrawlerSettings = Settings<z.infer<typeof CrawlerSettingsSchema>>;
+
+/** The environment variables the crawler reads. */
+export type CrawlerVariable = keyof z.infer<typeof CrawlerSettingsSchema>;
 
 /** Parses settings from an environment-like object (fails fast, naming the variable), frozen. */
 export function loadSettings(env: Env = process.env): CrawlerSettings {
-  return parseEnv(CrawlerSettingsSchema, env, 'crawler settings');
+  return parseSettings(CrawlerSettingsSchema, env, 'crawler settings');
 }
 
 /** Settings for tests and embedding: defaults plus the given overrides, validated the same way. */
-export function settingsWith(overrides: Partial<Record<keyof CrawlerSettings, string | number | undefined>>) {
+export function settingsWith(overrides: Partial<Record<CrawlerVariable, string | number | undefined>>) {
   const env: Record<string, string | undefined> = {};
   for (const [key, value] of Object.entries(overrides))
     env[key] = value === undefined ? undefined : String(value);

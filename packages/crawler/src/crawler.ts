@@ -39,7 +39,7 @@ import { ShutdownError } from './shutdown.js';
 export interface CreateCrawlerOptions {
   db: Database;
   settings: CrawlerSettings;
-  /** Redis URL; defaults to settings.REDIS_URL. Without one, jobs run in this process. */
+  /** Redis URL; defaults to settings.redisUrl. Without one, jobs run in this process. */
   redis?: string;
   logger?: Logger;
   /** Process jobs in this process (default true). False only enqueues (BullMQ mode: other workers run them). */
@@ -75,7 +75,7 @@ async function withJobSignal<T>(
   run: (context: JobContext) => Promise<T>,
 ): Promise<T> {
   const controller = new AbortController();
-  const timeoutMs = deps.settings.CRAWL_JOB_TIMEOUT_MS;
+  const timeoutMs = deps.settings.crawlJobTimeoutMs;
   const arm = () =>
     setTimeout(() => controller.abort(new Error(`job timeout of ${timeoutMs} ms`)), timeoutMs);
   let timer = arm();
@@ -134,10 +134,10 @@ function handlers(
 /** Creates the crawler over BullMQ (when a Redis URL is set) or an in-process queue. */
 export function createCrawler(options: CreateCrawlerOptions): Crawler {
   const { db, settings } = options;
-  const logger = options.logger ?? createLogger(settings.LOG_LEVEL);
+  const logger = options.logger ?? createLogger(settings.logLevel);
   const github = new GithubClient({
-    baseUrl: settings.GITHUB_API_URL,
-    token: settings.GITHUB_TOKEN,
+    baseUrl: settings.githubApiUrl,
+    token: settings.githubToken,
     logger,
     ...(options.metrics?.githubRateLimit ? { onRateLimitRemaining: options.metrics.githubRateLimit } : {}),
   });
@@ -146,22 +146,22 @@ export function createCrawler(options: CreateCrawlerOptions): Crawler {
     settings,
     github,
     logger,
-    contentPool: new ContentPool(settings.CRAWL_CONTENT_PROCESSES),
-    gitSlots: new GitSlots(Math.min(settings.CRAWL_GIT_CONCURRENCY, settings.CRAWL_CONCURRENCY)),
+    contentPool: new ContentPool(settings.crawlContentProcesses),
+    gitSlots: new GitSlots(Math.min(settings.crawlGitConcurrency, settings.crawlConcurrency)),
     unchangedReports: new UnchangedReportBatch(db, (runIds) => completeRuns(deps, runIds)),
   };
   const linkAccess =
     options.linkAccess ??
     new LinkAccess(
       loadGithubAuthSettings({
-        GITHUB_APP_ID: settings.GITHUB_APP_ID,
-        GITHUB_APP_PRIVATE_KEY: settings.GITHUB_APP_PRIVATE_KEY,
-        GITHUB_APP_SLUG: settings.GITHUB_APP_SLUG,
-        LINK_TOKEN_KEYS: settings.LINK_TOKEN_KEYS,
+        GITHUB_APP_ID: settings.githubAppId,
+        GITHUB_APP_PRIVATE_KEY: settings.githubAppPrivateKey,
+        GITHUB_APP_SLUG: settings.githubAppSlug,
+        LINK_TOKEN_KEYS: settings.linkTokenKeys,
       }),
-      settings.GITHUB_API_URL,
+      settings.githubApiUrl,
     );
-  const redisUrl = options.redis ?? settings.REDIS_URL;
+  const redisUrl = options.redis ?? settings.redisUrl;
   const common = {
     startRunRow: (input: { kind: CrawlRunKind; requestId?: string }) =>
       createCrawlRun(db, { kind: input.kind, requestId: input.requestId }),
@@ -205,8 +205,8 @@ function inProcessCrawler(deps: CrawlDeps, linkAccess: LinkAccess, common: Commo
   const { settings, logger } = deps;
   const shutdown = new AbortController();
   const options = {
-    attempts: settings.CRAWL_ATTEMPTS,
-    backoffMs: settings.CRAWL_BACKOFF_MS,
+    attempts: settings.crawlAttempts,
+    backoffMs: settings.crawlBackoffMs,
     onError: (error: unknown, job: { id: string }) =>
       logger.warn({ err: error, jobId: job.id }, 'job attempt failed'),
   };
@@ -228,15 +228,15 @@ function inProcessCrawler(deps: CrawlDeps, linkAccess: LinkAccess, common: Commo
       run.repository(data, { finalAttempt: meta.finalAttempt, shutdown: shutdown.signal }),
     {
       ...options,
-      concurrency: settings.CRAWL_CONCURRENCY,
-      limiter: { max: settings.CRAWL_RATE_LIMIT_PER_MINUTE, durationMs: 60_000 },
+      concurrency: settings.crawlConcurrency,
+      limiter: { max: settings.crawlRateLimitPerMinute, durationMs: 60_000 },
     },
   );
   const linkQueue = new InProcessQueue(
     'link',
     (data: LinkJobData, meta) =>
       run.link(data, { finalAttempt: meta.finalAttempt, shutdown: shutdown.signal }),
-    { ...options, concurrency: settings.CRAWL_GIT_CONCURRENCY },
+    { ...options, concurrency: settings.crawlGitConcurrency },
   );
   return {
     mode: 'in-process',
@@ -292,7 +292,7 @@ function bullmqCrawler(
   };
   const queueOptions = (): QueueOptions => ({
     connection: connection(),
-    prefix: settings.CRAWL_QUEUE_PREFIX,
+    prefix: settings.crawlQueuePrefix,
   });
   const discoverQueue = new Queue(QUEUES.discover.name, {
     ...queueOptions(),
@@ -345,9 +345,9 @@ function bullmqCrawler(
 
   if (work) {
     const workerOptions = {
-      prefix: settings.CRAWL_QUEUE_PREFIX,
-      lockDuration: settings.CRAWL_LOCK_DURATION_MS,
-      stalledInterval: Math.max(1000, Math.floor(settings.CRAWL_LOCK_DURATION_MS / 2)),
+      prefix: settings.crawlQueuePrefix,
+      lockDuration: settings.crawlLockDurationMs,
+      stalledInterval: Math.max(1000, Math.floor(settings.crawlLockDurationMs / 2)),
       maxStalledCount: 2,
     };
     const discoverWorker: Worker = new Worker(
@@ -371,8 +371,8 @@ function bullmqCrawler(
       {
         ...workerOptions,
         connection: connection(),
-        concurrency: settings.CRAWL_CONCURRENCY,
-        limiter: { max: settings.CRAWL_RATE_LIMIT_PER_MINUTE, duration: 60_000 },
+        concurrency: settings.crawlConcurrency,
+        limiter: { max: settings.crawlRateLimitPerMinute, duration: 60_000 },
       },
     );
     const linkWorker: Worker = new Worker(
@@ -385,7 +385,7 @@ function bullmqCrawler(
             shutdown: shutdown.signal,
           }),
       ),
-      { ...workerOptions, connection: connection(), concurrency: settings.CRAWL_GIT_CONCURRENCY },
+      { ...workerOptions, connection: connection(), concurrency: settings.crawlGitConcurrency },
     );
     for (const worker of [discoverWorker, repositoryWorker, linkWorker]) {
       worker.on('error', (err) => logger.error({ err, queue: worker.name }, 'worker error'));

@@ -41,7 +41,7 @@ describe('job ids and options', () => {
   });
 
   it('discovery is retried at most three times', () => {
-    const settings = { CRAWL_ATTEMPTS: 5, CRAWL_BACKOFF_MS: 100 };
+    const settings = { crawlAttempts: 5, crawlBackoffMs: 100 };
     expect(jobOptions('repository', settings).attempts).toBe(5);
     expect(jobOptions('discover', settings).attempts).toBe(3);
     expect(jobOptions('repository', settings).backoff).toEqual({ type: 'exponential', delay: 100 });

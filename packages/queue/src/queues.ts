@@ -72,20 +72,20 @@ export const CRAWL_QUEUE_NAMES = [QUEUES.discover.name, QUEUES.repository.name, 
 
 /** The retry settings job options depend on (the crawler's CRAWL_ATTEMPTS and CRAWL_BACKOFF_MS). */
 export interface RetrySettings {
-  readonly CRAWL_ATTEMPTS: number;
-  readonly CRAWL_BACKOFF_MS: number;
+  readonly crawlAttempts: number;
+  readonly crawlBackoffMs: number;
 }
 
 /** Default options of each work queue's jobs: explicit retries, exponential backoff and retention. */
 export function jobOptions(queue: 'discover' | 'repository' | 'link', settings: RetrySettings): JobsOptions {
   const base: JobsOptions = {
-    attempts: settings.CRAWL_ATTEMPTS,
-    backoff: { type: 'exponential', delay: settings.CRAWL_BACKOFF_MS },
+    attempts: settings.crawlAttempts,
+    backoff: { type: 'exponential', delay: settings.crawlBackoffMs },
     // Postgres holds the crawl's results; Redis keeps only enough history to operate the queue.
     removeOnComplete: { age: 24 * 3600, count: 10_000 },
     removeOnFail: { age: 7 * 24 * 3600, count: 10_000 },
   };
-  return queue === 'discover' ? { ...base, attempts: Math.min(settings.CRAWL_ATTEMPTS, 3) } : base;
+  return queue === 'discover' ? { ...base, attempts: Math.min(settings.crawlAttempts, 3) } : base;
 }
 
 /**

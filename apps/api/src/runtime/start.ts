@@ -157,7 +157,7 @@ export async function startHub(options: StartOptions = {}): Promise<RunningHub> 
     // The dashboard reads the crawler's queues through its own handles (same names and prefix).
     const boardQueues = redis
       ? [...CRAWL_QUEUE_NAMES, QUEUES.schedule.name].map(
-          (name) => new Queue(name, { connection: redis, prefix: crawlerSettings.CRAWL_QUEUE_PREFIX }),
+          (name) => new Queue(name, { connection: redis, prefix: crawlerSettings.crawlQueuePrefix }),
         )
       : [];
     for (const queue of boardQueues) cleanups.push(() => queue.close());
@@ -184,7 +184,7 @@ export async function startHub(options: StartOptions = {}): Promise<RunningHub> 
         indexLink: (linkId) => crawler.enqueueLinkIndex(linkId),
         everyMs: ops.recrawlTickMs,
         ...(redis ? { redis } : {}),
-        prefix: crawlerSettings.CRAWL_QUEUE_PREFIX,
+        prefix: crawlerSettings.crawlQueuePrefix,
         logger: logger.child({ component: 'schedule' }),
       });
       const running = scheduler;
@@ -196,11 +196,11 @@ export async function startHub(options: StartOptions = {}): Promise<RunningHub> 
     }
 
     // Workers spend the GitHub budget elsewhere: ask GitHub what is left of the token they share.
-    if (config.redisUrl && crawlerSettings.GITHUB_TOKEN) {
+    if (config.redisUrl && crawlerSettings.githubToken) {
       const sink = crawlMetricsSink(metrics);
       const rateLimit = startGithubRateLimitPoll({
-        apiUrl: crawlerSettings.GITHUB_API_URL,
-        token: crawlerSettings.GITHUB_TOKEN,
+        apiUrl: crawlerSettings.githubApiUrl,
+        token: crawlerSettings.githubToken,
         report: (remaining, resource) => sink.githubRateLimit(remaining, resource),
         logger,
       });
@@ -215,7 +215,7 @@ export async function startHub(options: StartOptions = {}): Promise<RunningHub> 
         db: database.db,
         engine: app.searchEngine,
         ...(redis ? { redis } : {}),
-        prefix: crawlerSettings.CRAWL_QUEUE_PREFIX,
+        prefix: crawlerSettings.crawlQueuePrefix,
         logger: logger.child({ component: 'search-sync' }),
       });
       cleanups.push(() => sync.close());

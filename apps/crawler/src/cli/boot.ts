@@ -11,13 +11,13 @@ export interface Booted {
 /** Reads settings (fail fast), connects to Postgres and applies pending migrations. */
 export async function boot(options: { quiet?: boolean } = {}): Promise<Booted> {
   const settings = loadSettings();
-  if (!settings.DATABASE_URL) {
+  if (!settings.databaseUrl) {
     throw new Error(
       'DATABASE_URL is not set: the crawler writes its index to Postgres (e.g. postgres://postgres@127.0.0.1:5432/postgres).',
     );
   }
   // On a terminal the progress line is the output; logs below warn would tear it.
-  const level = options.quiet && !process.env.LOG_LEVEL ? 'warn' : settings.LOG_LEVEL;
+  const level = options.quiet && !process.env.LOG_LEVEL ? 'warn' : settings.logLevel;
   const logger = createLogger(level);
   // Every job that fetches with git holds a connection for its transaction; the others (one statement each,
   // and the batch of unchanged reports) share a few; leave room for progress and status queries.
@@ -25,9 +25,9 @@ export async function boot(options: { quiet?: boolean } = {}): Promise<Booted> {
     ...databaseOptions(
       'crawler',
       {},
-      { max: Math.min(settings.CRAWL_CONCURRENCY, settings.CRAWL_GIT_CONCURRENCY) + 8 },
+      { max: Math.min(settings.crawlConcurrency, settings.crawlGitConcurrency) + 8 },
     ),
-    url: settings.DATABASE_URL,
+    url: settings.databaseUrl,
   });
   await migrate(database);
   return { settings, logger, database };

@@ -56,7 +56,7 @@ export async function crawlCommand(options: CrawlCommandOptions & { rebuild?: bo
   const stop = async () => {
     if (stopping) return;
     stopping = true;
-    await crawler.close({ deadlineMs: settings.SHUTDOWN_TIMEOUT_MS });
+    await crawler.close({ deadlineMs: settings.shutdownTimeoutMs });
     await database.close();
     process.exit(130);
   };
@@ -95,7 +95,7 @@ export async function crawlCommand(options: CrawlCommandOptions & { rebuild?: bo
     }
     return failed.length > 0 ? 1 : 0;
   } finally {
-    await crawler.close({ deadlineMs: settings.SHUTDOWN_TIMEOUT_MS });
+    await crawler.close({ deadlineMs: settings.shutdownTimeoutMs });
     await database.close();
   }
 }
@@ -103,11 +103,11 @@ export async function crawlCommand(options: CrawlCommandOptions & { rebuild?: bo
 /** `crawler worker`: runs jobs until SIGTERM/SIGINT, then finishes or releases its jobs within a deadline. */
 export async function workerCommand(options: { shutdownDeadlineMs?: number } = {}): Promise<void> {
   const { settings, logger, database } = await boot();
-  if (!settings.REDIS_URL)
+  if (!settings.redisUrl)
     throw new Error('REDIS_URL is not set: `crawler worker` takes jobs from Redis (BullMQ).');
   const crawler = createCrawler({ db: database.db, settings, logger, work: true });
   logger.info(
-    { concurrency: settings.CRAWL_CONCURRENCY, prefix: settings.CRAWL_QUEUE_PREFIX },
+    { concurrency: settings.crawlConcurrency, prefix: settings.crawlQueuePrefix },
     'worker started',
   );
   await new Promise<void>((resolve) => {
@@ -118,7 +118,7 @@ export async function workerCommand(options: { shutdownDeadlineMs?: number } = {
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
   });
-  await crawler.close({ deadlineMs: options.shutdownDeadlineMs ?? settings.SHUTDOWN_TIMEOUT_MS });
+  await crawler.close({ deadlineMs: options.shutdownDeadlineMs ?? settings.shutdownTimeoutMs });
   await database.close();
   logger.info('worker stopped');
 }

@@ -36,7 +36,7 @@ export const LINK_MARKER_FILE = '.atskills-link';
 /** What a link index needs (passed in; nothing is read from globals). */
 export interface LinkIndexDeps {
   db: Database;
-  settings: Pick<CrawlerSettings, 'GIT_BASE_URL' | 'CRAWL_MAX_FILE_BYTES' | 'CRAWL_WORK_DIR'>;
+  settings: Pick<CrawlerSettings, 'gitBaseUrl' | 'crawlMaxFileBytes' | 'crawlWorkDir'>;
   access: LinkAccess;
   logger: Logger;
 }
@@ -128,7 +128,7 @@ async function indexOnce(
       repo = await access.readRepository(link.githubOwner, link.githubRepo, token);
     }
     if (repo.id !== link.githubRepoId) await setLinkRepositoryId(db, link.id, repo.id);
-    const url = `${settings.GIT_BASE_URL.replace(/\/+$/, '')}/${repo.owner}/${repo.name}.git`;
+    const url = `${settings.gitBaseUrl.replace(/\/+$/, '')}/${repo.owner}/${repo.name}.git`;
     const remote = { token, signal: ctx.signal };
     const stored = await storedLinkedSkills(db, link.collectionId);
 
@@ -153,7 +153,7 @@ async function indexOnce(
       return { outcome: 'unchanged', skills: skills.length };
     }
 
-    snapshot = await RemoteSnapshot.open(url, { ...remote, workDir: settings.CRAWL_WORK_DIR });
+    snapshot = await RemoteSnapshot.open(url, { ...remote, workDir: settings.crawlWorkDir });
     const fetched = await snapshot.fetchTrees(head.branch ?? repo.defaultBranch);
     if (fetched.commit === null)
       throw new LinkFailure('empty-repository', 'The repository has no commits yet.');
@@ -205,7 +205,7 @@ async function indexOnce(
     const wanted = changed.map((f) => f.revision);
     // The marker is one small blob wanted by its sha (explicit wants ignore the size filter).
     if (link.credential === 'app' && marker?.sha) wanted.push(marker.sha);
-    const blobs = await snapshot.fetchFolderBlobs(wanted, settings.CRAWL_MAX_FILE_BYTES);
+    const blobs = await snapshot.fetchFolderBlobs(wanted, settings.crawlMaxFileBytes);
     if (link.credential === 'app') {
       const content = marker?.sha ? blobs.get(marker.sha) : undefined;
       if (
@@ -223,7 +223,7 @@ async function indexOnce(
     const errors: LinkProblem[] = [];
     const prepared = changed.map((f) => ({
       folder: f,
-      content: folderContent(f.path, entries, blobs, settings.CRAWL_MAX_FILE_BYTES, link.collection, errors),
+      content: folderContent(f.path, entries, blobs, settings.crawlMaxFileBytes, link.collection, errors),
     }));
     problems.push(...errors.map((e) => ({ ...e, path: inRepo(folder, e.path) })));
     const verdicts = await cachedSafetyVerdicts(

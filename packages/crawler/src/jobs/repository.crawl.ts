@@ -150,7 +150,7 @@ export async function crawlRepository(
     if ('report' in probed) return await finish(job, probed.report);
 
     const { url, token, signal } = job.remote;
-    snapshot = await RemoteSnapshot.open(url, { token, signal, workDir: deps.settings.CRAWL_WORK_DIR });
+    snapshot = await RemoteSnapshot.open(url, { token, signal, workDir: deps.settings.crawlWorkDir });
     const tree = await fetchTree(job, snapshot, probed.head);
     if (!tree) return await finish(job, emptyReport(metadata.write, { commit: null, branch: null }));
     const folders = await leafRule(job, tree);
@@ -194,8 +194,8 @@ async function openJob(
     log,
     startedAt,
     remote: {
-      url: githubGitUrl(settings.GIT_BASE_URL, data.owner, data.repo),
-      token: settings.GITHUB_TOKEN,
+      url: githubGitUrl(settings.gitBaseUrl, data.owner, data.repo),
+      token: settings.githubToken,
       signal: ctx.signal,
     },
     warnings: [],
@@ -265,7 +265,7 @@ async function followRename(
   job.owner = current.owner;
   job.repo = current.name;
   job.repository = await ensureRepository(db, job.owner, job.repo, { started: true });
-  job.remote.url = githubGitUrl(settings.GIT_BASE_URL, job.owner, job.repo);
+  job.remote.url = githubGitUrl(settings.gitBaseUrl, job.owner, job.repo);
 }
 
 type Head = { commit: string | null; branch: string | null };
@@ -402,7 +402,7 @@ async function fetchBlobs(
 ): Promise<Map<string, Buffer>> {
   const blobs = await snapshot.fetchFolderBlobs(
     changed.map((f) => f.revision),
-    job.deps.settings.CRAWL_MAX_FILE_BYTES,
+    job.deps.settings.crawlMaxFileBytes,
   );
   job.phaseDone('blobs');
   return blobs;
@@ -419,7 +419,7 @@ async function buildContent(
   blobs: Map<string, Buffer>,
 ): Promise<SeenSkill[]> {
   const listing = new SortedListing(tree.entries);
-  const maxBytes = job.deps.settings.CRAWL_MAX_FILE_BYTES;
+  const maxBytes = job.deps.settings.crawlMaxFileBytes;
   const { contentPool } = job.deps;
   const inputs = folders.changed.map((folder) =>
     folderInput(folder.path, listing.under(folder.path), blobs, maxBytes, job.repo),
@@ -539,7 +539,7 @@ function failureOf(job: RepositoryJob, error: unknown): ReportParts {
     // Not retried: a hanging server would hold a worker for every attempt; the next crawl tries again.
     return failureReport({
       code: 'timeout',
-      message: `Timed out after ${job.deps.settings.CRAWL_JOB_TIMEOUT_MS} ms: ${error.message}`,
+      message: `Timed out after ${job.deps.settings.crawlJobTimeoutMs} ms: ${error.message}`,
     });
   }
   if (error instanceof GitError && error.kind === 'access-denied') {

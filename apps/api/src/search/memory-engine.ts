@@ -9,6 +9,7 @@ import {
   loadSearchDocuments,
   loadSearchDocumentsById,
   loadSearchFolders,
+  loadWeeklyUses,
   type ReadScope,
   type SearchDocumentRow,
   type SearchFolderRow,
@@ -26,6 +27,8 @@ const BUILD_BATCH = 2_000;
 const SYNC_DEBOUNCE_MS = 50;
 /** Catch-up even without notifications (a feed that is down loses none: the scan is by transaction id). */
 const SYNC_INTERVAL_MS = 30_000;
+/** Weekly uses (the popularity prior) are re-read at most this often: uses roll up daily, not per write. */
+const USES_REFRESH_MS = 60_000;
 
 /** What /metrics and /readyz report about the in-memory index. */
 export interface MemoryIndexStatus {
@@ -69,6 +72,7 @@ function skillDocument(row: SearchDocumentRow): IndexDocument {
     visibility: row.visibility,
     headings: headingsOf(row.body),
     body: row.body,
+    weekUses: row.weekUses,
   };
 }
 
@@ -111,6 +115,7 @@ export function createMemoryEngine(
   let timer: NodeJS.Timeout | undefined;
   let debounce: NodeJS.Timeout | undefined;
   let closed = false;
+  let usesReadAt = 0;
 
   const estimateBytes = (i: SkillIndex) => {
     const s = i.stats();
@@ -169,6 +174,7 @@ export function createMemoryEngine(
     index = fresh;
     revisions = nextRevisions;
     mark = startMark;
+    usesReadAt = Date.now();
     buildSeconds = (performance.now() - started) / 1000;
     error = undefined;
     await doSync();
@@ -218,6 +224,10 @@ export function createMemoryEngine(
       for (const id of [...target.identities()]) {
         if (target.get(id)?.hit.kind === 'collection' && !folders.has(id)) target.remove(id);
       }
+    }
+    if (Date.now() - usesReadAt >= USES_REFRESH_MS) {
+      usesReadAt = Date.now();
+      target.setWeeklyUses(await loadWeeklyUses(db));
     }
     target.freezeStatistics();
     mark = nextMark;

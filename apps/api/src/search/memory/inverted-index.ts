@@ -26,6 +26,11 @@ const FIELD_AVG = [2, 30, 20, 600] as const;
 const K1 = 4;
 /** Body words indexed per document: bounds memory; headings are indexed whole. */
 export const MAX_BODY_WORDS = 1500;
+/**
+ * Candidates a term held by many documents contributes to a query (its strongest postings); past a few
+ * hundred results nobody pages, and every candidate costs a full score.
+ */
+export const CANDIDATE_CAP = 2000;
 
 /** What the index stores for one document (besides its postings). */
 export interface IndexedText {
@@ -42,6 +47,9 @@ class PostingList {
   n = 0;
   /** Documents holding the term when statistics were last frozen (0: not frozen yet). */
   frozenDf = 0;
+  /** Positions of the strongest postings (see impactHead), over the first `headUpTo` postings. */
+  private head: Uint32Array | null = null;
+  private headUpTo = 0;
   constructor(capacity: number) {
     this.ids = new Uint32Array(capacity);
     this.weights = new Float32Array(capacity);
@@ -60,6 +68,42 @@ class PostingList {
     this.weights[this.n] = weight;
     this.n++;
   }
+  /**
+   * Positions of the `cap` strongest postings among the first `headUpTo` (name matches first, then
+   * name or description, then by weight); postings added since are returned by the caller's tail scan.
+   * Built lazily with a linear-time selection and rebuilt once the tail grows past half of `cap`.
+   */
+  impactHead(cap: number): { head: Uint32Array; upTo: number } {
+    if (this.head && this.n - this.headUpTo <= cap / 2) return { head: this.head, upTo: this.headUpTo };
+    const n = this.n;
+    const keys = new Float32Array(n);
+    for (let i = 0; i < n; i++) keys[i] = impactKey(this.ids[i]! & 15, this.weights[i]!);
+    const threshold = kthLargest(keys.slice(), cap);
+    const head = new Uint32Array(Math.min(cap, n));
+    let k = 0;
+    for (let i = 0; i < n && k < head.length; i++) if (keys[i]! > threshold) head[k++] = i;
+    for (let i = 0; i < n && k < head.length; i++) if (keys[i] === threshold) head[k++] = i;
+    this.head = head;
+    this.headUpTo = n;
+    return { head, upTo: n };
+  }
+  /** Position of the first posting of a slot >= `doc`, searching from `from`. */
+  lowerBound(doc: number, from: number): number {
+    let lo = from;
+    let hi = this.n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.ids[mid]! >>> 4 < doc) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+  /** Shrinks the arrays to what they hold (after a build: doubling leaves up to half spare). */
+  trim() {
+    if (this.ids.length === this.n) return;
+    this.ids = this.ids.slice(0, this.n);
+    this.weights = this.weights.slice(0, this.n);
+  }
   /** Drops postings of dead slots (and spare capacity). */
   compact(alive: (slot: number) => boolean) {
     let w = 0;
@@ -72,7 +116,42 @@ class PostingList {
     this.n = w;
     this.ids = this.ids.slice(0, w);
     this.weights = this.weights.slice(0, w);
+    this.head = null;
+    this.headUpTo = 0;
   }
+}
+
+/** How strong a posting is for candidate selection: a name match above all, then the head, then weight. */
+function impactKey(mask: number, weight: number): number {
+  return (mask & 1 ? 1000 : 0) + (mask & 3 ? weight : weight / 2);
+}
+
+/** The k-th largest value of `values` (which it reorders): quickselect, linear on average. */
+function kthLargest(values: Float32Array, k: number): number {
+  if (k >= values.length) return Number.NEGATIVE_INFINITY;
+  const target = k - 1;
+  let lo = 0;
+  let hi = values.length - 1;
+  while (lo < hi) {
+    const pivot = values[(lo + hi) >>> 1]!;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (values[i]! > pivot) i++;
+      while (values[j]! < pivot) j--;
+      if (i <= j) {
+        const t = values[i]!;
+        values[i] = values[j]!;
+        values[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (target <= j) hi = j;
+    else if (target >= i) lo = i;
+    else return values[target]!;
+  }
+  return values[target]!;
 }
 
 /** A vocabulary word as typo correction and prefix completion see it. */
@@ -129,6 +208,16 @@ export class InvertedIndex {
   private total = new Float32Array(1024);
   private matched = new Uint32Array(1024);
   private head = new Uint32Array(1024);
+  private isCandidate = new Uint8Array(1024);
+  private readonly candidates: number[] = [];
+  private readonly touched: number[] = [];
+  /** Surface word -> index term (see termOfWord). */
+  private readonly terms = new Map<string, string>();
+  // Scratch of add(): term -> position in docTermList, 4 field frequencies per position.
+  private readonly docTerms = new Map<string, number>();
+  private readonly docTermList: string[] = [];
+  private readonly docSurfaces = new Set<string>();
+  private docTf = new Float64Array(4096);
 
   /** Live documents. */
   get size(): number {
@@ -151,34 +240,55 @@ export class InvertedIndex {
     this.ensureCapacity(this.slots);
     this.alive[slot] = 1;
     this.live++;
-    const perTerm = new Map<string, { tf: number[]; mask: number }>();
-    const surfaces = new Set<string>();
+    // Per-document term statistics in reused scratch (a build adds ~50 million words: no object per term).
+    const local = this.docTerms;
+    local.clear();
+    const terms = this.docTermList;
+    terms.length = 0;
+    const surfaces = this.docSurfaces;
+    surfaces.clear();
     const fieldWords = [
       textWords(text.name),
       textWords(text.description),
       textWords(text.headings),
-      textWords(text.body).slice(0, MAX_BODY_WORDS),
+      textWords(text.body),
     ];
-    fieldWords.forEach((words, f) => {
-      for (const word of words) {
+    if (fieldWords[3]!.length > MAX_BODY_WORDS) fieldWords[3]!.length = MAX_BODY_WORDS;
+    for (let f = 0; f < 4; f++) {
+      for (const word of fieldWords[f]!) {
         if (word.length > MAX_WORD_LENGTH) continue;
         surfaces.add(word);
-        const term = termOf(word);
-        let entry = perTerm.get(term);
-        if (!entry) {
-          entry = { tf: [0, 0, 0, 0], mask: 0 };
-          perTerm.set(term, entry);
+        const term = this.termOfWord(word);
+        let k = local.get(term);
+        if (k === undefined) {
+          k = terms.length;
+          terms.push(term);
+          local.set(term, k);
+          if (this.docTf.length < (k + 1) * 4) {
+            const grown = new Float64Array(this.docTf.length * 2);
+            grown.set(this.docTf);
+            this.docTf = grown;
+          }
+          this.docTf.fill(0, k * 4, k * 4 + 4);
         }
-        entry.tf[f]!++;
-        entry.mask |= 1 << f;
+        this.docTf[k * 4 + f]!++;
       }
-    });
+    }
     const norms = fieldWords.map(
       (w, f) => 1 - FIELD_B[f]! + (FIELD_B[f]! * Math.max(1, w.length)) / FIELD_AVG[f]!,
     );
-    for (const [term, { tf, mask }] of perTerm) {
+    const tfs = this.docTf;
+    for (let k = 0; k < terms.length; k++) {
+      const term = terms[k]!;
       let weight = 0;
-      for (let f = 0; f < 4; f++) if (tf[f]) weight += (FIELD_BOOST[f]! * tf[f]!) / norms[f]!;
+      let mask = 0;
+      for (let f = 0; f < 4; f++) {
+        const tf = tfs[k * 4 + f]!;
+        if (tf) {
+          weight += (FIELD_BOOST[f]! * tf) / norms[f]!;
+          mask |= 1 << f;
+        }
+      }
       let list = this.postings.get(term);
       if (!list) {
         list = new PostingList(1);
@@ -199,6 +309,16 @@ export class InvertedIndex {
       } else this.vocabulary.set(word, df + 1);
     }
     return slot;
+  }
+
+  /** termOf, memoised: the Porter stemmer is most of a build's time and the vocabulary repeats. */
+  private termOfWord(word: string): string {
+    let term = this.terms.get(word);
+    if (term === undefined) {
+      term = termOf(word);
+      this.terms.set(word, term);
+    }
+    return term;
   }
 
   /** Removes a document (its postings are dropped at the next compaction). */
@@ -290,7 +410,10 @@ export class InvertedIndex {
    */
   freezeStatistics(): void {
     this.statsN = this.live;
-    for (const list of this.postings.values()) list.frozenDf = list.n;
+    for (const list of this.postings.values()) {
+      list.frozenDf = list.n;
+      list.trim();
+    }
   }
 
   /** Live documents now against those the frozen statistics were taken over (1 = no drift). */
@@ -312,71 +435,135 @@ export class InvertedIndex {
   }
 
   /**
-   * Scores every live document matching at least one slot. `accept` filters slots (visibility, filters)
-   * before any scoring work is kept.
+   * Scores the candidates of a query. `accept` filters slots (visibility, filters) before any scoring work
+   * is kept. When `exhaustive`, every live document matching at least one slot is a candidate. Otherwise
+   * a term held by more than CANDIDATE_CAP documents contributes only its CANDIDATE_CAP strongest postings
+   * as candidates (name matches first: see impactKey), while every candidate still gets its full score from
+   * every term (a lookup in the term's slot-ordered postings): so a common word costs a bounded number of
+   * candidates instead of a pass over most of the index, and a score never depends on which candidates
+   * were drawn. `extra` adds candidates (exact names).
    */
-  score(slots: ScoringSlot[], accept: (slot: number) => boolean): Candidate[] {
-    const touchedAll: number[] = [];
-    const slotTouched: number[] = [];
-    const phraseTouched: number[] = [];
+  score(
+    slots: ScoringSlot[],
+    accept: (slot: number) => boolean,
+    exhaustive: boolean,
+    extra: readonly number[] = [],
+  ): Candidate[] {
+    const cap = exhaustive ? Number.POSITIVE_INFINITY : CANDIDATE_CAP;
+    const lists: PostingList[] = [];
+    for (const scoring of slots) {
+      for (const expansion of scoring.expansions) {
+        for (const term of expansion.terms) {
+          const list = this.postings.get(term);
+          if (list) lists.push(list);
+        }
+      }
+    }
+    // Candidates: every posting of a short list, the impact head and recent tail of a long one.
+    const cands = this.candidates;
+    cands.length = 0;
+    const mark = this.isCandidate;
+    const take = (doc: number) => {
+      if (mark[doc] === 0 && this.alive[doc] === 1) {
+        mark[doc] = 1;
+        cands.push(doc);
+      }
+    };
+    for (const doc of extra) take(doc);
+    for (const list of new Set(lists)) {
+      if (list.n <= cap) {
+        for (let i = 0; i < list.n; i++) take(list.ids[i]! >>> 4);
+        continue;
+      }
+      const { head, upTo } = list.impactHead(cap);
+      for (let i = 0; i < head.length; i++) take(list.ids[head[i]!]! >>> 4);
+      for (let i = upTo; i < list.n; i++) take(list.ids[i]! >>> 4);
+    }
+    cands.sort((a, b) => a - b);
+    const out: Candidate[] = [];
+    try {
+      this.accumulate(slots, cands);
+      for (const doc of cands) {
+        if (this.matched[doc] !== 0 && accept(doc)) {
+          out.push({
+            slot: doc,
+            text: this.total[doc]!,
+            matched: this.matched[doc]!,
+            headMatched: this.head[doc]!,
+          });
+        }
+      }
+    } finally {
+      for (const doc of cands) {
+        mark[doc] = 0;
+        this.total[doc] = 0;
+        this.matched[doc] = 0;
+        this.head[doc] = 0;
+        this.slotBest[doc] = 0;
+        this.phraseAcc[doc] = 0;
+      }
+    }
+    return out;
+  }
+
+  /** Full BM25F sums of the candidates (sorted by slot) over every slot. */
+  private accumulate(slots: ScoringSlot[], cands: number[]): void {
+    const mark = this.isCandidate;
+    const visit = (list: PostingList, each: (i: number, doc: number) => void) => {
+      // A pass over the list when the candidates are many against it, else a search per candidate.
+      if (cands.length * 12 >= list.n) {
+        for (let i = 0; i < list.n; i++) {
+          const doc = list.ids[i]! >>> 4;
+          if (mark[doc] === 1) each(i, doc);
+        }
+        return;
+      }
+      let pos = 0;
+      for (const doc of cands) {
+        pos = list.lowerBound(doc, pos);
+        if (pos >= list.n) return;
+        if (list.ids[pos]! >>> 4 === doc) each(pos, doc);
+      }
+    };
+    const touched = this.touched;
     slots.forEach((scoring, s) => {
       const bit = 1 << s;
+      touched.length = 0;
       for (const expansion of scoring.expansions) {
         const single = expansion.terms.length === 1;
         const share = expansion.weight / expansion.terms.length;
+        const phrase: number[] = [];
         for (const term of expansion.terms) {
           const list = this.postings.get(term);
           if (!list) continue;
           const idf = this.idf(list);
-          for (let i = 0; i < list.n; i++) {
+          visit(list, (i, doc) => {
             const packed = list.ids[i]!;
-            const doc = packed >>> 4;
-            if (!this.alive[doc]) continue;
             const tf = list.weights[i]!;
             const v = share * idf * ((tf * (K1 + 1)) / (tf + K1));
             if ((packed & 3) !== 0) this.head[doc]! |= bit;
             if (single) {
-              if (this.slotBest[doc] === 0) slotTouched.push(doc);
+              if (this.slotBest[doc] === 0) touched.push(doc);
               if (v > this.slotBest[doc]!) this.slotBest[doc] = v;
             } else {
-              if (this.phraseAcc[doc] === 0) phraseTouched.push(doc);
+              if (this.phraseAcc[doc] === 0) phrase.push(doc);
               this.phraseAcc[doc]! += v;
             }
-          }
+          });
         }
-        if (!single) {
-          for (const doc of phraseTouched) {
-            const v = this.phraseAcc[doc]!;
-            this.phraseAcc[doc] = 0;
-            if (this.slotBest[doc] === 0) slotTouched.push(doc);
-            if (v > this.slotBest[doc]!) this.slotBest[doc] = v;
-          }
-          phraseTouched.length = 0;
+        for (const doc of phrase) {
+          const v = this.phraseAcc[doc]!;
+          this.phraseAcc[doc] = 0;
+          if (this.slotBest[doc] === 0) touched.push(doc);
+          if (v > this.slotBest[doc]!) this.slotBest[doc] = v;
         }
       }
-      for (const doc of slotTouched) {
-        if (this.matched[doc] === 0) touchedAll.push(doc);
+      for (const doc of touched) {
         this.total[doc]! += this.slotBest[doc]!;
         this.matched[doc]! |= bit;
         this.slotBest[doc] = 0;
       }
-      slotTouched.length = 0;
     });
-    const out: Candidate[] = [];
-    for (const doc of touchedAll) {
-      if (accept(doc)) {
-        out.push({
-          slot: doc,
-          text: this.total[doc]!,
-          matched: this.matched[doc]!,
-          headMatched: this.head[doc]!,
-        });
-      }
-      this.total[doc] = 0;
-      this.matched[doc] = 0;
-      this.head[doc] = 0;
-    }
-    return out;
   }
 
   private ensureCapacity(n: number) {
@@ -393,5 +580,6 @@ export class InvertedIndex {
     this.total = grow(this.total, (k) => new Float32Array(k));
     this.matched = grow(this.matched, (k) => new Uint32Array(k));
     this.head = grow(this.head, (k) => new Uint32Array(k));
+    this.isCandidate = grow(this.isCandidate, (k) => new Uint8Array(k));
   }
 }

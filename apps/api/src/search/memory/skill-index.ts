@@ -19,6 +19,8 @@ export interface IndexDocument {
   /** Markdown headings of the body (ranked above plain body text). */
   headings: string;
   body: string;
+  /** Distinct clients of the last 7 days (skills; 0 for collections). */
+  weekUses?: number;
 }
 
 interface StoredDocument {
@@ -27,6 +29,10 @@ interface StoredDocument {
   ownerKey: string;
   containerKey: string;
   nameKey: string;
+  /** nameKey's words, and nameKey without separators (compared per candidate: computed once). */
+  nameParts: string[];
+  compactName: string;
+  weekUses: number;
 }
 
 /** How a page of the in-memory engine ends: the position after its last hit. */
@@ -67,6 +73,8 @@ const NAME_PREFIX = 200;
 const PRIOR_MAX = 0.08;
 /** Stars at which the prior is full. */
 const PRIOR_FULL_STARS = 100_000;
+/** What one distinct client a week weighs in the prior, in stars (as in the Postgres engine: USES_STAR_WEIGHT). */
+const USES_STAR_WEIGHT = 50;
 
 /** Document visible to a scope (the same rule as the database's visibleTo). */
 function visible(scope: ReadScope, doc: StoredDocument, readable: ReadonlySet<string>): boolean {
@@ -100,6 +108,8 @@ export class SkillIndex {
   private readonly index = new InvertedIndex();
   private readonly docs: (StoredDocument | undefined)[] = [];
   private readonly byIdentity = new Map<string, number>();
+  /** Name key (and name key without separators) -> slots: exact names are candidates however common their words. */
+  private readonly byName = new Map<string, number[]>();
 
   /** Documents held. */
   get size(): number {
@@ -118,6 +128,7 @@ export class SkillIndex {
   /** Adds or replaces a document. */
   upsert(doc: IndexDocument): void {
     this.remove(doc.hit.identity);
+    const key = nameKey(doc.hit.name);
     const folderName = doc.hit.path.split('/').pop() ?? '';
     const name =
       doc.hit.kind === 'skill' && folderName !== doc.hit.name
@@ -134,9 +145,14 @@ export class SkillIndex {
       visibility: doc.visibility,
       ownerKey: doc.hit.owner.toLowerCase(),
       containerKey: doc.hit.container.toLowerCase(),
-      nameKey: nameKey(doc.hit.name),
+      nameKey: key,
+      nameParts: key.split('-'),
+      compactName: key.replace(/-/g, ''),
+      weekUses: doc.weekUses ?? 0,
     };
     this.byIdentity.set(doc.hit.identity, slot);
+    addTo(this.byName, key, slot);
+    addTo(this.byName, key.replace(/-/g, ''), slot);
   }
 
   /** Updates what a document shows without re-indexing its text (stars, visibility, counts, revision). */
@@ -146,6 +162,14 @@ export class SkillIndex {
     if (!doc) return false;
     change(doc);
     return true;
+  }
+
+  /** Sets every skill's weekly uses (identities left out have none). */
+  setWeeklyUses(uses: ReadonlyMap<string, number>): void {
+    for (const [identity, slot] of this.byIdentity) {
+      const doc = this.docs[slot];
+      if (doc && doc.hit.kind === 'skill') doc.weekUses = uses.get(identity) ?? 0;
+    }
   }
 
   /** The stored hit of an identity. */
@@ -170,6 +194,11 @@ export class SkillIndex {
     const slot = this.byIdentity.get(identity);
     if (slot === undefined) return;
     this.byIdentity.delete(identity);
+    const doc = this.docs[slot];
+    if (doc) {
+      removeFrom(this.byName, doc.nameKey, slot);
+      removeFrom(this.byName, doc.compactName, slot);
+    }
     this.docs[slot] = undefined;
     this.index.remove(slot);
   }
@@ -286,7 +315,10 @@ export class SkillIndex {
       const doc = this.docs[slot];
       return doc !== undefined && visible(scope, doc, readable) && passes(filters, doc);
     };
-    const candidates = slots.length > 0 ? this.index.score(slots, accept) : [];
+    // Filters narrow the candidates after drawing them, so a filtered search draws them all.
+    const exhaustive = Boolean(filters.source || filters.owner || filters.repo || filters.namespace);
+    const candidates =
+      slots.length > 0 ? this.index.score(slots, accept, exhaustive, this.exactNames(names)) : [];
     const meaningful = slots.length;
     const ranked: { slot: number; score: number; identity: string }[] = [];
     for (const c of candidates) {
@@ -304,6 +336,21 @@ export class SkillIndex {
       more: top.length > limit,
       ...report,
     };
+  }
+
+  /** Slots whose name the query is exactly (also without separators, and through corrected words). */
+  private exactNames(names: NameQuery): number[] {
+    if (!names.typedKey) return [];
+    const out = [...(this.byName.get(names.typedKey) ?? [])];
+    if (names.compact.length >= MIN_PREFIX) out.push(...(this.byName.get(names.compact) ?? []));
+    let combos = 1;
+    for (const f of names.forms) combos *= f.size;
+    if (combos > 1 && combos <= 64) {
+      let keys = [''];
+      for (const f of names.forms) keys = keys.flatMap((k) => [...f].map((w) => (k ? `${k}-${w}` : w)));
+      for (const k of keys) out.push(...(this.byName.get(k) ?? []));
+    }
+    return out;
   }
 
   private relevance(
@@ -325,9 +372,11 @@ export class SkillIndex {
     const coverage = idfTotal === 0 ? 0 : coveredIdf / idfTotal;
     const headCoverage = slots === 0 ? 0 : popcount(c.headMatched) / slots;
     let text = c.text * coverage * coverage * (0.5 + 0.5 * headCoverage);
-    if (isExactName(doc.nameKey, names)) text += EXACT_NAME;
-    else if (isNamePrefix(doc.nameKey, names)) text += NAME_PREFIX;
-    const prior = 1 + (PRIOR_MAX * Math.log1p(Math.max(0, doc.hit.stars))) / Math.log1p(PRIOR_FULL_STARS);
+    if (isExactName(doc, names)) text += EXACT_NAME;
+    else if (isNamePrefix(doc.nameParts, names)) text += NAME_PREFIX;
+    // Popularity (stars, and weekly uses weighted like stars) lifts a score by at most PRIOR_MAX.
+    const popularity = Math.max(0, doc.hit.stars) + USES_STAR_WEIGHT * doc.weekUses;
+    const prior = 1 + (PRIOR_MAX * Math.log1p(popularity)) / Math.log1p(PRIOR_FULL_STARS);
     // Four decimals: the score travels in cursors and must compare equal after the round trip.
     return Math.round(text * Math.min(prior, 1 + PRIOR_MAX) * 10_000) / 10_000;
   }
@@ -345,25 +394,38 @@ interface NameQuery {
 }
 
 /** The name starts with the typed words, the last one unfinished ("pdf-proc" for "pdf-processing"). */
-function isNamePrefix(key: string, names: NameQuery): boolean {
+function isNamePrefix(parts: string[], names: NameQuery): boolean {
   const typed = names.unfinished;
   if (!typed) return false;
-  const parts = key.split('-');
   if (parts.length < typed.length) return false;
   const last = typed.length - 1;
   return typed.every((w, i) => (i < last ? parts[i] === w : parts[i]!.startsWith(w) && parts[i] !== w));
 }
 
 /** The exact name, also through separators left out and typos in any of its words. */
-function isExactName(key: string, names: NameQuery): boolean {
+function isExactName(doc: StoredDocument, names: NameQuery): boolean {
   if (
-    key === names.typedKey ||
-    (names.compact.length >= MIN_PREFIX && key.replace(/-/g, '') === names.compact)
+    doc.nameKey === names.typedKey ||
+    (names.compact.length >= MIN_PREFIX && doc.compactName === names.compact)
   ) {
     return true;
   }
-  const parts = key.split('-');
+  const parts = doc.nameParts;
   return parts.length === names.forms.length && parts.every((p, i) => names.forms[i]!.has(p));
+}
+
+function addTo(map: Map<string, number[]>, key: string, slot: number) {
+  const held = map.get(key);
+  if (!held) map.set(key, [slot]);
+  else if (!held.includes(slot)) held.push(slot);
+}
+
+function removeFrom(map: Map<string, number[]>, key: string, slot: number) {
+  const held = map.get(key);
+  if (!held) return;
+  const i = held.indexOf(slot);
+  if (i >= 0) held.splice(i, 1);
+  if (held.length === 0) map.delete(key);
 }
 
 /** The `k` best by (score desc, identity asc), without sorting every candidate. */

@@ -27,10 +27,14 @@ const K1 = 4;
 /** Body words indexed per document: bounds memory; headings are indexed whole. */
 export const MAX_BODY_WORDS = 1500;
 /**
- * Candidates a term held by many documents contributes to a query (its strongest postings); past a few
+ * Candidates the lists of a query draw in all (a long list gives its strongest postings); past a few
  * hundred results nobody pages, and every candidate costs a full score.
  */
-export const CANDIDATE_CAP = 2000;
+export const CANDIDATE_BUDGET = 3000;
+/** Candidates the word as typed draws at least, however many words the query has. */
+const MIN_SLOT_CANDIDATES = 500;
+/** Candidates a completion, correction or synonym draws at least. */
+const MIN_EXPANSION_CANDIDATES = 50;
 
 /** What the index stores for one document (besides its postings). */
 export interface IndexedText {
@@ -47,6 +51,9 @@ class PostingList {
   n = 0;
   /** Documents holding the term when statistics were last frozen (0: not frozen yet). */
   frozenDf = 0;
+  /** Scratch of InvertedIndex.add: the slot + 1 last counted into `docIndex`, and its place there. */
+  docStamp = 0;
+  docIndex = 0;
   /** Positions of the strongest postings (see impactHead), over the first `headUpTo` postings. */
   private head: Uint32Array | null = null;
   private headUpTo = 0;
@@ -74,23 +81,36 @@ class PostingList {
    * Built lazily with a linear-time selection and rebuilt once the tail grows past half of `cap`.
    */
   impactHead(cap: number): { head: Uint32Array; upTo: number } {
-    if (this.head && this.n - this.headUpTo <= cap / 2) return { head: this.head, upTo: this.headUpTo };
+    // Kept sorted strongest first, built for the largest cap asked so far: a smaller cap reads a prefix.
+    if (this.head && this.head.length >= Math.min(cap, this.headUpTo) && this.n - this.headUpTo <= cap / 2) {
+      return { head: this.head.subarray(0, Math.min(cap, this.head.length)), upTo: this.headUpTo };
+    }
     const n = this.n;
+    const size = Math.min(n, Math.max(cap, this.head?.length ?? 0));
     const keys = new Float32Array(n);
     for (let i = 0; i < n; i++) keys[i] = impactKey(this.ids[i]! & 15, this.weights[i]!);
-    const threshold = kthLargest(keys.slice(), cap);
-    const head = new Uint32Array(Math.min(cap, n));
-    let k = 0;
-    for (let i = 0; i < n && k < head.length; i++) if (keys[i]! > threshold) head[k++] = i;
-    for (let i = 0; i < n && k < head.length; i++) if (keys[i] === threshold) head[k++] = i;
+    const threshold = kthLargest(keys.slice(), size);
+    const picked: number[] = [];
+    for (let i = 0; i < n && picked.length < size; i++) if (keys[i]! > threshold) picked.push(i);
+    for (let i = 0; i < n && picked.length < size; i++) if (keys[i] === threshold) picked.push(i);
+    picked.sort((a, b) => keys[b]! - keys[a]! || a - b);
+    const head = Uint32Array.from(picked);
     this.head = head;
     this.headUpTo = n;
-    return { head, upTo: n };
+    return { head: head.subarray(0, Math.min(cap, head.length)), upTo: n };
   }
   /** Position of the first posting of a slot >= `doc`, searching from `from`. */
   lowerBound(doc: number, from: number): number {
+    // Galloping: candidates come in slot order, so the next one is usually a short way on.
     let lo = from;
-    let hi = this.n;
+    let step = 1;
+    let hi = from;
+    while (hi < this.n && this.ids[hi]! >>> 4 < doc) {
+      lo = hi + 1;
+      hi += step;
+      step *= 2;
+    }
+    if (hi > this.n) hi = this.n;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       if (this.ids[mid]! >>> 4 < doc) lo = mid + 1;
@@ -188,8 +208,13 @@ export interface Candidate {
 /** The inverted index: slots (document numbers) are never reused until a rebuild. */
 export class InvertedIndex {
   private readonly postings = new Map<string, PostingList>();
-  /** Surface word -> documents holding it (for corrections and completions). */
-  private readonly vocabulary = new Map<string, number>();
+  /** Surface word -> its number; by number: the word, documents holding it, its term's postings. */
+  private readonly wordIds = new Map<string, number>();
+  private readonly words: string[] = [];
+  private wordDf = new Int32Array(1024);
+  private wordStamp = new Int32Array(1024);
+  private readonly wordList: PostingList[] = [];
+  private readonly docLists: PostingList[] = [];
   /** Vocabulary sorted for prefix search; rebuilt lazily after new words arrive. */
   private sorted: string[] = [];
   private sortedStale = false;
@@ -211,12 +236,7 @@ export class InvertedIndex {
   private isCandidate = new Uint8Array(1024);
   private readonly candidates: number[] = [];
   private readonly touched: number[] = [];
-  /** Surface word -> index term (see termOfWord). */
-  private readonly terms = new Map<string, string>();
-  // Scratch of add(): term -> position in docTermList, 4 field frequencies per position.
-  private readonly docTerms = new Map<string, number>();
-  private readonly docTermList: string[] = [];
-  private readonly docSurfaces = new Set<string>();
+  /** Scratch of add(): 4 field frequencies per posting list of the document. */
   private docTf = new Float64Array(4096);
 
   /** Live documents. */
@@ -226,7 +246,7 @@ export class InvertedIndex {
 
   /** Distinct surface words. */
   get vocabularySize(): number {
-    return this.vocabulary.size;
+    return this.wordIds.size;
   }
 
   /** Postings held (live and dead), for the memory report. */
@@ -240,13 +260,11 @@ export class InvertedIndex {
     this.ensureCapacity(this.slots);
     this.alive[slot] = 1;
     this.live++;
-    // Per-document term statistics in reused scratch (a build adds ~50 million words: no object per term).
-    const local = this.docTerms;
-    local.clear();
-    const terms = this.docTermList;
-    terms.length = 0;
-    const surfaces = this.docSurfaces;
-    surfaces.clear();
+    // A build adds ~50 million words: each costs one lookup of its word number, and the per-document
+    // counts live in stamped scratch (on the word and on its posting list) instead of a map per document.
+    const stamp = slot + 1;
+    const lists = this.docLists;
+    lists.length = 0;
     const fieldWords = [
       textWords(text.name),
       textWords(text.description),
@@ -257,29 +275,32 @@ export class InvertedIndex {
     for (let f = 0; f < 4; f++) {
       for (const word of fieldWords[f]!) {
         if (word.length > MAX_WORD_LENGTH) continue;
-        surfaces.add(word);
-        const term = this.termOfWord(word);
-        let k = local.get(term);
-        if (k === undefined) {
-          k = terms.length;
-          terms.push(term);
-          local.set(term, k);
-          if (this.docTf.length < (k + 1) * 4) {
+        let id = this.wordIds.get(word);
+        if (id === undefined) id = this.newWord(word);
+        if (this.wordStamp[id] !== stamp) {
+          this.wordStamp[id] = stamp;
+          this.wordDf[id]!++;
+        }
+        const list = this.wordList[id]!;
+        if (list.docStamp !== stamp) {
+          list.docStamp = stamp;
+          list.docIndex = lists.length;
+          if (this.docTf.length < (lists.length + 1) * 4) {
             const grown = new Float64Array(this.docTf.length * 2);
             grown.set(this.docTf);
             this.docTf = grown;
           }
-          this.docTf.fill(0, k * 4, k * 4 + 4);
+          this.docTf.fill(0, lists.length * 4, lists.length * 4 + 4);
+          lists.push(list);
         }
-        this.docTf[k * 4 + f]!++;
+        this.docTf[list.docIndex * 4 + f]!++;
       }
     }
     const norms = fieldWords.map(
       (w, f) => 1 - FIELD_B[f]! + (FIELD_B[f]! * Math.max(1, w.length)) / FIELD_AVG[f]!,
     );
     const tfs = this.docTf;
-    for (let k = 0; k < terms.length; k++) {
-      const term = terms[k]!;
+    for (let k = 0; k < lists.length; k++) {
       let weight = 0;
       let mask = 0;
       for (let f = 0; f < 4; f++) {
@@ -289,36 +310,44 @@ export class InvertedIndex {
           mask |= 1 << f;
         }
       }
-      let list = this.postings.get(term);
-      if (!list) {
-        list = new PostingList(1);
-        this.postings.set(term, list);
-      }
-      list.push(slot, mask, weight);
-      this.totalPostings++;
+      lists[k]!.push(slot, mask, weight);
     }
-    for (const word of surfaces) {
-      const df = this.vocabulary.get(word);
-      if (df === undefined) {
-        this.vocabulary.set(word, 1);
-        this.sortedStale = true;
-        const key = `${word[0]}${word.length}`;
-        const bucket = this.buckets.get(key);
-        if (bucket) bucket.push(word);
-        else this.buckets.set(key, [word]);
-      } else this.vocabulary.set(word, df + 1);
-    }
+    this.totalPostings += lists.length;
     return slot;
   }
 
-  /** termOf, memoised: the Porter stemmer is most of a build's time and the vocabulary repeats. */
-  private termOfWord(word: string): string {
-    let term = this.terms.get(word);
-    if (term === undefined) {
-      term = termOf(word);
-      this.terms.set(word, term);
+  /** Numbers a word the index has not seen, with its term's posting list and typo bucket. */
+  private newWord(word: string): number {
+    const id = this.words.length;
+    this.words.push(word);
+    this.wordIds.set(word, id);
+    if (id >= this.wordDf.length) {
+      const df = new Int32Array(this.wordDf.length * 2);
+      df.set(this.wordDf);
+      this.wordDf = df;
+      const st = new Int32Array(this.wordStamp.length * 2);
+      st.set(this.wordStamp);
+      this.wordStamp = st;
     }
-    return term;
+    const term = termOf(word);
+    let list = this.postings.get(term);
+    if (!list) {
+      list = new PostingList(1);
+      this.postings.set(term, list);
+    }
+    this.wordList.push(list);
+    this.sortedStale = true;
+    const key = `${word[0]}${word.length}`;
+    const bucket = this.buckets.get(key);
+    if (bucket) bucket.push(word);
+    else this.buckets.set(key, [word]);
+    return id;
+  }
+
+  /** Documents holding a surface word (counted when added). */
+  private dfOf(word: string): number {
+    const id = this.wordIds.get(word);
+    return id === undefined ? 0 : this.wordDf[id]!;
   }
 
   /** Removes a document (its postings are dropped at the next compaction). */
@@ -340,9 +369,9 @@ export class InvertedIndex {
   compact(): void {
     const alive = (s: number) => this.alive[s] === 1;
     let total = 0;
-    for (const [term, list] of this.postings) {
+    // Emptied lists stay: words keep pointing at them, and a new document may hold the term again.
+    for (const list of this.postings.values()) {
       list.compact(alive);
-      if (list.n === 0) this.postings.delete(term);
       total += list.n;
     }
     this.totalPostings = total;
@@ -351,7 +380,7 @@ export class InvertedIndex {
 
   /** Whether the word occurs in the index (as typed). */
   hasWord(word: string): boolean {
-    return this.vocabulary.has(word) || this.postings.has(termOf(word));
+    return this.wordIds.has(word) || this.documentFrequency(termOf(word)) > 0;
   }
 
   /** Documents holding the term. */
@@ -362,7 +391,7 @@ export class InvertedIndex {
   /** Vocabulary words that start with `prefix` (not the prefix itself), most frequent first. */
   completions(prefix: string, max: number): VocabularyWord[] {
     if (this.sortedStale) {
-      this.sorted = [...this.vocabulary.keys()].sort();
+      this.sorted = [...this.words].sort();
       this.sortedStale = false;
     }
     let lo = 0;
@@ -376,22 +405,28 @@ export class InvertedIndex {
     for (let i = lo; i < this.sorted.length && out.length < 2000; i++) {
       const w = this.sorted[i]!;
       if (!w.startsWith(prefix)) break;
-      if (w !== prefix) out.push({ word: w, df: this.vocabulary.get(w) ?? 0 });
+      if (w !== prefix) out.push({ word: w, df: this.dfOf(w) });
     }
-    return out.sort((a, b) => b.df - a.df || a.word.localeCompare(b.word)).slice(0, max);
+    // Code-point order breaks ties (localeCompare costs ~1 µs a call, and a short prefix has 2,000 words).
+    return out.sort((a, b) => b.df - a.df || (a.word < b.word ? -1 : a.word > b.word ? 1 : 0)).slice(0, max);
   }
 
-  /** Vocabulary words within `maxTypos` of `word` (same first letter), closest then most frequent first. */
-  nearWords(word: string, maxTypos: number, max: number): (VocabularyWord & { typos: number })[] {
+  /**
+   * Vocabulary words within `maxTypos` of `word` (same first letter) held by at least `minDf` documents,
+   * closest then most frequent first. The document count is checked before the distance: for a word the
+   * index holds, only far more common words qualify, and those are few.
+   */
+  nearWords(word: string, maxTypos: number, max: number, minDf = 0): (VocabularyWord & { typos: number })[] {
     const out: (VocabularyWord & { typos: number })[] = [];
     if (maxTypos === 0) return out;
     for (let len = word.length - maxTypos; len <= word.length + maxTypos; len++) {
       const bucket = this.buckets.get(`${word[0]}${len}`);
       if (!bucket) continue;
       for (const candidate of bucket) {
+        if (minDf > 0 && this.dfOf(candidate) < minDf) continue;
         const typos = typoDistance(word, candidate, maxTypos);
         if (typos <= maxTypos && typos > 0) {
-          out.push({ word: candidate, df: this.vocabulary.get(candidate) ?? 0, typos });
+          out.push({ word: candidate, df: this.dfOf(candidate), typos });
         }
       }
     }
@@ -400,7 +435,7 @@ export class InvertedIndex {
 
   /** Documents holding this surface word (as typed, any field). */
   wordFrequency(word: string): number {
-    return this.vocabulary.get(word) ?? 0;
+    return this.dfOf(word);
   }
 
   /**
@@ -437,8 +472,8 @@ export class InvertedIndex {
   /**
    * Scores the candidates of a query. `accept` filters slots (visibility, filters) before any scoring work
    * is kept. When `exhaustive`, every live document matching at least one slot is a candidate. Otherwise
-   * a term held by more than CANDIDATE_CAP documents contributes only its CANDIDATE_CAP strongest postings
-   * as candidates (name matches first: see impactKey), while every candidate still gets its full score from
+   * a term held by many documents contributes only its strongest postings as candidates (a share of
+   * CANDIDATE_BUDGET) (name matches first: see impactKey), while every candidate still gets its full score from
    * every term (a lookup in the term's slot-ordered postings): so a common word costs a bounded number of
    * candidates instead of a pass over most of the index, and a score never depends on which candidates
    * were drawn. `extra` adds candidates (exact names).
@@ -449,13 +484,23 @@ export class InvertedIndex {
     exhaustive: boolean,
     extra: readonly number[] = [],
   ): Candidate[] {
-    const cap = exhaustive ? Number.POSITIVE_INFINITY : CANDIDATE_CAP;
-    const lists: PostingList[] = [];
+    // How many candidates each list may draw: a query's budget shared by its slots; within a slot the
+    // word as typed draws the slot's share, each other reading of it (completion, correction, synonym) a
+    // part of half a share by its weight. A list no longer than its share is read whole.
+    const draw = new Map<PostingList, number>();
+    const share = Math.max(MIN_SLOT_CANDIDATES, CANDIDATE_BUDGET / Math.max(1, slots.length));
     for (const scoring of slots) {
+      const others = scoring.expansions.reduce((sum, e) => sum + (e.weight < 1 ? e.weight : 0), 0);
       for (const expansion of scoring.expansions) {
+        const own = expansion.weight >= 1;
+        const cap = exhaustive
+          ? Number.POSITIVE_INFINITY
+          : own
+            ? share
+            : Math.max(MIN_EXPANSION_CANDIDATES, (share * expansion.weight) / (2 * Math.max(1, others)));
         for (const term of expansion.terms) {
           const list = this.postings.get(term);
-          if (list) lists.push(list);
+          if (list && list.n > 0) draw.set(list, Math.max(draw.get(list) ?? 0, Math.round(cap)));
         }
       }
     }
@@ -470,7 +515,7 @@ export class InvertedIndex {
       }
     };
     for (const doc of extra) take(doc);
-    for (const list of new Set(lists)) {
+    for (const [list, cap] of draw) {
       if (list.n <= cap) {
         for (let i = 0; i < list.n; i++) take(list.ids[i]! >>> 4);
         continue;
@@ -511,7 +556,7 @@ export class InvertedIndex {
     const mark = this.isCandidate;
     const visit = (list: PostingList, each: (i: number, doc: number) => void) => {
       // A pass over the list when the candidates are many against it, else a search per candidate.
-      if (cands.length * 12 >= list.n) {
+      if (cands.length * 3 >= list.n) {
         for (let i = 0; i < list.n; i++) {
           const doc = list.ids[i]! >>> 4;
           if (mark[doc] === 1) each(i, doc);

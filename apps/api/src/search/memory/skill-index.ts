@@ -242,8 +242,13 @@ export class SkillIndex {
       }
       // Words the index holds are corrected only when they are rare there and a far more common word is
       // one typo away (a typo that also occurs in some body), so a real word is not read as another.
-      const near = this.index.nearWords(word, typoBudget(word.length), MAX_CORRECTIONS);
-      const usable = surface === 0 ? near : near.filter((c) => c.df >= RARE_WORD_RATIO * surface);
+      const near = this.index.nearWords(
+        word,
+        typoBudget(word.length),
+        MAX_CORRECTIONS,
+        surface === 0 ? 0 : RARE_WORD_RATIO * surface,
+      );
+      const usable = near;
       for (const c of usable) {
         forms[i]!.add(c.word);
         const term = termOf(c.word);

@@ -30,9 +30,9 @@ export const MAX_BODY_WORDS = 1500;
  * Candidates the lists of a query draw in all (a long list gives its strongest postings); past a few
  * hundred results nobody pages, and every candidate costs a full score.
  */
-export const CANDIDATE_BUDGET = 3000;
+export const CANDIDATE_BUDGET = 2000;
 /** Candidates the word as typed draws at least, however many words the query has. */
-const MIN_SLOT_CANDIDATES = 500;
+const MIN_SLOT_CANDIDATES = 400;
 /** Candidates a completion, correction or synonym draws at least. */
 const MIN_EXPANSION_CANDIDATES = 50;
 
@@ -219,7 +219,7 @@ export class InvertedIndex {
   private sorted: string[] = [];
   private sortedStale = false;
   /** Words by first letter and length, for typo candidates. */
-  private readonly buckets = new Map<string, string[]>();
+  private readonly buckets = new Map<string, number[]>();
   private alive: Uint8Array = new Uint8Array(1024);
   private slots = 0;
   private live = 0;
@@ -339,8 +339,8 @@ export class InvertedIndex {
     this.sortedStale = true;
     const key = `${word[0]}${word.length}`;
     const bucket = this.buckets.get(key);
-    if (bucket) bucket.push(word);
-    else this.buckets.set(key, [word]);
+    if (bucket) bucket.push(id);
+    else this.buckets.set(key, [id]);
     return id;
   }
 
@@ -422,11 +422,13 @@ export class InvertedIndex {
     for (let len = word.length - maxTypos; len <= word.length + maxTypos; len++) {
       const bucket = this.buckets.get(`${word[0]}${len}`);
       if (!bucket) continue;
-      for (const candidate of bucket) {
-        if (minDf > 0 && this.dfOf(candidate) < minDf) continue;
+      for (const id of bucket) {
+        const df = this.wordDf[id]!;
+        if (df < minDf) continue;
+        const candidate = this.words[id]!;
         const typos = typoDistance(word, candidate, maxTypos);
         if (typos <= maxTypos && typos > 0) {
-          out.push({ word: candidate, df: this.dfOf(candidate), typos });
+          out.push({ word: candidate, df, typos });
         }
       }
     }

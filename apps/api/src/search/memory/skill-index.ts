@@ -63,6 +63,11 @@ const RARE_WORD_RATIO = 20;
 const TYPO_WEIGHT = [1, 0.6, 0.4];
 const SYNONYM_WEIGHT = 0.8;
 const MAX_COMPLETIONS = 12;
+/**
+ * Completions of a word the index holds (most likely finished): few, each a posting list every candidate
+ * is scored against.
+ */
+const MAX_KNOWN_COMPLETIONS = 6;
 const MAX_CORRECTIONS = 3;
 /** Shortest word completed as a prefix. */
 const MIN_PREFIX = 3;
@@ -234,7 +239,7 @@ export class SkillIndex {
       if (word.length >= MIN_PREFIX) {
         // A word the index holds is most likely finished: its completions count for less.
         const weight = df > 0 ? KNOWN_PREFIX_WEIGHT : PREFIX_WEIGHT;
-        for (const c of this.index.completions(word, MAX_COMPLETIONS)) {
+        for (const c of this.index.completions(word, df > 0 ? MAX_KNOWN_COMPLETIONS : MAX_COMPLETIONS)) {
           const term = termOf(c.word);
           completed = true;
           if (term !== own) expansions.push({ terms: [term], weight });

@@ -32,9 +32,9 @@ export const MAX_BODY_WORDS = 1500;
  */
 export const CANDIDATE_BUDGET = 2000;
 /** Candidates the word as typed draws at least, however many words the query has. */
-const MIN_SLOT_CANDIDATES = 400;
+const MIN_SLOT_CANDIDATES = 300;
 /** Candidates a completion, correction or synonym draws at least. */
-const MIN_EXPANSION_CANDIDATES = 50;
+const MIN_EXPANSION_CANDIDATES = 20;
 
 /** What the index stores for one document (besides its postings). */
 export interface IndexedText {
@@ -486,9 +486,9 @@ export class InvertedIndex {
     exhaustive: boolean,
     extra: readonly number[] = [],
   ): Candidate[] {
-    // How many candidates each list may draw: a query's budget shared by its slots; within a slot the
-    // word as typed draws the slot's share, each other reading of it (completion, correction, synonym) a
-    // part of half a share by its weight. A list no longer than its share is read whole.
+    // How many candidates each list may draw: the query's budget shared by its slots; within a slot the
+    // word as typed draws two thirds of the slot's share, its other readings (completions, corrections,
+    // synonyms) the last third by weight. A list no longer than what it may draw is read whole.
     const draw = new Map<PostingList, number>();
     const share = Math.max(MIN_SLOT_CANDIDATES, CANDIDATE_BUDGET / Math.max(1, slots.length));
     for (const scoring of slots) {
@@ -498,8 +498,8 @@ export class InvertedIndex {
         const cap = exhaustive
           ? Number.POSITIVE_INFINITY
           : own
-            ? share
-            : Math.max(MIN_EXPANSION_CANDIDATES, (share * expansion.weight) / (2 * Math.max(1, others)));
+            ? (share * 2) / 3
+            : Math.max(MIN_EXPANSION_CANDIDATES, (share * expansion.weight) / (3 * Math.max(1, others)));
         for (const term of expansion.terms) {
           const list = this.postings.get(term);
           if (list && list.n > 0) draw.set(list, Math.max(draw.get(list) ?? 0, Math.round(cap)));

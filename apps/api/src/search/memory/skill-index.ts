@@ -80,6 +80,7 @@ const PRIOR_MAX = 0.08;
 const PRIOR_FULL_STARS = 100_000;
 /** What one distinct client a week weighs in the prior, in stars (as in the Postgres engine: USES_STAR_WEIGHT). */
 const USES_STAR_WEIGHT = 50;
+const LOG_PRIOR_FULL = Math.log1p(PRIOR_FULL_STARS);
 
 /** Document visible to a scope (the same rule as the database's visibleTo). */
 function visible(scope: ReadScope, doc: StoredDocument, readable: ReadonlySet<string>): boolean {
@@ -386,7 +387,7 @@ export class SkillIndex {
     else if (isNamePrefix(doc.nameParts, names)) text += NAME_PREFIX;
     // Popularity (stars, and weekly uses weighted like stars) lifts a score by at most PRIOR_MAX.
     const popularity = Math.max(0, doc.hit.stars) + USES_STAR_WEIGHT * doc.weekUses;
-    const prior = 1 + (PRIOR_MAX * Math.log1p(popularity)) / Math.log1p(PRIOR_FULL_STARS);
+    const prior = 1 + (PRIOR_MAX * Math.log1p(popularity)) / LOG_PRIOR_FULL;
     // Four decimals: the score travels in cursors and must compare equal after the round trip.
     return Math.round(text * Math.min(prior, 1 + PRIOR_MAX) * 10_000) / 10_000;
   }
@@ -421,7 +422,9 @@ function isExactName(doc: StoredDocument, names: NameQuery): boolean {
     return true;
   }
   const parts = doc.nameParts;
-  return parts.length === names.forms.length && parts.every((p, i) => names.forms[i]!.has(p));
+  if (parts.length !== names.forms.length) return false;
+  for (let i = 0; i < parts.length; i++) if (!names.forms[i]!.has(parts[i]!)) return false;
+  return true;
 }
 
 function addTo(map: Map<string, number[]>, key: string, slot: number) {

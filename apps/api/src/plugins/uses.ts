@@ -34,6 +34,7 @@ export default fp<UsesOptions>(
       options.keyPrefix,
     );
     app.decorate('uses', counter);
+    if (app.hasDecorator('searchUsesWritten')) counter.onWritten = () => app.searchUsesWritten();
     // One digest per request: a batch resolution notes up to 128 uses by the same client.
     const digests = new WeakMap<FastifyRequest, string>();
     app.decorate('noteUse', (request: FastifyRequest, identity: string) => {

@@ -51,6 +51,8 @@ export class UsesCounter {
   private pendingCount = 0;
   private readonly salts = new Map<string, string>();
   private flushing: Promise<void> | undefined;
+  /** Called after a batch of uses is written (the in-memory search index re-reads them). */
+  onWritten: (() => void) | undefined;
   private daySecond = Number.NaN;
   private dayText = '';
 
@@ -91,6 +93,7 @@ export class UsesCounter {
     this.pending = new Map();
     this.pendingCount = 0;
     this.flushing = this.write(batch)
+      .then(() => this.onWritten?.())
       .catch((err) => this.log.warn({ err }, 'uses: a batch of uses could not be written'))
       .finally(() => {
         this.flushing = undefined;

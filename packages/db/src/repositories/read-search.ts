@@ -295,8 +295,6 @@ export interface SearchDocumentRow extends Omit<SearchRow, 'score' | 'kind' | 's
   id: number;
   visibility: string;
   body: string;
-  /** Distinct clients of the last 7 days (the popularity prior beside stars). */
-  weekUses: number;
 }
 
 /** A folder of several skills as an in-process search index loads it. */
@@ -318,15 +316,12 @@ function documentRow(r: Record<string, unknown>): SearchDocumentRow {
     ...indexedFields(r),
     visibility: String(r.visibility),
     body: String(r.body ?? ''),
-    weekUses: Number(r.week_uses ?? 0),
   };
 }
 
 const DOCUMENT_COLUMNS = sql`s.id, s.identity, s.source, s.owner, s.container, s.path, s.name, s.description,
   s.revision, s.stars, s.description_tokens, s.body_tokens, s.warnings, s.flags, s.visibility,
-  left(s.body, 60000) as body,
-  coalesce((select sum(u.uses) from skill_uses u where u.skill_id = s.id and u.day > current_date - 7), 0)
-    as week_uses`;
+  left(s.body, 60000) as body`;
 
 /** Live, parsable skills with id > `afterId`, in id order, `limit` at a time (every visibility). */
 export async function loadSearchDocuments(
@@ -356,15 +351,20 @@ export async function loadSearchDocumentsById(db: Database, ids: number[]): Prom
   return result.rows.map(documentRow);
 }
 
-/** Weekly uses (distinct clients of the last 7 days) of every skill that has any, by identity. */
-export async function loadWeeklyUses(db: Database): Promise<Map<string, number>> {
+/** Weekly (last 7 days) and all-time uses of every skill that has any, by identity. */
+export async function loadSkillUses(db: Database): Promise<Map<string, { week: number; total: number }>> {
   const result = await rowsOf(
     db,
     sql`
-    select s.identity, sum(u.uses)::int as week from skill_uses u join skills s on s.id = u.skill_id
-    where u.day > current_date - 7 group by s.identity`,
+    select s.identity,
+      coalesce(sum(u.uses) filter (where u.day > current_date - 7), 0)::int as week,
+      sum(u.uses)::int as total
+    from skill_uses u join skills s on s.id = u.skill_id
+    group by s.identity`,
   );
-  return new Map(result.rows.map((r) => [String(r.identity), Number(r.week)]));
+  return new Map(
+    result.rows.map((r) => [String(r.identity), { week: Number(r.week), total: Number(r.total) }]),
+  );
 }
 
 /** Every folder holding several live skills (every visibility). */

@@ -28,7 +28,13 @@ function hit(name: string, description: string, stars = 0): SearchHit {
 }
 
 function add(index: SkillIndex, name: string, description: string, body: string, weekUses = 0, stars = 0) {
-  index.upsert({ hit: hit(name, description, stars), visibility: 'public', headings: '', body, weekUses });
+  index.upsert({
+    hit: hit(name, description, stars),
+    visibility: 'public',
+    headings: '',
+    body,
+    uses: { week: weekUses, total: weekUses },
+  });
 }
 
 const names = (index: SkillIndex, q: string, limit = 5) =>
@@ -74,10 +80,14 @@ describe('SkillIndex at scale', () => {
 
   it('lifts an equally strong match by weekly uses, never a weaker one over a stronger', () => {
     expect(names(index, 'widget maker', 2)).toEqual(['popular-b', 'popular-a']);
-    index.setWeeklyUses(new Map([['gh:acme/tools/popular-a', 1_000_000]]));
+    index.setUses(new Map([['gh:acme/tools/popular-a', { week: 1_000_000, total: 1_000_000 }]]));
     expect(names(index, 'widget maker', 2)).toEqual(['popular-a', 'popular-b']);
+    expect(index.search('widget maker', {}, ANONYMOUS, 1).hits[0]!.hit.uses).toEqual({
+      week: 1_000_000,
+      total: 1_000_000,
+    });
     // The exact name stays first whatever the others' popularity.
-    index.setWeeklyUses(new Map([['gh:acme/tools/runner-1', 1_000_000]]));
+    index.setUses(new Map([['gh:acme/tools/runner-1', { week: 1_000_000, total: 1_000_000 }]]));
     expect(names(index, 'deploy')[0]).toBe('deploy');
   });
 });

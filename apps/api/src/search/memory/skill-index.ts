@@ -19,8 +19,8 @@ export interface IndexDocument {
   /** Markdown headings of the body (ranked above plain body text). */
   headings: string;
   body: string;
-  /** Distinct clients of the last 7 days (skills; 0 for collections). */
-  weekUses?: number;
+  /** Weekly and all-time uses (skills only). */
+  uses?: { week: number; total: number };
 }
 
 interface StoredDocument {
@@ -32,7 +32,7 @@ interface StoredDocument {
   /** nameKey's words, and nameKey without separators (compared per candidate: computed once). */
   nameParts: string[];
   compactName: string;
-  weekUses: number;
+  uses: { week: number; total: number };
 }
 
 /** How a page of the in-memory engine ends: the position after its last hit. */
@@ -81,6 +81,7 @@ const PRIOR_FULL_STARS = 100_000;
 /** What one distinct client a week weighs in the prior, in stars (as in the Postgres engine: USES_STAR_WEIGHT). */
 const USES_STAR_WEIGHT = 50;
 const LOG_PRIOR_FULL = Math.log1p(PRIOR_FULL_STARS);
+const NO_USES = Object.freeze({ week: 0, total: 0 });
 
 /** Document visible to a scope (the same rule as the database's visibleTo). */
 function visible(scope: ReadScope, doc: StoredDocument, readable: ReadonlySet<string>): boolean {
@@ -154,7 +155,7 @@ export class SkillIndex {
       nameKey: key,
       nameParts: key.split('-'),
       compactName: key.replace(/-/g, ''),
-      weekUses: doc.weekUses ?? 0,
+      uses: doc.uses ?? NO_USES,
     };
     this.byIdentity.set(doc.hit.identity, slot);
     addTo(this.byName, key, slot);
@@ -170,11 +171,11 @@ export class SkillIndex {
     return true;
   }
 
-  /** Sets every skill's weekly uses (identities left out have none). */
-  setWeeklyUses(uses: ReadonlyMap<string, number>): void {
+  /** Sets every skill's uses (identities left out have none). */
+  setUses(uses: ReadonlyMap<string, { week: number; total: number }>): void {
     for (const [identity, slot] of this.byIdentity) {
       const doc = this.docs[slot];
-      if (doc && doc.hit.kind === 'skill') doc.weekUses = uses.get(identity) ?? 0;
+      if (doc && doc.hit.kind === 'skill') doc.uses = uses.get(identity) ?? NO_USES;
     }
   }
 
@@ -343,7 +344,11 @@ export class SkillIndex {
     }
     const top = selectTop(ranked, limit + 1);
     return {
-      hits: top.slice(0, limit).map((r) => ({ hit: this.docs[r.slot]!.hit, score: r.score })),
+      hits: top.slice(0, limit).map((r) => {
+        const doc = this.docs[r.slot]!;
+        const hit = doc.hit.kind === 'skill' ? { ...doc.hit, uses: { ...doc.uses } } : doc.hit;
+        return { hit, score: r.score };
+      }),
       more: top.length > limit,
       ...report,
     };
@@ -386,7 +391,7 @@ export class SkillIndex {
     if (isExactName(doc, names)) text += EXACT_NAME;
     else if (isNamePrefix(doc.nameParts, names)) text += NAME_PREFIX;
     // Popularity (stars, and weekly uses weighted like stars) lifts a score by at most PRIOR_MAX.
-    const popularity = Math.max(0, doc.hit.stars) + USES_STAR_WEIGHT * doc.weekUses;
+    const popularity = Math.max(0, doc.hit.stars) + USES_STAR_WEIGHT * doc.uses.week;
     const prior = 1 + (PRIOR_MAX * Math.log1p(popularity)) / LOG_PRIOR_FULL;
     // Four decimals: the score travels in cursors and must compare equal after the round trip.
     return Math.round(text * Math.min(prior, 1 + PRIOR_MAX) * 10_000) / 10_000;

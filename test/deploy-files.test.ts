@@ -191,7 +191,7 @@ describe('.env.example', () => {
       ]),
     );
     expect(() => loadConfig(env)).not.toThrow();
-    expect(loadOpsConfig(env).RATE_LIMIT_WINDOW).toBe('1 minute');
+    expect(loadOpsConfig(env).rateLimitWindow).toBe('1 minute');
     expect(() => loadSettings(env)).not.toThrow();
   });
 });

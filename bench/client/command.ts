@@ -6,6 +6,9 @@
  * within 2x of `node -e 0`. Also: the same with the hub down (the stale path), a project skill, `--version`,
  * and `cat` of the SKILL.md (the floor of a process that only reads it).
  *
+ * `--against <checkout>` adds the same `get` and `--version` runs of another checkout's bundle (say, a
+ * worktree of the commit before a refactor) to every round, so "no slower than before" is measured in one run.
+ *
  * Self-contained: its own database (`atskills_bench_client`, migrated and seeded with one hub collection
  * each run) and the hub as a child process; no crawled benchmark index needed.
  */
@@ -66,12 +69,24 @@ async function timeOnce(c: Case, cwd: string): Promise<{ wall: number; cpu?: num
 }
 
 export async function run(args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { samples: { type: 'string', default: '25' } } });
+  const { values } = parseArgs({
+    args,
+    options: { samples: { type: 'string', default: '25' }, against: { type: 'string' } },
+  });
   const samples = Number(values.samples);
   const work = await mkdtemp(path.join(tmpdir(), 'atskills-bench-client-'));
   const pack = path.join(work, 'pack');
   await bundleClient(pack);
   const bin = path.join(pack, 'bin', 'atskills.js');
+  let againstBin: string | undefined;
+  if (values.against) {
+    // The other checkout's own bundler, so its bundle is built from its sources and its node_modules.
+    const other = (await import(path.resolve(values.against, 'apps', 'cli', 'scripts', 'bundle.ts'))) as {
+      bundleClient: typeof bundleClient;
+    };
+    await other.bundleClient(path.join(work, 'against'));
+    againstBin = path.join(work, 'against', 'bin', 'atskills.js');
+  }
   const url = await ensureDatabase('atskills_bench_client', true);
   const handle = connectPostgres({ url, max: 2 });
   try {
@@ -113,6 +128,22 @@ export async function run(args: string[]): Promise<void> {
       env: hubEnv,
     },
     { label: 'atskills --version', file: process.execPath, args: [bin, '--version'], env: hubEnv },
+    ...(againstBin
+      ? [
+          {
+            label: 'against: atskills get, warm, hub probe 304',
+            file: process.execPath,
+            args: [againstBin, 'get', IDENTITY],
+            env: hubEnv,
+          },
+          {
+            label: 'against: atskills --version',
+            file: process.execPath,
+            args: [againstBin, '--version'],
+            env: hubEnv,
+          },
+        ]
+      : []),
     { label: 'cat SKILL.md (floor)', file: 'cat', args: [] },
   ];
   const times = new Map<string, number[]>(cases.map((c) => [c.label, []]));
@@ -156,6 +187,23 @@ export async function run(args: string[]): Promise<void> {
     };
   });
   const warm = p50(times, cases[1]!.label) / baseline;
+  const against = againstBin
+    ? {
+        checkout: values.against,
+        warmGetVsAgainst: round(
+          p50(times, cases[1]!.label) / p50(times, 'against: atskills get, warm, hub probe 304'),
+          2,
+        ),
+        ...(hasGnuTime
+          ? {
+              warmGetCpuVsAgainst: round(
+                p50(cpuTimes, cases[1]!.label) / p50(cpuTimes, 'against: atskills get, warm, hub probe 304'),
+                2,
+              ),
+            }
+          : {}),
+      }
+    : undefined;
   const warmCpu = hasGnuTime ? p50(cpuTimes, cases[1]!.label) / cpuBaseline : undefined;
   writeResult('client', rows, {
     identity: IDENTITY,
@@ -164,6 +212,7 @@ export async function run(args: string[]): Promise<void> {
     warmGetRatio: round(warm, 2),
     ...(warmCpu !== undefined ? { warmGetCpuRatio: round(warmCpu, 2) } : {}),
     met: warm <= TARGET,
+    ...(against ? { against } : {}),
     loadAverage: os.loadavg().map((l) => round(l, 1)),
     note: 'each run is a new process, the commands interleaved per sample; the client is the bundle GET /cli/atskills.tgz serves; cpu = user + system of all threads from GNU time (10 ms resolution)',
   });

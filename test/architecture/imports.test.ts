@@ -51,16 +51,6 @@ function violations(files: string[], broken: (file: string, edge: ImportEdge) =>
   );
 }
 
-/**
- * Known violations of "no app imports another app", each to be removed by moving the shared code into a
- * package. (apps/api -> @atskills/crawler is gone: issue 18's move 3 made the crawler a package.)
- */
-const APP_IMPORT_ALLOWED: string[] = [
-  // The agents test builds the CLI bundle the hub serves at /cli/atskills.tgz with the CLI's own script;
-  // the bundler belongs in a package (or test/support) that both use.
-  'apps/api/test/agents.test.ts:18 -> ../../cli/scripts/bundle.js',
-];
-
 describe('dependency rules (ARCHITECTURE.md)', () => {
   it('the protocol core imports no node: module (only src/node/ and the src/content/ entry may)', () => {
     // `@atskills/protocol/content` (a folder's files -> an indexed skill) runs in the hub and the crawler
@@ -92,7 +82,7 @@ describe('dependency rules (ARCHITECTURE.md)', () => {
       const to = targetOf(file, edge);
       return from !== undefined && to !== undefined && to !== from && apps.includes(to);
     });
-    expect(found.filter((v) => !APP_IMPORT_ALLOWED.some((allowed) => v.startsWith(allowed)))).toEqual([]);
+    expect(found).toEqual([]);
   });
 
   it('services and search import no Fastify plugin', () => {

@@ -1,10 +1,15 @@
 /**
  * Runs the `atskills` CLI for tests: in-process through runCli (fast, the default), or as a child process
- * (`tsx apps/cli/src/main.ts`) for tests that need real processes - concurrency and SIGKILL.
+ * (`tsx apps/cli/src/main.ts`) for tests that need real processes - concurrency and SIGKILL; and builds
+ * the installable bundle for tests of other apps that serve or install it (the hub's /cli/atskills.tgz).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { runCli } from '../../apps/cli/src/index.js';
+
+/** Builds the installable client package (what a hub serves at /cli/atskills.tgz) into a folder. */
+export { bundleClient } from '../../apps/cli/scripts/bundle.js';
+
 import { repoRoot } from './corpus.js';
 
 /** What one CLI run printed and returned. */

@@ -17,7 +17,7 @@ const stop = (signal: string) => {
   setTimeout(() => {
     hub.logger.error({ signal }, 'shutdown deadline passed, exiting');
     process.exit(1);
-  }, hub.ops.SHUTDOWN_TIMEOUT_MS + 5_000).unref();
+  }, hub.ops.shutdownTimeoutMs + 5_000).unref();
   process.once(signal, () => process.exit(1));
   hub.shutdown(signal).then(
     () => process.exit(0),

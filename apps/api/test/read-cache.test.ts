@@ -42,6 +42,13 @@ beforeAll(async () => {
     { visibility: 'private' },
   );
   await until(() => hub.app.readCache.enabled, 'the change feed to listen');
+  // The seed writes' notifications may still be on their way (late on a loaded machine): wait until the
+  // feed has been quiet for a while, so none of them drops a page between two requests of a test.
+  let flushes = -1;
+  while (flushes !== hub.app.readCache.counters.flushes) {
+    flushes = hub.app.readCache.counters.flushes;
+    await new Promise((r) => setTimeout(r, 300));
+  }
 }, 60_000);
 
 afterAll(async () => {

@@ -2,7 +2,7 @@
 // one, a private one, a hub collection and a folder over the menu cap. Rows are built from SKILL.md text with
 // the core parser (like the crawler does), and file contents go to `blobs` so the file list is servable.
 import { createHash } from 'node:crypto';
-import { blobs, type Database, type SkillFile, skills } from '@atskills/db';
+import { blobs, type Database, type SkillFile, skillRevisions, skills } from '@atskills/db';
 import { parseIdentity, parseSkillMarkdown, type SafetyFinding } from '@atskills/protocol';
 import { countTokens } from '@atskills/protocol/tokens';
 
@@ -37,6 +37,9 @@ export interface FixtureSkill {
   extraFiles?: Record<string, string>;
   /** The `name` in frontmatter (default: the folder name). */
   name?: string;
+  /** When the skill was first indexed and last changed (default: now). */
+  firstSeenAt?: Date;
+  updatedAt?: Date;
 }
 
 function sha256(content: string | Buffer): string {
@@ -86,6 +89,8 @@ export async function insertSkills(db: Database, fixtures: readonly FixtureSkill
       visibility: f.visibility ?? 'public',
       lastSeenAt: new Date('2026-11-20T12:00:00Z'),
       goneAt: f.gone ? new Date('2026-11-21T12:00:00Z') : null,
+      ...(f.firstSeenAt ? { firstSeenAt: f.firstSeenAt } : {}),
+      ...(f.updatedAt ? { updatedAt: f.updatedAt } : {}),
     });
   }
   if (blobRows.size > 0)
@@ -93,7 +98,20 @@ export async function insertSkills(db: Database, fixtures: readonly FixtureSkill
       .insert(blobs)
       .values([...blobRows.values()])
       .onConflictDoNothing();
-  await db.insert(skills).values(rows);
+  const inserted = await db.insert(skills).values(rows).returning();
+  // The write paths keep every revision; so do the fixtures, dated like the row.
+  await db.insert(skillRevisions).values(
+    inserted.map((r) => ({
+      skillId: r.id,
+      revision: r.revision,
+      name: r.name,
+      description: r.description,
+      frontmatter: r.frontmatter,
+      body: r.body,
+      files: r.files,
+      createdAt: r.updatedAt,
+    })),
+  );
 }
 
 /** The flags the scanner would record for the remote-exec skill (evidence as the scanner escapes it). */

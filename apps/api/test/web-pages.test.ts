@@ -40,7 +40,9 @@ describe('home page', () => {
     const res = await get('/');
     expect(res.status).toBe(200);
     expectHtmlPage(res);
-    expect(res.body).toContain('<form class="search" method="get" action="/" role="search">');
+    expect(res.body).toContain(
+      '<form class="search" method="get" action="/" role="search" aria-label="Search skills">',
+    );
     // 4 acme/mallory skills + 2 hub/team + 130 bigco; the gone one and the private one are not counted.
     expect(res.body).toMatch(/<dt>Skills<\/dt><dd>136<\/dd>/);
     expect(res.body).toContain('<dt>Last crawl</dt><dd>never</dd>');
@@ -53,7 +55,7 @@ describe('home page', () => {
     expect(res.headers['x-search-engine']).toMatch(/^postgres/);
     expect(res.body).toContain('href="/s/gh:acme/tools/skills/deploy-runbook"');
     expect(res.body).toContain('data-copy="@skills:gh:acme/tools/skills/deploy-runbook"');
-    expect(res.body).toContain('href="/s/gh:acme/tools">acme/tools</a>');
+    expect(res.body).toContain('<a href="/o/acme">acme</a>/<a href="/s/gh:acme/tools">tools</a>');
     expect(res.body).toContain('★ 120');
     expect(res.body).toMatch(/\d+ tokens resident/);
     expect(res.body).not.toContain('deploy-secret');

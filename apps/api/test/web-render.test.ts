@@ -2,12 +2,13 @@ import { parseIdentity } from '@atskills/protocol';
 import { describe, expect, it } from 'vitest';
 import { COPY_SCRIPT, STYLESHEET } from '../src/web/assets/index.js';
 import { flagTitle } from '../src/web/components.js';
+import { renderFeed } from '../src/web/feed.js';
 import { formatBytes, shellQuote } from '../src/web/format.js';
 import { escapeHtml, html } from '../src/web/html.js';
 import { CONTENT_SECURITY_POLICY } from '../src/web/layout.js';
 import { renderMarkdown } from '../src/web/markdown.js';
 import { renderErrorPage } from '../src/web/pages/error-page.js';
-import { renderMenuPage } from '../src/web/pages/menu-page.js';
+import { renderMenuPage, subcollectionsOf } from '../src/web/pages/menu-page.js';
 import { renderSearchPage } from '../src/web/pages/search-page.js';
 import { renderSkillPage, resolveInside } from '../src/web/pages/skill-page.js';
 import { skillPageUrl } from '../src/web/urls.js';
@@ -202,7 +203,9 @@ describe('search page', () => {
       },
     });
     assertInert(page);
-    expect(page).toContain('<form class="search" method="get" action="/" role="search">');
+    expect(page).toContain(
+      '<form class="search" method="get" action="/" role="search" aria-label="Search skills">',
+    );
     expect(page).toContain('1,500');
     expect(page).toContain('2026-11-29 08:30 UTC (finished)');
     expect(page).not.toContain('<ol class="results">');
@@ -254,9 +257,9 @@ describe('search page', () => {
     assertInert(page);
     expect(page).toContain('value="deploy &lt;now&gt;"');
     expect(page).toContain('<option value="gh" selected>');
-    expect(page).toContain('<input type="hidden" name="owner" value="acme">');
+    expect(page).toContain('name="owner" value="acme"');
     expect(page).toContain('href="/s/gh:acme/tools/skills/deploy"');
-    expect(page).toContain('href="/s/gh:acme/tools">acme/tools</a>');
+    expect(page).toContain('<a href="/o/acme">acme</a>/<a href="/s/gh:acme/tools">tools</a>');
     expect(page).toContain('href="https://github.com/acme/tools"');
     expect(page).toContain('★ 42');
     expect(page).toContain('5 tokens resident');
@@ -382,5 +385,60 @@ describe('links, assets and helpers', () => {
     expect(formatBytes(50 * 1024 * 1024)).toBe('50 MiB');
     expect(shellQuote('gh:o/r/p')).toBe('gh:o/r/p');
     expect(shellQuote("gh:o/r/it's")).toBe(`'gh:o/r/it'\\''s'`);
+  });
+});
+
+describe('Atom feed and sub-collections', () => {
+  const entry = {
+    identity: 'gh:acme/tools/skills/deploy',
+    name: 'deploy',
+    description: 'Ship it <now> & "then"\u0007 rest',
+    revision: 'abc123',
+    firstSeenAt: new Date('2026-11-01T00:00:00Z'),
+    updatedAt: new Date('2026-11-29T08:30:00Z'),
+  };
+
+  it('renders absolute links, per-revision ids, escaped text without XML-forbidden characters', () => {
+    const xml = renderFeed({
+      hubUrl: 'https://hub.example/',
+      selfPath: '/o/acme/feed.xml',
+      pagePath: '/o/acme',
+      title: 'New & updated',
+      entries: [entry],
+    });
+    expect(xml).toContain('<id>https://hub.example/o/acme/feed.xml</id>');
+    expect(xml).toContain('<title>New &amp; updated</title>');
+    expect(xml).toContain('<updated>2026-11-29T08:30:00.000Z</updated>');
+    expect(xml).toContain('<id>https://hub.example/s/gh:acme/tools/skills/deploy?rev=abc123</id>');
+    expect(xml).toContain(
+      '<link rel="alternate" type="text/html" href="https://hub.example/s/gh:acme/tools/skills/deploy"/>',
+    );
+    expect(xml).toContain(
+      '<summary>Ship it &lt;now&gt; &amp; &quot;then&quot; rest (@skills:gh:acme/tools/skills/deploy)</summary>',
+    );
+    expect(xml).not.toContain('\u0007');
+  });
+
+  it('dates an empty feed at the epoch, so its bytes (and ETag) stay the same', () => {
+    const model = {
+      hubUrl: 'https://hub.example',
+      selfPath: '/feed.xml',
+      pagePath: '/',
+      title: 't',
+      entries: [],
+    };
+    expect(renderFeed(model)).toBe(renderFeed(model));
+    expect(renderFeed(model)).toContain('<updated>1970-01-01T00:00:00.000Z</updated>');
+  });
+
+  it('counts the folders directly below a menu that hold skills', () => {
+    const items = ['a', 'more/b', 'more/c', 'deep/er/d', 'with space/e'].map((p) => ({
+      identity: parseIdentity(`hub:team/kit/${p.split('/').map(encodeURIComponent).join('/')}`).identity,
+    }));
+    expect(subcollectionsOf('hub:team/kit', items)).toEqual([
+      { identity: 'hub:team/kit/more', folder: 'more', skills: 2 },
+      { identity: 'hub:team/kit/deep', folder: 'deep', skills: 1 },
+      { identity: parseIdentity('hub:team/kit/with%20space').identity, folder: 'with space', skills: 1 },
+    ]);
   });
 });

@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ConfigError, flag, integer, optionalText, optionalUrl, parseEnv, positiveInt } from './config.js';
+import {
+  ConfigError,
+  flag,
+  integer,
+  optionalText,
+  optionalUrl,
+  parseEnv,
+  parseSettings,
+  positiveInt,
+  settingName,
+} from './config.js';
 
 const Schema = z.object({
   PORT: integer(8080, { max: 65535 }),
@@ -37,5 +47,30 @@ describe('parseEnv', () => {
     const message = (error as ConfigError).message;
     expect(message).toMatch(/^Invalid test settings: /);
     for (const name of ['PORT', 'WORKERS', 'HOME_URL', 'ON']) expect(message).toContain(`${name}:`);
+  });
+});
+
+describe('parseSettings', () => {
+  it('names each setting in camelCase, frozen, with the same validation as parseEnv', () => {
+    const settings = parseSettings(Schema, { HOME_URL: 'https://hub.example', ON: 'true' }, 'test settings');
+    expect(settings).toEqual({
+      port: 8080,
+      workers: 4,
+      homeUrl: 'https://hub.example',
+      name: undefined,
+      on: true,
+    });
+    expect(Object.isFrozen(settings)).toBe(true);
+    // The compiler sees the same names the runtime makes.
+    const port: number = settings.port;
+    expect(port).toBe(8080);
+    expect(() => parseSettings(Schema, { PORT: 'x' }, 'test settings')).toThrow(/PORT/);
+  });
+
+  it('turns variable names into setting names', () => {
+    expect(settingName('CRAWL_LOCK_DURATION_MS')).toBe('crawlLockDurationMs');
+    expect(settingName('GITHUB_APP_ID')).toBe('githubAppId');
+    expect(settingName('PORT')).toBe('port');
+    expect(settingName('S3_BUCKET')).toBe('s3Bucket');
   });
 });

@@ -31,6 +31,36 @@ export function parseEnv<Schema extends z.ZodType>(
   return Object.freeze(parsed.data);
 }
 
+/** `CRAWL_LOCK_DURATION_MS` -> `crawlLockDurationMs`: how a setting read from the environment is named in code. */
+export type SettingName<Variable extends string> = Variable extends `${infer Head}_${infer Tail}`
+  ? `${Lowercase<Head>}${Capitalize<SettingName<Tail>>}`
+  : Lowercase<Variable>;
+
+/** A parsed environment with every variable renamed to its setting name. */
+export type Settings<Parsed> = {
+  readonly [Key in keyof Parsed as Key extends string ? SettingName<Key> : never]: Parsed[Key];
+};
+
+/** The setting name of one environment variable (the runtime side of SettingName). */
+export function settingName(variable: string): string {
+  return variable.toLowerCase().replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}
+
+/**
+ * parseEnv, then every variable renamed to its setting name (`RATE_LIMIT_MAX` -> `rateLimitMax`), so the
+ * code of every process reads camelCase settings while the environment keeps its conventional names.
+ */
+export function parseSettings<Schema extends z.ZodObject>(
+  schema: Schema,
+  env: Env,
+  label: string,
+): Settings<z.output<Schema>> {
+  const parsed = parseEnv(schema, env, label) as Record<string, unknown>;
+  return Object.freeze(
+    Object.fromEntries(Object.entries(parsed).map(([key, value]) => [settingName(key), value])),
+  ) as Settings<z.output<Schema>>;
+}
+
 /** Text with surrounding space trimmed; unset or blank is undefined. */
 export const optionalText = z
   .string()

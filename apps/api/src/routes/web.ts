@@ -5,6 +5,7 @@ import fp from 'fastify-plugin';
 import { toProblem } from '../plugins/errors.js';
 import { type HttpProblem, problem } from '../problems.js';
 import type { SearchHitResponse, SkillView, StatsResponse } from '../schemas.js';
+import { getHomeOverview, getSkillHistory } from '../services/browse.js';
 import { findingsOfHits } from '../services/flags.js';
 import { getRepositoryReport, getStats } from '../services/index-info.js';
 import { parseRepositoryName, repositoryStatusUrl } from '../services/indexing/index-requests.js';
@@ -32,6 +33,7 @@ import type {
   SkillPageModel,
 } from '../web/view-models.js';
 import { ifNoneMatchHits } from './caching.js';
+import { registerBrowseRoutes } from './web-browse.js';
 
 // The server-rendered pages: `/` (search), `/s/<identity>` (a skill or a menu) and their static assets.
 // Pages read through the same services as the JSON API, always with `request.viewer`, so a page never shows
@@ -147,7 +149,18 @@ async function searchPage(app: FastifyInstance, request: FastifyRequest, reply: 
     ...(form.limit !== DEFAULT_LIMIT ? { limit: form.limit } : {}),
   };
   if (form.error) return sendPage(reply, 400, renderSearchPage({ ...model, error: form.error }));
-  if (form.q === '') return sendPage(reply, 200, renderSearchPage(model));
+  if (form.q === '') {
+    // Browsing needs a non-empty index; an empty one keeps the hint on how to fill it.
+    // Like the status box, the lists must not take the search box down with them.
+    const browse =
+      status && status.skills > 0
+        ? await getHomeOverview(app.db, request.viewer).catch((err: unknown) => {
+            request.log.warn({ err }, 'browse lists unavailable');
+            return undefined;
+          })
+        : undefined;
+    return sendPage(reply, 200, renderSearchPage({ ...model, ...(browse ? { browse } : {}) }));
+  }
   try {
     const { page, engine } = await searchSkills(
       app.searchEngine,
@@ -242,6 +255,7 @@ async function skillPage(app: FastifyInstance, request: FastifyRequest, reply: F
   if (result.kind === 'menu')
     return sendPage(reply, 200, renderMenuPage({ ...result.view, hubUrl: app.config.publicUrl }));
   const { view, resolved } = result;
+  const history = await getSkillHistory(app.db, request.viewer, resolved.skillId);
   return sendPage(
     reply,
     200,
@@ -251,6 +265,7 @@ async function skillPage(app: FastifyInstance, request: FastifyRequest, reply: F
       pinned: resolved.pinned,
       // The stored findings, evidence included: the page escapes it, and people need it to judge the flag.
       flags: resolved.flags,
+      history,
     }),
   );
 }
@@ -341,6 +356,7 @@ export default fp(
       web.get('/r/:owner/:repo', { schema: { hide: true } }, (request, reply) =>
         repositoryPage(web, request as FastifyRequest<{ Params: { owner: string; repo: string } }>, reply),
       );
+      registerBrowseRoutes(web, sendPage);
       web.get('/badge/*', { schema: { hide: true } }, (request, reply) => badge(web, request, reply));
       web.get('/about/metrics', { schema: { hide: true } }, (_request, reply) =>
         sendPage(reply, 200, renderMetricsPage()),

@@ -1,4 +1,11 @@
-import { type Env, flag, integer, parseEnv, SHUTDOWN_SETTING } from '@atskills/protocol/config';
+import {
+  type Env,
+  flag,
+  integer,
+  parseSettings,
+  type Settings,
+  SHUTDOWN_SETTING,
+} from '@atskills/protocol/config';
 import { z } from 'zod';
 
 /**
@@ -35,12 +42,13 @@ export const OpsEnvSchema = z.object({
   ATSKILLS_DEMO: flag,
 });
 
-export type OpsConfig = Readonly<z.infer<typeof OpsEnvSchema>>;
+/** The ops settings, named in camelCase (`RATE_LIMIT_MAX` -> `rateLimitMax`). */
+export type OpsConfig = Settings<z.infer<typeof OpsEnvSchema>>;
 
 /** The environment variables the runtime reads (documented in .env.example). */
 export const OPS_CONFIG_KEYS = Object.keys(OpsEnvSchema.shape) as (keyof z.infer<typeof OpsEnvSchema>)[];
 
 /** Parses the ops settings, naming the offending variable on error. */
 export function loadOpsConfig(env: Env = process.env): OpsConfig {
-  return parseEnv(OpsEnvSchema, env, 'configuration');
+  return parseSettings(OpsEnvSchema, env, 'configuration');
 }

@@ -8,7 +8,7 @@ import queueBoardPlugin, { QUEUE_BOARD_PATH } from '../plugins/queue-board.js';
 import rateLimitPlugin from '../plugins/rate-limit.js';
 import securityPlugin from '../plugins/security.js';
 import opsRoutes from '../routes/ops/index.js';
-import { type OpsConfig, OpsEnvSchema } from './ops-config.js';
+import { loadOpsConfig, type OpsConfig } from './ops-config.js';
 
 /** What the runtime hands the app for operations; every field is optional so tests can build a bare app. */
 export interface OpsDeps {
@@ -33,7 +33,7 @@ export default fp(
   async function opsPlugin(app: FastifyInstance, deps: OpsDeps) {
     // Without runtime settings (tests building a bare app) rate limiting stays off and /metrics is open.
     const config =
-      deps.config ?? Object.freeze({ ...OpsEnvSchema.parse({}), RATE_LIMIT_MAX: 0, METRICS_PUBLIC: true });
+      deps.config ?? Object.freeze({ ...loadOpsConfig({}), rateLimitMax: 0, metricsPublic: true });
     await app.register(healthPlugin, deps.readiness ? { readiness: deps.readiness } : {});
     app.readiness.addCheck('database', async () => {
       await app.database.ping();
@@ -61,13 +61,13 @@ export default fp(
       app.readiness.addCheck('queue', async () => ({ mode }));
     }
 
-    await app.register(securityPlugin, { corsOrigins: config.CORS_ORIGINS, publicUrl: app.config.publicUrl });
+    await app.register(securityPlugin, { corsOrigins: config.corsOrigins, publicUrl: app.config.publicUrl });
     await app.register(rateLimitPlugin, {
-      max: config.RATE_LIMIT_MAX,
-      timeWindow: config.RATE_LIMIT_WINDOW,
+      max: config.rateLimitMax,
+      timeWindow: config.rateLimitWindow,
       ...(redis ? { redis } : {}),
     });
-    await app.register(opsRoutes, { metricsPublic: config.METRICS_PUBLIC });
+    await app.register(opsRoutes, { metricsPublic: config.metricsPublic });
     if (deps.boardQueues?.length) {
       await app.register(queueBoardPlugin, { queues: deps.boardQueues, prefix: QUEUE_BOARD_PATH });
     }

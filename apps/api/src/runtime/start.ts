@@ -100,7 +100,7 @@ export async function startHub(options: StartOptions = {}): Promise<RunningHub> 
   const config = loadConfig(env);
   const ops = loadOpsConfig(env);
   const crawlerSettings: CrawlerSettings = loadSettings(env);
-  const demo = ops.ATSKILLS_DEMO || (options.argv ?? []).includes('--demo');
+  const demo = ops.atskillsDemo || (options.argv ?? []).includes('--demo');
   const logger = createHubLogger(config.logLevel === 'silent' ? 'silent' : config.logLevel);
 
   const modes = describeModes(config);
@@ -147,7 +147,7 @@ export async function startHub(options: StartOptions = {}): Promise<RunningHub> 
       work: !config.redisUrl,
       metrics: crawlMetricsSink(metrics),
     });
-    cleanups.push(() => crawler.close({ deadlineMs: ops.SHUTDOWN_TIMEOUT_MS }));
+    cleanups.push(() => crawler.close({ deadlineMs: ops.shutdownTimeoutMs }));
 
     for (const queue of CRAWL_QUEUE_NAMES) {
       metrics.setQueueDepthSource(queue, async () => (await crawler.counts())[queue] ?? {});
@@ -177,12 +177,12 @@ export async function startHub(options: StartOptions = {}): Promise<RunningHub> 
     cleanups.push(() => app.close());
 
     let scheduler: RecrawlScheduler | undefined;
-    if (ops.RECRAWL_TICK_MS > 0) {
+    if (ops.recrawlTickMs > 0) {
       scheduler = await startRecrawlScheduler({
         db: database.db,
         startRun: (repos) => crawler.startRun({ kind: 'schedule', source: { kind: 'repos', repos } }),
         indexLink: (linkId) => crawler.enqueueLinkIndex(linkId),
-        everyMs: ops.RECRAWL_TICK_MS,
+        everyMs: ops.recrawlTickMs,
         ...(redis ? { redis } : {}),
         prefix: crawlerSettings.CRAWL_QUEUE_PREFIX,
         logger: logger.child({ component: 'schedule' }),
@@ -190,7 +190,7 @@ export async function startHub(options: StartOptions = {}): Promise<RunningHub> 
       const running = scheduler;
       cleanups.push(() => running.close());
       logger.info(
-        { part: 'schedule', mode: scheduler.mode, everyMs: ops.RECRAWL_TICK_MS },
+        { part: 'schedule', mode: scheduler.mode, everyMs: ops.recrawlTickMs },
         'scheduled re-crawls on',
       );
     }
@@ -262,7 +262,7 @@ export async function startHub(options: StartOptions = {}): Promise<RunningHub> 
       ops,
       shutdown(reason) {
         stopping ??= (async () => {
-          logger.info({ reason, deadlineMs: ops.SHUTDOWN_TIMEOUT_MS }, 'shutting down');
+          logger.info({ reason, deadlineMs: ops.shutdownTimeoutMs }, 'shutting down');
           app.readiness.drain();
           // Reverse start order: the scheduler stops ticking; app.close() stops accepting and resolves once
           // in-flight requests have answered; then the dashboard queues, the crawler (running jobs get the

@@ -21,6 +21,8 @@ export interface LayoutOptions {
   title: string;
   /** Tells robots not to index the page (error pages, pinned revisions). */
   noindex?: boolean;
+  /** Atom feeds of what the page lists (`<link rel="alternate">`). */
+  feeds?: readonly { title: string; href: string }[];
 }
 
 /** Wraps a page body in the site chrome: head, header with a search box, footer. */
@@ -34,14 +36,19 @@ export function layout(options: LayoutOptions, body: SafeHtml): SafeHtml {
 ${options.noindex ? html`<meta name="robots" content="noindex">` : ''}
 <title>${options.title} · @skills hub</title>
 <link rel="stylesheet" href="${STYLESHEET.url}">
+${(options.feeds ?? []).map(
+  (f) => html`<link rel="alternate" type="application/atom+xml" title="${f.title}" href="${f.href}">
+`,
+)}
 <script src="${COPY_SCRIPT.url}" defer></script>
 </head>
 <body>
+<a class="skip-link" href="#main">Skip to content</a>
 <header class="site">
 <a class="brand" href="/">@skills hub</a>
-<nav><a href="/">Search</a><a href="/docs">API docs</a><a href="/openapi.json">OpenAPI</a></nav>
+<nav aria-label="Site"><a href="/">Browse</a><a href="/feed.xml">Feed</a><a href="/docs">API docs</a><a href="/openapi.json">OpenAPI</a></nav>
 </header>
-<main>
+<main id="main" tabindex="-1">
 ${body}
 </main>
 <footer class="site">

@@ -46,3 +46,18 @@ export function queryString(query: Record<string, string | number | undefined> |
 export function badgeUrl(identity: string): string {
   return `${skillPageUrl(identity).replace(/^\/s\//, '/badge/')}.svg`;
 }
+
+/** `/o/<owner>` for a GitHub owner, `/n/<namespace>` for a hub namespace. */
+export function ownerPageUrl(source: 'gh' | 'hub', owner: string): string {
+  return `/${source === 'gh' ? 'o' : 'n'}/${encodeURIComponent(owner)}`;
+}
+
+/** The Atom feed of an owner's or namespace's public skills. */
+export function ownerFeedUrl(source: 'gh' | 'hub', owner: string): string {
+  return `${ownerPageUrl(source, owner)}/feed.xml`;
+}
+
+/** The page of a repository or hub collection: its menu at `/s/gh:o/r` or `/s/hub:ns/c`. */
+export function containerPageUrl(source: 'gh' | 'hub', owner: string, container: string): string {
+  return skillPageUrl(`${source}:${owner}/${container}`);
+}

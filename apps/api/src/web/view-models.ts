@@ -68,6 +68,8 @@ export interface SearchPageModel {
   /** A problem with the query (too long, bad cursor) to show instead of results. */
   error?: string;
   status: CrawlStatusView | null;
+  /** The browse lists of the home page (no query, a non-empty index). */
+  browse?: HomeBrowseView;
 }
 
 export interface SkillFileView {
@@ -97,6 +99,8 @@ export interface SkillPageModel {
   descriptionTokens?: number;
   bodyTokens?: number;
   lastSeen?: Date | string | null;
+  /** Stored revisions, newest first (the current one included). */
+  history?: RevisionView[];
 }
 
 /** Weekly and all-time uses of a skill. */
@@ -141,4 +145,63 @@ export interface ErrorPageModel {
   count?: number;
   subcollections?: SubcollectionView[];
   requestId?: string;
+}
+
+/** A gh owner or hub namespace in a browse list. */
+export interface OwnerLinkView {
+  source: 'gh' | 'hub';
+  owner: string;
+  /** Repositories (gh) or collections (hub). */
+  containers: number;
+  skills: number;
+}
+
+/** A repository or hub collection in a browse list. */
+export interface ContainerLinkView {
+  source: 'gh' | 'hub';
+  owner: string;
+  container: string;
+  skills: number;
+  updatedAt: Date | string;
+}
+
+/** A skill in a browse list (most used, recently added or updated). */
+export interface SkillLinkView {
+  identity: string;
+  name: string;
+  description: string;
+  firstSeenAt: Date | string;
+  updatedAt: Date | string;
+  /** Uses in the last 7 days, in the most-used list. */
+  weekUses?: number;
+}
+
+/** What the home page lists without a query. */
+export interface HomeBrowseView {
+  owners: OwnerLinkView[];
+  repositories: ContainerLinkView[];
+  collections: ContainerLinkView[];
+  mostUsed: SkillLinkView[];
+  added: SkillLinkView[];
+  updated: SkillLinkView[];
+}
+
+/** /o/<owner> (gh) or /n/<namespace> (hub). */
+export interface OwnerPageModel {
+  source: 'gh' | 'hub';
+  owner: string;
+  skills: number;
+  /** Repositories or collections in all (the list may be cut short). */
+  containerCount: number;
+  containers: ContainerLinkView[];
+  updated: SkillLinkView[];
+}
+
+/** One stored revision of a skill on its page. */
+export interface RevisionView {
+  revision: string;
+  /** Whether this is the skill's current revision. */
+  current: boolean;
+  commit: string | null;
+  createdAt: Date | string;
 }

@@ -9,7 +9,6 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
-  blobs,
   collections,
   createCrawlRun,
   type Database,
@@ -17,8 +16,8 @@ import {
   finishCrawlRun,
   namespaces,
   type SeenSkill,
-  skillRevisions,
-  skills,
+  storeBlobs,
+  upsertHubSkills,
   writeRepositoryIndex,
 } from '@atskills/db';
 import {
@@ -175,7 +174,7 @@ export async function seedCorpus(
   return out;
 }
 
-/** Publishes a hub collection directly into the tables (what the publish service does), one revision. */
+/** Publishes a hub collection directly into the tables (with the publish service's own writes), one revision. */
 export async function seedHubCollection(
   db: Database,
   namespace: string,
@@ -193,53 +192,30 @@ export async function seedHubCollection(
     .returning();
   const entries: TreeEntry[] = Object.keys(files).map((p) => ({ path: p, type: 'file' }));
   const inputs = skillsOf(entries, (p) => Buffer.from(files[p]!));
-  const identities: string[] = [];
-  for (const s of inputs) {
-    const { revision, content } = contentOf(s, collection);
-    const identity = formatIdentity('hub', [namespace, collection, ...(s.path ? [s.path] : [])].join('/'));
-    for (const b of content.blobs) await db.insert(blobs).values(b).onConflictDoNothing();
-    const values = {
-      identity,
-      source: 'hub',
+  const written = inputs.map((s) => ({
+    ...contentOf(s, collection),
+    identity: formatIdentity('hub', [namespace, collection, ...(s.path ? [s.path] : [])].join('/')),
+    path: s.path,
+  }));
+  // The rows are written by the same function as a publish's.
+  await storeBlobs(
+    db,
+    written.flatMap((w) => w.content.blobs),
+  );
+  await upsertHubSkills(
+    db,
+    {
       collectionId: coll!.id,
-      owner: namespace,
-      container: collection,
-      path: s.path,
-      name: content.name,
-      description: content.description,
-      frontmatter: content.frontmatter,
-      body: content.body,
-      warnings: content.warnings,
-      parseError: content.parseError,
-      files: content.files,
-      flags: content.flags,
-      revision,
-      commit: null,
-      descriptionTokens: content.descriptionTokens,
-      bodyTokens: content.bodyTokens,
-      stars: opts.popularity ?? 0,
+      namespace,
+      collection,
       visibility,
-      goneAt: null,
-    };
-    const [row] = await db
-      .insert(skills)
-      .values(values)
-      .onConflictDoUpdate({ target: skills.identity, set: values })
-      .returning({ id: skills.id });
-    await db
-      .insert(skillRevisions)
-      .values({
-        skillId: row!.id,
-        revision,
-        name: content.name,
-        description: content.description,
-        frontmatter: content.frontmatter,
-        body: content.body,
-        files: content.files,
-      })
-      .onConflictDoNothing();
-    identities.push(identity);
-  }
+      popularity: opts.popularity ?? 0,
+      commit: null,
+      at: new Date(),
+    },
+    written,
+  );
+  const identities = written.map((w) => w.identity);
   return identities;
 }
 

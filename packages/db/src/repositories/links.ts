@@ -1,12 +1,17 @@
-import { and, asc, eq, inArray, isNull, ne, notInArray, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../client.js';
-import { blobs, safetyVerdicts } from '../schema/blobs.js';
 import { type LinkProblem, repositoryLinks } from '../schema/links.js';
-import { type SkillFile, skillRevisions, skills } from '../schema/skills.js';
-import { collectionRevisions, collections, namespaces } from '../schema/teams.js';
+import { type SkillFile, skills } from '../schema/skills.js';
+import { collections, namespaces } from '../schema/teams.js';
+import {
+  insertCollectionRevision,
+  markHubSkillsGone,
+  saveCollectionRow,
+  storeBlobs,
+  uniqueBy,
+  upsertHubSkills,
+} from './hub-collection-write.js';
 import type { SkillContent } from './index-write.js';
-import { batches, uniqueBy } from './publish-write.js';
-import { skillContentColumns, skillContentFromExcluded } from './skill-upsert.js';
 import { appendAudit } from './teams.js';
 
 export type LinkRow = typeof repositoryLinks.$inferSelect;
@@ -70,30 +75,15 @@ export async function insertLink(tx: Executor, input: NewLink): Promise<LinkRow 
     .where(and(eq(collections.namespaceId, input.namespaceId), eq(collections.name, input.collection)))
     .for('update');
   if (existing && !existing.deletedAt) return undefined;
-  let collectionId: number;
-  if (existing) {
-    collectionId = existing.id;
-    await tx.delete(repositoryLinks).where(eq(repositoryLinks.collectionId, existing.id));
-    await tx
-      .update(collections)
-      .set({ visibility: input.visibility, updatedAt: input.at })
-      .where(eq(collections.id, existing.id));
-  } else {
-    const [created] = await tx
-      .insert(collections)
-      .values({
-        namespaceId: input.namespaceId,
-        name: input.collection,
-        visibility: input.visibility,
-        // Not deleted, but with no revision yet: nothing resolves until the first index.
-        currentRevision: null,
-        createdAt: input.at,
-        updatedAt: input.at,
-      })
-      .returning({ id: collections.id });
-    if (!created) throw new Error('insert into collections returned no row');
-    collectionId = created.id;
-  }
+  if (existing) await tx.delete(repositoryLinks).where(eq(repositoryLinks.collectionId, existing.id));
+  // Not deleted, but with no revision yet: nothing resolves until the first index.
+  const collectionId = await saveCollectionRow(tx, existing?.id, {
+    namespaceId: input.namespaceId,
+    name: input.collection,
+    visibility: input.visibility,
+    currentRevision: null,
+    at: input.at,
+  });
   const c = input.credential;
   const [row] = await tx
     .insert(repositoryLinks)
@@ -115,8 +105,6 @@ export async function insertLink(tx: Executor, input: NewLink): Promise<LinkRow 
       updatedAt: input.at,
     })
     .returning();
-  // The collection was revived deleted: un-delete it only now that the link row holds it.
-  await tx.update(collections).set({ deletedAt: null }).where(eq(collections.id, collectionId));
   return row;
 }
 
@@ -384,79 +372,26 @@ export async function writeLinkIndex(
     const { collection, namespace } = row;
     const at = input.at;
 
-    const blobRows = new Map<string, { sha256: string; size: number; content: Buffer }>();
-    for (const s of input.skills) for (const b of s.content?.blobs ?? []) blobRows.set(b.sha256, b);
-    for (const batch of batches([...blobRows.values()], (b) => b.size)) {
-      await tx.insert(blobs).values(batch).onConflictDoNothing({ target: blobs.sha256 });
-    }
-    const changed = input.skills.filter((s) => s.content);
-    for (const batch of batches(changed, (s) => s.content?.body.length ?? 0)) {
-      const upserted = await tx
-        .insert(skills)
-        .values(
-          batch.map((s) => {
-            const c = s.content as SkillContent;
-            return {
-              identity: s.identity,
-              source: 'hub',
-              collectionId: collection.id,
-              owner: namespace,
-              container: collection.name,
-              path: s.path,
-              ...skillContentColumns(c),
-              revision: s.revision,
-              commit: input.commit,
-              stars: collection.popularity,
-              visibility: collection.visibility,
-              firstSeenAt: at,
-              lastSeenAt: at,
-              updatedAt: at,
-              goneAt: null,
-            };
-          }),
-        )
-        .onConflictDoUpdate({
-          target: skills.identity,
-          set: {
-            collectionId: sql`excluded.collection_id`,
-            ...skillContentFromExcluded(),
-            owner: sql`excluded.owner`,
-            container: sql`excluded.container`,
-            parseError: sql`excluded.parse_error`,
-            visibility: sql`excluded.visibility`,
-          },
-        })
-        .returning({ id: skills.id, identity: skills.identity });
-      const idOf = new Map(upserted.map((r) => [r.identity, r.id]));
-      await tx
-        .insert(skillRevisions)
-        .values(
-          batch.map((s) => {
-            const c = s.content as SkillContent;
-            return {
-              skillId: idOf.get(s.identity) as number,
-              revision: s.revision,
-              name: c.name,
-              description: c.description,
-              frontmatter: c.frontmatter,
-              body: c.body,
-              files: c.files,
-              commit: input.commit,
-              createdAt: at,
-            };
-          }),
-        )
-        .onConflictDoNothing();
-      const verdicts = uniqueBy(
-        batch.filter((s) => s.content?.verdict),
-        (s) => s.content?.verdict?.contentSha256 ?? '',
-      ).map((s) => ({
-        contentSha256: s.content?.verdict?.contentSha256 as string,
-        scannerVersion: s.content?.verdict?.scannerVersion as string,
-        flags: s.content?.flags ?? [],
-      }));
-      if (verdicts.length > 0) await tx.insert(safetyVerdicts).values(verdicts).onConflictDoNothing();
-    }
+    await storeBlobs(
+      tx,
+      uniqueBy(
+        input.skills.flatMap((s) => s.content?.blobs ?? []),
+        (b) => b.sha256,
+      ),
+    );
+    await upsertHubSkills(
+      tx,
+      {
+        collectionId: collection.id,
+        namespace,
+        collection: collection.name,
+        visibility: collection.visibility,
+        popularity: collection.popularity,
+        commit: input.commit,
+        at,
+      },
+      input.skills.flatMap((s) => (s.content ? [{ ...s, content: s.content }] : [])),
+    );
     // Unchanged skills: seen at this commit; the stale mark goes now that the link reads again.
     const unchanged = input.skills.filter((s) => !s.content).map((s) => s.identity);
     if (unchanged.length > 0) {
@@ -469,31 +404,22 @@ export async function writeLinkIndex(
       .update(skills)
       .set({ warnings: sql`${skills.warnings} - ${LINK_STALE_WARNING}` })
       .where(and(eq(skills.collectionId, collection.id), sql`${skills.warnings} ? ${LINK_STALE_WARNING}`));
-    const kept = input.skills.map((s) => s.identity);
-    await tx
-      .update(skills)
-      .set({ goneAt: at, updatedAt: at })
-      .where(
-        and(
-          eq(skills.collectionId, collection.id),
-          isNull(skills.goneAt),
-          kept.length > 0 ? notInArray(skills.identity, kept) : sql`true`,
-        ),
-      );
-
-    await tx
-      .insert(collectionRevisions)
-      .values({
-        collectionId: collection.id,
-        revision: input.commit,
-        manifest: input.manifest,
-        skillCount: input.skills.length,
-        sizeBytes: input.manifest.reduce((n, f) => n + f.size, 0),
-        visibility: collection.visibility,
-        publishedBy: null,
-        createdAt: at,
-      })
-      .onConflictDoNothing();
+    await markHubSkillsGone(
+      tx,
+      collection.id,
+      input.skills.map((s) => s.identity),
+      at,
+    );
+    await insertCollectionRevision(tx, {
+      collectionId: collection.id,
+      revision: input.commit,
+      manifest: input.manifest,
+      skillCount: input.skills.length,
+      sizeBytes: input.manifest.reduce((n, f) => n + f.size, 0),
+      visibility: collection.visibility,
+      publishedBy: null,
+      at,
+    });
     await tx
       .update(collections)
       .set({ currentRevision: input.commit, updatedAt: at })

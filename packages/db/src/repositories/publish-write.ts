@@ -1,10 +1,16 @@
 import type { SafetyFinding } from '@atskills/protocol';
-import { and, desc, eq, gte, inArray, isNull, ne, notInArray, sql } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, isNull, ne, sql } from 'drizzle-orm';
 import type { Executor } from '../client.js';
-import { blobs, safetyVerdicts } from '../schema/blobs.js';
-import { type SkillFile, skillRevisions, skills } from '../schema/skills.js';
+import { blobs } from '../schema/blobs.js';
+import { type SkillFile, skills } from '../schema/skills.js';
 import { collectionRevisions, collections, namespaces, users } from '../schema/teams.js';
-import { skillContentFromExcluded } from './skill-upsert.js';
+import {
+  insertCollectionRevision,
+  markHubSkillsGone,
+  saveCollectionRow,
+  storeBlobs,
+  upsertHubSkills,
+} from './hub-collection-write.js';
 
 export type CollectionRow = typeof collections.$inferSelect;
 
@@ -53,10 +59,6 @@ export interface PublishOutcome {
   unchanged: boolean;
 }
 
-// Rows per multi-row insert; blob batches are also cut by size so one statement stays a few MiB.
-const BATCH_ROWS = 100;
-const BATCH_BYTES = 8 * 1024 * 1024;
-
 /** A collection by namespace and name, deleted ones included. */
 export async function findCollection(
   db: Executor,
@@ -104,136 +106,54 @@ export async function writePublish(tx: Executor, input: PublishWrite): Promise<P
     return { collectionId: existing.id, previousRevision, unchanged: true };
   }
 
-  for (const batch of batches(input.blobs, (b) => b.size)) {
-    await tx.insert(blobs).values(batch).onConflictDoNothing({ target: blobs.sha256 });
-  }
-
-  let collectionId: number;
-  if (existing) {
-    collectionId = existing.id;
-    await tx
-      .update(collections)
-      .set({
-        currentRevision: input.revision,
-        visibility: input.visibility,
-        updatedAt: input.at,
-        deletedAt: null,
-      })
-      .where(eq(collections.id, existing.id));
-  } else {
-    const [created] = await tx
-      .insert(collections)
-      .values({
-        namespaceId: input.namespaceId,
-        name: input.collection,
-        visibility: input.visibility,
-        currentRevision: input.revision,
-        createdAt: input.at,
-        updatedAt: input.at,
-      })
-      .returning({ id: collections.id });
-    if (!created) throw new Error('insert into collections returned no row');
-    collectionId = created.id;
-  }
-  const popularity = existing?.popularity ?? 0;
-
-  await tx
-    .insert(collectionRevisions)
-    .values({
+  await storeBlobs(tx, input.blobs);
+  const collectionId = await saveCollectionRow(tx, existing?.id, {
+    namespaceId: input.namespaceId,
+    name: input.collection,
+    visibility: input.visibility,
+    currentRevision: input.revision,
+    at: input.at,
+  });
+  await insertCollectionRevision(tx, {
+    collectionId,
+    revision: input.revision,
+    manifest: input.manifest,
+    skillCount: input.skills.length,
+    sizeBytes: input.sizeBytes,
+    visibility: input.visibility,
+    publishedBy: input.publishedBy,
+    at: input.at,
+  });
+  await upsertHubSkills(
+    tx,
+    {
       collectionId,
-      revision: input.revision,
-      manifest: input.manifest,
-      skillCount: input.skills.length,
-      sizeBytes: input.sizeBytes,
+      namespace: input.namespace,
+      collection: input.collection,
       visibility: input.visibility,
-      publishedBy: input.publishedBy,
-      createdAt: input.at,
-    })
-    .onConflictDoNothing();
-
-  for (const batch of batches(input.skills, (s) => s.body.length)) {
-    const rows = batch.map((s) => ({
-      identity: s.identity,
-      source: 'hub',
-      collectionId,
-      owner: input.namespace,
-      container: input.collection,
-      path: s.path,
-      name: s.name,
-      description: s.description,
-      frontmatter: s.frontmatter,
-      body: s.body,
-      warnings: s.warnings,
-      parseError: null,
-      files: s.files,
-      flags: s.flags,
-      revision: s.revision,
+      popularity: existing?.popularity ?? 0,
       commit: input.revision,
-      descriptionTokens: s.descriptionTokens,
-      bodyTokens: s.bodyTokens,
-      stars: popularity,
-      visibility: input.visibility,
-      firstSeenAt: input.at,
-      lastSeenAt: input.at,
-      updatedAt: input.at,
-      goneAt: null,
-    }));
-    const inserted = await tx
-      .insert(skills)
-      .values(rows)
-      .onConflictDoUpdate({
-        target: skills.identity,
-        set: {
-          collectionId: sql`excluded.collection_id`,
-          ...skillContentFromExcluded(),
-          owner: sql`excluded.owner`,
-          container: sql`excluded.container`,
-          parseError: sql`null`,
-          visibility: sql`excluded.visibility`,
-        },
-      })
-      .returning({ id: skills.id, identity: skills.identity });
-    const idOf = new Map(inserted.map((r) => [r.identity, r.id]));
-    await tx
-      .insert(skillRevisions)
-      .values(
-        batch.map((s) => ({
-          skillId: idOf.get(s.identity) as number,
-          revision: s.revision,
-          name: s.name,
-          description: s.description,
-          frontmatter: s.frontmatter,
-          body: s.body,
-          files: s.files,
-          commit: input.revision,
-          createdAt: input.at,
-        })),
-      )
-      .onConflictDoNothing();
-    await tx
-      .insert(safetyVerdicts)
-      .values(
-        uniqueBy(batch, (s) => s.revision).map((s) => ({
-          contentSha256: s.revision,
-          scannerVersion: input.scannerVersion,
-          flags: s.flags,
-        })),
-      )
-      .onConflictDoNothing();
-  }
-
-  // Skills that were in the collection and are not in this revision are gone (410 to those who may see them).
-  const kept = input.skills.map((s) => s.identity);
-  await tx
-    .update(skills)
-    .set({ goneAt: input.at })
-    .where(
-      and(
-        eq(skills.collectionId, collectionId),
-        isNull(skills.goneAt),
-        kept.length > 0 ? notInArray(skills.identity, kept) : sql`true`,
-      ),
-    );
+      at: input.at,
+    },
+    input.skills.map((s) => ({
+      identity: s.identity,
+      path: s.path,
+      revision: s.revision,
+      content: {
+        ...s,
+        parseError: null,
+        // The publish's blobs are stored once for the whole collection, above.
+        blobs: [],
+        verdict: { contentSha256: s.revision, scannerVersion: input.scannerVersion },
+      },
+    })),
+  );
+  await markHubSkillsGone(
+    tx,
+    collectionId,
+    input.skills.map((s) => s.identity),
+    input.at,
+  );
   await hideGoneSkills(tx, collectionId, input.visibility);
   return { collectionId, previousRevision, unchanged: false };
 }
@@ -330,32 +250,4 @@ export async function existingBlobHashes(db: Executor, hashes: string[]): Promis
   if (hashes.length === 0) return new Set();
   const rows = await db.select({ sha256: blobs.sha256 }).from(blobs).where(inArray(blobs.sha256, hashes));
   return new Set(rows.map((r) => r.sha256));
-}
-
-/** Splits rows into insert batches by count and weight (bytes), so one statement stays a few MiB. */
-export function* batches<T>(items: readonly T[], weight: (item: T) => number): Generator<T[]> {
-  let batch: T[] = [];
-  let bytes = 0;
-  for (const item of items) {
-    const w = weight(item);
-    if (batch.length > 0 && (batch.length >= BATCH_ROWS || bytes + w > BATCH_BYTES)) {
-      yield batch;
-      batch = [];
-      bytes = 0;
-    }
-    batch.push(item);
-    bytes += w;
-  }
-  if (batch.length > 0) yield batch;
-}
-
-/** The first item per key. */
-export function uniqueBy<T>(items: readonly T[], key: (item: T) => string): T[] {
-  const seen = new Set<string>();
-  return items.filter((item) => {
-    const k = key(item);
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  });
 }

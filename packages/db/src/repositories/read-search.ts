@@ -105,9 +105,10 @@ const BODY_ARM_THRESHOLD = 100;
  */
 const BODY_ARM_LIMIT = 200;
 
-/** Candidates taken per query word (most popular first), so a rare word's skills are never crowded out. */
 /** What one distinct client a week weighs in the search prior, in stars (uses are per skill, stars per repository). */
 const USES_STAR_WEIGHT = 50;
+
+/** Candidates taken per query word (most popular first), so a rare word's skills are never crowded out. */
 const WORD_ARM_LIMIT = 150;
 
 /** Shortest word matched by trigram similarity on names (typos in multi-word queries). */

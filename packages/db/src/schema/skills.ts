@@ -102,6 +102,13 @@ export const skills = pgTable(
     index('skills_live_stars_idx')
       .on(t.stars.desc(), t.id)
       .where(sql`${t.goneAt} is null and ${t.parseError} is null`),
+    // Newest first for the browse pages and feeds (listRecentSkills), without sorting every live skill.
+    index('skills_live_updated_idx')
+      .on(t.updatedAt.desc().nullsFirst(), t.identity)
+      .where(sql`${t.goneAt} is null and ${t.parseError} is null`),
+    index('skills_live_first_seen_idx')
+      .on(t.firstSeenAt.desc().nullsFirst(), t.identity)
+      .where(sql`${t.goneAt} is null and ${t.parseError} is null`),
   ],
 );
 

@@ -19,13 +19,20 @@ export const SITE_STYLES = `:root {
 body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--fg); background: var(--bg); }
 a { color: var(--accent); }
 code, pre, kbd { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.9em; }
+code { overflow-wrap: anywhere; }
 header.site, main, footer.site { max-width: 960px; margin: 0 auto; padding: 0 1rem; }
-header.site { display: flex; align-items: baseline; gap: 1rem; padding-top: 1rem; padding-bottom: 0.5rem; border-bottom: 1px solid var(--line); }
+header.site { display: flex; flex-wrap: wrap; align-items: baseline; gap: 0.25rem 1rem; padding-top: 1rem; padding-bottom: 0.5rem; border-bottom: 1px solid var(--line); }
 header.site .brand { font-weight: 700; font-size: 1.2rem; text-decoration: none; color: var(--fg); }
-header.site nav { margin-left: auto; display: flex; gap: 1rem; font-size: 0.9rem; }
+header.site nav { margin-left: auto; display: flex; flex-wrap: wrap; gap: 0.25rem 1rem; font-size: 0.9rem; }
 footer.site { margin-top: 3rem; padding-top: 1rem; padding-bottom: 2rem; border-top: 1px solid var(--line); color: var(--muted); font-size: 0.85rem; }
-form.search { display: flex; flex-wrap: wrap; gap: 0.5rem; margin: 1.5rem 0 1rem; }
-form.search input[type=search] { flex: 1 1 20rem; padding: 0.55rem 0.7rem; font-size: 1rem; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); color: var(--fg); }
+form.search { margin: 1.5rem 0 1rem; }
+form.search .search-row { display: flex; flex-wrap: wrap; gap: 0.5rem; }
+form.search input[type=search] { flex: 1 1 16rem; min-width: 0; padding: 0.55rem 0.7rem; font-size: 1rem; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); color: var(--fg); }
+form.search details.filters { margin-top: 0.5rem; font-size: 0.9rem; }
+form.search details.filters summary { cursor: pointer; color: var(--muted); }
+form.search .filter-fields { display: grid; grid-template-columns: repeat(auto-fit, minmax(12rem, 1fr)); gap: 0.5rem; margin-top: 0.5rem; }
+form.search .field label { display: block; color: var(--muted); font-size: 0.85rem; }
+form.search .field input { width: 100%; padding: 0.4rem 0.6rem; font-size: 1rem; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); color: var(--fg); }
 form.search select, form.search button { padding: 0.5rem 0.8rem; font-size: 1rem; border: 1px solid var(--line); border-radius: 6px; background: var(--panel); color: var(--fg); }
 .notice { padding: 0.75rem 1rem; border-radius: 6px; background: var(--warn-bg); color: var(--warn-fg); }
 ol.results { list-style: none; padding: 0; margin: 0; }
@@ -54,7 +61,11 @@ dl.facts dd, section.status dd { margin: 0; overflow-wrap: anywhere; }
 .panel { background: var(--panel); border: 1px solid var(--line); border-radius: 6px; padding: 0.75rem 1rem; margin: 1rem 0; }
 .panel h2 { font-size: 1rem; margin: 0 0 0.5rem; }
 table.data { border-collapse: collapse; width: 100%; font-size: 0.9rem; }
-table.data th, table.data td { text-align: left; padding: 0.3rem 0.5rem; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: anywhere; }
+table.data th, table.data td { text-align: left; padding: 0.3rem 0.5rem; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: break-word; }
+table.data th { white-space: nowrap; }
+/* A cell's words and codes are not split to fit a narrow column: "break-word" only breaks what would overflow. */
+table.data code { overflow-wrap: break-word; }
+table.data td[data-label="Rule"] code { white-space: nowrap; }
 table.data td.num { text-align: right; white-space: nowrap; }
 .markdown { border-top: 1px solid var(--line); margin-top: 1.5rem; padding-top: 0.5rem; overflow-wrap: anywhere; }
 .markdown pre { background: var(--panel); padding: 0.75rem; border-radius: 6px; overflow-x: auto; }
@@ -65,7 +76,32 @@ table.data td.num { text-align: right; white-space: nowrap; }
 .markdown blockquote { margin-left: 0; padding-left: 1rem; border-left: 3px solid var(--line); color: var(--muted); }
 pre.frontmatter { background: var(--panel); padding: 0.75rem; border-radius: 6px; overflow-x: auto; white-space: pre-wrap; }
 .panel pre { white-space: pre-wrap; overflow-wrap: anywhere; }
-ul.menu { padding-left: 1.2rem; }
+ul.menu { padding-left: 1.2rem; overflow-wrap: anywhere; }
+h2.list-title { font-size: 1.1rem; margin: 1.5rem 0 0.5rem; }
+p.feed-note { color: var(--muted); font-size: 0.9rem; }
+.home-title { font-size: 1.4rem; margin: 1.5rem 0 0; }
+.browse { display: grid; grid-template-columns: repeat(auto-fit, minmax(17rem, 1fr)); gap: 0 1.5rem; margin-top: 1rem; }
+.browse-list h2 { font-size: 1.05rem; margin: 1.2rem 0 0.4rem; }
+ol.links, ol.history { list-style: none; padding: 0; margin: 0; }
+ol.links > li, ol.history > li { padding: 0.35rem 0; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }
+ol.links .meta, ol.history .meta { display: block; margin: 0; }
+ol.links .desc { display: block; font-size: 0.9rem; }
+ol.history li[aria-current] a { font-weight: 700; }
+:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+main:focus { outline: none; }
+.skip-link { position: absolute; left: -999rem; top: 0.5rem; padding: 0.4rem 0.8rem; background: var(--bg); color: var(--accent); border: 2px solid var(--accent); border-radius: 6px; z-index: 1; }
+.skip-link:focus { left: 1rem; }
+@media (max-width: 40rem) {
+  /* Each cell names its column (data-label, read by screen readers too), so the header row can go. */
+  table.stack thead { display: none; }
+  table.stack, table.stack tbody, table.stack tr, table.stack td { display: block; width: 100%; }
+  table.stack tr { padding: 0.4rem 0; border-bottom: 1px solid var(--line); }
+  table.stack td { border: 0; padding: 0.1rem 0; }
+  table.stack td::before { content: attr(data-label) ": "; color: var(--muted); font-weight: 600; }
+  table.stack td:empty { display: none; }
+  dl.facts { grid-template-columns: 1fr; }
+  dl.facts dd { margin-bottom: 0.3rem; }
+}
 ul.menu li { margin: 0.4rem 0; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 .error-code { color: var(--muted); font-size: 0.9rem; }

@@ -1,7 +1,7 @@
 import { formatDateTime, shortRevision } from '../format.js';
 import { html } from '../html.js';
 import { layout } from '../layout.js';
-import { githubUrl, skillPageUrl } from '../urls.js';
+import { containerPageUrl, githubUrl, ownerPageUrl, skillPageUrl } from '../urls.js';
 
 /** What the repository page shows: GET /v1/repos/<owner>/<repo>'s status, skills and problems. */
 export interface RepositoryPageModel {
@@ -33,6 +33,8 @@ export function renderRepositoryPage(model: RepositoryPageModel): string {
 <dl class="facts">
 <dt>Status</dt><dd><code>${model.status}</code></dd>
 <dt>Source</dt><dd><a href="${githubUrl(model.owner, model.name)}" rel="noopener noreferrer">GitHub</a></dd>
+<dt>Owner</dt><dd><a href="${ownerPageUrl('gh', model.owner)}">gh:${model.owner}</a></dd>
+${model.skills.length > 0 ? html`<dt>Browse</dt><dd><a href="${containerPageUrl('gh', model.owner, model.name)}">the skills of ${full} as a collection</a></dd>` : ''}
 ${model.headRevision ? html`<dt>Head</dt><dd><code title="${model.headRevision}">${shortRevision(model.headRevision)}</code></dd>` : ''}
 ${model.lastCrawledAt ? html`<dt>Last crawled</dt><dd>${formatDateTime(model.lastCrawledAt)}</dd>` : ''}
 <dt>As JSON</dt><dd><a href="${model.statusUrl}"><code>GET /v1/repos/${full}</code></a></dd>
@@ -42,9 +44,9 @@ ${model.status === 'not-indexed' ? html`<p class="notice">Ask for it: <code>curl
 ${
   model.problems.length === 0
     ? html`<p>None found.</p>`
-    : html`<table><thead><tr><th>File</th><th>Code</th><th>Reason</th></tr></thead><tbody>${model.problems.map(
+    : html`<table class="data stack"><thead><tr><th>File</th><th>Code</th><th>Reason</th></tr></thead><tbody>${model.problems.map(
         (p) =>
-          html`<tr><td><code>${p.path || '(repository)'}${p.line ? `:${p.line}` : ''}</code></td><td><code>${p.code}</code></td><td>${p.message}</td></tr>`,
+          html`<tr><td data-label="File"><code>${p.path || '(repository)'}${p.line ? `:${p.line}` : ''}</code></td><td data-label="Code"><code>${p.code}</code></td><td data-label="Reason">${p.message}</td></tr>`,
       )}</tbody></table>`
 }</div>
 <div class="panel"><h2>Listed skills (${model.skills.length})</h2>

@@ -3,35 +3,110 @@ import { flagBadges, referenceBox, referenceText } from '../components.js';
 import { formatCount, formatDateTime } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
 import { layout } from '../layout.js';
-import { githubUrl, queryString, skillPageUrl } from '../urls.js';
-import type { CrawlStatusView, SearchFilters, SearchPageModel, SearchResultView } from '../view-models.js';
+import { githubUrl, ownerPageUrl, queryString, skillPageUrl } from '../urls.js';
+import type {
+  CrawlStatusView,
+  HomeBrowseView,
+  SearchFilters,
+  SearchPageModel,
+  SearchResultView,
+} from '../view-models.js';
+import { browseSection, containerItem, ownerItem, skillItem } from './browse-lists.js';
 
 /** The home page: search form, results (when a query was given), pagination and the crawl status. */
 export function renderSearchPage(model: SearchPageModel): string {
-  const title = model.query ? `${model.query} - search` : 'Search skills';
+  const title = model.query ? `${model.query} - search` : 'Browse and search skills';
+  const home = !model.results && !model.error;
   return layout(
-    { title, noindex: model.continued === true },
-    html`<h1 class="visually-hidden">Find a skill</h1>
-${searchForm(model.query, model.filters)}
+    {
+      title,
+      noindex: model.continued === true,
+      feeds: [{ title: 'New and updated skills', href: '/feed.xml' }],
+    },
+    html`<h1${home ? html` class="home-title"` : html` class="visually-hidden"`}>${home ? 'Find a skill' : 'Search results'}</h1>
+${searchForm(model.query, model.filters, { autofocus: home })}
 ${model.error ? html`<p class="notice" role="alert">${model.error}</p>` : ''}
-${model.status?.skills === 0 ? emptyIndexHint() : model.results ? resultsSection(model) : intro()}
-${statusSection(model.status)}`,
+${
+  model.status?.skills === 0
+    ? emptyIndexHint()
+    : model.results
+      ? resultsSection(model)
+      : html`${intro()}${statusSection(model.status)}${model.browse ? browseSections(model.browse) : ''}`
+}
+${home && model.status?.skills !== 0 ? '' : statusSection(model.status)}`,
   ).value;
 }
 
-function searchForm(query: string, filters: SearchFilters): SafeHtml {
+/** The home page's lists: most used this week, what is new, and who holds what. */
+function browseSections(browse: HomeBrowseView): SafeHtml {
+  return html`<div class="browse">
+${browseSection(
+  'most-used',
+  'Most used this week',
+  browse.mostUsed.map((s) => skillItem(s, 'uses')),
+  'No uses counted in the last 7 days yet.',
+)}
+${browseSection(
+  'recently-added',
+  'Recently added',
+  browse.added.map((s) => skillItem(s, 'added')),
+  'Nothing yet.',
+)}
+${browseSection(
+  'recently-updated',
+  'Recently updated',
+  browse.updated.map((s) => skillItem(s, 'updated')),
+  'Nothing yet.',
+)}
+${browseSection('by-owner', 'By owner', browse.owners.map(ownerItem), 'No owners yet.')}
+${browseSection(
+  'by-repository',
+  'By repository',
+  browse.repositories.map((c) => containerItem(c)),
+  'No GitHub repositories indexed yet.',
+)}
+${browseSection(
+  'by-collection',
+  'By hub collection',
+  browse.collections.map((c) => containerItem(c)),
+  'No collections published yet.',
+)}
+</div>
+<p class="feed-note">Follow new and updated skills: <a href="/feed.xml">Atom feed</a> (each owner page has its own).</p>`;
+}
+
+/**
+ * The search form with every filter GET /search takes. The owner, repository and namespace fields sit in a
+ * <details> (open when one is set), so the box stays one line on a phone and still needs no script.
+ */
+export function searchForm(
+  query: string,
+  filters: SearchFilters,
+  options: { autofocus?: boolean; showActive?: boolean } = {},
+): SafeHtml {
   const option = (value: string, label: string) =>
     html`<option value="${value}"${(filters.source ?? '') === value ? html` selected` : ''}>${label}</option>`;
-  return html`<form class="search" method="get" action="/" role="search">
+  const field = (key: 'owner' | 'repo' | 'namespace', label: string, hint: string) =>
+    html`<div class="field"><label for="filter-${key}">${label}</label>
+<input type="text" id="filter-${key}" name="${key}" value="${filters[key] ?? ''}" maxlength="100" placeholder="${hint}" autocomplete="off" spellcheck="false"></div>`;
+  const anySet = Boolean(filters.owner || filters.repo || filters.namespace);
+  return html`<form class="search" method="get" action="/" role="search" aria-label="Search skills">
+<div class="search-row">
 <label for="q" class="visually-hidden">Search skills</label>
-<input type="search" id="q" name="q" value="${query}" maxlength="256" placeholder="Search skills by name, description or content" autofocus>
-<select name="source" aria-label="Source">${option('', 'All sources')}${option('gh', 'GitHub (gh:)')}${option('hub', 'Hub (hub:)')}</select>
-${filters.owner ? html`<input type="hidden" name="owner" value="${filters.owner}">` : ''}
-${filters.repo ? html`<input type="hidden" name="repo" value="${filters.repo}">` : ''}
-${filters.namespace ? html`<input type="hidden" name="namespace" value="${filters.namespace}">` : ''}
+<input type="search" id="q" name="q" value="${query}" maxlength="256" placeholder="Search skills by name, description or content"${options.autofocus === false ? '' : html` autofocus`}>
+<label for="source" class="visually-hidden">Source</label>
+<select id="source" name="source">${option('', 'All sources')}${option('gh', 'GitHub (gh:)')}${option('hub', 'Hub (hub:)')}</select>
 <button type="submit">Search</button>
+</div>
+<details class="filters"${anySet ? html` open` : ''}><summary>Filters: owner, repository, namespace</summary>
+<div class="filter-fields">
+${field('owner', 'Owner', 'GitHub owner or namespace')}
+${field('repo', 'Repository', 'repository or collection')}
+${field('namespace', 'Hub namespace', 'hub: namespace')}
+</div>
+</details>
 </form>
-${activeFilters(query, filters)}`;
+${options.showActive === false ? '' : activeFilters(query, filters)}`;
 }
 
 function activeFilters(query: string, filters: SearchFilters): SafeHtml {
@@ -126,13 +201,13 @@ export function sourceLinks(result: Pick<SearchResultView, 'source' | 'repositor
   const [first = '', second = ''] = result.repository.split('/');
   const containerIdentity = safeIdentity(`${result.source}:${result.repository}`);
   const local = containerIdentity
-    ? html`<a href="${skillPageUrl(containerIdentity)}">${result.repository}</a>`
-    : html`${result.repository}`;
+    ? html`<a href="${skillPageUrl(containerIdentity)}">${second}</a>`
+    : html`${second}`;
   const outbound =
     result.source === 'gh'
       ? html` <a href="${githubUrl(first, second)}" rel="nofollow noopener noreferrer">GitHub ↗</a>`
       : '';
-  return html`<span>${result.source} · ${local}${outbound}</span>`;
+  return html`<span>${result.source} · <a href="${ownerPageUrl(result.source, first)}">${first}</a>/${local}${outbound}</span>`;
 }
 
 function safeIdentity(text: string): string | null {

@@ -1,11 +1,18 @@
 import { parseIdentity } from '@atskills/protocol';
 import { stringify } from 'yaml';
 import { flagBadges, flagTitle, referenceBox, referenceText } from '../components.js';
-import { formatBytes, formatCount, formatDate, shellQuote, shortRevision } from '../format.js';
+import {
+  formatBytes,
+  formatCount,
+  formatDate,
+  formatDateTime,
+  shellQuote,
+  shortRevision,
+} from '../format.js';
 import { html, type SafeHtml } from '../html.js';
 import { layout } from '../layout.js';
 import { renderMarkdown } from '../markdown.js';
-import { badgeUrl, repositoryPageUrl, skillFileUrl, skillPageUrl } from '../urls.js';
+import { badgeUrl, ownerFeedUrl, repositoryPageUrl, skillFileUrl, skillPageUrl } from '../urls.js';
 import type { FlagView, SkillFileView, SkillPageModel } from '../view-models.js';
 import { sourceLinks } from './search-page.js';
 
@@ -21,7 +28,20 @@ export function renderSkillPage(model: SkillPageModel): string {
     },
   });
   return layout(
-    { title: model.name || model.identity, noindex: model.pinned === true },
+    {
+      title: model.name || model.identity,
+      noindex: model.pinned === true,
+      ...(id.source === 'gh' || id.source === 'hub'
+        ? {
+            feeds: [
+              {
+                title: `New and updated skills of ${id.source}:${first}`,
+                href: ownerFeedUrl(id.source, first),
+              },
+            ],
+          }
+        : {}),
+    },
     html`<h1 class="skill-title">${model.name || model.identity} ${flagBadges(model.flags.filter((f) => f.suppressedBy === undefined))}</h1>
 <p class="lead">${model.description}</p>
 ${model.pinned ? html`<p class="notice">This page shows the pinned revision <code>${model.revision}</code>. <a href="${skillPageUrl(model.identity)}">Show the current revision</a>.</p>` : ''}
@@ -41,8 +61,25 @@ ${usagePanel(model.identity, model.hubUrl)}
 ${badgePanel(model.identity, model.hubUrl)}
 ${frontmatterPanel(model.frontmatter)}
 ${filesPanel(model.identity, model.files)}
+${historyPanel(model)}
 <article class="markdown" aria-label="SKILL.md">${body}</article>`,
   ).value;
+}
+
+/** The stored revisions with the date each was first indexed, newest first, each a link to that revision. */
+function historyPanel(model: SkillPageModel): SafeHtml {
+  const history = model.history ?? [];
+  if (history.length === 0) return html``;
+  return html`<section class="panel" aria-labelledby="history-title">
+<h2 id="history-title">Revision history (${formatCount(history.length)}${history.length >= 20 ? ', latest' : ''})</h2>
+<ol class="history">${history.map((h) => {
+    const current = h.current;
+    const shown = h.revision === model.revision;
+    const link = skillPageUrl(model.identity, current ? undefined : { rev: h.revision });
+    return html`<li${shown ? html` aria-current="page"` : ''}><a href="${link}"><code title="${h.revision}">${shortRevision(h.revision)}</code></a>
+<span class="meta">${formatDateTime(h.createdAt) ?? ''}${current ? ' · current' : ''}${shown && !current ? ' · shown' : ''}${h.commit ? html` · from <code title="${h.commit}">${shortRevision(h.commit)}</code>` : ''}</span></li>`;
+  })}</ol>
+</section>`;
 }
 
 /** The README badge of the skill (name and weekly uses) as Markdown to copy. */
@@ -78,10 +115,10 @@ export function flagsPanel(flags: readonly FlagView[], identity = '', revision =
   return html`<section class="panel flags-panel" aria-labelledby="flags-title">
 <h2 id="flags-title">Safety flags</h2>
 <p>The hub's scanner found content worth reading before an agent acts on this skill (revision <code>${shortRevision(revision)}</code>).</p>
-<table class="data"><thead><tr><th>Rule</th><th>Severity</th><th>Where</th><th>Excerpt</th><th>Why</th><th>Status</th></tr></thead>
+<table class="data stack"><thead><tr><th>Rule</th><th>Severity</th><th>Where</th><th>Excerpt</th><th>Why</th><th>Status</th></tr></thead>
 <tbody>${flags.map(
     (f) =>
-      html`<tr title="${flagTitle(f)}"${f.suppressedBy !== undefined ? html` class="suppressed"` : ''}><td><code>${f.rule}</code></td><td>${f.severity}</td><td>${f.file ? html`<code>${f.file}${f.line !== undefined ? `:${f.line}` : ''}</code>` : ''}</td><td>${f.evidence ? html`<code>${f.evidence}</code>` : ''}</td><td>${f.message}</td><td>${f.suppressedBy !== undefined ? `dispute accepted (report ${f.suppressedBy}): suppressed for this content` : 'active'}</td></tr>`,
+      html`<tr title="${flagTitle(f)}"${f.suppressedBy !== undefined ? html` class="suppressed"` : ''}><td data-label="Rule"><code>${f.rule}</code></td><td data-label="Severity">${f.severity}</td><td data-label="Where">${f.file ? html`<code>${f.file}${f.line !== undefined ? `:${f.line}` : ''}</code>` : ''}</td><td data-label="Excerpt">${f.evidence ? html`<code>${f.evidence}</code>` : ''}</td><td data-label="Why">${f.message}</td><td data-label="Status">${f.suppressedBy !== undefined ? `dispute accepted (report ${f.suppressedBy}): suppressed for this content` : 'active'}</td></tr>`,
   )}</tbody></table>
 <p>A flag is wrong, or the skill is malicious? Report it (any hub token): <code>${report}</code> (<code>"kind":"malicious"</code> without a rule to report the skill).</p>
 </section>`;

@@ -236,6 +236,8 @@ export class InvertedIndex {
   private isCandidate = new Uint8Array(1024);
   private readonly candidates: number[] = [];
   private readonly touched: number[] = [];
+  private readonly phraseTouched: number[] = [];
+  private readonly hitPositions: number[] = [];
   /** Scratch of add(): 4 field frequencies per posting list of the document. */
   private docTf = new Float64Array(4096);
 
@@ -555,60 +557,64 @@ export class InvertedIndex {
 
   /** Full BM25F sums of the candidates (sorted by slot) over every slot. */
   private accumulate(slots: ScoringSlot[], cands: number[]): void {
-    const mark = this.isCandidate;
-    const visit = (list: PostingList, each: (i: number, doc: number) => void) => {
-      // A pass over the list when the candidates are many against it, else a search per candidate.
-      if (cands.length * 3 >= list.n) {
-        for (let i = 0; i < list.n; i++) {
-          const doc = list.ids[i]! >>> 4;
-          if (mark[doc] === 1) each(i, doc);
-        }
-        return;
-      }
-      let pos = 0;
-      for (const doc of cands) {
-        pos = list.lowerBound(doc, pos);
-        if (pos >= list.n) return;
-        if (list.ids[pos]! >>> 4 === doc) each(pos, doc);
-      }
-    };
     const touched = this.touched;
+    const phrase = this.phraseTouched;
+    const slotBest = this.slotBest;
+    const phraseAcc = this.phraseAcc;
+    const head = this.head;
     slots.forEach((scoring, s) => {
       const bit = 1 << s;
       touched.length = 0;
       for (const expansion of scoring.expansions) {
         const single = expansion.terms.length === 1;
         const share = expansion.weight / expansion.terms.length;
-        const phrase: number[] = [];
+        phrase.length = 0;
         for (const term of expansion.terms) {
           const list = this.postings.get(term);
-          if (!list) continue;
-          const idf = this.idf(list);
-          visit(list, (i, doc) => {
-            const packed = list.ids[i]!;
-            const tf = list.weights[i]!;
-            const v = share * idf * ((tf * (K1 + 1)) / (tf + K1));
-            if ((packed & 3) !== 0) this.head[doc]! |= bit;
-            if (single) {
-              if (this.slotBest[doc] === 0) touched.push(doc);
-              if (v > this.slotBest[doc]!) this.slotBest[doc] = v;
-            } else {
-              if (this.phraseAcc[doc] === 0) phrase.push(doc);
-              this.phraseAcc[doc]! += v;
+          if (!list || list.n === 0) continue;
+          const factor = share * this.idf(list);
+          // The matching positions of the candidates: a pass over the list when the candidates are many
+          // against it, else a galloping search per candidate (the loops are written out: a callback per
+          // posting kept V8 from inlining the scoring).
+          const hits = this.hitPositions;
+          hits.length = 0;
+          if (cands.length * 3 >= list.n) {
+            const mark = this.isCandidate;
+            for (let i = 0; i < list.n; i++) if (mark[list.ids[i]! >>> 4] === 1) hits.push(i);
+          } else {
+            let pos = 0;
+            for (const doc of cands) {
+              pos = list.lowerBound(doc, pos);
+              if (pos >= list.n) break;
+              if (list.ids[pos]! >>> 4 === doc) hits.push(pos);
             }
-          });
+          }
+          for (const i of hits) {
+            const packed = list.ids[i]!;
+            const doc = packed >>> 4;
+            const tf = list.weights[i]!;
+            const v = factor * ((tf * (K1 + 1)) / (tf + K1));
+            if ((packed & 3) !== 0) head[doc]! |= bit;
+            if (single) {
+              if (slotBest[doc] === 0) touched.push(doc);
+              if (v > slotBest[doc]!) slotBest[doc] = v;
+            } else {
+              if (phraseAcc[doc] === 0) phrase.push(doc);
+              phraseAcc[doc]! += v;
+            }
+          }
         }
         for (const doc of phrase) {
-          const v = this.phraseAcc[doc]!;
-          this.phraseAcc[doc] = 0;
-          if (this.slotBest[doc] === 0) touched.push(doc);
-          if (v > this.slotBest[doc]!) this.slotBest[doc] = v;
+          const v = phraseAcc[doc]!;
+          phraseAcc[doc] = 0;
+          if (slotBest[doc] === 0) touched.push(doc);
+          if (v > slotBest[doc]!) slotBest[doc] = v;
         }
       }
       for (const doc of touched) {
-        this.total[doc]! += this.slotBest[doc]!;
+        this.total[doc]! += slotBest[doc]!;
         this.matched[doc]! |= bit;
-        this.slotBest[doc] = 0;
+        slotBest[doc] = 0;
       }
     });
   }

@@ -190,6 +190,11 @@ export async function run(args: string[]): Promise<void> {
   const against = againstBin
     ? {
         checkout: values.against,
+        commit: (
+          await execFileAsync('git', ['-C', values.against as string, 'rev-parse', 'HEAD']).catch(() => ({
+            stdout: 'unknown',
+          }))
+        ).stdout.trim(),
         warmGetVsAgainst: round(
           p50(times, cases[1]!.label) / p50(times, 'against: atskills get, warm, hub probe 304'),
           2,

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- crawl [--concurrency 4] [--share 0.01] [--seed 7]`: a full crawl of the generated
+ * `npm run bench -- crawl [--concurrency 6] [--jobs 32] [--share 0.01] [--seed 7] [--repos N]`: a full crawl of the generated
  * corpus from the GitHub stand-in into a fresh benchmark database, then a re-crawl after one commit in
  * `share` of the repositories. Reports repositories/s, skills/s, the worker's peak memory and the bytes
  * the git server sent, against the skill folders' bytes and against full clones. The crawler runs as a
@@ -11,6 +11,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { startGithubStandin } from '../../test/support/github-standin.js';
+import type { GeneratedCorpus } from '../corpus/generate.js';
 import {
   corpusDir,
   ensureBenchDatabase,
@@ -41,12 +42,24 @@ interface GitBytes {
 }
 
 /** Runs `crawler crawl --repos-file` as a child process, sampling its peak resident memory. */
-function crawlOnce(reposFile: string, env: Record<string, string>, limitMs: number): Promise<CrawlPass> {
+function crawlOnce(
+  reposFile: string,
+  env: Record<string, string>,
+  limitMs: number,
+  nodeArgs: string[] = [],
+): Promise<CrawlPass> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(
       process.execPath,
-      [...tsNode, path.join(repoRoot, 'apps/crawler/src/main.ts'), 'crawl', '--repos-file', reposFile],
+      [
+        ...nodeArgs,
+        ...tsNode,
+        path.join(repoRoot, 'apps/crawler/src/main.ts'),
+        'crawl',
+        '--repos-file',
+        reposFile,
+      ],
       { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stdout = '';
@@ -124,20 +137,32 @@ async function crawledRepositories(databaseUrl: string): Promise<Set<string>> {
 }
 
 /** The last full pass, from the previous result file (for `--recrawl-only`). */
-function previousResult(): { full: CrawlPass & { git: GitBytes }; rows: BenchRow[] } {
-  const file = path.join(repoRoot, 'bench', 'results', 'crawl.json');
+function previousResult(name: string): { full: CrawlPass & { git: GitBytes }; rows: BenchRow[] } {
+  const file = path.join(repoRoot, 'bench', 'results', `${name}.json`);
   if (!existsSync(file))
-    throw new Error('--recrawl-only needs a previous full crawl (bench/results/crawl.json)');
+    throw new Error(`--recrawl-only needs a previous full crawl (bench/results/${name}.json)`);
   const result = JSON.parse(readFileSync(file, 'utf8'));
   if (result.full?.partial !== false) throw new Error('the previous crawl result is not a full pass');
   return { full: result.full, rows: result.rows };
+}
+
+/** Every (total/size)-th repository of the manifest, from the middle of each stride. */
+function subsetOf(manifest: GeneratedCorpus, size: number): GeneratedCorpus {
+  const stride = manifest.repos.length / Math.min(size, manifest.repos.length);
+  const repos: GeneratedCorpus['repos'] = [];
+  for (let at = stride / 2; at < manifest.repos.length; at += stride)
+    repos.push(manifest.repos[Math.floor(at)]!);
+  return { ...manifest, repos };
 }
 
 export async function run(args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
     options: {
-      concurrency: { type: 'string', default: '4' },
+      // Jobs that fetch with git at once (CRAWL_GIT_CONCURRENCY), and jobs in flight (CRAWL_CONCURRENCY:
+      // most of a re-crawl's jobs only wait on one conditional REST request).
+      concurrency: { type: 'string', default: '6' },
+      jobs: { type: 'string', default: '32' },
       share: { type: 'string', default: '0.01' },
       seed: { type: 'string', default: '7' },
       minutes: { type: 'string', default: '0' },
@@ -145,22 +170,39 @@ export async function run(args: string[]): Promise<void> {
       // settles the stored ETags and heads, then the measured pass; the full-pass row is kept from the
       // previous result file.
       'recrawl-only': { type: 'boolean', default: false },
+      // A stratified subset of N repositories (every (total/N)-th of the manifest, which is sorted by size,
+      // so the long tail and a few large ones are both in it): iterate on a crawler change in minutes,
+      // written to crawl-<N>-repos.json so the full figure in crawl.json stays.
+      repos: { type: 'string', default: '0' },
+      // Writes a V8 CPU profile of each measured crawler process into this folder (where its time goes).
+      'cpu-prof': { type: 'string' },
     },
   });
   const recrawlOnly = values['recrawl-only'] === true;
-  const manifest = loadManifest();
+  const profileDir = values['cpu-prof'] ? path.resolve(values['cpu-prof']) : undefined;
+  const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const fullManifest = loadManifest();
+  const subsetSize = Number(values.repos);
+  const manifest = subsetSize > 0 ? subsetOf(fullManifest, subsetSize) : fullManifest;
+  const resultName = subsetSize > 0 ? `crawl-${manifest.repos.length}-repos` : 'crawl';
   const limitMs = Number(values.minutes) * 60_000;
   const reposRoot = path.join(corpusDir, 'repos');
   const skillFolderBytes = manifest.repos.reduce((s, r) => s + r.skillFolderBytes, 0);
   const totalBytes = manifest.repos.reduce((s, r) => s + r.totalBytes, 0);
-  const reposFile = path.join(corpusDir, 'repos.txt');
+  const reposFile =
+    subsetSize > 0
+      ? path.join(corpusDir, `subset-${manifest.repos.length}.txt`)
+      : path.join(corpusDir, 'repos.txt');
+  if (subsetSize > 0)
+    writeFileSync(reposFile, `${manifest.repos.map((r) => `gh:${r.owner}/${r.repo}`).join('\n')}\n`);
   const url = await ensureBenchDatabase(!recrawlOnly);
   const standin = await startGithubStandin({ reposRoot });
   const env = {
     DATABASE_URL: url,
     GITHUB_API_URL: standin.apiUrl,
     GIT_BASE_URL: standin.gitUrl,
-    CRAWL_CONCURRENCY: values.concurrency!,
+    CRAWL_CONCURRENCY: values.jobs!,
+    CRAWL_GIT_CONCURRENCY: values.concurrency!,
     // The per-minute limit protects GitHub; against the stand-in it would only cap the figure.
     CRAWL_RATE_LIMIT_PER_MINUTE: '1000000',
     // The largest repository (6,300 skills) on a busy 2-core machine needs more than the 2-minute default.
@@ -177,13 +219,13 @@ export async function run(args: string[]): Promise<void> {
   };
   try {
     const clonePackBytes = packBytes(reposRoot);
-    const previous = recrawlOnly ? previousResult() : undefined;
+    const previous = recrawlOnly ? previousResult(resultName) : undefined;
     if (recrawlOnly) {
       console.error('settling pass over the existing index (not measured)...');
       await crawlOnce(reposFile, env, 0);
     } else console.error(`full crawl of ${manifest.repos.length} repositories...`);
     standin.git.resetLog();
-    const full = previous?.full ?? (await crawlOnce(reposFile, env, limitMs));
+    const full = previous?.full ?? (await crawlOnce(reposFile, env, limitMs, nodeArgs));
     // The repositories the pass finished (all of them unless it was stopped at the limit).
     const done = await crawledRepositories(url);
     const crawled = manifest.repos.filter((r) => done.has(`${r.owner}/${r.repo}`.toLowerCase()));
@@ -202,7 +244,7 @@ export async function run(args: string[]): Promise<void> {
       seed: Number(values.seed),
     });
     standin.git.resetLog();
-    const again = await crawlOnce(subsetFile, env, 0);
+    const again = await crawlOnce(subsetFile, env, 0, nodeArgs);
     const againBytes = gitBytes(done);
     const skillsAfter = await indexedSkills(url);
 
@@ -250,18 +292,19 @@ export async function run(args: string[]): Promise<void> {
         4,
       ),
     ];
-    writeResult('crawl', rows, {
+    writeResult(resultName, rows, {
       mode: recrawlOnly
         ? 'recrawl-only: the full pass (row 1, `full`) is kept from the previous run'
         : 'full crawl, then a re-crawl',
       concurrency: Number(values.concurrency),
+      jobsInFlight: Number(values.jobs),
       corpus: { repositories: manifest.repos.length, skillFolderBytes, totalBytes, clonePackBytes },
       target: 'downloaded < 1.5x the skill folders',
       full: { ...full, git: fullBytes },
       recrawl: { ...again, git: againBytes, mutation },
       notes: [
         'process start-up (tsx, migrations) is inside each pass',
-        'the re-crawl baseline is the bytes of the changed SKILL.md files; every unchanged repository costs one ls-remote probe',
+        'the re-crawl baseline is the bytes of the changed SKILL.md files; every unchanged repository costs one conditional GET /repos/{owner}/{repo} (304) and no git',
         'bytes are counted for the finished repositories only (the git server log, both directions)',
       ],
     });

@@ -237,6 +237,24 @@ describe('repository events', () => {
     }[];
     expect(search.map((r) => r.identity)).toContain('gh:acme/platform/deploy');
     expect(search.some((r) => r.identity.startsWith('gh:acme/ops/'))).toBe(false);
+    // The batch resolve says so too, one item per identity, as GET's 301 does.
+    const batch = await app.inject({
+      method: 'POST',
+      url: '/v1/resolve',
+      payload: {
+        items: [
+          { identity: 'gh:acme/ops/deploy', revision: before!.revision },
+          { identity: 'gh:acme/ops/no-such-skill' },
+          { identity: 'gh:acme/never-was/deploy' },
+        ],
+      },
+    });
+    expect(batch.statusCode).toBe(200);
+    expect(batch.json().items).toEqual([
+      { identity: 'gh:acme/ops/deploy', status: 'moved', location: 'gh:acme/platform/deploy' },
+      { identity: 'gh:acme/ops/no-such-skill', status: 'moved', location: 'gh:acme/platform/no-such-skill' },
+      { identity: 'gh:acme/never-was/deploy', status: 'not-found' },
+    ]);
   });
 
   it('transferred: the skills follow the new owner', async () => {

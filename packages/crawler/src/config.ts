@@ -1,6 +1,7 @@
 import { GithubAuthEnvSchema } from '@atskills/github-auth';
 import {
   type Env,
+  integer,
   LogLevel,
   optionalText,
   optionalUrl,
@@ -9,6 +10,7 @@ import {
   SHUTDOWN_SETTING,
 } from '@atskills/protocol/config';
 import { z } from 'zod';
+import { defaultContentProcesses } from './content/content-pool.js';
 
 /** Every setting of the crawler, read once from the environment (see README for each). */
 export const CrawlerSettingsSchema = z.object({
@@ -17,8 +19,18 @@ export const CrawlerSettingsSchema = z.object({
   GIT_BASE_URL: z.url().default('https://github.com'),
   DATABASE_URL: optionalUrl,
   REDIS_URL: optionalUrl,
-  /** Repository jobs run at once (per worker process). */
-  CRAWL_CONCURRENCY: positiveInt(4),
+  /**
+   * Repository jobs in flight at once (per worker process). An unchanged repository costs one conditional
+   * REST request and no git, so most of them only wait on the network: many can be in flight.
+   */
+  CRAWL_CONCURRENCY: positiveInt(32),
+  /** Of those, how many fetch with git and parse at once (git processes, memory, CPU); also link jobs. */
+  CRAWL_GIT_CONCURRENCY: positiveInt(6),
+  /**
+   * Child processes that parse, count tokens and scan skills (default: one per core, at most 4); 0 does
+   * it on the event loop.
+   */
+  CRAWL_CONTENT_PROCESSES: integer(defaultContentProcesses()),
   /** Files larger than this are not downloaded; they are listed with `skipped`. */
   CRAWL_MAX_FILE_BYTES: positiveInt(1024 * 1024),
   /** A repository job that takes longer is aborted (its git processes killed) and recorded as failed. */

@@ -23,12 +23,16 @@ import { type Job, Queue, type QueueOptions, UnrecoverableError, Worker } from '
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { CrawlerSettings } from './config.js';
+import { ContentPool } from './content/content-pool.js';
+import { GitSlots } from './git-slots.js';
 import { GithubClient } from './github/github-client.js';
 import { RateLimitedError } from './github/rate-limited-error.js';
 import { InProcessQueue } from './in-process-queue.js';
 import { discoverRepositories } from './jobs/discover.list.js';
 import { indexLink } from './jobs/link.index.js';
 import { type CrawlDeps, crawlRepository, type JobContext } from './jobs/repository.crawl.js';
+import { completeRuns } from './jobs/run-completion.js';
+import { UnchangedReportBatch } from './jobs/unchanged-batch.js';
 import { createLogger } from './logger.js';
 import { ShutdownError } from './shutdown.js';
 
@@ -72,12 +76,18 @@ async function withJobSignal<T>(
 ): Promise<T> {
   const controller = new AbortController();
   const timeoutMs = deps.settings.CRAWL_JOB_TIMEOUT_MS;
-  const timer = setTimeout(() => controller.abort(new Error(`job timeout of ${timeoutMs} ms`)), timeoutMs);
+  const arm = () =>
+    setTimeout(() => controller.abort(new Error(`job timeout of ${timeoutMs} ms`)), timeoutMs);
+  let timer = arm();
+  const restartTimeout = () => {
+    clearTimeout(timer);
+    timer = arm();
+  };
   const onShutdown = () => controller.abort(ctx.shutdown.reason);
   if (ctx.shutdown.aborted) onShutdown();
   else ctx.shutdown.addEventListener('abort', onShutdown, { once: true });
   try {
-    return await run({ signal: controller.signal, finalAttempt: ctx.finalAttempt });
+    return await run({ signal: controller.signal, finalAttempt: ctx.finalAttempt, restartTimeout });
   } finally {
     clearTimeout(timer);
     ctx.shutdown.removeEventListener('abort', onShutdown);
@@ -131,7 +141,15 @@ export function createCrawler(options: CreateCrawlerOptions): Crawler {
     logger,
     ...(options.metrics?.githubRateLimit ? { onRateLimitRemaining: options.metrics.githubRateLimit } : {}),
   });
-  const deps: CrawlDeps = { db, settings, github, logger };
+  const deps: CrawlDeps = {
+    db,
+    settings,
+    github,
+    logger,
+    contentPool: new ContentPool(settings.CRAWL_CONTENT_PROCESSES),
+    gitSlots: new GitSlots(Math.min(settings.CRAWL_GIT_CONCURRENCY, settings.CRAWL_CONCURRENCY)),
+    unchangedReports: new UnchangedReportBatch(db, (runIds) => completeRuns(deps, runIds)),
+  };
   const linkAccess =
     options.linkAccess ??
     new LinkAccess(
@@ -218,7 +236,7 @@ function inProcessCrawler(deps: CrawlDeps, linkAccess: LinkAccess, common: Commo
     'link',
     (data: LinkJobData, meta) =>
       run.link(data, { finalAttempt: meta.finalAttempt, shutdown: shutdown.signal }),
-    { ...options, concurrency: settings.CRAWL_CONCURRENCY },
+    { ...options, concurrency: settings.CRAWL_GIT_CONCURRENCY },
   );
   return {
     mode: 'in-process',
@@ -250,6 +268,7 @@ function inProcessCrawler(deps: CrawlDeps, linkAccess: LinkAccess, common: Commo
       const timer = setTimeout(() => shutdown.abort(new ShutdownError()), deadlineMs);
       await closing;
       clearTimeout(timer);
+      await deps.contentPool.close();
     },
   };
 }
@@ -366,7 +385,7 @@ function bullmqCrawler(
             shutdown: shutdown.signal,
           }),
       ),
-      { ...workerOptions, connection: connection(), concurrency: settings.CRAWL_CONCURRENCY },
+      { ...workerOptions, connection: connection(), concurrency: settings.CRAWL_GIT_CONCURRENCY },
     );
     for (const worker of [discoverWorker, repositoryWorker, linkWorker]) {
       worker.on('error', (err) => logger.error({ err, queue: worker.name }, 'worker error'));
@@ -431,6 +450,7 @@ function bullmqCrawler(
       }
       await Promise.all([discoverQueue.close(), repositoryQueue.close(), linkQueue.close()]);
       await Promise.all(connections.map((c) => c.quit().catch(() => c.disconnect())));
+      await deps.contentPool.close();
     },
   };
 }

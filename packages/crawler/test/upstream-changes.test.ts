@@ -197,6 +197,33 @@ describe('upstream changes', () => {
     expect(run.repositoriesDone).toBe(0);
   });
 
+  it('costs an unchanged repository one conditional REST request (304) and no git at all', async () => {
+    const repos = ['acme/playbooks', 'acme/other'];
+    await crawl(repos);
+    fx.standin.apiLog.length = 0;
+    fx.standin.git.resetLog();
+    const again = await crawl(repos);
+    expect(again.outcomes).toMatchObject({ unchanged: 2, indexed: 0, failed: 0 });
+    expect(fx.standin.git.log).toEqual([]);
+    const asked = fx.standin.apiLog.filter((e) => e.path.startsWith('/repos/'));
+    expect(asked.map((e) => [e.path, e.status, e.ifNoneMatch !== undefined]).sort()).toEqual([
+      ['/repos/acme/other', 304, true],
+      ['/repos/acme/playbooks', 304, true],
+    ]);
+    // The batched reports count the live skills, as a report written one by one does.
+    const reports = await crawlReportsOfRun(fx.db.db, again.id);
+    const found = Object.fromEntries(reports.map((r) => [r.name, r.report.skillsFound]));
+    expect(found).toEqual({
+      playbooks: (await liveSkills(fx.db, 'acme', 'playbooks')).size,
+      other: (await liveSkills(fx.db, 'acme', 'other')).size,
+    });
+    expect(again.skillsFound).toBe(found.playbooks! + found.other!);
+    const rows = await fx.db.db.select().from(repositories);
+    for (const row of rows.filter((r) => r.owner === 'acme' && repos.includes(`acme/${r.name}`))) {
+      expect(row.lastCrawlOutcome).toBe('unchanged');
+    }
+  });
+
   it('asks git nothing when the metadata answers 304, so a git outage then changes nothing', async () => {
     fx.standin.setGitFault('acme/other', { kind: 'status', status: 503 });
     fx.standin.git.resetLog();

@@ -18,5 +18,6 @@ export * from './repositories/read-skills.js';
 export * from './repositories/repository-schedule.js';
 export * from './repositories/safety-reports.js';
 export * from './repositories/teams.js';
+export * from './repositories/unchanged-write.js';
 export * from './repositories/uses.js';
 export * from './schema/index.js';

@@ -120,6 +120,8 @@ export const ResolveResponseItem = z.discriminatedUnion('status', [
     lastSeen: z.string().optional(),
   }),
   z.object({ identity: z.string(), status: z.literal('not-found') }),
+  /** A renamed or transferred repository: the identity it goes by now (what GET answers with 301). */
+  z.object({ identity: z.string(), status: z.literal('moved'), location: z.string() }),
   z.object({
     identity: z.string(),
     status: z.literal('error'),

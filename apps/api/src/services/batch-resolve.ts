@@ -2,6 +2,7 @@ import { type Database, findLiveSkillSummaries, type ReadScope } from '@atskills
 import type { ResolveRequest, ResolveResponse, ResolveResponseItem } from '@atskills/protocol';
 import { isHttpProblem } from '../problems.js';
 import { flagRules } from './flags.js';
+import { movedGhIdentity } from './indexing/missing-gh.js';
 import { canonicalIdentity } from './locate.js';
 import { pick } from './pick.js';
 import { cacheKey, type ReadCache, scopeKey } from './read-cache.js';
@@ -37,7 +38,13 @@ async function resolveItem(
     };
   } catch (err) {
     if (!isHttpProblem(err)) throw err;
-    if (err.code === 'not-found') return { identity: item.identity, status: 'not-found' };
+    if (err.code === 'not-found') {
+      // As GET answers 301 for an identity whose repository was renamed, the batch names the new one.
+      const moved = await movedGhIdentity(db, item.identity);
+      return moved
+        ? { identity: item.identity, status: 'moved', location: moved }
+        : { identity: item.identity, status: 'not-found' };
+    }
     if (err.code === 'gone') {
       const { lastRevision, lastSeen } = err.extensions as { lastRevision?: string; lastSeen?: string };
       return {

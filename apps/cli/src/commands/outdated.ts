@@ -11,7 +11,7 @@ interface OutdatedRow {
   /** saved: a copy in .atskills/ (maybe installed too); installed: followed by .autotrigger, not saved. */
   kind: 'saved' | 'installed';
   installed: boolean;
-  status: 'up-to-date' | 'outdated' | 'gone' | 'not-found' | 'not-cached' | 'unknown';
+  status: 'up-to-date' | 'outdated' | 'gone' | 'not-found' | 'moved' | 'not-cached' | 'unknown';
   /** What the project (saved) or the cache (installed) holds. */
   held?: string;
   latest?: string;
@@ -175,7 +175,10 @@ export function registerOutdated(program: Command, ctx: CliContext): void {
         }
       }
 
-      const outdated = rows.filter((r) => ['outdated', 'gone', 'not-found'].includes(r.status)).length;
+      // A moved skill needs its reference changed: as out of date as a gone one.
+      const outdated = rows.filter((r) =>
+        ['outdated', 'gone', 'not-found', 'moved'].includes(r.status),
+      ).length;
       if (outdated > 0) ctx.fail(EXIT.outdated);
       else if (rows.some((r) => r.status === 'unknown')) ctx.fail(EXIT.unreachable);
       if (opts.json) return ctx.json({ items: rows, outdated });
@@ -219,6 +222,8 @@ function fromHub(answer: ResolveResponseItem, t: Target): Pick<OutdatedRow, 'sta
       };
     case 'not-found':
       return { status: 'not-found', detail: 'the hub knows no such skill (or it is private to others)' };
+    case 'moved':
+      return { status: 'moved', detail: `the repository moved: now ${answer.location}` };
     case 'error':
       return { status: 'unknown', detail: `${answer.code}${answer.detail ? `: ${answer.detail}` : ''}` };
   }

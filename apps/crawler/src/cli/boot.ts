@@ -19,9 +19,14 @@ export async function boot(options: { quiet?: boolean } = {}): Promise<Booted> {
   // On a terminal the progress line is the output; logs below warn would tear it.
   const level = options.quiet && !process.env.LOG_LEVEL ? 'warn' : settings.LOG_LEVEL;
   const logger = createLogger(level);
-  // Every concurrent job holds a connection for its transaction; leave room for progress and status queries.
+  // Every job that fetches with git holds a connection for its transaction; the others (one statement each,
+  // and the batch of unchanged reports) share a few; leave room for progress and status queries.
   const database = connectPostgres({
-    ...databaseOptions('crawler', {}, { max: settings.CRAWL_CONCURRENCY + 4 }),
+    ...databaseOptions(
+      'crawler',
+      {},
+      { max: Math.min(settings.CRAWL_CONCURRENCY, settings.CRAWL_GIT_CONCURRENCY) + 8 },
+    ),
     url: settings.DATABASE_URL,
   });
   await migrate(database);

@@ -1,4 +1,4 @@
-import { appendFile, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseLsTree, type TreeEntry } from '@atskills/protocol';
@@ -89,14 +89,37 @@ export class RemoteSnapshot {
     return runGit(args, { cwd, token: this.options.token, signal: this.options.signal, ...extra });
   }
 
+  /**
+   * An empty bare repository with `origin`, written as files: what `git init --bare` and `git remote add`
+   * leave that fetch needs (HEAD, objects/, refs/, the config), without two processes per repository. A
+   * process costs more than its run here: Node forks the whole crawler to start one, page tables and all.
+   */
   private async initRepo(repo: string) {
-    await runGit(['init', '-q', '--bare', repo], { signal: this.options.signal });
-    // Same as `git remote add origin <url>`, without one more process per repository.
+    await mkdir(path.join(repo, 'objects', 'pack'), { recursive: true });
+    await mkdir(path.join(repo, 'refs', 'heads'), { recursive: true });
+    await writeFile(path.join(repo, 'HEAD'), 'ref: refs/heads/main\n');
     const quoted = this.url.replace(/\\/g, '\\\\').replace(/"/g, '\\"');
-    await appendFile(
+    await writeFile(
       path.join(repo, 'config'),
-      `[remote "origin"]\n\turl = "${quoted}"\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n`,
+      '[core]\n\trepositoryformatversion = 0\n\tbare = true\n' +
+        `[remote "origin"]\n\turl = "${quoted}"\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n`,
     );
+  }
+
+  /** Whether the cloned copy has a commit, from its files (a clone writes its refs as files). */
+  private async hasCommit(): Promise<boolean> {
+    const head = (await readFile(path.join(this.treesRepo, 'HEAD'), 'utf8').catch(() => '')).trim();
+    if (!head.startsWith('ref: ')) return /^[0-9a-f]{40,64}$/.test(head);
+    const ref = head.slice('ref: '.length);
+    if (
+      await stat(path.join(this.treesRepo, ref)).then(
+        () => true,
+        () => false,
+      )
+    )
+      return true;
+    const packed = await readFile(path.join(this.treesRepo, 'packed-refs'), 'utf8').catch(() => '');
+    return packed.split('\n').some((line) => line.endsWith(` ${ref}`));
   }
 
   /**
@@ -114,8 +137,7 @@ export class RemoteSnapshot {
       signal: this.options.signal,
     });
     // Cloning an empty repository succeeds with no commit at all.
-    const refs = await this.git(['for-each-ref', '--count=1', '--format=%(refname)'], this.treesRepo);
-    if (refs.length === 0) return { commit: null };
+    if (!(await this.hasCommit())) return { commit: null };
     const out = await this.git(
       ['rev-parse', 'HEAD', 'HEAD^{tree}', '--symbolic-full-name', 'HEAD'],
       this.treesRepo,

@@ -1,12 +1,12 @@
 import {
   cachedSafetyVerdicts,
-  crawlReportExists,
   type Database,
   ensureRepository,
   moveRepository,
   type ReportEntry,
   type RepositoryIndexWrite,
   type SeenSkill,
+  startRepositoryJob,
   storedSkillRevisions,
   writeRepositoryIndex,
 } from '@atskills/db';
@@ -22,17 +22,20 @@ import {
   skillFiles,
   type TreeEntry,
 } from '@atskills/protocol';
-import { type SkillContent, scanSkillContent, skillContent } from '@atskills/protocol/content';
+import { type SkillContent, type SkillContentInput, skillContent } from '@atskills/protocol/content';
 import { GitError } from '@atskills/protocol/node';
 import type { RepositoryJobData } from '@atskills/queue';
 import type { Logger } from 'pino';
 import type { CrawlerSettings } from '../config.js';
+import type { ContentPool } from '../content/content-pool.js';
 import { probeHead, RemoteSnapshot } from '../git/remote-snapshot.js';
+import type { GitSlots } from '../git-slots.js';
 import type { GithubClient, MetadataResult } from '../github/github-client.js';
 import { RateLimitedError } from '../github/rate-limited-error.js';
 import { abortedByShutdown } from '../shutdown.js';
 import { completeRuns } from './run-completion.js';
 import { SCANNER_VERSION } from './safety-verdict.js';
+import type { UnchangedReportBatch } from './unchanged-batch.js';
 
 /** What every job function needs (passed in; nothing is read from globals). */
 export interface CrawlDeps {
@@ -40,6 +43,12 @@ export interface CrawlDeps {
   settings: CrawlerSettings;
   github: GithubClient;
   logger: Logger;
+  /** Taken before a job's first git process: how many jobs fetch and parse at once. */
+  gitSlots: GitSlots;
+  /** The threads that parse, count tokens and scan. */
+  contentPool: ContentPool;
+  /** Where jobs that found their repository unchanged write their reports, together. */
+  unchangedReports: UnchangedReportBatch;
 }
 
 /** Per-run state a queue gives a job function. */
@@ -48,6 +57,8 @@ export interface JobContext {
   signal: AbortSignal;
   /** True on the last attempt: a retryable failure is then recorded instead of thrown. */
   finalAttempt: boolean;
+  /** Starts the job timeout again (once a git slot is taken: waiting for one is not the job's slowness). */
+  restartTimeout?: () => void;
 }
 
 export type RepositoryJobOutcome = 'indexed' | 'unchanged' | 'failed' | 'gone' | 'duplicate';
@@ -128,9 +139,13 @@ export async function crawlRepository(
   const job = await openJob(deps, data, ctx);
   if (!job) return { outcome: 'duplicate', skills: 0, bytesDownloaded: 0 };
   let snapshot: RemoteSnapshot | null = null;
+  let releaseSlot: (() => void) | null = null;
   try {
     const metadata = await fetchMetadata(job);
     if (metadata.gone) return await finish(job, failureReport(REPOSITORY_GONE, true));
+    if (unchangedByMetadata(job, metadata)) return await finishUnchanged(job);
+    releaseSlot = await deps.gitSlots.acquire();
+    ctx.restartTimeout?.();
     const probed = await probe(job, metadata);
     if ('report' in probed) return await finish(job, probed.report);
 
@@ -154,6 +169,7 @@ export async function crawlRepository(
     return await finish(job, failureOf(job, error));
   } finally {
     await snapshot?.dispose();
+    releaseSlot?.();
   }
 }
 
@@ -164,8 +180,8 @@ async function openJob(
   ctx: JobContext,
 ): Promise<RepositoryJob | null> {
   const { db, settings, logger } = deps;
-  const repository = await ensureRepository(db, data.owner, data.repo, { started: true });
-  if (data.runId !== null && (await crawlReportExists(db, data.runId, repository.id))) return null;
+  const { repository, reported } = await startRepositoryJob(db, data.owner, data.repo, data.runId);
+  if (reported) return null;
   const log = logger.child({ repo: `${data.owner}/${data.repo}`, runId: data.runId });
   const startedAt = new Date();
   return {
@@ -254,6 +270,45 @@ async function followRename(
 
 type Head = { commit: string | null; branch: string | null };
 
+/** The stored head was read by a crawl that finished (indexed, or confirmed unchanged). */
+function isSettled(repository: RepositoryJob['repository']): boolean {
+  return (
+    repository.headRevision !== null &&
+    (repository.lastCrawlOutcome === 'indexed' || repository.lastCrawlOutcome === 'unchanged')
+  );
+}
+
+/**
+ * GitHub's repository ETag changes with `pushed_at`, so a 304 on the metadata means nothing was pushed
+ * since the stored head was read: unchanged, without a single git request (a forced crawl reads anyway).
+ */
+function unchangedByMetadata(job: RepositoryJob, metadata: { notModified: boolean }): boolean {
+  return !job.data.force && metadata.notModified && isSettled(job.repository);
+}
+
+/**
+ * The unchanged outcome of a 304: the report goes into the shared batch (one transaction for many
+ * repositories), which also completes the run when this was its last repository.
+ */
+async function finishUnchanged(job: RepositoryJob): Promise<RepositoryJobResult> {
+  job.phaseDone('probe');
+  const { repository } = job;
+  const result = await job.deps.unchangedReports.write({
+    repositoryId: repository.id,
+    runId: job.data.runId,
+    head: { commit: repository.headRevision, branch: repository.defaultBranch },
+    warnings: job.warnings,
+    errors: job.errors,
+    startedAt: job.startedAt,
+  });
+  job.log.info({ outcome: 'unchanged', skills: result.skillsFound, bytes: 0 }, 'repository crawled');
+  return {
+    outcome: result.written ? 'unchanged' : 'duplicate',
+    skills: result.skillsFound,
+    bytesDownloaded: 0,
+  };
+}
+
 /**
  * Phase 2: is there anything to fetch? An unchanged or empty repository ends here with its report;
  * otherwise the head to fetch (null when not probed: a new repository or a forced crawl goes straight to
@@ -264,16 +319,7 @@ async function probe(
   metadata: { notModified: boolean; write: MetadataWrite },
 ): Promise<{ report: ReportParts } | { head: Head | null }> {
   const { data, repository } = job;
-  const settled =
-    repository.headRevision !== null &&
-    (repository.lastCrawlOutcome === 'indexed' || repository.lastCrawlOutcome === 'unchanged');
-  // GitHub's repository ETag changes with `pushed_at`, so a 304 on the metadata means nothing was pushed
-  // since the stored head was read: unchanged, without a single git request.
-  if (!data.force && settled && metadata.notModified) {
-    job.phaseDone('probe');
-    const head = { commit: repository.headRevision, branch: repository.defaultBranch };
-    return { report: unchangedReport(metadata.write, head) };
-  }
+  const settled = isSettled(repository);
   // A repository seen before is probed (one ls-refs request), so an unchanged one costs nothing more.
   const head = !data.force && repository.headRevision !== null ? await probeHeadOrExplain(job.remote) : null;
   job.phaseDone('probe');
@@ -373,16 +419,17 @@ async function buildContent(
   blobs: Map<string, Buffer>,
 ): Promise<SeenSkill[]> {
   const listing = new SortedListing(tree.entries);
-  const prepared: { folder: SkillFolder; content: SkillContent<Buffer> }[] = [];
-  for (const folder of folders.changed) {
-    const entries = listing.under(folder.path);
-    const maxBytes = job.deps.settings.CRAWL_MAX_FILE_BYTES;
-    prepared.push({
-      folder,
-      content: folderContent(folder.path, entries, blobs, maxBytes, job.repo, job.errors),
-    });
-    await yieldEvery(prepared.length);
-  }
+  const maxBytes = job.deps.settings.CRAWL_MAX_FILE_BYTES;
+  const { contentPool } = job.deps;
+  const inputs = folders.changed.map((folder) =>
+    folderInput(folder.path, listing.under(folder.path), blobs, maxBytes, job.repo),
+  );
+  const contents = await inChunks(inputs, (chunk) => contentPool.content(chunk));
+  const prepared = folders.changed.map((folder, i) => {
+    const content = contents[i]!;
+    reportContentProblems(content, job.errors);
+    return { folder, content };
+  });
   const verdicts = await cachedSafetyVerdicts(
     job.deps.db,
     prepared.map((p) => p.content.contentHash),
@@ -393,10 +440,12 @@ async function buildContent(
   for (const folder of folders.all) {
     if (!changedPaths.has(folder.path)) seen.push({ ...folder, commit: tree.commit });
   }
-  for (const [i, { folder, content }] of prepared.entries()) {
-    await yieldEvery(i + 1);
+  const misses = prepared.filter((p) => !verdicts.has(p.content.contentHash)).map((p) => p.content);
+  const scanned = await inChunks(misses, (chunk) => contentPool.scan(chunk));
+  const scannedFlags = new Map(misses.map((content, i) => [content, scanned[i]!]));
+  for (const { folder, content } of prepared) {
     const { contentHash, problems: _problems, flags: _deferred, ...stored } = content;
-    const flags: SafetyFinding[] = verdicts.get(contentHash) ?? scanSkillContent(content);
+    const flags: SafetyFinding[] = verdicts.get(contentHash) ?? scannedFlags.get(content) ?? [];
     seen.push({
       ...folder,
       commit: tree.commit,
@@ -514,6 +563,19 @@ export function folderContent(
   rootName: string,
   errors: ReportEntry[],
 ): SkillContent<Buffer> {
+  const content = skillContent(folderInput(folder, entries, blobs, maxBytes, rootName), { scan: false });
+  reportContentProblems(content, errors);
+  return content;
+}
+
+/** What skillContent needs of one skill folder: its files from the listing, with the fetched blobs. */
+function folderInput(
+  folder: string,
+  entries: TreeEntry[],
+  blobs: Map<string, Buffer>,
+  maxBytes: number,
+  rootName: string,
+): SkillContentInput<Buffer> {
   const files = skillFiles(entries, folder).map((entry) => {
     // Only blobs over the limit are left out of the fetch; their size is known to exceed it, not exactly.
     const content = entry.sha ? blobs.get(entry.sha) : undefined;
@@ -521,7 +583,11 @@ export function folderContent(
       ? { path: entry.path, content }
       : { path: entry.path, content: null, size: 0, skipped: `larger than ${maxBytes} bytes` };
   });
-  const content = skillContent({ folder, rootName, files }, { scan: false });
+  return { folder, rootName, files };
+}
+
+/** The content's problems that the report lists, appended to `errors`. */
+function reportContentProblems(content: SkillContent<Buffer>, errors: ReportEntry[]): void {
   for (const problem of content.problems) {
     if (problem.code === 'reserved-path') {
       errors.push({ path: problem.path, code: problem.code, message: `${problem.message}; skipped` });
@@ -534,15 +600,16 @@ export function folderContent(
       });
     }
   }
-  return content;
 }
 
-/**
- * Parsing and scanning hundreds of skills is synchronous work; yielding now and then keeps the event loop
- * free for BullMQ's lock renewals (a blocked loop loses the lock and the job is taken as stalled).
- */
-async function yieldEvery(count: number, every = 16): Promise<void> {
-  if (count % every === 0) await new Promise((resolve) => setImmediate(resolve));
+/** Folders per message to a content thread: jobs interleave, and one message stays a few MiB. */
+const CONTENT_CHUNK = 32;
+
+/** `work` over the items in chunks sent at once (the pool spreads them), results in item order. */
+async function inChunks<T, R>(items: T[], work: (chunk: T[]) => Promise<R[]>): Promise<R[]> {
+  const chunks: T[][] = [];
+  for (let i = 0; i < items.length; i += CONTENT_CHUNK) chunks.push(items.slice(i, i + CONTENT_CHUNK));
+  return (await Promise.all(chunks.map(work))).flat();
 }
 
 /**

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { Executor } from '../client.js';
 import { crawlReports, crawlRuns } from '../schema/crawls.js';
 import { repositoryRedirects } from '../schema/indexing.js';
@@ -176,6 +176,37 @@ export async function ensureRepository(
   const [row] =
     created.length > 0 ? created : await db.select().from(repositories).where(repositoryNamed(owner, name));
   return row!;
+}
+
+/**
+ * What a repository job opens with, in one statement for a known repository: its row, marked as being
+ * crawled now, and whether `runId` already holds its report (a redelivered job). An unknown repository is
+ * created (`ensureRepository`), which has no report yet.
+ */
+export async function startRepositoryJob(
+  db: Executor,
+  owner: string,
+  name: string,
+  runId: number | null,
+): Promise<{ repository: Awaited<ReturnType<typeof ensureRepository>>; reported: boolean }> {
+  const reported =
+    runId === null
+      ? sql<boolean>`false`
+      : sql<boolean>`exists (select 1 from ${crawlReports} where ${crawlReports.runId} = ${runId} and ${crawlReports.repositoryId} = ${repositories.id})`;
+  const [row] = await db
+    .update(repositories)
+    .set({ crawlStartedAt: new Date() })
+    .where(repositoryNamed(owner, name))
+    .returning({ ...getTableColumns(repositories), reported });
+  if (row) {
+    const { reported: already, ...repository } = row;
+    return { repository, reported: already };
+  }
+  const repository = await ensureRepository(db, owner, name, { started: true });
+  return {
+    repository,
+    reported: runId !== null && (await crawlReportExists(db, runId, repository.id)),
+  };
 }
 
 /** Every known repository as `owner/name` (what a rebuild re-crawls). */

@@ -1,4 +1,4 @@
-import { currentRepositoryName, openIndexRequest, repositoryStatus } from '@atskills/db';
+import { currentRepositoryName, type Database, openIndexRequest, repositoryStatus } from '@atskills/db';
 import { formatIdentity, isValidGithubRepositoryName, splitIdentityPrefix } from '@atskills/protocol';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type HttpProblem, isHttpProblem, problem } from '../../problems.js';
@@ -32,6 +32,23 @@ export function movedLocation(url: string, text: string, moved: string): string 
     if (value === text) params.set(key, `${moved}${text.endsWith('/') ? '/' : ''}`);
   }
   return `${path}?${params.toString()}`;
+}
+
+/**
+ * The identity a `gh:` identity of a renamed or transferred repository goes by now; undefined for any
+ * other identity (not `gh:`, malformed, or its repository was never renamed).
+ */
+export async function movedGhIdentity(db: Database, text: string): Promise<string | undefined> {
+  let location: ReturnType<typeof locateIdentity>['location'];
+  try {
+    location = locateIdentity(text).location;
+  } catch {
+    return undefined;
+  }
+  if (location.source !== 'gh') return undefined;
+  const current = await currentRepositoryName(db, location.owner, location.container);
+  if (!current.moved) return undefined;
+  return formatIdentity('gh', [current.owner, current.name, location.path].filter((p) => p !== '').join('/'));
 }
 
 /**

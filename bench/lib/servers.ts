@@ -24,3 +24,16 @@ export function startApi(databaseUrl: string, extraEnv: Record<string, string> =
 export function startFloor(bytes: number): Promise<ChildServer> {
   return startChildServer(path.join(repoRoot, 'bench/lib/floor-server.ts'), { FLOOR_BYTES: String(bytes) });
 }
+
+/** Waits until the API's in-memory index serves; returns its build time (s) as /metrics reports it. */
+export async function waitForIndex(baseUrl: string): Promise<number> {
+  const deadline = Date.now() + 30 * 60_000;
+  while (Date.now() < deadline) {
+    const text = await (await fetch(`${baseUrl}/metrics`)).text();
+    if (/^atskills_search_index_ready 1$/m.test(text)) {
+      return Number(text.match(/^atskills_search_index_build_seconds ([\d.e+-]+)$/m)?.[1] ?? 0);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  throw new Error('the API did not finish building its search index');
+}

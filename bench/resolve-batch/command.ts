@@ -3,7 +3,8 @@
  * POST /v1/resolve against 128 single conditional GETs (one at a time, and 8 at a time as a parallel
  * client would), all unchanged; and the same batch when every skill changed (no revision held). Every
  * request goes through the same keep-alive node:http client (bench/lib/load.ts), after the same warm-up
- * (one pass of probes fills the read cache for both sides, as a running hub's would be).
+ * (one pass of probes fills the read cache for both sides, as a running hub's would be), and both sides get
+ * unmeasured warm-up requests so neither is measured before the JIT settled.
  */
 import { parseArgs } from 'node:util';
 import { requireIndexedDatabase } from '../lib/env.js';
@@ -33,7 +34,9 @@ export async function run(args: string[]): Promise<void> {
         requests: [{ method: 'POST', path: '/v1/resolve', body }],
         concurrency: 1,
         total: rounds,
-        warmup: 2,
+        // As many warm-up batches as the probe side's two unmeasured rounds have requests' worth of JIT
+        // (256 probes): two batches leave the route's code unoptimised and measure the compiler.
+        warmup: 64,
       });
       // One more, to report what the answers were.
       const res = await fetch(`${api.url}/v1/resolve`, {

@@ -14,7 +14,7 @@ import { createPostgresEngine } from '../../apps/api/src/search/postgres.js';
 import { indexedSkills, processMemory, requireIndexedDatabase } from '../lib/env.js';
 import { runCallLoad, runLoad } from '../lib/load.js';
 import { type BenchRow, writeResult } from '../lib/report.js';
-import { startApi, startFloor } from '../lib/servers.js';
+import { startApi, startFloor, waitForIndex } from '../lib/servers.js';
 import { round } from '../lib/stats.js';
 import { JUDGEMENTS } from '../relevance/judgements.js';
 import { type BenchQuery, buildQueries, searchPath } from './queries.js';
@@ -37,19 +37,6 @@ interface ApiVariant {
   target: string;
   engine: 'memory' | 'postgres' | 'meilisearch';
   env: Record<string, string>;
-}
-
-/** Waits until the API's in-memory index serves; returns its build time (s) as /metrics reports it. */
-async function waitForIndex(baseUrl: string): Promise<number> {
-  const deadline = Date.now() + 30 * 60_000;
-  while (Date.now() < deadline) {
-    const text = await (await fetch(`${baseUrl}/metrics`)).text();
-    if (/^atskills_search_index_ready 1$/m.test(text)) {
-      return Number(text.match(/^atskills_search_index_build_seconds ([\d.e+-]+)$/m)?.[1] ?? 0);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-  throw new Error('the API did not finish building its search index');
 }
 
 export async function run(args: string[]): Promise<void> {

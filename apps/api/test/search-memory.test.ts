@@ -66,6 +66,19 @@ describe('in-memory search engine in the app', () => {
     expect(ids(body)[0]).toBe('gh:docs/tools/pdf-tools');
   });
 
+  it('answers uses from memory, fresh after this process writes them', async () => {
+    const resolved = await hub.app.inject({
+      url: '/v1/skills/gh:docs/tools/pdf-tools',
+      headers: { 'user-agent': 'atskills-test/memory-uses' },
+    });
+    expect(resolved.statusCode).toBe(200);
+    await hub.app.uses.flush();
+    const { body, engine } = await search('pdf tools');
+    expect(engine).toBe('memory');
+    const pdf = body.results.find((r: { identity: string }) => r.identity === 'gh:docs/tools/pdf-tools');
+    expect(pdf.uses).toEqual({ week: 1, total: 1 });
+  });
+
   it('keeps private collections invisible to callers who may not read them', async () => {
     expect(ids((await search('secret sauce')).body)).toEqual([]);
     expect(ids((await search('secret sauce', auth(tokens, 'outsider'))).body)).toEqual([]);

@@ -13,6 +13,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The search engine (named so it does not shadow Fastify's `search` route shorthand for HTTP SEARCH). */
     searchEngine: SearchEngine;
+    /** Uses were written by this process (decorated with the in-memory engine only: it holds them). */
+    searchUsesWritten: () => void;
   }
 }
 
@@ -93,6 +95,7 @@ export default fp(
           if (WRITE_METHODS.has(request.method) && reply.statusCode < 400) memory.noteLocalWrite();
         });
         if (app.hasDecorator('metrics')) reportIndex(app, memory);
+        app.decorate('searchUsesWritten', () => memory.noteUsesWritten());
         engine = memory;
       } else {
         engine = postgres;

@@ -34,12 +34,20 @@ export default fp<UsesOptions>(
       options.keyPrefix,
     );
     app.decorate('uses', counter);
+    if (app.hasDecorator('searchUsesWritten')) counter.onWritten = () => app.searchUsesWritten();
+    // One digest per request: a batch resolution notes up to 128 uses by the same client.
+    const digests = new WeakMap<FastifyRequest, string>();
     app.decorate('noteUse', (request: FastifyRequest, identity: string) => {
       const canonical = canonicalIdentity(identity);
       if (!canonical) return;
-      const auth = request.headers.authorization;
-      const agent = request.headers['user-agent'];
-      counter.note(canonical, clientDigest({ ip: request.ip, authorization: auth, userAgent: agent }));
+      let digest = digests.get(request);
+      if (digest === undefined) {
+        const auth = request.headers.authorization;
+        const agent = request.headers['user-agent'];
+        digest = clientDigest({ ip: request.ip, authorization: auth, userAgent: agent });
+        digests.set(request, digest);
+      }
+      counter.note(canonical, digest);
     });
     const timer = setInterval(() => void counter.flush(), FLUSH_EVERY_MS);
     timer.unref();

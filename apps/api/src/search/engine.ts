@@ -39,6 +39,8 @@ export interface SearchHit {
   }[];
   /** Collections only: how many skills the folder holds. */
   skillCount?: number;
+  /** Weekly and all-time uses, when the engine holds them (else the search service reads them). */
+  uses?: { week: number; total: number };
 }
 
 /** One page of results. */

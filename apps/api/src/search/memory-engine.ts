@@ -9,6 +9,7 @@ import {
   loadSearchDocuments,
   loadSearchDocumentsById,
   loadSearchFolders,
+  loadSkillUses,
   type ReadScope,
   type SearchDocumentRow,
   type SearchFolderRow,
@@ -26,6 +27,16 @@ const BUILD_BATCH = 2_000;
 const SYNC_DEBOUNCE_MS = 50;
 /** Catch-up even without notifications (a feed that is down loses none: the scan is by transaction id). */
 const SYNC_INTERVAL_MS = 30_000;
+/** Weekly uses (the popularity prior) are re-read at most this often: uses roll up daily, not per write. */
+const USES_REFRESH_MS = 60_000;
+
+type UsesMap = Map<string, { week: number; total: number }>;
+
+/** Weekly and all-time uses of a skill. */
+interface SkillUsesFigures {
+  week: number;
+  total: number;
+}
 
 /** What /metrics and /readyz report about the in-memory index. */
 export interface MemoryIndexStatus {
@@ -54,6 +65,8 @@ export interface MemoryEngine extends SearchEngine {
   sync(): Promise<void>;
   /** A write went through this process: the next search catches up first, so its author sees it. */
   noteLocalWrite(): void;
+  /** This process wrote uses: the next search re-reads them first (others' within USES_REFRESH_MS). */
+  noteUsesWritten(): void;
   close(): Promise<void>;
 }
 
@@ -63,8 +76,10 @@ export interface MemoryEngineOptions {
   onError?: (err: unknown) => void;
 }
 
-function skillDocument(row: SearchDocumentRow): IndexDocument {
+function skillDocument(row: SearchDocumentRow, uses: ReadonlyMap<string, SkillUsesFigures>): IndexDocument {
+  const held = uses.get(row.identity);
   return {
+    ...(held ? { uses: held } : {}),
     hit: hitFromRow({ ...row, kind: 'skill', skillCount: null }),
     visibility: row.visibility,
     headings: headingsOf(row.body),
@@ -111,6 +126,12 @@ export function createMemoryEngine(
   let timer: NodeJS.Timeout | undefined;
   let debounce: NodeJS.Timeout | undefined;
   let closed = false;
+  let usesReadAt = 0;
+  /** The uses last read (new and changed skills take theirs from here). */
+  let uses: UsesMap = new Map();
+  /** This process wrote uses: the next search re-reads them first. */
+  let usesDirty = false;
+  let usesReading: Promise<void> | null = null;
 
   const estimateBytes = (i: SkillIndex) => {
     const s = i.stats();
@@ -142,13 +163,14 @@ export function createMemoryEngine(
     const nextRevisions = new Map<string, string>();
     // The mark is taken before reading, so whatever commits during the load is caught up right after.
     const startMark = await currentChangeMark(db);
+    const buildUses = await loadSkillUses(db);
     let afterId = 0;
     loading = 0;
     for (;;) {
       const rows = await loadSearchDocuments(db, afterId, BUILD_BATCH);
       if (rows.length === 0) break;
       for (const row of rows) {
-        fresh.upsert(skillDocument(row));
+        fresh.upsert(skillDocument(row, buildUses));
         nextRevisions.set(row.identity, row.revision);
       }
       afterId = rows[rows.length - 1]!.id;
@@ -169,9 +191,25 @@ export function createMemoryEngine(
     index = fresh;
     revisions = nextRevisions;
     mark = startMark;
+    uses = buildUses;
+    usesReadAt = Date.now();
     buildSeconds = (performance.now() - started) / 1000;
     error = undefined;
     await doSync();
+  };
+
+  /** Re-reads every skill's uses (one grouped query; uses roll up per day, so this is rare). */
+  const readUses = (): Promise<void> => {
+    usesReading ??= (async () => {
+      usesDirty = false;
+      usesReadAt = Date.now();
+      const fresh = await loadSkillUses(db);
+      uses = fresh;
+      index?.setUses(fresh);
+    })().finally(() => {
+      usesReading = null;
+    });
+    return usesReading;
   };
 
   const doSync = async () => {
@@ -199,7 +237,7 @@ export function createMemoryEngine(
     }
     for (let i = 0; i < reload.length; i += BUILD_BATCH) {
       for (const row of await loadSearchDocumentsById(db, reload.slice(i, i + BUILD_BATCH))) {
-        target.upsert(skillDocument(row));
+        target.upsert(skillDocument(row, uses));
         revisions.set(row.identity, row.revision);
       }
     }
@@ -219,6 +257,7 @@ export function createMemoryEngine(
         if (target.get(id)?.hit.kind === 'collection' && !folders.has(id)) target.remove(id);
       }
     }
+    if (Date.now() - usesReadAt >= USES_REFRESH_MS) await readUses();
     target.freezeStatistics();
     mark = nextMark;
   };
@@ -271,6 +310,7 @@ export function createMemoryEngine(
       }
       if (!index) return fromFallback(query, filters, viewer, limit, cursor);
       if (dirty) await sync();
+      if (usesDirty) await readUses().catch((err) => options.onError?.(err));
       const after = cursor ? readSearchCursor('memory', query, filters, cursor) : undefined;
       const page = index.search(
         query,
@@ -326,6 +366,9 @@ export function createMemoryEngine(
     sync,
     noteLocalWrite() {
       dirty = true;
+    },
+    noteUsesWritten() {
+      usesDirty = true;
     },
     start(watchChanges) {
       void build();

@@ -48,11 +48,21 @@ export function identityOf(loc: SkillLocation, path = loc.path): string {
   return formatIdentity(loc.source, [loc.owner, loc.container, ...(path ? [path] : [])].join('/'));
 }
 
+/** Identities canonicalised lately: parsing is most of a batch revalidation's CPU, and clients repeat theirs. */
+const canonicalMemo = new Map<string, string | undefined>();
+const CANONICAL_MEMO_MAX = 20_000;
+
 /** The canonical identity of request text, or undefined when it does not parse (the full path answers why). */
 export function canonicalIdentity(text: string): string | undefined {
+  if (canonicalMemo.has(text)) return canonicalMemo.get(text);
+  let canonical: string | undefined;
   try {
-    return locateIdentity(text).identity.identity;
+    canonical = locateIdentity(text).identity.identity;
   } catch {
-    return undefined;
+    canonical = undefined;
   }
+  // Dropped whole when full: simpler than an LRU, and refilled by the next few batches.
+  if (canonicalMemo.size >= CANONICAL_MEMO_MAX) canonicalMemo.clear();
+  canonicalMemo.set(text, canonical);
+  return canonical;
 }

@@ -48,11 +48,18 @@ export async function searchSkills(
   db?: Database,
 ): Promise<SearchOutcome> {
   const page = await engine.search(request.q.trim(), request.filters, viewer, request.limit, request.cursor);
-  const skillIdentities = page.hits.filter((h) => h.kind === 'skill').map((h) => h.identity);
-  // The hits are already the viewer's: a private skill's uses reach only those who may read it.
-  const uses = db
-    ? await usesOfIdentities(db, skillIdentities, new Date().toISOString().slice(0, 10))
-    : new Map<string, SkillUses>();
+  const skills = page.hits.filter((h) => h.kind === 'skill');
+  // The hits are already the viewer's: a private skill's uses reach only those who may read it. An engine
+  // holding uses (the in-memory one) saves the query.
+  const held = skills.every((h) => h.uses !== undefined);
+  const uses =
+    db && !held
+      ? await usesOfIdentities(
+          db,
+          skills.map((h) => h.identity),
+          new Date().toISOString().slice(0, 10),
+        )
+      : new Map<string, SkillUses>(skills.flatMap((h) => (h.uses ? [[h.identity, h.uses] as const] : [])));
   return {
     page: {
       results: page.hits.map((hit) => {

@@ -51,6 +51,10 @@ export class UsesCounter {
   private pendingCount = 0;
   private readonly salts = new Map<string, string>();
   private flushing: Promise<void> | undefined;
+  /** Called after a batch of uses is written (the in-memory search index re-reads them). */
+  onWritten: (() => void) | undefined;
+  private daySecond = Number.NaN;
+  private dayText = '';
 
   constructor(
     private readonly db: Database,
@@ -64,7 +68,14 @@ export class UsesCounter {
   /** Buffers one resolution of a skill (canonical identity) by a client digest. */
   note(identity: string, client: string): void {
     if (this.pendingCount >= MAX_PENDING) return;
-    const day = dayOf(this.clock());
+    const now = this.clock();
+    // The day string is kept for the second it was made in (a batch notes up to 128 uses at once).
+    const second = Math.floor(now.getTime() / 1000);
+    if (second !== this.daySecond) {
+      this.daySecond = second;
+      this.dayText = dayOf(now);
+    }
+    const day = this.dayText;
     const byIdentity = this.pending.get(day) ?? new Map<string, Set<string>>();
     this.pending.set(day, byIdentity);
     const clients = byIdentity.get(identity) ?? new Set<string>();
@@ -82,6 +93,7 @@ export class UsesCounter {
     this.pending = new Map();
     this.pendingCount = 0;
     this.flushing = this.write(batch)
+      .then(() => this.onWritten?.())
       .catch((err) => this.log.warn({ err }, 'uses: a batch of uses could not be written'))
       .finally(() => {
         this.flushing = undefined;

@@ -352,6 +352,22 @@ export async function loadSearchDocumentsById(db: Database, ids: number[]): Prom
   return result.rows.map(documentRow);
 }
 
+/** Weekly (last 7 days) and all-time uses of every skill that has any, by identity. */
+export async function loadSkillUses(db: Database): Promise<Map<string, { week: number; total: number }>> {
+  const result = await rowsOf(
+    db,
+    sql`
+    select s.identity,
+      coalesce(sum(u.uses) filter (where u.day > current_date - 7), 0)::int as week,
+      sum(u.uses)::int as total
+    from skill_uses u join skills s on s.id = u.skill_id
+    group by s.identity`,
+  );
+  return new Map(
+    result.rows.map((r) => [String(r.identity), { week: Number(r.week), total: Number(r.total) }]),
+  );
+}
+
 /** Every folder holding several live skills (every visibility). */
 export async function loadSearchFolders(db: Database): Promise<SearchFolderRow[]> {
   const result = await rowsOf(

@@ -26,6 +26,15 @@ const FIELD_AVG = [2, 30, 20, 600] as const;
 const K1 = 4;
 /** Body words indexed per document: bounds memory; headings are indexed whole. */
 export const MAX_BODY_WORDS = 1500;
+/**
+ * Candidates the lists of a query draw in all (a long list gives its strongest postings); past a few
+ * hundred results nobody pages, and every candidate costs a full score.
+ */
+export const CANDIDATE_BUDGET = 2000;
+/** Candidates the word as typed draws at least, however many words the query has. */
+const MIN_SLOT_CANDIDATES = 300;
+/** Candidates a completion, correction or synonym draws at least. */
+const MIN_EXPANSION_CANDIDATES = 20;
 
 /** What the index stores for one document (besides its postings). */
 export interface IndexedText {
@@ -42,6 +51,12 @@ class PostingList {
   n = 0;
   /** Documents holding the term when statistics were last frozen (0: not frozen yet). */
   frozenDf = 0;
+  /** Scratch of InvertedIndex.add: the slot + 1 last counted into `docIndex`, and its place there. */
+  docStamp = 0;
+  docIndex = 0;
+  /** Positions of the strongest postings (see impactHead), over the first `headUpTo` postings. */
+  private head: Uint32Array | null = null;
+  private headUpTo = 0;
   constructor(capacity: number) {
     this.ids = new Uint32Array(capacity);
     this.weights = new Float32Array(capacity);
@@ -60,6 +75,55 @@ class PostingList {
     this.weights[this.n] = weight;
     this.n++;
   }
+  /**
+   * Positions of the `cap` strongest postings among the first `headUpTo` (name matches first, then
+   * name or description, then by weight); postings added since are returned by the caller's tail scan.
+   * Built lazily with a linear-time selection and rebuilt once the tail grows past half of `cap`.
+   */
+  impactHead(cap: number): { head: Uint32Array; upTo: number } {
+    // Kept sorted strongest first, built for the largest cap asked so far: a smaller cap reads a prefix.
+    if (this.head && this.head.length >= Math.min(cap, this.headUpTo) && this.n - this.headUpTo <= cap / 2) {
+      return { head: this.head.subarray(0, Math.min(cap, this.head.length)), upTo: this.headUpTo };
+    }
+    const n = this.n;
+    const size = Math.min(n, Math.max(cap, this.head?.length ?? 0));
+    const keys = new Float32Array(n);
+    for (let i = 0; i < n; i++) keys[i] = impactKey(this.ids[i]! & 15, this.weights[i]!);
+    const threshold = kthLargest(keys.slice(), size);
+    const picked: number[] = [];
+    for (let i = 0; i < n && picked.length < size; i++) if (keys[i]! > threshold) picked.push(i);
+    for (let i = 0; i < n && picked.length < size; i++) if (keys[i] === threshold) picked.push(i);
+    picked.sort((a, b) => keys[b]! - keys[a]! || a - b);
+    const head = Uint32Array.from(picked);
+    this.head = head;
+    this.headUpTo = n;
+    return { head: head.subarray(0, Math.min(cap, head.length)), upTo: n };
+  }
+  /** Position of the first posting of a slot >= `doc`, searching from `from`. */
+  lowerBound(doc: number, from: number): number {
+    // Galloping: candidates come in slot order, so the next one is usually a short way on.
+    let lo = from;
+    let step = 1;
+    let hi = from;
+    while (hi < this.n && this.ids[hi]! >>> 4 < doc) {
+      lo = hi + 1;
+      hi += step;
+      step *= 2;
+    }
+    if (hi > this.n) hi = this.n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.ids[mid]! >>> 4 < doc) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+  /** Shrinks the arrays to what they hold (after a build: doubling leaves up to half spare). */
+  trim() {
+    if (this.ids.length === this.n) return;
+    this.ids = this.ids.slice(0, this.n);
+    this.weights = this.weights.slice(0, this.n);
+  }
   /** Drops postings of dead slots (and spare capacity). */
   compact(alive: (slot: number) => boolean) {
     let w = 0;
@@ -72,7 +136,42 @@ class PostingList {
     this.n = w;
     this.ids = this.ids.slice(0, w);
     this.weights = this.weights.slice(0, w);
+    this.head = null;
+    this.headUpTo = 0;
   }
+}
+
+/** How strong a posting is for candidate selection: a name match above all, then the head, then weight. */
+function impactKey(mask: number, weight: number): number {
+  return (mask & 1 ? 1000 : 0) + (mask & 3 ? weight : weight / 2);
+}
+
+/** The k-th largest value of `values` (which it reorders): quickselect, linear on average. */
+function kthLargest(values: Float32Array, k: number): number {
+  if (k >= values.length) return Number.NEGATIVE_INFINITY;
+  const target = k - 1;
+  let lo = 0;
+  let hi = values.length - 1;
+  while (lo < hi) {
+    const pivot = values[(lo + hi) >>> 1]!;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (values[i]! > pivot) i++;
+      while (values[j]! < pivot) j--;
+      if (i <= j) {
+        const t = values[i]!;
+        values[i] = values[j]!;
+        values[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (target <= j) hi = j;
+    else if (target >= i) lo = i;
+    else return values[target]!;
+  }
+  return values[target]!;
 }
 
 /** A vocabulary word as typo correction and prefix completion see it. */
@@ -109,13 +208,18 @@ export interface Candidate {
 /** The inverted index: slots (document numbers) are never reused until a rebuild. */
 export class InvertedIndex {
   private readonly postings = new Map<string, PostingList>();
-  /** Surface word -> documents holding it (for corrections and completions). */
-  private readonly vocabulary = new Map<string, number>();
+  /** Surface word -> its number; by number: the word, documents holding it, its term's postings. */
+  private readonly wordIds = new Map<string, number>();
+  private readonly words: string[] = [];
+  private wordDf = new Int32Array(1024);
+  private wordStamp = new Int32Array(1024);
+  private readonly wordList: PostingList[] = [];
+  private readonly docLists: PostingList[] = [];
   /** Vocabulary sorted for prefix search; rebuilt lazily after new words arrive. */
   private sorted: string[] = [];
   private sortedStale = false;
   /** Words by first letter and length, for typo candidates. */
-  private readonly buckets = new Map<string, string[]>();
+  private readonly buckets = new Map<string, number[]>();
   private alive: Uint8Array = new Uint8Array(1024);
   private slots = 0;
   private live = 0;
@@ -129,6 +233,13 @@ export class InvertedIndex {
   private total = new Float32Array(1024);
   private matched = new Uint32Array(1024);
   private head = new Uint32Array(1024);
+  private isCandidate = new Uint8Array(1024);
+  private readonly candidates: number[] = [];
+  private readonly touched: number[] = [];
+  private readonly phraseTouched: number[] = [];
+  private readonly hitPositions: number[] = [];
+  /** Scratch of add(): 4 field frequencies per posting list of the document. */
+  private docTf = new Float64Array(4096);
 
   /** Live documents. */
   get size(): number {
@@ -137,7 +248,7 @@ export class InvertedIndex {
 
   /** Distinct surface words. */
   get vocabularySize(): number {
-    return this.vocabulary.size;
+    return this.wordIds.size;
   }
 
   /** Postings held (live and dead), for the memory report. */
@@ -151,54 +262,94 @@ export class InvertedIndex {
     this.ensureCapacity(this.slots);
     this.alive[slot] = 1;
     this.live++;
-    const perTerm = new Map<string, { tf: number[]; mask: number }>();
-    const surfaces = new Set<string>();
+    // A build adds ~50 million words: each costs one lookup of its word number, and the per-document
+    // counts live in stamped scratch (on the word and on its posting list) instead of a map per document.
+    const stamp = slot + 1;
+    const lists = this.docLists;
+    lists.length = 0;
     const fieldWords = [
       textWords(text.name),
       textWords(text.description),
       textWords(text.headings),
-      textWords(text.body).slice(0, MAX_BODY_WORDS),
+      textWords(text.body),
     ];
-    fieldWords.forEach((words, f) => {
-      for (const word of words) {
+    if (fieldWords[3]!.length > MAX_BODY_WORDS) fieldWords[3]!.length = MAX_BODY_WORDS;
+    for (let f = 0; f < 4; f++) {
+      for (const word of fieldWords[f]!) {
         if (word.length > MAX_WORD_LENGTH) continue;
-        surfaces.add(word);
-        const term = termOf(word);
-        let entry = perTerm.get(term);
-        if (!entry) {
-          entry = { tf: [0, 0, 0, 0], mask: 0 };
-          perTerm.set(term, entry);
+        let id = this.wordIds.get(word);
+        if (id === undefined) id = this.newWord(word);
+        if (this.wordStamp[id] !== stamp) {
+          this.wordStamp[id] = stamp;
+          this.wordDf[id]!++;
         }
-        entry.tf[f]!++;
-        entry.mask |= 1 << f;
+        const list = this.wordList[id]!;
+        if (list.docStamp !== stamp) {
+          list.docStamp = stamp;
+          list.docIndex = lists.length;
+          if (this.docTf.length < (lists.length + 1) * 4) {
+            const grown = new Float64Array(this.docTf.length * 2);
+            grown.set(this.docTf);
+            this.docTf = grown;
+          }
+          this.docTf.fill(0, lists.length * 4, lists.length * 4 + 4);
+          lists.push(list);
+        }
+        this.docTf[list.docIndex * 4 + f]!++;
       }
-    });
+    }
     const norms = fieldWords.map(
       (w, f) => 1 - FIELD_B[f]! + (FIELD_B[f]! * Math.max(1, w.length)) / FIELD_AVG[f]!,
     );
-    for (const [term, { tf, mask }] of perTerm) {
+    const tfs = this.docTf;
+    for (let k = 0; k < lists.length; k++) {
       let weight = 0;
-      for (let f = 0; f < 4; f++) if (tf[f]) weight += (FIELD_BOOST[f]! * tf[f]!) / norms[f]!;
-      let list = this.postings.get(term);
-      if (!list) {
-        list = new PostingList(1);
-        this.postings.set(term, list);
+      let mask = 0;
+      for (let f = 0; f < 4; f++) {
+        const tf = tfs[k * 4 + f]!;
+        if (tf) {
+          weight += (FIELD_BOOST[f]! * tf) / norms[f]!;
+          mask |= 1 << f;
+        }
       }
-      list.push(slot, mask, weight);
-      this.totalPostings++;
+      lists[k]!.push(slot, mask, weight);
     }
-    for (const word of surfaces) {
-      const df = this.vocabulary.get(word);
-      if (df === undefined) {
-        this.vocabulary.set(word, 1);
-        this.sortedStale = true;
-        const key = `${word[0]}${word.length}`;
-        const bucket = this.buckets.get(key);
-        if (bucket) bucket.push(word);
-        else this.buckets.set(key, [word]);
-      } else this.vocabulary.set(word, df + 1);
-    }
+    this.totalPostings += lists.length;
     return slot;
+  }
+
+  /** Numbers a word the index has not seen, with its term's posting list and typo bucket. */
+  private newWord(word: string): number {
+    const id = this.words.length;
+    this.words.push(word);
+    this.wordIds.set(word, id);
+    if (id >= this.wordDf.length) {
+      const df = new Int32Array(this.wordDf.length * 2);
+      df.set(this.wordDf);
+      this.wordDf = df;
+      const st = new Int32Array(this.wordStamp.length * 2);
+      st.set(this.wordStamp);
+      this.wordStamp = st;
+    }
+    const term = termOf(word);
+    let list = this.postings.get(term);
+    if (!list) {
+      list = new PostingList(1);
+      this.postings.set(term, list);
+    }
+    this.wordList.push(list);
+    this.sortedStale = true;
+    const key = `${word[0]}${word.length}`;
+    const bucket = this.buckets.get(key);
+    if (bucket) bucket.push(id);
+    else this.buckets.set(key, [id]);
+    return id;
+  }
+
+  /** Documents holding a surface word (counted when added). */
+  private dfOf(word: string): number {
+    const id = this.wordIds.get(word);
+    return id === undefined ? 0 : this.wordDf[id]!;
   }
 
   /** Removes a document (its postings are dropped at the next compaction). */
@@ -220,9 +371,9 @@ export class InvertedIndex {
   compact(): void {
     const alive = (s: number) => this.alive[s] === 1;
     let total = 0;
-    for (const [term, list] of this.postings) {
+    // Emptied lists stay: words keep pointing at them, and a new document may hold the term again.
+    for (const list of this.postings.values()) {
       list.compact(alive);
-      if (list.n === 0) this.postings.delete(term);
       total += list.n;
     }
     this.totalPostings = total;
@@ -231,7 +382,7 @@ export class InvertedIndex {
 
   /** Whether the word occurs in the index (as typed). */
   hasWord(word: string): boolean {
-    return this.vocabulary.has(word) || this.postings.has(termOf(word));
+    return this.wordIds.has(word) || this.documentFrequency(termOf(word)) > 0;
   }
 
   /** Documents holding the term. */
@@ -242,7 +393,7 @@ export class InvertedIndex {
   /** Vocabulary words that start with `prefix` (not the prefix itself), most frequent first. */
   completions(prefix: string, max: number): VocabularyWord[] {
     if (this.sortedStale) {
-      this.sorted = [...this.vocabulary.keys()].sort();
+      this.sorted = [...this.words].sort();
       this.sortedStale = false;
     }
     let lo = 0;
@@ -256,22 +407,30 @@ export class InvertedIndex {
     for (let i = lo; i < this.sorted.length && out.length < 2000; i++) {
       const w = this.sorted[i]!;
       if (!w.startsWith(prefix)) break;
-      if (w !== prefix) out.push({ word: w, df: this.vocabulary.get(w) ?? 0 });
+      if (w !== prefix) out.push({ word: w, df: this.dfOf(w) });
     }
-    return out.sort((a, b) => b.df - a.df || a.word.localeCompare(b.word)).slice(0, max);
+    // Code-point order breaks ties (localeCompare costs ~1 µs a call, and a short prefix has 2,000 words).
+    return out.sort((a, b) => b.df - a.df || (a.word < b.word ? -1 : a.word > b.word ? 1 : 0)).slice(0, max);
   }
 
-  /** Vocabulary words within `maxTypos` of `word` (same first letter), closest then most frequent first. */
-  nearWords(word: string, maxTypos: number, max: number): (VocabularyWord & { typos: number })[] {
+  /**
+   * Vocabulary words within `maxTypos` of `word` (same first letter) held by at least `minDf` documents,
+   * closest then most frequent first. The document count is checked before the distance: for a word the
+   * index holds, only far more common words qualify, and those are few.
+   */
+  nearWords(word: string, maxTypos: number, max: number, minDf = 0): (VocabularyWord & { typos: number })[] {
     const out: (VocabularyWord & { typos: number })[] = [];
     if (maxTypos === 0) return out;
     for (let len = word.length - maxTypos; len <= word.length + maxTypos; len++) {
       const bucket = this.buckets.get(`${word[0]}${len}`);
       if (!bucket) continue;
-      for (const candidate of bucket) {
+      for (const id of bucket) {
+        const df = this.wordDf[id]!;
+        if (df < minDf) continue;
+        const candidate = this.words[id]!;
         const typos = typoDistance(word, candidate, maxTypos);
         if (typos <= maxTypos && typos > 0) {
-          out.push({ word: candidate, df: this.vocabulary.get(candidate) ?? 0, typos });
+          out.push({ word: candidate, df, typos });
         }
       }
     }
@@ -280,7 +439,7 @@ export class InvertedIndex {
 
   /** Documents holding this surface word (as typed, any field). */
   wordFrequency(word: string): number {
-    return this.vocabulary.get(word) ?? 0;
+    return this.dfOf(word);
   }
 
   /**
@@ -290,7 +449,10 @@ export class InvertedIndex {
    */
   freezeStatistics(): void {
     this.statsN = this.live;
-    for (const list of this.postings.values()) list.frozenDf = list.n;
+    for (const list of this.postings.values()) {
+      list.frozenDf = list.n;
+      list.trim();
+    }
   }
 
   /** Live documents now against those the frozen statistics were taken over (1 = no drift). */
@@ -312,71 +474,149 @@ export class InvertedIndex {
   }
 
   /**
-   * Scores every live document matching at least one slot. `accept` filters slots (visibility, filters)
-   * before any scoring work is kept.
+   * Scores the candidates of a query. `accept` filters slots (visibility, filters) before any scoring work
+   * is kept. When `exhaustive`, every live document matching at least one slot is a candidate. Otherwise
+   * a term held by many documents contributes only its strongest postings as candidates (a share of
+   * CANDIDATE_BUDGET) (name matches first: see impactKey), while every candidate still gets its full score from
+   * every term (a lookup in the term's slot-ordered postings): so a common word costs a bounded number of
+   * candidates instead of a pass over most of the index, and a score never depends on which candidates
+   * were drawn. `extra` adds candidates (exact names).
    */
-  score(slots: ScoringSlot[], accept: (slot: number) => boolean): Candidate[] {
-    const touchedAll: number[] = [];
-    const slotTouched: number[] = [];
-    const phraseTouched: number[] = [];
+  score(
+    slots: ScoringSlot[],
+    accept: (slot: number) => boolean,
+    exhaustive: boolean,
+    extra: readonly number[] = [],
+  ): Candidate[] {
+    // How many candidates each list may draw: the query's budget shared by its slots; within a slot the
+    // word as typed draws two thirds of the slot's share, its other readings (completions, corrections,
+    // synonyms) the last third by weight. A list no longer than what it may draw is read whole.
+    const draw = new Map<PostingList, number>();
+    const share = Math.max(MIN_SLOT_CANDIDATES, CANDIDATE_BUDGET / Math.max(1, slots.length));
+    for (const scoring of slots) {
+      const others = scoring.expansions.reduce((sum, e) => sum + (e.weight < 1 ? e.weight : 0), 0);
+      for (const expansion of scoring.expansions) {
+        const own = expansion.weight >= 1;
+        const cap = exhaustive
+          ? Number.POSITIVE_INFINITY
+          : own
+            ? (share * 2) / 3
+            : Math.max(MIN_EXPANSION_CANDIDATES, (share * expansion.weight) / (3 * Math.max(1, others)));
+        for (const term of expansion.terms) {
+          const list = this.postings.get(term);
+          if (list && list.n > 0) draw.set(list, Math.max(draw.get(list) ?? 0, Math.round(cap)));
+        }
+      }
+    }
+    // Candidates: every posting of a short list, the impact head and recent tail of a long one.
+    const cands = this.candidates;
+    cands.length = 0;
+    const mark = this.isCandidate;
+    const take = (doc: number) => {
+      if (mark[doc] === 0 && this.alive[doc] === 1) {
+        mark[doc] = 1;
+        cands.push(doc);
+      }
+    };
+    for (const doc of extra) take(doc);
+    for (const [list, cap] of draw) {
+      if (list.n <= cap) {
+        for (let i = 0; i < list.n; i++) take(list.ids[i]! >>> 4);
+        continue;
+      }
+      const { head, upTo } = list.impactHead(cap);
+      for (let i = 0; i < head.length; i++) take(list.ids[head[i]!]! >>> 4);
+      for (let i = upTo; i < list.n; i++) take(list.ids[i]! >>> 4);
+    }
+    cands.sort((a, b) => a - b);
+    const out: Candidate[] = [];
+    try {
+      this.accumulate(slots, cands);
+      for (const doc of cands) {
+        if (this.matched[doc] !== 0 && accept(doc)) {
+          out.push({
+            slot: doc,
+            text: this.total[doc]!,
+            matched: this.matched[doc]!,
+            headMatched: this.head[doc]!,
+          });
+        }
+      }
+    } finally {
+      for (const doc of cands) {
+        mark[doc] = 0;
+        this.total[doc] = 0;
+        this.matched[doc] = 0;
+        this.head[doc] = 0;
+        this.slotBest[doc] = 0;
+        this.phraseAcc[doc] = 0;
+      }
+    }
+    return out;
+  }
+
+  /** Full BM25F sums of the candidates (sorted by slot) over every slot. */
+  private accumulate(slots: ScoringSlot[], cands: number[]): void {
+    const touched = this.touched;
+    const phrase = this.phraseTouched;
+    const slotBest = this.slotBest;
+    const phraseAcc = this.phraseAcc;
+    const head = this.head;
     slots.forEach((scoring, s) => {
       const bit = 1 << s;
+      touched.length = 0;
       for (const expansion of scoring.expansions) {
         const single = expansion.terms.length === 1;
         const share = expansion.weight / expansion.terms.length;
+        phrase.length = 0;
         for (const term of expansion.terms) {
           const list = this.postings.get(term);
-          if (!list) continue;
-          const idf = this.idf(list);
-          for (let i = 0; i < list.n; i++) {
+          if (!list || list.n === 0) continue;
+          const factor = share * this.idf(list);
+          // The matching positions of the candidates: a pass over the list when the candidates are many
+          // against it, else a galloping search per candidate (the loops are written out: a callback per
+          // posting kept V8 from inlining the scoring).
+          const hits = this.hitPositions;
+          hits.length = 0;
+          if (cands.length * 3 >= list.n) {
+            const mark = this.isCandidate;
+            for (let i = 0; i < list.n; i++) if (mark[list.ids[i]! >>> 4] === 1) hits.push(i);
+          } else {
+            let pos = 0;
+            for (const doc of cands) {
+              pos = list.lowerBound(doc, pos);
+              if (pos >= list.n) break;
+              if (list.ids[pos]! >>> 4 === doc) hits.push(pos);
+            }
+          }
+          for (const i of hits) {
             const packed = list.ids[i]!;
             const doc = packed >>> 4;
-            if (!this.alive[doc]) continue;
             const tf = list.weights[i]!;
-            const v = share * idf * ((tf * (K1 + 1)) / (tf + K1));
-            if ((packed & 3) !== 0) this.head[doc]! |= bit;
+            const v = factor * ((tf * (K1 + 1)) / (tf + K1));
+            if ((packed & 3) !== 0) head[doc]! |= bit;
             if (single) {
-              if (this.slotBest[doc] === 0) slotTouched.push(doc);
-              if (v > this.slotBest[doc]!) this.slotBest[doc] = v;
+              if (slotBest[doc] === 0) touched.push(doc);
+              if (v > slotBest[doc]!) slotBest[doc] = v;
             } else {
-              if (this.phraseAcc[doc] === 0) phraseTouched.push(doc);
-              this.phraseAcc[doc]! += v;
+              if (phraseAcc[doc] === 0) phrase.push(doc);
+              phraseAcc[doc]! += v;
             }
           }
         }
-        if (!single) {
-          for (const doc of phraseTouched) {
-            const v = this.phraseAcc[doc]!;
-            this.phraseAcc[doc] = 0;
-            if (this.slotBest[doc] === 0) slotTouched.push(doc);
-            if (v > this.slotBest[doc]!) this.slotBest[doc] = v;
-          }
-          phraseTouched.length = 0;
+        for (const doc of phrase) {
+          const v = phraseAcc[doc]!;
+          phraseAcc[doc] = 0;
+          if (slotBest[doc] === 0) touched.push(doc);
+          if (v > slotBest[doc]!) slotBest[doc] = v;
         }
       }
-      for (const doc of slotTouched) {
-        if (this.matched[doc] === 0) touchedAll.push(doc);
-        this.total[doc]! += this.slotBest[doc]!;
+      for (const doc of touched) {
+        this.total[doc]! += slotBest[doc]!;
         this.matched[doc]! |= bit;
-        this.slotBest[doc] = 0;
+        slotBest[doc] = 0;
       }
-      slotTouched.length = 0;
     });
-    const out: Candidate[] = [];
-    for (const doc of touchedAll) {
-      if (accept(doc)) {
-        out.push({
-          slot: doc,
-          text: this.total[doc]!,
-          matched: this.matched[doc]!,
-          headMatched: this.head[doc]!,
-        });
-      }
-      this.total[doc] = 0;
-      this.matched[doc] = 0;
-      this.head[doc] = 0;
-    }
-    return out;
   }
 
   private ensureCapacity(n: number) {
@@ -393,5 +633,6 @@ export class InvertedIndex {
     this.total = grow(this.total, (k) => new Float32Array(k));
     this.matched = grow(this.matched, (k) => new Uint32Array(k));
     this.head = grow(this.head, (k) => new Uint32Array(k));
+    this.isCandidate = grow(this.isCandidate, (k) => new Uint8Array(k));
   }
 }

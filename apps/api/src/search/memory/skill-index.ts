@@ -19,6 +19,8 @@ export interface IndexDocument {
   /** Markdown headings of the body (ranked above plain body text). */
   headings: string;
   body: string;
+  /** Weekly and all-time uses (skills only). */
+  uses?: { week: number; total: number };
 }
 
 interface StoredDocument {
@@ -27,6 +29,10 @@ interface StoredDocument {
   ownerKey: string;
   containerKey: string;
   nameKey: string;
+  /** nameKey's words, and nameKey without separators (compared per candidate: computed once). */
+  nameParts: string[];
+  compactName: string;
+  uses: { week: number; total: number };
 }
 
 /** How a page of the in-memory engine ends: the position after its last hit. */
@@ -57,6 +63,11 @@ const RARE_WORD_RATIO = 20;
 const TYPO_WEIGHT = [1, 0.6, 0.4];
 const SYNONYM_WEIGHT = 0.8;
 const MAX_COMPLETIONS = 12;
+/**
+ * Completions of a word the index holds (most likely finished): few, each a posting list every candidate
+ * is scored against.
+ */
+const MAX_KNOWN_COMPLETIONS = 6;
 const MAX_CORRECTIONS = 3;
 /** Shortest word completed as a prefix. */
 const MIN_PREFIX = 3;
@@ -67,6 +78,10 @@ const NAME_PREFIX = 200;
 const PRIOR_MAX = 0.08;
 /** Stars at which the prior is full. */
 const PRIOR_FULL_STARS = 100_000;
+/** What one distinct client a week weighs in the prior, in stars (as in the Postgres engine: USES_STAR_WEIGHT). */
+const USES_STAR_WEIGHT = 50;
+const LOG_PRIOR_FULL = Math.log1p(PRIOR_FULL_STARS);
+const NO_USES = Object.freeze({ week: 0, total: 0 });
 
 /** Document visible to a scope (the same rule as the database's visibleTo). */
 function visible(scope: ReadScope, doc: StoredDocument, readable: ReadonlySet<string>): boolean {
@@ -100,6 +115,8 @@ export class SkillIndex {
   private readonly index = new InvertedIndex();
   private readonly docs: (StoredDocument | undefined)[] = [];
   private readonly byIdentity = new Map<string, number>();
+  /** Name key (and name key without separators) -> slots: exact names are candidates however common their words. */
+  private readonly byName = new Map<string, number[]>();
 
   /** Documents held. */
   get size(): number {
@@ -118,6 +135,7 @@ export class SkillIndex {
   /** Adds or replaces a document. */
   upsert(doc: IndexDocument): void {
     this.remove(doc.hit.identity);
+    const key = nameKey(doc.hit.name);
     const folderName = doc.hit.path.split('/').pop() ?? '';
     const name =
       doc.hit.kind === 'skill' && folderName !== doc.hit.name
@@ -134,9 +152,14 @@ export class SkillIndex {
       visibility: doc.visibility,
       ownerKey: doc.hit.owner.toLowerCase(),
       containerKey: doc.hit.container.toLowerCase(),
-      nameKey: nameKey(doc.hit.name),
+      nameKey: key,
+      nameParts: key.split('-'),
+      compactName: key.replace(/-/g, ''),
+      uses: doc.uses ?? NO_USES,
     };
     this.byIdentity.set(doc.hit.identity, slot);
+    addTo(this.byName, key, slot);
+    addTo(this.byName, key.replace(/-/g, ''), slot);
   }
 
   /** Updates what a document shows without re-indexing its text (stars, visibility, counts, revision). */
@@ -146,6 +169,14 @@ export class SkillIndex {
     if (!doc) return false;
     change(doc);
     return true;
+  }
+
+  /** Sets every skill's uses (identities left out have none). */
+  setUses(uses: ReadonlyMap<string, { week: number; total: number }>): void {
+    for (const [identity, slot] of this.byIdentity) {
+      const doc = this.docs[slot];
+      if (doc && doc.hit.kind === 'skill') doc.uses = uses.get(identity) ?? NO_USES;
+    }
   }
 
   /** The stored hit of an identity. */
@@ -170,6 +201,11 @@ export class SkillIndex {
     const slot = this.byIdentity.get(identity);
     if (slot === undefined) return;
     this.byIdentity.delete(identity);
+    const doc = this.docs[slot];
+    if (doc) {
+      removeFrom(this.byName, doc.nameKey, slot);
+      removeFrom(this.byName, doc.compactName, slot);
+    }
     this.docs[slot] = undefined;
     this.index.remove(slot);
   }
@@ -205,7 +241,7 @@ export class SkillIndex {
       if (word.length >= MIN_PREFIX) {
         // A word the index holds is most likely finished: its completions count for less.
         const weight = df > 0 ? KNOWN_PREFIX_WEIGHT : PREFIX_WEIGHT;
-        for (const c of this.index.completions(word, MAX_COMPLETIONS)) {
+        for (const c of this.index.completions(word, df > 0 ? MAX_KNOWN_COMPLETIONS : MAX_COMPLETIONS)) {
           const term = termOf(c.word);
           completed = true;
           if (term !== own) expansions.push({ terms: [term], weight });
@@ -213,8 +249,13 @@ export class SkillIndex {
       }
       // Words the index holds are corrected only when they are rare there and a far more common word is
       // one typo away (a typo that also occurs in some body), so a real word is not read as another.
-      const near = this.index.nearWords(word, typoBudget(word.length), MAX_CORRECTIONS);
-      const usable = surface === 0 ? near : near.filter((c) => c.df >= RARE_WORD_RATIO * surface);
+      const near = this.index.nearWords(
+        word,
+        typoBudget(word.length),
+        MAX_CORRECTIONS,
+        surface === 0 ? 0 : RARE_WORD_RATIO * surface,
+      );
+      const usable = near;
       for (const c of usable) {
         forms[i]!.add(c.word);
         const term = termOf(c.word);
@@ -286,7 +327,10 @@ export class SkillIndex {
       const doc = this.docs[slot];
       return doc !== undefined && visible(scope, doc, readable) && passes(filters, doc);
     };
-    const candidates = slots.length > 0 ? this.index.score(slots, accept) : [];
+    // Filters narrow the candidates after drawing them, so a filtered search draws them all.
+    const exhaustive = Boolean(filters.source || filters.owner || filters.repo || filters.namespace);
+    const candidates =
+      slots.length > 0 ? this.index.score(slots, accept, exhaustive, this.exactNames(names)) : [];
     const meaningful = slots.length;
     const ranked: { slot: number; score: number; identity: string }[] = [];
     for (const c of candidates) {
@@ -300,10 +344,29 @@ export class SkillIndex {
     }
     const top = selectTop(ranked, limit + 1);
     return {
-      hits: top.slice(0, limit).map((r) => ({ hit: this.docs[r.slot]!.hit, score: r.score })),
+      hits: top.slice(0, limit).map((r) => {
+        const doc = this.docs[r.slot]!;
+        const hit = doc.hit.kind === 'skill' ? { ...doc.hit, uses: { ...doc.uses } } : doc.hit;
+        return { hit, score: r.score };
+      }),
       more: top.length > limit,
       ...report,
     };
+  }
+
+  /** Slots whose name the query is exactly (also without separators, and through corrected words). */
+  private exactNames(names: NameQuery): number[] {
+    if (!names.typedKey) return [];
+    const out = [...(this.byName.get(names.typedKey) ?? [])];
+    if (names.compact.length >= MIN_PREFIX) out.push(...(this.byName.get(names.compact) ?? []));
+    let combos = 1;
+    for (const f of names.forms) combos *= f.size;
+    if (combos > 1 && combos <= 64) {
+      let keys = [''];
+      for (const f of names.forms) keys = keys.flatMap((k) => [...f].map((w) => (k ? `${k}-${w}` : w)));
+      for (const k of keys) out.push(...(this.byName.get(k) ?? []));
+    }
+    return out;
   }
 
   private relevance(
@@ -325,9 +388,11 @@ export class SkillIndex {
     const coverage = idfTotal === 0 ? 0 : coveredIdf / idfTotal;
     const headCoverage = slots === 0 ? 0 : popcount(c.headMatched) / slots;
     let text = c.text * coverage * coverage * (0.5 + 0.5 * headCoverage);
-    if (isExactName(doc.nameKey, names)) text += EXACT_NAME;
-    else if (isNamePrefix(doc.nameKey, names)) text += NAME_PREFIX;
-    const prior = 1 + (PRIOR_MAX * Math.log1p(Math.max(0, doc.hit.stars))) / Math.log1p(PRIOR_FULL_STARS);
+    if (isExactName(doc, names)) text += EXACT_NAME;
+    else if (isNamePrefix(doc.nameParts, names)) text += NAME_PREFIX;
+    // Popularity (stars, and weekly uses weighted like stars) lifts a score by at most PRIOR_MAX.
+    const popularity = Math.max(0, doc.hit.stars) + USES_STAR_WEIGHT * doc.uses.week;
+    const prior = 1 + (PRIOR_MAX * Math.log1p(popularity)) / LOG_PRIOR_FULL;
     // Four decimals: the score travels in cursors and must compare equal after the round trip.
     return Math.round(text * Math.min(prior, 1 + PRIOR_MAX) * 10_000) / 10_000;
   }
@@ -345,25 +410,40 @@ interface NameQuery {
 }
 
 /** The name starts with the typed words, the last one unfinished ("pdf-proc" for "pdf-processing"). */
-function isNamePrefix(key: string, names: NameQuery): boolean {
+function isNamePrefix(parts: string[], names: NameQuery): boolean {
   const typed = names.unfinished;
   if (!typed) return false;
-  const parts = key.split('-');
   if (parts.length < typed.length) return false;
   const last = typed.length - 1;
   return typed.every((w, i) => (i < last ? parts[i] === w : parts[i]!.startsWith(w) && parts[i] !== w));
 }
 
 /** The exact name, also through separators left out and typos in any of its words. */
-function isExactName(key: string, names: NameQuery): boolean {
+function isExactName(doc: StoredDocument, names: NameQuery): boolean {
   if (
-    key === names.typedKey ||
-    (names.compact.length >= MIN_PREFIX && key.replace(/-/g, '') === names.compact)
+    doc.nameKey === names.typedKey ||
+    (names.compact.length >= MIN_PREFIX && doc.compactName === names.compact)
   ) {
     return true;
   }
-  const parts = key.split('-');
-  return parts.length === names.forms.length && parts.every((p, i) => names.forms[i]!.has(p));
+  const parts = doc.nameParts;
+  if (parts.length !== names.forms.length) return false;
+  for (let i = 0; i < parts.length; i++) if (!names.forms[i]!.has(parts[i]!)) return false;
+  return true;
+}
+
+function addTo(map: Map<string, number[]>, key: string, slot: number) {
+  const held = map.get(key);
+  if (!held) map.set(key, [slot]);
+  else if (!held.includes(slot)) held.push(slot);
+}
+
+function removeFrom(map: Map<string, number[]>, key: string, slot: number) {
+  const held = map.get(key);
+  if (!held) return;
+  const i = held.indexOf(slot);
+  if (i >= 0) held.splice(i, 1);
+  if (held.length === 0) map.delete(key);
 }
 
 /** The `k` best by (score desc, identity asc), without sorting every candidate. */

@@ -84,25 +84,38 @@ export function findSynonyms(words: readonly string[]): SynonymMatch[] {
 export function typoDistance(a: string, b: string, max: number): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;
   const n = b.length;
-  let prev2 = new Array<number>(n + 1).fill(0);
-  let prev = Array.from({ length: n + 1 }, (_, j) => j);
-  let cur = new Array<number>(n + 1).fill(0);
+  // Three rows of scratch reused by every call (typo candidates are checked by the thousand per query).
+  if (rowScratch.length < 3 * (n + 1)) rowScratch = new Int32Array(6 * (n + 1));
+  let prev2 = 0;
+  let prev = n + 1;
+  let cur = 2 * (n + 1);
+  const row = rowScratch;
+  for (let j = 0; j <= n; j++) {
+    row[prev2 + j] = 0;
+    row[prev + j] = j;
+    row[cur + j] = 0;
+  }
   for (let i = 1; i <= a.length; i++) {
-    cur[0] = i;
+    row[cur] = i;
     let rowMin = i;
     for (let j = 1; j <= n; j++) {
       const cost = a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1;
-      let v = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + cost);
+      let v = Math.min(row[prev + j]! + 1, row[cur + j - 1]! + 1, row[prev + j - 1]! + cost);
       if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
-        v = Math.min(v, prev2[j - 2]! + 1);
-      cur[j] = v;
+        v = Math.min(v, row[prev2 + j - 2]! + 1);
+      row[cur + j] = v;
       if (v < rowMin) rowMin = v;
     }
     if (rowMin > max) return max + 1;
-    [prev2, prev, cur] = [prev, cur, prev2];
+    const t = prev2;
+    prev2 = prev;
+    prev = cur;
+    cur = t;
   }
-  return prev[n]!;
+  return row[prev + n]!;
 }
+
+let rowScratch = new Int32Array(128);
 
 /** Typos allowed in a word of this length (Meilisearch's defaults, plus one for 4-letter words unknown to the index). */
 export function typoBudget(length: number): number {

@@ -1,0 +1,93 @@
+// The in-memory index at a size where a common word's postings pass the candidate budget: bounded
+// candidates must still put the exact name first, score every candidate on every word, and keep the uses
+// prior bounded.
+import { describe, expect, it } from 'vitest';
+import type { SearchHit } from '../engine.js';
+import { CANDIDATE_BUDGET } from './inverted-index.js';
+import { SkillIndex } from './skill-index.js';
+
+const ANONYMOUS = { isAdmin: false, readableNamespaces: [] };
+
+function hit(name: string, description: string, stars = 0): SearchHit {
+  return {
+    kind: 'skill',
+    identity: `gh:acme/tools/${name}`,
+    name,
+    description,
+    source: 'gh',
+    owner: 'acme',
+    container: 'tools',
+    path: name,
+    revision: 'r1',
+    stars,
+    descriptionTokens: 10,
+    bodyTokens: 10,
+    warnings: [],
+    flags: [],
+  };
+}
+
+function add(index: SkillIndex, name: string, description: string, body: string, weekUses = 0, stars = 0) {
+  index.upsert({
+    hit: hit(name, description, stars),
+    visibility: 'public',
+    headings: '',
+    body,
+    uses: { week: weekUses, total: weekUses },
+  });
+}
+
+const names = (index: SkillIndex, q: string, limit = 5) =>
+  index.search(q, {}, ANONYMOUS, limit).hits.map((h) => h.hit.name);
+
+describe('SkillIndex at scale', () => {
+  const index = new SkillIndex();
+  const common = CANDIDATE_BUDGET * 3;
+  for (let i = 0; i < common; i++) {
+    // Every skill holds "deploy" several times in its description: stronger than one body mention.
+    add(index, `runner-${i}`, 'deploy deploy deploy services to the cluster', `notes ${i}`);
+  }
+  add(index, 'deploy', 'Ship it', 'how to ship');
+  add(index, 'kubernetes-rollout', 'Roll out to a cluster', 'then deploy once');
+  add(index, 'helm-charts', 'Kubernetes charts', 'kubernetes packaging');
+  add(index, 'popular-a', 'widget maker', 'widget', 0);
+  add(index, 'popular-b', 'widget maker', 'widget', 500);
+  index.freezeStatistics(true);
+
+  it('puts the exact name first however many skills hold the word', () => {
+    expect(names(index, 'deploy')[0]).toBe('deploy');
+  });
+
+  it('scores a rare word’s skills on the common word too (full score, not the drawn head only)', () => {
+    // Only kubernetes-rollout holds both words; its "deploy" is one body mention, far below the head.
+    expect(names(index, 'kubernetes deploy')[0]).toBe('kubernetes-rollout');
+  });
+
+  it('pages through the drawn candidates without repeating a hit', () => {
+    const seen = new Set<string>();
+    let after: { score: number; identity: string } | undefined;
+    for (let page = 0; page < 5; page++) {
+      const result = index.search('deploy', {}, ANONYMOUS, 20, after);
+      for (const h of result.hits) {
+        expect(seen.has(h.hit.identity)).toBe(false);
+        seen.add(h.hit.identity);
+      }
+      const last = result.hits[result.hits.length - 1]!;
+      after = { score: last.score, identity: last.hit.identity };
+    }
+    expect(seen.size).toBe(100);
+  });
+
+  it('lifts an equally strong match by weekly uses, never a weaker one over a stronger', () => {
+    expect(names(index, 'widget maker', 2)).toEqual(['popular-b', 'popular-a']);
+    index.setUses(new Map([['gh:acme/tools/popular-a', { week: 1_000_000, total: 1_000_000 }]]));
+    expect(names(index, 'widget maker', 2)).toEqual(['popular-a', 'popular-b']);
+    expect(index.search('widget maker', {}, ANONYMOUS, 1).hits[0]!.hit.uses).toEqual({
+      week: 1_000_000,
+      total: 1_000_000,
+    });
+    // The exact name stays first whatever the others' popularity.
+    index.setUses(new Map([['gh:acme/tools/runner-1', { week: 1_000_000, total: 1_000_000 }]]));
+    expect(names(index, 'deploy')[0]).toBe('deploy');
+  });
+});

@@ -5,6 +5,7 @@ import { skillRevisions, skills } from '../schema/skills.js';
 import { collectionRevisions } from '../schema/teams.js';
 import { skillUses } from '../schema/uses.js';
 import { type ReadScope, visibleTo } from './read-scope.js';
+import type { SearchRow } from './read-search.js';
 
 // What the browsing pages (home, owner pages, feeds) read: each list is one grouped or ordered statement
 // over the live, parseable skills the scope may see, so a page costs a handful of queries whatever it shows.
@@ -27,20 +28,11 @@ export interface ContainerSummary {
   updatedAt: Date;
 }
 
-/** A skill as a browsing list shows it. */
-export interface SkillSummary {
-  identity: string;
-  source: 'gh' | 'hub';
-  owner: string;
-  container: string;
-  path: string;
-  name: string;
-  description: string;
-  revision: string;
-  stars: number;
-  firstSeenAt: Date;
-  updatedAt: Date;
-}
+/** A skill as a browsing list shows it: what a search row says of it, and when it came and last changed. */
+export type SkillSummary = Pick<
+  SearchRow,
+  'identity' | 'source' | 'owner' | 'container' | 'path' | 'name' | 'description' | 'revision' | 'stars'
+> & { firstSeenAt: Date; updatedAt: Date };
 
 /** Which skills a browsing list reads: one source, optionally one owner or namespace. */
 export interface BrowseFilter {

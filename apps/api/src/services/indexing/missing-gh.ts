@@ -39,16 +39,25 @@ export function movedLocation(url: string, text: string, moved: string): string 
  * other identity (not `gh:`, malformed, or its repository was never renamed).
  */
 export async function movedGhIdentity(db: Database, text: string): Promise<string | undefined> {
-  let location: ReturnType<typeof locateIdentity>['location'];
+  const location = ghLocationOf(text);
+  if (!location) return undefined;
+  const current = await currentRepositoryName(db, location.owner, location.container);
+  return current.moved ? identityInRepository(current, location.path) : undefined;
+}
+
+/** Where a `gh:` identity points; undefined for any other identity, or a malformed one. */
+function ghLocationOf(text: string) {
   try {
-    location = locateIdentity(text).location;
+    const { location } = locateIdentity(text);
+    return location.source === 'gh' ? location : undefined;
   } catch {
     return undefined;
   }
-  if (location.source !== 'gh') return undefined;
-  const current = await currentRepositoryName(db, location.owner, location.container);
-  if (!current.moved) return undefined;
-  return formatIdentity('gh', [current.owner, current.name, location.path].filter((p) => p !== '').join('/'));
+}
+
+/** The identity of `path` inside a repository under its current name. */
+function identityInRepository(repository: { owner: string; name: string }, path: string): string {
+  return formatIdentity('gh', [repository.owner, repository.name, path].filter((p) => p !== '').join('/'));
 }
 
 /**
@@ -62,20 +71,12 @@ export async function explainMissingGh(
   request: FastifyRequest,
   text: string,
 ): Promise<HttpProblem | undefined> {
-  let location: ReturnType<typeof locateIdentity>['location'];
-  try {
-    location = locateIdentity(text).location;
-  } catch {
-    return undefined;
-  }
-  if (location.source !== 'gh') return undefined;
+  const location = ghLocationOf(text);
+  if (!location) return undefined;
   const { owner, container: repo, path } = location;
   const current = await currentRepositoryName(app.db, owner, repo);
   if (current.moved) {
-    const identity = formatIdentity(
-      'gh',
-      [current.owner, current.name, path].filter((p) => p !== '').join('/'),
-    );
+    const identity = identityInRepository(current, path);
     return problem(
       'moved',
       `gh:${owner}/${repo} is now gh:${current.owner}/${current.name}`,

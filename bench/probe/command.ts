@@ -36,10 +36,12 @@ export async function run(args: string[]): Promise<void> {
     (s): LoadRequest => ({ path: skillPath(s.identity), headers: { 'if-none-match': `"${s.revision}"` } }),
   );
   const rows: BenchRow[] = [];
-  const api = await startApi(url);
+  // Probes never search: both hubs search with Postgres, so no in-memory index build (a minute of CPU at
+  // full scale, in each of the two processes) competes with the measured load.
+  const api = await startApi(url, { SEARCH_ENGINE: 'postgres' });
   // Every probe of the cache-off hub reads its revision from Postgres (a cold cache, or an index that
   // changes between probes); the default hub answers repeated probes from its read cache.
-  const uncachedApi = await startApi(url, { READ_CACHE_MB: '0' });
+  const uncachedApi = await startApi(url, { READ_CACHE_MB: '0', SEARCH_ENGINE: 'postgres' });
   const floor = await startFloor(2048);
   const standin = await startGithubStandin({ reposRoot: path.join(corpusDir, 'repos') });
   try {
@@ -55,6 +57,14 @@ export async function run(args: string[]): Promise<void> {
       { suffix: '', server: api },
       { suffix: ' (read cache off)', server: uncachedApi },
     ];
+    // One unmeasured pass of the whole mix per server first: JIT, connection pools and the read cache
+    // settle before any measured pass, so the first measured row is not also the warm-up.
+    for (const server of [api, uncachedApi, floor]) {
+      for (const [, apiRequests, floorRequests] of pairs) {
+        const requests = server === floor ? floorRequests : apiRequests;
+        await runLoad({ baseUrl: server.url, requests, concurrency, total: Math.min(total, 2000) });
+      }
+    }
     for (const { suffix, server } of variants)
       for (const [label, apiRequests, floorRequests] of pairs) {
         console.error(`${label}${suffix} at concurrency ${concurrency}...`);

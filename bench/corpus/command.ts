@@ -1,12 +1,13 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { corpusDir } from '../lib/env.js';
 import { writeResult } from '../lib/report.js';
 import { median, percentile } from '../lib/stats.js';
 import { fitCorpus } from './fit.js';
 import { generateCorpus } from './generate.js';
 
-/** Default folder of the generated corpus (ignored by git). */
-export const defaultCorpusDir = path.resolve(import.meta.dirname, '..', 'work', 'corpus');
+/** Default folder of the generated corpus: where the benchmarks read it (BENCH_CORPUS, else bench/work/corpus). */
+export const defaultCorpusDir = corpusDir;
 
 /** `npm run bench -- corpus --skills 56804 --repos 1133 [--seed 1] [--out DIR]` */
 export async function run(args: string[]): Promise<void> {

@@ -1,11 +1,12 @@
 import type { SafetyFinding } from '@atskills/protocol';
 import { and, eq, inArray, isNull, notInArray, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../client.js';
-import { blobs, safetyVerdicts } from '../schema/blobs.js';
+import { safetyVerdicts } from '../schema/blobs.js';
 import { crawlReports } from '../schema/crawls.js';
 import { repositories } from '../schema/repositories.js';
 import { type SkillFile, skillRevisions, skills } from '../schema/skills.js';
 import type { CrawlOutcome } from './crawl-runs.js';
+import { storeBlobs, uniqueBy } from './hub-collection-write.js';
 import { skillContentColumns, skillContentFromExcluded } from './skill-upsert.js';
 
 /** The parsed content of a skill at a new revision. */
@@ -188,11 +189,13 @@ export async function writeRepositoryIndex(
     const seen = input.skills ?? [];
 
     // Blobs first (content-addressed, shared across skills and repositories).
-    const blobRows = new Map<string, { sha256: string; size: number; content: Buffer }>();
-    for (const skill of seen) for (const blob of skill.content?.blobs ?? []) blobRows.set(blob.sha256, blob);
-    for (const batch of chunks([...blobRows.values()], 100)) {
-      await tx.insert(blobs).values(batch).onConflictDoNothing();
-    }
+    await storeBlobs(
+      tx,
+      uniqueBy(
+        seen.flatMap((s) => s.content?.blobs ?? []),
+        (b) => b.sha256,
+      ),
+    );
     const verdicts = seen.flatMap((s) =>
       s.content?.verdict
         ? [

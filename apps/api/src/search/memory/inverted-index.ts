@@ -194,15 +194,19 @@ export interface ScoringSlot {
   meaningful: boolean;
 }
 
-/** A scored candidate. */
-export interface Candidate {
-  slot: number;
-  /** BM25F sum over slots. */
-  text: number;
+/**
+ * The scored candidates of the last `score` call, by position `0 <= i < count` (scratch of the index:
+ * valid until its next search, so nothing is allocated per candidate).
+ */
+export interface CandidateSet {
+  count: number;
+  slots: Uint32Array;
+  /** BM25F sum over scoring slots. */
+  text: Float32Array;
   /** Bit per scoring slot the document matched. */
-  matched: number;
-  /** Bit per slot matched in the name or description. */
-  headMatched: number;
+  matched: Uint32Array;
+  /** Bit per scoring slot matched in the name or description. */
+  headMatched: Uint32Array;
 }
 
 /** The inverted index: slots (document numbers) are never reused until a rebuild. */
@@ -234,10 +238,19 @@ export class InvertedIndex {
   private matched = new Uint32Array(1024);
   private head = new Uint32Array(1024);
   private isCandidate = new Uint8Array(1024);
-  private readonly candidates: number[] = [];
+  /** Candidate slots of the search in progress (sorted before scoring), and their number. */
+  private candidates = new Uint32Array(4096);
+  private candidateCount = 0;
   private readonly touched: number[] = [];
   private readonly phraseTouched: number[] = [];
-  private readonly hitPositions: number[] = [];
+  private hitPositions = new Uint32Array(4096);
+  private readonly result: CandidateSet = {
+    count: 0,
+    slots: new Uint32Array(0),
+    text: new Float32Array(0),
+    matched: new Uint32Array(0),
+    headMatched: new Uint32Array(0),
+  };
   /** Scratch of add(): 4 field frequencies per posting list of the document. */
   private docTf = new Float64Array(4096);
 
@@ -474,20 +487,15 @@ export class InvertedIndex {
   }
 
   /**
-   * Scores the candidates of a query. `accept` filters slots (visibility, filters) before any scoring work
-   * is kept. When `exhaustive`, every live document matching at least one slot is a candidate. Otherwise
-   * a term held by many documents contributes only its strongest postings as candidates (a share of
-   * CANDIDATE_BUDGET) (name matches first: see impactKey), while every candidate still gets its full score from
-   * every term (a lookup in the term's slot-ordered postings): so a common word costs a bounded number of
-   * candidates instead of a pass over most of the index, and a score never depends on which candidates
-   * were drawn. `extra` adds candidates (exact names).
+   * Scores the candidates of a query. When `exhaustive`, every live document matching at least one slot is
+   * a candidate. Otherwise a term held by many documents contributes only its strongest postings as
+   * candidates (a share of CANDIDATE_BUDGET) (name matches first: see impactKey), while every candidate
+   * still gets its full score from every term (a lookup in the term's slot-ordered postings): so a common
+   * word costs a bounded number of candidates instead of a pass over most of the index, and a score never
+   * depends on which candidates were drawn. `extra` adds candidates (exact names). The answer is scratch
+   * of the index (see CandidateSet); the caller filters it (visibility, filters).
    */
-  score(
-    slots: ScoringSlot[],
-    accept: (slot: number) => boolean,
-    exhaustive: boolean,
-    extra: readonly number[] = [],
-  ): Candidate[] {
+  score(slots: ScoringSlot[], exhaustive: boolean, extra: readonly number[] = []): CandidateSet {
     // How many candidates each list may draw: the query's budget shared by its slots; within a slot the
     // word as typed draws two thirds of the slot's share, its other readings (completions, corrections,
     // synonyms) the last third by weight. A list no longer than what it may draw is read whole.
@@ -509,42 +517,28 @@ export class InvertedIndex {
       }
     }
     // Candidates: every posting of a short list, the impact head and recent tail of a long one.
-    const cands = this.candidates;
-    cands.length = 0;
-    const mark = this.isCandidate;
-    const take = (doc: number) => {
-      if (mark[doc] === 0 && this.alive[doc] === 1) {
-        mark[doc] = 1;
-        cands.push(doc);
-      }
-    };
-    for (const doc of extra) take(doc);
+    this.candidateCount = 0;
+    for (const doc of extra) this.take(doc);
     for (const [list, cap] of draw) {
+      const ids = list.ids;
       if (list.n <= cap) {
-        for (let i = 0; i < list.n; i++) take(list.ids[i]! >>> 4);
+        for (let i = 0; i < list.n; i++) this.take(ids[i]! >>> 4);
         continue;
       }
       const { head, upTo } = list.impactHead(cap);
-      for (let i = 0; i < head.length; i++) take(list.ids[head[i]!]! >>> 4);
-      for (let i = upTo; i < list.n; i++) take(list.ids[i]! >>> 4);
+      for (let i = 0; i < head.length; i++) this.take(ids[head[i]!]! >>> 4);
+      for (let i = upTo; i < list.n; i++) this.take(ids[i]! >>> 4);
     }
-    cands.sort((a, b) => a - b);
-    const out: Candidate[] = [];
+    const count = this.candidateCount;
+    // A typed array sorts numerically without a comparator call per comparison.
+    const cands = this.candidates.subarray(0, count).sort();
     try {
       this.accumulate(slots, cands);
-      for (const doc of cands) {
-        if (this.matched[doc] !== 0 && accept(doc)) {
-          out.push({
-            slot: doc,
-            text: this.total[doc]!,
-            matched: this.matched[doc]!,
-            headMatched: this.head[doc]!,
-          });
-        }
-      }
+      return this.collect(cands);
     } finally {
-      for (const doc of cands) {
-        mark[doc] = 0;
+      for (let i = 0; i < count; i++) {
+        const doc = cands[i]!;
+        this.isCandidate[doc] = 0;
         this.total[doc] = 0;
         this.matched[doc] = 0;
         this.head[doc] = 0;
@@ -552,17 +546,56 @@ export class InvertedIndex {
         this.phraseAcc[doc] = 0;
       }
     }
+  }
+
+  /** Adds a live document to the candidates once. */
+  private take(doc: number): void {
+    if (this.isCandidate[doc] !== 0 || this.alive[doc] !== 1) return;
+    this.isCandidate[doc] = 1;
+    if (this.candidateCount === this.candidates.length) {
+      const grown = new Uint32Array(this.candidates.length * 2);
+      grown.set(this.candidates);
+      this.candidates = grown;
+    }
+    this.candidates[this.candidateCount++] = doc;
+  }
+
+  /** The candidates that matched a slot, with their sums, into the result scratch. */
+  private collect(cands: Uint32Array): CandidateSet {
+    const out = this.result;
+    if (out.slots.length < cands.length) {
+      const size = Math.max(cands.length, out.slots.length * 2);
+      out.slots = new Uint32Array(size);
+      out.text = new Float32Array(size);
+      out.matched = new Uint32Array(size);
+      out.headMatched = new Uint32Array(size);
+    }
+    let n = 0;
+    for (let i = 0; i < cands.length; i++) {
+      const doc = cands[i]!;
+      const matched = this.matched[doc]!;
+      if (matched === 0) continue;
+      out.slots[n] = doc;
+      out.text[n] = this.total[doc]!;
+      out.matched[n] = matched;
+      out.headMatched[n] = this.head[doc]!;
+      n++;
+    }
+    out.count = n;
     return out;
   }
 
   /** Full BM25F sums of the candidates (sorted by slot) over every slot. */
-  private accumulate(slots: ScoringSlot[], cands: number[]): void {
+  private accumulate(slots: ScoringSlot[], cands: Uint32Array): void {
     const touched = this.touched;
     const phrase = this.phraseTouched;
     const slotBest = this.slotBest;
     const phraseAcc = this.phraseAcc;
     const head = this.head;
-    slots.forEach((scoring, s) => {
+    const mark = this.isCandidate;
+    if (this.hitPositions.length < cands.length) this.hitPositions = new Uint32Array(cands.length * 2);
+    for (let s = 0; s < slots.length; s++) {
+      const scoring = slots[s]!;
       const bit = 1 << s;
       touched.length = 0;
       for (const expansion of scoring.expansions) {
@@ -573,26 +606,30 @@ export class InvertedIndex {
           const list = this.postings.get(term);
           if (!list || list.n === 0) continue;
           const factor = share * this.idf(list);
+          const ids = list.ids;
+          const weights = list.weights;
           // The matching positions of the candidates: a pass over the list when the candidates are many
           // against it, else a galloping search per candidate (the loops are written out: a callback per
-          // posting kept V8 from inlining the scoring).
-          const hits = this.hitPositions;
-          hits.length = 0;
+          // posting kept V8 from inlining the scoring). A list holds a slot at most once, so the hits
+          // never outnumber the candidates.
+          let hits = 0;
+          const positions = this.hitPositions;
           if (cands.length * 3 >= list.n) {
-            const mark = this.isCandidate;
-            for (let i = 0; i < list.n; i++) if (mark[list.ids[i]! >>> 4] === 1) hits.push(i);
+            for (let i = 0; i < list.n; i++) if (mark[ids[i]! >>> 4] === 1) positions[hits++] = i;
           } else {
             let pos = 0;
-            for (const doc of cands) {
+            for (let c = 0; c < cands.length; c++) {
+              const doc = cands[c]!;
               pos = list.lowerBound(doc, pos);
               if (pos >= list.n) break;
-              if (list.ids[pos]! >>> 4 === doc) hits.push(pos);
+              if (ids[pos]! >>> 4 === doc) positions[hits++] = pos;
             }
           }
-          for (const i of hits) {
-            const packed = list.ids[i]!;
+          for (let h = 0; h < hits; h++) {
+            const i = positions[h]!;
+            const packed = ids[i]!;
             const doc = packed >>> 4;
-            const tf = list.weights[i]!;
+            const tf = weights[i]!;
             const v = factor * ((tf * (K1 + 1)) / (tf + K1));
             if ((packed & 3) !== 0) head[doc]! |= bit;
             if (single) {
@@ -616,7 +653,7 @@ export class InvertedIndex {
         this.matched[doc]! |= bit;
         slotBest[doc] = 0;
       }
-    });
+    }
   }
 
   private ensureCapacity(n: number) {

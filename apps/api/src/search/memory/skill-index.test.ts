@@ -91,3 +91,23 @@ describe('SkillIndex at scale', () => {
     expect(names(index, 'deploy')[0]).toBe('deploy');
   });
 });
+
+describe('SkillIndex name prefixes', () => {
+  it('lifts names the query starts, and forgets a name once no skill holds it', () => {
+    const index = new SkillIndex();
+    add(index, 'pdf-processing', 'Fill forms', 'forms');
+    add(index, 'pdf-processor', 'Fill forms', 'forms');
+    add(index, 'pdf', 'Read documents', 'pdf pdf pdf proc processing processing');
+    add(index, 'pdfproc-tools', 'Fill forms', 'forms');
+    index.freezeStatistics(true);
+    // "pdf" is whole, "proc" unfinished: both pdf-proc* names come before the skill that only mentions them.
+    expect(names(index, 'pdf proc', 2).sort()).toEqual(['pdf-processing', 'pdf-processor']);
+    index.remove('gh:acme/tools/pdf-processing');
+    expect(names(index, 'pdf proc', 1)).toEqual(['pdf-processor']);
+    index.remove('gh:acme/tools/pdf-processor');
+    expect(names(index, 'pdf proc', 1)).toEqual(['pdf']);
+    // Re-adding a removed name makes it a prefix match again.
+    add(index, 'pdf-processing', 'Fill forms', 'forms');
+    expect(names(index, 'pdf proc', 1)).toEqual(['pdf-processing']);
+  });
+});

@@ -10,7 +10,7 @@ import {
   textWords,
   typoBudget,
 } from '../relevance/analyze.js';
-import { type Candidate, type Expansion, InvertedIndex, type ScoringSlot } from './inverted-index.js';
+import { type CandidateSet, type Expansion, InvertedIndex, type ScoringSlot } from './inverted-index.js';
 
 /** A document of the in-memory index: a search hit plus what filtering needs. */
 export interface IndexDocument {
@@ -74,6 +74,11 @@ const MIN_PREFIX = 3;
 /** Relevance added for the exact name (so it comes first) and for a name the query starts. */
 const EXACT_NAME = 1000;
 const NAME_PREFIX = 200;
+/** nameMark values: the slot's name is the query, or starts with it. */
+const EXACT_NAME_MARK = 1;
+const NAME_PREFIX_MARK = 2;
+/** Sorted names a name-prefix query walks at most (a prefix shared by more names is not telling). */
+const MAX_PREFIXED_NAMES = 5_000;
 /** Largest lift popularity gives: 8% (a match weaker by more than that is never lifted over a stronger one). */
 const PRIOR_MAX = 0.08;
 /** Stars at which the prior is full. */
@@ -114,6 +119,20 @@ export function headingsOf(body: string): string {
 export class SkillIndex {
   private readonly index = new InvertedIndex();
   private readonly docs: (StoredDocument | undefined)[] = [];
+  /**
+   * Per slot, what ranking reads for every candidate, in typed columns: following a candidate's document
+   * object (and its hit, and its uses) costs cache misses that made up most of a search's time.
+   */
+  private columns = {
+    public: new Uint8Array(1024),
+    collection: new Uint8Array(1024),
+    prior: new Float64Array(1024),
+  };
+  /** Scratch: per slot, whether its name is the current query (EXACT_NAME_MARK) or starts with it. */
+  private nameMark = new Uint8Array(1024);
+  /** Distinct name keys, sorted (for name prefixes), and how many documents hold each. */
+  private readonly sortedNames: string[] = [];
+  private readonly nameCounts = new Map<string, number>();
   private readonly byIdentity = new Map<string, number>();
   /** Name key (and name key without separators) -> slots: exact names are candidates however common their words. */
   private readonly byName = new Map<string, number[]>();
@@ -157,9 +176,13 @@ export class SkillIndex {
       compactName: key.replace(/-/g, ''),
       uses: doc.uses ?? NO_USES,
     };
+    this.setColumns(slot);
     this.byIdentity.set(doc.hit.identity, slot);
     addTo(this.byName, key, slot);
     addTo(this.byName, key.replace(/-/g, ''), slot);
+    const held = this.nameCounts.get(key) ?? 0;
+    if (held === 0) this.sortedNames.splice(lowerBound(this.sortedNames, key), 0, key);
+    this.nameCounts.set(key, held + 1);
   }
 
   /** Updates what a document shows without re-indexing its text (stars, visibility, counts, revision). */
@@ -168,14 +191,39 @@ export class SkillIndex {
     const doc = slot === undefined ? undefined : this.docs[slot];
     if (!doc) return false;
     change(doc);
+    this.setColumns(slot!);
     return true;
+  }
+
+  /** Writes a slot's ranking columns from its document (after it is stored or changed). */
+  private setColumns(slot: number): void {
+    if (slot >= this.columns.public.length) {
+      const size = Math.max(slot + 1, this.columns.public.length * 2);
+      const grow = <T extends Uint8Array | Float64Array>(a: T, b: T): T => {
+        b.set(a);
+        return b;
+      };
+      this.columns = {
+        public: grow(this.columns.public, new Uint8Array(size)),
+        collection: grow(this.columns.collection, new Uint8Array(size)),
+        prior: grow(this.columns.prior, new Float64Array(size)),
+      };
+      this.nameMark = grow(this.nameMark, new Uint8Array(size));
+    }
+    const doc = this.docs[slot];
+    this.columns.public[slot] = doc?.visibility === 'public' ? 1 : 0;
+    this.columns.collection[slot] = doc?.hit.kind === 'collection' ? 1 : 0;
+    this.columns.prior[slot] = doc ? popularityPrior(doc) : 1;
   }
 
   /** Sets every skill's uses (identities left out have none). */
   setUses(uses: ReadonlyMap<string, { week: number; total: number }>): void {
     for (const [identity, slot] of this.byIdentity) {
       const doc = this.docs[slot];
-      if (doc && doc.hit.kind === 'skill') doc.uses = uses.get(identity) ?? NO_USES;
+      if (doc && doc.hit.kind === 'skill') {
+        doc.uses = uses.get(identity) ?? NO_USES;
+        this.columns.prior[slot] = popularityPrior(doc);
+      }
     }
   }
 
@@ -205,8 +253,15 @@ export class SkillIndex {
     if (doc) {
       removeFrom(this.byName, doc.nameKey, slot);
       removeFrom(this.byName, doc.compactName, slot);
+      const held = this.nameCounts.get(doc.nameKey) ?? 0;
+      if (held <= 1) {
+        this.nameCounts.delete(doc.nameKey);
+        const at = lowerBound(this.sortedNames, doc.nameKey);
+        if (this.sortedNames[at] === doc.nameKey) this.sortedNames.splice(at, 1);
+      } else this.nameCounts.set(doc.nameKey, held - 1);
     }
     this.docs[slot] = undefined;
+    this.setColumns(slot);
     this.index.remove(slot);
   }
 
@@ -323,35 +378,104 @@ export class SkillIndex {
       Math.max(0.05, ...s.expansions.map((e) => this.index.termIdf(e.terms[0]!) * e.weight)),
     );
     const idfTotal = slotIdf.reduce((a, b) => a + b, 0);
-    const accept = (slot: number) => {
-      const doc = this.docs[slot];
-      return doc !== undefined && visible(scope, doc, readable) && passes(filters, doc);
-    };
     // Filters narrow the candidates after drawing them, so a filtered search draws them all.
-    const exhaustive = Boolean(filters.source || filters.owner || filters.repo || filters.namespace);
-    const candidates =
-      slots.length > 0 ? this.index.score(slots, accept, exhaustive, this.exactNames(names)) : [];
-    const meaningful = slots.length;
-    const ranked: { slot: number; score: number; identity: string }[] = [];
-    for (const c of candidates) {
-      const doc = this.docs[c.slot]!;
-      const score = this.relevance(c, doc, meaningful, names, slotIdf, idfTotal);
-      if (score <= 0) continue;
-      if (after && (score > after.score || (score === after.score && doc.hit.identity <= after.identity))) {
-        continue;
+    const filtered = Boolean(filters.source || filters.owner || filters.repo || filters.namespace);
+    const top = new TopHits(limit + 1);
+    if (slots.length > 0) {
+      const exact = this.exactNames(names);
+      const prefixed = names.unfinished ? this.namePrefixed(names.unfinished) : [];
+      const mark = this.nameMark;
+      for (const slot of prefixed) mark[slot] = NAME_PREFIX_MARK;
+      for (const slot of exact) mark[slot] = EXACT_NAME_MARK;
+      try {
+        const set = this.index.score(slots, filtered, exact);
+        const context: RankContext = { filters, filtered, scope, readable, names, slotIdf, idfTotal, after };
+        this.rank(set, slots.length, context, top);
+      } finally {
+        for (const slot of prefixed) mark[slot] = 0;
+        for (const slot of exact) mark[slot] = 0;
       }
-      ranked.push({ slot: c.slot, score, identity: doc.hit.identity });
     }
-    const top = selectTop(ranked, limit + 1);
+    const ranked = top.sorted();
     return {
-      hits: top.slice(0, limit).map((r) => {
+      hits: ranked.slice(0, limit).map((r) => {
         const doc = this.docs[r.slot]!;
         const hit = doc.hit.kind === 'skill' ? { ...doc.hit, uses: { ...doc.uses } } : doc.hit;
         return { hit, score: r.score };
       }),
-      more: top.length > limit,
+      more: ranked.length > limit,
       ...report,
     };
+  }
+
+  /**
+   * Ranks the scored candidates into `top`. Written as its own tight loop over typed columns: a document
+   * object is read only for a candidate that may enter the page (or when visibility or filters need it).
+   */
+  private rank(set: CandidateSet, slotCount: number, context: RankContext, top: TopHits): void {
+    const { filters, filtered, scope, readable, names, slotIdf, idfTotal, after } = context;
+    const publicOnly = !scope.isAdmin && readable.size === 0;
+    const readsDocument = !publicOnly || filtered;
+    // Past 64 spellings exactNames does not list every typo reading of the name: compare those by name.
+    const unlisted = names.forms.reduce((n, f) => n * f.size, 1) > 64;
+    const { public: isPublic, collection, prior } = this.columns;
+    const mark = this.nameMark;
+    const docs = this.docs;
+    for (let i = 0; i < set.count; i++) {
+      const slot = set.slots[i]!;
+      if (publicOnly && isPublic[slot] === 0) continue;
+      let doc: StoredDocument | undefined;
+      if (readsDocument) {
+        doc = docs[slot];
+        if (doc === undefined || !visible(scope, doc, readable) || (filtered && !passes(filters, doc)))
+          continue;
+      }
+      const matched = set.matched[i]!;
+      // Relaxation: collections must match every word of their name query.
+      if (collection[slot] === 1 && popcount(matched) < slotCount) continue;
+      const named = mark[slot]!;
+      let bonus = named === EXACT_NAME_MARK ? EXACT_NAME : named === NAME_PREFIX_MARK ? NAME_PREFIX : 0;
+      if (unlisted && bonus !== EXACT_NAME) {
+        doc ??= docs[slot];
+        if (doc !== undefined && isExactName(doc, names)) bonus = EXACT_NAME;
+      }
+      const score = relevance(
+        set.text[i]!,
+        matched,
+        set.headMatched[i]!,
+        slotCount,
+        slotIdf,
+        idfTotal,
+        bonus,
+        prior[slot]!,
+      );
+      if (score <= 0 || !top.mayAdmit(score)) continue;
+      doc ??= docs[slot];
+      if (doc === undefined) continue;
+      const identity = doc.hit.identity;
+      if (!top.admits(score, identity)) continue;
+      if (after && (score > after.score || (score === after.score && identity <= after.identity))) continue;
+      top.add(slot, score, identity);
+    }
+  }
+
+  /**
+   * Slots whose name starts with the typed words, the last one unfinished ("pdf-proc" for
+   * "pdf-processing"): a range of the sorted names, so no candidate's document is read for it.
+   */
+  private namePrefixed(typed: string[]): number[] {
+    const prefix = typed.join('-');
+    const names = this.sortedNames;
+    const out: number[] = [];
+    const from = lowerBound(names, prefix);
+    for (let i = from; i < names.length && i < from + MAX_PREFIXED_NAMES; i++) {
+      const key = names[i]!;
+      if (!key.startsWith(prefix)) break;
+      // The last typed word must be a proper prefix of a name word ("pdf-proc" is not a prefix of itself).
+      if (key.length === prefix.length || key[prefix.length] === '-') continue;
+      for (const slot of this.byName.get(key) ?? []) if (this.docs[slot]?.nameKey === key) out.push(slot);
+    }
+    return out;
   }
 
   /** Slots whose name the query is exactly (also without separators, and through corrected words). */
@@ -368,34 +492,61 @@ export class SkillIndex {
     }
     return out;
   }
+}
 
-  private relevance(
-    c: Candidate,
-    doc: StoredDocument,
-    slots: number,
-    names: NameQuery,
-    slotIdf: number[],
-    idfTotal: number,
-  ): number {
-    const covered = popcount(c.matched);
-    // Relaxation: skills holding fewer of the meaningful words rank lower (by how many and how telling
-    // those words are, and how well they match); collections must match every word of their name query.
-    // Nothing here depends on the other candidates, so a score is the same on every page.
-    if (doc.hit.kind === 'collection' && covered < slots) return 0;
-    // Coverage weighted by how telling each word is: missing "next" costs less than missing "sprint".
-    let coveredIdf = 0;
-    for (let s = 0; s < slots; s++) if (c.matched & (1 << s)) coveredIdf += slotIdf[s]!;
-    const coverage = idfTotal === 0 ? 0 : coveredIdf / idfTotal;
-    const headCoverage = slots === 0 ? 0 : popcount(c.headMatched) / slots;
-    let text = c.text * coverage * coverage * (0.5 + 0.5 * headCoverage);
-    if (isExactName(doc, names)) text += EXACT_NAME;
-    else if (isNamePrefix(doc.nameParts, names)) text += NAME_PREFIX;
-    // Popularity (stars, and weekly uses weighted like stars) lifts a score by at most PRIOR_MAX.
-    const popularity = Math.max(0, doc.hit.stars) + USES_STAR_WEIGHT * doc.uses.week;
-    const prior = 1 + (PRIOR_MAX * Math.log1p(popularity)) / LOG_PRIOR_FULL;
-    // Four decimals: the score travels in cursors and must compare equal after the round trip.
-    return Math.round(text * Math.min(prior, 1 + PRIOR_MAX) * 10_000) / 10_000;
+/** A candidate's popularity prior: stars, and weekly uses weighted like stars, lift a score by at most PRIOR_MAX. */
+function popularityPrior(doc: StoredDocument): number {
+  const popularity = Math.max(0, doc.hit.stars) + USES_STAR_WEIGHT * doc.uses.week;
+  return Math.min(1 + (PRIOR_MAX * Math.log1p(popularity)) / LOG_PRIOR_FULL, 1 + PRIOR_MAX);
+}
+
+/**
+ * A candidate's score. Relaxation: skills holding fewer of the meaningful words rank lower (by how many
+ * and how telling those words are, and how well they match). Nothing here depends on the other
+ * candidates, so a score is the same on every page.
+ */
+function relevance(
+  text: number,
+  matched: number,
+  headMatched: number,
+  slots: number,
+  slotIdf: number[],
+  idfTotal: number,
+  nameBonus: number,
+  prior: number,
+): number {
+  // Coverage weighted by how telling each word is: missing "next" costs less than missing "sprint".
+  let coveredIdf = 0;
+  for (let s = 0; s < slots; s++) if (matched & (1 << s)) coveredIdf += slotIdf[s]!;
+  const coverage = idfTotal === 0 ? 0 : coveredIdf / idfTotal;
+  const headCoverage = slots === 0 ? 0 : popcount(headMatched) / slots;
+  const score = text * coverage * coverage * (0.5 + 0.5 * headCoverage) + nameBonus;
+  // Four decimals: the score travels in cursors and must compare equal after the round trip.
+  return Math.round(score * prior * 10_000) / 10_000;
+}
+
+/** What ranking a page needs besides the candidates. */
+interface RankContext {
+  filters: SearchFilters;
+  filtered: boolean;
+  scope: ReadScope;
+  readable: ReadonlySet<string>;
+  names: NameQuery;
+  slotIdf: number[];
+  idfTotal: number;
+  after: MemoryPosition | undefined;
+}
+
+/** Position of the first of the sorted `values` that is >= `key`. */
+function lowerBound(values: readonly string[], key: string): number {
+  let lo = 0;
+  let hi = values.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (values[mid]! < key) lo = mid + 1;
+    else hi = mid;
   }
+  return lo;
 }
 
 /** The query as compared with names. */
@@ -407,15 +558,6 @@ interface NameQuery {
   forms: Set<string>[];
   /** The typed words when the last one looks unfinished (search-as-you-type), else null. */
   unfinished: string[] | null;
-}
-
-/** The name starts with the typed words, the last one unfinished ("pdf-proc" for "pdf-processing"). */
-function isNamePrefix(parts: string[], names: NameQuery): boolean {
-  const typed = names.unfinished;
-  if (!typed) return false;
-  if (parts.length < typed.length) return false;
-  const last = typed.length - 1;
-  return typed.every((w, i) => (i < last ? parts[i] === w : parts[i]!.startsWith(w) && parts[i] !== w));
 }
 
 /** The exact name, also through separators left out and typos in any of its words. */
@@ -446,41 +588,36 @@ function removeFrom(map: Map<string, number[]>, key: string, slot: number) {
   if (held.length === 0) map.delete(key);
 }
 
-/** The `k` best by (score desc, identity asc), without sorting every candidate. */
-function selectTop<T extends { score: number; identity: string }>(items: T[], k: number): T[] {
-  const better = (a: T, b: T) => a.score > b.score || (a.score === b.score && a.identity < b.identity);
-  if (items.length <= k * 4)
-    return items.sort((a, b) => (better(a, b) ? -1 : better(b, a) ? 1 : 0)).slice(0, k);
-  // Min-heap of the best k seen so far (root = worst kept).
-  const heap: T[] = [];
-  const up = (i: number) => {
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (!better(heap[p]!, heap[i]!)) break;
-      [heap[p], heap[i]] = [heap[i]!, heap[p]!];
-      i = p;
-    }
-  };
-  const down = (i: number) => {
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < heap.length && better(heap[m]!, heap[l]!)) m = l;
-      if (r < heap.length && better(heap[m]!, heap[r]!)) m = r;
-      if (m === i) return;
-      [heap[m], heap[i]] = [heap[i]!, heap[m]!];
-      i = m;
-    }
-  };
-  for (const item of items) {
-    if (heap.length < k) {
-      heap.push(item);
-      up(heap.length - 1);
-    } else if (better(item, heap[0]!)) {
-      heap[0] = item;
-      down(0);
-    }
+/**
+ * The `k` best hits by (score desc, identity asc), kept sorted as they come: `k` is a page (about 21) and
+ * most candidates fall below the worst kept, so one comparison rejects them without an allocation.
+ */
+class TopHits {
+  private readonly kept: { slot: number; score: number; identity: string }[] = [];
+  constructor(private readonly k: number) {}
+  /** Whether a hit of this score may be kept (before its identity is read to break a tie). */
+  mayAdmit(score: number): boolean {
+    return this.kept.length < this.k || score >= this.kept[this.kept.length - 1]!.score;
   }
-  return heap.sort((a, b) => (better(a, b) ? -1 : better(b, a) ? 1 : 0));
+  /** Whether a hit would be kept (checked before the costlier cursor test). */
+  admits(score: number, identity: string): boolean {
+    if (this.kept.length < this.k) return true;
+    const worst = this.kept[this.kept.length - 1]!;
+    return score > worst.score || (score === worst.score && identity < worst.identity);
+  }
+  add(slot: number, score: number, identity: string): void {
+    const kept = this.kept;
+    let at = kept.length;
+    while (at > 0) {
+      const prev = kept[at - 1]!;
+      if (prev.score > score || (prev.score === score && prev.identity < identity)) break;
+      at--;
+    }
+    kept.splice(at, 0, { slot, score, identity });
+    if (kept.length > this.k) kept.pop();
+  }
+  /** The kept hits, best first. */
+  sorted(): { slot: number; score: number; identity: string }[] {
+    return this.kept;
+  }
 }

@@ -7,7 +7,6 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import {
   jsonSchemaTransformObject,
-  serializerCompiler,
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
@@ -32,6 +31,7 @@ import webRoutes from './routes/web.js';
 import { loggerOptions } from './runtime/logging.js';
 import opsPlugin, { type OpsDeps } from './runtime/ops-plugin.js';
 import type { SearchEngine } from './search/engine.js';
+import { compiledSerializerCompiler } from './serializer.js';
 import { DEFAULT_CLIENT_PACKAGE_DIR } from './services/client-package.js';
 import type { LinkIndexQueue } from './services/links/links.js';
 
@@ -116,7 +116,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
+  app.setSerializerCompiler(compiledSerializerCompiler);
   app.decorate('config', config);
   app.decorate('clock', deps.clock ?? (() => new Date()));
   app.decorate('queue', deps.queue ?? null);

@@ -41,6 +41,8 @@ export interface SearchHit {
   skillCount?: number;
   /** Weekly and all-time uses, when the engine holds them (else the search service reads them). */
   uses?: { week: number; total: number };
+  /** The paste-ready reference, when the engine keeps it (a hit held in memory formats it once). */
+  reference?: string;
 }
 
 /** One page of results. */

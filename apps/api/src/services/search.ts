@@ -23,7 +23,7 @@ export function searchHitResponse(hit: SearchHit): SearchHitResponse {
   return {
     kind: hit.kind,
     identity: hit.identity,
-    reference: formatReference({ identity: hit.identity }),
+    reference: hit.reference ?? formatReference({ identity: hit.identity }),
     name: hit.name,
     description: hit.description,
     source: hit.source,

@@ -33,6 +33,11 @@ export const MAX_BODY_WORDS = 1500;
 export const CANDIDATE_BUDGET = 2000;
 /** Candidates the word as typed draws at least, however many words the query has. */
 const MIN_SLOT_CANDIDATES = 300;
+/**
+ * A term's postings are read in one pass when they are at most this many times the candidates, else found
+ * by galloping search per candidate.
+ */
+const SCAN_RATIO = 3;
 /** Candidates a completion, correction or synonym draws at least. */
 const MIN_EXPANSION_CANDIDATES = 20;
 
@@ -54,7 +59,10 @@ class PostingList {
   /** Scratch of InvertedIndex.add: the slot + 1 last counted into `docIndex`, and its place there. */
   docStamp = 0;
   docIndex = 0;
-  /** Positions of the strongest postings (see impactHead), over the first `headUpTo` postings. */
+  /**
+   * Slots of the strongest postings (see impactHead), over the first `headUpTo` postings: slots, not
+   * positions, so drawing them reads one array in order instead of jumping through the postings.
+   */
   private head: Uint32Array | null = null;
   private headUpTo = 0;
   constructor(capacity: number) {
@@ -76,7 +84,7 @@ class PostingList {
     this.n++;
   }
   /**
-   * Positions of the `cap` strongest postings among the first `headUpTo` (name matches first, then
+   * Slots of the `cap` strongest postings among the first `headUpTo` (name matches first, then
    * name or description, then by weight); postings added since are returned by the caller's tail scan.
    * Built lazily with a linear-time selection and rebuilt once the tail grows past half of `cap`.
    */
@@ -94,7 +102,7 @@ class PostingList {
     for (let i = 0; i < n && picked.length < size; i++) if (keys[i]! > threshold) picked.push(i);
     for (let i = 0; i < n && picked.length < size; i++) if (keys[i] === threshold) picked.push(i);
     picked.sort((a, b) => keys[b]! - keys[a]! || a - b);
-    const head = Uint32Array.from(picked);
+    const head = Uint32Array.from(picked, (i) => this.ids[i]! >>> 4);
     this.head = head;
     this.headUpTo = n;
     return { head: head.subarray(0, Math.min(cap, head.length)), upTo: n };
@@ -144,6 +152,20 @@ class PostingList {
 /** How strong a posting is for candidate selection: a name match above all, then the head, then weight. */
 function impactKey(mask: number, weight: number): number {
   return (mask & 1 ? 1000 : 0) + (mask & 3 ? weight : weight / 2);
+}
+
+/** A bit per letter of a word (by code unit, folded to 32 bits: a shared bit only lets more words through). */
+function letterMask(word: string): number {
+  let mask = 0;
+  for (let i = 0; i < word.length; i++) mask |= 1 << (word.charCodeAt(i) & 31);
+  return mask >>> 0;
+}
+
+/** Set bits of a 32-bit number. */
+function bitCount(n: number): number {
+  let v = n - ((n >>> 1) & 0x55555555);
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
 }
 
 /** The k-th largest value of `values` (which it reorders): quickselect, linear on average. */
@@ -217,6 +239,8 @@ export class InvertedIndex {
   private readonly words: string[] = [];
   private wordDf = new Int32Array(1024);
   private wordStamp = new Int32Array(1024);
+  /** Per word, a bit per letter it holds (see letterMask): rules most typo candidates out before the edit distance. */
+  private wordMask = new Uint32Array(1024);
   private readonly wordList: PostingList[] = [];
   private readonly docLists: PostingList[] = [];
   /** Vocabulary sorted for prefix search; rebuilt lazily after new words arrive. */
@@ -343,7 +367,11 @@ export class InvertedIndex {
       const st = new Int32Array(this.wordStamp.length * 2);
       st.set(this.wordStamp);
       this.wordStamp = st;
+      const masks = new Uint32Array(this.wordMask.length * 2);
+      masks.set(this.wordMask);
+      this.wordMask = masks;
     }
+    this.wordMask[id] = letterMask(word);
     const term = termOf(word);
     let list = this.postings.get(term);
     if (!list) {
@@ -434,12 +462,15 @@ export class InvertedIndex {
   nearWords(word: string, maxTypos: number, max: number, minDf = 0): (VocabularyWord & { typos: number })[] {
     const out: (VocabularyWord & { typos: number })[] = [];
     if (maxTypos === 0) return out;
+    const mask = letterMask(word);
     for (let len = word.length - maxTypos; len <= word.length + maxTypos; len++) {
       const bucket = this.buckets.get(`${word[0]}${len}`);
       if (!bucket) continue;
       for (const id of bucket) {
         const df = this.wordDf[id]!;
         if (df < minDf) continue;
+        // An edit changes at most two letters of the word's letter set (a transposition none).
+        if (bitCount(mask ^ this.wordMask[id]!) > 2 * maxTypos) continue;
         const candidate = this.words[id]!;
         const typos = typoDistance(word, candidate, maxTypos);
         if (typos <= maxTypos && typos > 0) {
@@ -526,7 +557,7 @@ export class InvertedIndex {
         continue;
       }
       const { head, upTo } = list.impactHead(cap);
-      for (let i = 0; i < head.length; i++) this.take(ids[head[i]!]! >>> 4);
+      for (let i = 0; i < head.length; i++) this.take(head[i]!);
       for (let i = upTo; i < list.n; i++) this.take(ids[i]! >>> 4);
     }
     const count = this.candidateCount;
@@ -614,7 +645,7 @@ export class InvertedIndex {
           // never outnumber the candidates.
           let hits = 0;
           const positions = this.hitPositions;
-          if (cands.length * 3 >= list.n) {
+          if (cands.length * SCAN_RATIO >= list.n) {
             for (let i = 0; i < list.n; i++) if (mark[ids[i]! >>> 4] === 1) positions[hits++] = i;
           } else {
             let pos = 0;

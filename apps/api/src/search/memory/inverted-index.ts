@@ -255,19 +255,22 @@ export class InvertedIndex {
   /** Document count of the frozen statistics (0 until frozen: then live counts are used). */
   private statsN = 0;
   private totalPostings = 0;
-  // Scratch buffers reused by every search (searches are synchronous, so never shared).
-  private slotBest = new Float32Array(1024);
-  private phraseAcc = new Float32Array(1024);
-  private total = new Float32Array(1024);
-  private matched = new Uint32Array(1024);
-  private head = new Uint32Array(1024);
-  private isCandidate = new Uint8Array(1024);
+  // Scratch of a search (searches are synchronous, so never shared). Per slot only `candidateAt` (the
+  // candidate's position + 1, -1 while drawing); the sums are per candidate position, so a search touches
+  // one array as large as the index and small ones that stay in cache.
+  private candidateAt = new Int32Array(1024);
   /** Candidate slots of the search in progress (sorted before scoring), and their number. */
   private candidates = new Uint32Array(4096);
   private candidateCount = 0;
-  private readonly touched: number[] = [];
-  private readonly phraseTouched: number[] = [];
+  private slotBest = new Float32Array(4096);
+  private phraseAcc = new Float32Array(4096);
+  private total = new Float32Array(4096);
+  private matched = new Uint32Array(4096);
+  private head = new Uint32Array(4096);
+  private touched = new Uint32Array(4096);
+  private phraseTouched = new Uint32Array(4096);
   private hitPositions = new Uint32Array(4096);
+  private hitCandidates = new Uint32Array(4096);
   private readonly result: CandidateSet = {
     count: 0,
     slots: new Uint32Array(0),
@@ -549,46 +552,59 @@ export class InvertedIndex {
     }
     // Candidates: every posting of a short list, the impact head and recent tail of a long one.
     this.candidateCount = 0;
-    for (const doc of extra) this.take(doc);
-    for (const [list, cap] of draw) {
-      const ids = list.ids;
-      if (list.n <= cap) {
-        for (let i = 0; i < list.n; i++) this.take(ids[i]! >>> 4);
-        continue;
-      }
-      const { head, upTo } = list.impactHead(cap);
-      for (let i = 0; i < head.length; i++) this.take(head[i]!);
-      for (let i = upTo; i < list.n; i++) this.take(ids[i]! >>> 4);
-    }
-    const count = this.candidateCount;
-    // A typed array sorts numerically without a comparator call per comparison.
-    const cands = this.candidates.subarray(0, count).sort();
     try {
+      for (const doc of extra) this.take(doc);
+      for (const [list, cap] of draw) {
+        const ids = list.ids;
+        if (list.n <= cap) {
+          for (let i = 0; i < list.n; i++) this.take(ids[i]! >>> 4);
+          continue;
+        }
+        const { head, upTo } = list.impactHead(cap);
+        for (let i = 0; i < head.length; i++) this.take(head[i]!);
+        for (let i = upTo; i < list.n; i++) this.take(ids[i]! >>> 4);
+      }
+      const count = this.candidateCount;
+      // A typed array sorts numerically without a comparator call per comparison.
+      const cands = this.candidates.subarray(0, count).sort();
+      this.fitScratch(count);
+      for (let c = 0; c < count; c++) this.candidateAt[cands[c]!] = c + 1;
       this.accumulate(slots, cands);
       return this.collect(cands);
     } finally {
-      for (let i = 0; i < count; i++) {
-        const doc = cands[i]!;
-        this.isCandidate[doc] = 0;
-        this.total[doc] = 0;
-        this.matched[doc] = 0;
-        this.head[doc] = 0;
-        this.slotBest[doc] = 0;
-        this.phraseAcc[doc] = 0;
-      }
+      const count = this.candidateCount;
+      for (let c = 0; c < count; c++) this.candidateAt[this.candidates[c]!] = 0;
+      for (const scratch of [this.total, this.slotBest, this.phraseAcc]) scratch.fill(0, 0, count);
+      this.matched.fill(0, 0, count);
+      this.head.fill(0, 0, count);
     }
   }
 
   /** Adds a live document to the candidates once. */
   private take(doc: number): void {
-    if (this.isCandidate[doc] !== 0 || this.alive[doc] !== 1) return;
-    this.isCandidate[doc] = 1;
+    if (this.candidateAt[doc] !== 0 || this.alive[doc] !== 1) return;
+    this.candidateAt[doc] = -1;
     if (this.candidateCount === this.candidates.length) {
       const grown = new Uint32Array(this.candidates.length * 2);
       grown.set(this.candidates);
       this.candidates = grown;
     }
     this.candidates[this.candidateCount++] = doc;
+  }
+
+  /** Grows the per-candidate scratch to hold `count` candidates (new arrays start zeroed). */
+  private fitScratch(count: number): void {
+    if (count <= this.total.length) return;
+    const size = Math.max(count, this.total.length * 2);
+    this.slotBest = new Float32Array(size);
+    this.phraseAcc = new Float32Array(size);
+    this.total = new Float32Array(size);
+    this.matched = new Uint32Array(size);
+    this.head = new Uint32Array(size);
+    this.touched = new Uint32Array(size);
+    this.phraseTouched = new Uint32Array(size);
+    this.hitPositions = new Uint32Array(size);
+    this.hitCandidates = new Uint32Array(size);
   }
 
   /** The candidates that matched a slot, with their sums, into the result scratch. */
@@ -602,87 +618,93 @@ export class InvertedIndex {
       out.headMatched = new Uint32Array(size);
     }
     let n = 0;
-    for (let i = 0; i < cands.length; i++) {
-      const doc = cands[i]!;
-      const matched = this.matched[doc]!;
+    for (let c = 0; c < cands.length; c++) {
+      const matched = this.matched[c]!;
       if (matched === 0) continue;
-      out.slots[n] = doc;
-      out.text[n] = this.total[doc]!;
+      out.slots[n] = cands[c]!;
+      out.text[n] = this.total[c]!;
       out.matched[n] = matched;
-      out.headMatched[n] = this.head[doc]!;
+      out.headMatched[n] = this.head[c]!;
       n++;
     }
     out.count = n;
     return out;
   }
 
-  /** Full BM25F sums of the candidates (sorted by slot) over every slot. */
+  /** Full BM25F sums of the candidates (sorted by slot) over every slot, by candidate position. */
   private accumulate(slots: ScoringSlot[], cands: Uint32Array): void {
-    const touched = this.touched;
+    const { slotBest, phraseAcc, head, total, matched, touched, candidateAt } = this;
     const phrase = this.phraseTouched;
-    const slotBest = this.slotBest;
-    const phraseAcc = this.phraseAcc;
-    const head = this.head;
-    const mark = this.isCandidate;
-    if (this.hitPositions.length < cands.length) this.hitPositions = new Uint32Array(cands.length * 2);
+    const positions = this.hitPositions;
+    const hitCands = this.hitCandidates;
+    const count = cands.length;
     for (let s = 0; s < slots.length; s++) {
       const scoring = slots[s]!;
       const bit = 1 << s;
-      touched.length = 0;
+      let touchedN = 0;
       for (const expansion of scoring.expansions) {
         const single = expansion.terms.length === 1;
         const share = expansion.weight / expansion.terms.length;
-        phrase.length = 0;
+        let phraseN = 0;
         for (const term of expansion.terms) {
           const list = this.postings.get(term);
           if (!list || list.n === 0) continue;
           const factor = share * this.idf(list);
           const ids = list.ids;
           const weights = list.weights;
-          // The matching positions of the candidates: a pass over the list when the candidates are many
+          // The matching postings of the candidates: a pass over the list when the candidates are many
           // against it, else a galloping search per candidate (the loops are written out: a callback per
           // posting kept V8 from inlining the scoring). A list holds a slot at most once, so the hits
           // never outnumber the candidates.
           let hits = 0;
-          const positions = this.hitPositions;
-          if (cands.length * SCAN_RATIO >= list.n) {
-            for (let i = 0; i < list.n; i++) if (mark[ids[i]! >>> 4] === 1) positions[hits++] = i;
+          if (count * SCAN_RATIO >= list.n) {
+            for (let i = 0; i < list.n; i++) {
+              const at = candidateAt[ids[i]! >>> 4]!;
+              if (at > 0) {
+                positions[hits] = i;
+                hitCands[hits++] = at - 1;
+              }
+            }
           } else {
             let pos = 0;
-            for (let c = 0; c < cands.length; c++) {
+            for (let c = 0; c < count; c++) {
               const doc = cands[c]!;
               pos = list.lowerBound(doc, pos);
               if (pos >= list.n) break;
-              if (ids[pos]! >>> 4 === doc) positions[hits++] = pos;
+              if (ids[pos]! >>> 4 === doc) {
+                positions[hits] = pos;
+                hitCands[hits++] = c;
+              }
             }
           }
           for (let h = 0; h < hits; h++) {
             const i = positions[h]!;
-            const packed = ids[i]!;
-            const doc = packed >>> 4;
+            const c = hitCands[h]!;
             const tf = weights[i]!;
             const v = factor * ((tf * (K1 + 1)) / (tf + K1));
-            if ((packed & 3) !== 0) head[doc]! |= bit;
+            if ((ids[i]! & 3) !== 0) head[c]! |= bit;
             if (single) {
-              if (slotBest[doc] === 0) touched.push(doc);
-              if (v > slotBest[doc]!) slotBest[doc] = v;
+              if (slotBest[c] === 0) touched[touchedN++] = c;
+              if (v > slotBest[c]!) slotBest[c] = v;
             } else {
-              if (phraseAcc[doc] === 0) phrase.push(doc);
-              phraseAcc[doc]! += v;
+              if (phraseAcc[c] === 0) phrase[phraseN++] = c;
+              phraseAcc[c]! += v;
             }
           }
         }
-        for (const doc of phrase) {
-          const v = phraseAcc[doc]!;
-          phraseAcc[doc] = 0;
-          if (slotBest[doc] === 0) touched.push(doc);
-          if (v > slotBest[doc]!) slotBest[doc] = v;
+        for (let p = 0; p < phraseN; p++) {
+          const c = phrase[p]!;
+          const v = phraseAcc[c]!;
+          phraseAcc[c] = 0;
+          if (slotBest[c] === 0) touched[touchedN++] = c;
+          if (v > slotBest[c]!) slotBest[c] = v;
         }
       }
-      for (const doc of touched) {
-        this.total[doc]! += slotBest[doc]!;
-        this.matched[doc]! |= bit;
-        slotBest[doc] = 0;
+      for (let t = 0; t < touchedN; t++) {
+        const c = touched[t]!;
+        total[c]! += slotBest[c]!;
+        matched[c]! |= bit;
+        slotBest[c] = 0;
       }
     }
   }
@@ -690,17 +712,12 @@ export class InvertedIndex {
   private ensureCapacity(n: number) {
     if (n <= this.alive.length) return;
     const size = Math.max(n, this.alive.length * 2);
-    const grow = <T extends Uint8Array | Uint32Array | Float32Array>(a: T, make: (n: number) => T): T => {
+    const grow = <T extends Uint8Array | Int32Array>(a: T, make: (n: number) => T): T => {
       const b = make(size);
       b.set(a);
       return b;
     };
     this.alive = grow(this.alive, (k) => new Uint8Array(k));
-    this.slotBest = grow(this.slotBest, (k) => new Float32Array(k));
-    this.phraseAcc = grow(this.phraseAcc, (k) => new Float32Array(k));
-    this.total = grow(this.total, (k) => new Float32Array(k));
-    this.matched = grow(this.matched, (k) => new Uint32Array(k));
-    this.head = grow(this.head, (k) => new Uint32Array(k));
-    this.isCandidate = grow(this.isCandidate, (k) => new Uint8Array(k));
+    this.candidateAt = grow(this.candidateAt, (k) => new Int32Array(k));
   }
 }

@@ -74,6 +74,8 @@ const MIN_PREFIX = 3;
 /** Relevance added for the exact name (so it comes first) and for a name the query starts. */
 const EXACT_NAME = 1000;
 const NAME_PREFIX = 200;
+/** Scores are rounded to four decimals: a bound on a score allows for it. */
+const SCORE_ROUNDING = 1e-4;
 /** nameMark values: the slot's name is the query, or starts with it. */
 const EXACT_NAME_MARK = 1;
 const NAME_PREFIX_MARK = 2;
@@ -439,8 +441,11 @@ export class SkillIndex {
         doc ??= docs[slot];
         if (doc !== undefined && isExactName(doc, names)) bonus = EXACT_NAME;
       }
+      const text = set.text[i]!;
+      // Coverage and head coverage only lower a score: a candidate whose bound misses the page is skipped.
+      if (!top.mayAdmit((text + bonus) * prior[slot]! + SCORE_ROUNDING)) continue;
       const score = relevance(
-        set.text[i]!,
+        text,
         matched,
         set.headMatched[i]!,
         slotCount,

@@ -6,6 +6,8 @@ import { clientDigest, UsesCounter } from '../services/uses.js';
 
 /** How often buffered uses are written (also on close). */
 const FLUSH_EVERY_MS = 5_000;
+/** Client digests remembered between flushes at most. */
+const MAX_REMEMBERED_CLIENTS = 4_096;
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -35,21 +37,28 @@ export default fp<UsesOptions>(
     );
     app.decorate('uses', counter);
     if (app.hasDecorator('searchUsesWritten')) counter.onWritten = () => app.searchUsesWritten();
-    // One digest per request: a batch resolution notes up to 128 uses by the same client.
-    const digests = new WeakMap<FastifyRequest, string>();
+    // A client's digest is kept until the next flush, like the digests buffered with its uses: clients
+    // probe many skills in a row (and a batch notes up to 128 at once), and a SHA-256 per probe was a
+    // few percent of its CPU.
+    const digests = new Map<string, string>();
     app.decorate('noteUse', (request: FastifyRequest, identity: string) => {
       const canonical = canonicalIdentity(identity);
       if (!canonical) return;
-      let digest = digests.get(request);
+      const auth = request.headers.authorization;
+      const agent = request.headers['user-agent'];
+      const key = `${request.ip}\n${auth ?? ''}\n${agent ?? ''}`;
+      let digest = digests.get(key);
       if (digest === undefined) {
-        const auth = request.headers.authorization;
-        const agent = request.headers['user-agent'];
         digest = clientDigest({ ip: request.ip, authorization: auth, userAgent: agent });
-        digests.set(request, digest);
+        if (digests.size >= MAX_REMEMBERED_CLIENTS) digests.clear();
+        digests.set(key, digest);
       }
       counter.note(canonical, digest);
     });
-    const timer = setInterval(() => void counter.flush(), FLUSH_EVERY_MS);
+    const timer = setInterval(() => {
+      digests.clear();
+      void counter.flush();
+    }, FLUSH_EVERY_MS);
     timer.unref();
     app.addHook('onClose', async () => {
       clearInterval(timer);

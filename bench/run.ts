@@ -11,7 +11,9 @@ const sourceCondition = '--conditions=@atskills/source';
 if (!process.execArgv.includes(sourceCondition) && !process.env.NODE_OPTIONS?.includes(sourceCondition)) {
   const again = spawnSync(
     process.execPath,
-    ['--import', 'tsx', sourceCondition, import.meta.filename, ...process.argv.slice(2)],
+    // --expose-gc: benchmarks collect between phases (a built index left for a later GC would pause the
+    // load generator in the middle of a measured run) and measure heaps after a collection.
+    ['--expose-gc', '--import', 'tsx', sourceCondition, import.meta.filename, ...process.argv.slice(2)],
     { stdio: 'inherit' },
   );
   process.exit(again.status ?? 1);

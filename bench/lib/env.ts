@@ -158,10 +158,13 @@ export async function startChildServer(
   entry: string,
   env: Record<string, string>,
   readyPath = '/',
+  cwd = repoRoot,
 ): Promise<ChildServer> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...tsNode, entry], {
-    cwd: repoRoot,
+  // BENCH_SERVER_NODE_ARGS (say `--cpu-prof --cpu-prof-dir=/tmp/prof`) profiles the servers under test.
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, ...tsNode, entry], {
+    cwd,
     env: { ...process.env, ...env, HOST: '127.0.0.1', PORT: String(port) },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

@@ -2,8 +2,15 @@
 import path from 'node:path';
 import { type ChildServer, repoRoot, startChildServer } from './env.js';
 
-/** The hub (apps/api/src/server.ts) over the benchmark database; no rate limit, no scheduled re-crawls. */
-export function startApi(databaseUrl: string, extraEnv: Record<string, string> = {}): Promise<ChildServer> {
+/**
+ * The hub (apps/api/src/server.ts of this checkout, or of `root`: another checkout, for A/B runs) over the
+ * benchmark database; no rate limit, no scheduled re-crawls.
+ */
+export function startApi(
+  databaseUrl: string,
+  extraEnv: Record<string, string> = {},
+  root = repoRoot,
+): Promise<ChildServer> {
   const env: Record<string, string> = {
     DATABASE_URL: databaseUrl,
     LOG_LEVEL: 'warn',
@@ -17,7 +24,7 @@ export function startApi(databaseUrl: string, extraEnv: Record<string, string> =
     ...extraEnv,
   };
   if (!process.env.MEILI_URL) env.MEILI_URL = '';
-  return startChildServer(path.join(repoRoot, 'apps/api/src/server.ts'), env, '/healthz');
+  return startChildServer(path.join(root, 'apps/api/src/server.ts'), env, '/healthz', root);
 }
 
 /** The framework floor (bench/lib/floor-server.ts) answering `bytes` of fixed JSON. */

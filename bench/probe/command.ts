@@ -1,8 +1,9 @@
 /**
- * `npm run bench -- probe [--total 5000] [--samples 40]`: the validating cache's revision probe on
+ * `npm run bench -- probe [--total 5000] [--samples 40] [--against DIR] [--rounds N]`: the validating cache's revision probe on
  * /v1/skills/<identity>: HEAD and GET with If-None-Match (answered 304) at concurrency 64 against the same
  * requests to the bare-Fastify floor; then one probe at a time against `git ls-remote` of the same skill's
- * repository on the stand-in's git server (what a `gh:` probe costs the client).
+ * repository on the stand-in's git server (what a `gh:` probe costs the client). The first pass after start
+ * is reported on its own rows; `--against <checkout>` runs another checkout's hubs in the same rounds.
  */
 import { execFile } from 'node:child_process';
 import path from 'node:path';
@@ -16,6 +17,29 @@ import { startApi, startFloor } from '../lib/servers.js';
 import { latencySummary, round } from '../lib/stats.js';
 
 const execFileAsync = promisify(execFile);
+
+type LoadSummary = Awaited<ReturnType<typeof runLoad>>;
+
+/** The median of each figure over several passes of one row (statuses summed). */
+function medianLoad(passes: LoadSummary[]): LoadSummary {
+  if (passes.length === 1) return passes[0]!;
+  const median = (pick: (p: LoadSummary) => number) => {
+    const values = passes.map(pick).sort((x, y) => x - y);
+    const mid = values.length >> 1;
+    return values.length % 2 ? values[mid]! : round((values[mid - 1]! + values[mid]!) / 2, 3);
+  };
+  const statuses: Record<string, number> = {};
+  for (const p of passes)
+    for (const [k, v] of Object.entries(p.statuses)) statuses[k] = (statuses[k] ?? 0) + v;
+  return {
+    ...passes[0]!,
+    requestsPerSecond: median((p) => p.requestsPerSecond),
+    p50: median((p) => p.p50),
+    p99: median((p) => p.p99),
+    count: passes.reduce((n, p) => n + p.count, 0),
+    statuses,
+  };
+}
 const FLOOR_ETAG = '"floor-revision"';
 
 export async function run(args: string[]): Promise<void> {
@@ -25,6 +49,8 @@ export async function run(args: string[]): Promise<void> {
       total: { type: 'string', default: '5000' },
       samples: { type: 'string', default: '40' },
       concurrency: { type: 'string', default: '64' },
+      against: { type: 'string' },
+      rounds: { type: 'string', default: '1' },
     },
   });
   const total = Number(values.total);
@@ -42,6 +68,15 @@ export async function run(args: string[]): Promise<void> {
   // Every probe of the cache-off hub reads its revision from Postgres (a cold cache, or an index that
   // changes between probes); the default hub answers repeated probes from its read cache.
   const uncachedApi = await startApi(url, { READ_CACHE_MB: '0', SEARCH_ENGINE: 'postgres' });
+  // `--against <checkout>`: the same hubs from another checkout (say, main before a change), measured by
+  // this same benchmark in the same rounds, so a regression is told from a noisy machine.
+  const againstRoot = values.against ? path.resolve(values.against) : undefined;
+  const againstApi = againstRoot
+    ? await startApi(url, { SEARCH_ENGINE: 'postgres' }, againstRoot)
+    : undefined;
+  const againstUncached = againstRoot
+    ? await startApi(url, { READ_CACHE_MB: '0', SEARCH_ENGINE: 'postgres' }, againstRoot)
+    : undefined;
   const floor = await startFloor(2048);
   const standin = await startGithubStandin({ reposRoot: path.join(corpusDir, 'repos') });
   try {
@@ -56,33 +91,71 @@ export async function run(args: string[]): Promise<void> {
     const variants = [
       { suffix: '', server: api },
       { suffix: ' (read cache off)', server: uncachedApi },
+      ...(againstApi && againstUncached
+        ? [
+            { suffix: ' [against]', server: againstApi },
+            { suffix: ' (read cache off) [against]', server: againstUncached },
+          ]
+        : []),
     ];
-    // One unmeasured pass of the whole mix per server first: JIT, connection pools and the read cache
-    // settle before any measured pass, so the first measured row is not also the warm-up.
-    for (const server of [api, uncachedApi, floor]) {
-      for (const [, apiRequests, floorRequests] of pairs) {
-        const requests = server === floor ? floorRequests : apiRequests;
-        await runLoad({ baseUrl: server.url, requests, concurrency, total: Math.min(total, 2000) });
+    const row = (
+      label: string,
+      a: Awaited<ReturnType<typeof runLoad>>,
+      f: Awaited<ReturnType<typeof runLoad>>,
+    ) => {
+      const expected = label.includes('HEAD') ? '200' : '304';
+      rows.push({
+        probe: label,
+        concurrency,
+        'API req/s': a.requestsPerSecond,
+        'floor req/s': f.requestsPerSecond,
+        'x floor': round(a.requestsPerSecond / f.requestsPerSecond, 2),
+        'API p50': a.p50,
+        'API p99': a.p99,
+        'floor p50': f.p50,
+        [`API answers ${expected}`]: `${a.statuses[expected] ?? 0}/${a.count}`,
+      });
+    };
+    // The first pass of the whole mix per server, measured (a hub just started: JIT, connection pools and
+    // the read cache still settling) and then the measured passes of a settled server, so the first
+    // measured row is not also the warm-up.
+    const firstTotal = Math.min(total, 2000);
+    for (const [label, apiRequests, floorRequests] of pairs) {
+      const f = await runLoad({
+        baseUrl: floor.url,
+        requests: floorRequests,
+        concurrency,
+        total: firstTotal,
+      });
+      for (const { suffix, server } of variants) {
+        console.error(`first pass: ${label}${suffix} at concurrency ${concurrency}...`);
+        const a = await runLoad({
+          baseUrl: server.url,
+          requests: apiRequests,
+          concurrency,
+          total: firstTotal,
+        });
+        row(`first pass: ${label}${suffix}`, a, f);
       }
     }
-    for (const { suffix, server } of variants)
-      for (const [label, apiRequests, floorRequests] of pairs) {
-        console.error(`${label}${suffix} at concurrency ${concurrency}...`);
-        const a = await runLoad({ baseUrl: server.url, requests: apiRequests, concurrency, total });
-        const f = await runLoad({ baseUrl: floor.url, requests: floorRequests, concurrency, total });
-        const expected = label === 'HEAD' ? '200' : '304';
-        rows.push({
-          probe: `${label}${suffix}`,
-          concurrency,
-          'API req/s': a.requestsPerSecond,
-          'floor req/s': f.requestsPerSecond,
-          'x floor': round(a.requestsPerSecond / f.requestsPerSecond, 2),
-          'API p50': a.p50,
-          'API p99': a.p99,
-          'floor p50': f.p50,
-          [`API answers ${expected}`]: `${a.statuses[expected] ?? 0}/${a.count}`,
-        });
-      }
+    // `--rounds N`: the measured passes N times over, every server in each round, and the median of each
+    // figure reported (on a shared machine one pass of a row can land in a slow moment of the other's).
+    const rounds = Math.max(1, Number(values.rounds));
+    const measured = new Map<string, { a: LoadSummary[]; f: LoadSummary[] }>();
+    for (let round = 0; round < rounds; round++)
+      for (const [label, apiRequests, floorRequests] of pairs)
+        for (const { suffix, server } of variants) {
+          console.error(
+            `${label}${suffix} at concurrency ${concurrency} (round ${round + 1} of ${rounds})...`,
+          );
+          const a = await runLoad({ baseUrl: server.url, requests: apiRequests, concurrency, total });
+          const f = await runLoad({ baseUrl: floor.url, requests: floorRequests, concurrency, total });
+          const held = measured.get(`${label}${suffix}`) ?? { a: [], f: [] };
+          held.a.push(a);
+          held.f.push(f);
+          measured.set(`${label}${suffix}`, held);
+        }
+    for (const [label, { a, f }] of measured) row(label, medianLoad(a), medianLoad(f));
 
     // One probe at a time: the client's view of a single revalidation.
     const samples = Number(values.samples);
@@ -153,6 +226,13 @@ export async function run(args: string[]): Promise<void> {
       },
     });
   } finally {
-    await Promise.all([api.stop(), uncachedApi.stop(), floor.stop(), standin.close()]);
+    await Promise.all([
+      api.stop(),
+      uncachedApi.stop(),
+      againstApi?.stop(),
+      againstUncached?.stop(),
+      floor.stop(),
+      standin.close(),
+    ]);
   }
 }

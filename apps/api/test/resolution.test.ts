@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
+import { blobs } from '@atskills/db';
+import { eq } from 'drizzle-orm';
 import { Parser, type ReadEntry } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestHub, type TestHub } from './support/app.js';
@@ -311,6 +313,22 @@ describe('GET /v1/archive/<identity>', () => {
     expect((await get('/v1/archive/gh:big/mono/pack')).statusCode).toBe(422);
     expect((await get('/v1/archive/gh:acme/tools')).json().code).toBe('not-a-skill');
     expect((await get('/v1/archive/gh:acme/nothing')).statusCode).toBe(404);
+  });
+
+  it('answers a 500 problem, not an empty archive, when the SKILL.md content is no longer stored', async () => {
+    const skill = (await get('/v1/skills/gh:acme/tools/lint')).json();
+    const md = skill.files.find((f: { path: string }) => f.path === 'SKILL.md');
+    const [held] = await hub.db.db.select().from(blobs).where(eq(blobs.sha256, md.sha256));
+    await hub.db.db.delete(blobs).where(eq(blobs.sha256, md.sha256));
+    try {
+      const res = await get('/v1/archive/gh:acme/tools/lint');
+      expect(res.statusCode).toBe(500);
+      expect(res.headers['content-type']).toContain('application/problem+json');
+      expect(res.json().code).toBe('internal');
+    } finally {
+      await hub.db.db.insert(blobs).values(held!);
+    }
+    expect((await get('/v1/archive/gh:acme/tools/lint')).statusCode).toBe(200);
   });
 });
 

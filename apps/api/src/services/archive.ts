@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { createGzip } from 'node:zlib';
 import { type Database, readBlobs } from '@atskills/db';
+import { SKILL_FILE } from '@atskills/protocol';
 import { Header, Pax } from 'tar';
 import { problem } from '../problems.js';
 import { compareUtf8 } from './menu-revision.js';
@@ -61,6 +62,11 @@ const READ_BATCH_BYTES = 4 * 1024 * 1024;
  */
 export async function buildSkillArchive(db: Database, skill: ResolvedSkill): Promise<SkillArchive> {
   const files = (await servableFiles(db, skill)).sort((a, b) => compareUtf8(a.path, b.path));
+  // servableFiles leaves out files whose content is not stored; without its SKILL.md the archive would be
+  // no skill at all (an empty tar, which clients rightly refuse), so the hub says what is wrong instead.
+  if (!files.some((f) => f.path === SKILL_FILE)) {
+    throw problem('internal', `stored content of ${skill.identity}/${SKILL_FILE} is missing`);
+  }
   const gzip = createGzip({ level: 6 });
   const out: Buffer[] = [];
   const digest = createHash('sha256');

@@ -14,7 +14,7 @@ import { pickSkills, skillPath } from '../lib/identities.js';
 import { type LoadRequest, runLoad } from '../lib/load.js';
 import { type BenchRow, writeResult } from '../lib/report.js';
 import { startApi, startFloor } from '../lib/servers.js';
-import { latencySummary, round } from '../lib/stats.js';
+import { latencySummary, median, round } from '../lib/stats.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -23,19 +23,15 @@ type LoadSummary = Awaited<ReturnType<typeof runLoad>>;
 /** The median of each figure over several passes of one row (statuses summed). */
 function medianLoad(passes: LoadSummary[]): LoadSummary {
   if (passes.length === 1) return passes[0]!;
-  const median = (pick: (p: LoadSummary) => number) => {
-    const values = passes.map(pick).sort((x, y) => x - y);
-    const mid = values.length >> 1;
-    return values.length % 2 ? values[mid]! : round((values[mid - 1]! + values[mid]!) / 2, 3);
-  };
+  const of = (pick: (p: LoadSummary) => number) => round(median(passes.map(pick)));
   const statuses: Record<string, number> = {};
   for (const p of passes)
     for (const [k, v] of Object.entries(p.statuses)) statuses[k] = (statuses[k] ?? 0) + v;
   return {
     ...passes[0]!,
-    requestsPerSecond: median((p) => p.requestsPerSecond),
-    p50: median((p) => p.p50),
-    p99: median((p) => p.p99),
+    requestsPerSecond: of((p) => p.requestsPerSecond),
+    p50: of((p) => p.p50),
+    p99: of((p) => p.p99),
     count: passes.reduce((n, p) => n + p.count, 0),
     statuses,
   };

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Redis } from 'ioredis';
 import { canonicalIdentity } from '../services/locate.js';
-import { clientDigest, UsesCounter } from '../services/uses.js';
+import { clientDigest, clientKey, UsesCounter } from '../services/uses.js';
 
 /** How often buffered uses are written (also on close). */
 const FLUSH_EVERY_MS = 5_000;
@@ -44,12 +44,15 @@ export default fp<UsesOptions>(
     app.decorate('noteUse', (request: FastifyRequest, identity: string) => {
       const canonical = canonicalIdentity(identity);
       if (!canonical) return;
-      const auth = request.headers.authorization;
-      const agent = request.headers['user-agent'];
-      const key = `${request.ip}\n${auth ?? ''}\n${agent ?? ''}`;
+      const client = {
+        ip: request.ip,
+        authorization: request.headers.authorization,
+        userAgent: request.headers['user-agent'],
+      };
+      const key = clientKey(client);
       let digest = digests.get(key);
       if (digest === undefined) {
-        digest = clientDigest({ ip: request.ip, authorization: auth, userAgent: agent });
+        digest = clientDigest(client);
         if (digests.size >= MAX_REMEMBERED_CLIENTS) digests.clear();
         digests.set(key, digest);
       }

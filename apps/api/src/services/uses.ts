@@ -26,18 +26,24 @@ export function dayOf(at: Date): string {
   return at.toISOString().slice(0, 10);
 }
 
+/** What tells clients apart, as a client's parts. */
+export interface ClientParts {
+  ip: string;
+  authorization?: string | undefined;
+  userAgent?: string | undefined;
+}
+
+/** What tells clients apart (address, credential, user agent) as one string: the input of clientDigest. */
+export function clientKey(parts: ClientParts): string {
+  return `${parts.ip}\n${parts.authorization ?? ''}\n${parts.userAgent ?? ''}`;
+}
+
 /**
  * An unsalted digest of what tells clients apart (address, credential, user agent): held in memory until
  * the next flush only, and salted with the day's salt before anything is stored.
  */
-export function clientDigest(parts: {
-  ip: string;
-  authorization?: string | undefined;
-  userAgent?: string | undefined;
-}) {
-  return createHash('sha256')
-    .update(`${parts.ip}\n${parts.authorization ?? ''}\n${parts.userAgent ?? ''}`)
-    .digest('base64url');
+export function clientDigest(parts: ClientParts) {
+  return createHash('sha256').update(clientKey(parts)).digest('base64url');
 }
 
 /**

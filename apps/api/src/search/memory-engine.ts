@@ -142,7 +142,12 @@ export function createMemoryEngine(
 
   const estimateBytes = (i: SkillIndex) => {
     const s = i.stats();
-    return s.postings * BYTES_PER_POSTING + s.vocabulary * BYTES_PER_WORD + s.documents * BYTES_PER_DOCUMENT;
+    return (
+      s.postings * BYTES_PER_POSTING +
+      s.vocabulary * BYTES_PER_WORD +
+      s.documents * BYTES_PER_DOCUMENT +
+      s.directoryBytes
+    );
   };
 
   const loadFolders = async (target: SkillIndex) => {
@@ -359,10 +364,16 @@ export function createMemoryEngine(
       };
     },
     status() {
-      const s = index?.stats() ?? { documents: 0, vocabulary: 0, postings: 0 };
+      const { documents, vocabulary, postings } = index?.stats() ?? {
+        documents: 0,
+        vocabulary: 0,
+        postings: 0,
+      };
       return {
         ready: index !== null,
-        ...s,
+        documents,
+        vocabulary,
+        postings,
         bytes: index ? estimateBytes(index) : 0,
         buildSeconds,
         loading,

@@ -150,6 +150,7 @@ export class SkillIndex {
       documents: this.byIdentity.size,
       vocabulary: this.index.vocabularySize,
       postings: this.index.postingCount,
+      directoryBytes: this.index.directoryBytes,
     };
   }
 
@@ -390,8 +391,8 @@ export class SkillIndex {
       for (const slot of prefixed) mark[slot] = NAME_PREFIX_MARK;
       for (const slot of exact) mark[slot] = EXACT_NAME_MARK;
       try {
-        const set = this.index.score(slots, filtered, exact);
-        const context: RankContext = { filters, filtered, scope, readable, names, slotIdf, idfTotal, after };
+        const set = this.index.score(slots, filtered, exact, slotIdf);
+        const context: RankContext = { filters, filtered, scope, readable, names, idfTotal, after };
         this.rank(set, slots.length, context, top);
       } finally {
         for (const slot of prefixed) mark[slot] = 0;
@@ -415,7 +416,7 @@ export class SkillIndex {
    * object is read only for a candidate that may enter the page (or when visibility or filters need it).
    */
   private rank(set: CandidateSet, slotCount: number, context: RankContext, top: TopHits): void {
-    const { filters, filtered, scope, readable, names, slotIdf, idfTotal, after } = context;
+    const { filters, filtered, scope, readable, names, idfTotal, after } = context;
     const publicOnly = !scope.isAdmin && readable.size === 0;
     const readsDocument = !publicOnly || filtered;
     // Past 64 spellings exactNames does not list every typo reading of the name: compare those by name.
@@ -446,10 +447,9 @@ export class SkillIndex {
       if (!top.mayAdmit((text + bonus) * prior[slot]! + SCORE_ROUNDING)) continue;
       const score = relevance(
         text,
-        matched,
+        set.covered[i]!,
         set.headMatched[i]!,
         slotCount,
-        slotIdf,
         idfTotal,
         bonus,
         prior[slot]!,
@@ -512,17 +512,15 @@ function popularityPrior(doc: StoredDocument): number {
  */
 function relevance(
   text: number,
-  matched: number,
+  coveredIdf: number,
   headMatched: number,
   slots: number,
-  slotIdf: number[],
   idfTotal: number,
   nameBonus: number,
   prior: number,
 ): number {
-  // Coverage weighted by how telling each word is: missing "next" costs less than missing "sprint".
-  let coveredIdf = 0;
-  for (let s = 0; s < slots; s++) if (matched & (1 << s)) coveredIdf += slotIdf[s]!;
+  // Coverage weighted by how telling each word is (the idf of the slots matched, summed by the index):
+  // missing "next" costs less than missing "sprint".
   const coverage = idfTotal === 0 ? 0 : coveredIdf / idfTotal;
   const headCoverage = slots === 0 ? 0 : popcount(headMatched) / slots;
   const score = text * coverage * coverage * (0.5 + 0.5 * headCoverage) + nameBonus;
@@ -537,7 +535,6 @@ interface RankContext {
   scope: ReadScope;
   readable: ReadonlySet<string>;
   names: NameQuery;
-  slotIdf: number[];
   idfTotal: number;
   after: MemoryPosition | undefined;
 }

@@ -35,13 +35,26 @@ export function responseSerializer(route: SerializerCompiler): {
   compiled: boolean;
 } {
   const schema = zodSchemaOf(route.schema);
-  if (schema) {
-    try {
-      const json = z.toJSONSchema(schema, { target: 'draft-7', io: 'output', unrepresentable: 'throw' });
-      return { serialize: fastJson(json as Parameters<typeof fastJson>[0]), compiled: true };
-    } catch {
-      // Not expressible as JSON Schema (a transform, a custom type): zod encodes it.
-    }
-  }
+  const compiled = schema ? fastSerializer(schema) : null;
+  if (compiled) return { serialize: compiled, compiled: true };
   return { serialize: zodSerializerCompiler(route), compiled: false };
+}
+
+/** A serializer of values of a zod schema, written the way a route answering that schema writes them. */
+export function compileSerializer(schema: z.ZodType): (data: unknown) => string {
+  return (
+    fastSerializer(schema) ??
+    zodSerializerCompiler({ schema, method: 'GET', url: '/', httpStatus: '200' } as SerializerCompiler)
+  );
+}
+
+/** fast-json-stringify over the JSON Schema of the schema's output, or null when JSON Schema cannot say it. */
+function fastSerializer(schema: z.ZodType): ((data: unknown) => string) | null {
+  try {
+    const json = z.toJSONSchema(schema, { target: 'draft-7', io: 'output', unrepresentable: 'throw' });
+    return fastJson(json as Parameters<typeof fastJson>[0]);
+  } catch {
+    // Not expressible as JSON Schema (a transform, a custom type): zod encodes it.
+    return null;
+  }
 }

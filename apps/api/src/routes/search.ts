@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { leanJsonRoute } from '../plugins/security.js';
 import { problems, SearchPageResponse, SearchQuery } from '../schemas.js';
 import { cacheKey, scopeKey } from '../services/read-cache.js';
-import { searchSkills } from '../services/search.js';
+import { searchPageJson, searchSkills } from '../services/search.js';
 import { sendJsonText } from './caching.js';
 
 /** GET /search (served at the root and under /v1): SPEC 2.1. */
@@ -54,10 +54,11 @@ const searchRoutes: FastifyPluginAsyncZod = async (app) => {
         app.db,
       );
       reply.header('x-search-engine', outcome.engine);
-      if (!cacheable || outcome.engine !== 'postgres') return outcome.page;
-      // Serialized once through the route's own schema, then kept and sent as is.
-      const body = reply.serialize(outcome.page) as string;
-      cache.putSearchPage(key, { body, engine: outcome.engine }, generation);
+      // The bytes the route's schema would write (searchPageJson), kept as is by the read cache.
+      const body = searchPageJson(outcome);
+      if (cacheable && outcome.engine === 'postgres') {
+        cache.putSearchPage(key, { body, engine: outcome.engine }, generation);
+      }
       return sendJsonText(reply, body);
     },
   );

@@ -11,7 +11,7 @@ import { getRepositoryReport, getStats } from '../services/index-info.js';
 import { parseRepositoryName, repositoryStatusUrl } from '../services/indexing/index-requests.js';
 import { withMissingGh } from '../services/indexing/missing-gh.js';
 import { pick } from '../services/pick.js';
-import { searchSkills } from '../services/search.js';
+import { searchPageResponse, searchSkills } from '../services/search.js';
 import { getSkillView } from '../services/skill-view.js';
 import { ASSETS } from '../web/assets/index.js';
 import { renderUsesBadge } from '../web/badge.js';
@@ -162,7 +162,7 @@ async function searchPage(app: FastifyInstance, request: FastifyRequest, reply: 
     return sendPage(reply, 200, renderSearchPage({ ...model, ...(browse ? { browse } : {}) }));
   }
   try {
-    const { page, engine } = await searchSkills(
+    const outcome = await searchSkills(
       app.searchEngine,
       request.viewer,
       {
@@ -173,7 +173,8 @@ async function searchPage(app: FastifyInstance, request: FastifyRequest, reply: 
       },
       app.db,
     );
-    reply.header('x-search-engine', engine);
+    reply.header('x-search-engine', outcome.engine);
+    const page = searchPageResponse(outcome);
     const evidence = await findingsOfHits(app.db, request.viewer, page.results);
     return sendPage(
       reply,

@@ -8,7 +8,7 @@ import type { SearchEngine } from '../search/engine.js';
 import { readSkillFile } from './archive.js';
 import { resolveBatch } from './batch-resolve.js';
 import { resolveIdentity } from './resolve.js';
-import { searchSkills } from './search.js';
+import { searchPageResponse, searchSkills } from './search.js';
 import { getSkillView } from './skill-view.js';
 
 /** What the MCP tools read through: the same services, with the caller's scope, as the REST routes. */
@@ -100,7 +100,7 @@ export function buildMcpServer(deps: McpDeps): McpServer {
     },
     (args) =>
       answer(async () => {
-        const { page } = await searchSkills(searchEngine, viewer, {
+        const outcome = await searchSkills(searchEngine, viewer, {
           q: args.query,
           limit: args.limit,
           cursor: args.cursor,
@@ -111,6 +111,7 @@ export function buildMcpServer(deps: McpDeps): McpServer {
             ...(args.namespace ? { namespace: args.namespace } : {}),
           },
         });
+        const page = searchPageResponse(outcome);
         const results = page.results.map((r) => ({
           reference: r.reference,
           identity: r.identity,

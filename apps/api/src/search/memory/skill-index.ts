@@ -24,7 +24,11 @@ export interface IndexDocument {
 }
 
 interface StoredDocument {
-  hit: SearchHit;
+  /**
+   * Never changed once stored (a change stores a new object), so whoever keeps something computed from a
+   * hit (the API keeps its JSON) can key it by the object. A skill's carries its uses.
+   */
+  hit: Readonly<SearchHit>;
   visibility: string;
   ownerKey: string;
   containerKey: string;
@@ -32,7 +36,6 @@ interface StoredDocument {
   /** nameKey's words, and nameKey without separators (compared per candidate: computed once). */
   nameParts: string[];
   compactName: string;
-  uses: { week: number; total: number };
 }
 
 /** How a page of the in-memory engine ends: the position after its last hit. */
@@ -170,14 +173,15 @@ export class SkillIndex {
       body: doc.body,
     });
     this.docs[slot] = {
-      hit: doc.hit,
+      hit: Object.freeze(
+        doc.hit.kind === 'skill' ? { ...doc.hit, uses: doc.uses ?? NO_USES } : { ...doc.hit },
+      ),
       visibility: doc.visibility,
       ownerKey: doc.hit.owner.toLowerCase(),
       containerKey: doc.hit.container.toLowerCase(),
       nameKey: key,
       nameParts: key.split('-'),
       compactName: key.replace(/-/g, ''),
-      uses: doc.uses ?? NO_USES,
     };
     this.setColumns(slot);
     this.byIdentity.set(doc.hit.identity, slot);
@@ -188,12 +192,18 @@ export class SkillIndex {
     this.nameCounts.set(key, held + 1);
   }
 
-  /** Updates what a document shows without re-indexing its text (stars, visibility, counts, revision). */
+  /**
+   * Updates what a document shows without re-indexing its text (stars, visibility, counts, revision): `change`
+   * edits a copy of the hit, which then replaces it.
+   */
   patch(identity: string, change: (doc: { hit: SearchHit; visibility: string }) => void): boolean {
     const slot = this.byIdentity.get(identity);
     const doc = slot === undefined ? undefined : this.docs[slot];
     if (!doc) return false;
-    change(doc);
+    const edited = { hit: { ...doc.hit }, visibility: doc.visibility };
+    change(edited);
+    doc.hit = Object.freeze(edited.hit);
+    doc.visibility = edited.visibility;
     this.setColumns(slot!);
     return true;
   }
@@ -223,10 +233,12 @@ export class SkillIndex {
   setUses(uses: ReadonlyMap<string, { week: number; total: number }>): void {
     for (const [identity, slot] of this.byIdentity) {
       const doc = this.docs[slot];
-      if (doc && doc.hit.kind === 'skill') {
-        doc.uses = uses.get(identity) ?? NO_USES;
-        this.columns.prior[slot] = popularityPrior(doc);
-      }
+      if (doc?.hit.kind !== 'skill') continue;
+      const next = uses.get(identity) ?? NO_USES;
+      const held = doc.hit.uses ?? NO_USES;
+      if (next.week === held.week && next.total === held.total) continue;
+      doc.hit = Object.freeze({ ...doc.hit, uses: next });
+      this.columns.prior[slot] = popularityPrior(doc);
     }
   }
 
@@ -403,8 +415,7 @@ export class SkillIndex {
     return {
       hits: ranked.slice(0, limit).map((r) => {
         const doc = this.docs[r.slot]!;
-        const hit = doc.hit.kind === 'skill' ? { ...doc.hit, uses: { ...doc.uses } } : doc.hit;
-        return { hit, score: r.score };
+        return { hit: doc.hit, score: r.score };
       }),
       more: ranked.length > limit,
       ...report,
@@ -501,7 +512,7 @@ export class SkillIndex {
 
 /** A candidate's popularity prior: stars, and weekly uses weighted like stars, lift a score by at most PRIOR_MAX. */
 function popularityPrior(doc: StoredDocument): number {
-  const popularity = Math.max(0, doc.hit.stars) + USES_STAR_WEIGHT * doc.uses.week;
+  const popularity = Math.max(0, doc.hit.stars) + USES_STAR_WEIGHT * (doc.hit.uses?.week ?? 0);
   return Math.min(1 + (PRIOR_MAX * Math.log1p(popularity)) / LOG_PRIOR_FULL, 1 + PRIOR_MAX);
 }
 

@@ -110,6 +110,9 @@ export function searchPageJson(outcome: SearchOutcome): string {
     let json = heldHitJson.get(hit);
     if (json === undefined) {
       json = serializeHit(searchHitResponse(hit));
+      // fast-json-stringify's string is a rope of a few hundred pieces, walked again by every join: a flat
+      // copy is kept (this took a page's JSON from ~11 to ~3 µs).
+      json = Buffer.from(json).toString();
       heldHitJson.set(hit, json);
     }
     return json;

@@ -173,9 +173,7 @@ export class SkillIndex {
       body: doc.body,
     });
     this.docs[slot] = {
-      hit: Object.freeze(
-        doc.hit.kind === 'skill' ? { ...doc.hit, uses: doc.uses ?? NO_USES } : { ...doc.hit },
-      ),
+      hit: storedHit(doc.hit, doc.uses),
       visibility: doc.visibility,
       ownerKey: doc.hit.owner.toLowerCase(),
       containerKey: doc.hit.container.toLowerCase(),
@@ -202,7 +200,7 @@ export class SkillIndex {
     if (!doc) return false;
     const edited = { hit: { ...doc.hit }, visibility: doc.visibility };
     change(edited);
-    doc.hit = Object.freeze(edited.hit);
+    doc.hit = storedHit(edited.hit, edited.hit.uses);
     doc.visibility = edited.visibility;
     this.setColumns(slot!);
     return true;
@@ -237,7 +235,7 @@ export class SkillIndex {
       const next = uses.get(identity) ?? NO_USES;
       const held = doc.hit.uses ?? NO_USES;
       if (next.week === held.week && next.total === held.total) continue;
-      doc.hit = Object.freeze({ ...doc.hit, uses: next });
+      doc.hit = storedHit(doc.hit, next);
       this.columns.prior[slot] = popularityPrior(doc);
     }
   }
@@ -508,6 +506,32 @@ export class SkillIndex {
     }
     return out;
   }
+}
+
+/**
+ * The hit as the index stores it: frozen, a skill's with its uses, every field written out in one literal
+ * (a spread copy of a hit that gained a field after it was made is a dictionary object, twice the memory).
+ */
+function storedHit(hit: SearchHit, uses: SearchHit['uses']): Readonly<SearchHit> {
+  return Object.freeze({
+    kind: hit.kind,
+    identity: hit.identity,
+    name: hit.name,
+    description: hit.description,
+    source: hit.source,
+    owner: hit.owner,
+    container: hit.container,
+    path: hit.path,
+    revision: hit.revision,
+    stars: hit.stars,
+    descriptionTokens: hit.descriptionTokens,
+    bodyTokens: hit.bodyTokens,
+    warnings: hit.warnings,
+    flags: hit.flags,
+    skillCount: hit.skillCount,
+    uses: hit.kind === 'skill' ? (uses ?? NO_USES) : undefined,
+    reference: hit.reference,
+  });
 }
 
 /** A candidate's popularity prior: stars, and weekly uses weighted like stars, lift a score by at most PRIOR_MAX. */

@@ -262,10 +262,12 @@ export async function run(args: string[]): Promise<void> {
         value: memory1?.['p50 - direct p50'],
         met: Number(memory1?.['p50 - direct p50']) < 2,
       },
-      'p99 < 50 ms at concurrency 16 (postgres, every query a cache miss)': {
-        value: uncached16?.p99,
-        met: Number(uncached16?.p99) < 50,
-      },
+    },
+    // Not a target: the hub searches its in-memory index; Postgres answers only while a replica builds it
+    // (or when it is over its memory budget), and as deployed its pages then come from the read cache.
+    fallback: {
+      'p99 at concurrency 16, Postgres engine, every query a cache miss': uncached16?.p99 ?? null,
+      'req/s at concurrency 16, Postgres engine, every query a cache miss': uncached16?.['req/s'] ?? null,
     },
     latencyUnit: 'ms',
   });

@@ -28,16 +28,15 @@ function snapshot(set: CandidateSet) {
 }
 
 const slots: ScoringSlot[] = [
-  { expansions: [{ terms: [termOf('deploy')], weight: 1 }], meaningful: true },
+  { expansions: [{ terms: [termOf('deploy')], weight: 1 }] },
   {
     expansions: [
       { terms: [termOf('release')], weight: 1 },
       { terms: [termOf('changelog')], weight: 0.8 },
       { terms: [termOf('release'), termOf('notes')], weight: 0.8 },
     ],
-    meaningful: true,
   },
-  { expansions: [{ terms: [termOf('pdf')], weight: 1 }], meaningful: true },
+  { expansions: [{ terms: [termOf('pdf')], weight: 1 }] },
 ];
 
 describe('InvertedIndex rank directories', () => {

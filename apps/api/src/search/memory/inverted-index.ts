@@ -271,8 +271,6 @@ export interface Expansion {
 /** One scoring slot of a query (a word, or a phrase its synonyms replace). */
 export interface ScoringSlot {
   expansions: Expansion[];
-  /** Counts toward coverage (not a stop word). */
-  meaningful: boolean;
 }
 
 /**

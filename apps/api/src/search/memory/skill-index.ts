@@ -341,7 +341,7 @@ export class SkillIndex {
         return;
       }
       slotOfWord[i] = slots.length;
-      slots.push({ expansions, meaningful: true });
+      slots.push({ expansions });
     });
     // Synonyms: every word of a matched phrase also matches each alternative (at a lower weight).
     for (const match of findSynonyms(readAs)) {
@@ -361,7 +361,7 @@ export class SkillIndex {
       if (target === -1 && phrase.every((w) => allStop || !STOP_WORDS.has(w))) {
         // A phrase none of whose words the index holds: its synonyms alone stand for it.
         for (const w of phrase) ignored.splice(ignored.indexOf(w), 1);
-        slots.push({ expansions: extra, meaningful: true });
+        slots.push({ expansions: extra });
       }
     }
     return { slots: slots.slice(0, 30), report: { corrected, ignored }, forms };

@@ -165,6 +165,31 @@ class PostingList {
   get directoryBytes(): number {
     return this.directory ? this.directory.bits.byteLength * 2 : 0;
   }
+  /**
+   * The postings of the candidates `cands[first..]` (sorted by slot), from position `from` on, by galloping
+   * search: each found one's position and candidate index appended at `hits`; returns the new hit count.
+   */
+  gallopInto(
+    cands: Uint32Array,
+    first: number,
+    from: number,
+    positions: Uint32Array,
+    hitCandidates: Uint32Array,
+    hits: number,
+  ): number {
+    const ids = this.ids;
+    let pos = from;
+    for (let c = first; c < cands.length; c++) {
+      const doc = cands[c]!;
+      pos = this.lowerBound(doc, pos);
+      if (pos >= this.n) break;
+      if (ids[pos]! >>> 4 === doc) {
+        positions[hits] = pos;
+        hitCandidates[hits++] = c;
+      }
+    }
+    return hits;
+  }
   /** Position of the first posting of a slot >= `doc`, searching from `from`. */
   lowerBound(doc: number, from: number): number {
     // Galloping: candidates come in slot order, so the next one is usually a short way on.
@@ -783,15 +808,7 @@ export class InvertedIndex {
               hitCands[hits++] = c;
             }
             // Candidates past the directory: the postings added since it was built.
-            let pos = upTo;
-            for (; c < count && pos < list.n; c++) {
-              const doc = cands[c]!;
-              pos = list.lowerBound(doc, pos);
-              if (pos < list.n && ids[pos]! >>> 4 === doc) {
-                positions[hits] = pos;
-                hitCands[hits++] = c;
-              }
-            }
+            hits = list.gallopInto(cands, c, upTo, positions, hitCands, hits);
           } else if (count * SCAN_RATIO >= list.n) {
             for (let i = 0; i < list.n; i++) {
               const at = candidateAt[ids[i]! >>> 4]!;
@@ -801,16 +818,7 @@ export class InvertedIndex {
               }
             }
           } else {
-            let pos = 0;
-            for (let c = 0; c < count; c++) {
-              const doc = cands[c]!;
-              pos = list.lowerBound(doc, pos);
-              if (pos >= list.n) break;
-              if (ids[pos]! >>> 4 === doc) {
-                positions[hits] = pos;
-                hitCands[hits++] = c;
-              }
-            }
+            hits = list.gallopInto(cands, 0, 0, positions, hitCands, hits);
           }
           for (let h = 0; h < hits; h++) {
             const i = positions[h]!;

@@ -42,10 +42,7 @@ export function responseSerializer(route: SerializerCompiler): {
 
 /** A serializer of values of a zod schema, written the way a route answering that schema writes them. */
 export function compileSerializer(schema: z.ZodType): (data: unknown) => string {
-  return (
-    fastSerializer(schema) ??
-    zodSerializerCompiler({ schema, method: 'GET', url: '/', httpStatus: '200' } as SerializerCompiler)
-  );
+  return responseSerializer({ schema, method: 'GET', url: '/', httpStatus: '200' }).serialize;
 }
 
 /** fast-json-stringify over the JSON Schema of the schema's output, or null when JSON Schema cannot say it. */

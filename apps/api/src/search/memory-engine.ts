@@ -14,9 +14,8 @@ import {
   type SearchDocumentRow,
   type SearchFolderRow,
 } from '@atskills/db';
-import { formatReference } from '@atskills/protocol';
 import { readSearchCursor, searchCursor } from './cursor.js';
-import type { SearchEngine, SearchFilters, SearchHit, SearchPage } from './engine.js';
+import type { SearchEngine, SearchFilters, SearchPage } from './engine.js';
 import { hitFromRow } from './hits.js';
 import { headingsOf, type IndexDocument, SkillIndex } from './memory/skill-index.js';
 
@@ -77,17 +76,11 @@ export interface MemoryEngineOptions {
   onError?: (err: unknown) => void;
 }
 
-/** A hit as the index holds it: with its reference formatted once instead of on every answer. */
-function heldHit(hit: SearchHit): SearchHit {
-  hit.reference = formatReference({ identity: hit.identity });
-  return hit;
-}
-
 function skillDocument(row: SearchDocumentRow, uses: ReadonlyMap<string, SkillUsesFigures>): IndexDocument {
   const held = uses.get(row.identity);
   return {
     ...(held ? { uses: held } : {}),
-    hit: heldHit(hitFromRow({ ...row, kind: 'skill', skillCount: null })),
+    hit: hitFromRow({ ...row, kind: 'skill', skillCount: null }),
     visibility: row.visibility,
     headings: headingsOf(row.body),
     body: row.body,
@@ -96,7 +89,7 @@ function skillDocument(row: SearchDocumentRow, uses: ReadonlyMap<string, SkillUs
 
 function folderDocument(row: SearchFolderRow): IndexDocument {
   return {
-    hit: heldHit(hitFromRow({ ...row, kind: 'collection' })),
+    hit: hitFromRow({ ...row, kind: 'collection' }),
     visibility: row.visibility,
     headings: '',
     body: '',

@@ -1,4 +1,5 @@
 import type { ReadScope } from '@atskills/db';
+import { formatReference } from '@atskills/protocol';
 import type { SearchFilters, SearchHit } from '../engine.js';
 import {
   findSynonyms,
@@ -509,8 +510,9 @@ export class SkillIndex {
 }
 
 /**
- * The hit as the index stores it: frozen, a skill's with its uses, every field written out in one literal
- * (a spread copy of a hit that gained a field after it was made is a dictionary object, twice the memory).
+ * The hit as the index stores it: frozen, a skill's with its uses, its reference formatted once instead of
+ * on every answer, every field written out in one literal (a spread copy of a hit that gained a field after
+ * it was made is a dictionary object, twice the memory).
  */
 function storedHit(hit: SearchHit, uses: SearchHit['uses']): Readonly<SearchHit> {
   return Object.freeze({
@@ -530,7 +532,7 @@ function storedHit(hit: SearchHit, uses: SearchHit['uses']): Readonly<SearchHit>
     flags: hit.flags,
     skillCount: hit.skillCount,
     uses: hit.kind === 'skill' ? (uses ?? NO_USES) : undefined,
-    reference: hit.reference,
+    reference: hit.reference ?? formatReference({ identity: hit.identity }),
   });
 }
 

@@ -1,6 +1,7 @@
 export * from './autotrigger.js';
 export * from './cursor.js';
 export * from './errors.js';
+export * from './frame.js';
 export * from './frontmatter.js';
 export * from './http.js';
 export * from './identity.js';

@@ -58,7 +58,8 @@ export function frameUntrusted(
   let boundary = options.boundary ?? randomBoundary();
   while (text.includes(boundary)) boundary = randomBoundary();
   const tag = `skill-text-${boundary}`;
-  const attrs = Object.entries({ kind, ...attributes })
+  const all: Record<string, string | undefined> = { kind, ...attributes };
+  const attrs = Object.entries(all)
     .filter((entry): entry is [string, string] => entry[1] !== undefined)
     .map(([key, value]) => ` ${key}="${escapeAttribute(value)}"`)
     .join('');

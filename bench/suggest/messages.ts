@@ -130,6 +130,7 @@ export async function checkMessages(file = MESSAGES_PATH): Promise<CheckReport> 
   const judged = new Set<string>();
   const ids = new Set<string>();
   const texts = new Set<string>();
+  const withheldJudged = new Set<string>();
   let over300 = 0;
   let withCode = 0;
 
@@ -167,7 +168,7 @@ export async function checkMessages(file = MESSAGES_PATH): Promise<CheckReport> 
         judged.add(id);
         const repo = id.slice(3).split('/').slice(0, 2).join('/');
         repositories[repo] = (repositories[repo] ?? 0) + 1;
-        if (skill.withheld) warnings.push(`${where}: ${id} has withheld bytes (indexed by name only)`);
+        if (skill.withheld) withheldJudged.add(m.id);
       }
     }
     if (m.kind === 'multi') {
@@ -185,6 +186,10 @@ export async function checkMessages(file = MESSAGES_PATH): Promise<CheckReport> 
             warnings.push(`${where}: needs ${i + 1} and ${j + 1} share a skill`);
     } else if (m.needs) errors.push(`${where}: only kind multi has needs`);
   }
+  if (withheldJudged.size > 0)
+    warnings.push(
+      `${withheldJudged.size} message(s) judge a skill whose bytes are withheld (indexed by name only): ${[...withheldJudged].join(', ')}`,
+    );
   for (const kind of MESSAGE_KINDS) {
     if (counts[kind] < MINIMUM_PER_KIND[kind])
       shortfalls.push(`kind ${kind}: ${counts[kind]} messages, at least ${MINIMUM_PER_KIND[kind]} wanted`);

@@ -1,10 +1,23 @@
 /**
- * `npx tsx --conditions=@atskills/source bench/suggest/check.ts [file]`: validates the suggestion message set
+ * `npx tsx bench/suggest/check.ts [file]`: validates the suggestion message set
  * against the shared corpus (ATSKILLS_CORPUS_DIR when the worktree is not beside ../shared) and prints its
  * figures; exits 1 when the set is invalid or has fewer messages of a kind than MINIMUM_PER_KIND.
  */
-import { checkMessages } from './messages.js';
+import { spawnSync } from 'node:child_process';
 
+// `@atskills/*` resolve to their TypeScript sources only under this condition (as in bench/run.ts): plain
+// `npx tsx` would load dist/, which may not be built. Re-run under it.
+const sourceCondition = '--conditions=@atskills/source';
+if (!process.execArgv.includes(sourceCondition) && !process.env.NODE_OPTIONS?.includes(sourceCondition)) {
+  const again = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', sourceCondition, import.meta.filename, ...process.argv.slice(2)],
+    { stdio: 'inherit' },
+  );
+  process.exit(again.status ?? 1);
+}
+
+const { checkMessages } = await import('./messages.js');
 const report = await checkMessages(process.argv[2]);
 console.log(`messages: ${report.total}`);
 for (const [kind, n] of Object.entries(report.counts)) console.log(`  ${kind.padEnd(9)} ${n}`);

@@ -1,0 +1,24 @@
+/** The suggestion message set stays valid as it is edited: every judgement resolves to a corpus skill. */
+import { describe, expect, it } from 'vitest';
+import { checkMessages, loadMessages, MESSAGE_KINDS } from '../messages.js';
+
+describe('bench/suggest/messages.json', () => {
+  it('judges only corpus skills, with unique ids and at least the minimum of every kind', async () => {
+    const report = await checkMessages();
+    expect(report.errors).toEqual([]);
+    expect(report.shortfalls).toEqual([]);
+  });
+
+  it('loads with aliases expanded to identities and every need of a multi message among its relevant skills', () => {
+    const messages = loadMessages();
+    for (const m of messages) {
+      expect(MESSAGE_KINDS).toContain(m.kind);
+      for (const id of m.relevant) expect(id).toMatch(/^gh:[^/]+\/[^/]+\//);
+      if (m.kind === 'multi') {
+        expect(m.needs?.length).toBeGreaterThanOrEqual(2);
+        expect(new Set(m.needs?.flat())).toEqual(new Set(m.relevant));
+      }
+    }
+    expect(messages.filter((m) => m.kind === 'none').every((m) => m.relevant.length === 0)).toBe(true);
+  });
+});

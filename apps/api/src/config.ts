@@ -13,56 +13,119 @@ import { DEFAULT_PUBLISH_LIMITS, type PublishLimits } from './services/publish/l
 
 export { ConfigError } from '@atskills/protocol/config';
 
-/** The environment variables the hub reads, validated once at start-up. */
-const EnvSchema = z.object({
-  HOST: z.string().trim().min(1).default('127.0.0.1'),
-  PORT: integer(8080, { max: 65535 }),
-  DATABASE_URL: optionalUrl,
-  MEILI_URL: optionalUrl,
-  MEILI_MASTER_KEY: z.string().optional(),
-  MEILI_INDEX: z.string().trim().min(1).default('skills'),
-  REDIS_URL: optionalUrl,
-  ATSKILLS_DATA_DIR: z.string().trim().min(1).default('./.data'),
-  LOG_LEVEL: LogLevel.default('info'),
-  /** The address people reach the hub at (links in pages and problem `instance`s); defaults to http://HOST:PORT. */
-  PUBLIC_URL: optionalUrl,
-  /** Largest request body accepted by default (bytes); the publish route sets its own limit. */
-  BODY_LIMIT: integer(1_048_576, { min: 1024 }),
-  /** Publishing bounds (teams): gzip body, unpacked bytes, files and skills per collection. */
-  PUBLISH_MAX_ARCHIVE_BYTES: integer(DEFAULT_PUBLISH_LIMITS.maxCompressedBytes, { min: 1024 }),
-  PUBLISH_MAX_UNPACKED_BYTES: integer(DEFAULT_PUBLISH_LIMITS.maxUnpackedBytes, { min: 1024 }),
-  PUBLISH_MAX_FILES: integer(DEFAULT_PUBLISH_LIMITS.maxFiles, { min: 1 }),
-  PUBLISH_MAX_SKILLS: integer(DEFAULT_PUBLISH_LIMITS.maxSkills, { min: 1 }),
-  /** Memory for in-process answers of hot reads (search pages, live revisions), MiB; 0 turns it off. */
-  READ_CACHE_MB: z.coerce.number().min(0).max(65536).default(32),
-  /** Secret of the GitHub webhooks (X-Hub-Signature-256); without it POST /v1/webhooks/github answers 503. */
+/** The environment variables the hub reads, validated once at start-up (docs/settings.md is generated from it). */
+export const HubEnvSchema = z.object({
+  HOST: z
+    .string()
+    .trim()
+    .min(1)
+    .default('127.0.0.1')
+    .describe('The address the hub listens on (`0.0.0.0` in the image).'),
+  PORT: integer(8080, { max: 65535 }).describe('The port the hub listens on.'),
+  DATABASE_URL: optionalUrl.describe(
+    'A PostgreSQL server; unset, the hub runs an embedded Postgres (PGlite) in `$ATSKILLS_DATA_DIR/db`.',
+  ),
+  MEILI_URL: optionalUrl.describe(
+    'Search with Meilisearch at this address (Postgres answers while it is down); unset, SEARCH_ENGINE decides.',
+  ),
+  MEILI_MASTER_KEY: z.string().optional().describe("Meilisearch's master key (16 bytes or more)."),
+  MEILI_INDEX: z
+    .string()
+    .trim()
+    .min(1)
+    .default('skills')
+    .describe('The Meilisearch index the hub writes and reads.'),
+  REDIS_URL: optionalUrl.describe(
+    'Redis for BullMQ crawl queues and shared rate-limit counters; unset, crawl jobs run in the hub process. Redis must use `maxmemory-policy noeviction`.',
+  ),
+  ATSKILLS_DATA_DIR: z
+    .string()
+    .trim()
+    .min(1)
+    .default('./.data')
+    .describe('The local data folder: the embedded database, its lock and the admin socket.'),
+  LOG_LEVEL: LogLevel.default('info').describe('pino level (`fatal` to `trace`), or `silent`.'),
+  PUBLIC_URL: optionalUrl.meta({
+    description: 'The address people reach the hub at (links in pages, `SKILLS.md`, problem `instance`s).',
+    defaultText: '`http://HOST:PORT`',
+  }),
+  BODY_LIMIT: integer(1_048_576, { min: 1024 }).describe(
+    'Largest request body accepted by default (bytes); the publish route sets its own limit.',
+  ),
+  PUBLISH_MAX_ARCHIVE_BYTES: integer(DEFAULT_PUBLISH_LIMITS.maxCompressedBytes, { min: 1024 }).describe(
+    'Largest gzip body of a publish (bytes).',
+  ),
+  PUBLISH_MAX_UNPACKED_BYTES: integer(DEFAULT_PUBLISH_LIMITS.maxUnpackedBytes, { min: 1024 }).describe(
+    'Largest unpacked size of a published collection (bytes).',
+  ),
+  PUBLISH_MAX_FILES: integer(DEFAULT_PUBLISH_LIMITS.maxFiles, { min: 1 }).describe(
+    'Most files in a published collection.',
+  ),
+  PUBLISH_MAX_SKILLS: integer(DEFAULT_PUBLISH_LIMITS.maxSkills, { min: 1 }).describe(
+    'Most skills in a published collection.',
+  ),
+  READ_CACHE_MB: z.coerce
+    .number()
+    .min(0)
+    .max(65536)
+    .default(32)
+    .describe(
+      'Memory for in-process answers of hot reads (search pages, live revisions), MiB, dropped on every index change; 0 turns it off.',
+    ),
   GITHUB_WEBHOOK_SECRET: z
     .string()
     .optional()
     .transform((s) => (s === '' ? undefined : s))
-    .pipe(z.string().min(16, 'use at least 16 characters').optional()),
-  /** Index requests (POST /v1/index-requests and on-demand gh: reads) per caller per minute. */
-  INDEX_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).default(30),
-  /** Search engine without MEILI_URL: the in-memory index (Postgres answers while it builds), or Postgres alone. */
-  SEARCH_ENGINE: z.enum(['memory', 'postgres']).default('memory'),
-  /** Memory budget of the in-memory search index, MiB; over it the hub answers from Postgres. */
-  SEARCH_INDEX_MB: z.coerce.number().int().min(16).max(65536).default(2048),
-  /** Failed authentications (bad, unknown, revoked or expired tokens) per client address per minute; 0 = off. */
-  AUTH_FAILURES_MAX: integer(20),
-  /** Archives built at once (each holds one skill's files in memory); more wait, then get 503. */
-  ARCHIVE_BUILDS: integer(2, { min: 1, max: 64 }),
-  /** Memory for built archives kept per revision (they are deterministic), MiB; 0 turns the cache off. */
-  ARCHIVE_CACHE_MB: z.coerce.number().min(0).max(65536).default(64),
-  /** Trust X-Forwarded-* from a reverse proxy. */
-  TRUST_PROXY: flag,
-  /** GitHub's REST base (also the crawler's): linking checks credentials against it. */
-  GITHUB_API_URL: z.url().default('https://api.github.com'),
+    .pipe(z.string().min(16, 'use at least 16 characters').optional())
+    .describe(
+      'Secret of the GitHub webhooks (`X-Hub-Signature-256`), 16 characters or more; unset, `POST /v1/webhooks/github` answers 503.',
+    ),
+  INDEX_REQUESTS_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(30)
+    .describe('Index requests (`POST /v1/index-requests` and on-demand `gh:` reads) per caller per minute.'),
+  SEARCH_ENGINE: z
+    .enum(['memory', 'postgres'])
+    .default('memory')
+    .describe(
+      'Search engine without MEILI_URL: `memory`, the in-memory index (Postgres answers while it builds), or `postgres` alone.',
+    ),
+  SEARCH_INDEX_MB: z.coerce
+    .number()
+    .int()
+    .min(16)
+    .max(65536)
+    .default(2048)
+    .describe('Memory budget of the in-memory search index, MiB; over it the hub answers from Postgres.'),
+  AUTH_FAILURES_MAX: integer(20).describe(
+    'Failed authentications (bad, unknown, revoked or expired tokens) per client address per minute before `429`; 0 = off.',
+  ),
+  ARCHIVE_BUILDS: integer(2, { min: 1, max: 64 }).describe(
+    "Archives built at once (each holds one skill's files in memory); more wait, then get `503` with `Retry-After`.",
+  ),
+  ARCHIVE_CACHE_MB: z.coerce
+    .number()
+    .min(0)
+    .max(65536)
+    .default(64)
+    .describe(
+      'Memory for built archives kept per revision (they are deterministic), MiB; 0 turns the cache off.',
+    ),
+  TRUST_PROXY: flag.describe('Trust `X-Forwarded-*` from a reverse proxy or load balancer.'),
+  GITHUB_API_URL: z
+    .url()
+    .default('https://api.github.com')
+    .describe(
+      "GitHub's REST base (GitHub Enterprise: `https://HOST/api/v3`); the crawler and link checks use it.",
+    ),
   /** The GitHub App and the token keys of linked repositories (@atskills/github-auth). */
   ...GithubAuthEnvSchema.shape,
 });
 
 /** Every environment variable the app reads (.env.example and docker-compose.yml are checked against it). */
-export const CONFIG_KEYS: readonly string[] = Object.keys(EnvSchema.shape);
+export const CONFIG_KEYS: readonly string[] = Object.keys(HubEnvSchema.shape);
 
 /** The hub's configuration: parsed once, frozen, never read from process.env again. */
 export interface AppConfig {
@@ -98,7 +161,7 @@ export interface AppConfig {
 
 /** Parses the environment into a frozen AppConfig, failing fast with the offending variable's name. */
 export function loadConfig(env: Env = process.env): AppConfig {
-  const e = parseEnv(EnvSchema, env, 'configuration');
+  const e = parseEnv(HubEnvSchema, env, 'configuration');
   let githubAuth: GithubAuthSettings;
   try {
     githubAuth = loadGithubAuthSettings(env);

@@ -13,42 +13,55 @@ import {
 import { z } from 'zod';
 import { defaultContentProcesses } from './content/content-pool.js';
 
-/** Every setting of the crawler, read once from the environment (see README for each). */
+/** Every setting of the crawler, read once from the environment (docs/settings.md is generated from it). */
 export const CrawlerSettingsSchema = z.object({
-  GITHUB_TOKEN: optionalText,
-  GITHUB_API_URL: z.url().default('https://api.github.com'),
-  GIT_BASE_URL: z.url().default('https://github.com'),
-  DATABASE_URL: optionalUrl,
-  REDIS_URL: optionalUrl,
-  /**
-   * Repository jobs in flight at once (per worker process). An unchanged repository costs one conditional
-   * REST request and no git, so most of them only wait on the network: many can be in flight.
-   */
-  CRAWL_CONCURRENCY: positiveInt(32),
-  /** Of those, how many fetch with git and parse at once (git processes, memory, CPU); also link jobs. */
-  CRAWL_GIT_CONCURRENCY: positiveInt(6),
-  /**
-   * Child processes that parse, count tokens and scan skills (default: one per core, at most 4); 0 does
-   * it on the event loop.
-   */
-  CRAWL_CONTENT_PROCESSES: integer(defaultContentProcesses()),
-  /** Files larger than this are not downloaded; they are listed with `skipped`. */
-  CRAWL_MAX_FILE_BYTES: positiveInt(1024 * 1024),
-  /** A repository job that takes longer is aborted (its git processes killed) and recorded as failed. */
-  CRAWL_JOB_TIMEOUT_MS: positiveInt(120_000),
-  /** Repository jobs started per minute (BullMQ limiter); GitHub's limits decide what is sensible. */
-  CRAWL_RATE_LIMIT_PER_MINUTE: positiveInt(600),
-  /** Attempts per repository job before it is recorded as failed. */
-  CRAWL_ATTEMPTS: positiveInt(4),
-  /** First retry delay; doubled at each attempt (exponential backoff). */
-  CRAWL_BACKOFF_MS: positiveInt(2_000),
-  /** BullMQ lock of an active job; a worker that dies loses its jobs to others after about this long. */
-  CRAWL_LOCK_DURATION_MS: positiveInt(30_000),
-  /** Prefix of every BullMQ key in Redis (lets several hubs or test files share one Redis). */
-  CRAWL_QUEUE_PREFIX: z.string().min(1).default('atskills'),
-  /** Where the crawler makes its temporary git repositories (default: the OS temp folder). */
-  CRAWL_WORK_DIR: optionalText,
-  LOG_LEVEL: LogLevel.default('info'),
+  GITHUB_TOKEN: optionalText.describe(
+    "Token for GitHub REST (5,000 requests an hour instead of 60) and git (sent as a basic-auth header through git's environment, never on the command line).",
+  ),
+  GITHUB_API_URL: z
+    .url()
+    .default('https://api.github.com')
+    .describe("GitHub's REST base (GitHub Enterprise: `https://HOST/api/v3`)."),
+  GIT_BASE_URL: z
+    .url()
+    .default('https://github.com')
+    .describe('The git base: repositories are `<base>/<owner>/<repo>.git`.'),
+  DATABASE_URL: optionalUrl.describe('The PostgreSQL server the crawler writes its index to.'),
+  REDIS_URL: optionalUrl.describe('Redis for BullMQ crawl queues; unset, jobs run in the crawling process.'),
+  // An unchanged repository costs one conditional REST request and no git, so most jobs only wait on the
+  // network: many can be in flight.
+  CRAWL_CONCURRENCY: positiveInt(32).describe('Repository jobs in flight at once, per process.'),
+  CRAWL_GIT_CONCURRENCY: positiveInt(6).describe(
+    'Of those, jobs that fetch with git and parse at once (git processes, memory, CPU), and link jobs at once; the job timeout starts when one gets its slot.',
+  ),
+  CRAWL_CONTENT_PROCESSES: integer(defaultContentProcesses()).meta({
+    description: 'Child processes that parse, count tokens and scan skills; 0 does it on the event loop.',
+    defaultText: 'one per core, at most 4',
+  }),
+  CRAWL_MAX_FILE_BYTES: positiveInt(1024 * 1024).describe(
+    'Files larger than this (bytes) are not downloaded; they are listed with `skipped`.',
+  ),
+  CRAWL_JOB_TIMEOUT_MS: positiveInt(120_000).describe(
+    'A repository job running longer (ms) is aborted (its git processes killed) and recorded as `timeout`.',
+  ),
+  CRAWL_RATE_LIMIT_PER_MINUTE: positiveInt(600).describe(
+    'Repository jobs started per minute (BullMQ limiter).',
+  ),
+  CRAWL_ATTEMPTS: positiveInt(4).describe('Attempts per repository job before it is recorded as failed.'),
+  CRAWL_BACKOFF_MS: positiveInt(2_000).describe('First retry delay (ms), doubled at each attempt.'),
+  CRAWL_LOCK_DURATION_MS: positiveInt(30_000).describe(
+    "BullMQ lock of an active job (ms); a dead worker's jobs go back to the queue after about this long.",
+  ),
+  CRAWL_QUEUE_PREFIX: z
+    .string()
+    .min(1)
+    .default('atskills')
+    .describe('Prefix of every BullMQ key in Redis (lets several hubs or test files share one Redis).'),
+  CRAWL_WORK_DIR: optionalText.meta({
+    description: 'Where the crawler makes its temporary git repositories.',
+    defaultText: 'the OS temp folder',
+  }),
+  LOG_LEVEL: LogLevel.default('info').describe('pino level (JSON lines on stderr), or `silent`.'),
   /** How long running jobs get to finish on SIGTERM (the worker) or Ctrl-C (a crawl), like the hub's. */
   ...SHUTDOWN_SETTING,
   /** The GitHub App and the token keys of linked team repositories (@atskills/github-auth). */

@@ -10,20 +10,23 @@ const optionalText = z
 const KEY_ENTRY = /^([a-z0-9][a-z0-9_-]{0,31}):([A-Za-z0-9+/=_-]+)$/;
 
 /**
- * The environment variables of linked private repositories (shared by the API and the crawler):
- * - GITHUB_APP_ID / GITHUB_APP_PRIVATE_KEY: the GitHub App the operator registered (PEM; `\n` escapes are
- *   accepted so the key fits on one line of an env file). Both or neither.
- * - GITHUB_APP_SLUG: the App's URL name, for the install link the CLI prints.
- * - LINK_TOKEN_KEYS: comma-separated `<id>:<base64 32 bytes>`; the first encrypts new tokens, the others only
- *   decrypt (rotation: put a new key first, run `hub admin rotate-link-keys`, then drop the old one).
+ * The environment variables of linked private repositories, shared by the API and the crawler (key
+ * rotation: put a new key first in LINK_TOKEN_KEYS, run `hub admin rotate-link-keys`, then drop the old one).
  */
 export const GithubAuthEnvSchema = z.object({
-  GITHUB_APP_ID: optionalText,
-  GITHUB_APP_PRIVATE_KEY: optionalText,
-  GITHUB_APP_SLUG: optionalText,
-  /** The App's webhook secret: deliveries to /v1/webhooks/github-app are verified with it. */
-  GITHUB_APP_WEBHOOK_SECRET: optionalText,
-  LINK_TOKEN_KEYS: optionalText,
+  GITHUB_APP_ID: optionalText.describe(
+    "The numeric id of the hub's GitHub App, for linked repositories; set with GITHUB_APP_PRIVATE_KEY or not at all.",
+  ),
+  GITHUB_APP_PRIVATE_KEY: optionalText.describe(
+    "The GitHub App's private key (PEM; `\\n` escapes allowed on one line); without the App, App links are refused.",
+  ),
+  GITHUB_APP_SLUG: optionalText.describe("The App's URL name, for the install link the CLI prints."),
+  GITHUB_APP_WEBHOOK_SECRET: optionalText.describe(
+    "The App's webhook secret (16 characters or more); unset, `/v1/webhooks/github-app` answers 503.",
+  ),
+  LINK_TOKEN_KEYS: optionalText.describe(
+    "Keys that seal linked repositories' tokens: `<id>:<base64 of 32 bytes>`, comma-separated; the first seals, all open. Unset, token links are refused (`422 link-not-configured`).",
+  ),
 });
 
 /** The parsed settings; every field is absent when the feature is not configured. */

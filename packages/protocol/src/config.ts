@@ -103,5 +103,7 @@ export type LogLevel = z.infer<typeof LogLevel>;
  * and crawl jobs get to finish after SIGTERM (ms) before they are aborted and released.
  */
 export const SHUTDOWN_SETTING = {
-  SHUTDOWN_TIMEOUT_MS: integer(25_000),
+  SHUTDOWN_TIMEOUT_MS: integer(25_000).describe(
+    'How long in-flight requests and crawl jobs get to finish after SIGTERM (ms), in the hub and the crawler worker, before they are aborted and released.',
+  ),
 } as const;

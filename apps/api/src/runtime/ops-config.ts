@@ -13,16 +13,16 @@ import { z } from 'zod';
  * Kept apart from config.ts (what the app serves) because only the runtime wiring reads them.
  */
 export const OpsEnvSchema = z.object({
-  /** Requests per window per token (or per IP without one); 0 turns rate limiting off. */
-  RATE_LIMIT_MAX: integer(600),
-  /** The rate-limit window: milliseconds or text such as `1 minute`, `30s`. */
+  RATE_LIMIT_MAX: integer(600).describe(
+    'Requests per window per verified token (or per IP without one); 0 turns rate limiting off.',
+  ),
   RATE_LIMIT_WINDOW: z
     .string()
     .trim()
     .min(1)
     .default('1 minute')
-    .transform((v) => (/^\d+$/.test(v) ? Number(v) : v)),
-  /** Origins browsers may call the API from, comma-separated; `*` for any (tokens, not cookies, authenticate). */
+    .transform((v) => (/^\d+$/.test(v) ? Number(v) : v))
+    .describe('The rate-limit window: milliseconds, or text such as `1 minute`, `30s`.'),
   CORS_ORIGINS: z
     .string()
     .default('*')
@@ -31,15 +31,20 @@ export const OpsEnvSchema = z.object({
         .split(',')
         .map((s) => s.trim())
         .filter(Boolean),
+    )
+    .describe(
+      'Origins browsers may call the API from, comma-separated; `*` for any (tokens, not cookies, authenticate).',
     ),
-  /** How long in-flight requests and crawl jobs get to finish after SIGTERM before the process exits. */
   ...SHUTDOWN_SETTING,
-  /** How often the scheduler looks for repositories due for a re-crawl; 0 turns scheduled re-crawls off. */
-  RECRAWL_TICK_MS: integer(300_000),
-  /** Serve /metrics to anyone; otherwise only to hub administrators (admin-scoped token). */
-  METRICS_PUBLIC: flag,
-  /** Load the example skills of demo/ at start-up (same as `--demo`). */
-  ATSKILLS_DEMO: flag,
+  RECRAWL_TICK_MS: integer(300_000).describe(
+    'How often the scheduler looks for repositories due for a re-crawl (ms); 0 turns scheduled re-crawls off.',
+  ),
+  METRICS_PUBLIC: flag.describe(
+    'Serve `/metrics` to anyone; otherwise only to hub administrators (admin-scoped token).',
+  ),
+  ATSKILLS_DEMO: flag.describe(
+    'Load the example skills of `demo/` at start-up (same as `npm start -- --demo`).',
+  ),
 });
 
 /** The ops settings, named in camelCase (`RATE_LIMIT_MAX` -> `rateLimitMax`). */

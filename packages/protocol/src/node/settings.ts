@@ -32,6 +32,78 @@ export interface StoredConfig {
 export const DEFAULT_HUB_URL = 'http://127.0.0.1:8080';
 export const DEFAULT_GIT_BASE = 'https://github.com';
 
+/** One environment variable of the client, as docs/settings.md lists it. */
+export interface ClientVariable {
+  readonly name: string;
+  readonly default: string;
+  readonly description: string;
+}
+
+/**
+ * Every environment variable the client reads, with its default and meaning. Plain data rather than a zod
+ * schema: the client's start-up path loads no zod. docs/settings.md is generated from it, and a test checks
+ * that it names every variable `loadSettings` and the path helpers below read.
+ */
+export const CLIENT_VARIABLES: readonly ClientVariable[] = [
+  {
+    name: 'ATSKILLS_HUB',
+    default: `the config file \`login\` wrote, else \`${DEFAULT_HUB_URL}\``,
+    description:
+      "The hub: its origin, or the reference client's form `<origin>/api/skills` (both mean the same hub). A copy installed from a hub defaults to that hub.",
+  },
+  {
+    name: 'ATSKILLS_TOKEN',
+    default: 'the config file `login` wrote',
+    description: 'The hub token, sent as `Authorization: Bearer`.',
+  },
+  {
+    name: 'ATSKILLS_CACHE',
+    default: '`$XDG_CACHE_HOME/atskills`, else `~/.cache/atskills`',
+    description: 'The machine-wide cache folder.',
+  },
+  {
+    name: 'XDG_CACHE_HOME',
+    default: '`~/.cache`',
+    description: 'Where the cache folder goes when ATSKILLS_CACHE is unset.',
+  },
+  {
+    name: 'XDG_CONFIG_HOME',
+    default: '`~/.config`',
+    description: 'Where `login` keeps `atskills/config.json` (the hub URL and token, mode 0600).',
+  },
+  {
+    name: 'ATSKILLS_GIT_BASE',
+    default: `\`${DEFAULT_GIT_BASE}\``,
+    description: '`gh:o/r` is `<base>/o/r.git` (GitHub Enterprise, a local test server).',
+  },
+  {
+    name: 'ATSKILLS_GITHUB_TOKEN',
+    default: 'GITHUB_TOKEN',
+    description:
+      'Token sent to the git host (HTTP Basic `x-access-token`, through `GIT_CONFIG_*`, never on the command line).',
+  },
+  {
+    name: 'GITHUB_TOKEN',
+    default: 'unset',
+    description: 'The git host token when ATSKILLS_GITHUB_TOKEN is unset.',
+  },
+  {
+    name: 'ATSKILLS_GH_VIA_HUB',
+    default: 'unset',
+    description: "`1`: resolve `gh:` skills through the hub's mirror (HTTPS only) instead of git.",
+  },
+  {
+    name: 'ATSKILLS_PROBE_TIMEOUT_MS',
+    default: '`20000`',
+    description: 'A revision probe slower than this (ms) counts as unreachable (the hooks use 3000).',
+  },
+  {
+    name: 'ATSKILLS_FETCH_TIMEOUT_MS',
+    default: '`300000`',
+    description: 'A fetch slower than this (ms) counts as unreachable.',
+  },
+];
+
 /** Where the cache lives: $ATSKILLS_CACHE, else $XDG_CACHE_HOME/atskills, else ~/.cache/atskills. */
 export function cacheDirFrom(env: NodeJS.ProcessEnv): string {
   if (env.ATSKILLS_CACHE) return path.resolve(env.ATSKILLS_CACHE);

@@ -11,7 +11,7 @@ import {
   uniqueBy,
   upsertHubSkills,
 } from './hub-collection-write.js';
-import type { SkillContent } from './index-write.js';
+import type { SkillContent } from './skill-upsert.js';
 import { appendAudit } from './teams.js';
 
 export type LinkRow = typeof repositoryLinks.$inferSelect;

@@ -1,3 +1,4 @@
+import { formatIdentity } from '@atskills/protocol';
 import { and, asc, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../client.js';
 import { type LinkProblem, repositoryLinks } from '../schema/links.js';
@@ -287,7 +288,7 @@ export async function recordLinkFailure(
       namespaceId: link.namespaceId,
       actorUserId: null,
       action: 'link.failed',
-      target: `hub:${link.namespace}/${link.collection}`,
+      target: formatIdentity('hub', `${link.namespace}/${link.collection}`),
       details: {
         repository: `${link.githubOwner}/${link.githubRepo}`,
         code: failure.code,

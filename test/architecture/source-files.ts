@@ -93,3 +93,21 @@ export function regexesOf(file: string): { text: string; line: number }[] {
   visit(source);
   return found;
 }
+
+/** Every template literal with substitutions in `file`: its literal pieces (head, then each span's tail). */
+export function templatesOf(file: string): { pieces: string[]; text: string; line: number }[] {
+  const source = parse(file);
+  const found: { pieces: string[]; text: string; line: number }[] = [];
+  const visit = (node: ts.Node) => {
+    if (ts.isTemplateExpression(node)) {
+      found.push({
+        pieces: [node.head.text, ...node.templateSpans.map((span) => span.literal.text)],
+        text: node.getText(source),
+        line: source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1,
+      });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}

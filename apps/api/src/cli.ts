@@ -17,7 +17,7 @@ import { TokenKeyring } from '@atskills/github-auth';
 import { Command, CommanderError, Option } from 'commander';
 import { loadConfig } from './config.js';
 import { isHttpProblem } from './problems.js';
-import { forwardCli } from './runtime/admin-socket.js';
+import { forwardCli } from './runtime/admin-client.js';
 import { describeStartupError } from './runtime/startup-errors.js';
 import {
   type ActionContext,

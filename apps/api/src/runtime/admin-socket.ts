@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import { chmod, rm } from 'node:fs/promises';
-import { createServer, request } from 'node:http';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { DatabaseHandle } from '@atskills/db';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { runCli } from '../cli.js';
+import type { CliAnswer } from './admin-client.js';
 
 /**
  * The admin socket of a hub on an embedded database: in the data folder, like the data it guards; in the
@@ -20,13 +21,6 @@ export function adminSocketPath(dataDir: string): string {
 }
 
 const CliRequest = z.object({ argv: z.array(z.string().max(4096)).max(64) });
-
-/** What the hub answers a forwarded CLI command with. */
-export interface CliAnswer {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 /**
  * Serves the admin CLI over a unix socket while a hub holds its embedded database: PGlite allows one
@@ -82,27 +76,4 @@ export async function startAdminSocket(options: {
       await rm(options.socketPath, { force: true });
     },
   };
-}
-
-/** Sends CLI arguments to a running hub's admin socket and returns its answer. */
-export function forwardCli(socketPath: string, argv: string[]): Promise<CliAnswer> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { socketPath, path: '/cli', method: 'POST', headers: { 'content-type': 'application/json' } },
-      (res) => {
-        const parts: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => parts.push(chunk));
-        res.on('end', () => {
-          try {
-            resolve(JSON.parse(Buffer.concat(parts).toString('utf8')) as CliAnswer);
-          } catch (err) {
-            reject(err);
-          }
-        });
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(JSON.stringify({ argv }));
-  });
 }

@@ -18,17 +18,18 @@ import { readSearchCursor, searchCursor } from './cursor.js';
 import type { SearchEngine, SearchFilters, SearchPage } from './engine.js';
 import { hitFromRow } from './hits.js';
 import { headingsOf, type IndexDocument, SkillIndex } from './memory/skill-index.js';
+import {
+  BUILD_BATCH,
+  BYTES_PER_DOCUMENT,
+  BYTES_PER_POSTING,
+  BYTES_PER_WORD,
+  SYNC_DEBOUNCE_MS,
+  SYNC_INTERVAL_MS,
+  USES_REFRESH_MS,
+} from './tuning.js';
 
 /** Prefix of cursors handed out while Postgres answered for the index ('.' never occurs in base64url). */
 const FALLBACK_CURSOR = 'p.';
-/** Skills read per query while the index is built. */
-const BUILD_BATCH = 2_000;
-/** A change notification waits this long for others before the index catches up (crawls write in bursts). */
-const SYNC_DEBOUNCE_MS = 50;
-/** Catch-up even without notifications (a feed that is down loses none: the scan is by transaction id). */
-const SYNC_INTERVAL_MS = 30_000;
-/** Weekly uses (the popularity prior) are re-read at most this often: uses roll up daily, not per write. */
-const USES_REFRESH_MS = 60_000;
 
 type UsesMap = Map<string, { week: number; total: number }>;
 
@@ -95,11 +96,6 @@ function folderDocument(row: SearchFolderRow): IndexDocument {
     body: '',
   };
 }
-
-// Rough per-item costs of the JavaScript structures (measured with heap snapshots on the shared corpus).
-const BYTES_PER_POSTING = 9;
-const BYTES_PER_WORD = 90;
-const BYTES_PER_DOCUMENT = 700;
 
 /**
  * Search from memory: the skills index is read from Postgres at start (while it loads, Postgres answers),

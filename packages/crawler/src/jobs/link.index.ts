@@ -13,7 +13,13 @@ import {
   writeLinkIndex,
 } from '@atskills/db';
 import { type LinkAccess, LinkAccessError } from '@atskills/github-auth';
-import { findSkillFolders, parseIdentity, type SafetyFinding, type TreeEntry } from '@atskills/protocol';
+import {
+  findSkillFolders,
+  formatIdentity,
+  parseIdentity,
+  type SafetyFinding,
+  type TreeEntry,
+} from '@atskills/protocol';
 import { scanSkillContent } from '@atskills/protocol/content';
 import { GitError } from '@atskills/protocol/node';
 import type { Logger } from 'pino';
@@ -71,7 +77,10 @@ function notAuthorized(link: LinkWithNames): LinkFailure {
 
 /** Whether the marker file names this link's team (or exactly its collection). */
 export function markerAllows(content: string, namespace: string, collection: string): boolean {
-  const allowed = new Set([`hub:${namespace}`, `hub:${namespace}/${collection}`]);
+  const allowed = new Set([
+    formatIdentity('hub', namespace),
+    formatIdentity('hub', `${namespace}/${collection}`),
+  ]);
   return content
     .split('\n')
     .map((line) => line.replace(/#.*/, '').trim().toLowerCase())
@@ -111,7 +120,7 @@ async function indexOnce(
   const link = await findLinkById(db, data.linkId);
   if (!link) return { outcome: 'missing', skills: 0 };
   const before = { installationId: link.installationId };
-  const identity = `hub:${link.namespace}/${link.collection}`;
+  const identity = formatIdentity('hub', `${link.namespace}/${link.collection}`);
   const log = deps.logger.child({ link: identity, linkId: link.id });
   await setLinkStatus(db, link.id, 'indexing', new Date());
 

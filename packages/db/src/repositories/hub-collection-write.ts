@@ -3,8 +3,7 @@ import type { Executor } from '../client.js';
 import { blobs, safetyVerdicts } from '../schema/blobs.js';
 import { skillRevisions, skills } from '../schema/skills.js';
 import { collectionRevisions, collections } from '../schema/teams.js';
-import type { SkillContent } from './index-write.js';
-import { skillContentColumns, skillContentFromExcluded } from './skill-upsert.js';
+import { type SkillContent, skillContentColumns, skillContentFromExcluded } from './skill-upsert.js';
 
 // Rows per multi-row insert; blob batches are also cut by size so one statement stays a few MiB.
 const BATCH_ROWS = 100;

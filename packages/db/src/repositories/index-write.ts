@@ -4,28 +4,10 @@ import type { Database, Executor } from '../client.js';
 import { safetyVerdicts } from '../schema/blobs.js';
 import { crawlReports } from '../schema/crawls.js';
 import { repositories } from '../schema/repositories.js';
-import { type SkillFile, skillRevisions, skills } from '../schema/skills.js';
+import { skillRevisions, skills } from '../schema/skills.js';
 import type { CrawlOutcome } from './crawl-runs.js';
 import { storeBlobs, uniqueBy } from './hub-collection-write.js';
-import { skillContentColumns, skillContentFromExcluded } from './skill-upsert.js';
-
-/** The parsed content of a skill at a new revision. */
-export interface SkillContent {
-  name: string;
-  description: string;
-  frontmatter: Record<string, unknown>;
-  body: string;
-  warnings: string[];
-  parseError: { code: string; message: string } | null;
-  files: SkillFile[];
-  flags: SafetyFinding[];
-  descriptionTokens: number;
-  bodyTokens: number;
-  /** Contents to store, content-addressed (deduplicated against what is stored). */
-  blobs: { sha256: string; size: number; content: Buffer }[];
-  /** Safety verdict to cache under the skill's content hash. */
-  verdict?: { contentSha256: string; scannerVersion: string };
-}
+import { type SkillContent, skillContentColumns, skillContentFromExcluded } from './skill-upsert.js';
 
 /** A skill seen in this crawl: with content when its revision is new, without when it is unchanged. */
 export interface SeenSkill {

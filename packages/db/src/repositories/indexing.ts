@@ -1,3 +1,4 @@
+import { formatIdentity } from '@atskills/protocol';
 import { and, asc, eq, isNull, ne, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../client.js';
 import { crawlRuns } from '../schema/crawls.js';
@@ -271,8 +272,8 @@ export async function moveRepository(
         updatedAt: new Date(),
       })
       .where(eq(repositories.id, repo.id));
-    const oldPrefix = `gh:${repo.owner}/${repo.name}`;
-    const newPrefix = `gh:${to.owner}/${to.name}`;
+    const oldPrefix = formatIdentity('gh', `${repo.owner}/${repo.name}`);
+    const newPrefix = formatIdentity('gh', `${to.owner}/${to.name}`);
     const before = await tx
       .select({ id: skills.id, identity: skills.identity })
       .from(skills)

@@ -1,3 +1,4 @@
+import { formatIdentity } from '@atskills/protocol';
 import { and, asc, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../client.js';
 import { type LinkProblem, repositoryLinks } from '../schema/links.js';
@@ -11,7 +12,7 @@ import {
   uniqueBy,
   upsertHubSkills,
 } from './hub-collection-write.js';
-import type { SkillContent } from './index-write.js';
+import type { SkillContent } from './skill-upsert.js';
 import { appendAudit } from './teams.js';
 
 export type LinkRow = typeof repositoryLinks.$inferSelect;
@@ -287,7 +288,7 @@ export async function recordLinkFailure(
       namespaceId: link.namespaceId,
       actorUserId: null,
       action: 'link.failed',
-      target: `hub:${link.namespace}/${link.collection}`,
+      target: formatIdentity('hub', `${link.namespace}/${link.collection}`),
       details: {
         repository: `${link.githubOwner}/${link.githubRepo}`,
         code: failure.code,

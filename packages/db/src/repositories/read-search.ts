@@ -105,8 +105,11 @@ const BODY_ARM_THRESHOLD = 100;
  */
 const BODY_ARM_LIMIT = 200;
 
-/** What one distinct client a week weighs in the search prior, in stars (uses are per skill, stars per repository). */
-const USES_STAR_WEIGHT = 50;
+/**
+ * What one distinct client a week weighs in the search prior, in stars (uses are per skill, stars per
+ * repository). Exported: the in-memory engine weighs uses the same (apps/api/src/search/tuning.ts).
+ */
+export const USES_STAR_WEIGHT = 50;
 
 /** Candidates taken per query word (most popular first), so a rare word's skills are never crowded out. */
 const WORD_ARM_LIMIT = 150;

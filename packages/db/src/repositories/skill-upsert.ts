@@ -1,5 +1,24 @@
+import type { SafetyFinding } from '@atskills/protocol';
 import { sql } from 'drizzle-orm';
-import type { SkillContent } from './index-write.js';
+import type { SkillFile } from '../schema/skills.js';
+
+/** The parsed content of a skill at a new revision. */
+export interface SkillContent {
+  name: string;
+  description: string;
+  frontmatter: Record<string, unknown>;
+  body: string;
+  warnings: string[];
+  parseError: { code: string; message: string } | null;
+  files: SkillFile[];
+  flags: SafetyFinding[];
+  descriptionTokens: number;
+  bodyTokens: number;
+  /** Contents to store, content-addressed (deduplicated against what is stored). */
+  blobs: { sha256: string; size: number; content: Buffer }[];
+  /** Safety verdict to cache under the skill's content hash. */
+  verdict?: { contentSha256: string; scannerVersion: string };
+}
 
 /**
  * The content columns an upsert of a skill row takes from the incoming row (`excluded`), shared by the

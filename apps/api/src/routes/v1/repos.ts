@@ -1,3 +1,4 @@
+import { formatIdentity } from '@atskills/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { problem } from '../../problems.js';
@@ -29,7 +30,7 @@ const reposRoutes: FastifyPluginAsyncZod = async (app) => {
         throw problem(
           'moved',
           `${owner}/${repo} is now ${to}/${name}`,
-          { location: `gh:${to}/${name}` },
+          { location: formatIdentity('gh', `${to}/${name}`) },
           { location: repositoryStatusUrl(app.config.publicUrl, to, name) },
         );
       }

@@ -1,4 +1,20 @@
-import { MAX_WORD_LENGTH, termOf, textWords, typoDistance } from '../relevance/analyze.js';
+import { termOf, textWords, typoDistance } from '../relevance/analyze.js';
+import {
+  CANDIDATE_BUDGET,
+  COMPACT_DEAD_SHARE,
+  COMPACT_MIN_DEAD,
+  FIELD_AVG,
+  FIELD_B,
+  FIELD_BOOST,
+  IDF_FLOOR,
+  K1,
+  MAX_BODY_WORDS,
+  MAX_WORD_LENGTH,
+  MIN_EXPANSION_CANDIDATES,
+  MIN_SLOT_CANDIDATES,
+  RANK_DIRECTORY_MIN,
+  SCAN_RATIO,
+} from '../tuning.js';
 
 /**
  * A small in-memory inverted index over skills, written by hand rather than taken from a library: the
@@ -15,36 +31,6 @@ import { MAX_WORD_LENGTH, termOf, textWords, typoDistance } from '../relevance/a
 /** The text fields of a document, in order of weight. */
 export const FIELDS = ['name', 'description', 'headings', 'body'] as const;
 export type Field = (typeof FIELDS)[number];
-
-/** Weight of a match in each field (BM25F boosts). */
-const FIELD_BOOST = [6, 3, 1.5, 0.6] as const;
-/** BM25 length normalisation per field. */
-const FIELD_B = [0.75, 0.75, 0.75, 0.8] as const;
-/** Typical field lengths in words, used for length normalisation (fixed, so updates never rescale). */
-const FIELD_AVG = [2, 30, 20, 600] as const;
-/** BM25 saturation. */
-const K1 = 4;
-/** Body words indexed per document: bounds memory; headings are indexed whole. */
-export const MAX_BODY_WORDS = 1500;
-/**
- * Candidates the lists of a query draw in all (a long list gives its strongest postings); past a few
- * hundred results nobody pages, and every candidate costs a full score.
- */
-export const CANDIDATE_BUDGET = 2000;
-/** Candidates the word as typed draws at least, however many words the query has. */
-const MIN_SLOT_CANDIDATES = 300;
-/**
- * A term's postings are read in one pass when they are at most this many times the candidates, else found
- * by galloping search per candidate.
- */
-const SCAN_RATIO = 3;
-/** Candidates a completion, correction or synonym draws at least. */
-const MIN_EXPANSION_CANDIDATES = 20;
-/**
- * Lists at least this long get a rank directory (see RankDirectory) by default: it costs a quarter of a
- * byte per slot of the index (14 KiB at 57k documents), next to the list's own 8 bytes a posting.
- */
-const RANK_DIRECTORY_MIN = 2048;
 
 /** Tuning of an InvertedIndex. */
 export interface InvertedIndexOptions {
@@ -508,7 +494,8 @@ export class InvertedIndex {
     this.live--;
     // Postings of the slot are unknown without a scan; estimate from the average for compaction.
     this.deadPostings += this.totalPostings / Math.max(1, this.slots);
-    if (this.deadPostings > this.totalPostings * 0.25 && this.deadPostings > 10_000) this.compact();
+    if (this.deadPostings > this.totalPostings * COMPACT_DEAD_SHARE && this.deadPostings > COMPACT_MIN_DEAD)
+      this.compact();
   }
 
   /** Whether a slot holds a live document. */
@@ -622,7 +609,7 @@ export class InvertedIndex {
   private idf(list: PostingList): number {
     const n = this.statsN || this.live;
     const df = this.statsN ? Math.max(1, list.frozenDf) : list.n;
-    return Math.max(0.05, Math.log(1 + (n - df + 0.5) / (df + 0.5)));
+    return Math.max(IDF_FLOOR, Math.log(1 + (n - df + 0.5) / (df + 0.5)));
   }
 
   /**

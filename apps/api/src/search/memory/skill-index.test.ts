@@ -3,7 +3,7 @@
 // prior bounded.
 import { describe, expect, it } from 'vitest';
 import type { SearchHit } from '../engine.js';
-import { CANDIDATE_BUDGET } from './inverted-index.js';
+import { CANDIDATE_BUDGET } from '../tuning.js';
 import { SkillIndex } from './skill-index.js';
 
 const ANONYMOUS = { isAdmin: false, readableNamespaces: [] };

@@ -1,16 +1,29 @@
 import type { ReadScope } from '@atskills/db';
 import { formatReference } from '@atskills/protocol';
 import type { SearchFilters, SearchHit } from '../engine.js';
+import { findSynonyms, nameKey, STOP_WORDS, termOf, textWords, typoBudget } from '../relevance/analyze.js';
 import {
-  findSynonyms,
+  EXACT_NAME,
+  KNOWN_PREFIX_WEIGHT,
+  MAX_COMPLETIONS,
+  MAX_CORRECTIONS,
+  MAX_KNOWN_COMPLETIONS,
+  MAX_PREFIXED_NAMES,
   MAX_QUERY_WORDS,
+  MAX_SCORING_SLOTS,
   MAX_WORD_LENGTH,
-  nameKey,
-  STOP_WORDS,
-  termOf,
-  textWords,
-  typoBudget,
-} from '../relevance/analyze.js';
+  MIN_PREFIX,
+  MIN_SLOT_IDF,
+  NAME_PREFIX,
+  PREFIX_WEIGHT,
+  PRIOR_FULL_STARS,
+  PRIOR_MAX,
+  RARE_WORD_RATIO,
+  STATISTICS_DRIFT,
+  SYNONYM_WEIGHT,
+  TYPO_WEIGHT,
+  USES_STAR_WEIGHT,
+} from '../tuning.js';
 import { type CandidateSet, type Expansion, InvertedIndex, type ScoringSlot } from './inverted-index.js';
 
 /** A document of the in-memory index: a search hit plus what filtering needs. */
@@ -59,38 +72,11 @@ export interface MemoryPage extends QueryReport {
   more: boolean;
 }
 
-// Weights of the ways a query word can match (its own word = 1).
-const PREFIX_WEIGHT = 0.7;
-const KNOWN_PREFIX_WEIGHT = 0.3;
-/** A word the index holds is also read as a near word that many times more common. */
-const RARE_WORD_RATIO = 20;
-const TYPO_WEIGHT = [1, 0.6, 0.4];
-const SYNONYM_WEIGHT = 0.8;
-const MAX_COMPLETIONS = 12;
-/**
- * Completions of a word the index holds (most likely finished): few, each a posting list every candidate
- * is scored against.
- */
-const MAX_KNOWN_COMPLETIONS = 6;
-const MAX_CORRECTIONS = 3;
-/** Shortest word completed as a prefix. */
-const MIN_PREFIX = 3;
-/** Relevance added for the exact name (so it comes first) and for a name the query starts. */
-const EXACT_NAME = 1000;
-const NAME_PREFIX = 200;
 /** Scores are rounded to four decimals: a bound on a score allows for it. */
 const SCORE_ROUNDING = 1e-4;
 /** nameMark values: the slot's name is the query, or starts with it. */
 const EXACT_NAME_MARK = 1;
 const NAME_PREFIX_MARK = 2;
-/** Sorted names a name-prefix query walks at most (a prefix shared by more names is not telling). */
-const MAX_PREFIXED_NAMES = 5_000;
-/** Largest lift popularity gives: 8% (a match weaker by more than that is never lifted over a stronger one). */
-const PRIOR_MAX = 0.08;
-/** Stars at which the prior is full. */
-const PRIOR_FULL_STARS = 100_000;
-/** What one distinct client a week weighs in the prior, in stars (as in the Postgres engine: USES_STAR_WEIGHT). */
-const USES_STAR_WEIGHT = 50;
 const LOG_PRIOR_FULL = Math.log1p(PRIOR_FULL_STARS);
 const NO_USES = Object.freeze({ week: 0, total: 0 });
 
@@ -255,7 +241,8 @@ export class SkillIndex {
   /** Freezes scoring statistics (see InvertedIndex.freezeStatistics); again once the index drifted by a fifth. */
   freezeStatistics(force = false): void {
     const drift = this.index.statisticsDrift;
-    if (force || drift < 0.8 || drift > 1.25) this.index.freezeStatistics();
+    if (force || drift < STATISTICS_DRIFT.below || drift > STATISTICS_DRIFT.above)
+      this.index.freezeStatistics();
   }
 
   /** Removes a document. */
@@ -365,7 +352,7 @@ export class SkillIndex {
         slots.push({ expansions: extra });
       }
     }
-    return { slots: slots.slice(0, 30), report: { corrected, ignored }, forms };
+    return { slots: slots.slice(0, MAX_SCORING_SLOTS), report: { corrected, ignored }, forms };
   }
 
   /** One page of results for a viewer: best first, after `after` when given. */
@@ -389,7 +376,7 @@ export class SkillIndex {
       unfinished: last.length >= MIN_PREFIX && this.index.wordFrequency(last) < 3 ? typed : null,
     };
     const slotIdf = slots.map((s) =>
-      Math.max(0.05, ...s.expansions.map((e) => this.index.termIdf(e.terms[0]!) * e.weight)),
+      Math.max(MIN_SLOT_IDF, ...s.expansions.map((e) => this.index.termIdf(e.terms[0]!) * e.weight)),
     );
     const idfTotal = slotIdf.reduce((a, b) => a + b, 0);
     // Filters narrow the candidates after drawing them, so a filtered search draws them all.

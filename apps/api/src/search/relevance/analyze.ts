@@ -1,11 +1,7 @@
 import { stemmer } from 'stemmer';
+import { MAX_QUERY_WORDS, MAX_WORD_LENGTH, ONE_TYPO_FROM, TWO_TYPOS_FROM } from '../tuning.js';
 import stopWordList from './stop-words.json' with { type: 'json' };
 import synonymData from './synonyms.json' with { type: 'json' };
-
-/** Most words a query is read for; the rest are ignored (and reported so). */
-export const MAX_QUERY_WORDS = 16;
-/** Longest word indexed or searched; longer runs are hashes, base64 or noise. */
-export const MAX_WORD_LENGTH = 40;
 
 /** Words of a text: lowercased, NFKC-normalised runs of letters and digits. */
 export function textWords(text: string): string[] {
@@ -119,8 +115,8 @@ let rowScratch = new Int32Array(128);
 
 /** Typos allowed in a word of this length (Meilisearch's defaults, plus one for 4-letter words unknown to the index). */
 export function typoBudget(length: number): number {
-  if (length >= 8) return 2;
-  if (length >= 4) return 1;
+  if (length >= TWO_TYPOS_FROM) return 2;
+  if (length >= ONE_TYPO_FROM) return 1;
   return 0;
 }
 

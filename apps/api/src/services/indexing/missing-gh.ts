@@ -12,7 +12,7 @@ export const INDEXING_RETRY_AFTER_S = 5;
 /** `gh:owner/repo/path` as a URL path, each segment percent-encoded. */
 function identityUrlText(identity: string): string {
   const { rest } = splitIdentityPrefix(identity);
-  return `gh:${rest.split('/').map(encodeURIComponent).join('/')}`;
+  return formatIdentity('gh', rest.split('/').map(encodeURIComponent).join('/'));
 }
 
 /**

@@ -12,6 +12,7 @@ import {
   updateLinkSealedToken,
 } from '@atskills/db';
 import { type LinkAccess, LinkAccessError, type TokenKeyring, tokenContext } from '@atskills/github-auth';
+import { formatIdentity } from '@atskills/protocol';
 import { problem } from '../../problems.js';
 import { checkAccountName, checkCollectionName } from '../auth/names.js';
 import { requireScope, roleIn } from '../auth/permissions.js';
@@ -65,7 +66,7 @@ const GITHUB_TOKEN = /^[A-Za-z0-9_]{20,255}$/;
 /** The link's view for its owners. */
 export function linkView(link: LinkWithNames): LinkView {
   return {
-    identity: `hub:${link.namespace}/${link.collection}`,
+    identity: formatIdentity('hub', `${link.namespace}/${link.collection}`),
     repository: `${link.githubOwner}/${link.githubRepo}`,
     folder: link.folder,
     visibility: link.visibility === 'public' ? 'public' : 'private',
@@ -204,7 +205,7 @@ export async function createLink(
     };
   }
 
-  const identity = `hub:${namespace.name}/${collection}`;
+  const identity = formatIdentity('hub', `${namespace.name}/${collection}`);
   const link = await db.transaction(async (tx) => {
     const row = await insertLink(tx, {
       namespaceId: namespace.id,
@@ -307,7 +308,7 @@ export async function unlink(
 ): Promise<{ identity: string; unlinked: true; lastCommit: string | null }> {
   const namespace = await authorizeOwner(db, ctx.viewer, rawTeam);
   const collection = rawCollection.toLowerCase();
-  const identity = `hub:${namespace.name}/${collection}`;
+  const identity = formatIdentity('hub', `${namespace.name}/${collection}`);
   return db.transaction(async (tx) => {
     const link = await findLinkOfCollection(tx, namespace.name, collection);
     if (!link) throw problem('not-found', `No linked collection ${identity}.`);

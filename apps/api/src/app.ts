@@ -15,6 +15,7 @@ import { openapiTransform } from './openapi-transform.js';
 import databasePlugin from './plugins/database.js';
 import errorsPlugin, { sendProblem } from './plugins/errors.js';
 import indexingPlugin from './plugins/indexing.js';
+import jsonTextPlugin from './plugins/json-text.js';
 import metricsPlugin, { type HubMetrics } from './plugins/metrics.js';
 import readCachePlugin from './plugins/read-cache.js';
 import searchPlugin from './plugins/search.js';
@@ -147,6 +148,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
   });
 
   await app.register(errorsPlugin);
+  await app.register(jsonTextPlugin);
   await app.register(metricsPlugin, deps.metrics ? { metrics: deps.metrics } : {});
   await app.register(fastifySwagger, {
     openapi: {

@@ -179,6 +179,26 @@ export const StatsResponse = z.object({
 });
 export type StatsResponse = z.infer<typeof StatsResponse>;
 
+/** A short text on one line: no control characters (Postgres refuses NUL; the others are never meant). */
+export function lineText(max: number, min = 0) {
+  return z
+    .string()
+    .min(min)
+    .max(max)
+    .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), 'holds a control character');
+}
+
+/** A free text (a note): line breaks and tabs allowed, no other control character. */
+export function noteText(max: number) {
+  return z
+    .string()
+    .max(max)
+    .refine(
+      (s) => !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(s),
+      'holds a control character (only tabs and line breaks are allowed)',
+    );
+}
+
 /** The problem responses a route documents (one schema for every error status). */
 export function problems(...statuses: number[]): Record<number, typeof ProblemDetails> {
   return Object.fromEntries(statuses.map((s) => [s, ProblemDetails]));

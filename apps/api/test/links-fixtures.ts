@@ -1,23 +1,33 @@
 /**
  * Shared set-up of the linked-repository tests: the GitHub stand-in with its private side, a hub
- * configured with the stand-in's App and a token key, and a link queue that runs the crawler's real link
- * index in this process (awaited, so a test sees its result when the request returns).
+ * configured with the stand-in's App and a token key, and the crawler's real link queue (in-process, or
+ * BullMQ on the test Redis under a prefix of this file's own), awaited until the queue is idle, so a test
+ * sees the index's result when the request returns.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createLogger, indexLink, settingsWith } from '@atskills/crawler';
+import { type Crawler, createCrawler, createLogger, indexLink, settingsWith } from '@atskills/crawler';
 import { LinkAccess, loadGithubAuthSettings } from '@atskills/github-auth';
 import type { FastifyInstance } from 'fastify';
 import { commitToRepo, createRepo } from '../../../test/support/corpus.js';
 import { PrivateGithub } from '../../../test/support/github-private.js';
 import { type GithubStandin, startGithubStandin } from '../../../test/support/github-standin.js';
+import { dropQueuePrefix, redisUrl, uniqueQueuePrefix } from '../../../test/support/redis.js';
 import type { LinkIndexQueue } from '../src/services/links/links.js';
 import { createTestHub, type TestHub } from './support/app.js';
 
+/** Which queue carries the link jobs: the crawler's in-process queue, or BullMQ on Redis. */
+export type LinkQueueMode = 'in-process' | 'bullmq';
+
+/** Both queue modes, for `describe.each`. */
+export const LINK_QUEUE_MODES: LinkQueueMode[] = ['in-process', 'bullmq'];
+
 /** A hub that links repositories of a stand-in GitHub. */
 export interface LinkedHub {
+  mode: LinkQueueMode;
+  crawler: Crawler;
   hub: TestHub;
   app: FastifyInstance;
   standin: GithubStandin;
@@ -36,8 +46,12 @@ export interface LinkedHub {
   close(): Promise<void>;
 }
 
-/** Starts the stand-in and a hub wired to it (env: extra hub settings). */
-export async function createLinkedHub(label: string, env: Record<string, string> = {}): Promise<LinkedHub> {
+/** Starts the stand-in and a hub wired to it (env: extra hub settings) with its link jobs on `mode`'s queue. */
+export async function createLinkedHub(
+  label: string,
+  env: Record<string, string> = {},
+  mode: LinkQueueMode = 'in-process',
+): Promise<LinkedHub> {
   const root = await mkdtemp(path.join(tmpdir(), `links-${label}-`));
   const github = new PrivateGithub();
   const work = new Map<string, string>();
@@ -64,13 +78,33 @@ export async function createLinkedHub(label: string, env: Record<string, string>
     );
     return result.outcome;
   };
+  const redis = mode === 'bullmq' ? await redisUrl() : undefined;
+  const prefix = uniqueQueuePrefix(label);
+  let crawler: Crawler | undefined;
   const queue: LinkIndexQueue = {
+    // What the hub does in production (the crawler's enqueueLinkIndex), then waits for the link queue.
     async enqueue(linkId, options) {
-      await run(linkId, options?.force ?? false);
+      await (crawler as Crawler).enqueueLinkIndex(linkId, options);
+      await linkQueueIdle(crawler as Crawler);
     },
   };
   hub = await createTestHub(label, hubEnv, { linkQueue: queue, linkAccess: access });
+  crawler = createCrawler({
+    db: hub.db.db,
+    settings: settingsWith({
+      GIT_BASE_URL: standin.gitUrl,
+      GITHUB_API_URL: standin.apiUrl,
+      LOG_LEVEL: 'silent',
+      CRAWL_BACKOFF_MS: '100',
+      CRAWL_QUEUE_PREFIX: prefix,
+    }),
+    logger,
+    linkAccess: access,
+    ...(redis ? { redis } : {}),
+  });
   return {
+    mode,
+    crawler,
     hub,
     app: hub.app,
     standin,
@@ -86,10 +120,24 @@ export async function createLinkedHub(label: string, env: Record<string, string>
     push: (fullName, changes) => commitToRepo(work.get(fullName) as string, changes),
     index: run,
     async close() {
+      await crawler?.close();
       await hub?.close();
       await standin.close();
+      if (redis) await dropQueuePrefix(redis, prefix);
     },
   };
+}
+
+/** Resolves when the crawler's link queue has nothing waiting, delayed or running. */
+async function linkQueueIdle(crawler: Crawler, timeoutMs = 60_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const counts = (await crawler.counts())['crawl-link'] ?? {};
+    const busy = ['waiting', 'active', 'delayed', 'prioritized'].some((state) => (counts[state] ?? 0) > 0);
+    if (!busy) return;
+    if (Date.now() > end) throw new Error(`the link queue is still busy: ${JSON.stringify(counts)}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
 }
 
 /** POST /v1/teams/<team>/links. */

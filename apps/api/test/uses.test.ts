@@ -29,8 +29,15 @@ afterAll(async () => {
   await hub?.close();
 });
 
+const named = new Map<string, number>();
+/** A distinct client: its own address (uses count addresses and accounts, not headers). */
 function client(n: number | string, extra: Record<string, string> = {}) {
-  return { 'user-agent': `atskills-test/${n}`, ...extra };
+  let octet = typeof n === 'number' ? n : named.get(n);
+  if (octet === undefined) {
+    octet = 100 + named.size;
+    named.set(String(n), octet);
+  }
+  return { headers: { 'user-agent': `atskills-test/${n}`, ...extra }, remoteAddress: `198.51.100.${octet}` };
 }
 
 async function uses(identity: string, headers: Record<string, string> = {}) {
@@ -48,35 +55,35 @@ async function usesRow(identity: string): Promise<number> {
 describe('uses in the database (no Redis)', () => {
   it('counts each resolution route once per distinct client per day', async () => {
     const app = hub.app;
-    const get = await app.inject({ method: 'GET', url: `/v1/skills/${DEPLOY}`, headers: client(1) });
+    const get = await app.inject({ method: 'GET', url: `/v1/skills/${DEPLOY}`, ...client(1) });
     expect(get.statusCode).toBe(200);
     const etag = get.headers.etag as string;
     // The same client in a loop stays one use.
     for (let i = 0; i < 20; i++)
-      await app.inject({ method: 'GET', url: `/v1/skills/${DEPLOY}`, headers: client(1) });
-    const probe = await app.inject({ method: 'HEAD', url: `/v1/skills/${DEPLOY}`, headers: client(2) });
+      await app.inject({ method: 'GET', url: `/v1/skills/${DEPLOY}`, ...client(1) });
+    const probe = await app.inject({ method: 'HEAD', url: `/v1/skills/${DEPLOY}`, ...client(2) });
     expect(probe.statusCode).toBe(200);
     const notModified = await app.inject({
       method: 'GET',
       url: `/v1/skills/${DEPLOY}`,
-      headers: client(3, { 'if-none-match': etag }),
+      ...client(3, { 'if-none-match': etag }),
     });
     expect(notModified.statusCode).toBe(304);
     const batch = await app.inject({
       method: 'POST',
       url: '/v1/resolve',
-      headers: client(4),
+      ...client(4),
       payload: { items: [{ identity: DEPLOY }, { identity: 'gh:acme/tools/skills/nope' }] },
     });
     expect(batch.statusCode).toBe(200);
-    const archive = await app.inject({ method: 'GET', url: `/v1/archive/${DEPLOY}`, headers: client(5) });
+    const archive = await app.inject({ method: 'GET', url: `/v1/archive/${DEPLOY}`, ...client(5) });
     expect(archive.statusCode).toBe(200);
-    const compat = await app.inject({ method: 'GET', url: '/api/skills/team/kit/lint', headers: client(6) });
+    const compat = await app.inject({ method: 'GET', url: '/api/skills/team/kit/lint', ...client(6) });
     expect(compat.statusCode).toBe(200);
     const mcp = await app.inject({
       method: 'POST',
       url: '/mcp',
-      headers: client(7, {
+      ...client(7, {
         accept: 'application/json, text/event-stream',
         'content-type': 'application/json',
       }),
@@ -92,7 +99,7 @@ describe('uses in the database (no Redis)', () => {
     await app.inject({
       method: 'GET',
       url: '/v1/skills/gh:acme/tools/skills/legacy-deploy',
-      headers: client(8),
+      ...client(8),
     });
     await app.uses.flush();
 
@@ -139,7 +146,7 @@ describe('uses in the database (no Redis)', () => {
       'gh:bigco/mono/packs/alpha/s2',
     ];
     for (const identity of many) {
-      await hub.app.inject({ method: 'GET', url: `/v1/skills/${identity}`, headers: client('looper') });
+      await hub.app.inject({ method: 'GET', url: `/v1/skills/${identity}`, ...client('looper') });
     }
     await hub.app.uses.flush();
     const counted = await Promise.all(many.map((identity) => usesRow(identity)));
@@ -156,7 +163,7 @@ describe('uses in the database (no Redis)', () => {
     const before = await order('alpha+pack');
     expect(before.indexOf(S4)).toBeLessThan(before.indexOf(S5));
     for (let n = 0; n < 5; n++) {
-      await hub.app.inject({ method: 'GET', url: `/v1/skills/${S5}`, headers: client(`fan-${n}`) });
+      await hub.app.inject({ method: 'GET', url: `/v1/skills/${S5}`, ...client(`fan-${n}`) });
     }
     await hub.app.uses.flush();
     const after = await order('alpha+pack');
@@ -169,18 +176,50 @@ describe('uses in the database (no Redis)', () => {
     const headers = { 'user-agent': 'atskills-test/private-eye', authorization: `Bearer ${tokens.reader}` };
     await hub.app.inject({ method: 'GET', url: `/v1/skills/${ROLLBACK}`, headers, remoteAddress: ADDRESS });
     await hub.app.uses.flush();
-    const digest = clientDigest({
-      ip: ADDRESS,
-      authorization: headers.authorization,
-      userAgent: headers['user-agent'],
-    });
+    const reader = await hub.db.db.execute(sql`select id from users where name = 'secretco-reader'`);
+    const digest = clientDigest({ ip: ADDRESS, account: Number((reader.rows[0] as { id: number }).id) });
     const dump = await hub.db.db.execute(
       sql`select (select coalesce(json_agg(m), '[]') from skill_use_marks m)::text || (select coalesce(json_agg(c), '[]') from skill_use_clients c)::text || (select coalesce(json_agg(u), '[]') from skill_uses u)::text as text`,
     );
     const text = (dump.rows[0] as { text: string }).text;
     expect(text).toContain('client_hash');
-    for (const secret of [ADDRESS, tokens.reader, 'private-eye', digest]) expect(text).not.toContain(secret);
+    for (const secret of [ADDRESS, tokens.reader, 'private-eye', digest, clientDigest({ ip: ADDRESS })]) {
+      expect(text).not.toContain(secret);
+    }
     expect(await usesRow(ROLLBACK)).toBe(2);
+  });
+
+  it('counts people, not headers: 600 HEADs with rotating User-Agent from one address add 1 use', async () => {
+    const identity = 'hub:team/kit/format';
+    const before = await usesRow(identity);
+    const answers = new Set<number>();
+    for (let i = 0; i < 600; i++) {
+      const res = await hub.app.inject({
+        method: 'HEAD',
+        url: `/v1/skills/${identity}`,
+        remoteAddress: '192.0.2.66',
+        headers: {
+          'user-agent': `rotating-agent/${i}`,
+          ...(i % 3 === 0 ? { 'accept-language': `x-${i}` } : {}),
+        },
+      });
+      answers.add(res.statusCode);
+    }
+    expect([...answers]).toEqual([200]);
+    await hub.app.uses.flush();
+    expect(await usesRow(identity)).toBe(before + 1);
+    // One account is one person on any address; a second address without a token is another.
+    for (const remoteAddress of ['192.0.2.67', '192.0.2.68']) {
+      await hub.app.inject({
+        method: 'HEAD',
+        url: `/v1/skills/${identity}`,
+        remoteAddress,
+        headers: { authorization: `Bearer ${tokens.publisher}`, 'user-agent': remoteAddress },
+      });
+    }
+    await hub.app.inject({ method: 'HEAD', url: `/v1/skills/${identity}`, remoteAddress: '192.0.2.69' });
+    await hub.app.uses.flush();
+    expect(await usesRow(identity)).toBe(before + 3);
   });
 
   it("shows a private skill's uses to its team only", async () => {
@@ -224,10 +263,10 @@ describe('uses in Redis (HyperLogLog)', () => {
   it('counts distinct clients with the cap, keeps only the daily count in the database, expires the rest', async () => {
     const app = redisHub.app;
     for (const n of [1, 2, 3, 1, 1]) {
-      await app.inject({ method: 'GET', url: `/v1/skills/${DEPLOY}`, headers: client(n) });
+      await app.inject({ method: 'GET', url: `/v1/skills/${DEPLOY}`, ...client(n) });
     }
     for (const identity of [ROLLBACK, 'hub:team/kit/lint', 'hub:team/kit/format']) {
-      await app.inject({ method: 'GET', url: `/v1/skills/${identity}`, headers: client(1) });
+      await app.inject({ method: 'GET', url: `/v1/skills/${identity}`, ...client(1) });
     }
     await app.uses.flush();
     const rows = await redisHub.db.db.execute(

@@ -75,7 +75,7 @@ describe.skipIf(!chromiumFound.path)('uses and the empty index in Chromium', () 
       await hub?.app.inject({
         method: 'GET',
         url: `/v1/skills/${DEPLOY}`,
-        headers: { 'user-agent': `c${n}` },
+        remoteAddress: `198.51.100.${n}`,
       });
     }
     await hub?.app.uses.flush();

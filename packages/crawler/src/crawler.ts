@@ -241,6 +241,8 @@ function inProcessCrawler(deps: CrawlDeps, linkAccess: LinkAccess, common: Commo
   return {
     mode: 'in-process',
     async enqueueLinkIndex(linkId, opts = {}) {
+      // A closed queue drops jobs: say so, as BullMQ does on a closed connection, so no link waits for it.
+      if (linkQueue.isClosed) throw new Error('the crawler is shut down');
       linkQueue.add(
         { linkId, force: opts.force ?? false, requestId: opts.requestId },
         jobIds.link(linkId, Date.now(), randomUUID()),

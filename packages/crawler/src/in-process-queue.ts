@@ -1,3 +1,4 @@
+import { jobIdProblem } from '@atskills/queue';
 import { RateLimitedError } from './github/rate-limited-error.js';
 
 export interface InProcessJobMeta {
@@ -48,13 +49,23 @@ export class InProcessQueue<T> {
     private readonly options: InProcessQueueOptions,
   ) {}
 
-  /** Adds a job unless one with the same id was ever added (as BullMQ, while the job is retained). */
+  /**
+   * Adds a job unless one with the same id was ever added (as BullMQ, while the job is retained). An id
+   * BullMQ would refuse is refused here too, so a bad id fails on a single machine as it would on Redis.
+   */
   add(data: T, jobId: string): boolean {
+    const bad = jobIdProblem(jobId);
+    if (bad) throw new Error(`Refused a ${this.name} job: ${bad}`);
     if (this.closed || this.seen.has(jobId)) return false;
     this.seen.add(jobId);
     this.pending.push({ id: jobId, data, attempt: 1, readyAt: 0 });
     this.pump();
     return true;
+  }
+
+  /** True once close() was called: jobs added from then on are dropped. */
+  get isClosed(): boolean {
+    return this.closed;
   }
 
   /** Job counts by state. */

@@ -10,6 +10,7 @@ export {
   DiscoverJobData,
   DiscoverySource,
   InvalidJobError,
+  jobIdProblem,
   jobIds,
   jobOptions,
   LinkJobData,

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   DiscoverySourceError,
@@ -5,7 +6,7 @@ import {
   parseDiscoverArg,
   parseRepositoryArg,
 } from './discovery-source.js';
-import { InvalidJobError, jobIds, jobOptions, parseJobData } from './queues.js';
+import { InvalidJobError, jobIdProblem, jobIds, jobOptions, parseJobData } from './queues.js';
 
 describe('parseJobData', () => {
   it('accepts what the producers write, with defaults applied', () => {
@@ -36,8 +37,20 @@ describe('parseJobData', () => {
 describe('job ids and options', () => {
   it('one repository job per run, case-insensitively', () => {
     expect(jobIds.repository(7, 'Owner', 'Repo')).toBe(jobIds.repository(7, 'owner', 'repo'));
-    expect(jobIds.repository(null, 'o', 'r')).toBe('repo:adhoc:o/r');
+    expect(jobIds.repository(null, 'o', 'r')).toBe('repo-adhoc-o/r');
     expect(jobIds.discover(7)).toBe('discover-7');
+  });
+
+  it('every id is one BullMQ takes (no ":", not an integer)', () => {
+    const ids = [
+      jobIds.discover(7),
+      jobIds.repository(7, 'o-x', 'r.y'),
+      jobIds.repository(null, 'o', 'r'),
+      jobIds.link(12, Date.now(), randomUUID()),
+    ];
+    for (const id of ids) expect(jobIdProblem(id), id).toBeNull();
+    expect(jobIdProblem('link:1:2:3')).toMatch(/":"/);
+    expect(jobIdProblem('42')).toMatch(/integer/);
   });
 
   it('discovery is retried at most three times', () => {

@@ -110,14 +110,31 @@ export class InvalidJobError extends Error {
   override name = 'InvalidJobError';
 }
 
-/** Deterministic job ids: one repository job per run (duplicates in a run are dropped; a new run enqueues again). */
+/**
+ * Whether BullMQ takes a custom job id: it refuses ids that read as integers and ids holding `:` (its key
+ * separator; it only lets through the three-part ids of its own legacy repeatable jobs). Both queues apply
+ * it, so the in-process queue refuses what Redis would, and a test on either catches a bad id.
+ */
+export function jobIdProblem(id: string): string | null {
+  if (id === '') return 'a job id cannot be empty';
+  if (`${Number.parseInt(id, 10)}` === id) return `job id ${id} reads as an integer`;
+  if (id.includes(':')) return `job id ${id} holds ":" (BullMQ refuses it)`;
+  return null;
+}
+
+/**
+ * Job ids, never holding `:` (BullMQ refuses it). Deterministic where a duplicate must be dropped: one
+ * discovery per run, one repository job per run and repository.
+ */
 export const jobIds = {
   discover: (runId: number) => `discover-${runId}`,
   repository: (runId: number | null, owner: string, repo: string) =>
-    `repo:${runId ?? 'adhoc'}:${owner.toLowerCase()}/${repo.toLowerCase()}`,
+    `repo-${runId ?? 'adhoc'}-${owner.toLowerCase()}/${repo.toLowerCase()}`,
   /**
-   * A link index per request (push, re-index, new link): not coalesced, so a push during a running index is
-   * never dropped; the index itself is cheap when nothing changed and never writes over a newer commit.
+   * A link index per request (push, re-index, new link): not coalesced, because BullMQ keeps a finished job's
+   * id for a day and a deterministic id would drop every later push in that time; a push during a running
+   * index is never dropped, and the index itself is cheap when nothing changed and never writes over a
+   * newer commit.
    */
-  link: (linkId: number, requestedAt: number, nonce: string) => `link:${linkId}:${requestedAt}:${nonce}`,
+  link: (linkId: number, requestedAt: number, nonce: string) => `link-${linkId}-${requestedAt}-${nonce}`,
 };

@@ -1,4 +1,5 @@
 import {
+  contentVerdictsFor,
   type Database,
   findSafetyVerdict,
   findSkillAt,
@@ -8,6 +9,7 @@ import {
   type SkillFile,
   type SkillRow,
   suppressionsFor,
+  withContentVerdict,
 } from '@atskills/db';
 import { lookup, MENU_CAP, type SafetyFinding, SKILL_FILE, type TreeEntry } from '@atskills/protocol';
 import { skillContentHash } from '@atskills/protocol/content';
@@ -112,20 +114,27 @@ function skillFromRow(row: SkillRow, pinned: boolean): ResolvedSkill {
   };
 }
 
-/** The scanner's findings for an older revision (its cached verdict), with accepted disputes applied. */
+/**
+ * The scanner's findings for an older revision (its cached verdict), with accepted disputes applied and an
+ * accepted "malicious" verdict on its content added.
+ */
 async function flagsOfRevision(
   db: Database,
   old: { revision: string; files: SkillFile[] },
 ): Promise<SafetyFinding[]> {
   const hash = skillContentHash(old.files.filter((f) => !f.skipped));
-  const [flags = [], suppressed] = await Promise.all([
+  const [flags = [], suppressed, verdict] = await Promise.all([
     findSafetyVerdict(db, [old.revision, hash]),
     suppressionsFor(db, [hash]).then((m) => m.get(hash)),
+    contentVerdictsFor(db, [hash]).then((m) => m.get(hash)),
   ]);
-  return flags.map((f) => {
-    const by = suppressed?.get(f.rule);
-    return by === undefined || by === null ? f : { ...f, suppressedBy: by };
-  });
+  return withContentVerdict(
+    flags.map((f) => {
+      const by = suppressed?.get(f.rule);
+      return by === undefined || by === null ? f : { ...f, suppressedBy: by };
+    }),
+    verdict,
+  );
 }
 
 function readsPrivately(viewer: ReadScope, owner: string): boolean {

@@ -8,6 +8,8 @@ import {
   findSkillReport,
   insertSkillReport,
   listSkillReports,
+  lockReporter,
+  reportedMaliciousFlag,
   type SkillReportRow,
   suppressFlag,
 } from '@atskills/db';
@@ -20,8 +22,8 @@ import { resolveIdentity } from './resolve.js';
 
 /** Reports one user may file per hour. */
 export const MAX_REPORTS_PER_HOUR = 10;
-/** The flag an accepted "malicious" report adds to the skill at that revision. */
-export const REPORTED_MALICIOUS_RULE = 'reported-malicious';
+/** The flag an accepted "malicious" report adds to every skill with the judged content. */
+export { REPORTED_MALICIOUS_RULE } from '@atskills/db';
 
 /** A report as the API shows it. */
 export interface ReportView {
@@ -95,15 +97,9 @@ export async function fileReport(
       },
     );
   }
-  const recent = await countReportsSince(db, viewer.userId, new Date(ctx.now.getTime() - 3_600_000));
-  if (recent >= MAX_REPORTS_PER_HOUR) {
-    throw problem(
-      'rate-limited',
-      `At most ${MAX_REPORTS_PER_HOUR} reports an hour per user; try again later.`,
-      { limit: MAX_REPORTS_PER_HOUR },
-      { 'retry-after': '3600' },
-    );
-  }
+  const since = new Date(ctx.now.getTime() - 3_600_000);
+  // A cheap early refusal; the count that decides is taken again under the reporter's lock below.
+  if ((await countReportsSince(db, viewer.userId, since)) >= MAX_REPORTS_PER_HOUR) throw reportLimit();
   const resolved = await resolveIdentity(db, viewer, identityText, input.revision);
   if (resolved.kind !== 'skill')
     throw problem('not-a-skill', `${resolved.identity} is a menu; report its skills`);
@@ -121,6 +117,10 @@ export async function fileReport(
   const contentHash = skillContentHash(resolved.files.filter((f) => !f.skipped));
   const namespaceId = await auditNamespaceOf(db, resolved.identity);
   return db.transaction(async (tx) => {
+    await lockReporter(tx, viewer.userId as number);
+    if ((await countReportsSince(tx, viewer.userId as number, since)) >= MAX_REPORTS_PER_HOUR) {
+      throw reportLimit();
+    }
     const row = await insertSkillReport(tx, {
       identity: resolved.identity,
       revision: resolved.revision,
@@ -144,6 +144,15 @@ export async function fileReport(
   });
 }
 
+function reportLimit() {
+  return problem(
+    'rate-limited',
+    `At most ${MAX_REPORTS_PER_HOUR} reports an hour per user; try again later.`,
+    { limit: MAX_REPORTS_PER_HOUR },
+    { 'retry-after': '3600' },
+  );
+}
+
 function requireHubAdmin(ctx: ActionContext): void {
   if (ctx.authority.kind === 'operator') return;
   const viewer = ctx.authority.viewer;
@@ -165,8 +174,9 @@ export async function reviewQueue(
 /**
  * A hub administrator's decision on an open report, with a note; recorded in the audit log. An accepted
  * dispute suppresses that rule for that content hash (shown as suppressed, out of X-Skill-Flags; a new
- * revision is scanned afresh); an accepted "malicious" report adds a `reported-malicious` flag to the skill
- * at that revision.
+ * revision is scanned afresh); an accepted "malicious" report adds a `reported-malicious` flag to the
+ * judged content: the skill at that revision, any revision of it with the same content, and (as they are
+ * written or read) every other revision with that content.
  */
 export async function decideReport(
   db: Database,
@@ -195,14 +205,17 @@ export async function decideReport(
       });
     }
     if (decision === 'accept' && report.kind === 'malicious') {
-      await addReportedFlag(tx, report.revision, {
-        rule: REPORTED_MALICIOUS_RULE,
-        severity: 'high',
-        file: '',
-        line: 0,
-        evidence: '',
-        message: `Hub administrators confirmed a report that this skill is malicious: ${note.trim() || 'no note'}`,
-      });
+      const judged = report.contentHash;
+      await addReportedFlag(
+        tx,
+        {
+          revision: report.revision,
+          identity: report.identity,
+          sameContent: (files) =>
+            judged !== null && skillContentHash(files.filter((f) => !f.skipped)) === judged,
+        },
+        reportedMaliciousFlag(note),
+      );
     }
     await appendAudit(tx, {
       namespaceId,

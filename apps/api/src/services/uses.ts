@@ -26,21 +26,25 @@ export function dayOf(at: Date): string {
   return at.toISOString().slice(0, 10);
 }
 
-/** What tells clients apart, as a client's parts. */
+/**
+ * Who a use is counted for: the authenticated account when the request carries a verified token, else the
+ * client address. Headers a caller chooses freely (User-Agent, a made-up Authorization) are no part of it:
+ * rotating them must not make one caller many people (SPEC 2.8).
+ */
 export interface ClientParts {
   ip: string;
-  authorization?: string | undefined;
-  userAgent?: string | undefined;
+  /** The verified account (viewer.userId), when there is one. */
+  account?: number | null | undefined;
 }
 
-/** What tells clients apart (address, credential, user agent) as one string: the input of clientDigest. */
+/** The counted person as one string (`account:<id>` or `address:<ip>`): the input of clientDigest. */
 export function clientKey(parts: ClientParts): string {
-  return `${parts.ip}\n${parts.authorization ?? ''}\n${parts.userAgent ?? ''}`;
+  return typeof parts.account === 'number' ? `account:${parts.account}` : `address:${parts.ip}`;
 }
 
 /**
- * An unsalted digest of what tells clients apart (address, credential, user agent): held in memory until
- * the next flush only, and salted with the day's salt before anything is stored.
+ * An unsalted digest of the counted person (account, else address): held in memory until the next flush
+ * only, and salted with the day's salt before anything is stored.
  */
 export function clientDigest(parts: ClientParts) {
   return createHash('sha256').update(clientKey(parts)).digest('base64url');

@@ -1,5 +1,6 @@
 import {
   cachedSafetyVerdicts,
+  contentVerdictsFor,
   type Database,
   findLinkById,
   type LinkedSkill,
@@ -10,6 +11,7 @@ import {
   setLinkRepositoryId,
   setLinkStatus,
   storedLinkedSkills,
+  withContentVerdict,
   writeLinkIndex,
 } from '@atskills/db';
 import { type LinkAccess, LinkAccessError } from '@atskills/github-auth';
@@ -125,6 +127,14 @@ async function indexOnce(
   await setLinkStatus(db, link.id, 'indexing', new Date());
 
   let snapshot: RemoteSnapshot | null = null;
+  // An App link proves its right to the repository with the marker file before anything about the
+  // repository is stored or told: until then every failure is the one link-not-authorized answer, and the
+  // link remembers neither the repository's id (which would make it follow renames and transfers) nor its
+  // installation nor any commit. A token link needs no marker: its token reads the repository. `disclosed`:
+  // the link may be told why an index failed (a token link, or an App link a marker once allowed: it holds
+  // the repository's id); the marker itself is read again at every index of an App link.
+  let authorized = link.credential !== 'app';
+  let disclosed = authorized || link.githubRepoId !== null;
   try {
     let token = await linkToken(deps, link);
     let repo: Awaited<ReturnType<LinkAccess['readRepository']>>;
@@ -136,7 +146,6 @@ async function indexOnce(
       token = await access.tokenFor(link, { refresh: true });
       repo = await access.readRepository(link.githubOwner, link.githubRepo, token);
     }
-    if (repo.id !== link.githubRepoId) await setLinkRepositoryId(db, link.id, repo.id);
     const url = `${settings.gitBaseUrl.replace(/\/+$/, '')}/${repo.owner}/${repo.name}.git`;
     const remote = { token, signal: ctx.signal };
     const stored = await storedLinkedSkills(db, link.collectionId);
@@ -164,13 +173,17 @@ async function indexOnce(
 
     snapshot = await RemoteSnapshot.open(url, { ...remote, workDir: settings.crawlWorkDir });
     const fetched = await snapshot.fetchTrees(head.branch ?? repo.defaultBranch);
-    if (fetched.commit === null)
+    if (fetched.commit === null) {
+      if (!disclosed) throw notAuthorized(link);
       throw new LinkFailure('empty-repository', 'The repository has no commits yet.');
+    }
     const all = await snapshot.listTree();
     const folder = link.folder;
     const folderTree =
       folder === '' ? fetched.rootTree : all.find((e) => e.path === folder && e.type === 'dir')?.sha;
     if (!folderTree) {
+      // A missing folder holds no marker: the same answer as any other refusal (no commit, no folder name).
+      if (!disclosed) throw notAuthorized(link);
       throw new LinkFailure(
         'folder-not-found',
         `The repository has no folder ${folder} at ${fetched.commit}.`,
@@ -186,7 +199,32 @@ async function indexOnce(
       path: inRepo(folder, w.path),
     }));
 
-    const marker = entries.find((e) => e.path === LINK_MARKER_FILE && e.type === 'file');
+    if (!authorized) {
+      // The marker alone first (one small blob wanted by its sha; explicit wants ignore the size filter):
+      // nothing else of the repository is downloaded before it names this team.
+      const marker = entries.find((e) => e.path === LINK_MARKER_FILE && e.type === 'file');
+      const markerBlobs = marker?.sha
+        ? await snapshot.fetchFolderBlobs([marker.sha], settings.crawlMaxFileBytes)
+        : new Map<string, Buffer>();
+      const content = marker?.sha ? markerBlobs.get(marker.sha) : undefined;
+      if (
+        !content ||
+        content.length > 64 * 1024 ||
+        !markerAllows(content.toString('utf8'), link.namespace, link.collection)
+      ) {
+        throw notAuthorized(link);
+      }
+      authorized = true;
+      disclosed = true;
+    }
+    if (repo.id !== link.githubRepoId) await setLinkRepositoryId(db, link.id, repo.id);
+    if (
+      link.credential === 'app' &&
+      link.installationId !== null &&
+      before.installationId !== link.installationId
+    ) {
+      await setLinkInstallation(db, link.id, link.installationId);
+    }
     const treeShaOf = new Map(entries.filter((e) => e.type === 'dir').map((e) => [e.path, e.sha ?? '']));
     const folders: { path: string; identity: string; revision: string }[] = [];
     for (const skillFolder of findSkillFolders(entries)) {
@@ -212,22 +250,7 @@ async function indexOnce(
       (f) => data.force || stored.get(f.path.toLowerCase())?.revision !== f.revision,
     );
     const wanted = changed.map((f) => f.revision);
-    // The marker is one small blob wanted by its sha (explicit wants ignore the size filter).
-    if (link.credential === 'app' && marker?.sha) wanted.push(marker.sha);
     const blobs = await snapshot.fetchFolderBlobs(wanted, settings.crawlMaxFileBytes);
-    if (link.credential === 'app') {
-      const content = marker?.sha ? blobs.get(marker.sha) : undefined;
-      if (
-        !content ||
-        content.length > 64 * 1024 ||
-        !markerAllows(content.toString('utf8'), link.namespace, link.collection)
-      ) {
-        throw notAuthorized(link);
-      }
-      if (link.installationId !== null && before.installationId !== link.installationId) {
-        await setLinkInstallation(db, link.id, link.installationId);
-      }
-    }
 
     const errors: LinkProblem[] = [];
     const prepared = changed.map((f) => ({
@@ -240,6 +263,11 @@ async function indexOnce(
       prepared.map((p) => p.content.contentHash),
       SCANNER_VERSION,
     );
+    // Accepted "malicious" verdicts hold for their content whatever revision carries it (SPEC 2.8).
+    const judged = await contentVerdictsFor(
+      db,
+      prepared.map((p) => p.content.contentHash),
+    );
     const skills: LinkedSkill[] = [];
     const manifest: { path: string; size: number; sha256: string }[] = [];
     const changedPaths = new Set(changed.map((f) => f.path));
@@ -251,7 +279,10 @@ async function indexOnce(
     }
     for (const p of prepared) {
       const { contentHash, problems: _problems, flags: _deferred, ...stored } = p.content;
-      const flags: SafetyFinding[] = verdicts.get(contentHash) ?? scanSkillContent(p.content);
+      const flags: SafetyFinding[] = withContentVerdict(
+        verdicts.get(contentHash) ?? scanSkillContent(p.content),
+        judged.get(contentHash),
+      );
       skills.push({
         identity: p.folder.identity,
         path: p.folder.path.toLowerCase(),
@@ -282,9 +313,15 @@ async function indexOnce(
     return { outcome: 'indexed', skills: skills.length };
   } catch (error) {
     if (error instanceof RateLimitedError || abortedByShutdown(ctx.signal)) throw error;
-    const failure = asFailure(error, link);
+    const known = asFailure(error, link);
+    // Before the marker allowed it, an App link is told nothing but the one refusal, whatever went wrong.
+    const failure = known && !disclosed ? notAuthorized(link) : known;
     if (!failure) {
       if (!ctx.finalAttempt) throw error;
+      if (!disclosed) {
+        await recordFailure(deps, link, notAuthorized(link), data.requestId);
+        return { outcome: 'failed', skills: 0 };
+      }
       await recordFailure(
         deps,
         link,

@@ -1,5 +1,6 @@
 import {
   cachedSafetyVerdicts,
+  contentVerdictsFor,
   type Database,
   ensureRepository,
   moveRepository,
@@ -8,6 +9,7 @@ import {
   type SeenSkill,
   startRepositoryJob,
   storedSkillRevisions,
+  withContentVerdict,
   writeRepositoryIndex,
 } from '@atskills/db';
 import {
@@ -435,6 +437,11 @@ async function buildContent(
     prepared.map((p) => p.content.contentHash),
     SCANNER_VERSION,
   );
+  // Accepted "malicious" verdicts hold for their content whatever revision carries it (SPEC 2.8).
+  const judged = await contentVerdictsFor(
+    job.deps.db,
+    prepared.map((p) => p.content.contentHash),
+  );
   const seen: SeenSkill[] = [];
   const changedPaths = new Set(folders.changed.map((f) => f.path));
   for (const folder of folders.all) {
@@ -445,7 +452,10 @@ async function buildContent(
   const scannedFlags = new Map(misses.map((content, i) => [content, scanned[i]!]));
   for (const { folder, content } of prepared) {
     const { contentHash, problems: _problems, flags: _deferred, ...stored } = content;
-    const flags: SafetyFinding[] = verdicts.get(contentHash) ?? scannedFlags.get(content) ?? [];
+    const flags: SafetyFinding[] = withContentVerdict(
+      verdicts.get(contentHash) ?? scannedFlags.get(content) ?? [],
+      judged.get(contentHash),
+    );
     seen.push({
       ...folder,
       commit: tree.commit,

@@ -198,7 +198,9 @@ export async function renameLinkedRepository(
 
 /**
  * Claims the links not touched since `olderThan` (oldest first, at most `limit`) for a scheduled refresh:
- * their `updated_at` moves to `now`, so overlapping ticks never claim one twice. Returns their ids.
+ * their `updated_at` moves to `now`, so overlapping ticks never claim one twice. Returns their ids. A link
+ * still `queued` or `indexing` that long lost its job (a refused enqueue, an in-process queue that died
+ * with its process) and is claimed too, so no link waits forever.
  */
 export async function claimLinksDue(
   db: Executor,
@@ -210,7 +212,7 @@ export async function claimLinksDue(
     update repository_links set updated_at = ${now}
     where id in (
       select id from repository_links
-      where updated_at < ${olderThan} and status not in ('queued', 'indexing')
+      where updated_at < ${olderThan}
       order by updated_at, id
       limit ${limit}
       for update skip locked

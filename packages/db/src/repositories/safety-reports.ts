@@ -1,9 +1,9 @@
 import type { SafetyFinding } from '@atskills/protocol';
-import { and, desc, eq, gte, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, or, sql } from 'drizzle-orm';
 import type { Executor } from '../client.js';
 import { safetyVerdicts } from '../schema/blobs.js';
 import { flagSuppressions, skillReports } from '../schema/security.js';
-import { skills } from '../schema/skills.js';
+import { type SkillFile, skills } from '../schema/skills.js';
 
 export type SkillReportRow = typeof skillReports.$inferSelect;
 
@@ -31,6 +31,15 @@ export async function insertSkillReport(
     .returning();
   if (!row) throw new Error('insert into skill_reports returned no row');
   return row;
+}
+
+/**
+ * Serializes one user's report filing until the transaction ends (a transaction-scoped advisory lock keyed
+ * by the user), so the count of the rate limit and the insert it allows are one step: parallel requests
+ * cannot all count the same total and all insert.
+ */
+export async function lockReporter(tx: Executor, userId: number): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtext('skill-report'), ${userId}::int)`);
 }
 
 /** How many reports a user filed since `since` (the report rate limit). */
@@ -99,9 +108,79 @@ export async function suppressFlag(
   );
 }
 
-/** Adds a flag to every current skill row at `revision` (an accepted report that a skill is malicious). */
-export async function addReportedFlag(tx: Executor, revision: string, flag: SafetyFinding): Promise<void> {
-  await rewriteFlags(tx, revision, (flags) => [...flags.filter((f) => f.rule !== flag.rule), flag]);
+/** The flag an accepted report that a skill is malicious adds to every skill with that content. */
+export const REPORTED_MALICIOUS_RULE = 'reported-malicious';
+
+/** The `reported-malicious` flag of an accepted report, with the administrators' note. */
+export function reportedMaliciousFlag(note: string | null): SafetyFinding {
+  return {
+    rule: REPORTED_MALICIOUS_RULE,
+    severity: 'high',
+    file: '',
+    line: 0,
+    evidence: '',
+    message: `Hub administrators confirmed a report that this skill is malicious: ${note?.trim() || 'no note'}`,
+  };
+}
+
+/**
+ * Adds a flag to the current skill rows at `revision` and to those of `identity` whose content is the
+ * judged content (`sameContent` on their files: a re-publish or re-crawl of the same bytes under a new
+ * revision). Copies under other identities take it at their next publish or crawl (contentVerdictsFor).
+ */
+export async function addReportedFlag(
+  tx: Executor,
+  target: { revision: string; identity: string; sameContent: (files: SkillFile[]) => boolean },
+  flag: SafetyFinding,
+): Promise<void> {
+  const rows = await tx
+    .select({ id: skills.id, flags: skills.flags, revision: skills.revision, files: skills.files })
+    .from(skills)
+    .where(or(eq(skills.revision, target.revision), eq(skills.identity, target.identity)));
+  const change = (flags: SafetyFinding[]) => [...flags.filter((f) => f.rule !== flag.rule), flag];
+  for (const row of rows) {
+    if (row.revision !== target.revision && !target.sameContent(row.files)) continue;
+    await tx
+      .update(skills)
+      .set({ flags: change(row.flags) })
+      .where(eq(skills.id, row.id));
+  }
+}
+
+/**
+ * Accepted "malicious" verdicts by content hash (the `reported-malicious` flag each adds): a verdict on
+ * content holds for every revision with that content, whenever it is written or read.
+ */
+export async function contentVerdictsFor(
+  db: Executor,
+  contentHashes: string[],
+): Promise<Map<string, SafetyFinding>> {
+  const out = new Map<string, SafetyFinding>();
+  if (contentHashes.length === 0) return out;
+  const rows = await db
+    .select({ contentHash: skillReports.contentHash, note: skillReports.decisionNote, id: skillReports.id })
+    .from(skillReports)
+    .where(
+      and(
+        inArray(skillReports.contentHash, [...new Set(contentHashes)]),
+        eq(skillReports.kind, 'malicious'),
+        eq(skillReports.status, 'accepted'),
+      ),
+    )
+    .orderBy(skillReports.id);
+  for (const row of rows) {
+    if (row.contentHash && !out.has(row.contentHash))
+      out.set(row.contentHash, reportedMaliciousFlag(row.note));
+  }
+  return out;
+}
+
+/** Flags with a content verdict added (replacing an older flag of its rule); unchanged without one. */
+export function withContentVerdict(
+  flags: SafetyFinding[],
+  verdict: SafetyFinding | undefined,
+): SafetyFinding[] {
+  return verdict ? [...flags.filter((f) => f.rule !== verdict.rule), verdict] : flags;
 }
 
 async function rewriteFlags(

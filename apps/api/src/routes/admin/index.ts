@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { problems } from '../../schemas.js';
+import { noteText, problems } from '../../schemas.js';
 import {
   type ActionContext,
   answerInvitation,
@@ -333,7 +333,7 @@ const adminRoutes: FastifyPluginAsyncZod = async (app) => {
         summary:
           'Accept or reject an open report with a note (hub administrators); an accepted dispute suppresses that rule for that content',
         params: z.object({ id: z.coerce.number().int().positive(), decision: z.enum(['accept', 'reject']) }),
-        body: z.object({ note: z.string().max(2000).default('') }),
+        body: z.object({ note: noteText(2000).default('') }),
         response: { 200: ReportResponse, ...problems(400, 401, 403, 404, 409, 503) },
       },
     },

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { problem } from '../../problems.js';
-import { problems } from '../../schemas.js';
+import { lineText, noteText, problems } from '../../schemas.js';
 import { fileReport } from '../../services/safety-reports.js';
 import { rawIdentity } from '../identity-path.js';
 
@@ -36,9 +36,9 @@ const reportsRoutes: FastifyPluginAsyncZod = async (app) => {
           'Dispute a safety flag of a skill (kind dispute, rule) or report it as malicious, at a revision (default: current); authenticated, 10 an hour per user',
         body: z.object({
           kind: z.enum(['dispute', 'malicious']),
-          rule: z.string().min(1).max(100).optional().describe('the disputed rule (disputes)'),
-          revision: z.string().min(1).max(200).optional(),
-          note: z.string().max(2000).default(''),
+          rule: lineText(100, 1).optional().describe('the disputed rule (disputes)'),
+          revision: lineText(200, 1).optional(),
+          note: noteText(2000).default(''),
         }),
         response: { 201: ReportResponse, ...problems(400, 401, 404, 410, 422, 429, 503) },
       },

@@ -7,7 +7,7 @@ import {
   renameLinkedRepository,
 } from '@atskills/db';
 import { z } from 'zod';
-import type { LinkIndexQueue } from './links.js';
+import { enqueueLinkIndex, type LinkIndexQueue } from './links.js';
 
 /** The parts of GitHub's webhook payloads the links read (the rest is ignored). */
 const Repository = z.object({
@@ -82,7 +82,7 @@ export async function handleLinkEvent(
       if (branch && push.data.ref !== `refs/heads/${branch}`) return NONE;
       return reindex(
         deps,
-        await linksOfRepository(deps.db, { owner: ownerOf(repo), name: repo.name, id: repo.id }),
+        following(await linksOfRepository(deps.db, { owner: ownerOf(repo), name: repo.name, id: repo.id })),
       );
     }
     case 'repository': {
@@ -93,7 +93,9 @@ export async function handleLinkEvent(
         // The link keeps its collection; its identities do not change with the repository's name.
         await renameLinkedRepository(deps.db, repo.id, { owner: ownerOf(repo), name: repo.name });
       }
-      const links = await linksOfRepository(deps.db, { owner: ownerOf(repo), name: repo.name, id: repo.id });
+      const links = following(
+        await linksOfRepository(deps.db, { owner: ownerOf(repo), name: repo.name, id: repo.id }),
+      );
       if (action === 'deleted') {
         return fail(deps, links, 'repository-not-found', `GitHub says ${repo.full_name} was deleted.`);
       }
@@ -148,6 +150,15 @@ export async function handleLinkEvent(
   }
 }
 
+/**
+ * The links a repository's pushes and changes concern: token links, and App links the repository's marker
+ * file allowed (they hold its id from then on). An App link it never allowed does not follow the
+ * repository: another team that named someone else's repository learns nothing of its pushes or renames.
+ */
+function following(links: LinkWithNames[]): LinkWithNames[] {
+  return links.filter((l) => l.credential !== 'app' || l.githubRepoId !== null);
+}
+
 /** App links of some repositories (they may have failed for want of an installation). */
 async function appLinksOf(db: Database, repos: z.infer<typeof RepositoryRef>[]): Promise<LinkWithNames[]> {
   const out: LinkWithNames[] = [];
@@ -160,7 +171,7 @@ async function appLinksOf(db: Database, repos: z.infer<typeof RepositoryRef>[]):
 }
 
 async function reindex(deps: LinkEventDeps, links: LinkWithNames[]): Promise<LinkEventOutcome> {
-  for (const l of links) await deps.queue?.enqueue(l.id, { requestId: deps.requestId });
+  for (const l of links) await enqueueLinkIndex(deps.queue, l.id, { requestId: deps.requestId });
   return { reindexed: links.length, failed: 0 };
 }
 

@@ -9,6 +9,7 @@ import {
   linksSealedWithOtherKeys,
   listLinks,
   type NamespaceRow,
+  recordLinkFailure,
   updateLinkSealedToken,
 } from '@atskills/db';
 import { type LinkAccess, LinkAccessError, type TokenKeyring, tokenContext } from '@atskills/github-auth';
@@ -21,6 +22,27 @@ import type { Viewer } from '../auth/viewer.js';
 /** Starts the index of a link (the crawler's link queue; in-process or BullMQ). */
 export interface LinkIndexQueue {
   enqueue(linkId: number, options?: { force?: boolean; requestId?: string }): Promise<void>;
+}
+
+/**
+ * Queues an index of a link; a queue that refuses the job (Redis down, a job it cannot take) is a 503 the
+ * caller may retry, never a 500. `onRefused` runs first, so nothing is left waiting for a job that never
+ * came (a new link is marked failed instead of `queued` forever).
+ */
+export async function enqueueLinkIndex(
+  queue: LinkIndexQueue | null,
+  linkId: number,
+  options: { force?: boolean; requestId?: string },
+  onRefused?: (message: string) => Promise<unknown>,
+): Promise<void> {
+  if (!queue) return;
+  try {
+    await queue.enqueue(linkId, options);
+  } catch (error) {
+    const message = `The index could not be queued (${(error as Error).message}).`;
+    await onRefused?.(message);
+    throw problem('unavailable', `${message} Try again, or start it with POST .../index.`);
+  }
 }
 
 /** A link as the API shows it: never the token, only its last four characters and expiry. */
@@ -242,7 +264,17 @@ export async function createLink(
     });
     return row;
   });
-  await queue?.enqueue(link.id, { requestId: ctx.requestId });
+  await enqueueLinkIndex(queue, link.id, { requestId: ctx.requestId }, async (message) => {
+    const created = await findLinkOfCollection(db, namespace.name, collection);
+    if (created) {
+      await recordLinkFailure(db, created, {
+        code: 'index-not-queued',
+        message,
+        at: ctx.now,
+        requestId: ctx.requestId,
+      });
+    }
+  });
   const stored = await findLinkOfCollection(db, namespace.name, collection);
   return linkView(stored as LinkWithNames);
 }
@@ -295,7 +327,7 @@ export async function reindexLink(
   const link = await findLinkOfCollection(db, namespace.name, rawCollection);
   if (!link)
     throw problem('not-found', `No linked collection hub:${namespace.name}/${rawCollection.toLowerCase()}.`);
-  await queue?.enqueue(link.id, { force: true, requestId: ctx.requestId });
+  await enqueueLinkIndex(queue, link.id, { force: true, requestId: ctx.requestId });
   return linkView(link);
 }
 

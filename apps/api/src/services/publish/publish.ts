@@ -1,5 +1,6 @@
 import {
   appendAudit,
+  contentVerdictsFor,
   type Database,
   findCollection,
   findNamespace,
@@ -8,6 +9,7 @@ import {
   type NamespaceRow,
   popularPublicCollections,
   suppressionsFor,
+  withContentVerdict,
   writePublish,
 } from '@atskills/db';
 import { formatIdentity, SAFETY_RULES, type SafetyFinding } from '@atskills/protocol';
@@ -241,8 +243,9 @@ export async function collectionRevisions(
 }
 
 /**
- * Marks the flags an accepted dispute suppressed for exactly this content (a re-publish of identical
- * content keeps its decision; any change is a new content hash, scanned afresh).
+ * Marks the flags an accepted dispute suppressed for exactly this content and adds an accepted "malicious"
+ * verdict on it (a re-publish of identical content keeps both decisions; any change is a new content hash,
+ * scanned afresh).
  */
 async function withSuppressions(
   db: Database,
@@ -250,18 +253,20 @@ async function withSuppressions(
 ): Promise<Map<string, SafetyFinding[]>> {
   const flags = new Map<string, SafetyFinding[]>(validated.skills.map((s) => [s.identity, s.flags]));
   const hashOf = new Map(validated.skills.map((s) => [s.identity, s.contentHash]));
-  const suppressed = await suppressionsFor(db, [...hashOf.values()]);
-  if (suppressed.size === 0) return flags;
+  const [suppressed, verdicts] = await Promise.all([
+    suppressionsFor(db, [...hashOf.values()]),
+    contentVerdictsFor(db, [...hashOf.values()]),
+  ]);
+  if (suppressed.size === 0 && verdicts.size === 0) return flags;
   const out = new Map<string, SafetyFinding[]>();
   for (const [identity, list] of flags) {
-    const rules = suppressed.get(hashOf.get(identity) ?? '');
-    out.set(
-      identity,
-      list.map((f) => {
-        const by = rules?.get(f.rule);
-        return by === undefined || by === null ? f : { ...f, suppressedBy: by };
-      }),
-    );
+    const hash = hashOf.get(identity) ?? '';
+    const rules = suppressed.get(hash);
+    const kept = list.map((f) => {
+      const by = rules?.get(f.rule);
+      return by === undefined || by === null ? f : { ...f, suppressedBy: by };
+    });
+    out.set(identity, withContentVerdict(kept, verdicts.get(hash)));
   }
   return out;
 }

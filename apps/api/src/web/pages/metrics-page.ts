@@ -24,10 +24,12 @@ answers of <code>/v1/skills/&lt;identity&gt;</code>, each skill of a <code>POST 
 <div class="panel">
 <h2>Distinct clients, not requests</h2>
 <ul>
-<li>A client is told apart by its address, its credential (if any) and its user agent. These are hashed
-together with a random salt made fresh each day; only that salted hash is ever written, and the salt is kept
-only in memory or in Redis for at most two days, so a stored hash can never be tied back to an address or
-token, nor matched across days.</li>
+<li>Uses count people, not requests: a caller is its account when it sends a valid token, else its address.
+Headers a caller picks freely (its user agent, a made-up credential) are no part of it, so one address adds at
+most one use to a skill a day whatever headers it rotates. The account or address is hashed with a random
+salt made fresh each day; only that salted hash is ever written, and the salt is kept only in memory or in
+Redis for at most two days, so a stored hash can never be tied back to an address or account, nor matched
+across days.</li>
 <li>However often one client resolves a skill in a day, it adds at most one use to that skill that day.</li>
 <li>One client adds to at most ${USES_CAP_PER_CLIENT} different skills a day; past that it counts nothing, so a
 script that walks the index cannot inflate every skill.</li>

@@ -13,9 +13,11 @@ import { auth, type Caller, publish, seedTeam, type Tokens } from './teams-fixtu
 let hub: TestHub;
 let tokens: Tokens;
 const SKILL = 'hub:acme/tools/helper';
-const helper = (version: string) =>
+/** The collection: the judged skill at `version`, beside another skill at `other`. */
+const helper = (version: string, other: string) =>
   packCollection({
     'helper/SKILL.md': skillMd('helper', 'Help with the toolchain.', `# Helper ${version}\n\nSteps.\n`),
+    'other/SKILL.md': skillMd('other', 'Another skill.', `# Other ${other}\n`),
   });
 
 const call = (caller: Caller, method: 'GET' | 'POST', url: string, payload?: unknown) =>
@@ -41,8 +43,17 @@ const flagsOf = async (url: string) => {
   };
 };
 
+let others = 0;
+/** Publishes the collection again with the judged skill at `version` and the other skill changed. */
 const republish = async (version: string) => {
-  const res = await publish(hub.app, 'acme/tools', helper(version), auth(tokens, 'publisher'), 'public');
+  others++;
+  const res = await publish(
+    hub.app,
+    'acme/tools',
+    helper(version, `v${others}`),
+    auth(tokens, 'publisher'),
+    'public',
+  );
   expect(res.statusCode, res.body).toBe(200);
 };
 
@@ -56,7 +67,7 @@ afterAll(() => hub?.close());
 describe('a "malicious" verdict is keyed by content', () => {
   let judged: string;
 
-  it('holds through a byte-identical re-publish', async () => {
+  it('holds through a re-publish that leaves the skill byte-identical', async () => {
     judged = (await flagsOf(`/v1/skills/${SKILL}`)).revision;
     const filed = await call('reader', 'POST', `/v1/skills/${SKILL}/reports`, {
       kind: 'malicious',

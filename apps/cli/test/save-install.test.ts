@@ -120,6 +120,23 @@ describe('save', () => {
     expect(unverifiable.stderr).toMatch(/no \.source/);
   });
 
+  it("keeps a skill's own .source apart from our stamp and never saves a nested .atskills/ (issue 24, finding 14)", async () => {
+    await createRepo(root, 'acme/stamped', {
+      'skills/s/SKILL.md': '---\nname: s\ndescription: Carries its own stamp.\n---\nbody\n',
+      'skills/s/.source': 'gh:someone/else/skills/s\n2020-01-01 rev:0000000\n',
+      'skills/s/.atskills/evil/SKILL.md': '---\nname: evil\ndescription: Smuggled.\n---\nx\n',
+    });
+    const { cwd, cli } = await project();
+    const first = await cli('save', 'gh:acme/stamped/skills/s');
+    expect(first.code, first.stderr).toBe(0);
+    const copy = path.join(cwd, '.atskills/gh/acme/stamped/skills/s');
+    expect(await readFile(path.join(copy, '.source'), 'utf8')).toMatch(/^gh:acme\/stamped\/skills\/s\n/);
+    await expect(readFile(path.join(copy, '.atskills/evil/SKILL.md'), 'utf8')).rejects.toThrow(/ENOENT/);
+    const again = await cli('save', 'gh:acme/stamped/skills/s');
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).not.toMatch(/edited/);
+  });
+
   it('refuses to save a project path or a menu', async () => {
     const { cli } = await project();
     expect((await cli('save', 'deploy/runbook')).code).toBe(2);

@@ -262,15 +262,16 @@ describe('install, triggers and the resident block', () => {
       'see @skills:gh:acme/kit/skills, use @skills:gh:acme/kit/skills/b:save:install then @skills:bad:x.',
     );
     expect(result.code).toBe(2);
+    // Each section in the untrusted frame, with identity, revision and a project-relative path (SPEC 2.8).
     expect(result.stdout).toMatch(
-      /<skill identity="gh:acme\/kit\/skills\/b" name="b" revision="local" status="fresh"/,
+      /<skill-text-[0-9a-f]{16} kind="skill" identity="gh:acme\/kit\/skills\/b" name="b" revision="local" source="project" status="fresh" flags="none" path=".atskills\/gh\/acme\/kit\/skills\/b">\nb\n<\/skill-text-[0-9a-f]{16}>/,
     );
-    expect(result.stdout).toContain('\nb\n</skill>');
     expect(result.stdout).toMatch(
-      /<skills-menu identity="gh:acme\/kit\/skills"[^>]*>\n.*\n- gh:acme\/kit\/skills\/a: Version.*\n- gh:acme\/kit\/skills\/b: Bee\.\n<\/skills-menu>/,
+      /<skill-text-[0-9a-f]{16} kind="menu" identity="gh:acme\/kit\/skills"[^>]*>\n.*\n- gh:acme\/kit\/skills\/a: Version.*\n- gh:acme\/kit\/skills\/b: Bee\.\n<\/skill-text-/,
     );
-    expect(result.stdout.indexOf('<skills-menu')).toBeLessThan(result.stdout.indexOf('<skill identity'));
-    expect(result.stdout).toMatch(/<skill-error identity="@skills:bad:x" code="unknown-prefix">/);
+    expect(result.stdout.indexOf('kind="menu"')).toBeLessThan(result.stdout.indexOf('kind="skill"'));
+    expect(result.stdout).toContain('(atskills: @skills:bad:x was not loaded [unknown-prefix]');
+    expect(result.stdout).not.toContain(cwd); // no absolute local path reaches the model
     expect(await readFile(path.join(cwd, '.atskills/gh/acme/kit/skills/b/SKILL.md'), 'utf8')).toContain(
       'name: b',
     );

@@ -15,6 +15,8 @@ export interface ExpandOptions {
   deadline?: number;
   /** Asked before `:install` writes a flagged skill's line; absent: a flagged skill is not installed. */
   approveInstall?: (identity: string, flags: readonly string[]) => boolean | Promise<boolean>;
+  /** Install nothing whose flags could not be checked (hooks: nobody can be asked). */
+  requireCheck?: boolean;
 }
 
 /** What expanding one message gave. */
@@ -82,10 +84,15 @@ export async function expandMessage(
             installSkill(resolver, ref, {
               ...resolveOptions,
               approve: (flags) => options.approveInstall?.(ref.identity, flags) ?? false,
+              ...(options.requireCheck ? { requireCheck: true } : {}),
             }),
           );
           if (installed.refused === 'malicious')
             notes.push(`not installed: ${ref.identity} (the hub judged it malicious)`);
+          else if (installed.refused === 'unchecked')
+            notes.push(
+              `not installed: ${ref.identity} could not be checked now (${installed.warning ?? 'no answer'}); run \`atskills install ${ref.identity}\` later`,
+            );
           else if (installed.refused === 'flagged')
             notes.push(
               `not installed: ${ref.identity} is flagged (${installed.flags?.join(', ')}); the user may run \`atskills install --yes ${ref.identity}\` after reading it`,

@@ -100,7 +100,7 @@ async function contextFor(
     import('../inject.js'),
   ]);
   // A hook cannot ask: `:install` of a flagged skill is left to the user (the note says how).
-  const expansion = await expandMessage(resolver, prompt, { projectDir, deadline });
+  const expansion = await expandMessage(resolver, prompt, { projectDir, deadline, requireCheck: true });
   if (expansion.parts.length === 0 && expansion.notes.length === 0) return undefined;
   const stale = expansion.parts.some((p) => p.kind === 'resolved' && p.resolved.stale);
   // Past the budget one line says so for all; before it, each stale copy's own reason is the note.

@@ -33,9 +33,11 @@ export function registerInstall(program: Command, ctx: CliContext): void {
         ctx.fail(EXIT.failure);
         if (opts.json) return ctx.json(outcome);
         ctx.err(
-          outcome.refused === 'malicious'
-            ? `atskills: ${outcome.identity} was not installed: the hub judged it malicious (${outcome.flags?.join(', ')}).`
-            : `atskills: ${outcome.identity} was not installed: the hub flagged it (${outcome.flags?.join(', ')}). Read it with \`atskills get ${outcome.identity}\`, then run \`atskills install --yes ${outcome.identity}\` to install it anyway.`,
+          outcome.refused === 'unchecked'
+            ? `atskills: ${outcome.identity} was not installed: it could not be checked (${outcome.warning}).`
+            : outcome.refused === 'malicious'
+              ? `atskills: ${outcome.identity} was not installed: the hub judged it malicious (${outcome.flags?.join(', ')}).`
+              : `atskills: ${outcome.identity} was not installed: the hub flagged it (${outcome.flags?.join(', ')}). Read it with \`atskills get ${outcome.identity}\`, then run \`atskills install --yes ${outcome.identity}\` to install it anyway.`,
         );
         return;
       }

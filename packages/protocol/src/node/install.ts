@@ -55,14 +55,19 @@ export interface InstallOutcome {
   problems?: LocalSkillProblem[];
   /** The skill's safety flag codes (SPEC 2.8). */
   flags?: string[];
-  /** Why nothing was written: the hub judged it malicious, or it is flagged and was not approved. */
-  refused?: 'malicious' | 'flagged';
+  /**
+   * Why nothing was written: the hub judged it malicious, it is flagged and was not approved, or its flags
+   * could not be checked and `requireCheck` was set.
+   */
+  refused?: 'malicious' | 'flagged' | 'unchecked';
 }
 
 /** Options of `:install`: `approve` is asked before a flagged skill's line is written (SPEC 2.8). */
 export interface InstallOptions extends ProjectOptions {
   /** Answers whether to install a skill the hub flagged; absent: a flagged skill is not installed. */
   approve?: (flags: readonly string[]) => boolean | Promise<boolean>;
+  /** Write nothing when the source cannot be checked (a hook: the flags are unknown and nobody can be asked). */
+  requireCheck?: boolean;
 }
 
 /**
@@ -84,6 +89,14 @@ export async function installSkill(
     const resolved = await resolver.resolve(id, options);
     isMenu = resolved.kind === 'menu';
     flags = resolved.flags;
+    if (resolved.stale && options.requireCheck)
+      return {
+        identity: id.identity,
+        line: autotriggerLine(id, isMenu),
+        changed: false,
+        refused: 'unchecked',
+        ...(resolved.staleReason ? { warning: resolved.staleReason } : {}),
+      };
     if (resolved.kind === 'menu') {
       skills =
         id.source === 'local'
@@ -96,6 +109,14 @@ export async function installSkill(
     if (resolved.stale) warning = resolved.staleReason;
   } catch (error) {
     if (!isUnreachable(error)) throw error;
+    if (options.requireCheck)
+      return {
+        identity: id.identity,
+        line: autotriggerLine(id),
+        changed: false,
+        refused: 'unchecked',
+        warning: (error as Error).message,
+      };
     warning = `installed without checking: ${(error as Error).message}`;
   }
   const line = autotriggerLine(id, isMenu);

@@ -26,6 +26,7 @@ async function project(cacheName = 'cache') {
     ...process.env,
     ATSKILLS_CACHE: path.join(dir, cache),
     ATSKILLS_GIT_BASE: server.baseUrl,
+    ATSKILLS_HUB: 'http://127.0.0.1:9', // no hub: nothing listens on the discard port
   });
   const env = envFor(cacheName);
   return {
@@ -252,6 +253,28 @@ describe('install, triggers and the resident block', () => {
     const install = await cli('install', 'bare');
     expect(install.code).toBe(0);
     expect(install.stderr).toContain('warning: .atskills/bare/SKILL.md: ');
+  });
+
+  it('update with no identity updates all; outdated names lines that match nothing; publish --dry-run says so', async () => {
+    const { cwd, cli } = await project();
+    expect((await cli('get', 'gh:acme/kit/skills')).code).toBe(0); // the cache now knows it is a menu
+    expect((await cli('save', 'gh:acme/kit/skills/b')).code).toBe(0);
+    const update = await cli('update');
+    expect(update.code, update.stderr).toBe(0);
+    expect(update.stdout).toContain('up to date  gh:acme/kit/skills/b');
+    // A folder line without its slash (what a careless :install wrote) and a line naming no skill.
+    await writeFile(path.join(cwd, '.atskills/.autotrigger'), '@gh:acme/kit/skills\n/nothing-here\n');
+    const outdated = await cli('outdated');
+    expect(outdated.code).toBe(8);
+    expect(outdated.stdout).toMatch(
+      /no-match\s+gh:acme\/kit\/skills .*write "@gh:acme\/kit\/skills\/" \(with the slash\)/,
+    );
+    expect(outdated.stdout).toMatch(/no-match\s+\/nothing-here .*selects no skill/);
+    await mkdir(path.join(cwd, 'pub', 'x'), { recursive: true });
+    await writeFile(path.join(cwd, 'pub', 'x', 'SKILL.md'), '---\nname: x\ndescription: X.\n---\nx\n');
+    const dry = await cli('publish', path.join(cwd, 'pub'), '--to', 'hub:acme/tools', '--dry-run');
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toBe('Dry run: nothing was published to hub:acme/tools.\n');
   });
 
   it('expands a message: saves, installs and prints one section per reference', async () => {

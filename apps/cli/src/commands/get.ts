@@ -1,4 +1,4 @@
-import { normalizeIdentity } from '@atskills/protocol';
+import { normalizeIdentity, refusingVerdict, UNTRUSTED_NOTICE } from '@atskills/protocol';
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { adviceFor, EXIT, exitCodeFor } from '../exit-codes.js';
@@ -26,7 +26,6 @@ export function registerGet(program: Command, ctx: CliContext): void {
       const resolver = await ctx.resolver();
       const projectDir = await ctx.projectDir();
       const { failureLine, renderResolved } = await import('../inject.js');
-      const { refusingVerdict, UNTRUSTED_NOTICE } = await import('@atskills/protocol');
       const results: unknown[] = [];
       const texts: string[] = [];
       for (const identity of identities) {

@@ -102,11 +102,16 @@ async function contextFor(
   // A hook cannot ask: `:install` of a flagged skill is left to the user (the note says how).
   const expansion = await expandMessage(resolver, prompt, { projectDir, deadline, requireCheck: true });
   if (expansion.parts.length === 0 && expansion.notes.length === 0) return undefined;
-  const stale = expansion.parts.some((p) => p.kind === 'resolved' && p.resolved.stale);
-  // Past the budget one line says so for all; before it, each stale copy's own reason is the note.
-  const notes = staleNote(stale).length
-    ? [...expansion.notes.filter((n) => !/ is stale: /.test(n)), ...staleNote(stale)]
-    : expansion.notes;
+  const staleOnes = expansion.parts.flatMap((p) =>
+    p.kind === 'resolved' && p.resolved.stale ? [p.resolved] : [],
+  );
+  // One line for every stale copy: past the budget it says so; before it (a hub that refused) it gives the
+  // first copy's reason.
+  const first = staleOnes[0];
+  const staleLine =
+    staleNote(first !== undefined)[0] ??
+    (first ? `cached copies were served, marked stale (${first.staleReason ?? 'not checked'})` : undefined);
+  const notes = [...expansion.notes.filter((n) => !/ is stale: /.test(n)), ...(staleLine ? [staleLine] : [])];
   return renderAnswer(expansion.parts, notes, projectDir);
 }
 

@@ -79,6 +79,11 @@ export class Resolver {
   private hubSource?: Promise<HubSource>;
   /** Cloud answers of resolves under a deadline, by identity (one probe per identity per hook). */
   private readonly withinDeadline = new Map<string, Promise<Resolved>>();
+  /**
+   * Flags the hub named for `gh:` skills resolved over git (asked in the same batch, by their folder's tree
+   * sha): git knows no flags, but a hub that has indexed the repository does.
+   */
+  private readonly ghFlags = new Map<string, Promise<string[] | undefined>>();
   /** What one batch probe said, by identity: consulted instead of a probe of its own. */
   private readonly batched = new Map<
     string,
@@ -147,7 +152,7 @@ export class Resolver {
    */
   probeBatch(identities: readonly string[], options: { deadline?: number } = {}): Promise<void> {
     // Registered synchronously, before any await: a resolve started right after this call finds its answer.
-    const items: { id: Identity; revision: string }[] = [];
+    const items: { id: Identity; revision: string; flagsOnly?: boolean }[] = [];
     for (const text of new Set(identities)) {
       let id: Identity;
       try {
@@ -155,9 +160,12 @@ export class Resolver {
       } catch {
         continue;
       }
-      if (!this.viaHub(id) || this.batched.has(id.identity)) continue;
+      if (id.source === 'local' || this.batched.has(id.identity) || this.ghFlags.has(id.identity)) continue;
       const meta = this.cache.readMeta(id.identity);
-      if (meta) items.push({ id, revision: meta.revision });
+      if (!meta) continue;
+      if (this.viaHub(id)) items.push({ id, revision: meta.revision });
+      // A gh: skill over git: the hub compares the folder's tree sha, and may name its flags.
+      else if (meta.contentKey) items.push({ id, revision: meta.contentKey, flagsOnly: true });
     }
     const asked = items.slice(0, 128);
     if (asked.length === 0) return Promise.resolve();
@@ -173,7 +181,17 @@ export class Resolver {
           return error;
         return new Map<string, BatchAnswer>();
       });
-    for (const { id } of asked)
+    for (const { id, flagsOnly } of asked) {
+      if (flagsOnly) {
+        this.ghFlags.set(
+          id.identity,
+          answers.then((all) => {
+            const answer = all instanceof ResolveError ? undefined : all.get(id.identity);
+            return answer?.status === 'unchanged' ? answer.flags : undefined;
+          }),
+        );
+        continue;
+      }
       this.batched.set(
         id.identity,
         answers.then((all) =>
@@ -182,6 +200,7 @@ export class Resolver {
             : (all.get(id.identity) ?? { status: 'other' as const }),
         ),
       );
+    }
     return answers.then(() => undefined);
   }
 
@@ -301,7 +320,10 @@ export class Resolver {
     }
     const git = await this.git();
     const head = await git.probe(id);
-    if (known && head === known.revision) return {};
+    if (known && head === known.revision) {
+      const flags = await this.ghFlags.get(id.identity);
+      return flags ? { flags } : {};
+    }
     return { fetched: await git.fetch(id) };
   }
 

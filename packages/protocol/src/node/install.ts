@@ -81,7 +81,8 @@ export async function installSkill(
 ): Promise<InstallOutcome> {
   const id = typeof identity === 'string' ? parseIdentity(identity) : identity;
   let warning: string | undefined;
-  let isMenu = false;
+  // A folder written with its `/` stays a whole-directory line even when the source cannot be checked.
+  let isMenu = typeof identity === 'string' && identity.endsWith('/');
   let skills: string[] | undefined;
   let problems: LocalSkillProblem[] | undefined;
   let flags: string[] = [];

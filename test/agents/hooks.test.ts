@@ -1,8 +1,9 @@
-// The hooks of every host as each host runs them (SPEC 2.5, 2.8): `atskills init --agent <host>` writes the
-// host's hooks file beside the user's own hooks, then each hook command is read back from that file and run
-// through `sh -c` with the host's event JSON on stdin, against the hub listening on 127.0.0.1, a port that
-// refuses connections, and a server that accepts and never answers. `atskills` on PATH is the bundled client.
-// A hostile body (closers, a forged system block, a copied boundary) goes through every path: the frame holds.
+// End to end, the client against the hub (so it lives outside both apps): the hooks of every host as each
+// host runs them (SPEC 2.5, 2.8). `atskills init --agent <host>` writes the host's hooks file beside the
+// user's own hooks, then each hook command is read back from that file and run through `sh -c` with the
+// host's event JSON on stdin, against the hub listening on 127.0.0.1, a port that refuses connections, and a
+// server that accepts and never answers. `atskills` on PATH is the bundled client. A hostile body (closers,
+// a forged system block, a copied boundary) goes through every path: the frame holds.
 import { execFile } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
@@ -11,13 +12,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HOSTILE_BODY } from '../../../packages/protocol/src/frame.test-support.js';
-import { runCliCaptured } from '../../../test/support/cli.js';
-import { unusedPort } from '../../../test/support/ports.js';
-import { createTeam, createToken, createUser, OPERATOR } from '../../api/src/services/auth/accounts.js';
-import { decideReport } from '../../api/src/services/safety-reports.js';
-import { createTestHub, type TestHub } from '../../api/test/support/app.js';
-import { bundleClient } from '../scripts/bundle.js';
+import { createTeam, createToken, createUser, OPERATOR } from '../../apps/api/src/services/auth/accounts.js';
+import { decideReport } from '../../apps/api/src/services/safety-reports.js';
+import { createTestHub, type TestHub } from '../../apps/api/test/support/app.js';
+import { bundleClient } from '../../apps/cli/scripts/bundle.js';
+import { HOSTILE_BODY } from '../../packages/protocol/src/frame.test-support.js';
+import { runCliCaptured } from '../support/cli.js';
+import { unusedPort } from '../support/ports.js';
 
 const execFileAsync = promisify(execFile);
 

@@ -9,12 +9,17 @@
  * `--against <checkout>` adds the same `get` and `--version` runs of another checkout's bundle (say, a
  * worktree of the commit before a refactor) to every round, so "no slower than before" is measured in one run.
  *
+ * Hooks (SPEC 2.5): `atskills hook session-start` and `hook user-prompt` as Codex / Claude Code run them (the
+ * event JSON on stdin), with 1, 5 and 20 `.autotrigger` lines (and as many references in the message), on the
+ * healthy hub and on one that accepts connections and never answers (the 1.5 s budget, then the cache).
+ *
  * Self-contained: its own database (`atskills_bench_client`, migrated and seeded with one hub collection
  * each run) and the hub as a child process; no crawled benchmark index needed.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Socket } from 'node:net';
 import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs, promisify } from 'node:util';
@@ -37,7 +42,14 @@ interface Case {
   env?: Record<string, string>;
   /** Exit code the command must end with. */
   code?: number;
+  /** What the command reads on stdin (a hook's event JSON). */
+  stdin?: string;
+  /** The working folder, when not the shared project. */
+  cwd?: string;
 }
+
+/** The hook line counts measured. */
+const HOOK_LINES = [1, 5, 20] as const;
 
 // GNU time reports the child's CPU time (user + system, all its threads): on a machine shared with other
 // work, wall time mostly measures the queue for a core, CPU time what the process itself costs.
@@ -52,11 +64,13 @@ async function timeOnce(c: Case, cwd: string): Promise<{ wall: number; cpu?: num
     ? [GNU_TIME, ['-f', '%U %S', '-o', cpuFile, c.file, ...c.args]]
     : [c.file, c.args];
   try {
-    await execFileAsync(file, args, {
-      cwd,
+    const child = execFileAsync(file, args, {
+      cwd: c.cwd ?? cwd,
       env: { PATH: process.env.PATH ?? '', HOME: cwd, ...c.env },
       maxBuffer: 16 * 1024 * 1024,
     });
+    child.child.stdin?.end(c.stdin ?? '');
+    await child;
     if ((c.code ?? 0) !== 0) throw new Error(`${c.label}: exited 0, expected ${c.code}`);
   } catch (error) {
     const code = (error as { code?: unknown }).code;
@@ -90,9 +104,13 @@ export async function run(args: string[]): Promise<void> {
   const url = await ensureDatabase('atskills_bench_client', true);
   const handle = connectPostgres({ url, max: 2 });
   try {
+    const resident: Record<string, string> = {};
+    for (let i = 1; i <= 20; i++)
+      resident[`s${i}/SKILL.md`] = skillMd(`s${i}`, `Resident skill ${i}.`, `# S${i}\n\nStep ${i}.\n`);
     await seedHubCollection(handle.db, 'bench', 'playbooks', {
       'deploy/SKILL.md': skillMd('deploy', 'Deploy the service step by step.', '# Deploy\n\nShip it.\n'),
       'deploy/checklist.md': '# Checklist\n',
+      ...resident,
     });
   } finally {
     await handle.close();
@@ -107,6 +125,51 @@ export async function run(args: string[]): Promise<void> {
   const cache = path.join(work, 'cache');
   const hubEnv = { ATSKILLS_CACHE: cache, ATSKILLS_HUB: api.url, XDG_CONFIG_HOME: path.join(work, 'config') };
   const downHub = `http://127.0.0.1:${await freePort()}`; // nothing listens there: connection refused
+  // A hub that accepts connections and never answers: what a hook's budget is for.
+  const held = new Set<Socket>();
+  const hanging = createServer((socket) => {
+    held.add(socket);
+    socket.on('close', () => held.delete(socket));
+  });
+  await new Promise<void>((done) => hanging.listen(0, '127.0.0.1', done));
+  const hangingHub = `http://127.0.0.1:${(hanging.address() as { port: number }).port}`;
+  const hookCases: Case[] = [];
+  for (const n of HOOK_LINES) {
+    const dir = path.join(work, `hooks-${n}`);
+    await mkdir(path.join(dir, '.atskills'), { recursive: true });
+    const ids = Array.from({ length: n }, (_, i) => `hub:bench/playbooks/s${i + 1}`);
+    await writeFile(path.join(dir, '.atskills', '.autotrigger'), ids.map((id) => `@${id}\n`).join(''));
+    const start = JSON.stringify({ hook_event_name: 'SessionStart', cwd: dir, source: 'startup' });
+    const prompt = JSON.stringify({
+      hook_event_name: 'UserPromptSubmit',
+      cwd: dir,
+      prompt: `use ${ids.map((id) => `@skills:${id}`).join(' ')}`,
+    });
+    for (const [hub, label] of [
+      [api.url, 'healthy hub'],
+      [hangingHub, 'hanging hub'],
+    ] as const) {
+      const env = { ...hubEnv, ATSKILLS_HUB: hub };
+      hookCases.push(
+        {
+          label: `hook session-start, ${n} lines, ${label}`,
+          file: process.execPath,
+          args: [bin, 'hook', 'session-start', '--host', 'codex'],
+          env,
+          stdin: start,
+          cwd: dir,
+        },
+        {
+          label: `hook user-prompt, ${n} refs, ${label}`,
+          file: process.execPath,
+          args: [bin, 'hook', 'user-prompt', '--host', 'codex'],
+          env,
+          stdin: prompt,
+          cwd: dir,
+        },
+      );
+    }
+  }
   const cases: Case[] = [
     { label: 'node -e 0 (baseline)', file: process.execPath, args: ['-e', '0'] },
     {
@@ -144,6 +207,7 @@ export async function run(args: string[]): Promise<void> {
           },
         ]
       : []),
+    ...hookCases,
     { label: 'cat SKILL.md (floor)', file: 'cat', args: [] },
   ];
   const times = new Map<string, number[]>(cases.map((c) => [c.label, []]));
@@ -156,6 +220,8 @@ export async function run(args: string[]): Promise<void> {
     });
     const dir = (JSON.parse(stdout) as { dir: string }).dir;
     cases[cases.length - 1]!.args = [path.join(dir, 'SKILL.md')];
+    // Every hook case's skills cached once through the healthy hub (the hanging runs serve them stale).
+    for (const c of hookCases.filter((h) => h.env?.ATSKILLS_HUB === api.url)) await timeOnce(c, project);
     for (let i = 0; i < samples + 2; i++) {
       for (const c of cases) {
         const ms = await timeOnce(c, project);
@@ -165,6 +231,8 @@ export async function run(args: string[]): Promise<void> {
       }
     }
   } finally {
+    for (const socket of held) socket.destroy();
+    hanging.close();
     await api.stop();
     await rm(work, { recursive: true, force: true });
   }

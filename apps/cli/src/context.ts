@@ -73,6 +73,34 @@ export class CliContext {
     return findProjectDir(this.io.cwd);
   }
 
+  /** All of stdin as text ('' when there is none or it is a terminal nobody typed into). */
+  async readStdin(): Promise<string> {
+    const stdin = this.io.stdin;
+    if (!stdin || (stdin as { isTTY?: boolean }).isTTY) return '';
+    let text = '';
+    for await (const chunk of stdin) text += typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+    return text;
+  }
+
+  /** Whether a person sits at both ends (stdin and stdout are terminals), so a question can be asked. */
+  interactive(): boolean {
+    return (
+      (this.io.stdin as { isTTY?: boolean } | undefined)?.isTTY === true &&
+      (this.io.stdout as { isTTY?: boolean }).isTTY === true
+    );
+  }
+
+  /** Asks a yes/no question on stderr and reads one line of stdin; only `y`/`yes` is yes. */
+  async confirm(question: string): Promise<boolean> {
+    if (!this.interactive() || !this.io.stdin) return false;
+    this.io.stderr.write(`${question} [y/N] `);
+    for await (const chunk of this.io.stdin) {
+      const answer = (typeof chunk === 'string' ? chunk : chunk.toString('utf8')).trim().toLowerCase();
+      return answer === 'y' || answer === 'yes';
+    }
+    return false;
+  }
+
   /** Raises the run's exit code (the most specific failure of a batch wins over "ok"). */
   fail(code: number): void {
     if (this.exitCode === 0) this.exitCode = code;

@@ -40,3 +40,6 @@ const code = await runCli(process.argv.slice(2), {
   ...(defaultHub ? { defaultHub } : {}),
 });
 process.exitCode = code;
+// A hook has answered once runCli returns: requests it stopped waiting for (a hub that hangs) must not keep
+// the host waiting for the process to end. Exit once the answer is written out (git children are killed on exit).
+if (process.argv[2] === 'hook') process.stdout.write('', () => process.exit(code));

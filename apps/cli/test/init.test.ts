@@ -135,7 +135,9 @@ describe('atskills init --agent claude-code', () => {
     const injected = JSON.parse(prompt.stdout);
     expect(injected.hookSpecificOutput.hookEventName).toBe('UserPromptSubmit');
     const context: string = injected.hookSpecificOutput.additionalContext;
-    expect(context).toContain('<skill identity="deploy/runbook" name="runbook" revision="local"');
+    expect(context).toMatch(
+      /<skill-text-[0-9a-f]{16} kind="skill" identity="deploy\/runbook" name="runbook" revision="local"/,
+    );
     expect(context).toContain('# Runbook\n\nShip it.');
     expect(context).toContain('installed: deploy/runbook');
     expect(await readFile(path.join(project, '.atskills', '.autotrigger'), 'utf8')).toBe('deploy/runbook\n');
@@ -151,7 +153,7 @@ describe('atskills init --agent claude-code', () => {
     // failure in the context, and exits 0 (a failing hook must not block the prompt).
     const down = await runHook(project, 'UserPromptSubmit', { prompt: 'try @skills:hub:acme/tools/lint' });
     const downContext: string = JSON.parse(down.stdout).hookSpecificOutput.additionalContext;
-    expect(downContext).toContain('<skill-error identity="hub:acme/tools/lint"');
+    expect(downContext).toContain('(atskills: @skills:hub:acme/tools/lint was not loaded [offline]');
     expect(downContext).toContain('cannot be reached');
     expect(down.ms).toBeLessThan(10_000);
 
@@ -194,7 +196,7 @@ describe.each([
   ['cursor', '.cursor/rules/atskills.mdc', {}],
   ['codex', 'AGENTS.md', { 'AGENTS.md': '# Agents\n\n- run the tests\n' }],
   ['generic', 'AGENTS.md', {}],
-] as const)('atskills init --agent %s', (agent, file, files) => {
+] as const)('atskills init --agent %s (pointer line)', (agent, file, files) => {
   it(`adds one pointer line to ${file}, and --remove restores the project`, async () => {
     const project = await newProject(`host-${agent}`, {
       ...files,
@@ -206,15 +208,22 @@ describe.each([
     const text = await readFile(path.join(project, file), 'utf8');
     const pointer = text.split('\n').filter((l) => l.includes('atskills:init'));
     expect(pointer).toHaveLength(1);
-    expect(pointer[0]).toContain('atskills expand');
+    // The message travels on stdin: the line never asks for it on a command line (SPEC 2.5).
+    expect(pointer[0]).toContain("atskills expand - <<'ATSKILLS_MESSAGE'");
+    expect(pointer[0]).not.toContain('"<the message>"');
     if (agent === 'cursor') expect(text).toMatch(/^---\n[\s\S]*alwaysApply: true\n---\n/);
     if (agent === 'codex') expect(text.startsWith('# Agents\n\n- run the tests\n')).toBe(true);
-    // No hooks for these hosts: the agent runs what the pointer line says, as a shell command.
-    const expanded = await execFileAsync('sh', ['-c', 'atskills expand "use @skills:deploy/runbook"'], {
-      cwd: project,
-      env: envFor(project),
-    });
+    // The agent runs what the pointer line says: the message in a quoted here-document, so `$(...)` and
+    // backticks in it stay text.
+    const message = 'use @skills:deploy/runbook and keep `touch tick` and $(touch pwned) as they are';
+    const expanded = await execFileAsync(
+      'sh',
+      ['-c', `atskills expand - <<'ATSKILLS_MESSAGE'\n${message}\nATSKILLS_MESSAGE`],
+      { cwd: project, env: envFor(project) },
+    );
     expect(expanded.stdout).toContain('# Runbook\n\nShip it.');
+    expect(await readdir(project)).not.toContain('pwned');
+    expect(await readdir(project)).not.toContain('tick');
     await runCliCaptured(['init', '--remove'], { cwd: project, env: envFor(project) });
     expect(await snapshot(project)).toEqual(before);
   });

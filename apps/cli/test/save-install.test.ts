@@ -26,6 +26,7 @@ async function project(cacheName = 'cache') {
     ...process.env,
     ATSKILLS_CACHE: path.join(dir, cache),
     ATSKILLS_GIT_BASE: server.baseUrl,
+    ATSKILLS_HUB: 'http://127.0.0.1:9', // no hub: nothing listens on the discard port
   });
   const env = envFor(cacheName);
   return {
@@ -118,6 +119,23 @@ describe('save', () => {
     const unverifiable = await cli('save', 'gh:acme/kit/skills/a');
     expect(unverifiable.code).toBe(6);
     expect(unverifiable.stderr).toMatch(/no \.source/);
+  });
+
+  it("keeps a skill's own .source apart from our stamp and never saves a nested .atskills/ (issue 24, finding 14)", async () => {
+    await createRepo(root, 'acme/stamped', {
+      'skills/s/SKILL.md': '---\nname: s\ndescription: Carries its own stamp.\n---\nbody\n',
+      'skills/s/.source': 'gh:someone/else/skills/s\n2020-01-01 rev:0000000\n',
+      'skills/s/.atskills/evil/SKILL.md': '---\nname: evil\ndescription: Smuggled.\n---\nx\n',
+    });
+    const { cwd, cli } = await project();
+    const first = await cli('save', 'gh:acme/stamped/skills/s');
+    expect(first.code, first.stderr).toBe(0);
+    const copy = path.join(cwd, '.atskills/gh/acme/stamped/skills/s');
+    expect(await readFile(path.join(copy, '.source'), 'utf8')).toMatch(/^gh:acme\/stamped\/skills\/s\n/);
+    await expect(readFile(path.join(copy, '.atskills/evil/SKILL.md'), 'utf8')).rejects.toThrow(/ENOENT/);
+    const again = await cli('save', 'gh:acme/stamped/skills/s');
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).not.toMatch(/edited/);
   });
 
   it('refuses to save a project path or a menu', async () => {
@@ -237,6 +255,28 @@ describe('install, triggers and the resident block', () => {
     expect(install.stderr).toContain('warning: .atskills/bare/SKILL.md: ');
   });
 
+  it('update with no identity updates all; outdated names lines that match nothing; publish --dry-run says so', async () => {
+    const { cwd, cli } = await project();
+    expect((await cli('get', 'gh:acme/kit/skills')).code).toBe(0); // the cache now knows it is a menu
+    expect((await cli('save', 'gh:acme/kit/skills/b')).code).toBe(0);
+    const update = await cli('update');
+    expect(update.code, update.stderr).toBe(0);
+    expect(update.stdout).toContain('up to date  gh:acme/kit/skills/b');
+    // A folder line without its slash (what a careless :install wrote) and a line naming no skill.
+    await writeFile(path.join(cwd, '.atskills/.autotrigger'), '@gh:acme/kit/skills\n/nothing-here\n');
+    const outdated = await cli('outdated');
+    expect(outdated.code).toBe(8);
+    expect(outdated.stdout).toMatch(
+      /no-match\s+gh:acme\/kit\/skills .*write "@gh:acme\/kit\/skills\/" \(with the slash\)/,
+    );
+    expect(outdated.stdout).toMatch(/no-match\s+\/nothing-here .*selects no skill/);
+    await mkdir(path.join(cwd, 'pub', 'x'), { recursive: true });
+    await writeFile(path.join(cwd, 'pub', 'x', 'SKILL.md'), '---\nname: x\ndescription: X.\n---\nx\n');
+    const dry = await cli('publish', path.join(cwd, 'pub'), '--to', 'hub:acme/tools', '--dry-run');
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toBe('Dry run: nothing was published to hub:acme/tools.\n');
+  });
+
   it('expands a message: saves, installs and prints one section per reference', async () => {
     const { cwd, cli } = await project();
     // The menu comes first: once b is saved, `.atskills/gh/acme/kit/skills` exists and answers locally.
@@ -245,15 +285,16 @@ describe('install, triggers and the resident block', () => {
       'see @skills:gh:acme/kit/skills, use @skills:gh:acme/kit/skills/b:save:install then @skills:bad:x.',
     );
     expect(result.code).toBe(2);
+    // Each section in the untrusted frame, with identity, revision and a project-relative path (SPEC 2.8).
     expect(result.stdout).toMatch(
-      /<skill identity="gh:acme\/kit\/skills\/b" name="b" revision="local" status="fresh"/,
+      /<skill-text-[0-9a-f]{16} kind="skill" identity="gh:acme\/kit\/skills\/b" name="b" revision="local" source="project" status="fresh" flags="none" path=".atskills\/gh\/acme\/kit\/skills\/b">\nb\n<\/skill-text-[0-9a-f]{16}>/,
     );
-    expect(result.stdout).toContain('\nb\n</skill>');
     expect(result.stdout).toMatch(
-      /<skills-menu identity="gh:acme\/kit\/skills"[^>]*>\n.*\n- gh:acme\/kit\/skills\/a: Version.*\n- gh:acme\/kit\/skills\/b: Bee\.\n<\/skills-menu>/,
+      /<skill-text-[0-9a-f]{16} kind="menu" identity="gh:acme\/kit\/skills"[^>]*>\n.*\n- gh:acme\/kit\/skills\/a: Version.*\n- gh:acme\/kit\/skills\/b: Bee\.\n<\/skill-text-/,
     );
-    expect(result.stdout.indexOf('<skills-menu')).toBeLessThan(result.stdout.indexOf('<skill identity'));
-    expect(result.stdout).toMatch(/<skill-error identity="@skills:bad:x" code="unknown-prefix">/);
+    expect(result.stdout.indexOf('kind="menu"')).toBeLessThan(result.stdout.indexOf('kind="skill"'));
+    expect(result.stdout).toContain('(atskills: @skills:bad:x was not loaded [unknown-prefix]');
+    expect(result.stdout).not.toContain(cwd); // no absolute local path reaches the model
     expect(await readFile(path.join(cwd, '.atskills/gh/acme/kit/skills/b/SKILL.md'), 'utf8')).toContain(
       'name: b',
     );

@@ -54,12 +54,15 @@ describe('start-up modules of the atskills process', () => {
     ['refs', ['refs', '--json', 'use @skills:gh:acme/kit/skills/a now'], false],
     ['get', ['get', '--offline', 'demo'], true],
     ['help', ['--help'], false],
+    // A hook shows no count: the resident block is injected without loading the tokenizer (SPEC 2.5).
+    ['hook', ['hook', 'session-start', '--host', 'codex'], true],
   ])('%s loads no gpt-tokenizer, and the node half only if it resolves', async (name, argv, resolves) => {
     const run = await runLogged(name, argv);
     expect(run.code, run.stderr).toBe(0);
     // The hook saw the CLI itself, so an empty log cannot pass by accident.
     expect(run.modules.some((url) => url.endsWith('/apps/cli/src/main.ts'))).toBe(true);
     expect(run.modules.filter((url) => url.includes(TOKENIZER))).toEqual([]);
+    if (name === 'hook') expect(run.stdout).toContain('- demo: A local demo skill. (demo)');
     const nodeHalf = run.modules.filter((url) => url.includes(PROTOCOL_NODE));
     if (resolves) expect(nodeHalf).not.toEqual([]);
     else expect(nodeHalf).toEqual([]);

@@ -118,6 +118,11 @@ describe('GitHub name rules', () => {
     expect(isValidGithubOwner('anthropics')).toBe(true);
     expect(isValidGithubOwner('a-b')).toBe(true);
     expect(isValidGithubOwner('-a')).toBe(false);
+    // Issue 24, finding 15: GitHub refuses an owner ending with a hyphen, so the reference parser must too.
+    expect(() => parseIdentity('gh:acme-/tools/x')).toThrow(expect.objectContaining({ code: 'bad-owner' }));
+    expect(() => parseIdentity('https://github.com/acme-/tools')).toThrow(
+      expect.objectContaining({ code: 'bad-owner' }),
+    );
     expect(isValidGithubOwner('a'.repeat(40))).toBe(false);
     expect(isValidGithubOwner('a_b')).toBe(false);
     expect(isValidGithubRepo('agent-toolkit.v2_x')).toBe(true);

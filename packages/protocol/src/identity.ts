@@ -250,7 +250,9 @@ function buildIdentity(source: Source, decodedPath: string): Identity {
     throw new IdentityError('incomplete', `A ${source}: identity needs ${partsNeeded(source)}.`);
   }
   if (source === 'gh') {
-    if (!isValidGithubOwner(first)) {
+    // A reference names an owner GitHub would accept today: it refuses one ending with a hyphen (SPEC 1.3),
+    // so such a reference is a typo, never a skill (older accounts' events are still read by the hub).
+    if (!isValidGithubOwner(first) || first.endsWith('-')) {
       throw new IdentityError('bad-owner', `"${first}" is not a valid GitHub user or organization name.`, {
         owner: first,
       });

@@ -7,16 +7,22 @@ export interface ResidentEntry {
   name: string;
   description: string;
   identity: string;
+  /** The hub's safety flag codes of the skill (SPEC 2.8): the row names them. */
+  flags?: readonly string[];
 }
 
-/** Rows `- <name>: <description> (<identity>)` joined by \n, no trailing newline, deduped by identity (first wins). */
+/**
+ * Rows `- <name>: <description> (<identity>)` joined by \n, no trailing newline, deduped by identity (first
+ * wins); a flagged skill's row ends with `[flagged: <codes>]`.
+ */
 export function renderResidentBlock(entries: ResidentEntry[]): string {
   const seen = new Set<string>();
   const rows: string[] = [];
   for (const entry of entries) {
     if (seen.has(entry.identity)) continue;
     seen.add(entry.identity);
-    rows.push(`- ${oneLine(entry.name)}: ${oneLine(entry.description)} (${entry.identity})`);
+    const flagged = entry.flags?.length ? ` [flagged: ${entry.flags.map(oneLine).join(', ')}]` : '';
+    rows.push(`- ${oneLine(entry.name)}: ${oneLine(entry.description)} (${entry.identity})${flagged}`);
   }
   return rows.join('\n');
 }

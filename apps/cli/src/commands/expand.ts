@@ -1,63 +1,44 @@
-import { scanReferences } from '@atskills/protocol';
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
-import { EXIT, exitCodeFor } from '../exit-codes.js';
-import { errorJson, renderFailure, renderInjection, resolvedJson } from '../format/resolved.js';
+import { exitCodeFor } from '../exit-codes.js';
 
 /**
- * `atskills expand <message...>`: everything a host does for one message - resolve every reference, apply
- * `:save` and `:install`, and print the injection block (one section per distinct identity, in message
- * order). Failed references get an error section too, so the block is always complete; the exit code is
- * that of the first failure.
+ * `atskills expand [message...]`: everything a host does for one message - resolve every reference (all at
+ * once), apply `:save` and `:install`, and print the injection: the standing notice, one framed section per
+ * distinct identity in message order (a failed reference gets one line instead), and note lines, within the
+ * 10,000-character cap. The message comes from stdin when it is `-` or missing, so that quotes, backticks
+ * and `$(...)` in it never pass through a shell (SPEC 2.5). The exit code is that of the first failure.
  */
 export function registerExpand(program: Command, ctx: CliContext): void {
   program
     .command('expand')
     .description('Resolve every reference of a message, apply :save/:install, print the injection block')
-    .argument('<message...>', 'the message text')
+    .argument('[message...]', 'the message text; "-" or nothing reads it from stdin')
     .option('--json', 'print {"items":[...]} with one resolved object or error per reference')
     .option('--offline', 'never touch the network')
+    .option('--yes', 'let :install add a skill the hub flagged (never one judged malicious)')
     .addHelpText(
       'after',
-      '\nExample:\n  atskills expand "deploy with @skills:deploy/runbook and @skills:gh:acme/ops/rollback:save"',
+      "\nThe message is read from stdin when it is \"-\" or missing (never put a user's message on a command line):\n  atskills expand - <<'EOF'\n  deploy with @skills:deploy/runbook and @skills:gh:acme/ops/rollback:save\n  EOF",
     )
-    .action(async (words: string[], opts: { json?: boolean; offline?: boolean }) => {
-      const { installSkill, saveSkill } = await import('@atskills/protocol/node');
-      const resolver = await ctx.resolver();
+    .action(async (words: string[], opts: { json?: boolean; offline?: boolean; yes?: boolean }) => {
+      const message =
+        words.length === 0 || (words.length === 1 && words[0] === '-')
+          ? await ctx.readStdin()
+          : words.join(' ');
+      const [{ expandMessage }, { renderAnswer }] = await Promise.all([
+        import('../expand-message.js'),
+        import('../inject.js'),
+      ]);
       const projectDir = await ctx.projectDir();
-      const offline = opts.offline ?? false;
-      const sections: string[] = [];
-      const items: unknown[] = [];
-      const seen = new Set<string>();
-      for (const scanned of scanReferences(words.join(' '))) {
-        if (!scanned.ok) {
-          ctx.fail(EXIT.usage);
-          sections.push(renderFailure(scanned.raw, scanned.error));
-          items.push({ ...errorJson(scanned.error, scanned.raw) });
-          continue;
-        }
-        const ref = scanned.ref;
-        if (seen.has(ref.identity) && !ref.save && !ref.install) continue;
-        seen.add(ref.identity);
-        try {
-          if (ref.save && ref.source !== 'local') {
-            const saved = await saveSkill(resolver, ref, { projectDir, offline });
-            ctx.err(`${saved.action}: ${ref.identity} -> ${ref.disk} (rev ${saved.revision})`);
-          }
-          if (ref.install) {
-            const installed = await installSkill(resolver, ref, { projectDir, offline });
-            ctx.err(`${installed.changed ? 'installed' : 'already installed'}: ${installed.line}`);
-          }
-          const resolved = await resolver.resolve(ref, { projectDir, offline });
-          sections.push(renderInjection(resolved));
-          items.push(resolvedJson(resolved));
-        } catch (error) {
-          ctx.fail(exitCodeFor(error));
-          sections.push(renderFailure(ref.identity, error));
-          items.push(errorJson(error, ref.identity));
-        }
-      }
-      if (opts.json) ctx.json({ items });
-      else if (sections.length > 0) ctx.out(sections.join('\n\n'));
+      const expansion = await expandMessage(await ctx.resolver(), message, {
+        projectDir,
+        offline: opts.offline ?? false,
+        approveInstall: () => opts.yes === true,
+      });
+      if (expansion.firstError !== undefined) ctx.fail(exitCodeFor(expansion.firstError));
+      if (opts.json) return ctx.json({ items: expansion.items });
+      for (const note of expansion.notes) ctx.err(note);
+      if (expansion.parts.length > 0) ctx.out(renderAnswer(expansion.parts, [], projectDir));
     });
 }

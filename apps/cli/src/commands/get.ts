@@ -1,10 +1,16 @@
-import { normalizeIdentity } from '@atskills/protocol';
+import { normalizeIdentity, refusingVerdict, UNTRUSTED_NOTICE } from '@atskills/protocol';
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
-import { adviceFor, exitCodeFor } from '../exit-codes.js';
-import { errorJson, renderFailure, renderInjection, resolvedJson } from '../format/resolved.js';
+import { adviceFor, EXIT, exitCodeFor } from '../exit-codes.js';
+import { errorJson, resolvedJson } from '../format/resolved.js';
 
-/** `atskills get [--json] [--offline] <identity...>`: resolve and print what a host injects. */
+/**
+ * `atskills get [--json] [--offline] <identity...>`: resolve and print what a host injects. Its text output
+ * goes to agents as often as to people, so it is always the untrusted frame (SPEC 2.8): the standing notice
+ * once, each skill framed with its identity, revision, source, flags and a project-relative path (a skill the
+ * hub judged malicious is one refusal line, exit 1). Bodies are whole: `get` is how an agent reads the rest
+ * of a body a hook cut. `--json` is for programs: the raw body with its `flags`.
+ */
 export function registerGet(program: Command, ctx: CliContext): void {
   program
     .command('get')
@@ -19,13 +25,20 @@ export function registerGet(program: Command, ctx: CliContext): void {
     .action(async (identities: string[], opts: { json?: boolean; offline?: boolean }) => {
       const resolver = await ctx.resolver();
       const projectDir = await ctx.projectDir();
+      const { failureLine, renderResolved } = await import('../inject.js');
       const results: unknown[] = [];
       const texts: string[] = [];
       for (const identity of identities) {
         try {
           const resolved = await resolver.resolve(identity, { projectDir, offline: opts.offline ?? false });
           results.push(resolvedJson(resolved));
-          texts.push(renderInjection(resolved));
+          texts.push(renderResolved(resolved, projectDir));
+          const verdict = refusingVerdict(resolved.flags);
+          if (verdict) {
+            ctx.fail(EXIT.failure);
+            if (!opts.json)
+              ctx.err(`atskills: ${resolved.identity} was refused: the hub judged it ${verdict}.`);
+          }
           if (resolved.stale && !opts.json)
             ctx.err(`warning: ${resolved.identity} is stale: ${resolved.staleReason}`);
           if (resolved.kind === 'skill')
@@ -34,11 +47,12 @@ export function registerGet(program: Command, ctx: CliContext): void {
           ctx.fail(exitCodeFor(error));
           results.push(errorJson(error, identity));
           if (!opts.json) ctx.err(`atskills: ${withIdentity(identity, error)}${adviceFor(error)}`);
-          texts.push(renderFailure(identity, error));
+          texts.push(failureLine(identity, error));
         }
       }
       if (opts.json) ctx.json(results.length === 1 ? results[0] : results);
-      else if (ctx.exitCode === 0 || identities.length > 1) ctx.out(texts.join('\n\n'));
+      else if (ctx.exitCode === 0 || identities.length > 1 || texts.some((t) => t.startsWith('Refused')))
+        ctx.out([UNTRUSTED_NOTICE, ...texts].join('\n\n'));
     });
 }
 

@@ -1,111 +1,159 @@
 import type { Command } from 'commander';
-import type { CliContext, Output } from '../context.js';
+import type { CliContext } from '../context.js';
 
 /**
- * `atskills hook session-start|user-prompt`: what `atskills init --agent claude-code` installs as Claude
- * Code's SessionStart and UserPromptSubmit hooks. Claude Code's hook contract: the event as JSON on stdin
- * (`cwd`, and for UserPromptSubmit `prompt`), and on stdout, exit 0,
- * `{"hookSpecificOutput":{"hookEventName","additionalContext"}}`, whose text is added to the model's context.
+ * `atskills hook session-start|user-prompt --host claude-code|cursor|codex`: what `atskills init --agent
+ * <host>` installs as the host's two hooks (SPEC 2.5). Each reads the host's event JSON on stdin, finds the
+ * project the way the host names it, and answers on stdout in the host's shape, always with exit 0:
  *
- * A hook must never hold up or block a session: it always exits 0 (exit 2 would block the prompt), a
- * prompt without `@skills:` is answered without loading the resolver, probes time out after a few seconds
- * (a hub that is down serves the cache marked stale), and a problem is one note line in the context.
+ * - Claude Code (https://docs.anthropic.com/en/docs/claude-code/hooks): SessionStart and UserPromptSubmit
+ *   get `{cwd, prompt?}` and answer `{"hookSpecificOutput":{"hookEventName","additionalContext"}}`.
+ * - Codex (https://developers.openai.com/codex/hooks): the same event names, input fields and output shape
+ *   (its SessionStart output schema allows only `hookEventName` and `additionalContext` there).
+ * - Cursor (https://cursor.com/docs/agent/hooks): sessionStart and beforeSubmitPrompt get
+ *   `{workspace_roots, prompt?}`; sessionStart answers `{"additional_context"}`; beforeSubmitPrompt must
+ *   answer `{"continue": true}` to let the prompt through, and carries `additional_context` beside it.
+ *
+ * A hook never holds a session up: everything it resolves starts at once (the hub's lines in one batch) and
+ * nothing waits on the network past one budget (1.5 s from the hook's start); later answers come from the
+ * cache, marked stale, with one note line, and what is not cached becomes one line in place of its body.
+ * The answer is capped (inject.ts) and framed as third-party text (SPEC 2.8).
  */
-const EVENTS = { 'session-start': 'SessionStart', 'user-prompt': 'UserPromptSubmit' } as const;
-type HookEvent = keyof typeof EVENTS;
+const HOSTS = ['claude-code', 'cursor', 'codex'] as const;
+type Host = (typeof HOSTS)[number];
+type HookEvent = 'session-start' | 'user-prompt';
 
-/** The probe timeout of hooks unless ATSKILLS_PROBE_TIMEOUT_MS says otherwise. */
-const HOOK_PROBE_TIMEOUT_MS = '3000';
+/** Each host's name for the two events. */
+const EVENT_NAMES: Record<Host, Record<HookEvent, string>> = {
+  'claude-code': { 'session-start': 'SessionStart', 'user-prompt': 'UserPromptSubmit' },
+  codex: { 'session-start': 'SessionStart', 'user-prompt': 'UserPromptSubmit' },
+  cursor: { 'session-start': 'sessionStart', 'user-prompt': 'beforeSubmitPrompt' },
+};
 
-class Capture implements Output {
-  text = '';
-  write(chunk: string): boolean {
-    this.text += chunk;
-    return true;
+/** The network budget of one hook (ATSKILLS_HOOK_BUDGET_MS overrides it, for tests and benchmarks). */
+export const HOOK_BUDGET_MS = 1_500;
+
+/** The host's event, as far as a hook reads it. */
+interface HookInput {
+  cwd?: unknown;
+  workspace_roots?: unknown;
+  prompt?: unknown;
+}
+
+/** The project folder the host names: `workspace_roots[0]` for Cursor, `cwd` for the others. */
+function projectFolder(host: Host, input: HookInput, fallback: string): string {
+  if (host === 'cursor' && Array.isArray(input.workspace_roots)) {
+    const first = input.workspace_roots[0];
+    if (typeof first === 'string' && first !== '') return first;
   }
+  return typeof input.cwd === 'string' && input.cwd !== '' ? input.cwd : fallback;
 }
 
-async function readStdin(ctx: CliContext): Promise<string> {
-  if (!ctx.io.stdin || (ctx.io.stdin as { isTTY?: boolean }).isTTY) return '';
-  let text = '';
-  for await (const chunk of ctx.io.stdin) text += typeof chunk === 'string' ? chunk : chunk.toString('utf8');
-  return text;
+/** The host-shaped answer carrying `context` (undefined: nothing to add). */
+function answerFor(host: Host, event: HookEvent, context: string | undefined): string | undefined {
+  if (host === 'cursor') {
+    const extra = context === undefined ? {} : { additional_context: context };
+    return JSON.stringify(event === 'user-prompt' ? { continue: true, ...extra } : extra);
+  }
+  if (context === undefined) return undefined;
+  return JSON.stringify({
+    hookSpecificOutput: { hookEventName: EVENT_NAMES[host][event], additionalContext: context },
+  });
 }
 
-/**
- * What a sub-run said on stderr that the agent should know, as one note: for the session start its first
- * warning (a stale or failing line); for a prompt every line (what :save and :install did, warnings).
- */
-function noteFrom(event: HookEvent, stderr: string): string | undefined {
-  const lines = stderr
-    .split('\n')
-    .map((l) => l.trim().replace(/^atskills:\s*/, ''))
-    .filter((l) => l !== '');
-  if (event === 'session-start') return lines.find((l) => l.startsWith('warning:'));
-  return lines.length ? lines.join('; ') : undefined;
+function budgetMs(env: NodeJS.ProcessEnv): number {
+  const n = Number(env.ATSKILLS_HOOK_BUDGET_MS);
+  return Number.isInteger(n) && n > 0 ? n : HOOK_BUDGET_MS;
+}
+
+/** The text the hook adds to the model's context, or undefined. Never throws for a source's failure. */
+async function contextFor(
+  ctx: CliContext,
+  event: HookEvent,
+  input: HookInput,
+  cwd: string,
+  deadline: number,
+  budget: number,
+): Promise<string | undefined> {
+  const prompt = typeof input.prompt === 'string' ? input.prompt : '';
+  // A message without a reference is answered without loading the resolver.
+  if (event === 'user-prompt' && !prompt.includes('@skills:')) return undefined;
+  const { findProjectDir, Resolver } = await import('../node-half.js');
+  const settings = await ctx.settings();
+  // Every request of this run ends by the deadline at the latest (the answer does not wait for it anyway).
+  const resolver = new Resolver({ ...settings, probeTimeoutMs: budget, fetchTimeoutMs: budget });
+  const projectDir = await findProjectDir(cwd);
+  const staleNote = (stale: boolean) =>
+    stale && Date.now() >= deadline
+      ? [`a source did not answer within ${budget / 1000} s; cached copies were served, marked stale`]
+      : [];
+  if (event === 'session-start') {
+    const [{ residentBlock }, { residentAnswer }] = await Promise.all([
+      import('@atskills/protocol/node'),
+      import('../resident.js'),
+    ]);
+    const report = await residentBlock(resolver, { projectDir, deadline, countTokens: false });
+    return residentAnswer(report, staleNote(report.entries.some((e) => e.stale)));
+  }
+  const [{ expandMessage }, { renderAnswer }] = await Promise.all([
+    import('../expand-message.js'),
+    import('../inject.js'),
+  ]);
+  // A hook cannot ask: `:install` of a flagged skill is left to the user (the note says how).
+  const expansion = await expandMessage(resolver, prompt, { projectDir, deadline, requireCheck: true });
+  if (expansion.parts.length === 0 && expansion.notes.length === 0) return undefined;
+  const staleOnes = expansion.parts.flatMap((p) =>
+    p.kind === 'resolved' && p.resolved.stale ? [p.resolved] : [],
+  );
+  // One line for every stale copy: past the budget it says so; before it (a hub that refused) it gives the
+  // first copy's reason.
+  const first = staleOnes[0];
+  const staleLine =
+    staleNote(first !== undefined)[0] ??
+    (first ? `cached copies were served, marked stale (${first.staleReason ?? 'not checked'})` : undefined);
+  const notes = [...expansion.notes.filter((n) => !/ is stale: /.test(n)), ...(staleLine ? [staleLine] : [])];
+  return renderAnswer(expansion.parts, notes, projectDir);
 }
 
 export function registerHook(program: Command, ctx: CliContext): void {
   program
     .command('hook')
-    .description('Claude Code hook: the event JSON on stdin, hookSpecificOutput.additionalContext on stdout')
-    .argument(
-      '<event>',
-      "session-start (the resident block) or user-prompt (resolve the prompt's references)",
+    .description('Agent host hook: the event JSON on stdin, the host-shaped answer on stdout, always exit 0')
+    .argument('<event>', "session-start (the resident block) or user-prompt (the message's references)")
+    .option(
+      '--host <host>',
+      `the host whose event and answer shapes to use (${HOSTS.join(', ')})`,
+      'claude-code',
     )
-    .action(async (event: string) => {
-      if (!Object.hasOwn(EVENTS, event)) {
+    .action(async (event: string, opts: { host: string }) => {
+      const started = Date.now();
+      if (event !== 'session-start' && event !== 'user-prompt') {
         ctx.err(`atskills hook: unknown event "${event}" (session-start or user-prompt)`);
         return;
       }
-      let input: { cwd?: unknown; prompt?: unknown } = {};
-      try {
-        const text = await readStdin(ctx);
-        if (text.trim() !== '') input = JSON.parse(text) as typeof input;
-      } catch {
-        ctx.err('atskills hook: stdin is not JSON; nothing injected');
+      const host = (HOSTS as readonly string[]).includes(opts.host) ? (opts.host as Host) : undefined;
+      if (!host) {
+        ctx.err(`atskills hook: unknown host "${opts.host}" (${HOSTS.join(', ')})`);
         return;
       }
-      const prompt = typeof input.prompt === 'string' ? input.prompt : '';
-      if (event === 'user-prompt' && !prompt.includes('@skills:')) return; // nothing to resolve: stay silent
-      const cwd = typeof input.cwd === 'string' && input.cwd !== '' ? input.cwd : ctx.io.cwd;
-      const env = { ...ctx.io.env };
-      env.ATSKILLS_PROBE_TIMEOUT_MS ??= HOOK_PROBE_TIMEOUT_MS;
-      const stdout = new Capture();
-      const stderr = new Capture();
-      // The same code paths as `atskills prompt` and `atskills expand`, run in this process.
-      const { runCli } = await import('../index.js');
-      const argv = event === 'session-start' ? ['prompt'] : ['expand', prompt];
-      await runCli(argv, { ...ctx.io, cwd, env, stdout, stderr });
-      const context = render(
-        event as HookEvent,
-        stdout.text.trim(),
-        noteFrom(event as HookEvent, stderr.text),
-      );
-      if (context === undefined) return;
-      ctx.out(
-        JSON.stringify({
-          hookSpecificOutput: { hookEventName: EVENTS[event as HookEvent], additionalContext: context },
-        }),
-      );
+      let context: string | undefined;
+      try {
+        let input: HookInput = {};
+        const text = await ctx.readStdin();
+        try {
+          if (text.trim() !== '') input = JSON.parse(text) as HookInput;
+        } catch {
+          ctx.err('atskills hook: stdin is not JSON; answered from the working folder');
+        }
+        const budget = budgetMs(ctx.io.env);
+        const cwd = projectFolder(host, input, ctx.io.cwd);
+        context = await contextFor(ctx, event, input, cwd, started + budget, budget);
+      } catch (error) {
+        // Whatever went wrong, the session goes on: the model learns it in one line.
+        const message = error instanceof Error ? error.message : String(error);
+        context = `(atskills note: the ${event} hook failed: ${message.replace(/\s+/g, ' ')})`;
+      }
+      const answer = answerFor(host, event, context);
+      if (answer !== undefined) ctx.out(answer);
     });
-}
-
-function render(event: HookEvent, body: string, note: string | undefined): string | undefined {
-  const noteLine = note ? `(atskills note: ${note})` : undefined;
-  if (event === 'session-start') {
-    if (body === '' && !noteLine) return undefined;
-    return [
-      'Skills resident in this project (@skills protocol). When one applies, load its instructions with `atskills get <identity>`:',
-      body,
-      noteLine,
-    ]
-      .filter((part) => part !== undefined && part !== '')
-      .join('\n');
-  }
-  const stale =
-    body.includes('status="stale') && !noteLine
-      ? '(atskills note: the source could not be checked; cached copies served, marked stale)'
-      : undefined;
-  return [body, noteLine, stale].filter((part) => part !== undefined && part !== '').join('\n') || undefined;
 }

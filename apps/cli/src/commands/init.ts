@@ -18,14 +18,93 @@ interface InitRecord {
   createdDirs: string[];
   /** Instruction files that existed: the pointer line added and whether a newline was added before it. */
   pointers: Record<string, { line: string; separator: boolean }>;
-  /** `.claude/settings.json` when it existed: the original bytes (base64) to restore. */
+  /** `.claude/settings.json` when it existed: the original bytes (base64) to restore (older records). */
   settingsOriginal?: string;
+  /** Each hooks file init edited that existed before: its original bytes (base64), restored by --remove. */
+  originals?: Record<string, string>;
 }
 
 const RECORD_FILE = '.atskills/.init.json';
 const MARKER = '<!-- atskills:init -->';
 const HOOK_COMMAND = 'atskills hook';
 const SETTINGS_FILE = '.claude/settings.json';
+
+/**
+ * Where and how each host reads its hooks, from the hosts' own documentation:
+ * - Claude Code (https://docs.anthropic.com/en/docs/claude-code/hooks): `.claude/settings.json`,
+ *   `hooks.<Event>` = [{ matcher?, hooks: [{ type: "command", command, timeout (s) }] }].
+ * - Codex (https://developers.openai.com/codex/hooks): `<repo>/.codex/hooks.json`, the same event -> matcher
+ *   group -> handler layout; project hooks run only once the project is trusted and the hooks reviewed.
+ * - Cursor (https://cursor.com/docs/agent/hooks): `.cursor/hooks.json`, `{ version: 1, hooks: { <event>:
+ *   [{ command }] } }`, events `sessionStart` and `beforeSubmitPrompt`.
+ * Each hook command passes nothing of the message on its command line: the host writes the event to stdin.
+ */
+interface HostHooks {
+  file: string;
+  /** The entries init adds, by the host's event name. */
+  entries: Record<string, unknown[]>;
+  /** Whether an entry of an event's list is one of ours. */
+  isOurs: (entry: unknown) => boolean;
+  /** Keys the file needs at its top besides `hooks` (Cursor's `version`). */
+  top?: Record<string, unknown>;
+}
+
+function commandIsOurs(command: unknown): boolean {
+  return typeof command === 'string' && command.startsWith(`${HOOK_COMMAND} `);
+}
+
+/** A Claude Code / Codex matcher group holding only our command. */
+function groupOf(command: string): unknown {
+  return { hooks: [{ type: 'command', command, timeout: 10 }] };
+}
+
+/** The hook files and entries of a host with hooks; undefined for `generic`. */
+function hostHooks(agent: Agent): HostHooks | undefined {
+  const cmd = (event: string) => `${HOOK_COMMAND} ${event} --host ${agent}`;
+  if (agent === 'cursor')
+    return {
+      file: '.cursor/hooks.json',
+      entries: {
+        sessionStart: [{ command: cmd('session-start') }],
+        beforeSubmitPrompt: [{ command: cmd('user-prompt') }],
+      },
+      isOurs: (entry) => commandIsOurs((entry as { command?: unknown }).command),
+      top: { version: 1 },
+    };
+  if (agent === 'claude-code' || agent === 'codex')
+    return {
+      file: agent === 'codex' ? '.codex/hooks.json' : SETTINGS_FILE,
+      entries: {
+        SessionStart: [groupOf(cmd('session-start'))],
+        UserPromptSubmit: [groupOf(cmd('user-prompt'))],
+      },
+      isOurs: isOurGroup,
+    };
+  return undefined;
+}
+
+/** What each host still asks of the user after init. */
+function hostAdvice(agent: Agent): string[] {
+  if (agent === 'claude-code')
+    return [
+      'Claude Code now adds the resident block at session start and resolves @skills: references in each prompt.',
+      'Claude Code reads .claude/settings.json when a session starts: start a new session (or review the hooks with /hooks).',
+    ];
+  if (agent === 'codex')
+    return [
+      'Codex runs these hooks (.codex/hooks.json) only when you have done three things:',
+      '  1. enable hooks in ~/.codex/config.toml:  [features] codex_hooks = true',
+      '  2. trust this project (Codex asks when it first opens it),',
+      '  3. review and trust the two hooks in Codex (it lists new project hooks for review).',
+    ];
+  if (agent === 'cursor')
+    return [
+      'Cursor runs .cursor/hooks.json for this workspace: restart Cursor (or reload the window) so it reads the file; Settings -> Hooks lists them.',
+    ];
+  return [
+    'This host has no hooks: the pointer line tells the agent to pipe each message to `atskills expand -`.',
+  ];
+}
 
 const README = `# .atskills
 
@@ -46,7 +125,8 @@ function instructionFile(agent: Agent): string {
 /** The one line that tells an agent how to treat `@skills:` references. */
 function pointerLine(hub: string, hasCopy: boolean): string {
   const doc = hasCopy ? `.atskills/SKILLS.md (from ${hub}/SKILLS.md)` : `${hub}/SKILLS.md`;
-  return `When a message holds \`@skills:\` references, run \`atskills expand "<the message>"\` and follow what it prints, or follow ${doc}. ${MARKER}`;
+  // The message goes on stdin (a quoted here-document or a pipe): quotes, backticks and $(...) stay text.
+  return `When a message holds \`@skills:\` references, pass the message on stdin, never on the command line (\`atskills expand - <<'ATSKILLS_MESSAGE'\`, the message, then a line \`ATSKILLS_MESSAGE\`; or pipe it to \`atskills expand -\`) and follow what it prints, or follow ${doc}. ${MARKER}`;
 }
 
 /** A Cursor rule file: the pointer line under frontmatter that applies it to every request. */
@@ -85,14 +165,6 @@ async function detectAgent(root: string): Promise<Agent> {
   return 'generic';
 }
 
-/** Claude Code's hook groups `init` installs (SessionStart: the resident block; each prompt: its references). */
-function claudeHooks(): Record<string, unknown[]> {
-  return {
-    SessionStart: [{ hooks: [{ type: 'command', command: `${HOOK_COMMAND} session-start`, timeout: 15 }] }],
-    UserPromptSubmit: [{ hooks: [{ type: 'command', command: `${HOOK_COMMAND} user-prompt`, timeout: 30 }] }],
-  };
-}
-
 type Json = Record<string, unknown>;
 
 function isOurGroup(group: unknown): boolean {
@@ -100,26 +172,22 @@ function isOurGroup(group: unknown): boolean {
   return (
     Array.isArray(hooks) &&
     hooks.length > 0 &&
-    hooks.every(
-      (h) =>
-        typeof (h as { command?: unknown }).command === 'string' &&
-        (h as { command: string }).command.startsWith(`${HOOK_COMMAND} `),
-    )
+    hooks.every((h) => commandIsOurs((h as { command?: unknown }).command))
   );
 }
 
-/** The settings with our hook groups added to each event (once). */
-function withOurHooks(settings: Json): Json {
+/** The file's JSON with our entries added to each event (once); every other key and entry kept. */
+function withOurHooks(settings: Json, host: HostHooks): Json {
   const hooks = { ...((settings.hooks as Json | undefined) ?? {}) };
-  for (const [event, groups] of Object.entries(claudeHooks())) {
+  for (const [event, entries] of Object.entries(host.entries)) {
     const existing = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : [];
-    hooks[event] = existing.some(isOurGroup) ? existing : [...existing, ...groups];
+    hooks[event] = existing.some(host.isOurs) ? existing : [...existing, ...entries];
   }
-  return { ...settings, hooks };
+  return { ...(host.top ?? {}), ...settings, hooks };
 }
 
-/** The settings without our hook groups; events and `hooks` left empty by that are dropped. */
-function withoutOurHooks(settings: Json): Json {
+/** The file's JSON without our entries; events and `hooks` left empty by that are dropped. */
+function withoutOurHooks(settings: Json, host: HostHooks): Json {
   if (!settings.hooks || typeof settings.hooks !== 'object') return settings;
   const hooks: Json = {};
   for (const [event, groups] of Object.entries(settings.hooks as Json)) {
@@ -127,7 +195,7 @@ function withoutOurHooks(settings: Json): Json {
       hooks[event] = groups;
       continue;
     }
-    const kept = groups.filter((g) => !isOurGroup(g));
+    const kept = groups.filter((g) => !host.isOurs(g));
     if (kept.length > 0) hooks[event] = kept;
   }
   const { hooks: _dropped, ...rest } = settings;
@@ -215,59 +283,66 @@ class ProjectInit {
     this.changes.push(`added one @skills pointer line at the end of ${rel}`);
   }
 
-  /** Adds the SessionStart and UserPromptSubmit hooks to .claude/settings.json (keeping everything else). */
-  async setClaudeHooks(): Promise<void> {
-    const file = this.abs(SETTINGS_FILE);
+  /** Adds the host's two hooks to its hooks file (keeping every other hook and setting). */
+  async setHooks(host: HostHooks): Promise<void> {
+    const rel = host.file;
+    const file = this.abs(rel);
+    const events = Object.keys(host.entries).join(' and ');
     const text = await readText(file);
     if (text === undefined) {
-      const content = formatJson(withOurHooks({}));
-      await this.ensureDir(path.dirname(SETTINGS_FILE));
+      const content = formatJson(withOurHooks({}, host));
+      await this.ensureDir(path.dirname(rel));
       await writeFile(file, content);
-      this.record.created[SETTINGS_FILE] = sha(content);
-      this.changes.push(`created ${SETTINGS_FILE} with SessionStart and UserPromptSubmit hooks`);
+      this.record.created[rel] = sha(content);
+      this.changes.push(`created ${rel} with ${events} hooks`);
       return;
     }
     let settings: Json;
     try {
       settings = JSON.parse(text) as Json;
     } catch {
-      throw new InitError(`${SETTINGS_FILE} is not valid JSON; fix it, then run atskills init again.`);
+      throw new InitError(`${rel} is not valid JSON; fix it, then run atskills init again.`);
     }
     if (typeof settings !== 'object' || settings === null || Array.isArray(settings))
-      throw new InitError(
-        `${SETTINGS_FILE} does not hold a JSON object; fix it, then run atskills init again.`,
-      );
-    const updated = withOurHooks(settings);
-    const content = formatJson(updated);
+      throw new InitError(`${rel} does not hold a JSON object; fix it, then run atskills init again.`);
+    const updated = withOurHooks(settings, host);
     if (JSON.stringify(updated) === JSON.stringify(settings)) return;
-    if (!this.record.created[SETTINGS_FILE] && this.record.settingsOriginal === undefined)
-      this.record.settingsOriginal = Buffer.from(text).toString('base64');
-    await writeFile(file, content);
-    this.changes.push(`added SessionStart and UserPromptSubmit hooks to ${SETTINGS_FILE}`);
+    this.record.originals ??= {};
+    if (!this.record.created[rel] && this.record.originals[rel] === undefined)
+      this.record.originals[rel] = Buffer.from(text).toString('base64');
+    await writeFile(file, formatJson(updated));
+    this.changes.push(`added ${events} hooks to ${rel}`);
+  }
+
+  /** The original bytes of an edited hooks file, when init recorded them. */
+  private original(rel: string): string | undefined {
+    const b64 =
+      this.record.originals?.[rel] ?? (rel === SETTINGS_FILE ? this.record.settingsOriginal : undefined);
+    return b64 === undefined ? undefined : Buffer.from(b64, 'base64').toString('utf8');
   }
 
   /** Undoes everything the record lists, keeping whatever the user changed since. */
   async remove(): Promise<void> {
-    const settingsFile = this.abs(SETTINGS_FILE);
-    const settingsText = await readText(settingsFile);
-    if (settingsText !== undefined && !this.record.created[SETTINGS_FILE]) {
+    for (const agent of AGENTS) {
+      const host = hostHooks(agent);
+      if (!host || this.record.created[host.file]) continue;
+      const rel = host.file;
+      const text = await readText(this.abs(rel));
+      if (text === undefined || (this.original(rel) === undefined && !text.includes(HOOK_COMMAND))) continue;
       try {
-        const current = JSON.parse(settingsText) as Json;
-        const cleaned = withoutOurHooks(current);
-        const original = this.record.settingsOriginal
-          ? Buffer.from(this.record.settingsOriginal, 'base64').toString('utf8')
-          : undefined;
+        const cleaned = withoutOurHooks(JSON.parse(text) as Json, host);
+        const original = this.original(rel);
         // Unchanged since init apart from our hooks: the original bytes come back exactly.
         const restored =
           original !== undefined && JSON.stringify(JSON.parse(original)) === JSON.stringify(cleaned)
             ? original
             : formatJson(cleaned);
-        if (restored !== settingsText) {
-          await writeFile(settingsFile, restored);
-          this.changes.push(`removed the atskills hooks from ${SETTINGS_FILE}`);
+        if (restored !== text) {
+          await writeFile(this.abs(rel), restored);
+          this.changes.push(`removed the atskills hooks from ${rel}`);
         }
       } catch {
-        this.changes.push(`left ${SETTINGS_FILE} alone: it is not valid JSON any more`);
+        this.changes.push(`left ${rel} alone: it is not valid JSON any more`);
       }
     }
     for (const [rel, { line, separator }] of Object.entries(this.record.pointers)) {
@@ -288,10 +363,14 @@ class ProjectInit {
       if (sha(text) === digest) {
         await rm(this.abs(rel));
         this.changes.push(`deleted ${rel}`);
-      } else if (rel === SETTINGS_FILE) {
-        const cleaned = withoutOurHooks(JSON.parse(text) as Json);
-        await writeFile(this.abs(rel), formatJson(cleaned));
-        this.changes.push(`removed the atskills hooks from ${rel} (kept your other settings)`);
+      } else if (hooksFileHost(rel)) {
+        try {
+          const cleaned = withoutOurHooks(JSON.parse(text) as Json, hooksFileHost(rel) as HostHooks);
+          await writeFile(this.abs(rel), formatJson(cleaned));
+          this.changes.push(`removed the atskills hooks from ${rel} (kept your other settings)`);
+        } catch {
+          this.changes.push(`kept ${rel}: it is not valid JSON any more`);
+        }
       } else {
         this.changes.push(`kept ${rel}: it changed since init`);
       }
@@ -304,6 +383,15 @@ class ProjectInit {
       );
     }
   }
+}
+
+/** The host whose hooks file `rel` is, if it is one. */
+function hooksFileHost(rel: string): HostHooks | undefined {
+  for (const agent of AGENTS) {
+    const host = hostHooks(agent);
+    if (host?.file === rel) return host;
+  }
+  return undefined;
 }
 
 /** A problem `init` reports and stops on (exit 1), leaving the file it names untouched. */
@@ -332,7 +420,7 @@ export function registerInit(program: Command, ctx: CliContext): void {
     .option('--remove', 'undo what init did, restoring the files it edited byte for byte')
     .addHelpText(
       'after',
-      '\nExamples:\n  atskills init --agent claude-code   # CLAUDE.md line + SessionStart/UserPromptSubmit hooks\n  atskills init --remove',
+      '\nExamples:\n  atskills init --agent claude-code   # CLAUDE.md line + SessionStart/UserPromptSubmit in .claude/settings.json\n  atskills init --agent cursor        # rule file + sessionStart/beforeSubmitPrompt in .cursor/hooks.json\n  atskills init --agent codex         # AGENTS.md line + SessionStart/UserPromptSubmit in .codex/hooks.json\n  atskills init --remove',
     )
     .action(async (opts: { agent?: Agent; remove?: boolean }) => {
       const root = ctx.io.cwd;
@@ -365,7 +453,8 @@ export function registerInit(program: Command, ctx: CliContext): void {
         if (copy) await run.createFile('.atskills/SKILLS.md', copy);
         const hasCopy = (await readText(path.join(root, '.atskills', 'SKILLS.md'))) !== undefined;
         await run.setPointer(instructionFile(agent), pointerLine(hubUrl, hasCopy), agent);
-        if (agent === 'claude-code') await run.setClaudeHooks();
+        const hooks = hostHooks(agent);
+        if (hooks) await run.setHooks(hooks);
       } finally {
         await writeFile(path.join(root, RECORD_FILE), formatJson(record));
       }
@@ -375,10 +464,7 @@ export function registerInit(program: Command, ctx: CliContext): void {
           ? run.changes.map((c) => `- ${c}`).join('\n')
           : '- already set up; nothing changed',
       );
-      if (agent === 'claude-code')
-        ctx.out(
-          'Claude Code now adds the resident block at session start and resolves @skills: references in each prompt.',
-        );
+      for (const line of hostAdvice(agent)) ctx.out(line);
       ctx.out('Undo with: atskills init --remove');
     });
 }

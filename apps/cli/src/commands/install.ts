@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
+import { EXIT } from '../exit-codes.js';
 
 /** `atskills install <identity>` and `atskills uninstall <identity>`: one `.autotrigger` line each way. */
 export function registerInstall(program: Command, ctx: CliContext): void {
@@ -8,17 +9,38 @@ export function registerInstall(program: Command, ctx: CliContext): void {
     .description('Add the identity to .atskills/.autotrigger so it is resident in every session')
     .argument('<identity>', 'bare path, gh:... or hub:...')
     .option('--offline', 'do not check the identity upstream')
-    .option('--json', 'print {"identity","line","changed","skills"?,"warning"?,"problems"?}')
+    .option('--yes', 'install a skill the hub flagged without asking (never one judged malicious)')
+    .option(
+      '--json',
+      'print {"identity","line","changed","skills"?,"warning"?,"problems"?,"flags"?,"refused"?}',
+    )
     .addHelpText(
       'after',
-      '\nA folder of skills installs as one whole-directory line (@hub:acme/playbooks/): every skill of its\nmenu, within K = 128.\n\nExamples:\n  atskills install deploy/runbook\n  atskills install gh:obra/superpowers/skills/brainstorming\n  atskills install hub:acme/playbooks',
+      '\nA folder of skills installs as one whole-directory line (@hub:acme/playbooks/): every skill of its\nmenu, within K = 128. A skill the hub flagged is resident in every later session, so installing one\nasks first on a terminal and needs --yes otherwise; one the hub judged malicious is never installed.\n\nExamples:\n  atskills install deploy/runbook\n  atskills install gh:obra/superpowers/skills/brainstorming\n  atskills install hub:acme/playbooks',
     )
-    .action(async (identity: string, opts: { offline?: boolean; json?: boolean }) => {
+    .action(async (identity: string, opts: { offline?: boolean; json?: boolean; yes?: boolean }) => {
       const { installSkill } = await import('@atskills/protocol/node');
       const outcome = await installSkill(await ctx.resolver(), identity, {
         projectDir: await ctx.projectDir(),
         offline: opts.offline ?? false,
+        approve: async (flags) =>
+          opts.yes === true ||
+          ctx.confirm(
+            `The hub flagged ${identity} (${flags.join(', ')}); it would be resident in every session. Install it?`,
+          ),
       });
+      if (outcome.refused) {
+        ctx.fail(EXIT.failure);
+        if (opts.json) return ctx.json(outcome);
+        ctx.err(
+          outcome.refused === 'unchecked'
+            ? `atskills: ${outcome.identity} was not installed: it could not be checked (${outcome.warning}).`
+            : outcome.refused === 'malicious'
+              ? `atskills: ${outcome.identity} was not installed: the hub judged it malicious (${outcome.flags?.join(', ')}).`
+              : `atskills: ${outcome.identity} was not installed: the hub flagged it (${outcome.flags?.join(', ')}). Read it with \`atskills get ${outcome.identity}\`, then run \`atskills install --yes ${outcome.identity}\` to install it anyway.`,
+        );
+        return;
+      }
       if (outcome.warning) ctx.err(`warning: ${outcome.warning}`);
       for (const p of outcome.problems ?? []) ctx.err(`warning: ${p.file}: ${p.message} [${p.rule}]`);
       if (opts.json) return ctx.json(outcome);

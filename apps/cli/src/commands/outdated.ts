@@ -11,7 +11,16 @@ interface OutdatedRow {
   /** saved: a copy in .atskills/ (maybe installed too); installed: followed by .autotrigger, not saved. */
   kind: 'saved' | 'installed';
   installed: boolean;
-  status: 'up-to-date' | 'outdated' | 'gone' | 'not-found' | 'moved' | 'not-cached' | 'unknown';
+  status:
+    | 'up-to-date'
+    | 'outdated'
+    | 'gone'
+    | 'not-found'
+    | 'moved'
+    | 'not-cached'
+    | 'unknown'
+    /** An `.autotrigger` line that selects no skill (a folder written without its `/`, a typo). */
+    | 'no-match';
   /** What the project (saved) or the cache (installed) holds. */
   held?: string;
   latest?: string;
@@ -30,6 +39,10 @@ interface Target {
   commit?: string;
   /** What to show as held. */
   shown?: string;
+  /** An installed line naming the identity as one skill (no trailing `/`). */
+  skillLine?: boolean;
+  /** The cache holds the identity as a menu. */
+  cachedMenu?: boolean;
 }
 
 const BATCH = 128;
@@ -87,7 +100,13 @@ export function registerOutdated(program: Command, ctx: CliContext): void {
         savedIds.add(line.identity);
         const meta = (await resolver.cache.read(line.identity))?.meta;
         const id = parseIdentity(line.identity);
-        const target: Target = { identity: line.identity, kind: 'installed', installed: true };
+        const target: Target = {
+          identity: line.identity,
+          kind: 'installed',
+          installed: true,
+          skillLine: !line.directory,
+          cachedMenu: meta?.kind === 'menu',
+        };
         if (meta) {
           target.shown = meta.revision;
           if (id.source === 'hub') target.held = meta.revision;
@@ -122,7 +141,34 @@ export function registerOutdated(program: Command, ctx: CliContext): void {
       }
 
       const rows: OutdatedRow[] = [];
+      // Project lines that select no skill: named like the resident block's warnings (no network).
+      const { listTriggers } = await import('@atskills/protocol/node');
+      const triggers = await listTriggers({ projectDir, offline: true });
+      for (const w of triggers.warnings)
+        if (/selects no skill/.test(w.message))
+          rows.push({
+            identity: w.text,
+            kind: 'installed',
+            installed: true,
+            via: 'git',
+            status: 'no-match',
+            detail: `line ${w.line} of .atskills/.autotrigger: ${w.message}`,
+          });
       for (const t of targets) {
+        const answer0 = answers.get(t.identity);
+        const isMenu = answer0?.status === 'changed' ? answer0.kind === 'menu' : t.cachedMenu === true;
+        if (t.skillLine && isMenu) {
+          // A folder followed as one skill loads nothing: say how to follow it (SPEC 1.5).
+          rows.push({
+            identity: t.identity,
+            kind: 'installed',
+            installed: true,
+            via: answer0 ? 'hub' : 'git',
+            status: 'no-match',
+            detail: `a folder of skills: the line loads nothing; write "@${t.identity}/" (with the slash) to follow every skill in it`,
+          });
+          continue;
+        }
         const base = {
           identity: t.identity,
           kind: t.kind,
@@ -177,7 +223,7 @@ export function registerOutdated(program: Command, ctx: CliContext): void {
 
       // A moved skill needs its reference changed: as out of date as a gone one.
       const outdated = rows.filter((r) =>
-        ['outdated', 'gone', 'not-found', 'moved'].includes(r.status),
+        ['outdated', 'gone', 'not-found', 'moved', 'no-match'].includes(r.status),
       ).length;
       if (outdated > 0) ctx.fail(EXIT.outdated);
       else if (rows.some((r) => r.status === 'unknown')) ctx.fail(EXIT.unreachable);

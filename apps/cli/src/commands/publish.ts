@@ -50,7 +50,17 @@ export function registerPublish(program: Command, ctx: CliContext): void {
         for (const s of plan.skills)
           ctx.err(`  ${s.path || '.'}  ${s.name}  (${s.files} files, ${s.bytes} bytes)`);
         for (const p of plan.skipped) ctx.err(`  skipped (not a regular file): ${p}`);
-        if (opts.dryRun) return;
+        if (opts.dryRun) {
+          if (opts.json)
+            ctx.json({
+              dryRun: true,
+              published: false,
+              identity: target.identity,
+              skills: plan.skills.length,
+            });
+          else ctx.out(`Dry run: nothing was published to ${target.identity}.`);
+          return;
+        }
         const settings = await ctx.settings();
         if (!settings.hubToken)
           throw new ResolveError(

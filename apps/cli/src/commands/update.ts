@@ -16,7 +16,7 @@ interface UpdateResult {
 }
 
 /**
- * `atskills update [<identity>...|--all]`: save-again (SPEC 1.5) for each saved skill. An untouched copy is
+ * `atskills update [<identity>...]`: save-again (SPEC 1.5) for each saved skill. An untouched copy is
  * replaced by the latest; an edited or unverifiable one is a conflict and is left exactly as it is. A
  * summary closes the run; the exit code is 6 when any conflict stands, else that of the first failure.
  */
@@ -24,12 +24,12 @@ export function registerUpdate(program: Command, ctx: CliContext): void {
   program
     .command('update')
     .description('Save again every saved skill (or the ones named): untouched copies get the latest')
-    .argument('[identity...]', 'saved skills to update (default with --all: every one)')
-    .option('--all', 'every skill saved in this project')
+    .argument('[identity...]', 'saved skills to update (none named: every one)')
+    .option('--all', 'every skill saved in this project (the same as naming none)')
     .option('--json', 'print {"results":[...],"summary":{...}}')
     .addHelpText(
       'after',
-      '\nEdited copies are conflicts: nothing is touched; resolve one with\n`atskills save --on-conflict keep|refetch|merge <identity>`.\nExit codes: 0 done, 6 a conflict stands, 3/4/7 a skill is gone, unreachable or forbidden.\n\nExamples:\n  atskills update --all\n  atskills update gh:obra/superpowers/skills/brainstorming',
+      '\nWith no identity (or --all) every skill saved in this project is updated.\nEdited copies are conflicts: nothing is touched; resolve one with\n`atskills save --on-conflict keep|refetch|merge <identity>`.\nExit codes: 0 done, 6 a conflict stands, 3/4/7 a skill is gone, unreachable or forbidden.\n\nExamples:\n  atskills update --all\n  atskills update gh:obra/superpowers/skills/brainstorming',
     )
     .action(async (identities: string[], opts: { all?: boolean; json?: boolean }) => {
       const [{ normalizeIdentity, isProtocolError }, { ResolveError, saveSkill }, { readInventory }] =
@@ -38,15 +38,17 @@ export function registerUpdate(program: Command, ctx: CliContext): void {
           import('@atskills/protocol/node'),
           import('../inventory.js'),
         ]);
-      if (Boolean(opts.all) === identities.length > 0)
+      if (opts.all && identities.length > 0)
         throw new ResolveError('usage', 'Name the saved skills to update, or pass --all (not both).');
+      // No identity named means every saved skill, as the help says.
+      const all = opts.all === true || identities.length === 0;
       const projectDir = await ctx.projectDir();
       const inventory = await readInventory(projectDir);
-      const targets = opts.all
+      const targets = all
         ? inventory.saved.filter((s) => !s.stampProblem).map((s) => s.identity)
         : identities.map((text) => normalizeIdentity(text));
       for (const target of targets)
-        if (!opts.all && !inventory.saved.some((s) => s.identity === target && !s.stampProblem))
+        if (!all && !inventory.saved.some((s) => s.identity === target && !s.stampProblem))
           throw new ResolveError(
             'not-found',
             `${target} is not saved in this project (atskills list shows what is; atskills save adds it).`,

@@ -25,6 +25,11 @@ export interface CacheEntryMeta {
   contentKey?: string;
   /** Menus: the rows. */
   items?: MenuItem[];
+  /**
+   * The hub's safety flag codes that hold for this revision (X-Skill-Flags; accepted disputes left out), kept
+   * so a cached or stale answer still carries them (SPEC 2.8). Absent: the source names none (`gh:` over git).
+   */
+  flags?: string[];
   /** The revision served before this one, kept so a re-save can compare against it without a fetch. */
   previous?: { revision: string; contentKey: string };
 }
@@ -67,8 +72,8 @@ export class SkillCache {
     return path.join(this.entryDir(identity), 'content', contentKey);
   }
 
-  /** The cached entry, or undefined when there is none (or its content has gone missing). */
-  async read(identity: string): Promise<CachedEntry | undefined> {
+  /** The entry's metadata alone, read synchronously (undefined when there is none or it is not ours). */
+  readMeta(identity: string): CacheEntryMeta | undefined {
     let meta: CacheEntryMeta;
     try {
       // Synchronous: one small file on every cloud resolve, the client's start-up path.
@@ -79,7 +84,13 @@ export class SkillCache {
       if (isMissing(error) || error instanceof SyntaxError) return undefined;
       throw error;
     }
-    if (meta.version !== 1 || meta.identity !== identity) return undefined;
+    return meta.version === 1 && meta.identity === identity ? meta : undefined;
+  }
+
+  /** The cached entry, or undefined when there is none (or its content has gone missing). */
+  async read(identity: string): Promise<CachedEntry | undefined> {
+    const meta = this.readMeta(identity);
+    if (!meta) return undefined;
     if (meta.kind === 'menu') return { meta };
     if (!meta.contentKey) return undefined;
     const dir = this.contentDir(identity, meta.contentKey);

@@ -34,6 +34,8 @@ let deployGone = false;
 const archives = new Map<string, Buffer>();
 /** How many more times gh:acme/fresh/deploy answers "being indexed" (404 with Retry-After). */
 let indexingPolls = 0;
+/** X-Skill-Flags of hub:acme/tools/flagged (the hub sends it on 200 and on 304). */
+let flaggedCodes = 'remote-exec';
 
 async function tarOf(files: Record<string, string | { symlink: string }>): Promise<Buffer> {
   const dir = await mkdtemp(path.join(base, 'pack-'));
@@ -104,17 +106,20 @@ async function answer(
     case 'gh:acme/mirror/deploy':
     case 'hub:acme/tools/deploy':
     case 'hub:acme/tools/tampered':
+    case 'hub:acme/tools/flagged':
     case 'hub:acme/tools/evil': {
       const revision =
         rev ?? (identity === 'hub:acme/tools/deploy' || identity.startsWith('gh:') ? deployRevision : 'e1');
       const etag = `"${revision}"`;
-      if (!rev && req.headers['if-none-match'] === etag) return { status: 304, headers: { etag } };
+      const flags = identity === 'hub:acme/tools/flagged' ? { 'x-skill-flags': flaggedCodes } : {};
+      if (!rev && req.headers['if-none-match'] === etag)
+        return { status: 304, headers: { etag, ...flags } };
       const { response, files } = deploySkill(revision);
       if (kind === 'skills')
         return {
           status: 200,
           body: { ...response, identity },
-          headers: { etag, 'cache-control': 'no-cache' },
+          headers: { etag, 'cache-control': 'no-cache', ...flags },
         };
       const key = `${identity}@${revision}`;
       if (!archives.has(key)) {
@@ -310,6 +315,25 @@ describe('hub source', () => {
       staleReason: expect.stringMatching(/cannot be reached/),
     });
     expect((await failure(offline.resolve('hub:acme/tools', { projectDir }))).code).toBe('offline');
+  });
+
+  it("keeps the hub's safety flags with the cached entry: a new verdict on a 304 replaces them, a stale answer still carries them", async () => {
+    const { resolver: r, projectDir } = await resolver();
+    const first = await r.resolve('hub:acme/tools/flagged', { projectDir });
+    expect(first.flags).toEqual(['remote-exec']);
+    flaggedCodes = 'remote-exec, reported-malicious';
+    try {
+      const judged = await r.resolve('hub:acme/tools/flagged', { projectDir });
+      expect(judged.origin).toBe('cache'); // a 304: same content, new verdict
+      expect(judged.flags).toEqual(['remote-exec', 'reported-malicious']);
+      down = true;
+      const stale = await r.resolve('hub:acme/tools/flagged', { projectDir });
+      expect(stale.stale).toBe(true);
+      expect(stale.flags).toEqual(['remote-exec', 'reported-malicious']);
+    } finally {
+      down = false;
+      flaggedCodes = 'remote-exec';
+    }
   });
 
   it('says "upstream gone" when a cached skill answers 410', async () => {

@@ -22,8 +22,34 @@ export const MAX_UNPACKED_BYTES = 256 * 1024 * 1024;
 export const INDEXING_WAIT_MS = 60_000;
 const MAX_RETRY_AFTER_MS = 10_000;
 
-/** What a conditional request to the hub answered. */
-export type HubRefresh = { status: 'unchanged' } | { status: 'fetched'; entry: FetchedEntry };
+/** What a conditional request to the hub answered; `flags` are the skill's safety flag codes it named. */
+export type HubRefresh =
+  | { status: 'unchanged'; flags?: string[] }
+  | { status: 'fetched'; entry: FetchedEntry };
+
+/** One answer of a batch probe: the cached revision holds (with the flags the hub named, if it did), or not. */
+export type BatchAnswer = { status: 'unchanged'; flags?: string[] } | { status: 'changed' | 'other' };
+
+/**
+ * The safety flag codes of an answer: the X-Skill-Flags header when present (the hub sends it on 200, 304 and
+ * HEAD, only when the skill has flags that hold), else the body's flags that no accepted dispute suppressed.
+ */
+export function flagCodes(header: string | undefined, bodyFlags?: readonly unknown[]): string[] {
+  if (header !== undefined)
+    return header
+      .split(',')
+      .map((f) => f.trim())
+      .filter((f) => f !== '');
+  const codes = new Set<string>();
+  for (const flag of bodyFlags ?? []) {
+    if (typeof flag === 'string') codes.add(flag);
+    else if (flag && typeof flag === 'object') {
+      const { code, suppressed } = flag as { code?: unknown; suppressed?: unknown };
+      if (typeof code === 'string' && suppressed !== true) codes.add(code);
+    }
+  }
+  return [...codes].sort();
+}
 
 /**
  * `hub:` (and `gh:` through the hub's mirror) over HTTPS (SPEC 2.2): `GET /v1/skills/<identity>` with
@@ -51,10 +77,78 @@ export class HubSource {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (knownEtag) headers['if-none-match'] = knownEtag;
     const response = await this.request(id, this.url('skills', id), headers, this.settings.probeTimeoutMs);
-    if (response.status === 304) return { status: 'unchanged' };
+    if (response.status === 304)
+      return { status: 'unchanged', flags: flagCodes(headerOf(response, 'x-skill-flags')) };
     const result = await this.parseResult(id, response);
     const etag = headerOf(response, 'etag') ?? `"${result.revision}"`;
-    return { status: 'fetched', entry: await this.toEntry(id, result, etag) };
+    const entry = await this.toEntry(id, result, etag);
+    if (result.kind === 'skill') entry.flags = flagCodes(headerOf(response, 'x-skill-flags'), result.flags);
+    return { status: 'fetched', entry };
+  }
+
+  /**
+   * One `POST /v1/resolve` for many identities with the revisions the cache holds (SPEC 2.2): which cached
+   * revisions still hold, in one round trip. Throws a ResolveError when the hub cannot be asked.
+   */
+  async probeBatch(
+    items: { id: Identity; revision?: string }[],
+    timeoutMs: number,
+  ): Promise<Map<string, BatchAnswer>> {
+    const answers = new Map<string, BatchAnswer>();
+    const first = items[0];
+    if (!first) return answers;
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'content-type': 'application/json',
+    };
+    if (this.settings.hubToken) headers.authorization = `Bearer ${this.settings.hubToken}`;
+    const body = JSON.stringify({
+      items: items.map((i) => ({ identity: i.id.identity, ...(i.revision ? { revision: i.revision } : {}) })),
+    });
+    let response: HttpAnswer;
+    try {
+      response = await httpRequest(`${this.settings.hubUrl}/v1/resolve`, {
+        method: 'POST',
+        headers,
+        body: Buffer.from(body),
+        timeoutMs,
+      });
+    } catch (error) {
+      if (!(error instanceof HttpRequestError)) throw error;
+      throw new ResolveError(
+        'offline',
+        `the hub at ${this.settings.hubUrl} cannot be reached (${error.message}).`,
+      );
+    }
+    if (!response.ok) throw await problemError(first.id, response);
+    let raw: { items?: unknown };
+    try {
+      raw = JSON.parse(response.body.toString('utf8')) as { items?: unknown };
+    } catch {
+      throw new ResolveError('network', 'the hub answered the batch with something that is not JSON.');
+    }
+    const { ResolveResponse } = await import('../http.js');
+    const parsed = ResolveResponse.safeParse(raw);
+    if (!parsed.success)
+      throw new ResolveError('network', "the hub's batch answer does not match the protocol.");
+    const rawItems = Array.isArray(raw.items) ? (raw.items as { flags?: unknown }[]) : [];
+    parsed.data.items.forEach((item, index) => {
+      const asked = items[index];
+      if (!asked) return;
+      if (item.status !== 'unchanged') {
+        answers.set(asked.id.identity, { status: item.status === 'changed' ? 'changed' : 'other' });
+        return;
+      }
+      // The batch's items may carry the skill's flags (a hub that names them); absent: the probe tells.
+      const flags = rawItems[index]?.flags;
+      answers.set(
+        asked.id.identity,
+        Array.isArray(flags)
+          ? { status: 'unchanged', flags: flagCodes(undefined, flags) }
+          : { status: 'unchanged' },
+      );
+    });
+    return answers;
   }
 
   /** The skill exactly at `revision` (for a re-save's comparison); returns its cache content folder. */

@@ -8,6 +8,7 @@ import {
   removeAutotriggerLine,
 } from '../autotrigger.js';
 import { isProtocolError } from '../errors.js';
+import { refusingVerdict } from '../frame.js';
 import { diskPath, type Identity, parseIdentity } from '../identity.js';
 import { findSkillFolders } from '../leaf-rule.js';
 import type { MenuItem } from '../menu.js';
@@ -25,6 +26,8 @@ export const AUTOTRIGGER_FILE = path.join('.atskills', '.autotrigger');
 export interface ProjectOptions {
   projectDir: string;
   offline?: boolean;
+  /** A hook's budget (ResolveOptions.deadline): cloud lines are resolved in parallel and served stale past it. */
+  deadline?: number;
 }
 
 /**
@@ -50,6 +53,21 @@ export interface InstallOutcome {
   skills?: string[];
   /** A project skill that breaks SPEC 1.1 (installed all the same; the resident block may leave it out). */
   problems?: LocalSkillProblem[];
+  /** The skill's safety flag codes (SPEC 2.8). */
+  flags?: string[];
+  /**
+   * Why nothing was written: the hub judged it malicious, it is flagged and was not approved, or its flags
+   * could not be checked and `requireCheck` was set.
+   */
+  refused?: 'malicious' | 'flagged' | 'unchecked';
+}
+
+/** Options of `:install`: `approve` is asked before a flagged skill's line is written (SPEC 2.8). */
+export interface InstallOptions extends ProjectOptions {
+  /** Answers whether to install a skill the hub flagged; absent: a flagged skill is not installed. */
+  approve?: (flags: readonly string[]) => boolean | Promise<boolean>;
+  /** Write nothing when the source cannot be checked (a hook: the flags are unknown and nobody can be asked). */
+  requireCheck?: boolean;
 }
 
 /**
@@ -59,16 +77,27 @@ export interface InstallOutcome {
 export async function installSkill(
   resolver: Resolver,
   identity: string | Identity,
-  options: ProjectOptions,
+  options: InstallOptions,
 ): Promise<InstallOutcome> {
   const id = typeof identity === 'string' ? parseIdentity(identity) : identity;
   let warning: string | undefined;
-  let isMenu = false;
+  // A folder written with its `/` stays a whole-directory line even when the source cannot be checked.
+  let isMenu = typeof identity === 'string' && identity.endsWith('/');
   let skills: string[] | undefined;
   let problems: LocalSkillProblem[] | undefined;
+  let flags: string[] = [];
   try {
     const resolved = await resolver.resolve(id, options);
     isMenu = resolved.kind === 'menu';
+    flags = resolved.flags;
+    if (resolved.stale && options.requireCheck)
+      return {
+        identity: id.identity,
+        line: autotriggerLine(id, isMenu),
+        changed: false,
+        refused: 'unchecked',
+        ...(resolved.staleReason ? { warning: resolved.staleReason } : {}),
+      };
     if (resolved.kind === 'menu') {
       skills =
         id.source === 'local'
@@ -81,9 +110,25 @@ export async function installSkill(
     if (resolved.stale) warning = resolved.staleReason;
   } catch (error) {
     if (!isUnreachable(error)) throw error;
+    if (options.requireCheck)
+      return {
+        identity: id.identity,
+        line: autotriggerLine(id),
+        changed: false,
+        refused: 'unchecked',
+        warning: (error as Error).message,
+      };
     warning = `installed without checking: ${(error as Error).message}`;
   }
   const line = autotriggerLine(id, isMenu);
+  // A resident skill reaches every later session: one the hub judged malicious never does, and a flagged one
+  // only when the person says so.
+  const refused = refusingVerdict(flags)
+    ? ('malicious' as const)
+    : flags.length > 0 && !(await options.approve?.(flags))
+      ? ('flagged' as const)
+      : undefined;
+  if (refused) return { identity: id.identity, line, changed: false, flags, refused };
   const before = await readAutotrigger(options.projectDir);
   const after = addAutotriggerLine(before, line);
   if (after !== before) await writeAutotrigger(options.projectDir, after);
@@ -94,6 +139,7 @@ export async function installSkill(
     ...(warning ? { warning } : {}),
     ...(skills ? { skills } : {}),
     ...(problems ? { problems } : {}),
+    ...(flags.length ? { flags } : {}),
   };
 }
 
@@ -196,7 +242,8 @@ export async function listTriggers(options: ProjectOptions, resolver?: Resolver)
 /** The resident block (SPEC 1.5): the exact string a host splices into its system prompt, and its cost. */
 export interface ResidentReport {
   block: string;
-  tokens: number;
+  /** The block's token count (o200k_base); absent when `countTokens: false` (hooks never show it). */
+  tokens?: number;
   entries: (ResidentEntry & { stale: boolean })[];
   warnings: AutotriggerWarning[];
 }
@@ -207,12 +254,29 @@ export interface ResidentReport {
  * A project skill whose frontmatter is unusable (does not parse, no name, no description) is left out with
  * a warning naming the file and the rule; other rule breaks are warned about and the row stays.
  */
-export async function residentBlock(resolver: Resolver, options: ProjectOptions): Promise<ResidentReport> {
+export async function residentBlock(
+  resolver: Resolver,
+  options: ProjectOptions & { countTokens?: boolean },
+): Promise<ResidentReport> {
   const content = await readAutotrigger(options.projectDir);
   const { entries, warnings, excluded } = expandAutotrigger(
     content,
     await projectSkillFolders(options.projectDir),
   );
+  if (options.deadline !== undefined && !options.offline) {
+    // Under a budget every line is asked at once (hub ones in one batch); the loop below then reads the
+    // memoized answers in file order.
+    const batch = resolver.probeBatch(
+      entries.map((e) => e.identity),
+      { deadline: options.deadline },
+    );
+    await Promise.allSettled([
+      batch,
+      ...entries.map((e) =>
+        e.directory ? directoryMembers(resolver, e.identity, options) : resolver.resolve(e.identity, options),
+      ),
+    ]);
+  }
   const extra: AutotriggerWarning[] = [];
   const rows: ResidentReport['entries'] = [];
   const seen = new Set<string>();
@@ -252,6 +316,12 @@ export async function residentBlock(resolver: Resolver, options: ProjectOptions)
       const resolved = await resolver.resolve(entry.identity, options);
       if (resolved.stale) warn(entry.line, `${entry.identity}: ${resolved.staleReason}`);
       if (resolved.kind === 'skill') {
+        const verdict = refusingVerdict(resolved.flags);
+        if (verdict) {
+          seen.add(resolved.identity);
+          warn(entry.line, `${resolved.identity} is left out: the hub judged it malicious (${verdict}).`);
+          continue;
+        }
         addRow(
           entry.line,
           {
@@ -259,6 +329,7 @@ export async function residentBlock(resolver: Resolver, options: ProjectOptions)
             description: oneLine(resolved.description),
             identity: resolved.identity,
             stale: resolved.stale,
+            ...(resolved.flags.length ? { flags: resolved.flags } : {}),
           },
           resolved.problems ?? [],
         );
@@ -274,11 +345,12 @@ export async function residentBlock(resolver: Resolver, options: ProjectOptions)
     }
   }
   const block = renderResidentBlock(rows);
-  // Loaded here, not at the top: the tokenizer's tables would otherwise slow every command's start-up.
-  const { countTokens } = await import('../tokens.js');
+  // Loaded here, not at the top, and only when the count is shown: the tokenizer's tables cost ~0.7 s of CPU.
+  const tokens =
+    options.countTokens === false ? undefined : (await import('../tokens.js')).countTokens(block);
   return {
     block,
-    tokens: countTokens(block),
+    ...(tokens !== undefined ? { tokens } : {}),
     entries: rows,
     warnings: mergeWarnings(warnings, extra).sort((a, b) => a.line - b.line),
   };

@@ -6,7 +6,7 @@ import { SKILL_FILE } from '../leaf-rule.js';
 import type { MenuItem } from '../menu.js';
 import { type CachedEntry, type CacheEntryMeta, SkillCache } from './cache.js';
 import type { FetchedEntry, GitSource } from './git-source.js';
-import type { HubSource } from './hub-source.js';
+import type { BatchAnswer, HubSource } from './hub-source.js';
 import type { LocalSkillProblem } from './local-check.js';
 import { resolveLocal } from './local-source.js';
 import { ResolveError } from './resolve-error.js';
@@ -26,6 +26,11 @@ interface ResolvedBase {
   origin: Origin;
   /** When the cached content was fetched (cloud answers only). */
   fetchedAt?: string;
+  /**
+   * The hub's safety flag codes for this revision (SPEC 2.8), kept in the cache with it; [] when the source
+   * names none (project files, `gh:` over git).
+   */
+  flags: string[];
 }
 
 /** A resolved skill: its folder (so the agent can open its other files) and its SKILL.md. */
@@ -55,6 +60,12 @@ export interface ResolveOptions {
   offline?: boolean;
   /** Skip the project's copy (a save must see upstream, not its own copy). */
   skipLocal?: boolean;
+  /**
+   * Epoch milliseconds after which nothing waits on the network any more (a hook's budget, SPEC 2.5): an
+   * answer not in by then is served from the cache marked stale, or fails with `offline`. Resolves with a
+   * deadline are memoized per identity for the resolver's life, so the same skill is probed once per hook.
+   */
+  deadline?: number;
 }
 
 /**
@@ -66,6 +77,18 @@ export class Resolver {
   readonly cache: SkillCache;
   private gitSource?: Promise<GitSource>;
   private hubSource?: Promise<HubSource>;
+  /** Cloud answers of resolves under a deadline, by identity (one probe per identity per hook). */
+  private readonly withinDeadline = new Map<string, Promise<Resolved>>();
+  /**
+   * Flags the hub named for `gh:` skills resolved over git (asked in the same batch, by their folder's tree
+   * sha): git knows no flags, but a hub that has indexed the repository does.
+   */
+  private readonly ghFlags = new Map<string, Promise<string[] | undefined>>();
+  /** What one batch probe said, by identity: consulted instead of a probe of its own. */
+  private readonly batched = new Map<
+    string,
+    Promise<BatchAnswer | { status: 'failed'; error: ResolveError }>
+  >();
 
   constructor(readonly settings: Readonly<ClientSettings>) {
     this.cache = new SkillCache(settings.cacheDir);
@@ -96,6 +119,7 @@ export class Resolver {
           revision: 'local',
           stale: false,
           origin: 'local',
+          flags: [],
           ...(problems.length > 0 ? { problems } : {}),
         };
       }
@@ -106,6 +130,7 @@ export class Resolver {
           revision: 'local',
           stale: false,
           origin: 'local',
+          flags: [],
           items: local.items,
         };
     }
@@ -115,7 +140,94 @@ export class Resolver {
         `No project skill at .atskills/${id.path} (a bare path never touches the network; for a cloud skill write gh:owner/repo/path or hub:team/collection).`,
       );
     }
+    if (options.deadline !== undefined && !options.offline)
+      return this.resolveByDeadline(id, options.deadline);
     return this.resolveCloud(id, options.offline ?? false);
+  }
+
+  /**
+   * Asks the hub once, in one `POST /v1/resolve`, about every hub-served identity among `identities` that the
+   * cache holds, so that their resolves need no probe of their own (a hook's lines, SPEC 2.5). A failed batch
+   * makes those resolves serve the cache at once, marked stale, instead of each waiting on the hub again.
+   */
+  probeBatch(identities: readonly string[], options: { deadline?: number } = {}): Promise<void> {
+    // Registered synchronously, before any await: a resolve started right after this call finds its answer.
+    const items: { id: Identity; revision: string; flagsOnly?: boolean }[] = [];
+    for (const text of new Set(identities)) {
+      let id: Identity;
+      try {
+        id = parseIdentity(text);
+      } catch {
+        continue;
+      }
+      if (id.source === 'local' || this.batched.has(id.identity) || this.ghFlags.has(id.identity)) continue;
+      const meta = this.cache.readMeta(id.identity);
+      if (!meta) continue;
+      if (this.viaHub(id)) items.push({ id, revision: meta.revision });
+      // A gh: skill over git: the hub compares the folder's tree sha, and may name its flags.
+      else if (meta.contentKey) items.push({ id, revision: meta.contentKey, flagsOnly: true });
+    }
+    const asked = items.slice(0, 128);
+    if (asked.length === 0) return Promise.resolve();
+    const timeoutMs = options.deadline
+      ? Math.max(1, options.deadline - Date.now())
+      : this.settings.probeTimeoutMs;
+    const answers = this.hub()
+      .then((hub) => hub.probeBatch(asked, timeoutMs))
+      .catch((error: unknown) => {
+        // An unreachable hub fails every line at once; any other refusal of the batch (an older hub without
+        // the endpoint) leaves each line to its own probe.
+        if (error instanceof ResolveError && (error.code === 'offline' || error.code === 'network'))
+          return error;
+        return new Map<string, BatchAnswer>();
+      });
+    for (const { id, flagsOnly } of asked) {
+      if (flagsOnly) {
+        this.ghFlags.set(
+          id.identity,
+          answers.then((all) => {
+            const answer = all instanceof ResolveError ? undefined : all.get(id.identity);
+            return answer?.status === 'unchanged' ? answer.flags : undefined;
+          }),
+        );
+        continue;
+      }
+      this.batched.set(
+        id.identity,
+        answers.then((all) =>
+          all instanceof ResolveError
+            ? { status: 'failed' as const, error: all }
+            : (all.get(id.identity) ?? { status: 'other' as const }),
+        ),
+      );
+    }
+    return answers.then(() => undefined);
+  }
+
+  /** The cloud answer within a deadline: the cache (marked stale) when the source has not answered by then. */
+  private resolveByDeadline(id: Identity, deadline: number): Promise<Resolved> {
+    const known = this.withinDeadline.get(id.identity);
+    if (known) return known;
+    const answer = (async () => {
+      const late = () => `the source did not answer within the time budget (${id.identity})`;
+      if (Date.now() >= deadline) return this.resolveCloud(id, true, late());
+      let timer: NodeJS.Timeout | undefined;
+      const expired = new Promise<'late'>((done) => {
+        timer = setTimeout(() => done('late'), deadline - Date.now());
+      });
+      const work = this.resolveCloud(id, false);
+      try {
+        const first = await Promise.race([work, expired]);
+        if (first !== 'late') return first;
+      } finally {
+        clearTimeout(timer);
+      }
+      // The work goes on unobserved (a hook exits once it has answered): its failure is not this answer's.
+      work.catch(() => {});
+      return this.resolveCloud(id, true, late());
+    })();
+    this.withinDeadline.set(id.identity, answer);
+    return answer;
   }
 
   /**
@@ -148,25 +260,28 @@ export class Resolver {
     return (await this.git()).probe(id);
   }
 
-  private async resolveCloud(id: Identity, offline: boolean): Promise<Resolved> {
+  private async resolveCloud(id: Identity, offline: boolean, why?: string): Promise<Resolved> {
     const cached = await this.cache.read(id.identity);
     if (offline) {
-      if (cached) return this.fromCache(cached, 'offline: the revision was not checked');
+      if (cached) return this.fromCache(cached, why ?? 'offline: the revision was not checked');
       throw new ResolveError(
         'offline',
-        `${id.identity} is not in the cache and --offline forbids fetching it.`,
+        why
+          ? `${why}, and nothing is cached.`
+          : `${id.identity} is not in the cache and --offline forbids fetching it.`,
       );
     }
     let fetched: FetchedEntry | undefined;
+    let flags: string[] | undefined;
     try {
-      fetched = await this.refresh(id, cached?.meta);
+      ({ fetched, flags } = await this.refresh(id, cached?.meta));
     } catch (error) {
       if (!(error instanceof ResolveError) || !cached) throw error;
       return this.fromCache(cached, staleReason(error, cached.meta));
     }
     const now = new Date().toISOString();
     if (!fetched) {
-      const meta = { ...cached!.meta, checkedAt: now };
+      const meta = { ...cached!.meta, checkedAt: now, ...(flags ? { flags } : {}) };
       await this.cache.writeMeta(meta);
       return this.fromCache({ ...cached!, meta });
     }
@@ -185,19 +300,31 @@ export class Resolver {
     return { ...(await this.fromCache(entry)), origin: 'fetched' };
   }
 
-  /** One revision probe; undefined when the cache is current, else the newly fetched entry. */
-  private async refresh(id: Identity, known: CacheEntryMeta | undefined): Promise<FetchedEntry | undefined> {
+  /**
+   * One revision probe: no `fetched` when the cache is current (with the flags the source named, if any),
+   * else the newly fetched entry. A batch answer about this identity stands in for the probe.
+   */
+  private async refresh(
+    id: Identity,
+    known: CacheEntryMeta | undefined,
+  ): Promise<{ fetched?: FetchedEntry; flags?: string[] }> {
     if (this.viaHub(id)) {
+      const batched = await this.batched.get(id.identity);
+      if (batched?.status === 'failed') throw batched.error;
+      if (batched?.status === 'unchanged' && known) return batched.flags ? { flags: batched.flags } : {};
       const answer = await (await this.hub()).refresh(
         id,
         known ? (known.etag ?? `"${known.revision}"`) : undefined,
       );
-      return answer.status === 'unchanged' ? undefined : answer.entry;
+      return answer.status === 'unchanged' ? { flags: answer.flags ?? [] } : { fetched: answer.entry };
     }
     const git = await this.git();
     const head = await git.probe(id);
-    if (known && head === known.revision) return undefined;
-    return git.fetch(id);
+    if (known && head === known.revision) {
+      const flags = await this.ghFlags.get(id.identity);
+      return flags ? { flags } : {};
+    }
+    return { fetched: await git.fetch(id) };
   }
 
   private viaHub(id: Identity): boolean {
@@ -212,6 +339,7 @@ export class Resolver {
       stale: staleReasonText !== undefined,
       origin: 'cache' as const,
       fetchedAt: meta.fetchedAt,
+      flags: meta.flags ?? [],
       ...(staleReasonText !== undefined ? { staleReason: staleReasonText } : {}),
     };
     if (meta.kind === 'menu') return { ...base, kind: 'menu', items: meta.items ?? [] };

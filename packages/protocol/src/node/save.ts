@@ -95,7 +95,7 @@ export async function saveSkill(
     ...extra,
   });
 
-  const localFiles = await filesOf(dest, true);
+  const localFiles = await filesOf(dest);
   if (localFiles.size === 0) {
     await replaceFolder(dest, latest, stamp);
     return outcome('saved', latest.revision);
@@ -122,7 +122,7 @@ export async function saveSkill(
     case 'merge':
       return outcome('merge', current, {
         conflict,
-        merge: { local: await versionFiles(dest, true), upstream: await versionFiles(latest.dir, false) },
+        merge: { local: await versionFiles(dest), upstream: await versionFiles(latest.dir) },
       });
     default:
       throw new ResolveError(
@@ -153,7 +153,7 @@ export async function checkSavedCopy(
 ): Promise<SavedCopyCheck> {
   const id = typeof identity === 'string' ? parseIdentity(identity) : identity;
   const dest = path.join(options.projectDir, diskPath(id));
-  const check = await verifyAgainstRecorded(resolver, id, dest, await filesOf(dest, true), options.offline);
+  const check = await verifyAgainstRecorded(resolver, id, dest, await filesOf(dest), options.offline);
   if (check.identical) return { state: 'unedited', recorded: check.recorded, changed: [] };
   return {
     state: check.changed.length > 0 ? 'edited' : 'unverifiable',
@@ -202,7 +202,7 @@ async function verifyAgainstRecorded(
       recorded: stamp.revision,
     };
   }
-  const upstream = await filesOf(upstreamDir, false);
+  const upstream = await filesOf(upstreamDir);
   const changed = [...new Set([...localFiles.keys(), ...upstream.keys()])]
     .filter((p) => {
       const a = localFiles.get(p);
@@ -219,12 +219,23 @@ async function verifyAgainstRecorded(
   };
 }
 
+/**
+ * Whether a file of a skill's tree is left out of a saved copy, so also out of the comparison: the top-level
+ * `.source` (ours replaces a skill's own, so the skill's is never compared against our stamp) and anything
+ * under a nested `.atskills/` (a skill's own project folder would be read as project skills).
+ */
+function isLeftOut(relPath: string): boolean {
+  return relPath === SOURCE_FILE || relPath.split('/').includes(NESTED_PROJECT);
+}
+
+const NESTED_PROJECT = '.atskills';
+
 /** Every regular file of a folder by relative path; symlinks and specials count as content that differs. */
-async function filesOf(dir: string, isProjectCopy: boolean): Promise<Map<string, Buffer>> {
+async function filesOf(dir: string): Promise<Map<string, Buffer>> {
   const out = new Map<string, Buffer>();
   for (const entry of await walkFolder(dir)) {
     if (entry.type === 'dir') continue;
-    if (isProjectCopy && entry.path === SOURCE_FILE) continue;
+    if (isLeftOut(entry.path)) continue;
     out.set(
       entry.path,
       entry.type === 'file' ? await readFile(path.join(dir, entry.path)) : Buffer.from(`\0${entry.type}`),
@@ -233,9 +244,9 @@ async function filesOf(dir: string, isProjectCopy: boolean): Promise<Map<string,
   return out;
 }
 
-async function versionFiles(dir: string, isProjectCopy: boolean): Promise<VersionFile[]> {
+async function versionFiles(dir: string): Promise<VersionFile[]> {
   const out: VersionFile[] = [];
-  for (const [rel, bytes] of await filesOf(dir, isProjectCopy)) {
+  for (const [rel, bytes] of await filesOf(dir)) {
     const text = bytes.includes(0) ? undefined : bytes.toString('utf8');
     out.push(
       text === undefined ? { path: rel, size: bytes.length } : { path: rel, text, size: bytes.length },
@@ -251,7 +262,12 @@ async function replaceFolder(dest: string, latest: ResolvedSkill, stamp: SourceS
   const old = `${dest}.atskills-old-${tag}`;
   await mkdir(path.dirname(dest), { recursive: true });
   try {
-    await cp(latest.dir, staged, { recursive: true, verbatimSymlinks: true });
+    await cp(latest.dir, staged, {
+      recursive: true,
+      verbatimSymlinks: true,
+      // A nested `.atskills/` never lands in the project (it would add its skills to ours).
+      filter: (from) => !isLeftOut(path.relative(latest.dir, from).split(path.sep).join('/')),
+    });
     await writeFile(path.join(staged, SOURCE_FILE), formatSourceStamp(stamp));
     let moved = false;
     try {

@@ -1,0 +1,124 @@
+// One message's references, resolved the way `atskills expand` and every host's user-prompt hook do it
+// (SPEC 1.4, 2.5): all at once (the hub's in one batch, the rest in parallel), `:save` and `:install`
+// applied, each reference answered by its framed text, a refusal, or one line saying why it is missing.
+import { type ScannedReference, scanReferences } from '@atskills/protocol';
+import type { Resolver } from '@atskills/protocol/node';
+import { errorJson, resolvedJson } from './format/resolved.js';
+import type { AnswerPart } from './inject.js';
+import { failureLine } from './inject.js';
+
+/** How one message is expanded. */
+export interface ExpandOptions {
+  projectDir: string;
+  offline?: boolean;
+  /** A hook's budget (epoch ms): past it answers come from the cache, marked stale. */
+  deadline?: number;
+  /** Asked before `:install` writes a flagged skill's line; absent: a flagged skill is not installed. */
+  approveInstall?: (identity: string, flags: readonly string[]) => boolean | Promise<boolean>;
+  /** Install nothing whose flags could not be checked (hooks: nobody can be asked). */
+  requireCheck?: boolean;
+}
+
+/** What expanding one message gave. */
+export interface Expansion {
+  parts: AnswerPart[];
+  /** One line each: what `:save` / `:install` did, and why a copy is stale. */
+  notes: string[];
+  /** `expand --json` items, in message order. */
+  items: unknown[];
+  /** The first failure's error (for the exit code), if any. */
+  firstError?: unknown;
+}
+
+/** The message's references, deduplicated by identity unless a later one asks to save or install. */
+function referencesOf(message: string): ScannedReference[] {
+  const seen = new Set<string>();
+  return scanReferences(message).filter((scanned) => {
+    if (!scanned.ok) return true;
+    const { ref } = scanned;
+    if (seen.has(ref.identity) && !ref.save && !ref.install) return false;
+    seen.add(ref.identity);
+    return true;
+  });
+}
+
+/** Expands every reference of `message` (each one's work starts at once; results keep message order). */
+export async function expandMessage(
+  resolver: Resolver,
+  message: string,
+  options: ExpandOptions,
+): Promise<Expansion> {
+  const { installSkill, saveSkill } = await import('@atskills/protocol/node');
+  const refs = referencesOf(message);
+  const { projectDir } = options;
+  const offline = options.offline ?? false;
+  const resolveOptions = {
+    projectDir,
+    offline,
+    ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
+  };
+  if (options.deadline !== undefined && !offline)
+    void resolver.probeBatch(
+      refs.flatMap((s) => (s.ok ? [s.ref.identity] : [])),
+      { deadline: options.deadline },
+    );
+  // Installs edit one file: they take turns (the rest of each reference's work runs in parallel).
+  let installs: Promise<unknown> = Promise.resolve();
+  const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
+    const run = installs.then(work, work);
+    installs = run.catch(() => undefined);
+    return run;
+  };
+  const outcomes = await Promise.all(
+    refs.map(async (scanned) => {
+      const notes: string[] = [];
+      if (!scanned.ok) return { notes, error: scanned.error, identity: scanned.raw };
+      const { ref } = scanned;
+      try {
+        if (ref.save && ref.source !== 'local') {
+          const saved = await saveSkill(resolver, ref, { projectDir, offline });
+          notes.push(`${saved.action}: ${ref.identity} -> ${ref.disk} (rev ${saved.revision})`);
+        }
+        if (ref.install) {
+          const installed = await inTurn(() =>
+            installSkill(resolver, ref, {
+              ...resolveOptions,
+              approve: (flags) => options.approveInstall?.(ref.identity, flags) ?? false,
+              ...(options.requireCheck ? { requireCheck: true } : {}),
+            }),
+          );
+          if (installed.refused === 'malicious')
+            notes.push(`not installed: ${ref.identity} (the hub judged it malicious)`);
+          else if (installed.refused === 'unchecked')
+            notes.push(
+              `not installed: ${ref.identity} could not be checked now (${installed.warning ?? 'no answer'}); run \`atskills install ${ref.identity}\` later`,
+            );
+          else if (installed.refused === 'flagged')
+            notes.push(
+              `not installed: ${ref.identity} is flagged (${installed.flags?.join(', ')}); the user may run \`atskills install --yes ${ref.identity}\` after reading it`,
+            );
+          else notes.push(`${installed.changed ? 'installed' : 'already installed'}: ${installed.line}`);
+        }
+        const resolved = await resolver.resolve(ref, resolveOptions);
+        if (resolved.stale) notes.push(`${ref.identity} is stale: ${resolved.staleReason}`);
+        return { notes, resolved };
+      } catch (error) {
+        return { notes, error, identity: ref.identity };
+      }
+    }),
+  );
+  const expansion: Expansion = { parts: [], notes: [], items: [] };
+  for (const outcome of outcomes) {
+    expansion.notes.push(...outcome.notes);
+    if ('resolved' in outcome && outcome.resolved) {
+      expansion.parts.push({ kind: 'resolved', resolved: outcome.resolved });
+      expansion.items.push(resolvedJson(outcome.resolved));
+      continue;
+    }
+    const { error, identity } = outcome as { error: unknown; identity: string };
+    expansion.firstError ??= error;
+    expansion.parts.push({ kind: 'line', text: failureLine(identity, error) });
+    expansion.items.push(errorJson(error, identity));
+  }
+  return expansion;
+}

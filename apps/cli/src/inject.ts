@@ -1,0 +1,176 @@
+// What the client puts in front of a model (SPEC 2.5, 2.8): every skill text goes through the protocol's one
+// untrusted-content frame, and every answer a hook (or `expand`) gives is capped so that it reaches the model
+// inline on every host.
+import {
+  frameSkill,
+  frameUntrusted,
+  isProtocolError,
+  renderMenu,
+  UNTRUSTED_NOTICE,
+} from '@atskills/protocol';
+import type { Resolved, ResolvedSkill } from '@atskills/protocol/node';
+
+/**
+ * The cap of one injected answer (the resident block, or all the skills of one message with their notes):
+ * 10,000 characters and 10,000 bytes of UTF-8, the smallest inline limit among the hosts (Claude Code and
+ * Cursor show 10,000 characters inline; Codex about 2,500 tokens).
+ */
+export const ANSWER_CAP = 10_000;
+
+/** Room kept for the standing notice, each frame's header and the note lines. */
+const RESERVED = 1_500;
+
+/** The smallest share a body is cut to before whole sections are left out instead. */
+const MIN_SHARE = 400;
+
+/** UTF-8 bytes of a string (UTF-16 code units never outnumber them, so bytes are the binding limit). */
+function bytesOf(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
+
+/** The project-relative folder of a project (or saved) skill, else undefined (a cloud skill in the cache). */
+export function projectPath(r: Resolved, projectDir: string): string | undefined {
+  if (r.origin !== 'local' || r.kind !== 'skill') return undefined;
+  const rel = r.dir.startsWith(projectDir)
+    ? r.dir.slice(projectDir.length).replace(/^[\\/]+/, '')
+    : undefined;
+  return rel?.split('\\').join('/');
+}
+
+/** Where a cut body's rest is read: the project file, else `atskills get <identity>`. */
+function whereToRead(r: ResolvedSkill, projectDir: string): string {
+  const rel = projectPath(r, projectDir);
+  return rel ? `${rel}/SKILL.md` : `atskills get ${r.identity}`;
+}
+
+/** Where the text came from, as the frame names it. */
+function sourceOf(r: Resolved): string {
+  if (r.origin === 'local') return 'project';
+  return r.identity.startsWith('hub:') ? 'hub' : 'github';
+}
+
+function statusOf(r: Resolved): string {
+  return r.stale ? `stale (${r.staleReason ?? 'not checked'})` : 'fresh';
+}
+
+/**
+ * `text` cut to at most `limit` characters and `limit` bytes, at a line end when one is near, never inside
+ * a surrogate pair; `cut` is how many characters were left out.
+ */
+export function cutText(text: string, limit: number): { text: string; cut: number } {
+  if (text.length <= limit && bytesOf(text) <= limit) return { text, cut: 0 };
+  let bytes = 0;
+  let end = 0;
+  for (const ch of text) {
+    const size = bytesOf(ch);
+    if (bytes + size > limit || end + ch.length > limit) break;
+    bytes += size;
+    end += ch.length;
+  }
+  const lineEnd = text.lastIndexOf('\n', end);
+  if (lineEnd > end * 0.6) end = lineEnd;
+  return { text: text.slice(0, end), cut: text.length - end };
+}
+
+/** A skill as a model reads it: the refusal line, or the framed body cut at `share` with a line saying so. */
+export function renderSkillText(
+  r: ResolvedSkill,
+  projectDir: string,
+  share = Number.POSITIVE_INFINITY,
+): string {
+  const rel = projectPath(r, projectDir);
+  const body = r.body.replace(/^\n+/, '').replace(/\n+$/, '');
+  const { text, cut } = cutText(body, share);
+  const framed = frameSkill(
+    {
+      identity: r.identity,
+      name: r.name,
+      revision: r.revision,
+      source: sourceOf(r),
+      status: statusOf(r),
+      flags: r.flags,
+      path: rel ?? `atskills get ${r.identity}`,
+    },
+    text,
+  );
+  if (cut === 0 || framed.startsWith('Refused')) return framed;
+  return `${framed}\n(atskills: ${cut.toLocaleString('en-US')} of ${body.length.toLocaleString('en-US')} characters of ${r.identity} were left out to fit the context; read the rest with \`${whereToRead(r, projectDir)}\`.)`;
+}
+
+/** A folder without SKILL.md: its menu, framed (names and descriptions are third-party text too). */
+export function renderMenuText(r: Resolved & { kind: 'menu' }): string {
+  const rows = r.items.length === 0 ? '(no skills here)' : renderMenu(r.items);
+  return frameUntrusted(
+    'menu',
+    {
+      identity: r.identity,
+      revision: r.revision,
+      source: sourceOf(r),
+      status: statusOf(r),
+      count: String(r.items.length),
+    },
+    `Reference one of these with @skills:<identity> to load it.\n${rows}`,
+  );
+}
+
+/** Any resolved identity as a model reads it. */
+export function renderResolved(r: Resolved, projectDir: string, share?: number): string {
+  return r.kind === 'skill' ? renderSkillText(r, projectDir, share) : renderMenuText(r);
+}
+
+/** One line in place of a reference that could not be loaded: what went wrong, never an empty answer. */
+export function failureLine(identity: string, error: unknown): string {
+  const code = isProtocolError(error) ? error.code : 'failure';
+  const message = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim();
+  const named = identity.startsWith('@skills:') ? identity : `@skills:${identity}`;
+  return `(atskills: ${named.replace(/\s+/g, ' ')} was not loaded [${code}]: ${message})`;
+}
+
+/** One part of an injected answer: a resolved skill or menu, or a line that stands for one. */
+export type AnswerPart = { kind: 'resolved'; resolved: Resolved } | { kind: 'line'; text: string };
+
+/**
+ * The text of one answer: the standing notice, each part (skill bodies cut at one equal share of the cap,
+ * smaller when the whole would still be over it), then the note lines; within ANSWER_CAP characters and bytes.
+ */
+export function renderAnswer(
+  parts: readonly AnswerPart[],
+  notes: readonly string[],
+  projectDir: string,
+): string {
+  const skills = parts.filter((p) => p.kind === 'resolved').length;
+  const noteText = notes.map((n) => `(atskills note: ${n.replace(/\s+/g, ' ').trim()})`);
+  let share = Math.floor((ANSWER_CAP - RESERVED) / Math.max(1, skills));
+  for (;;) {
+    const body = parts.map((p) =>
+      p.kind === 'line' ? p.text : renderResolved(p.resolved, projectDir, share),
+    );
+    const text = [UNTRUSTED_NOTICE, ...body, ...noteText].join('\n\n');
+    if (text.length <= ANSWER_CAP && bytesOf(text) <= ANSWER_CAP) return text;
+    if (share > MIN_SHARE) {
+      share = Math.max(MIN_SHARE, Math.floor(share * 0.8));
+      continue;
+    }
+    // Too many references for their heads to fit: later ones are named, not loaded.
+    return fitByDropping(body, noteText);
+  }
+}
+
+function fitByDropping(body: string[], noteText: string[]): string {
+  const kept = [...body];
+  const dropped: string[] = [];
+  const compose = () => {
+    const tail = dropped.length
+      ? [
+          `(atskills: ${dropped.length} more reference${dropped.length === 1 ? '' : 's'} left out to fit the context; run \`atskills get <identity>\` for each.)`,
+        ]
+      : [];
+    return [UNTRUSTED_NOTICE, ...kept, ...tail, ...noteText].join('\n\n');
+  };
+  let text = compose();
+  while ((text.length > ANSWER_CAP || bytesOf(text) > ANSWER_CAP) && kept.length > 0) {
+    dropped.unshift(kept.pop() as string);
+    text = compose();
+  }
+  return cutText(text, ANSWER_CAP).text;
+}

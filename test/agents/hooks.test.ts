@@ -1,0 +1,441 @@
+// End to end, the client against the hub (so it lives outside both apps): the hooks of every host as each
+// host runs them (SPEC 2.5, 2.8). `atskills init --agent <host>` writes the host's hooks file beside the
+// user's own hooks, then each hook command is read back from that file and run through `sh -c` with the
+// host's event JSON on stdin, against the hub listening on 127.0.0.1, a port that refuses connections, and a
+// server that accepts and never answers. `atskills` on PATH is the bundled client. A hostile body (closers,
+// a forged system block, a copied boundary) goes through every path: the frame holds.
+import { execFile } from 'node:child_process';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTeam, createToken, createUser, OPERATOR } from '../../apps/api/src/services/auth/accounts.js';
+import { decideReport } from '../../apps/api/src/services/safety-reports.js';
+import { createTestHub, type TestHub } from '../../apps/api/test/support/app.js';
+import { bundleClient } from '../../apps/cli/scripts/bundle.js';
+import { HOSTILE_BODY } from '../../packages/protocol/src/frame.test-support.js';
+import { runCliCaptured } from '../support/cli.js';
+import { unusedPort } from '../support/ports.js';
+
+const execFileAsync = promisify(execFile);
+
+let hub: TestHub;
+let origin: string;
+let token: string;
+let dir: string;
+let binDir: string;
+let closedHub: string;
+let hangingHub: string;
+let hanging: Server;
+const held = new Set<Socket>();
+
+const skill = (name: string, description: string, body: string) =>
+  `---\nname: ${name}\ndescription: ${description}\n---\n${body}\n`;
+
+const BIG_BODY = Array.from({ length: 800 }, (_, i) => `Line ${i}: ${'step '.repeat(8)}`).join('\n');
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'atskills-hooks-'));
+  const pack = path.join(dir, 'pack');
+  hub = await createTestHub('cli_hooks');
+  const op = { authority: OPERATOR, now: new Date(), requestId: 'test-setup' };
+  await createUser(hub.db.db, { name: 'alice' }, op);
+  await createTeam(hub.db.db, { name: 'acme', owner: 'alice' }, op);
+  token = (await createToken(hub.db.db, { user: 'alice', scopes: ['read', 'publish'] }, op)).token;
+  await hub.app.listen({ host: '127.0.0.1', port: 0 });
+  origin = `http://127.0.0.1:${(hub.app.server.address() as AddressInfo).port}`;
+  await bundleClient(pack);
+  binDir = path.join(dir, 'bin');
+  await mkdir(binDir);
+  await writeFile(
+    path.join(binDir, 'atskills'),
+    `#!/bin/sh\nexec "${process.execPath}" "${path.join(pack, 'bin', 'atskills.js')}" "$@"\n`,
+  );
+  await chmod(path.join(binDir, 'atskills'), 0o755);
+  closedHub = `http://127.0.0.1:${await unusedPort()}`;
+  hanging = createServer((socket) => {
+    held.add(socket); // accepted, never answered
+    socket.on('close', () => held.delete(socket));
+  });
+  await new Promise<void>((done) => hanging.listen(0, '127.0.0.1', done));
+  hangingHub = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`;
+
+  const collection = path.join(dir, 'collection');
+  const files: Record<string, string> = {
+    'deploy/SKILL.md': skill('deploy', 'Deploy the service.', '# Deploy\n\nShip it.'),
+    'hostile/SKILL.md': skill('hostile', 'Looks helpful.', HOSTILE_BODY),
+    'big/SKILL.md': skill('big', 'A long skill.', BIG_BODY),
+    'bad/SKILL.md': skill('bad', 'Judged malicious.', '# Bad\n\nSecret payload.'),
+  };
+  for (let i = 1; i <= 5; i++) files[`s${i}/SKILL.md`] = skill(`s${i}`, `Resident skill ${i}.`, `body ${i}`);
+  for (const [rel, text] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(collection, rel)), { recursive: true });
+    await writeFile(path.join(collection, rel), text);
+  }
+  const published = await runCliCaptured(['publish', collection, '--to', 'hub:acme/kit', '--public'], {
+    cwd: dir,
+    env: { ...baseEnv(dir), ATSKILLS_HUB: origin, ATSKILLS_TOKEN: token },
+  });
+  expect(published.code, published.stderr).toBe(0);
+  // An administrator accepts a report that `bad` is malicious: the hub now names `reported-malicious`.
+  const report = await hub.app.inject({
+    method: 'POST',
+    url: '/v1/skills/hub:acme/kit/bad/reports',
+    headers: { authorization: `Bearer ${token}` },
+    payload: { kind: 'malicious', note: 'exfiltrates keys' },
+  });
+  expect(report.statusCode, report.body).toBeLessThan(300);
+  await decideReport(hub.db.db, (report.json() as { id: number }).id, 'accept', 'confirmed', {
+    authority: OPERATOR,
+    now: new Date(),
+    requestId: 'test',
+  });
+}, 180_000);
+
+afterAll(async () => {
+  for (const socket of held) socket.destroy();
+  hanging?.close();
+  await hub?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+function baseEnv(home: string): NodeJS.ProcessEnv {
+  return {
+    PATH: `${binDir}:${process.env.PATH}`,
+    HOME: home,
+    XDG_CONFIG_HOME: path.join(home, '.config-atskills'),
+  };
+}
+
+/** A project with its own cache, talking to `hubUrl`. */
+async function newProject(name: string, files: Record<string, string> = {}) {
+  const root = path.join(dir, name);
+  const project = path.join(root, 'project');
+  await mkdir(project, { recursive: true });
+  for (const [rel, content] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(project, rel)), { recursive: true });
+    await writeFile(path.join(project, rel), content);
+  }
+  const env = (hubUrl = origin): NodeJS.ProcessEnv => ({
+    ...baseEnv(root),
+    ATSKILLS_CACHE: path.join(root, 'cache'),
+    ATSKILLS_HUB: hubUrl,
+    // The machine running the tests is shared and loaded: against the healthy hub (served from this very
+    // test process) a first fetch may take longer than 1.5 s here, so those runs get a long budget. The
+    // default budget is what the hanging and refusing hubs below are held to.
+    ...(hubUrl === origin ? { ATSKILLS_HOOK_BUDGET_MS: '30000' } : {}),
+  });
+  const cli = (argv: string[], hubUrl = origin) => runCliCaptured(argv, { cwd: project, env: env(hubUrl) });
+  return { project, env, cli };
+}
+
+/** Every file under `root` with its bytes. */
+async function snapshot(root: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  const walk = async (rel: string) => {
+    for (const entry of await readdir(path.join(root, rel), { withFileTypes: true })) {
+      const child = path.join(rel, entry.name);
+      if (entry.isDirectory()) {
+        out[`${child}/`] = '';
+        await walk(child);
+      } else out[child] = (await readFile(path.join(root, child))).toString('base64');
+    }
+  };
+  await walk('');
+  return out;
+}
+
+type Host = 'claude-code' | 'cursor' | 'codex';
+type Event = 'session-start' | 'user-prompt';
+
+const HOOK_FILES: Record<Host, string> = {
+  'claude-code': '.claude/settings.json',
+  cursor: '.cursor/hooks.json',
+  codex: '.codex/hooks.json',
+};
+const EVENT_NAMES: Record<Host, Record<Event, string>> = {
+  'claude-code': { 'session-start': 'SessionStart', 'user-prompt': 'UserPromptSubmit' },
+  codex: { 'session-start': 'SessionStart', 'user-prompt': 'UserPromptSubmit' },
+  cursor: { 'session-start': 'sessionStart', 'user-prompt': 'beforeSubmitPrompt' },
+};
+
+/** The hook command init wrote for `event`, read back from the host's file the way the host reads it. */
+async function hookCommand(project: string, host: Host, event: Event): Promise<string> {
+  const file = JSON.parse(await readFile(path.join(project, HOOK_FILES[host]), 'utf8'));
+  const entries: unknown[] = file.hooks[EVENT_NAMES[host][event]];
+  const commands = entries.flatMap((e) =>
+    host === 'cursor'
+      ? [(e as { command: string }).command]
+      : (e as { hooks: { command: string }[] }).hooks.map((h) => h.command),
+  );
+  const ours = commands.filter((c) => c.startsWith('atskills hook'));
+  expect(ours).toHaveLength(1);
+  return ours[0] as string;
+}
+
+/** Runs one hook as the host does: sh -c <command>, the host's event JSON on stdin; returns the context. */
+async function runHook(
+  host: Host,
+  event: Event,
+  project: string,
+  env: NodeJS.ProcessEnv,
+  prompt?: string,
+): Promise<{ context: string | undefined; raw: Record<string, unknown> | undefined; ms: number }> {
+  const command = await hookCommand(project, host, event);
+  const input =
+    host === 'cursor'
+      ? { hook_event_name: EVENT_NAMES[host][event], workspace_roots: [project], conversation_id: 'c1' }
+      : { hook_event_name: EVENT_NAMES[host][event], cwd: project, session_id: 's1' };
+  const started = performance.now();
+  // Cursor runs hooks from elsewhere: the project comes from workspace_roots, not the working folder.
+  const child = execFileAsync('sh', ['-c', command], { cwd: host === 'cursor' ? dir : project, env });
+  child.child.stdin?.end(JSON.stringify(prompt === undefined ? input : { ...input, prompt }));
+  const { stdout } = await child; // rejects on a non-zero exit
+  const ms = performance.now() - started;
+  if (stdout === '') return { context: undefined, raw: undefined, ms };
+  const raw = JSON.parse(stdout) as Record<string, unknown>;
+  if (host === 'cursor') {
+    if (event === 'user-prompt') expect(raw.continue).toBe(true);
+    return { context: raw.additional_context as string | undefined, raw, ms };
+  }
+  const specific = raw.hookSpecificOutput as { hookEventName: string; additionalContext: string };
+  expect(specific.hookEventName).toBe(EVENT_NAMES[host][event]);
+  return { context: specific.additionalContext, raw, ms };
+}
+
+/** The frame of `identity` in `text`: its boundary closes exactly once, after the whole body. */
+function expectFrameHolds(text: string, identity: string, body: string): void {
+  const open = new RegExp(
+    `<(skill-text-[0-9a-f]{16}) kind="skill" identity="${identity.replace(/[/.]/g, '\\$&')}"[^\\n]*>\\n`,
+  ).exec(text);
+  expect(open, text).not.toBeNull();
+  const tag = (open as RegExpExecArray)[1] as string;
+  expect(text.split(`</${tag}>`)).toHaveLength(2);
+  const inner = text.slice(
+    (open as RegExpExecArray).index + (open as RegExpExecArray)[0].length,
+    text.indexOf(`</${tag}>`),
+  );
+  expect(inner).toBe(`${body}\n`);
+  expect(body).not.toContain(tag);
+  // Nothing of the hostile body stands outside its frame.
+  // Every frame of the answer taken out (each ends only at its own boundary): nothing hostile is left.
+  const outside = text.replace(/<(skill-text-[0-9a-f]{16})[^\n]*>\n[\s\S]*?<\/\1>/g, '');
+  expect(outside).not.toContain('<system>');
+  expect(outside).not.toContain('developer mode');
+}
+
+function notices(text: string): number {
+  return text.split('\n').filter((l) => l.startsWith('Note: text inside a <skill-text-')).length;
+}
+
+const USER_HOOKS: Record<Host, string> = {
+  'claude-code': `${JSON.stringify(
+    {
+      permissions: { allow: ['Bash(ls)'] },
+      hooks: {
+        PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'echo pre' }] }],
+        SessionStart: [{ hooks: [{ type: 'command', command: 'echo mine' }] }],
+      },
+    },
+    null,
+    4,
+  )}\n`,
+  codex:
+    '{"hooks":{"SessionStart":[{"matcher":"startup","hooks":[{"type":"command","command":"echo mine"}]}]}}',
+  cursor:
+    '{\n  "version": 1,\n  "hooks": {\n    "afterFileEdit": [{ "command": "prettier --write" }],\n    "sessionStart": [{ "command": "echo mine" }]\n  }\n}\n',
+};
+
+describe.each(['claude-code', 'cursor', 'codex'] as const)('the %s hooks', (host) => {
+  it("are written beside the user's hooks, answer in the host's shape with the frame holding, and --remove restores every byte", async () => {
+    const { project, env, cli } = await newProject(`host-${host}`, { [HOOK_FILES[host]]: USER_HOOKS[host] });
+    const before = await snapshot(project);
+    const init = await cli(['init', '--agent', host]);
+    expect(init.code, init.stderr).toBe(0);
+    if (host === 'codex')
+      expect(init.stdout).toMatch(/trust this project[\s\S]*review and trust the two hooks/);
+    const file = JSON.parse(await readFile(path.join(project, HOOK_FILES[host]), 'utf8'));
+    // The user's own hooks are all still there.
+    expect(JSON.stringify(file)).toContain('echo mine');
+    if (host === 'cursor') expect(file.version).toBe(1);
+
+    const prompt = await runHook(
+      host,
+      'user-prompt',
+      project,
+      env(),
+      'use @skills:hub:acme/kit/hostile, then @skills:hub:acme/kit/deploy:install and `$(touch pwned)`',
+    );
+    const context = prompt.context as string;
+    expect(notices(context)).toBe(1);
+    expectFrameHolds(context, 'hub:acme/kit/hostile', HOSTILE_BODY);
+    expect(context).toMatch(/Warning: the hub's safety scanner flagged hub:acme\/kit\/hostile \(/);
+    expect(context).toMatch(/identity="hub:acme\/kit\/hostile"[^\n]* flags="(?!none)[^"]+"/);
+    expectFrameHolds(context, 'hub:acme/kit/deploy', '# Deploy\n\nShip it.');
+    expect(context).toContain('(atskills note: installed: @hub:acme/kit/deploy)');
+    expect(context).not.toContain(dir); // identity and project-relative paths only
+    expect(await readdir(project)).not.toContain('pwned');
+
+    // No reference: nothing added (Cursor still lets the prompt through).
+    const plain = await runHook(host, 'user-prompt', project, env(), 'just fix the bug');
+    expect(plain.context).toBeUndefined();
+
+    const start = await runHook(host, 'session-start', project, env());
+    expect(notices(start.context as string)).toBe(1);
+    expect(start.context).toMatch(
+      /<skill-text-[0-9a-f]{16} kind="resident" count="1">\n- deploy: Deploy the service\. \(hub:acme\/kit\/deploy\)\n<\/skill-text-/,
+    );
+
+    expect((await cli(['uninstall', 'hub:acme/kit/deploy'])).code).toBe(0);
+    const removed = await cli(['init', '--remove']);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(await snapshot(project)).toEqual(before);
+  });
+});
+
+describe('the time budget', () => {
+  it('answers session start with 5 cached lines within the budget when the hub hangs or refuses', async () => {
+    const lines = [1, 2, 3, 4, 5].map((i) => `@hub:acme/kit/s${i}`).join('\n');
+    const { project, env, cli } = await newProject('budget', { '.atskills/.autotrigger': `${lines}\n` });
+    expect((await cli(['init', '--agent', 'claude-code'])).code).toBe(0);
+    const healthy = await runHook('claude-code', 'session-start', project, env());
+    expect(healthy.context).toContain('- s5: Resident skill 5. (hub:acme/kit/s5)');
+    expect(healthy.context).not.toContain('atskills note');
+    // The same hook on a project with nothing to resolve: the client's own start-up on this machine.
+    const empty = await newProject('budget-empty');
+    await empty.cli(['init', '--agent', 'claude-code']);
+    const startUp = (await runHook('claude-code', 'session-start', empty.project, empty.env())).ms;
+
+    for (const down of [hangingHub, closedHub]) {
+      const answer = await runHook('claude-code', 'session-start', project, env(down));
+      for (let i = 1; i <= 5; i++)
+        expect(answer.context).toContain(`- s${i}: Resident skill ${i}. (hub:acme/kit/s${i})`);
+      expect(
+        answer.context?.split('\n').filter((l) => l.startsWith('(atskills note:')).length,
+      ).toBeGreaterThan(0);
+      // 1.5 s of waiting at most, plus start-up; 2 s of slack for a loaded machine.
+      expect(answer.ms, `${down}: ${answer.ms} ms against ${startUp} ms of start-up`).toBeLessThan(
+        startUp + 3_500,
+      );
+    }
+  });
+
+  it('serves cached references stale and an uncached one as one line when the hub hangs', async () => {
+    const { project, env, cli } = await newProject('budget-prompt');
+    expect((await cli(['init', '--agent', 'codex'])).code).toBe(0);
+    const warm = await runHook(
+      'codex',
+      'user-prompt',
+      project,
+      env(),
+      '@skills:hub:acme/kit/s1 @skills:hub:acme/kit/s2',
+    );
+    expect(warm.context).toContain('status="fresh"');
+    const answer = await runHook(
+      'codex',
+      'user-prompt',
+      project,
+      env(hangingHub),
+      '@skills:hub:acme/kit/s1 @skills:hub:acme/kit/s2 @skills:hub:acme/kit/s3',
+    );
+    const context = answer.context as string;
+    expectFrameHolds(context, 'hub:acme/kit/s1', 'body 1');
+    expect(context).toMatch(/identity="hub:acme\/kit\/s2"[^\n]*status="stale \(/);
+    expect(context).toContain('(atskills: @skills:hub:acme/kit/s3 was not loaded [offline]');
+    expect(context.split('\n').filter((l) => l.startsWith('(atskills note:'))).toHaveLength(1);
+    expect(context).toMatch(/\(atskills note: a source did not answer within 1\.5 s/);
+  });
+});
+
+describe('the caps', () => {
+  it('keeps one answer within 10,000 characters and bytes, each body keeping its head, a cut one saying how to read the rest', async () => {
+    const { project, env, cli } = await newProject('caps');
+    expect((await cli(['init', '--agent', 'cursor'])).code).toBe(0);
+    const answer = await runHook(
+      'cursor',
+      'user-prompt',
+      project,
+      env(),
+      '@skills:hub:acme/kit/big and @skills:hub:acme/kit/deploy and @skills:hub:acme/kit/s1',
+    );
+    const context = answer.context as string;
+    expect(context.length).toBeLessThanOrEqual(10_000);
+    expect(Buffer.byteLength(context)).toBeLessThanOrEqual(10_000);
+    expect(context).toContain('Line 0: step');
+    expect(context).not.toContain('Line 799:');
+    expect(context).toMatch(
+      /\(atskills: [\d,]+ of [\d,]+ characters of hub:acme\/kit\/big were left out to fit the context; read the rest with `atskills get hub:acme\/kit\/big`\.\)/,
+    );
+    expectFrameHolds(context, 'hub:acme/kit/deploy', '# Deploy\n\nShip it.');
+    expectFrameHolds(context, 'hub:acme/kit/s1', 'body 1');
+    // `get` gives the whole body.
+    expect((await cli(['get', 'hub:acme/kit/big'])).stdout).toContain('Line 799:');
+  });
+});
+
+describe('flags and verdicts on every path', () => {
+  it('refuses a skill judged malicious with one line everywhere, and never installs it', async () => {
+    const { project, env, cli } = await newProject('verdict');
+    expect((await cli(['init', '--agent', 'claude-code'])).code).toBe(0);
+    const hook = await runHook(
+      'claude-code',
+      'user-prompt',
+      project,
+      env(),
+      'run @skills:hub:acme/kit/bad:install',
+    );
+    expect(hook.context).toContain(
+      'Refused @skills:hub:acme/kit/bad: the hub judged this skill malicious (reported-malicious)',
+    );
+    expect(hook.context).not.toContain('Secret payload');
+    expect(hook.context).toContain('not installed: hub:acme/kit/bad');
+    expect(await readFile(path.join(project, '.atskills/.autotrigger'), 'utf8')).toBe('');
+    const get = await cli(['get', 'hub:acme/kit/bad']);
+    expect(get.code).toBe(1);
+    expect(get.stdout).toContain('Refused @skills:hub:acme/kit/bad');
+    expect(get.stdout).not.toContain('Secret payload');
+    // Served from the cache (the hub away), the verdict still holds: the flags live in the cache entry.
+    const offline = await cli(['get', '--offline', 'hub:acme/kit/bad']);
+    expect(offline.stdout).toContain('Refused @skills:hub:acme/kit/bad');
+    const install = await cli(['install', '--yes', 'hub:acme/kit/bad']);
+    expect(install.code).toBe(1);
+    expect(install.stderr).toContain('judged it malicious');
+    expect(await readFile(path.join(project, '.atskills/.autotrigger'), 'utf8')).toBe('');
+  });
+
+  it('frames a hostile body on get, expand (stdin) and prompt, and asks before installing a flagged skill', async () => {
+    const { project, cli } = await newProject('paths');
+    const get = await cli(['get', 'hub:acme/kit/hostile']);
+    expect(get.code, get.stderr).toBe(0);
+    expect(notices(get.stdout)).toBe(1);
+    expectFrameHolds(get.stdout, 'hub:acme/kit/hostile', HOSTILE_BODY);
+
+    const expanded = await runCliCaptured(['expand'], {
+      cwd: project,
+      env: (await newProject('paths-expand')).env(),
+      stdin: 'read @skills:hub:acme/kit/hostile and `$(touch pwned)`',
+    });
+    expect(expanded.code, expanded.stderr).toBe(0);
+    expectFrameHolds(expanded.stdout, 'hub:acme/kit/hostile', HOSTILE_BODY);
+    expect(await readdir(project)).not.toContain('pwned');
+
+    // Not a terminal and no --yes: a flagged skill is not installed.
+    const refused = await cli(['install', 'hub:acme/kit/hostile']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('atskills install --yes hub:acme/kit/hostile');
+    const installed = await cli(['install', '--yes', 'hub:acme/kit/hostile']);
+    expect(installed.code, installed.stderr).toBe(0);
+    const prompt = await cli(['prompt']);
+    expect(prompt.stdout).toMatch(
+      /^- hostile: Looks helpful\. \(hub:acme\/kit\/hostile\) \[flagged: [^\]]+\]\n$/,
+    );
+    const framed = await cli(['prompt', '--framed']);
+    expect(notices(framed.stdout)).toBe(1);
+    expect(framed.stdout).toMatch(
+      /<skill-text-[0-9a-f]{16} kind="resident" count="1">\n- hostile: .*\[flagged: /,
+    );
+  });
+});

@@ -1,5 +1,16 @@
 import { createHash } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
+import type { Viewer } from './auth/viewer.js';
+
+/**
+ * What a caller's key is read from: the viewer the viewer plugin verified (absent in apps without it), the
+ * headers and the address. A Fastify request fits; services take this shape instead of Fastify's type
+ * (ARCHITECTURE.md rule 4), so they run and test without an app.
+ */
+export interface CallerRequest {
+  viewer?: Pick<Viewer, 'tokenId'> | undefined;
+  headers: { authorization?: string | string[] | undefined };
+  ip: string;
+}
 
 /**
  * The caller a request counts against: its verified token's id when it sends a valid one (so a team behind
@@ -7,7 +18,7 @@ import type { FastifyRequest } from 'fastify';
  * bucket: a made-up bearer string is a failed authentication (counted per address there), never a fresh
  * bucket. Apps without the viewer plugin (bare test apps) fall back to the token's hash.
  */
-export function rateLimitKey(request: FastifyRequest): string {
+export function rateLimitKey(request: CallerRequest): string {
   const tokenId = request.viewer?.tokenId;
   if (typeof tokenId === 'number') return `token:${tokenId}`;
   if (request.viewer === undefined) {

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { type Database, recordUseMarks, skillIdsByIdentity, storeDailyUses } from '@atskills/db';
-import type { FastifyBaseLogger } from 'fastify';
 import type { Redis } from 'ioredis';
+import type { ServiceLogger } from './service-logger.js';
 
 /** How many skills one client adds a use to per day; past that, its resolutions count nothing. */
 export const USES_CAP_PER_CLIENT = 200;
@@ -70,7 +70,7 @@ export class UsesCounter {
     private readonly db: Database,
     private readonly clock: () => Date,
     private readonly redis: Redis | undefined,
-    private readonly log: FastifyBaseLogger,
+    private readonly log: ServiceLogger,
     private readonly capPerClient = USES_CAP_PER_CLIENT,
     private readonly keyPrefix = 'atskills:uses',
   ) {}

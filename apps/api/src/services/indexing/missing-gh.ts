@@ -1,10 +1,22 @@
 import { currentRepositoryName, type Database, openIndexRequest, repositoryStatus } from '@atskills/db';
 import { formatIdentity, isValidGithubRepositoryName, splitIdentityPrefix } from '@atskills/protocol';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type HttpProblem, isHttpProblem, problem } from '../../problems.js';
-import { rateLimitKey } from '../caller-key.js';
+import { type CallerRequest, rateLimitKey } from '../caller-key.js';
 import { locateIdentity } from '../locate.js';
-import { repositoryStatusUrl } from './index-requests.js';
+import { type IndexRequests, repositoryStatusUrl } from './index-requests.js';
+
+/** What explaining a missing identity needs of the hub (a Fastify instance fits). */
+export interface MissingGhHub {
+  db: Database;
+  config: { publicUrl: string };
+  indexRequests: Pick<IndexRequests, 'enabled' | 'spend' | 'request'>;
+}
+
+/** What it needs of the request: its URL, id and caller (a Fastify request fits). */
+export interface MissingGhRequest extends CallerRequest {
+  url: string;
+  id: string;
+}
 
 /** Seconds a client should wait before asking again for a repository being indexed. */
 export const INDEXING_RETRY_AFTER_S = 5;
@@ -67,8 +79,8 @@ function identityInRepository(repository: { owner: string; name: string }, path:
  * plain 404 is the truth (an indexed repository without that path, a failed one, a name GitHub refuses).
  */
 export async function explainMissingGh(
-  app: FastifyInstance,
-  request: FastifyRequest,
+  app: MissingGhHub,
+  request: MissingGhRequest,
   text: string,
 ): Promise<HttpProblem | undefined> {
   const location = ghLocationOf(text);
@@ -118,8 +130,8 @@ export async function explainMissingGh(
 
 /** Runs a read; a 404 on a `gh:` identity is replaced by explainMissingGh's answer when it has one. */
 export async function withMissingGh<T>(
-  app: FastifyInstance,
-  request: FastifyRequest,
+  app: MissingGhHub,
+  request: MissingGhRequest,
   text: string,
   read: () => Promise<T>,
 ): Promise<T> {

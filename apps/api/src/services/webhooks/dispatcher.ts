@@ -1,4 +1,4 @@
-import type { FastifyBaseLogger } from 'fastify';
+import type { ServiceLogger } from '../service-logger.js';
 
 /** One verified GitHub webhook delivery, as handlers see it. */
 export interface WebhookDelivery {
@@ -9,7 +9,7 @@ export interface WebhookDelivery {
   action: string | null;
   payload: Record<string, unknown>;
   requestId: string;
-  log: FastifyBaseLogger;
+  log: ServiceLogger;
 }
 
 /** What a handler did with a delivery; `queued` answers 202, the others 200. */

@@ -3,7 +3,7 @@ import type { Executor } from '../client.js';
 import { blobs, safetyVerdicts } from '../schema/blobs.js';
 import { skillRevisions, skills } from '../schema/skills.js';
 import { collectionRevisions, collections } from '../schema/teams.js';
-import type { SkillContent } from './index-write.js';
+import type { SkillRevisionContent } from './index-write.js';
 import { skillContentColumns, skillContentFromExcluded } from './skill-upsert.js';
 
 // Rows per multi-row insert; blob batches are also cut by size so one statement stays a few MiB.
@@ -29,7 +29,7 @@ export interface HubSkillWrite {
   /** Folder inside the collection, lowercase ('' for a root skill). */
   path: string;
   revision: string;
-  content: SkillContent;
+  content: SkillRevisionContent;
 }
 
 /**

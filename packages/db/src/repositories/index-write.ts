@@ -9,8 +9,11 @@ import type { CrawlOutcome } from './crawl-runs.js';
 import { storeBlobs, uniqueBy } from './hub-collection-write.js';
 import { skillContentColumns, skillContentFromExcluded } from './skill-upsert.js';
 
-/** The parsed content of a skill at a new revision. */
-export interface SkillContent {
+/**
+ * What a new revision of a skill writes: its skill_revisions columns, the blobs to store and the verdict to
+ * cache (built from the protocol's `SkillContent`, the result of reading a skill folder).
+ */
+export interface SkillRevisionContent {
   name: string;
   description: string;
   frontmatter: Record<string, unknown>;
@@ -33,7 +36,7 @@ export interface SeenSkill {
   path: string;
   revision: string;
   commit: string;
-  content?: SkillContent;
+  content?: SkillRevisionContent;
 }
 
 export interface ReportEntry {

@@ -11,7 +11,7 @@ import {
   uniqueBy,
   upsertHubSkills,
 } from './hub-collection-write.js';
-import type { SkillContent } from './index-write.js';
+import type { SkillRevisionContent } from './index-write.js';
 import { appendAudit } from './teams.js';
 
 export type LinkRow = typeof repositoryLinks.$inferSelect;
@@ -333,7 +333,7 @@ export interface LinkedSkill {
   path: string;
   /** Git tree sha of the skill folder. */
   revision: string;
-  content?: SkillContent;
+  content?: SkillRevisionContent;
 }
 
 /** One index of a linked collection, written in one transaction. */

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { SkillContent } from './index-write.js';
+import type { SkillRevisionContent } from './index-write.js';
 
 /**
  * The content columns an upsert of a skill row takes from the incoming row (`excluded`), shared by the
@@ -27,7 +27,7 @@ export function skillContentFromExcluded() {
 }
 
 /** The content columns of a skill row from its parsed content (the values `skillContentFromExcluded` refreshes). */
-export function skillContentColumns(content: SkillContent) {
+export function skillContentColumns(content: SkillRevisionContent) {
   return {
     name: content.name,
     description: content.description,

@@ -27,8 +27,8 @@ import { crawlMetricsSink, createHubMetrics } from '../plugins/metrics.js';
 import { adminSocketPath, startAdminSocket } from './admin-socket.js';
 import { loadDemo } from './demo.js';
 import { startGithubRateLimitPoll } from './github-rate-limit.js';
-import { createHubLogger } from './logging.js';
 import { loadHubSettings } from './hub-settings.js';
+import { createHubLogger } from './logging.js';
 import type { OpsConfig } from './ops-config.js';
 import { startSearchSync } from './search-sync.js';
 

@@ -15,7 +15,7 @@ import {
 } from '@atskills/db';
 import { TokenKeyring } from '@atskills/github-auth';
 import { Command, CommanderError, Option } from 'commander';
-import { loadConfig } from './config.js';
+import { type AppConfig, loadConfig } from './config.js';
 import { isHttpProblem } from './problems.js';
 import { forwardCli } from './runtime/admin-client.js';
 import { describeStartupError } from './runtime/startup-errors.js';
@@ -49,9 +49,12 @@ export interface CliIo {
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   let handle = io.database;
   let owned = false;
+  // Parsed once, when a command first needs it (`--help` needs none).
+  let parsedConfig: AppConfig | undefined;
+  const loadedConfig = () => (parsedConfig ??= loadConfig(io.env ?? process.env));
   // An embedded database belongs to one process: while a hub runs on it, the hub runs the command.
   if (!handle && argv[0] === 'admin' && !argv.includes('--help') && !argv.includes('-h')) {
-    const config = loadConfig(io.env ?? process.env);
+    const config = loadedConfig();
     const owner = config.databaseUrl ? undefined : readEmbeddedLock(path.join(config.dataDir, 'db'));
     if (owner?.kind === 'hub' && owner.adminSocket) {
       const answer = await forwardCli(owner.adminSocket, argv);
@@ -66,7 +69,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
   const db = async () => {
     if (!handle) {
-      const config = loadConfig(io.env ?? process.env);
+      const config = loadedConfig();
       handle = await connectDatabase(
         databaseOptions('cli', { url: config.databaseUrl, dataDir: config.dataDir }, { owner: 'cli' }),
       );
@@ -244,7 +247,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .description('Re-seal every linked token with the first key of LINK_TOKEN_KEYS (then drop the old keys)')
     .addOption(json())
     .action(async (o: { json?: boolean }) => {
-      const config = loadConfig(io.env ?? process.env);
+      const config = loadedConfig();
       const keyring = new TokenKeyring(config.github.auth.tokenKeys);
       const resealed = await rotateLinkTokens(await db(), keyring);
       print(

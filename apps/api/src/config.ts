@@ -1,4 +1,9 @@
-import { GithubAuthEnvSchema, type GithubAuthSettings, loadGithubAuthSettings } from '@atskills/github-auth';
+import {
+  GithubAuthEnvSchema,
+  type GithubAuthSettings,
+  type GithubAuthValues,
+  githubAuthFrom,
+} from '@atskills/github-auth';
 import {
   ConfigError,
   type Env,
@@ -159,15 +164,29 @@ export interface AppConfig {
   readonly github: { readonly apiUrl: string; readonly auth: GithubAuthSettings };
 }
 
-/** Parses the environment into a frozen AppConfig, failing fast with the offending variable's name. */
+/** The hub's variables as parsed, before AppConfig is derived from them. */
+export type HubValues = z.output<typeof HubEnvSchema>;
+
+/**
+ * Parses the environment into a frozen AppConfig, failing fast with the offending variable's name (tools
+ * that need only the AppConfig; the hub process parses its composed schema, runtime/hub-settings.ts).
+ */
 export function loadConfig(env: Env = process.env): AppConfig {
   const e = parseEnv(HubEnvSchema, env, 'configuration');
-  let githubAuth: GithubAuthSettings;
+  return appConfigFrom(e, hubGithubAuth(e));
+}
+
+/** The linked repositories' settings checked from parsed variables, a bad one failing as a ConfigError. */
+export function hubGithubAuth(e: GithubAuthValues): GithubAuthSettings {
   try {
-    githubAuth = loadGithubAuthSettings(env);
+    return githubAuthFrom(e);
   } catch (error) {
     throw new ConfigError(`Invalid configuration: ${(error as Error).message}`);
   }
+}
+
+/** The AppConfig of variables already parsed (by HubEnvSchema or a schema that spreads it). */
+export function appConfigFrom(e: HubValues, githubAuth: GithubAuthSettings): AppConfig {
   return Object.freeze({
     host: e.HOST,
     port: e.PORT,

@@ -26,4 +26,19 @@ describe('loadSettings', () => {
     expect(loadSettings({}).shutdownTimeoutMs).toBe(25_000);
     expect(loadSettings({ SHUTDOWN_TIMEOUT_MS: '5000' }).shutdownTimeoutMs).toBe(5_000);
   });
+
+  it("checks the linked repositories' settings once, at start-up, naming a bad variable", () => {
+    const key = Buffer.alloc(32, 3).toString('base64');
+    expect(
+      loadSettings({ LINK_TOKEN_KEYS: `k2:${key},k1:${key}` }).githubAuth.tokenKeys.map((k) => k.id),
+    ).toEqual(['k2', 'k1']);
+    expect(loadSettings({}).githubAuth).toEqual({ app: null, tokenKeys: [] });
+    expect(() => loadSettings({ GITHUB_APP_ID: '12' })).toThrow(ConfigError);
+    expect(() => loadSettings({ GITHUB_APP_ID: '12' })).toThrow(
+      /^Invalid crawler settings: GITHUB_APP_PRIVATE_KEY/,
+    );
+    expect(() => loadSettings({ LINK_TOKEN_KEYS: 'k1:c2hvcnQ=' })).toThrow(
+      /^Invalid crawler settings: LINK_TOKEN_KEYS/,
+    );
+  });
 });

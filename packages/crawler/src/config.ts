@@ -1,14 +1,16 @@
-import { GithubAuthEnvSchema } from '@atskills/github-auth';
+import { GithubAuthEnvSchema, type GithubAuthSettings, githubAuthFrom } from '@atskills/github-auth';
 import {
+  ConfigError,
   type Env,
   integer,
   LogLevel,
   optionalText,
   optionalUrl,
-  parseSettings,
+  parseEnv,
   positiveInt,
   type Settings,
   SHUTDOWN_SETTING,
+  toSettings,
 } from '@atskills/protocol/config';
 import { z } from 'zod';
 import { defaultContentProcesses } from './content/content-pool.js';
@@ -68,15 +70,47 @@ export const CrawlerSettingsSchema = z.object({
   ...GithubAuthEnvSchema.shape,
 });
 
-/** The crawler's settings, named in camelCase (`CRAWL_CONCURRENCY` -> `crawlConcurrency`). */
-export type CrawlerSettings = Settings<z.infer<typeof CrawlerSettingsSchema>>;
+/** The crawler's variables as parsed, before they are renamed. */
+export type CrawlerValues = z.output<typeof CrawlerSettingsSchema>;
+
+/**
+ * The crawler's settings, named in camelCase (`CRAWL_CONCURRENCY` -> `crawlConcurrency`), with the linked
+ * repositories' credentials checked once from GITHUB_APP_* and LINK_TOKEN_KEYS.
+ */
+export type CrawlerSettings = Settings<CrawlerValues> & { readonly githubAuth: GithubAuthSettings };
 
 /** The environment variables the crawler reads. */
-export type CrawlerVariable = keyof z.infer<typeof CrawlerSettingsSchema>;
+export type CrawlerVariable = keyof CrawlerValues;
+
+const CRAWLER_VARIABLES = Object.keys(CrawlerSettingsSchema.shape) as CrawlerVariable[];
 
 /** Parses settings from an environment-like object (fails fast, naming the variable), frozen. */
 export function loadSettings(env: Env = process.env): CrawlerSettings {
-  return parseSettings(CrawlerSettingsSchema, env, 'crawler settings');
+  const label = 'crawler settings';
+  return crawlerSettingsFrom(parseEnv(CrawlerSettingsSchema, env, label), label);
+}
+
+/**
+ * The crawler's settings from variables a process has already parsed: the crawler's own schema, or the
+ * hub's composed one that spreads it (only the crawler's variables are kept). `githubAuth` is given when
+ * the process has checked the linked repositories' settings already; `label` names the process's settings
+ * in errors.
+ */
+export function crawlerSettingsFrom(
+  values: CrawlerValues,
+  label: string,
+  githubAuth?: GithubAuthSettings,
+): CrawlerSettings {
+  const own = Object.fromEntries(CRAWLER_VARIABLES.map((variable) => [variable, values[variable]]));
+  let auth = githubAuth;
+  if (!auth) {
+    try {
+      auth = githubAuthFrom(values);
+    } catch (error) {
+      throw new ConfigError(`Invalid ${label}: ${(error as Error).message}`);
+    }
+  }
+  return Object.freeze({ ...toSettings(own as CrawlerValues), githubAuth: auth });
 }
 
 /** Settings for tests and embedding: defaults plus the given overrides, validated the same way. */

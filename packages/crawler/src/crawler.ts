@@ -7,7 +7,7 @@ import {
   type Database,
   finishCrawlRun,
 } from '@atskills/db';
-import { LinkAccess, loadGithubAuthSettings } from '@atskills/github-auth';
+import { LinkAccess } from '@atskills/github-auth';
 import {
   type CrawlControl,
   type DiscoverJobData,
@@ -46,7 +46,7 @@ export interface CreateCrawlerOptions {
   work?: boolean;
   /** Operational figures the crawler reports (the API's Prometheus registry when it runs the crawler). */
   metrics?: { githubRateLimit?(remaining: number, resource: string): void };
-  /** Credentials of linked repositories; default: built from the settings (GITHUB_APP_*, LINK_TOKEN_KEYS). */
+  /** Credentials of linked repositories; default: from settings.githubAuth (GITHUB_APP_*, LINK_TOKEN_KEYS). */
   linkAccess?: LinkAccess;
 }
 
@@ -150,17 +150,7 @@ export function createCrawler(options: CreateCrawlerOptions): Crawler {
     gitSlots: new GitSlots(Math.min(settings.crawlGitConcurrency, settings.crawlConcurrency)),
     unchangedReports: new UnchangedReportBatch(db, (runIds) => completeRuns(deps, runIds)),
   };
-  const linkAccess =
-    options.linkAccess ??
-    new LinkAccess(
-      loadGithubAuthSettings({
-        GITHUB_APP_ID: settings.githubAppId,
-        GITHUB_APP_PRIVATE_KEY: settings.githubAppPrivateKey,
-        GITHUB_APP_SLUG: settings.githubAppSlug,
-        LINK_TOKEN_KEYS: settings.linkTokenKeys,
-      }),
-      settings.githubApiUrl,
-    );
+  const linkAccess = options.linkAccess ?? new LinkAccess(settings.githubAuth, settings.githubApiUrl);
   const redisUrl = options.redis ?? settings.redisUrl;
   const common = {
     startRunRow: (input: { kind: CrawlRunKind; requestId?: string }) =>

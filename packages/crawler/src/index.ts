@@ -1,6 +1,8 @@
 export {
   type CrawlerSettings,
   CrawlerSettingsSchema,
+  type CrawlerValues,
+  crawlerSettingsFrom,
   loadSettings,
   settingsWith,
 } from './config.js';

@@ -17,7 +17,7 @@ export * from './repositories/read-search.js';
 export * from './repositories/read-skills.js';
 export * from './repositories/repository-schedule.js';
 export * from './repositories/safety-reports.js';
-export type { SkillContent } from './repositories/skill-upsert.js';
+export type { SkillRevisionContent } from './repositories/skill-upsert.js';
 export * from './repositories/teams.js';
 export * from './repositories/unchanged-write.js';
 export * from './repositories/uses.js';

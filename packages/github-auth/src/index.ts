@@ -11,6 +11,8 @@ export {
   GithubAuthEnvSchema,
   type GithubAuthSettings,
   GithubAuthSettingsError,
+  type GithubAuthValues,
+  githubAuthFrom,
   loadGithubAuthSettings,
 } from './settings.js';
 export { type SealedToken, TokenKeyring, TokenKeyringError } from './token-keyring.js';

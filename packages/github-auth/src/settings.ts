@@ -46,7 +46,10 @@ export class GithubAuthSettingsError extends Error {
   override name = 'GithubAuthSettingsError';
 }
 
-/** Parses and checks the settings once (fails fast naming the variable); keys are never echoed. */
+/** The variables of GithubAuthEnvSchema as parsed (a process's composed schema spreads its shape). */
+export type GithubAuthValues = z.output<typeof GithubAuthEnvSchema>;
+
+/** Parses and checks the settings (fails fast naming the variable); keys are never echoed. */
 export function loadGithubAuthSettings(env: Record<string, string | undefined>): GithubAuthSettings {
   const parsed = GithubAuthEnvSchema.safeParse(env);
   if (!parsed.success) {
@@ -54,7 +57,14 @@ export function loadGithubAuthSettings(env: Record<string, string | undefined>):
       parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '),
     );
   }
-  const e = parsed.data;
+  return githubAuthFrom(parsed.data);
+}
+
+/**
+ * Checks variables a process has already parsed (its schema spreads GithubAuthEnvSchema's shape) and builds
+ * the settings from them, so a process parses them once; fails naming the variable, keys never echoed.
+ */
+export function githubAuthFrom(e: GithubAuthValues): GithubAuthSettings {
   let app: GithubAuthSettings['app'] = null;
   if (e.GITHUB_APP_ID !== undefined || e.GITHUB_APP_PRIVATE_KEY !== undefined) {
     if (!e.GITHUB_APP_ID || !/^\d+$/.test(e.GITHUB_APP_ID)) {

@@ -55,10 +55,17 @@ export function parseSettings<Schema extends z.ZodObject>(
   env: Env,
   label: string,
 ): Settings<z.output<Schema>> {
-  const parsed = parseEnv(schema, env, label) as Record<string, unknown>;
+  return toSettings(parseEnv(schema, env, label));
+}
+
+/**
+ * Values already parsed by a schema, renamed to their setting names and frozen: how a process that parsed
+ * one composed schema hands each part its settings without parsing them again.
+ */
+export function toSettings<Parsed extends object>(parsed: Parsed): Settings<Parsed> {
   return Object.freeze(
     Object.fromEntries(Object.entries(parsed).map(([key, value]) => [settingName(key), value])),
-  ) as Settings<z.output<Schema>>;
+  ) as Settings<Parsed>;
 }
 
 /** Text with surrounding space trimmed; unset or blank is undefined. */

@@ -5,6 +5,7 @@ import {
   parseSettings,
   type Settings,
   SHUTDOWN_SETTING,
+  toSettings,
 } from '@atskills/protocol/config';
 import { z } from 'zod';
 
@@ -56,4 +57,9 @@ export const OPS_CONFIG_KEYS = Object.keys(OpsEnvSchema.shape) as (keyof z.infer
 /** Parses the ops settings, naming the offending variable on error. */
 export function loadOpsConfig(env: Env = process.env): OpsConfig {
   return parseSettings(OpsEnvSchema, env, 'configuration');
+}
+
+/** The ops settings of variables already parsed by a schema that spreads OpsEnvSchema (the hub's composed one). */
+export function opsConfigFrom(values: z.output<typeof OpsEnvSchema>): OpsConfig {
+  return toSettings(Object.fromEntries(OPS_CONFIG_KEYS.map((key) => [key, values[key]]))) as OpsConfig;
 }

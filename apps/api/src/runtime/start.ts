@@ -6,13 +6,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import {
-  type CrawlerSettings,
-  createCrawler,
-  loadSettings,
-  type RecrawlScheduler,
-  startRecrawlScheduler,
-} from '@atskills/crawler';
+import { createCrawler, type RecrawlScheduler, startRecrawlScheduler } from '@atskills/crawler';
 import {
   connectDatabase,
   crawlOutcomeTotals,
@@ -27,14 +21,15 @@ import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { buildApp } from '../app.js';
-import { type AppConfig, loadConfig } from '../config.js';
+import type { AppConfig } from '../config.js';
 import { createReadiness } from '../plugins/health.js';
 import { crawlMetricsSink, createHubMetrics } from '../plugins/metrics.js';
 import { adminSocketPath, startAdminSocket } from './admin-socket.js';
 import { loadDemo } from './demo.js';
 import { startGithubRateLimitPoll } from './github-rate-limit.js';
+import { loadHubSettings } from './hub-settings.js';
 import { createHubLogger } from './logging.js';
-import { loadOpsConfig, type OpsConfig } from './ops-config.js';
+import type { OpsConfig } from './ops-config.js';
 import { startSearchSync } from './search-sync.js';
 
 export interface StartOptions {
@@ -97,9 +92,8 @@ export function describeModes(config: AppConfig) {
 /** Starts a hub process from environment-like settings. */
 export async function startHub(options: StartOptions = {}): Promise<RunningHub> {
   const env = options.env ?? process.env;
-  const config = loadConfig(env);
-  const ops = loadOpsConfig(env);
-  const crawlerSettings: CrawlerSettings = loadSettings(env);
+  // The one parse of this process's settings; each part gets its own below.
+  const { config, ops, crawler: crawlerSettings } = loadHubSettings(env);
   const demo = ops.atskillsDemo || (options.argv ?? []).includes('--demo');
   const logger = createHubLogger(config.logLevel === 'silent' ? 'silent' : config.logLevel);
 

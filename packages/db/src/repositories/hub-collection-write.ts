@@ -3,7 +3,7 @@ import type { Executor } from '../client.js';
 import { blobs, safetyVerdicts } from '../schema/blobs.js';
 import { skillRevisions, skills } from '../schema/skills.js';
 import { collectionRevisions, collections } from '../schema/teams.js';
-import { type SkillContent, skillContentColumns, skillContentFromExcluded } from './skill-upsert.js';
+import { type SkillRevisionContent, skillContentColumns, skillContentFromExcluded } from './skill-upsert.js';
 
 // Rows per multi-row insert; blob batches are also cut by size so one statement stays a few MiB.
 const BATCH_ROWS = 100;
@@ -28,7 +28,7 @@ export interface HubSkillWrite {
   /** Folder inside the collection, lowercase ('' for a root skill). */
   path: string;
   revision: string;
-  content: SkillContent;
+  content: SkillRevisionContent;
 }
 
 /**

@@ -7,7 +7,7 @@ import { repositories } from '../schema/repositories.js';
 import { skillRevisions, skills } from '../schema/skills.js';
 import type { CrawlOutcome } from './crawl-runs.js';
 import { storeBlobs, uniqueBy } from './hub-collection-write.js';
-import { type SkillContent, skillContentColumns, skillContentFromExcluded } from './skill-upsert.js';
+import { type SkillRevisionContent, skillContentColumns, skillContentFromExcluded } from './skill-upsert.js';
 
 /** A skill seen in this crawl: with content when its revision is new, without when it is unchanged. */
 export interface SeenSkill {
@@ -15,7 +15,7 @@ export interface SeenSkill {
   path: string;
   revision: string;
   commit: string;
-  content?: SkillContent;
+  content?: SkillRevisionContent;
 }
 
 export interface ReportEntry {

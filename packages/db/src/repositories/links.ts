@@ -12,7 +12,7 @@ import {
   uniqueBy,
   upsertHubSkills,
 } from './hub-collection-write.js';
-import type { SkillContent } from './skill-upsert.js';
+import type { SkillRevisionContent } from './skill-upsert.js';
 import { appendAudit } from './teams.js';
 
 export type LinkRow = typeof repositoryLinks.$inferSelect;
@@ -336,7 +336,7 @@ export interface LinkedSkill {
   path: string;
   /** Git tree sha of the skill folder. */
   revision: string;
-  content?: SkillContent;
+  content?: SkillRevisionContent;
 }
 
 /** One index of a linked collection, written in one transaction. */

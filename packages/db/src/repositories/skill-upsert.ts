@@ -2,8 +2,11 @@ import type { SafetyFinding } from '@atskills/protocol';
 import { sql } from 'drizzle-orm';
 import type { SkillFile } from '../schema/skills.js';
 
-/** The parsed content of a skill at a new revision. */
-export interface SkillContent {
+/**
+ * What a new revision of a skill writes: its skill_revisions columns, the blobs to store and the verdict to
+ * cache (built from the protocol's `SkillContent`, the result of reading a skill folder).
+ */
+export interface SkillRevisionContent {
   name: string;
   description: string;
   frontmatter: Record<string, unknown>;
@@ -46,7 +49,7 @@ export function skillContentFromExcluded() {
 }
 
 /** The content columns of a skill row from its parsed content (the values `skillContentFromExcluded` refreshes). */
-export function skillContentColumns(content: SkillContent) {
+export function skillContentColumns(content: SkillRevisionContent) {
   return {
     name: content.name,
     description: content.description,

@@ -30,3 +30,10 @@ export interface SafetyRuleInfo {
 export const SAFETY_RULES: readonly SafetyRuleInfo[] = Object.freeze(
   RULE_MODULES.map(({ id, severity, description }) => Object.freeze({ id, severity, description })),
 );
+
+/**
+ * The version of the scanner's verdicts, stored with every cached verdict (safety_verdicts.scanner_version,
+ * keyed by a skill's content hash) by the crawler and by publishing alike: a verdict of another version is
+ * recomputed instead of reused. Bump it when a rule is added, removed or changes what it finds.
+ */
+export const SCANNER_VERSION = 'safety-scanner-1';

@@ -4,6 +4,7 @@ import {
   DESCRIPTION_FILE,
   SAFETY_RULES,
   type SafetyFinding,
+  SCANNER_VERSION,
   scanSkillFiles,
   scanText,
   summarizeFlags,
@@ -167,5 +168,24 @@ describe('scanText on arbitrary input', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('SCANNER_VERSION', () => {
+  it('names the rule set the cached verdicts came from (change both together)', () => {
+    // Crawled and published verdicts share one cache: a new rule with the old version would reuse stale
+    // verdicts. When this fails, bump SCANNER_VERSION and update the list.
+    expect({ version: SCANNER_VERSION, rules: SAFETY_RULES.map((r) => r.id) }).toEqual({
+      version: 'safety-scanner-1',
+      rules: [
+        'hidden-unicode',
+        'prompt-injection',
+        'exfiltration',
+        'remote-exec',
+        'encoded-payload',
+        'credential',
+        'trigger-bidding',
+      ],
+    });
   });
 });

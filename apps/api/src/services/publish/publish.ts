@@ -12,7 +12,7 @@ import {
   withContentVerdict,
   writePublish,
 } from '@atskills/db';
-import { formatIdentity, SAFETY_RULES, type SafetyFinding } from '@atskills/protocol';
+import { formatIdentity, type SafetyFinding, SCANNER_VERSION } from '@atskills/protocol';
 import { problem } from '../../problems.js';
 import { checkAccountName, checkCollectionName } from '../auth/names.js';
 import { canPublishTo, requireScope } from '../auth/permissions.js';
@@ -22,9 +22,6 @@ import { extractArchive } from './extract-archive.js';
 import type { PublishLimits } from './limits.js';
 import { findLookalikes } from './lookalike.js';
 import { type ValidatedCollection, validateCollection } from './validate-collection.js';
-
-/** Verdicts are keyed by content hash and the rule set that produced them. */
-export const SCANNER_VERSION = `safety:${SAFETY_RULES.map((r) => r.id).join(',')}`;
 
 /** How many popular public collections look-alike protection compares a new name against. */
 const LOOKALIKE_CANDIDATES = 1000;

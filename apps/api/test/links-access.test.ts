@@ -25,7 +25,8 @@ const NON_MEMBERS: Caller[] = ['anonymous', 'outsider', 'no-read-scope'];
 const SECRET_WORD = 'quetzalrotation';
 
 beforeAll(async () => {
-  t = await createLinkedHub('links_access');
+  // On BullMQ (links-flow and links-authorization run on both queues; links-cli on the in-process one).
+  t = await createLinkedHub('links_access', {}, 'bullmq');
   tokens = await seedTeam(t.hub.db.db, 'acme');
   statsBefore = (await send('outsider', 'GET', '/v1/stats')).json();
   hubUrl = await t.app.listen({ host: '127.0.0.1', port: 0 });

@@ -339,13 +339,17 @@ describe('the time budget', () => {
       'user-prompt',
       project,
       env(hangingHub),
-      '@skills:hub:acme/kit/s1 @skills:hub:acme/kit/s2 @skills:hub:acme/kit/s3',
+      '@skills:hub:acme/kit/s1:save @skills:hub:acme/kit/s2 @skills:hub:acme/kit/s3',
     );
     const context = answer.context as string;
+    // :save within the budget too: the cached copy is saved (the hub is not asked again past the budget).
+    expect(context).toMatch(/\(atskills note: saved: hub:acme\/kit\/s1 -> \.atskills\/hub\/acme\/kit\/s1/);
+    expect(answer.ms).toBeLessThan(warm.ms + 3_500);
     expectFrameHolds(context, 'hub:acme/kit/s1', 'body 1');
     expect(context).toMatch(/identity="hub:acme\/kit\/s2"[^\n]*status="stale \(/);
     expect(context).toContain('(atskills: @skills:hub:acme/kit/s3 was not loaded [offline]');
-    expect(context.split('\n').filter((l) => l.startsWith('(atskills note:'))).toHaveLength(1);
+    // One line for what :save did, one for every stale copy.
+    expect(context.split('\n').filter((l) => l.startsWith('(atskills note:'))).toHaveLength(2);
     expect(context).toMatch(/\(atskills note: a source did not answer within 1\.5 s/);
   });
 });

@@ -76,7 +76,11 @@ export async function expandMessage(
       const { ref } = scanned;
       try {
         if (ref.save && ref.source !== 'local') {
-          const saved = await saveSkill(resolver, ref, { projectDir, offline });
+          const saved = await saveSkill(resolver, ref, {
+            projectDir,
+            offline,
+            ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
+          });
           notes.push(`${saved.action}: ${ref.identity} -> ${ref.disk} (rev ${saved.revision})`);
         }
         if (ref.install) {

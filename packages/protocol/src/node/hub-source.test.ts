@@ -111,9 +111,9 @@ async function answer(
       const revision =
         rev ?? (identity === 'hub:acme/tools/deploy' || identity.startsWith('gh:') ? deployRevision : 'e1');
       const etag = `"${revision}"`;
-      const flags = identity === 'hub:acme/tools/flagged' ? { 'x-skill-flags': flaggedCodes } : {};
-      if (!rev && req.headers['if-none-match'] === etag)
-        return { status: 304, headers: { etag, ...flags } };
+      const flags: Record<string, string> =
+        identity === 'hub:acme/tools/flagged' ? { 'x-skill-flags': flaggedCodes } : {};
+      if (!rev && req.headers['if-none-match'] === etag) return { status: 304, headers: { etag, ...flags } };
       const { response, files } = deploySkill(revision);
       if (kind === 'skills')
         return {

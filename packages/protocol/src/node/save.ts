@@ -43,6 +43,8 @@ export interface SaveOptions {
   onConflict?: ConflictChoice;
   /** The date written into `.source` (tests pin it); default today (UTC). */
   today?: string;
+  /** A hook's budget (ResolveOptions.deadline): past it nothing more is fetched; the cache answers. */
+  deadline?: number;
 }
 
 /**
@@ -66,6 +68,7 @@ export async function saveSkill(
     projectDir: options.projectDir,
     offline: options.offline ?? false,
     skipLocal: true,
+    ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
   });
   if (latest.kind !== 'skill') {
     const some = latest.items
@@ -101,7 +104,8 @@ export async function saveSkill(
     return outcome('saved', latest.revision);
   }
 
-  const check = await verifyAgainstRecorded(resolver, id, dest, localFiles);
+  const pastDeadline = options.deadline !== undefined && Date.now() >= options.deadline;
+  const check = await verifyAgainstRecorded(resolver, id, dest, localFiles, pastDeadline);
   if (check.identical) {
     if (check.recorded === latest.revision) return outcome('up-to-date', latest.revision);
     await replaceFolder(dest, latest, stamp);

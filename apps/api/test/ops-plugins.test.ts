@@ -88,7 +88,11 @@ describe('metrics', () => {
   it('exposes search latency by engine, crawl jobs by outcome, queue depth and GitHub rate limit', async () => {
     const engine: SearchEngine = {
       name: 'meilisearch',
-      search: async () => ({ hits: [], nextCursor: null, engine: 'postgres; fallback' }),
+      search: async () => ({
+        hits: [],
+        nextCursor: null,
+        engine: { name: 'postgres', fallback: 'outage' as const },
+      }),
       index: async () => {},
       remove: async () => {},
       health: async () => ({ ok: true }),

@@ -170,7 +170,7 @@ describe('in-memory search engine while it builds', () => {
         5,
         undefined,
       );
-      expect(first.engine).toBe('postgres; index building');
+      expect(first.engine).toEqual({ name: 'postgres', fallback: 'building' });
       expect((await engine.health()).detail).toMatch(/building the in-memory index/);
       await engine.build();
       // A cursor from the building phase keeps going on Postgres; a new search is answered from memory.
@@ -181,7 +181,7 @@ describe('in-memory search engine while it builds', () => {
         5,
         first.nextCursor!,
       );
-      expect(next.engine).toBe('postgres; index building');
+      expect(next.engine).toEqual({ name: 'postgres', fallback: 'building' });
       expect(new Set([...first.hits, ...next.hits].map((h) => h.identity)).size).toBe(10);
       const fresh = await engine.search(
         'widget',
@@ -190,7 +190,7 @@ describe('in-memory search engine while it builds', () => {
         5,
         undefined,
       );
-      expect(fresh.engine).toBe('memory');
+      expect(fresh.engine).toEqual({ name: 'memory' });
       await engine.close();
     } finally {
       await db.drop();
@@ -205,7 +205,7 @@ describe('in-memory search engine while it builds', () => {
       await engine.build();
       expect(engine.status()).toMatchObject({ ready: false, error: expect.stringMatching(/memory budget/) });
       const page = await engine.search('alpha', {}, { isAdmin: false, readableNamespaces: [] }, 5, undefined);
-      expect(page.engine).toBe('postgres; fallback');
+      expect(page.engine).toEqual({ name: 'postgres', fallback: 'outage' });
       expect(page.hits[0]?.name).toBe('alpha');
       await engine.close();
     } finally {

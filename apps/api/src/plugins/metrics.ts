@@ -129,8 +129,7 @@ export function instrumentSearchEngine(engine: SearchEngine, metrics: HubMetrics
       let label = engine.name;
       try {
         const page = await engine.search(...args);
-        label = page.engine.split(';')[0]?.trim() || engine.name;
-        if (page.engine.includes('fallback')) label = `${label}-fallback`;
+        label = page.engine.fallback === 'outage' ? `${page.engine.name}-fallback` : page.engine.name;
         return page;
       } finally {
         metrics.searchDuration.observe({ engine: label }, (performance.now() - started) / 1000);

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { leanJsonRoute } from '../plugins/security.js';
 import { problems, SearchPageResponse, SearchQuery } from '../schemas.js';
+import { engineHeader } from '../search/engine.js';
 import { cacheKey, scopeKey } from '../services/read-cache.js';
 import { searchPageJson, searchSkills } from '../services/search.js';
 import { sendJsonText } from './caching.js';
@@ -53,11 +54,11 @@ const searchRoutes: FastifyPluginAsyncZod = async (app) => {
         },
         app.db,
       );
-      reply.header('x-search-engine', outcome.engine);
+      reply.header('x-search-engine', engineHeader(outcome.engine));
       // The bytes the route's schema would write (searchPageJson), kept as is by the read cache.
       const body = searchPageJson(outcome);
-      if (cacheable && outcome.engine === 'postgres') {
-        cache.putSearchPage(key, { body, engine: outcome.engine }, generation);
+      if (cacheable && outcome.engine.name === 'postgres' && !outcome.engine.fallback) {
+        cache.putSearchPage(key, { body, engine: engineHeader(outcome.engine) }, generation);
       }
       return sendJsonText(reply, body);
     },

@@ -5,6 +5,7 @@ import fp from 'fastify-plugin';
 import { toProblem } from '../plugins/errors.js';
 import { type HttpProblem, problem } from '../problems.js';
 import type { SearchHitResponse, SkillView, StatsResponse } from '../schemas.js';
+import { engineHeader } from '../search/engine.js';
 import { getHomeOverview, getSkillHistory } from '../services/browse.js';
 import { findingsOfHits } from '../services/flags.js';
 import { getRepositoryReport, getStats } from '../services/index-info.js';
@@ -173,7 +174,7 @@ async function searchPage(app: FastifyInstance, request: FastifyRequest, reply: 
       },
       app.db,
     );
-    reply.header('x-search-engine', outcome.engine);
+    reply.header('x-search-engine', engineHeader(outcome.engine));
     const page = searchPageResponse(outcome);
     const evidence = await findingsOfHits(app.db, request.viewer, page.results);
     return sendPage(

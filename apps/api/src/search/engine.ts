@@ -45,13 +45,34 @@ export interface SearchHit {
   reference?: string;
 }
 
+/** Which engine answered a search, and why, when it answered in place of the configured one. */
+export interface EngineAnswer {
+  /** The engine that ranked the page: `memory`, `postgres`, `meilisearch`. */
+  name: string;
+  /**
+   * Set when `name` answered for the configured engine: `outage` when that one failed, `building` while the
+   * in-memory index is still being built.
+   */
+  fallback?: 'outage' | 'building';
+}
+
+/**
+ * The X-Search-Engine header of an answer: the name, then `; fallback` or `; index building` (the format the
+ * header has always had, kept for clients and dashboards that read it).
+ */
+export function engineHeader(engine: EngineAnswer): string {
+  if (engine.fallback === 'outage') return `${engine.name}; fallback`;
+  if (engine.fallback === 'building') return `${engine.name}; index building`;
+  return engine.name;
+}
+
 /** One page of results. */
 export interface SearchPage {
   hits: SearchHit[];
   /** Opaque cursor of the next page, null on the last one. */
   nextCursor: string | null;
-  /** The engine that answered (`postgres`, `meilisearch`), with `; fallback` when the configured one failed. */
-  engine: string;
+  /** The engine that answered, and why, when it answered for another. */
+  engine: EngineAnswer;
   /** Query words read as another word of the index (typo -> correction), when the engine corrects. */
   corrected?: Record<string, string>;
   /** Query words that took no part (stop words, words no skill holds), when the engine says so. */

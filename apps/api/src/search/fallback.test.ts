@@ -12,7 +12,7 @@ function engine(name: string) {
     name,
     async search() {
       if (!state.up) fail();
-      return { hits: [], nextCursor: 'next', engine: name };
+      return { hits: [], nextCursor: 'next', engine: { name } };
     },
     async index(ids) {
       if (!state.up) fail();
@@ -41,20 +41,23 @@ describe('fallback search engine', () => {
     const fallback = engine('postgres');
     const wrapped = createFallbackEngine(primary.impl, fallback.impl);
 
-    expect((await wrapped.search('q', {}, scope, 20, undefined)).engine).toBe('meilisearch');
+    expect((await wrapped.search('q', {}, scope, 20, undefined)).engine).toEqual({ name: 'meilisearch' });
     primary.state.up = false;
     const during = await wrapped.search('q', {}, scope, 20, undefined);
-    expect(during.engine).toBe('postgres; fallback');
+    expect(during.engine).toEqual({ name: 'postgres', fallback: 'outage' });
     expect(during.nextCursor).toBe('f.next');
     // A write the primary misses while down does not fail the writer; the rebuild repairs it.
     await expect(wrapped.index(['gh:o/r/a'])).resolves.toBeUndefined();
 
     primary.state.up = true;
     // The first search after the return still comes from the fallback and starts the rebuild.
-    expect((await wrapped.search('q', {}, scope, 20, undefined)).engine).toBe('postgres; fallback');
+    expect((await wrapped.search('q', {}, scope, 20, undefined)).engine).toEqual({
+      name: 'postgres',
+      fallback: 'outage',
+    });
     for (let i = 0; i < 50 && primary.state.rebuilds === 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect(primary.state.rebuilds).toBe(1);
-    expect((await wrapped.search('q', {}, scope, 20, undefined)).engine).toBe('meilisearch');
+    expect((await wrapped.search('q', {}, scope, 20, undefined)).engine).toEqual({ name: 'meilisearch' });
   });
 
   it('keeps a fallback cursor on the fallback', async () => {
@@ -62,6 +65,6 @@ describe('fallback search engine', () => {
     const fallback = engine('postgres');
     const wrapped = createFallbackEngine(primary.impl, fallback.impl);
     const page = await wrapped.search('q', {}, scope, 20, 'f.abc');
-    expect(page.engine).toBe('postgres; fallback');
+    expect(page.engine).toEqual({ name: 'postgres', fallback: 'outage' });
   });
 });

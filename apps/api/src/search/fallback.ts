@@ -11,8 +11,8 @@ type RebuildableEngine = SearchEngine & { rebuild?: () => Promise<{ documents: n
 
 /**
  * Wraps a primary engine (Meilisearch) with a fallback (Postgres): when the primary fails, the same
- * search is answered by the fallback and the page says so (`engine: 'postgres; fallback'`, sent as
- * the X-Search-Engine header). Index/remove go to the primary only; Postgres needs no upkeep.
+ * search is answered by the fallback and the page says so (`engine: { name: 'postgres', fallback: 'outage' }`,
+ * sent as the X-Search-Engine header `postgres; fallback`). Index/remove go to the primary only; Postgres needs no upkeep.
  * Once the primary has failed, its index may have missed updates, so it is marked stale: searches stay on
  * the fallback, the primary is probed at most once a second, and when it answers again its index is
  * rebuilt from Postgres before it serves searches again.
@@ -29,7 +29,7 @@ export function createFallbackEngine(
     return {
       ...page,
       nextCursor: page.nextCursor === null ? null : `${FALLBACK_CURSOR}${page.nextCursor}`,
-      engine: `${fallback.name}; fallback`,
+      engine: { name: fallback.name, fallback: 'outage' as const },
     };
   };
   let stale = false;

@@ -276,7 +276,7 @@ export function createMeilisearchEngine(
           hits.length > limit && last
             ? encodeMeiliCursor({ offset: start + resumeAt + page.length, identity: last.identity })
             : null,
-        engine: 'meilisearch',
+        engine: { name: 'meilisearch' },
         ignored: planWords(query).ignored,
       };
     },

@@ -299,7 +299,7 @@ export function createMemoryEngine(
     return {
       ...page,
       nextCursor: page.nextCursor === null ? null : `${FALLBACK_CURSOR}${page.nextCursor}`,
-      engine: `${fallback.name}; ${error ? 'fallback' : 'index building'}`,
+      engine: { name: fallback.name, fallback: error ? 'outage' : 'building' },
     };
   };
 
@@ -330,7 +330,7 @@ export function createMemoryEngine(
                 identity: last.hit.identity,
               })
             : null,
-        engine: 'memory',
+        engine: { name: 'memory' },
         corrected: page.corrected,
         ignored: page.ignored,
       };

@@ -33,7 +33,7 @@ export function createPostgresEngine(db: Database): SearchEngine {
           rows.length > limit && last
             ? searchCursor('postgres', query, filters, { score: last.score, identity: last.identity })
             : null,
-        engine: 'postgres',
+        engine: { name: 'postgres' },
         corrected: {},
         ignored: plan.ignored,
       };

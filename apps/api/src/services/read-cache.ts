@@ -1,7 +1,7 @@
 import type { IndexChangeEvent, ReadScope } from '@atskills/db';
 import { LRUCache } from 'lru-cache';
 
-/** A search page as sent: the serialized body and the engine that answered it. */
+/** A search page as sent: the serialized body and the X-Search-Engine header it was sent with. */
 export interface CachedSearchPage {
   body: string;
   engine: string;

@@ -39,7 +39,7 @@ const collection: SearchHit = {
 };
 
 function outcome(hits: SearchHit[], extra: Partial<SearchOutcome> = {}): SearchOutcome {
-  return { hits, uses: new Map(), nextCursor: null, engine: 'memory', ...extra };
+  return { hits, uses: new Map(), nextCursor: null, engine: { name: 'memory' }, ...extra };
 }
 
 describe('searchPageJson', () => {

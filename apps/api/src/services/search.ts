@@ -1,7 +1,7 @@
 import { type Database, type ReadScope, type SkillUses, usesOfIdentities } from '@atskills/db';
 import { formatReference } from '@atskills/protocol';
 import { SearchHitResponse, SearchPageResponse } from '../schemas.js';
-import type { SearchEngine, SearchFilters, SearchHit } from '../search/engine.js';
+import type { EngineAnswer, SearchEngine, SearchFilters, SearchHit } from '../search/engine.js';
 import { compileSerializer } from '../serializer.js';
 import { wireFlag } from './flags.js';
 
@@ -21,8 +21,8 @@ export interface SearchOutcome {
   nextCursor: string | null;
   corrected?: Record<string, string>;
   ignored?: string[];
-  /** For X-Search-Engine. */
-  engine: string;
+  /** The engine that answered (sent as X-Search-Engine: engineHeader). */
+  engine: EngineAnswer;
 }
 
 const NO_USES: SkillUses = Object.freeze({ week: 0, total: 0 });

@@ -307,7 +307,10 @@ describe('/mcp with the SDK client', () => {
         name: 'read_skill_file',
         arguments: { identity: 'hub:acme/playbooks/deploy', path: 'checklist.md' },
       })) as ToolAnswer;
-      expect(file.content[0]!.text).toBe('# Checklist\n\n- tests green\n');
+      // Framed as third-party text (SPEC 2.8), the file's text whole inside the frame.
+      expect(file.content[0]!.text).toMatch(
+        /^<skill-text-[0-9a-f]{16} kind="skill" [^\n]*path="checklist.md"[^\n]*>\n# Checklist\n\n- tests green\n<\/skill-text-[0-9a-f]{16}>$/,
+      );
 
       const batch = (await client.callTool({
         name: 'resolve_batch',

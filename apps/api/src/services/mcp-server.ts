@@ -17,6 +17,7 @@ import { readSkillFile } from './archive.js';
 import { resolveBatch } from './batch-resolve.js';
 import { flagRules } from './flags.js';
 import { canonicalIdentity } from './locate.js';
+import { registerSkillsExtension, SKILLS_EXTENSION } from './mcp-skills-extension.js';
 import { resolveIdentity } from './resolve.js';
 import { searchPageResponse, searchSkills } from './search.js';
 import { getSkillView } from './skill-view.js';
@@ -157,7 +158,10 @@ export function buildMcpServer(deps: McpDeps): McpServer {
   const withMissingGh = deps.withMissingGh ?? (<T>(_identity: string, read: () => Promise<T>) => read());
   const server = new McpServer(
     { name: 'atskills-hub', version: deps.version },
-    { instructions: mcpInstructions(hubUrl) },
+    {
+      instructions: mcpInstructions(hubUrl),
+      capabilities: { resources: {}, extensions: { [SKILLS_EXTENSION]: {} } },
+    },
   );
   const answer = async (run: () => Promise<CallToolResult>): Promise<CallToolResult> => {
     try {
@@ -471,6 +475,7 @@ export function buildMcpServer(deps: McpDeps): McpServer {
       }),
   );
 
+  registerSkillsExtension(server, db, viewer);
   return server;
 }
 

@@ -21,9 +21,9 @@ const mcpRoutes: FastifyPluginAsync = async (app) => {
         operationId: 'mcp',
         tags: ['agents'],
         summary:
-          'MCP (Streamable HTTP, stateless): tools search_skills, resolve_skill, read_skill_file, resolve_batch',
+          'MCP (Streamable HTTP, stateless): tools search_skills, resolve_skill, read_skill_file, resolve_batch, and the skills extension (skills/list, skills/get, resources/read on skill:// URIs)',
         description:
-          'JSON-RPC 2.0 over POST with Accept: application/json, text/event-stream. Authorization: Bearer <token> reads private skills as on REST.',
+          'JSON-RPC 2.0 over POST with Accept: application/json, text/event-stream. Authorization: Bearer <token> reads private skills as on REST. A batch holds at most 16 messages and 256 resolutions; each resolution counts against the rate limit.',
       },
     },
     async (request, reply) => {

@@ -187,6 +187,11 @@ describe('GET /SKILLS.md followed literally by a shell agent', () => {
       expect((await step('install', shellProject, { ID: id })).code).toBe(0);
       await runCliCaptured(['install', id], { cwd: clientProject, env: clientEnv() });
     }
+    // A folder of skills (resolved first, as step 4 says) installs as a whole-directory line, slash kept.
+    expect((await step('resolve', shellProject, { ID: 'hub:acme/big/alpha' })).code).toBe(0);
+    const folder = await step('install', shellProject, { ID: 'hub:acme/big/alpha' });
+    expect(folder.stdout).toContain('Installed: @hub:acme/big/alpha/');
+    await runCliCaptured(['install', 'hub:acme/big/alpha'], { cwd: clientProject, env: clientEnv() });
     expect((await step('install', shellProject, { ID: 'deploy/runbook' })).code).toBe(3);
     expect(
       (await runCliCaptured(['install', 'deploy/runbook'], { cwd: clientProject, env: clientEnv() })).code,

@@ -227,6 +227,25 @@ describe('finding 7: batches are bounded and charged per resolution', () => {
   });
 });
 
+describe('finding 7, REST half: POST /v1/resolve', () => {
+  it('charges each item against the rate limit, as MCP does', async () => {
+    const limited = await createTestHub(
+      'mcp_trust_rest_rate',
+      {},
+      { ops: { config: loadOpsConfig({ RATE_LIMIT_MAX: '100' }) } },
+    );
+    try {
+      const items = Array.from({ length: 128 }, () => ({ identity: 'hub:acme/playbooks/deploy' }));
+      const res = await limited.app.inject({ method: 'POST', url: '/v1/resolve', payload: { items } });
+      expect(res.statusCode).toBe(429);
+      expect(res.json()).toMatchObject({ code: 'rate-limited', limit: 100 });
+      expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
 describe('finding 11: control characters and internal errors', () => {
   it('refuses NUL and other control characters in any argument as invalid params, with no SQL', async () => {
     const attempts: [string, unknown][] = [

@@ -7,7 +7,10 @@
  */
 import type { SafetyFinding } from '@atskills/protocol';
 import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { redisUrl, uniqueQueuePrefix } from '../../../test/support/redis.js';
+import { CountingStore } from '../src/plugins/rate-limit.js';
 import { loadOpsConfig } from '../src/runtime/ops-config.js';
 import { createTestHub, type TestHub } from './support/app.js';
 import { seedHubCollection, seedRepository, skillMd } from './support/seed.js';
@@ -242,6 +245,28 @@ describe('finding 7, REST half: POST /v1/resolve', () => {
       expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
     } finally {
       await limited.close();
+    }
+  });
+});
+
+describe('finding 7: the shared (Redis) rate-limit counter', () => {
+  it('adds a whole batch at once to the counter the plugin reads, within one window', async () => {
+    const redis = new Redis(await redisUrl());
+    const prefix = `${uniqueQueuePrefix('mcp-trust')}:ratelimit:`;
+    try {
+      const store = new CountingStore(redis, prefix);
+      expect(await store.add('ip:203.0.113.7', 1, 60_000)).toMatchObject({ current: 1 });
+      const charged = await store.add('ip:203.0.113.7', 127, 60_000);
+      expect(charged.current).toBe(128);
+      expect(charged.ttl).toBeGreaterThan(0);
+      expect(charged.ttl).toBeLessThanOrEqual(60_000);
+      const read = await new Promise<{ current: number }>((resolve, reject) =>
+        store.read('ip:203.0.113.7', (error, count) => (error ? reject(error) : resolve(count!)), 60_000),
+      );
+      expect(read.current).toBe(128);
+    } finally {
+      await redis.del(`${prefix}ip:203.0.113.7`);
+      redis.disconnect();
     }
   });
 });

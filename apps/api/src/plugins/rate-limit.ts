@@ -52,7 +52,7 @@ return {current, ttl}
  * a route can charge a batch per item against the very counter the plugin reads: fixed windows per caller,
  * in Redis when the deployment has one, else in memory.
  */
-class CountingStore {
+export class CountingStore {
   private readonly local = new Map<string, { current: number; startedAt: number }>();
 
   constructor(

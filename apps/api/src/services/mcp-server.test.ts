@@ -47,3 +47,47 @@ describe('skillFolderUri', () => {
     expect(skillFolderUri('gh:o/r/a b/c%d')).toBe('skill://gh/o/r/a%20b/c%25d');
   });
 });
+
+describe('an unexpected failure inside a tool', () => {
+  it('answers the internal problem, never the error text (SQL and its parameters)', async () => {
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { InMemoryTransport } = await import('@modelcontextprotocol/sdk/inMemory.js');
+    const { buildMcpServer } = await import('./mcp-server.js');
+    const leak = 'Failed query: select "identity" from "skills" where "revision" = $1\nparams: secret-param';
+    // Every database call fails the way a driver error does.
+    const db = new Proxy(
+      {},
+      {
+        get: () => () => {
+          throw new Error(leak);
+        },
+      },
+    ) as never;
+    const logged: unknown[] = [];
+    const server = buildMcpServer({
+      db,
+      searchEngine: {} as never,
+      viewer: { isAdmin: false, readableNamespaces: [] },
+      version: '1.0.0',
+      logError: (error) => logged.push(error),
+    });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const client = new Client({ name: 'unit', version: '1.0.0' });
+    await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
+    try {
+      const result = await client.callTool({
+        name: 'resolve_skill',
+        arguments: { identity: 'hub:acme/playbooks/deploy', revision: 'abc' },
+      });
+      const text = JSON.stringify(result);
+      expect(result.isError).toBe(true);
+      expect(result.structuredContent).toMatchObject({ status: 500, code: 'internal' });
+      expect(text).not.toContain('select');
+      expect(text).not.toContain('secret-param');
+      expect(logged).toHaveLength(1);
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
+});

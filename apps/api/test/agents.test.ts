@@ -187,6 +187,11 @@ describe('GET /SKILLS.md followed literally by a shell agent', () => {
       expect((await step('install', shellProject, { ID: id })).code).toBe(0);
       await runCliCaptured(['install', id], { cwd: clientProject, env: clientEnv() });
     }
+    // A folder of skills (resolved first, as step 4 says) installs as a whole-directory line, slash kept.
+    expect((await step('resolve', shellProject, { ID: 'hub:acme/big/alpha' })).code).toBe(0);
+    const folder = await step('install', shellProject, { ID: 'hub:acme/big/alpha' });
+    expect(folder.stdout).toContain('Installed: @hub:acme/big/alpha/');
+    await runCliCaptured(['install', 'hub:acme/big/alpha'], { cwd: clientProject, env: clientEnv() });
     expect((await step('install', shellProject, { ID: 'deploy/runbook' })).code).toBe(3);
     expect(
       (await runCliCaptured(['install', 'deploy/runbook'], { cwd: clientProject, env: clientEnv() })).code,
@@ -307,7 +312,10 @@ describe('/mcp with the SDK client', () => {
         name: 'read_skill_file',
         arguments: { identity: 'hub:acme/playbooks/deploy', path: 'checklist.md' },
       })) as ToolAnswer;
-      expect(file.content[0]!.text).toBe('# Checklist\n\n- tests green\n');
+      // Framed as third-party text (SPEC 2.8), the file's text whole inside the frame.
+      expect(file.content[0]!.text).toMatch(
+        /^<skill-text-[0-9a-f]{16} kind="skill" [^\n]*path="checklist.md"[^\n]*>\n# Checklist\n\n- tests green\n<\/skill-text-[0-9a-f]{16}>$/,
+      );
 
       const batch = (await client.callTool({
         name: 'resolve_batch',

@@ -11,6 +11,7 @@ export * from './repositories/invitations.js';
 export * from './repositories/links.js';
 export * from './repositories/publish-write.js';
 export * from './repositories/read-browse.js';
+export * from './repositories/read-discovery.js';
 export * from './repositories/read-repos.js';
 export * from './repositories/read-scope.js';
 export * from './repositories/read-search.js';

@@ -10,9 +10,14 @@ export function renderLlmsTxt(hubUrl: string): string {
 ## For agents
 
 - [SKILLS.md](${hubUrl}/SKILLS.md): follow it to resolve, save, install and search skills with a shell and curl
-- [MCP server](${hubUrl}/mcp): Streamable HTTP; tools to search, resolve, read files and resolve in batches
+- [MCP server](${hubUrl}/mcp): Streamable HTTP; tools to search, resolve, read files and resolve in batches, its
+  \`instructions\` on when to use them, and the MCP skills extension (\`skills/list\`, \`skills/get\`,
+  \`resources/read\` on \`skill://hub/...\` and \`skill://gh/...\` URIs, each file with its sha256 digest)
 - [Search](${hubUrl}/search?q=terraform): \`GET /search?q=<words>\`, JSON results with paste-ready references
-- [OpenAPI](${hubUrl}/openapi.json): every route, with problem codes
+- [API](${hubUrl}/openapi.json): the OpenAPI document of every route, with problem codes
+  (\`GET /v1/skills/<identity>\`, \`POST /v1/resolve\`, \`GET /v1/archive/<identity>\`)
+- [Skills discovery index](${hubUrl}/.well-known/agent-skills/index.json): public hub skills for the \`skills\` CLI,
+  \`npx skills add ${hubUrl}\`
 
 ## Client
 

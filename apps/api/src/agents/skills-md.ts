@@ -12,7 +12,16 @@ const TEMPLATE = `# @skills: how to use skills from {{HUB}}
 
 You are an agent that can read files and run a shell. Follow these steps whenever a message holds
 \`@skills:\`. Hub: {{HUB}} (API reference: {{HUB}}/openapi.json, MCP server: {{HUB}}/mcp).
-If \`atskills\` is on PATH, \`atskills expand "<the message>"\` does all of this for you; otherwise:
+If \`atskills\` is on PATH, it does all of this for you: give it the whole message on stdin, in a quoted
+here-document (so quotes, backticks and \`$(...)\` in the message stay text), never on the command line:
+
+\`\`\`
+atskills expand - <<'ATSKILLS_MESSAGE'
+<the user's message, exactly as written>
+ATSKILLS_MESSAGE
+\`\`\`
+
+Otherwise:
 
 ## 1. Spot references
 
@@ -81,7 +90,7 @@ D=".atskills/\${ID%%:*}/\${ID#*:}"; C="\${XDG_CACHE_HOME:-$HOME/.cache}/atskills
 REV=$(tr -d '"' < "$C/etag")
 if [ -f "$D/.source" ]; then echo "conflict: $D exists; ask the user: keep, refetch (overwrite) or merge"; exit 6; fi
 mkdir -p "$D" && curl -fsS \${ATSKILLS_TOKEN:+-H "Authorization: Bearer $ATSKILLS_TOKEN"} \\
-  "{{HUB}}/v1/archive/$ID?rev=$REV" | tar -xzf - -C "$D"
+  "{{HUB}}/v1/archive/$ID?rev=$REV" | tar -xzmf - -C "$D"
 printf '%s\\n%s rev:%s\\n' "$ID" "$(date -u +%Y-%m-%d)" "$REV" > "$D/.source"
 echo "Saved $ID at $REV to $D"
 \`\`\`
@@ -95,14 +104,20 @@ Resolve a cloud skill first (step 2) and install only one that exists.
 
 \`\`\`sh
 # install
-case "$ID" in gh:*|hub:*) L="@$ID" ;; */*) L="$ID" ;; *) L="/$ID" ;; esac
-case "$ID" in gh:*|hub:*) ;; *) [ -e ".atskills/$ID" ] || { echo "not-found: no project skill at .atskills/$ID"; exit 3; } ;; esac
+case "$ID" in
+  gh:*|hub:*) L="@$ID"
+    grep -q '"kind": *"menu"' "\${XDG_CACHE_HOME:-$HOME/.cache}/atskills-sh/$ID/skill.json" 2>/dev/null && L="@$ID/" ;;
+  *) [ -e ".atskills/$ID" ] || { echo "not-found: no project skill at .atskills/$ID"; exit 3; }
+    case "$ID" in */*) L="$ID" ;; *) L="/$ID" ;; esac
+    [ -d ".atskills/$ID" ] && [ ! -f ".atskills/$ID/SKILL.md" ] && L="$L/" ;;
+esac
 mkdir -p .atskills && touch .atskills/.autotrigger
 grep -qxF "$L" .atskills/.autotrigger || printf '%s\\n' "$L" >> .atskills/.autotrigger
 echo "Installed: $L"
 \`\`\`
 
-Uninstall removes exactly that line. \`.autotrigger\` has .gitignore syntax: \`#\` comments, a plain line is
+A folder of skills (a menu) installs as one line ending in \`/\` (\`@hub:acme/playbooks/\`, \`deploy/\`): every
+skill in it, within 128; without the \`/\` the line would match nothing. Uninstall removes exactly that line. \`.autotrigger\` has .gitignore syntax: \`#\` comments, a plain line is
 a project skill (globs allowed, \`dir/\` a folder of skills), \`@gh:...\` / \`@hub:...\` a cloud skill, \`!\` negates.
 
 ## 5. The resident block (at session start)
@@ -124,6 +139,13 @@ curl -fsS -G \${ATSKILLS_TOKEN:+-H "Authorization: Bearer $ATSKILLS_TOKEN"} --da
 Set \`Q\` to the user's words. Each result has a paste-ready \`reference\` (\`@skills:...\`), \`name\`,
 \`description\` and \`descriptionTokens\` (what installing it costs every session). Show the best few as
 \`<reference>: <description>\`. Filters: \`source=gh|hub\`, \`owner=\`, \`repo=\`, \`namespace=\`.
+
+## Other ways in
+
+- MCP: {{HUB}}/mcp (tools \`search_skills\`, \`resolve_skill\`, \`read_skill_file\`, \`resolve_batch\`, and the MCP skills
+  extension: \`skills/list\`, \`skills/get\`, \`resources/read\` on \`skill://\` URIs).
+- The \`skills\` CLI: \`npx skills add {{HUB}}\` (or \`{{HUB}}/hub/<namespace>/<collection>\`) installs public hub skills
+  into an agent's own skills folder.
 
 ## The atskills client
 

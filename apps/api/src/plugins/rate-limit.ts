@@ -1,5 +1,5 @@
 import fastifyRateLimit from '@fastify/rate-limit';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Redis } from 'ioredis';
 import { problem } from '../problems.js';
@@ -16,10 +16,127 @@ export interface RateLimitSettings {
   redis?: Redis;
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * Charges `units` more against the caller's rate limit (a request already counts one when it arrives):
+     * batches pay per item (SPEC 2.8). Throws the `rate-limited` problem, with Retry-After, once the caller
+     * is over the limit. A no-op while rate limiting is off.
+     */
+    chargeRateLimit(request: FastifyRequest, reply: FastifyReply, units: number): Promise<void>;
+  }
+}
+
+const NAMESPACE = 'atskills:ratelimit:';
+
+interface Count {
+  current: number;
+  ttl: number;
+}
+type StoreCallback = (error: Error | null, result?: Count) => void;
+
+// INCRBY with the window set on the first unit: the plugin's own script only increments by one, and a batch
+// must be charged per item against the same counter.
+const INCR_BY = `
+local current = redis.call('INCRBY', KEYS[1], ARGV[2])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return {current, ttl}
+`;
+
+/**
+ * The rate-limit store, written here instead of the plugin's (which can only add one per request) so that
+ * a route can charge a batch per item against the very counter the plugin reads: fixed windows per caller,
+ * in Redis when the deployment has one, else in memory.
+ */
+export class CountingStore {
+  private readonly local = new Map<string, { current: number; startedAt: number }>();
+
+  constructor(
+    private readonly redis: Redis | undefined,
+    private readonly prefix = NAMESPACE,
+  ) {
+    if (redis && !('atskillsIncrBy' in redis))
+      redis.defineCommand('atskillsIncrBy', { numberOfKeys: 1, lua: INCR_BY });
+  }
+
+  /** Adds `units` to `key`'s count in the current window (opened now when there is none). */
+  async add(key: string, units: number, timeWindow: number): Promise<Count> {
+    if (this.redis) {
+      const run = (this.redis as unknown as Record<string, (...args: unknown[]) => Promise<[number, number]>>)
+        .atskillsIncrBy;
+      const [current, ttl] = await run!.call(this.redis, this.prefix + key, timeWindow, units);
+      return { current, ttl };
+    }
+    const now = Date.now();
+    if (this.local.size > 10_000) {
+      for (const [k, w] of this.local) if (now - w.startedAt >= timeWindow) this.local.delete(k);
+    }
+    let window = this.local.get(key);
+    if (!window || now - window.startedAt >= timeWindow) {
+      window = { current: 0, startedAt: now };
+      this.local.set(key, window);
+    }
+    window.current += units;
+    return { current: window.current, ttl: window.startedAt + timeWindow - now };
+  }
+
+  incr(key: string, callback: StoreCallback, timeWindow: number): void {
+    this.add(key, 1, timeWindow).then(
+      (count) => callback(null, count),
+      (error: Error) => callback(error),
+    );
+  }
+
+  read(key: string, callback: StoreCallback, timeWindow: number): void {
+    if (this.redis) {
+      this.redis
+        .multi()
+        .get(this.prefix + key)
+        .pttl(this.prefix + key)
+        .exec()
+        .then(
+          (replies) => {
+            const current = Number(replies?.[0]?.[1] ?? 0);
+            const ttl = Number(replies?.[1]?.[1] ?? 0);
+            callback(null, { current, ttl: Math.max(ttl, 0) });
+          },
+          (error: Error) => callback(error),
+        );
+      return;
+    }
+    const window = this.local.get(key);
+    const now = Date.now();
+    if (!window || now - window.startedAt >= timeWindow) callback(null, { current: 0, ttl: 0 });
+    else callback(null, { current: window.current, ttl: window.startedAt + timeWindow - now });
+  }
+
+  /** Routes with their own limits count apart (the plugin asks for this; no route sets one today). */
+  child(routeOptions: { routeInfo: { method?: string; url?: string } }): CountingStore {
+    const { method = '', url = '' } = routeOptions.routeInfo;
+    return new CountingStore(this.redis, `${this.prefix}${method}${url}-`);
+  }
+}
+
+function rateLimited(max: number, ttl: number) {
+  const seconds = Math.max(1, Math.ceil(ttl / 1000));
+  return problem(
+    'rate-limited',
+    `Rate limit of ${max} requests exceeded; retry in ${seconds} second${seconds === 1 ? '' : 's'}`,
+    { limit: max, retryAfterSeconds: seconds },
+  );
+}
+
 /** Per-token-or-IP rate limit answering 429 problems with Retry-After and RateLimit-* headers. */
 export default fp(
   async function rateLimitPlugin(app: FastifyInstance, settings: RateLimitSettings) {
-    if (settings.max <= 0) return;
+    if (settings.max <= 0) {
+      app.decorate('chargeRateLimit', async () => {});
+      return;
+    }
     // Counters get their own connection that fails at once while Redis is away (no offline queue, a short
     // command timeout for a silent server), so skipOnError lets requests through immediately instead of each
     // one waiting out the shared client's reconnect retries (seconds per request, measured in
@@ -44,21 +161,42 @@ export default fp(
         });
       });
     }
+    const store = new CountingStore(counters);
+    let windowMs = 60_000;
     await app.register(fastifyRateLimit, {
       max: settings.max,
       timeWindow: settings.timeWindow,
       keyGenerator: rateLimitKey,
       // IETF draft headers: RateLimit-Limit / -Remaining / -Reset and Retry-After on 429.
       enableDraftSpec: true,
-      nameSpace: 'atskills:ratelimit:',
-      ...(counters ? { redis: counters } : {}),
+      // The plugin builds its store from this constructor with the parsed settings; it gets ours.
+      store: function Store(this: unknown, params: { timeWindow: number }) {
+        windowMs = params.timeWindow;
+        return store;
+      } as unknown as NonNullable<Parameters<typeof fastifyRateLimit>[1]>['store'],
       // A Redis outage must not take the read API down with it: count nothing rather than refuse everything.
       skipOnError: true,
-      errorResponseBuilder: (_request, context) =>
-        problem('rate-limited', `Rate limit of ${context.max} requests exceeded; retry in ${context.after}`, {
-          limit: context.max,
-          retryAfterSeconds: Math.ceil(context.ttl / 1000),
-        }),
+      errorResponseBuilder: (_request, context) => rateLimited(context.max, context.ttl),
+    });
+
+    app.decorate('chargeRateLimit', async (request: FastifyRequest, reply: FastifyReply, units: number) => {
+      if (units <= 0) return;
+      let count: Count;
+      try {
+        count = await store.add(rateLimitKey(request), units, windowMs);
+      } catch {
+        return; // as skipOnError: an unreachable Redis counts nothing
+      }
+      const remaining = Math.max(0, settings.max - count.current);
+      const reset = Math.max(1, Math.ceil(count.ttl / 1000));
+      reply
+        .header('ratelimit-limit', settings.max)
+        .header('ratelimit-remaining', remaining)
+        .header('ratelimit-reset', reset);
+      if (count.current > settings.max) {
+        reply.header('retry-after', reset);
+        throw rateLimited(settings.max, count.ttl);
+      }
     });
   },
   { name: 'atskills-rate-limit' },

@@ -60,7 +60,10 @@ const READ_BATCH_BYTES = 4 * 1024 * 1024;
  * checked against its sha256 on the way out. Content streams from the blob store batch by batch into a
  * gzip stream that compresses on libuv's thread pool, so a large build never blocks other requests.
  */
-export async function buildSkillArchive(db: Database, skill: ResolvedSkill): Promise<SkillArchive> {
+export async function buildSkillArchive(
+  db: Database,
+  skill: Pick<ResolvedSkill, 'identity' | 'files'>,
+): Promise<SkillArchive> {
   const files = (await servableFiles(db, skill)).sort((a, b) => compareUtf8(a.path, b.path));
   // servableFiles leaves out files whose content is not stored; without its SKILL.md the archive would be
   // no skill at all (an empty tar, which clients rightly refuse), so the hub says what is wrong instead.

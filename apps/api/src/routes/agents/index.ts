@@ -4,6 +4,7 @@ import { renderSkillsMd } from '../../agents/skills-md.js';
 import { problems } from '../../schemas.js';
 import { type ClientTarball, packClient } from '../../services/client-package.js';
 import { ifNoneMatchHits } from '../caching.js';
+import discoveryRoutes from './discovery.js';
 import mcpRoutes from './mcp.js';
 
 export interface AgentRoutesOptions {
@@ -80,6 +81,7 @@ const agentRoutes: FastifyPluginAsync<AgentRoutesOptions> = async (app, options)
   );
 
   await app.register(mcpRoutes);
+  await app.register(discoveryRoutes);
 };
 
 export default agentRoutes;

@@ -1,7 +1,8 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyPluginAsync } from 'fastify';
 import { problem } from '../../problems.js';
-import { buildMcpServer } from '../../services/mcp-server.js';
+import { withMissingGh } from '../../services/indexing/missing-gh.js';
+import { buildMcpServer, MCP_MAX_BATCH, MCP_MAX_ITEMS, mcpMessageCost } from '../../services/mcp-server.js';
 
 const MCP_VERSION = '1.0.0';
 
@@ -20,18 +21,47 @@ const mcpRoutes: FastifyPluginAsync = async (app) => {
         operationId: 'mcp',
         tags: ['agents'],
         summary:
-          'MCP (Streamable HTTP, stateless): tools search_skills, resolve_skill, read_skill_file, resolve_batch',
+          'MCP (Streamable HTTP, stateless): tools search_skills, resolve_skill, read_skill_file, resolve_batch, and the skills extension (skills/list, skills/get, resources/read on skill:// URIs)',
         description:
-          'JSON-RPC 2.0 over POST with Accept: application/json, text/event-stream. Authorization: Bearer <token> reads private skills as on REST.',
+          'JSON-RPC 2.0 over POST with Accept: application/json, text/event-stream. Authorization: Bearer <token> reads private skills as on REST. A batch holds at most 16 messages and 256 resolutions; each resolution counts against the rate limit.',
       },
     },
     async (request, reply) => {
+      // A JSON-RPC batch is bounded, and every resolution it asks for is charged against the caller's rate
+      // limit before any runs (the request itself paid one on arrival): one POST of 100 resolve_batch calls
+      // once did 12,800 resolutions for the price of one request.
+      const messages = Array.isArray(request.body) ? (request.body as unknown[]) : [request.body];
+      if (messages.length > MCP_MAX_BATCH) {
+        return reply
+          .code(400)
+          .send(
+            jsonRpcError(
+              -32600,
+              `A JSON-RPC batch may hold at most ${MCP_MAX_BATCH} messages; this one holds ${messages.length}. Send the rest in further requests.`,
+            ),
+          );
+      }
+      const cost = messages.reduce<number>((sum, message) => sum + mcpMessageCost(message), 0);
+      if (cost > MCP_MAX_ITEMS) {
+        return reply
+          .code(400)
+          .send(
+            jsonRpcError(
+              -32600,
+              `One request may ask for at most ${MCP_MAX_ITEMS} resolutions; this one asks for ${cost}. Send the rest in further requests.`,
+            ),
+          );
+      }
+      await app.chargeRateLimit(request, reply, cost - 1);
       const server = buildMcpServer({
         db: app.db,
         searchEngine: app.searchEngine,
         viewer: request.viewer,
         version: MCP_VERSION,
+        hubUrl: app.config.publicUrl,
         noteUse: (identity) => app.noteUse(request, identity),
+        withMissingGh: (identity, read) => withMissingGh(app, request, identity, read),
+        logError: (error) => request.log.error({ err: error }, 'MCP tool call failed'),
       });
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: undefined,
@@ -60,5 +90,10 @@ const mcpRoutes: FastifyPluginAsync = async (app) => {
     });
   }
 };
+
+/** A JSON-RPC error answer not tied to one request id (the request as a whole is refused). */
+function jsonRpcError(code: number, message: string) {
+  return { jsonrpc: '2.0', id: null, error: { code, message } };
+}
 
 export default mcpRoutes;

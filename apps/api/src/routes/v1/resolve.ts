@@ -19,7 +19,9 @@ const resolveRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: ResolveResponse, ...problems(400, 413, 415, 503) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
+      // Charged per item against the caller's rate limit (SPEC 2.8); the request itself paid one.
+      await app.chargeRateLimit(request, reply, request.body.items.length - 1);
       const response = await resolveBatch(app.db, request.viewer, request.body, app.readCache);
       for (const item of response.items) {
         if (item.status === 'changed' || item.status === 'unchanged') app.noteUse(request, item.identity);

@@ -33,7 +33,8 @@ ${
       ? resultsSection(model)
       : html`${intro()}${statusSection(model.status)}${model.browse ? browseSections(model.browse) : ''}`
 }
-${home && model.status?.skills !== 0 ? '' : statusSection(model.status)}`,
+${home && model.status?.skills !== 0 ? '' : statusSection(model.status)}
+${home ? agentLinks() : ''}`,
   ).value;
 }
 
@@ -132,6 +133,12 @@ function emptyIndexHint(): SafeHtml {
 function intro(): SafeHtml {
   return html`<p class="lead">Search public skills crawled from GitHub and collections published to this hub. Each result is a
 reference you can paste into a message to an agent.</p>`;
+}
+
+/** Where agents start (SPEC 2.5): the client, SKILLS.md, /llms.txt and the MCP server. */
+function agentLinks(): SafeHtml {
+  return html`<p class="agent-links">For agents: <a href="/cli/atskills.tgz">the atskills client</a> (<code>npm install -g &lt;this hub&gt;/cli/atskills.tgz</code>),
+<a href="/SKILLS.md">SKILLS.md</a> (any agent with a shell), <a href="/llms.txt">/llms.txt</a>, and the MCP server at <a href="/mcp">/mcp</a>.</p>`;
 }
 
 function resultsSection(model: SearchPageModel): SafeHtml {

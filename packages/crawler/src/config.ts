@@ -19,6 +19,11 @@ export const CrawlerSettingsSchema = z.object({
   GITHUB_API_URL: z.url().default('https://api.github.com'),
   GIT_BASE_URL: z.url().default('https://github.com'),
   DATABASE_URL: optionalUrl,
+  /**
+   * The hub's data folder (as the hub reads it): without DATABASE_URL, `crawl` finds the running hub that
+   * owns the embedded database there and has it run the crawl.
+   */
+  ATSKILLS_DATA_DIR: z.string().trim().min(1).default('./.data'),
   REDIS_URL: optionalUrl,
   /**
    * Repository jobs in flight at once (per worker process). An unchanged repository costs one conditional

@@ -242,13 +242,14 @@ export async function startHub(options: StartOptions = {}): Promise<RunningHub> 
       const socket = await startAdminSocket({
         socketPath,
         database,
+        queue: crawler,
         logger: logger.child({ component: 'admin' }),
       });
       cleanups.push(() => socket.close());
       database.embeddedLock.update({ url: address, adminSocket: socketPath });
       logger.info(
         { part: 'admin', socket: socketPath },
-        `admin CLI: through ${socketPath} while this hub runs`,
+        `admin CLI and \`npm run crawl\`: through ${socketPath} while this hub runs`,
       );
     }
     logger.info({ url: address, publicUrl: config.publicUrl }, `hub listening on ${address}`);

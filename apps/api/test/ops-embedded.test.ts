@@ -107,7 +107,8 @@ describe('embedded mode from a clean folder', () => {
       location: path.join(dataDir, 'db'),
     });
     expect(queue).toMatchObject({ part: 'queue', mode: 'in-process' });
-    expect(search).toMatchObject({ part: 'search', mode: 'postgres' });
+    // The true default engine (plugins/search.ts): the in-memory index, not Postgres.
+    expect(search).toMatchObject({ part: 'search', mode: 'memory', location: 'memory' });
     expect(existsSync(path.join(dataDir, 'db'))).toBe(true);
     expect(logs.find((l) => l.part === 'demo')).toMatchObject({
       collections: ['hub:demo/data', 'hub:demo/devops', 'hub:demo/writing'],

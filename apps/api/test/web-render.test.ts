@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { parseIdentity } from '@atskills/protocol';
 import { describe, expect, it } from 'vitest';
 import { COPY_SCRIPT, STYLESHEET } from '../src/web/assets/index.js';
@@ -209,6 +210,24 @@ describe('search page', () => {
     expect(page).toContain('1,500');
     expect(page).toContain('2026-11-29 08:30 UTC (finished)');
     expect(page).not.toContain('<ol class="results">');
+  });
+
+  it('offers an empty index only ways that work on a fresh clone', () => {
+    const page = renderSearchPage({ query: '', filters: {}, status: { skills: 0, lastCrawlAt: null } });
+    assertInert(page);
+    expect(page).toContain('<h2 id="empty-index">This hub has no skills yet</h2>');
+    expect(page).toContain('npm run crawl -- --repos gh:anthropics/skills');
+    expect(page).toContain('npx atskills publish ./my-skills --to hub:you/my-skills --public');
+    expect(page).toContain('npm start -- --demo');
+    // The GitHub stand-in needs the shared corpus beside the clone: not a way for a newcomer.
+    expect(page).not.toMatch(/github-standin|stand-in|corpus/i);
+    // Every npm script it names is one the root package.json defines.
+    const scripts = Object.keys(
+      JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')).scripts,
+    );
+    const named = [...page.matchAll(/npm (?:run ([\w:-]+)|(start))/g)].map((m) => m[1] ?? m[2]);
+    expect(named.length).toBeGreaterThanOrEqual(4);
+    for (const script of named) expect(scripts).toContain(script);
   });
 
   it('lists results with source, stars, token cost, flags and a copy button, and links the next page', () => {

@@ -29,6 +29,14 @@ export const CrawlerSettingsSchema = z.object({
     .default('https://github.com')
     .describe('The git base: repositories are `<base>/<owner>/<repo>.git`.'),
   DATABASE_URL: optionalUrl.describe('The PostgreSQL server the crawler writes its index to.'),
+  ATSKILLS_DATA_DIR: z
+    .string()
+    .trim()
+    .min(1)
+    .default('./.data')
+    .describe(
+      "The hub's data folder: without DATABASE_URL, `crawl` finds the running hub that owns the embedded database there and has it run the crawl.",
+    ),
   REDIS_URL: optionalUrl.describe('Redis for BullMQ crawl queues; unset, jobs run in the crawling process.'),
   // An unchanged repository costs one conditional REST request and no git, so most jobs only wait on the
   // network: many can be in flight.

@@ -4,10 +4,12 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { DatabaseHandle } from '@atskills/db';
+import type { CrawlControl } from '@atskills/queue';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { runCli } from '../cli.js';
 import type { CliAnswer } from './admin-client.js';
+import { streamAdminCrawl } from './admin-crawl.js';
 
 /**
  * The admin socket of a hub on an embedded database: in the data folder, like the data it guards; in the
@@ -25,19 +27,33 @@ const CliRequest = z.object({ argv: z.array(z.string().max(4096)).max(64) });
 /**
  * Serves the admin CLI over a unix socket while a hub holds its embedded database: PGlite allows one
  * process per folder, so `npm run hub -- admin ...` hands its arguments to the running hub, which runs the
- * same commands on its own connection (as the operator, exactly as the CLI would). The socket is mode 0600
- * in the data folder: whoever may connect could as well have opened the database files.
+ * same commands on its own connection (as the operator, exactly as the CLI would), and `npm run crawl`
+ * has the hub crawl on its own queue (POST /crawl, progress streamed back; see admin-crawl.ts). The socket
+ * is mode 0600 in the data folder: whoever may connect could as well have opened the database files.
  */
 export async function startAdminSocket(options: {
   socketPath: string;
   database: DatabaseHandle;
   logger: Logger;
+  /** The hub's crawl queue (POST /crawl); without one the socket answers the CLI only. */
+  queue?: CrawlControl;
 }): Promise<{ close(): Promise<void> }> {
   await rm(options.socketPath, { force: true });
   const server = createServer((req, res) => {
     const parts: Buffer[] = [];
     req.on('data', (chunk: Buffer) => parts.push(chunk));
     req.on('end', async () => {
+      if (req.method === 'POST' && req.url === '/crawl' && options.queue) {
+        let body: unknown;
+        try {
+          body = JSON.parse(Buffer.concat(parts).toString('utf8') || '{}');
+        } catch {
+          body = undefined;
+        }
+        const outcome = await streamAdminCrawl({ queue: options.queue, db: options.database.db }, body, res);
+        options.logger.info(outcome, 'admin crawl');
+        return;
+      }
       const answer: CliAnswer = { code: 2, stdout: '', stderr: '' };
       try {
         const parsed = CliRequest.safeParse(JSON.parse(Buffer.concat(parts).toString('utf8') || '{}'));

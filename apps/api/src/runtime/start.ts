@@ -1,8 +1,8 @@
 /**
  * Start-up wiring of a hub process: picks each part's mode from the settings (embedded PGlite or a
- * Postgres server; in-process crawl queue or BullMQ on Redis; Postgres or Meilisearch search), says so in
- * the first log lines, applies migrations, builds the app, starts scheduled re-crawls, optionally loads
- * the demo skills, listens, and shuts all of it down in order on request.
+ * Postgres server; in-process crawl queue or BullMQ on Redis; in-memory, Postgres or Meilisearch search),
+ * says so in the first log lines, applies migrations, builds the app, starts scheduled re-crawls,
+ * optionally loads the demo skills, listens, and shuts all of it down in order on request.
  */
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -79,13 +79,21 @@ export function describeModes(config: AppConfig) {
           location: 'memory',
           summary: 'in-process: crawl jobs run in this process (results are kept in the database)',
         },
+    // The same choice as plugins/search.ts: Meilisearch when MEILI_URL is set, else SEARCH_ENGINE.
     search: config.meiliUrl
       ? {
           mode: 'meilisearch',
           location: redactUrl(config.meiliUrl),
           summary: `Meilisearch at ${redactUrl(config.meiliUrl)}, falling back to Postgres while it is down`,
         }
-      : { mode: 'postgres', location: 'database', summary: 'Postgres full-text search in the database' },
+      : config.searchEngine === 'memory'
+        ? {
+            mode: 'memory',
+            location: 'memory',
+            summary:
+              'in-memory index built from the database at start and kept current (Postgres full-text answers while it builds)',
+          }
+        : { mode: 'postgres', location: 'database', summary: 'Postgres full-text search in the database' },
   };
 }
 
@@ -236,13 +244,14 @@ export async function startHub(options: StartOptions = {}): Promise<RunningHub> 
       const socket = await startAdminSocket({
         socketPath,
         database,
+        queue: crawler,
         logger: logger.child({ component: 'admin' }),
       });
       cleanups.push(() => socket.close());
       database.embeddedLock.update({ url: address, adminSocket: socketPath });
       logger.info(
         { part: 'admin', socket: socketPath },
-        `admin CLI: through ${socketPath} while this hub runs`,
+        `admin CLI and \`npm run crawl\`: through ${socketPath} while this hub runs`,
       );
     }
     logger.info({ url: address, publicUrl: config.publicUrl }, `hub listening on ${address}`);

@@ -13,7 +13,7 @@ export async function boot(options: { quiet?: boolean } = {}): Promise<Booted> {
   const settings = loadSettings();
   if (!settings.databaseUrl) {
     throw new Error(
-      'DATABASE_URL is not set: the crawler writes its index to Postgres (e.g. postgres://postgres@127.0.0.1:5432/postgres).',
+      'DATABASE_URL is not set: this command reads a PostgreSQL server (e.g. postgres://postgres@127.0.0.1:5432/postgres). On the embedded default, `npm run crawl -- --repos gh:owner/repo` crawls through the running hub, and its /v1/crawl-status shows the status.',
     );
   }
   // On a terminal the progress line is the output; logs below warn would tear it.

@@ -1,8 +1,15 @@
 import { readFile } from 'node:fs/promises';
-import { createCrawler } from '@atskills/crawler';
-import { crawlReportsOfRun, failedRepositories, recentCrawlRuns, repositoryStatus } from '@atskills/db';
+import { createCrawler, loadSettings } from '@atskills/crawler';
+import {
+  type CrawlRunProgress,
+  crawlReportsOfRun,
+  failedRepositories,
+  recentCrawlRuns,
+  repositoryStatus,
+} from '@atskills/db';
 import { type DiscoverySource, parseDiscoverArg, parseRepositoryArg } from '@atskills/queue';
 import { boot } from './boot.js';
+import { crawlThroughHub, embeddedHubSocket, type HubCrawlFailure } from './hub-crawl.js';
 import { formatProgress, progressReporter } from './progress.js';
 
 /** Reads a list of repositories, one per line (`#` comments and blank lines ignored). */
@@ -45,11 +52,51 @@ export async function sourceOf(options: CrawlCommandOptions) {
   return { kind: source.kind as 'code-search' | 'org', source };
 }
 
-/** `crawler crawl ...` and `crawler rebuild`: start a run, work it in this process, show progress. */
+/** Prints how a run ended and every repository that failed or does not exist (any more), with its reason. */
+function printRunResult(result: CrawlRunProgress, failed: HubCrawlFailure[]): void {
+  const seconds = ((result.finishedAt ?? new Date()).getTime() - result.startedAt.getTime()) / 1000;
+  process.stdout.write(
+    `run ${result.id} ${result.status} in ${seconds.toFixed(1)}s: ${formatProgress(result)}\n` +
+      `outcomes: ${Object.entries(result.outcomes)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}\n`,
+  );
+  for (const { repository, outcome, reasons } of failed) {
+    process.stdout.write(`${outcome} ${repository}: ${reasons.join('; ') || 'no reason recorded'}\n`);
+  }
+}
+
+/**
+ * `crawler crawl ...` and `crawler rebuild`: start a run, work it in this process, show progress. Without
+ * DATABASE_URL the index is the embedded database of a hub (`npm start`), which only that hub may open:
+ * the hub runs the crawl on its own queue and streams the progress back.
+ */
 export async function crawlCommand(options: CrawlCommandOptions & { rebuild?: boolean }): Promise<number> {
   const chosen = options.rebuild
     ? { kind: 'rebuild' as const, source: { kind: 'known' } as DiscoverySource }
     : await sourceOf(options);
+  const configured = loadSettings();
+  if (!configured.databaseUrl) {
+    const socket = embeddedHubSocket(configured.atskillsDataDir);
+    const reporter = progressReporter();
+    const outcome = await crawlThroughHub(
+      socket,
+      {
+        kind: chosen.kind,
+        source: chosen.source,
+        force: !!(options.force || options.rebuild),
+        wait: !options.enqueueOnly,
+      },
+      (p) => reporter.update(p),
+    );
+    if (outcome.enqueued) {
+      process.stdout.write(`run ${outcome.runId} enqueued on the running hub\n`);
+      return 0;
+    }
+    reporter.done();
+    printRunResult(outcome.progress, outcome.failed);
+    return outcome.failed.length > 0 ? 1 : 0;
+  }
   const { settings, logger, database } = await boot({ quiet: process.stderr.isTTY });
   const crawler = createCrawler({ db: database.db, settings, logger, work: !options.enqueueOnly });
   let stopping = false;
@@ -76,23 +123,15 @@ export async function crawlCommand(options: CrawlCommandOptions & { rebuild?: bo
     const reporter = progressReporter();
     const result = await crawler.waitForRun(runId, { pollMs: 500, onProgress: (p) => reporter.update(p) });
     reporter.done();
-    const seconds = ((result.finishedAt ?? new Date()).getTime() - result.startedAt.getTime()) / 1000;
-    process.stdout.write(
-      `run ${runId} ${result.status} in ${seconds.toFixed(1)}s: ${formatProgress(result)}\n` +
-        `outcomes: ${Object.entries(result.outcomes)
-          .map(([k, v]) => `${k} ${v}`)
-          .join(', ')}\n`,
-    );
-    // Every repository that failed or does not exist (any more), by name and with its reason.
-    const failed = (await crawlReportsOfRun(database.db, runId)).filter(
-      (r) => r.report.outcome === 'failed' || r.report.outcome === 'gone',
-    );
-    for (const { owner, name, report } of failed.sort((a, b) =>
-      `${a.owner}/${a.name}`.localeCompare(`${b.owner}/${b.name}`),
-    )) {
-      const reasons = report.errors.map((e) => `${e.code}: ${e.message}`).join('; ') || 'no reason recorded';
-      process.stdout.write(`${report.outcome} ${owner}/${name}: ${reasons}\n`);
-    }
+    const failed = (await crawlReportsOfRun(database.db, runId))
+      .filter((r) => r.report.outcome === 'failed' || r.report.outcome === 'gone')
+      .map(({ owner, name, report }) => ({
+        repository: `${owner}/${name}`,
+        outcome: report.outcome,
+        reasons: report.errors.map((e) => `${e.code}: ${e.message}`),
+      }))
+      .sort((a, b) => a.repository.localeCompare(b.repository));
+    printRunResult(result, failed);
     return failed.length > 0 ? 1 : 0;
   } finally {
     await crawler.close({ deadlineMs: settings.shutdownTimeoutMs });

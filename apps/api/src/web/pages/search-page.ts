@@ -116,16 +116,24 @@ function activeFilters(query: string, filters: SearchFilters): SafeHtml {
   return html`<p class="meta">Filtered by ${named.map((key, i) => html`${i > 0 ? ', ' : ''}${key} <code>${filters[key]}</code>`)} · <a href="/${queryString({ q: query, source: filters.source })}">clear filters</a></p>`;
 }
 
-/** What an empty index shows instead of "no skills match": the three ways to fill it. */
+/**
+ * What an empty index shows instead of "no skills match": ways to fill it that work on a fresh clone
+ * (on the embedded default `npm run crawl` has this running hub do the crawl).
+ */
 function emptyIndexHint(): SafeHtml {
   return html`<section class="panel" aria-labelledby="empty-index">
 <h2 id="empty-index">This hub has no skills yet</h2>
-<p>Fill the index one of these ways, then reload this page:</p>
+<p>Fill the index one of these ways (in the hub's folder, in another terminal while it runs), then reload this page:</p>
 <ol>
-<li>Start with the demo content: <code>npm start -- --demo</code></li>
-<li>Crawl the shared corpus from the local GitHub stand-in, no network needed: see the README,
-“Getting content”.</li>
-<li>Crawl GitHub repositories: <code>npm run crawl -- --repos gh:owner/repo</code></li>
+<li>Crawl public GitHub repositories: <code>npm run crawl -- --repos gh:anthropics/skills</code>
+(several: comma-separated). It shows the crawl's progress; a <code>GITHUB_TOKEN</code> raises GitHub's rate limit.</li>
+<li>Publish a folder of your own skills with the client: create a user and a token (printed once), log in with
+the address of this page, publish.
+<pre><code>npm run hub -- admin create-user you
+npm run hub -- admin create-token you --scopes read,publish
+npx atskills login --hub &lt;address of this page&gt;
+npx atskills publish ./my-skills --to hub:you/my-skills --public</code></pre></li>
+<li>Restart the hub with the demo collections (no network needed): <code>npm start -- --demo</code></li>
 </ol>
 </section>`;
 }

@@ -1,0 +1,134 @@
+// `npm run crawl` on the embedded default (issue 27): no DATABASE_URL, so the index is the embedded database
+// a running hub holds. Without a hub the command says what to do; with one, the hub runs the crawl on its own
+// queue, the command shows the hub's progress and result, and the skills are searchable at once. The hub and
+// the command are real processes (`server.ts`, `main.ts crawl`), GitHub is the stand-in.
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRepo, repoRoot } from '../../../test/support/corpus.js';
+import { type GithubStandin, startGithubStandin } from '../../../test/support/github-standin.js';
+
+const run = promisify(execFile);
+let root: string;
+let dataDir: string;
+let standin: GithubStandin;
+let hub: { child: ChildProcess; url: string; exited: Promise<number | null> } | undefined;
+
+// The environment of a fresh clone's `npm start` and `npm run crawl`: no server database, Redis or Meilisearch.
+const env = () => ({
+  PATH: process.env.PATH,
+  HOME: process.env.HOME,
+  DATABASE_URL: '',
+  REDIS_URL: '',
+  MEILI_URL: '',
+  ATSKILLS_DATA_DIR: dataDir,
+  GITHUB_API_URL: standin.apiUrl,
+  GIT_BASE_URL: standin.gitUrl,
+  HOST: '127.0.0.1',
+  PORT: '0',
+  RECRAWL_TICK_MS: '0',
+  LOG_LEVEL: 'info',
+});
+
+async function crawl(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(
+      process.execPath,
+      ['--import', 'tsx', '--conditions=@atskills/source', 'apps/crawler/src/main.ts', 'crawl', ...args],
+      { cwd: repoRoot, env: env(), timeout: 120_000 },
+    );
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
+  }
+}
+
+/** Starts the hub on the data folder; resolves once it listens, or rejects with its stderr. */
+function startHub(): Promise<NonNullable<typeof hub>> {
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@atskills/source', '--import', 'tsx', 'apps/api/src/server.ts'],
+    { cwd: repoRoot, env: env(), stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+      const match = /"msg":"hub listening on (http:\/\/[^"]+)"/.exec(stdout);
+      if (match?.[1]) resolve({ child, url: match[1], exited });
+    });
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    void exited.then((code) =>
+      reject(Object.assign(new Error(`hub exited with ${code}: ${stderr}`), { code })),
+    );
+  });
+}
+
+beforeAll(async () => {
+  root = await mkdtemp(path.join(tmpdir(), 'atskills-crawl-embedded-'));
+  dataDir = path.join(root, '.data');
+  await createRepo(path.join(root, 'repos'), 'acme/tools', {
+    'deploy/SKILL.md': '---\nname: deploy-orbit\ndescription: Deploys services to orbit.\n---\nSteps.\n',
+    'lint/SKILL.md': '---\nname: lint-orbit\ndescription: Lints orbit configuration.\n---\nSteps.\n',
+  });
+  standin = await startGithubStandin({ reposRoot: path.join(root, 'repos') });
+}, 60_000);
+
+afterAll(async () => {
+  if (hub?.child.exitCode === null) {
+    hub.child.kill('SIGTERM');
+    await hub.exited;
+  }
+  await standin?.close();
+  if (root) await rm(root, { recursive: true, force: true });
+});
+
+describe('npm run crawl on the embedded default', () => {
+  it('says how to start a hub when none runs, and exits non-zero', { timeout: 120_000 }, async () => {
+    const result = await crawl(['--repos', 'gh:acme/tools']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      `No hub is running on the embedded database in ${path.join(dataDir, 'db')}`,
+    );
+    expect(result.stderr).toContain('npm start');
+    expect(result.stderr).not.toContain('DATABASE_URL is not set');
+  });
+
+  it('has the running hub crawl, reports the result, and the skills are searchable', {
+    timeout: 300_000,
+  }, async () => {
+    hub = await startHub();
+    const result = await crawl(['--repos', 'gh:acme/tools,gh:acme/missing']);
+    // The missing repository is named with its reason, as when the command crawls by itself.
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/^run \d+ \w+ in [\d.]+s: repositories 2\/2 · skills 2 /m);
+    expect(result.stdout).toMatch(/^outcomes: .*indexed 1/m);
+    expect(result.stdout).toMatch(/^gone acme\/missing: repository-not-found: /m);
+    // Progress went to stderr (one line per change when it is not a terminal).
+    expect(result.stderr).toMatch(/repositories \d\/2/);
+
+    // The hub's in-memory index follows its own writes.
+    let names: string[] = [];
+    for (let attempt = 0; attempt < 50 && names.length < 2; attempt++) {
+      const res = await fetch(`${hub.url}/v1/search?q=orbit`);
+      const body = (await res.json()) as { results: { name: string }[] };
+      names = body.results.map((r) => r.name).sort();
+      if (names.length < 2) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(names).toEqual(['deploy-orbit', 'lint-orbit']);
+  });
+
+  it('--enqueue-only leaves the run to the hub and answers with its id', { timeout: 120_000 }, async () => {
+    const result = await crawl(['--repos', 'gh:acme/tools', '--enqueue-only']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^run \d+ enqueued on the running hub$/m);
+  });
+});

@@ -1,4 +1,5 @@
 import { type Logger, type LoggerOptions, pino } from 'pino';
+import { PinoPretty } from 'pino-pretty';
 
 /**
  * Paths pino blanks in every log line: credentials in request headers, token-bearing fields and
@@ -64,7 +65,51 @@ export function loggerOptions(level: string): LoggerOptions {
   };
 }
 
-/** The one logger of a hub process (API, embedded crawler and scheduler log through children of it). */
-export function createHubLogger(level: string): Logger {
-  return pino(loggerOptions(level));
+interface PrettyLine {
+  [key: string]: unknown;
+  req?: { method?: string; url?: string };
+  res?: { statusCode?: number };
+  responseTime?: number;
+}
+
+/**
+ * A log line as a person reads it on a terminal: the message, then the request or response in a few words
+ * (method and URL, status and time), the other fields inline.
+ */
+export function prettyMessage(line: PrettyLine, messageKey: string): string {
+  const message = String(line[messageKey] ?? '');
+  if (line.res?.statusCode !== undefined) {
+    const time = typeof line.responseTime === 'number' ? ` in ${line.responseTime.toFixed(1)} ms` : '';
+    return `${message}: ${line.res.statusCode}${time}`;
+  }
+  if (line.req?.method) return `${message}: ${line.req.method} ${line.req.url ?? ''}`;
+  return message;
+}
+
+/**
+ * The one logger of a hub process (API, embedded crawler and scheduler log through children of it): JSON
+ * lines, except on a terminal (`pretty`, default: stdout is a TTY), where pino-pretty prints one readable
+ * line each. Logs collected by a machine (a pipe, a container, a test) stay JSON.
+ */
+export function createHubLogger(
+  level: string,
+  options: { pretty?: boolean; destination?: NodeJS.WritableStream } = {},
+): Logger {
+  const pretty = options.pretty ?? process.stdout.isTTY === true;
+  if (!pretty) {
+    return options.destination ? pino(loggerOptions(level), options.destination) : pino(loggerOptions(level));
+  }
+  // In this thread (not a transport worker): the lines keep their order with the process's own output.
+  return pino(
+    loggerOptions(level),
+    PinoPretty({
+      colorize: options.destination === undefined,
+      singleLine: true,
+      translateTime: 'SYS:HH:MM:ss.l',
+      ignore: 'pid,hostname,req,res,responseTime',
+      messageFormat: (line, messageKey) => prettyMessage(line as PrettyLine, messageKey),
+      sync: true,
+      ...(options.destination ? { destination: options.destination } : {}),
+    }),
+  );
 }

@@ -9,7 +9,7 @@
  * scale (`npm run bench -- load` first): p50/p99 at c=1 and c=16 with the read cache off, the model's
  * build time and memory.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { connectPostgres, loadSearchDocuments, type SearchDocumentRow } from '@atskills/db';
 import { createMemoryEngine } from '../../apps/api/src/search/memory-engine.js';
@@ -34,7 +34,7 @@ import {
 
 const ANONYMOUS = { isAdmin: false, readableNamespaces: [] };
 const DEPTH = 10;
-const THRESHOLDS = [0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7];
+const THRESHOLDS = [0.05, 0.08, 0.1, 0.12, 0.15, 0.2, 0.25, 0.3, 0.4];
 
 export async function run(args: string[]): Promise<void> {
   const { values } = parseArgs({
@@ -44,6 +44,8 @@ export async function run(args: string[]): Promise<void> {
       reuse: { type: 'boolean', default: false },
       misses: { type: 'boolean', default: false },
       speed: { type: 'boolean', default: false },
+      /** Writes every message's reranked candidates with their evidence (input of bench/suggest/fit.py). */
+      explain: { type: 'string' },
       total: { type: 'string', default: '800' },
     },
   });
@@ -66,14 +68,23 @@ export async function run(args: string[]): Promise<void> {
       after = batch[batch.length - 1]!.id;
     }
     const live = new Set(rows.map((r) => r.identity));
+    // Skills the index does not hold (a withheld SKILL.md, a repository the seed skips) cannot be suggested:
+    // they leave the judgement, and a message left with none of its skills leaves the run.
     const unknown = judgements.flatMap((j) =>
       j.relevant.filter((id) => !live.has(id)).map((id) => `${j.id}: ${id}`),
     );
-    if (unknown.length > 0) throw new Error(`judged skills missing from the index:\n${unknown.join('\n')}`);
-
+    if (unknown.length > 0)
+      console.error(`judged skills not in the index (left out):\n  ${unknown.join('\n  ')}`);
+    const judged = judgements.flatMap((j) => {
+      const relevant = j.relevant.filter((id) => live.has(id));
+      if (j.kind !== 'none' && relevant.length === 0) return [];
+      const needs = j.needs?.map((n) => n.filter((id) => live.has(id))).filter((n) => n.length > 0);
+      return [{ ...j, relevant, ...(needs ? { needs } : {}) }];
+    });
+    extra.messagesLeftOut = judgements.length - judged.length;
     const memory = createMemoryEngine(handle.db, createPostgresEngine(handle.db), { maxBytes: 2 ** 31 });
     await memory.build();
-    const suggest = createSuggestEngine(handle.db, memory, { maxBytes: 2 ** 31 });
+    const suggest = createSuggestEngine(handle.db, memory, { maxBytes: 2 ** 31, explain: true });
     let started = performance.now();
     await suggest.build();
     extra.model = { ...suggest.status(), buildSeconds: round((performance.now() - started) / 1000, 2) };
@@ -84,16 +95,31 @@ export async function run(args: string[]): Promise<void> {
     type Result = { judgement: MessageJudgement; answer: Answer; best?: number; matched?: string[] };
     const results: Record<string, Result[]> = {
       '/v1/suggest': [],
+      '/v1/suggest, never abstaining': [],
       '/search (whole message)': [],
       'bm25 baseline': [],
     };
-    for (const judgement of judgements) {
+    const explained: unknown[] = [];
+    for (const judgement of judged) {
       const s = await suggest.suggest(judgement.message, ANONYMOUS, DEPTH);
       results['/v1/suggest']!.push({
         judgement,
         answer: { ranking: s.results.map((r) => r.hit.identity), abstained: s.abstained },
         ...(s.best !== undefined ? { best: s.best } : {}),
         matched: s.results.slice(0, 3).map((r) => `${r.score} ${r.matched}`),
+      });
+      const all = await suggest.suggest(judgement.message, ANONYMOUS, DEPTH, 0);
+      results['/v1/suggest, never abstaining']!.push({
+        judgement,
+        answer: { ranking: all.results.map((r) => r.hit.identity), abstained: false },
+      });
+      explained.push({
+        id: judgement.id,
+        kind: judgement.kind,
+        candidates: (s.explained ?? []).map((c) => ({
+          ...c.evidence,
+          relevant: judgement.relevant.includes(c.identity),
+        })),
       });
       const page = await memory.search(judgement.message, {}, ANONYMOUS, DEPTH, undefined);
       results['/search (whole message)']!.push({
@@ -151,6 +177,7 @@ export async function run(args: string[]): Promise<void> {
         );
       }
     }
+    if (values.explain) writeFileSync(values.explain, explained.map((e) => JSON.stringify(e)).join('\n'));
     extra.summary = summary;
     extra.abstentionCurve = curve;
     await suggest.close();

@@ -15,7 +15,7 @@ import type { SearchEngine, SearchHit } from '../search/engine.js';
 import { hitFromRow } from '../search/hits.js';
 import { headingsOf } from '../search/memory/skill-index.js';
 import { findSynonyms, termOf } from '../search/relevance/analyze.js';
-import { ABSTAIN_BELOW, calibratedScore } from './abstain.js';
+import { ABSTAIN_BELOW, calibratedScore, type Evidence, rerankValue } from './abstain.js';
 import {
   createEmbeddingsClient,
   type EmbeddingsClient,
@@ -39,6 +39,8 @@ export interface SuggestAnswer {
   abstained: boolean;
   /** The best candidate's calibrated score, also when abstaining (benchmarks draw the trade-off curve). */
   best?: number;
+  /** With `explain`: the reranked candidates and their evidence (for fitting the calibration). */
+  explained?: { identity: string; score: number; evidence: Evidence }[];
 }
 
 /** What /metrics reports about the suggestion model. */
@@ -75,6 +77,8 @@ export interface SuggestEngineOptions {
   /** An OpenAI-compatible embeddings service; without it the model built from the index is the semantic side. */
   embeddings?: EmbeddingsSettings | EmbeddingsClient;
   onError?: (err: unknown) => void;
+  /** Return each answer's candidates with their evidence (benchmarks fit the calibration on it). */
+  explain?: boolean;
   /** Milliseconds a suggestion may wait for the embeddings service before it answers without it. */
   queryEmbeddingTimeoutMs?: number;
 }
@@ -97,7 +101,7 @@ const RELATED_CREDIT = 0.7;
 /** Coverage of a need at which a skill counts as covering it (diversification). */
 const COVERS = 0.5;
 /** Results under this score are not shown even when the best one passes the threshold. */
-const RESULT_FLOOR = 0.3;
+const RESULT_FLOOR = 0.04;
 /** Texts sent per embeddings request while the index is embedded in the background. */
 const EMBED_BATCH = 64;
 
@@ -362,7 +366,9 @@ export function createSuggestEngine(
         topical += idf * c.topical;
       }
     }
-    return total === 0 ? { all: 0, topical: 0 } : { all: all / total, topical: topical / total };
+    return total === 0
+      ? { all: 0, topical: 0, allIdf: 0, topicalIdf: 0 }
+      : { all: all / total, topical: topical / total, allIdf: all, topicalIdf: topical };
   };
 
   /** The stretch of the need's text from the first to the last word the skill holds. */
@@ -447,16 +453,32 @@ export function createSuggestEngine(
       const slot = slots.get(identity)!;
       const whole = coverage(m, slot, termsOf[0]!);
       const parts = needs.parts.map((_, i) => coverage(m, slot, termsOf[i + 1]!).all);
-      const score = calibratedScore({
+      const evidence: Evidence = {
         coverage: whole.all,
         topical: whole.topical,
+        topicalIdf: whole.topicalIdf,
+        allIdf: whole.allIdf,
+        fused: rrf / best,
         agreement: semanticTop.has(identity) && lexicalTop.has(identity),
-      });
-      return { key: identity, slot, score, parts, rank: score + 0.35 * (rrf / best) };
+      };
+      // Ordered by the reranker; the score is its calibration (monotonic, so the order is the same).
+      return {
+        key: identity,
+        slot,
+        score: calibratedScore(evidence),
+        parts,
+        rank: rerankValue(evidence),
+        evidence,
+      };
     });
     const ordered = diversify(ranked, needs.parts.length, COVERS);
     const bestScore = Math.max(0, ...ordered.map((c) => c.score));
-    if (bestScore < threshold) return { results: [], abstained: true, best: bestScore };
+    const explained = options.explain
+      ? ordered.slice(0, 20).map((c) => ({ identity: c.key, score: c.score, evidence: c.evidence }))
+      : undefined;
+    if (bestScore < threshold) {
+      return { results: [], abstained: true, best: bestScore, ...(explained ? { explained } : {}) };
+    }
     const results = ordered
       .filter((c) => c.score >= RESULT_FLOOR)
       .slice(0, limit)
@@ -476,7 +498,7 @@ export function createSuggestEngine(
           matched: matchedText(m, c.slot, need),
         };
       });
-    return { results, abstained: false, best: bestScore };
+    return { results, abstained: false, best: bestScore, ...(explained ? { explained } : {}) };
   };
 
   return {

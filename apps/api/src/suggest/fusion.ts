@@ -40,7 +40,11 @@ export function diversify<T extends Ranked>(ranked: readonly T[], needs: number,
   const out: T[] = [sorted[0]!];
   const used = new Set<T>(out);
   const covered = new Set<number>();
-  const mark = (c: T) => c.parts.forEach((p, i) => p >= covers && covered.add(i));
+  const mark = (c: T) => {
+    c.parts.forEach((p, i) => {
+      if (p >= covers) covered.add(i);
+    });
+  };
   mark(sorted[0]!);
   for (let need = 0; need < needs; need++) {
     if (covered.has(need)) continue;

@@ -39,7 +39,8 @@ const FILLER = new Set(
     'know think guess wonder wondering see look looking able assist hoping hope mind tell me my mine i im ' +
     "you your we our us it its it's this that these those what which who whom how why when where whether " +
     'is are was were be been being am have has had will shall wo won dont don doesn didn isn aren wasn ' +
-    'worked works working fine'
+    'worked works working fine sounds sound lol haha yes yeah yep no nope right alright awesome wow ' +
+    'bye later soon today tomorrow yesterday'
   ).split(/\s+/),
 );
 

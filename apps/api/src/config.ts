@@ -47,6 +47,12 @@ const EnvSchema = z.object({
   SEARCH_ENGINE: z.enum(['memory', 'postgres']).default('memory'),
   /** Memory budget of the in-memory search index, MiB; over it the hub answers from Postgres. */
   SEARCH_INDEX_MB: z.coerce.number().int().min(16).max(65536).default(2048),
+  /** Memory budget of the suggestion model (SPEC 2.7), MiB; over it /v1/suggest answers 503. */
+  SUGGEST_MODEL_MB: z.coerce.number().int().min(16).max(65536).default(1024),
+  /** An OpenAI-compatible embeddings service (its base URL or its /v1/embeddings URL) for suggestions. */
+  EMBEDDINGS_URL: optionalUrl,
+  EMBEDDINGS_MODEL: z.string().trim().min(1).optional(),
+  EMBEDDINGS_API_KEY: z.string().optional(),
   /** Failed authentications (bad, unknown, revoked or expired tokens) per client address per minute; 0 = off. */
   AUTH_FAILURES_MAX: integer(20),
   /** Archives built at once (each holds one skill's files in memory); more wait, then get 503. */
@@ -84,6 +90,12 @@ export interface AppConfig {
   readonly searchEngine: 'memory' | 'postgres';
   /** Bytes the in-memory search index may hold. */
   readonly searchIndexBytes: number;
+  /** Bytes the suggestion model may hold. */
+  readonly suggestModelBytes: number;
+  /** The embeddings service of suggestions, when one is configured. */
+  readonly embeddings:
+    | { readonly url: string; readonly model: string | undefined; readonly apiKey: string | undefined }
+    | undefined;
   readonly publishLimits: Readonly<PublishLimits>;
   readonly githubWebhookSecret: string | undefined;
   readonly indexRequestsPerMinute: number;
@@ -126,6 +138,14 @@ export function loadConfig(env: Env = process.env): AppConfig {
     readCacheBytes: Math.floor(e.READ_CACHE_MB * 1024 * 1024),
     searchEngine: e.SEARCH_ENGINE,
     searchIndexBytes: e.SEARCH_INDEX_MB * 1024 * 1024,
+    suggestModelBytes: e.SUGGEST_MODEL_MB * 1024 * 1024,
+    embeddings: e.EMBEDDINGS_URL
+      ? Object.freeze({
+          url: e.EMBEDDINGS_URL,
+          model: e.EMBEDDINGS_MODEL,
+          apiKey: e.EMBEDDINGS_API_KEY === '' ? undefined : e.EMBEDDINGS_API_KEY,
+        })
+      : undefined,
     authFailuresMax: e.AUTH_FAILURES_MAX,
     archiveBuilds: e.ARCHIVE_BUILDS,
     archiveCacheBytes: Math.floor(e.ARCHIVE_CACHE_MB * 1024 * 1024),

@@ -26,6 +26,9 @@ import { diversify, type RankedList, reciprocalRankFusion } from './fusion.js';
 import { type QueryTerm, SemanticModel } from './model.js';
 import { extractNeeds, type Need } from './needs.js';
 
+/** The model is not there to answer (still building, or over its memory budget). */
+export class SuggestUnavailableError extends Error {}
+
 /** One suggestion: the skill, its calibrated score, and the part of the message it answers. */
 export interface Suggestion {
   hit: SearchHit;
@@ -395,7 +398,7 @@ export function createSuggestEngine(
   ): Promise<SuggestAnswer> => {
     if (!model) {
       if (building) await Promise.race([building, new Promise((r) => setTimeout(r, 2_000).unref())]);
-      if (!model) throw new Error(error ?? 'the suggestion model is still building');
+      if (!model) throw new SuggestUnavailableError(error ?? 'the suggestion model is still building');
     }
     if (dirty) await sync();
     const m = model;

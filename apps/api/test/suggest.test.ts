@@ -3,7 +3,15 @@
  * only by those who may read them, skills written after start suggested through the change feed, and the
  * model's figures on /metrics.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseJsonOutput, runCliCaptured } from '../../../test/support/cli.js';
+import { unusedPort } from '../../../test/support/ports.js';
+import { fetchSuggestions } from '../../cli/src/suggest-client.js';
 import { createTestHub, type TestHub } from './support/app.js';
 import { seedHubCollection, seedRepository, skillMd } from './support/seed.js';
 import { auth, seedTeam, type Tokens } from './teams-fixtures.js';
@@ -17,6 +25,12 @@ async function eventually(check: () => Promise<boolean>, ms = 10_000): Promise<v
   }
   throw new Error('condition not met in time');
 }
+
+/** A tool's answer, checked field by field. */
+type ToolAnswer = {
+  isError?: boolean;
+  structuredContent: { abstained: boolean; results: Record<string, unknown>[] };
+};
 
 const body = (name: string, text: string) => `# ${name}\n\n${text}\n`;
 
@@ -165,5 +179,75 @@ describe('/v1/suggest', () => {
     expect(text).toMatch(/^atskills_suggest_model_ready 1$/m);
     expect(Number(text.match(/^atskills_suggest_model_bytes (\d+)/m)?.[1])).toBeGreaterThan(0);
     expect(Number(text.match(/^atskills_suggest_model_documents (\d+)/m)?.[1])).toBeGreaterThanOrEqual(4);
+  });
+
+  describe('on every agent path, against the running hub', () => {
+    let hubUrl: string;
+    let dir: string;
+    const MESSAGE = 'write release notes from my git commits since the last tag';
+    const env = (): NodeJS.ProcessEnv => ({
+      PATH: process.env.PATH,
+      HOME: path.join(dir, 'home'),
+      XDG_CONFIG_HOME: path.join(dir, 'config'),
+      ATSKILLS_CACHE: path.join(dir, 'cache'),
+      ATSKILLS_HUB: hubUrl,
+    });
+    beforeAll(async () => {
+      hubUrl = await hub.app.listen({ host: '127.0.0.1', port: 0 });
+      dir = await mkdtemp(path.join(tmpdir(), 'atskills-suggest-'));
+    });
+    afterAll(async () => rm(dir, { recursive: true, force: true }));
+
+    it('MCP tool suggest_skills: references with scores, and abstention', async () => {
+      const client = new Client({ name: 'suggest-test', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${hubUrl}/mcp`)));
+      try {
+        const { tools } = await client.listTools();
+        const tool = tools.find((t) => t.name === 'suggest_skills');
+        expect(tool?.description).toContain('score');
+        const answer = (await client.callTool({
+          name: 'suggest_skills',
+          arguments: { message: MESSAGE },
+        })) as ToolAnswer;
+        expect(answer.isError).toBeFalsy();
+        expect(answer.structuredContent.abstained).toBe(false);
+        expect(answer.structuredContent.results[0]).toMatchObject({
+          reference: expect.stringContaining('gh:devtools/skills/release-notes'),
+          score: expect.any(Number),
+        });
+        const none = (await client.callTool({
+          name: 'suggest_skills',
+          arguments: { message: 'thanks!' },
+        })) as ToolAnswer;
+        expect(none.structuredContent).toEqual({ results: [], abstained: true });
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('atskills suggest reads the message on stdin', async () => {
+      const result = await runCliCaptured(['suggest', '--json', '--limit', '2'], {
+        cwd: dir,
+        env: env(),
+        stdin: MESSAGE,
+      });
+      expect(result.code, result.stderr).toBe(0);
+      const answer = parseJsonOutput<{ results: { identity: string }[]; abstained: boolean }>(result);
+      expect(answer.abstained).toBe(false);
+      expect(answer.results[0]!.identity).toBe('gh:devtools/skills/release-notes');
+      expect(answer.results.length).toBeLessThanOrEqual(2);
+      const plain = await runCliCaptured(['suggest'], { cwd: dir, env: env(), stdin: 'thanks, that worked' });
+      expect(plain.stdout).toContain('No skill fits');
+      expect((await runCliCaptured(['suggest'], { cwd: dir, env: env(), stdin: '' })).code).toBe(2);
+    });
+
+    it('fetchSuggestions (for the prompt hook): results, [] on abstention, a down hub or a missed deadline', async () => {
+      const got = await fetchSuggestions({ hubUrl }, MESSAGE, { limit: 1, deadlineMs: 5_000 });
+      expect(got.map((r) => r.identity)).toEqual(['gh:devtools/skills/release-notes']);
+      expect(await fetchSuggestions({ hubUrl }, 'thanks, that worked', { deadlineMs: 5_000 })).toEqual([]);
+      const down = `http://127.0.0.1:${await unusedPort()}`;
+      expect(await fetchSuggestions({ hubUrl: down }, MESSAGE, { deadlineMs: 2_000 })).toEqual([]);
+      expect(await fetchSuggestions({ hubUrl }, MESSAGE, { deadlineMs: 0 })).toEqual([]);
+    });
   });
 });

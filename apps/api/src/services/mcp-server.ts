@@ -5,8 +5,10 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { isHttpProblem, problem } from '../problems.js';
 import type { SearchEngine } from '../search/engine.js';
+import type { SuggestEngine } from '../suggest/engine.js';
 import { readSkillFile } from './archive.js';
 import { resolveBatch } from './batch-resolve.js';
+import { registerSuggestTool } from './mcp-suggest.js';
 import { resolveIdentity } from './resolve.js';
 import { searchPageResponse, searchSkills } from './search.js';
 import { getSkillView } from './skill-view.js';
@@ -15,6 +17,8 @@ import { getSkillView } from './skill-view.js';
 export interface McpDeps {
   db: Database;
   searchEngine: SearchEngine;
+  /** Suggestions (the suggest_skills tool); absent, the tool is not offered. */
+  suggestEngine?: SuggestEngine;
   /** The caller (from the request's bearer token, exactly as on REST). */
   viewer: ReadScope;
   version: string;
@@ -75,6 +79,7 @@ export function buildMcpServer(deps: McpDeps): McpServer {
   const { db, searchEngine, viewer } = deps;
   const noteUse = deps.noteUse ?? (() => {});
   const server = new McpServer({ name: 'atskills-hub', version: deps.version });
+  registerSuggestTool(server, deps);
 
   server.registerTool(
     'search_skills',

@@ -29,6 +29,7 @@ const mcpRoutes: FastifyPluginAsync = async (app) => {
       const server = buildMcpServer({
         db: app.db,
         searchEngine: app.searchEngine,
+        suggestEngine: app.suggestEngine,
         viewer: request.viewer,
         version: MCP_VERSION,
         noteUse: (identity) => app.noteUse(request, identity),

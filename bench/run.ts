@@ -31,6 +31,7 @@ const benchmarks: Record<string, () => Promise<{ run(args: string[]): Promise<vo
   client: () => import('./client/command.js'),
   relevance: () => import('./relevance/command.js'),
   'safety-flags': () => import('./safety-flags/command.js'),
+  suggest: () => import('./suggest/command.js'),
 };
 
 const [name, ...rest] = process.argv.slice(2);

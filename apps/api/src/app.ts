@@ -19,6 +19,7 @@ import jsonTextPlugin from './plugins/json-text.js';
 import metricsPlugin, { type HubMetrics } from './plugins/metrics.js';
 import readCachePlugin from './plugins/read-cache.js';
 import searchPlugin from './plugins/search.js';
+import suggestPlugin from './plugins/suggest.js';
 import usesPlugin, { type UsesOptions } from './plugins/uses.js';
 import viewerPlugin from './plugins/viewer.js';
 import { problem } from './problems.js';
@@ -184,6 +185,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
   await app.register(databasePlugin, { config, ...(deps.database ? { handle: deps.database } : {}) });
   await app.register(readCachePlugin, { config });
   await app.register(searchPlugin, { config, ...(deps.search ? { engine: deps.search } : {}) });
+  await app.register(suggestPlugin, { config });
   await app.register(viewerPlugin);
   await app.register(indexingPlugin);
   await app.register(usesPlugin, deps.uses ?? { redis: deps.ops?.redis });

@@ -104,6 +104,18 @@ export const HubEnvSchema = z.object({
     .max(65536)
     .default(2048)
     .describe('Memory budget of the in-memory search index, MiB; over it the hub answers from Postgres.'),
+  SUGGEST_MODEL_MB: z.coerce
+    .number()
+    .int()
+    .min(16)
+    .max(65536)
+    .default(1024)
+    .describe('Memory budget of the suggestion model (SPEC 2.7), MiB; over it `/v1/suggest` answers 503.'),
+  EMBEDDINGS_URL: optionalUrl.describe(
+    'An OpenAI-compatible embeddings service (its base URL or its `/v1/embeddings` URL) for suggestions; unset, the model the hub builds from its own index.',
+  ),
+  EMBEDDINGS_MODEL: z.string().trim().min(1).optional().describe('The `model` sent to EMBEDDINGS_URL.'),
+  EMBEDDINGS_API_KEY: z.string().optional().describe('Bearer key sent to EMBEDDINGS_URL.'),
   AUTH_FAILURES_MAX: integer(20).describe(
     'Failed authentications (bad, unknown, revoked or expired tokens) per client address per minute before `429`; 0 = off.',
   ),
@@ -152,6 +164,12 @@ export interface AppConfig {
   readonly searchEngine: 'memory' | 'postgres';
   /** Bytes the in-memory search index may hold. */
   readonly searchIndexBytes: number;
+  /** Bytes the suggestion model may hold. */
+  readonly suggestModelBytes: number;
+  /** The embeddings service of suggestions, when one is configured. */
+  readonly embeddings:
+    | { readonly url: string; readonly model: string | undefined; readonly apiKey: string | undefined }
+    | undefined;
   readonly publishLimits: Readonly<PublishLimits>;
   readonly githubWebhookSecret: string | undefined;
   readonly indexRequestsPerMinute: number;
@@ -208,6 +226,14 @@ export function appConfigFrom(e: HubValues, githubAuth: GithubAuthSettings): App
     readCacheBytes: Math.floor(e.READ_CACHE_MB * 1024 * 1024),
     searchEngine: e.SEARCH_ENGINE,
     searchIndexBytes: e.SEARCH_INDEX_MB * 1024 * 1024,
+    suggestModelBytes: e.SUGGEST_MODEL_MB * 1024 * 1024,
+    embeddings: e.EMBEDDINGS_URL
+      ? Object.freeze({
+          url: e.EMBEDDINGS_URL,
+          model: e.EMBEDDINGS_MODEL,
+          apiKey: e.EMBEDDINGS_API_KEY === '' ? undefined : e.EMBEDDINGS_API_KEY,
+        })
+      : undefined,
     authFailuresMax: e.AUTH_FAILURES_MAX,
     archiveBuilds: e.ARCHIVE_BUILDS,
     archiveCacheBytes: Math.floor(e.ARCHIVE_CACHE_MB * 1024 * 1024),

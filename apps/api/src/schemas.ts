@@ -7,6 +7,8 @@ import {
   SearchQuery,
   SearchResult,
   SkillResponse,
+  SuggestBody,
+  SuggestQuery,
 } from '@atskills/protocol';
 import { z } from 'zod';
 
@@ -22,6 +24,8 @@ export {
   SafetyFlag,
   SearchQuery,
   SkillResponse,
+  SuggestBody,
+  SuggestQuery,
 };
 
 /** Distinct clients that resolved a skill: in the last 7 days (today included) and all time (/about/metrics). */
@@ -53,6 +57,23 @@ export const SearchPageResponse = z.object({
   ignored: z.array(z.string()).optional(),
 });
 export type SearchPageResponse = z.infer<typeof SearchPageResponse>;
+
+/** One /v1/suggest result: what a search result carries, plus its calibrated score and the words it answers. */
+export const SuggestHitResponse = SearchHitResponse.extend({
+  /** Estimated probability that the skill helps with the message: the same meaning in every message. */
+  score: z.number().min(0).max(1),
+  /** The words of the message this skill answers. */
+  matched: z.string(),
+});
+export type SuggestHitResponse = z.infer<typeof SuggestHitResponse>;
+
+/** GET/POST /v1/suggest answer (SPEC 2.7). */
+export const SuggestPageResponse = z.object({
+  results: z.array(SuggestHitResponse),
+  /** True (with no results) when no skill fits the message well enough. */
+  abstained: z.boolean(),
+});
+export type SuggestPageResponse = z.infer<typeof SuggestPageResponse>;
 
 /** GET /v1/skills/<identity> for a skill: the core SkillResponse plus where it lives and its costs. */
 export const SkillView = SkillResponse.extend({

@@ -271,6 +271,7 @@ describe('/mcp with the SDK client', () => {
         'resolve_batch',
         'resolve_skill',
         'search_skills',
+        'suggest_skills',
       ]);
       const search = (await client.callTool({
         name: 'search_skills',

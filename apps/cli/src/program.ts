@@ -40,6 +40,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Register>>> = {
   cache: async () => (await import('./commands/cache.js')).registerCache,
   login: async () => (await import('./commands/login.js')).registerLogin,
   search: async () => (await import('./commands/search.js')).registerSearch,
+  suggest: async () => (await import('./commands/suggest.js')).registerSuggest,
   publish: async () => (await import('./commands/publish.js')).registerPublish,
   link: async () => (await import('./commands/link.js')).registerLink,
   hook: async () => (await import('./commands/hook.js')).registerHook,

@@ -172,6 +172,40 @@ export const SearchResponse = z.object({
 });
 export type SearchResponse = z.infer<typeof SearchResponse>;
 
+/** Longest message `POST /v1/suggest` reads (SPEC 2.7), and the longest `GET /v1/suggest?q=` (a URL's worth). */
+export const SUGGEST_MAX_MESSAGE = 8_000;
+export const SUGGEST_MAX_QUERY = 2_000;
+
+/** GET /v1/suggest query string. */
+export const SuggestQuery = z.object({
+  q: z.string().trim().min(1).max(SUGGEST_MAX_QUERY),
+  limit: z.coerce.number().int().min(1).max(10).default(5),
+});
+export type SuggestQuery = z.infer<typeof SuggestQuery>;
+
+/** POST /v1/suggest body. */
+export const SuggestBody = z.object({
+  message: z.string().trim().min(1).max(SUGGEST_MAX_MESSAGE),
+  limit: z.number().int().min(1).max(10).default(5),
+});
+export type SuggestBody = z.infer<typeof SuggestBody>;
+
+/** One suggestion: a search result plus its calibrated score and the part of the message it answers. */
+export const SuggestResult = SearchResult.extend({
+  /** Estimated probability that the skill helps with the message: the same meaning in every message. */
+  score: z.number().min(0).max(1),
+  /** The words of the message this skill answers. */
+  matched: z.string(),
+});
+export type SuggestResult = z.infer<typeof SuggestResult>;
+
+/** GET/POST /v1/suggest answer: `abstained` (with no results) when no skill fits well enough. */
+export const SuggestResponse = z.object({
+  results: z.array(SuggestResult),
+  abstained: z.boolean(),
+});
+export type SuggestResponse = z.infer<typeof SuggestResponse>;
+
 /** A warning about a published skill (the hub publishes it anyway), e.g. a look-alike name. */
 export const PublishWarning = z.object({
   code: z.string(),

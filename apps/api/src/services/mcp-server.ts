@@ -13,11 +13,13 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { isHttpProblem, problem } from '../problems.js';
 import type { SearchEngine } from '../search/engine.js';
+import type { SuggestEngine } from '../suggest/engine.js';
 import { readSkillFile } from './archive.js';
 import { resolveBatch } from './batch-resolve.js';
 import { flagRules } from './flags.js';
 import { canonicalIdentity } from './locate.js';
 import { registerSkillsExtension, SKILLS_EXTENSION } from './mcp-skills-extension.js';
+import { registerSuggestTool } from './mcp-suggest.js';
 import { resolveIdentity } from './resolve.js';
 import { searchPageResponse, searchSkills } from './search.js';
 import { getSkillView } from './skill-view.js';
@@ -26,6 +28,8 @@ import { getSkillView } from './skill-view.js';
 export interface McpDeps {
   db: Database;
   searchEngine: SearchEngine;
+  /** Suggestions (the suggest_skills tool); absent, the tool is not offered. */
+  suggestEngine?: SuggestEngine;
   /** The caller (from the request's bearer token, exactly as on REST). */
   viewer: ReadScope;
   version: string;
@@ -170,6 +174,7 @@ export function buildMcpServer(deps: McpDeps): McpServer {
       return problemResult(error, logError);
     }
   };
+  registerSuggestTool(server, deps);
 
   server.registerTool(
     'search_skills',

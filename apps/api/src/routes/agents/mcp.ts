@@ -56,6 +56,7 @@ const mcpRoutes: FastifyPluginAsync = async (app) => {
       const server = buildMcpServer({
         db: app.db,
         searchEngine: app.searchEngine,
+        suggestEngine: app.suggestEngine,
         viewer: request.viewer,
         version: MCP_VERSION,
         hubUrl: app.config.publicUrl,

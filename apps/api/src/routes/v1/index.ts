@@ -9,12 +9,14 @@ import reportsRoutes from './reports.js';
 import reposRoutes from './repos.js';
 import resolveRoutes from './resolve.js';
 import skillsRoutes from './skills.js';
+import suggestRoutes from './suggest.js';
 import linksRoutes from './teams/links.js';
 import webhookRoutes from './webhooks.js';
 
 /** Everything under /v1 (registered with that prefix; every /v1 route is declared in this folder). */
 const v1Routes: FastifyPluginAsync = async (app) => {
   await app.register(searchRoutes);
+  await app.register(suggestRoutes);
   await app.register(skillsRoutes);
   await app.register(archiveRoutes);
   await app.register(resolveRoutes);

@@ -1,0 +1,90 @@
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { Gauge } from 'prom-client';
+import type { AppConfig } from '../config.js';
+import { createSuggestEngine, type SuggestEngine } from '../suggest/engine.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The suggestion engine (SPEC 2.7), over the search engine. */
+    suggestEngine: SuggestEngine;
+  }
+}
+
+export interface SuggestPluginOptions {
+  config: AppConfig;
+}
+
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** Exposes the suggestion model's size and state on /metrics (its memory budget is SUGGEST_MODEL_MB). */
+function reportModel(app: FastifyInstance, engine: SuggestEngine) {
+  const registers = [app.metrics.registry];
+  const gauge = (name: string, help: string, value: () => number) =>
+    new Gauge({
+      name,
+      help,
+      registers,
+      collect() {
+        this.set(value());
+      },
+    });
+  gauge(
+    'atskills_suggest_model_bytes',
+    'Estimated memory held by the suggestion model and its vectors (bytes)',
+    () => engine.status().bytes,
+  );
+  gauge(
+    'atskills_suggest_model_documents',
+    'Skills held by the suggestion model',
+    () => engine.status().documents,
+  );
+  gauge(
+    'atskills_suggest_model_vectors',
+    'Skills with an embedding from the embeddings service',
+    () => engine.status().vectors,
+  );
+  gauge(
+    'atskills_suggest_model_related_pairs',
+    'Related-term pairs mined from the index',
+    () => engine.status().relatedPairs,
+  );
+  gauge('atskills_suggest_model_ready', '1 when the suggestion model serves, 0 while it builds', () =>
+    engine.status().ready ? 1 : 0,
+  );
+  gauge(
+    'atskills_suggest_model_build_seconds',
+    'How long the last full build of the suggestion model took',
+    () => engine.status().buildSeconds ?? 0,
+  );
+  gauge(
+    'atskills_suggest_embeddings_up',
+    '0 when the embeddings service failed last time it was asked (1 otherwise, or when none is set)',
+    () => (engine.status().embeddingsError ? 0 : 1),
+  );
+}
+
+/**
+ * The suggestion engine: its model is built from the index when the app is ready, follows the index change
+ * feed (like the in-memory search index), and retrieves lexically through the app's search engine.
+ */
+export default fp(
+  async function suggestPlugin(app: FastifyInstance, opts: SuggestPluginOptions) {
+    const { config } = opts;
+    const engine = createSuggestEngine(app.db, app.searchEngine, {
+      maxBytes: config.suggestModelBytes,
+      ...(config.embeddings ? { embeddings: config.embeddings } : {}),
+      onError: (err) => app.log.warn({ err }, 'suggestion model'),
+    });
+    app.addHook('onReady', async () => {
+      engine.start((onEvent) => app.database.watchIndexChanges(onEvent));
+    });
+    app.addHook('onResponse', async (request, reply) => {
+      if (WRITE_METHODS.has(request.method) && reply.statusCode < 400) engine.noteLocalWrite();
+    });
+    app.addHook('onClose', async () => engine.close());
+    if (app.hasDecorator('metrics')) reportModel(app, engine);
+    app.decorate('suggestEngine', engine);
+  },
+  { name: 'atskills-suggest', dependencies: ['atskills-search'] },
+);

@@ -1,0 +1,50 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { problems, SuggestBody, SuggestPageResponse, SuggestQuery } from '../../schemas.js';
+import { suggestSkills } from '../../services/suggest.js';
+
+const DESCRIPTION =
+  'The skills that would help with a message a user typed to their agent (SPEC 2.7). The hub finds the need in ' +
+  'the message (code blocks, logs, paths and quoted text are set aside; a message with two needs gets both ' +
+  'covered), retrieves lexically and semantically, fuses and reranks. `score` is the estimated probability ' +
+  'that the skill helps, the same meaning in every message; `matched` is the part of the message it answers. ' +
+  'When no skill fits well enough the answer is `{"results": [], "abstained": true}`.';
+
+/** GET and POST /v1/suggest (SPEC 2.7). */
+const suggestRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.get(
+    '/suggest',
+    {
+      schema: {
+        operationId: 'suggest',
+        tags: ['search'],
+        summary: 'Suggest skills for a message (short messages in the query string)',
+        description: `${DESCRIPTION} Messages over 2,000 characters go in a POST.`,
+        querystring: SuggestQuery,
+        response: { 200: SuggestPageResponse, ...problems(400, 503) },
+      },
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-cache');
+      return suggestSkills(app.suggestEngine, request.viewer, request.query.q, request.query.limit);
+    },
+  );
+  app.post(
+    '/suggest',
+    {
+      schema: {
+        operationId: 'suggestMessage',
+        tags: ['search'],
+        summary: 'Suggest skills for a message (up to 8,000 characters)',
+        description: DESCRIPTION,
+        body: SuggestBody,
+        response: { 200: SuggestPageResponse, ...problems(400, 503) },
+      },
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-cache');
+      return suggestSkills(app.suggestEngine, request.viewer, request.body.message, request.body.limit);
+    },
+  );
+};
+
+export default suggestRoutes;

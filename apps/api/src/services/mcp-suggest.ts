@@ -1,0 +1,76 @@
+import type { ReadScope } from '@atskills/db';
+import { SUGGEST_MAX_MESSAGE } from '@atskills/protocol';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { isHttpProblem } from '../problems.js';
+import type { SuggestEngine } from '../suggest/engine.js';
+import { suggestSkills } from './suggest.js';
+
+const DESCRIPTION =
+  "Suggests skills for the user's message: pass the message the user just typed (code, logs and quoted text " +
+  'included: the hub finds the need in it). Call it when the user asks for a task and you do not already ' +
+  'know a skill for it; do not call it for chit-chat or for a skill the user already named. Each result is a ' +
+  'paste-ready @skills: reference with its description and `score`, the estimated probability (0 to 1, the ' +
+  'same meaning for every message) that the skill helps; `matched` is the part of the message it answers. ' +
+  '`abstained: true` (no results) means no skill fits well enough: carry on without one. Read a suggested ' +
+  'skill (resolve_skill) before following it.';
+
+/** Registers the `suggest_skills` tool (SPEC 2.7) on a caller's MCP server. */
+export function registerSuggestTool(
+  server: McpServer,
+  deps: { suggestEngine?: SuggestEngine | undefined; viewer: ReadScope },
+): void {
+  const engine = deps.suggestEngine;
+  if (!engine) return;
+  server.registerTool(
+    'suggest_skills',
+    {
+      title: 'Suggest skills for a message',
+      description: DESCRIPTION,
+      inputSchema: {
+        message: z.string().trim().min(1).max(SUGGEST_MAX_MESSAGE).describe("The user's message, as typed"),
+        limit: z.number().int().min(1).max(10).default(5),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async (args): Promise<CallToolResult> => {
+      try {
+        const page = await suggestSkills(engine, deps.viewer, args.message, args.limit);
+        const results = page.results.map((r) => ({
+          reference: r.reference,
+          identity: r.identity,
+          name: r.name,
+          description: r.description,
+          descriptionTokens: r.descriptionTokens,
+          score: r.score,
+          matched: r.matched,
+        }));
+        const text = page.abstained
+          ? 'No skill fits this message well enough (abstained).'
+          : results
+              .map(
+                (r) =>
+                  `${r.reference} (score ${r.score}, for "${r.matched}"): ${r.description.replace(/\s+/g, ' ')}`,
+              )
+              .join('\n');
+        return {
+          content: [{ type: 'text', text }],
+          structuredContent: { results, abstained: page.abstained },
+        };
+      } catch (error) {
+        if (!isHttpProblem(error)) throw error;
+        const problem = {
+          status: error.status,
+          code: error.code,
+          ...(error.detail ? { detail: error.detail } : {}),
+        };
+        return {
+          isError: true,
+          content: [{ type: 'text', text: JSON.stringify(problem) }],
+          structuredContent: problem,
+        };
+      }
+    },
+  );
+}

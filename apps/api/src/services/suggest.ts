@@ -1,0 +1,27 @@
+import type { ReadScope } from '@atskills/db';
+import { problem } from '../problems.js';
+import type { SuggestHitResponse, SuggestPageResponse } from '../schemas.js';
+import { type SuggestEngine, SuggestUnavailableError } from '../suggest/engine.js';
+import { searchHitResponse } from './search.js';
+
+/** Suggestions for a message in their wire shape (GET/POST /v1/suggest, MCP, the web page). */
+export async function suggestSkills(
+  engine: SuggestEngine,
+  viewer: ReadScope,
+  message: string,
+  limit: number,
+): Promise<SuggestPageResponse> {
+  let answer: Awaited<ReturnType<SuggestEngine['suggest']>>;
+  try {
+    answer = await engine.suggest(message, viewer, limit);
+  } catch (err) {
+    if (!(err instanceof SuggestUnavailableError)) throw err;
+    throw problem('unavailable', `Suggestions are not available yet: ${(err as Error).message}`);
+  }
+  return {
+    results: answer.results.map(
+      (r): SuggestHitResponse => ({ ...searchHitResponse(r.hit), score: r.score, matched: r.matched }),
+    ),
+    abstained: answer.abstained,
+  };
+}

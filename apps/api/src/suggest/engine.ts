@@ -1,0 +1,553 @@
+import {
+  type ChangeMark,
+  changedSkills,
+  currentChangeMark,
+  type Database,
+  type IndexChangeEvent,
+  type IndexWatch,
+  liveSkillIdentities,
+  loadSearchDocuments,
+  loadSearchDocumentsById,
+  type ReadScope,
+  type SearchDocumentRow,
+} from '@atskills/db';
+import type { SearchEngine, SearchHit } from '../search/engine.js';
+import { hitFromRow } from '../search/hits.js';
+import { headingsOf } from '../search/memory/skill-index.js';
+import { findSynonyms, termOf } from '../search/relevance/analyze.js';
+import { ABSTAIN_BELOW, calibratedScore, type Evidence, rerankValue } from './abstain.js';
+import {
+  createEmbeddingsClient,
+  type EmbeddingsClient,
+  type EmbeddingsSettings,
+  VectorStore,
+} from './embeddings.js';
+import { diversify, type RankedList, reciprocalRankFusion } from './fusion.js';
+import { type QueryTerm, SemanticModel } from './model.js';
+import { extractNeeds, type Need } from './needs.js';
+
+/** The model is not there to answer (still building, or over its memory budget). */
+export class SuggestUnavailableError extends Error {}
+
+/** One suggestion: the skill, its calibrated score, and the part of the message it answers. */
+export interface Suggestion {
+  hit: SearchHit;
+  score: number;
+  matched: string;
+}
+
+/** The answer to a message. */
+export interface SuggestAnswer {
+  results: Suggestion[];
+  abstained: boolean;
+  /** The best candidate's calibrated score, also when abstaining (benchmarks draw the trade-off curve). */
+  best?: number;
+  /** With `explain`: the reranked candidates and their evidence (for fitting the calibration). */
+  explained?: { identity: string; score: number; evidence: Evidence }[];
+}
+
+/** What /metrics reports about the suggestion model. */
+export interface SuggestStatus {
+  ready: boolean;
+  documents: number;
+  vocabulary: number;
+  postings: number;
+  relatedPairs: number;
+  /** Estimated bytes of the model (and of the embedding vectors, when a service provides them). */
+  bytes: number;
+  vectors: number;
+  buildSeconds: number | null;
+  /** The embeddings service failed last time it was asked (the default model answers meanwhile). */
+  embeddingsError?: string;
+  error?: string;
+}
+
+/** The suggestion engine a plugin drives. */
+export interface SuggestEngine {
+  /** Suggestions for a message (`threshold`: the abstention threshold, ABSTAIN_BELOW unless a benchmark varies it). */
+  suggest(message: string, viewer: ReadScope, limit: number, threshold?: number): Promise<SuggestAnswer>;
+  build(): Promise<void>;
+  start(watch: (onEvent: (event: IndexChangeEvent) => void) => Promise<IndexWatch>): void;
+  sync(): Promise<void>;
+  noteLocalWrite(): void;
+  status(): SuggestStatus;
+  close(): Promise<void>;
+}
+
+export interface SuggestEngineOptions {
+  /** Refuse to hold more than this (bytes): the model then stays off and suggestions answer 503. */
+  maxBytes: number;
+  /** An OpenAI-compatible embeddings service; without it the model built from the index is the semantic side. */
+  embeddings?: EmbeddingsSettings | EmbeddingsClient;
+  onError?: (err: unknown) => void;
+  /** Return each answer's candidates with their evidence (benchmarks fit the calibration on it). */
+  explain?: boolean;
+  /** Milliseconds a suggestion may wait for the embeddings service before it answers without it. */
+  queryEmbeddingTimeoutMs?: number;
+}
+
+const BUILD_BATCH = 2_000;
+const SYNC_DEBOUNCE_MS = 50;
+const SYNC_INTERVAL_MS = 30_000;
+/** Candidates read from each retrieval (deeper than a page: the reranker picks among them). */
+const LEXICAL_DEPTH = 30;
+const SEMANTIC_DEPTH = 50;
+/** Candidates reranked after fusion. */
+const RERANK_DEPTH = 40;
+/** Weight of a synonym, and of a related term per unit of its normalised PMI, against a word of the message. */
+const SYNONYM_WEIGHT = 0.8;
+const RELATED_WEIGHT = 0.5;
+const RELATED_PER_WORD = 4;
+/** Credit of a need word found only in a skill's body, and through a related term. */
+const BODY_CREDIT = 0.6;
+const RELATED_CREDIT = 0.7;
+/** Coverage of a need at which a skill counts as covering it (diversification). */
+const COVERS = 0.5;
+/** Results under this score are not shown even when the best one passes the threshold. */
+const RESULT_FLOOR = 0.04;
+/** Texts sent per embeddings request while the index is embedded in the background. */
+const EMBED_BATCH = 64;
+
+interface Held {
+  hit: SearchHit;
+  visibility: string;
+  ownerKey: string;
+  revision: string;
+  /** What the embedding is computed from. */
+  text: string;
+}
+
+/** What a skill is, as text for an embedding model: name, description, headings. */
+function embeddingText(row: SearchDocumentRow, headings: string): string {
+  return `${row.name}: ${row.description}\n${headings}`.slice(0, 2_000);
+}
+
+/**
+ * Suggestions (SPEC 2.7): finds the needs of a message, retrieves candidates lexically (the hub's search
+ * engine) and semantically (the model built from the index, or an embeddings service), fuses them
+ * (reciprocal-rank fusion), reranks by how much of each need a skill covers, diversifies across needs,
+ * and abstains when the best calibrated score is under the threshold.
+ */
+export function createSuggestEngine(
+  db: Database,
+  search: SearchEngine,
+  options: SuggestEngineOptions,
+): SuggestEngine {
+  let model: SemanticModel | null = null;
+  let held: (Held | undefined)[] = [];
+  let slots = new Map<string, number>();
+  let nextSlot = 0;
+  let mark: ChangeMark | null = null;
+  let building: Promise<void> | null = null;
+  let syncing: Promise<void> | null = null;
+  let syncAgain = false;
+  let dirty = false;
+  let buildSeconds: number | null = null;
+  let error: string | undefined;
+  let embeddingsError: string | undefined;
+  let watch: IndexWatch | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let debounce: NodeJS.Timeout | undefined;
+  let closed = false;
+  const embedder: EmbeddingsClient | null = !options.embeddings
+    ? null
+    : 'embed' in options.embeddings
+      ? options.embeddings
+      : createEmbeddingsClient(options.embeddings);
+  const vectors = new VectorStore();
+  /** Slots waiting for their embedding. */
+  const toEmbed = new Set<number>();
+  let embedding: Promise<void> | null = null;
+
+  const bytes = () => (model?.stats().bytes ?? 0) + vectors.bytes() + slots.size * 200;
+
+  const add = (target: SemanticModel, row: SearchDocumentRow) => {
+    const old = slots.get(row.identity);
+    if (old !== undefined) {
+      target.delete(old);
+      held[old] = undefined;
+      vectors.delete(old);
+      toEmbed.delete(old);
+    }
+    const slot = nextSlot++;
+    const headings = headingsOf(row.body);
+    const hit = hitFromRow({ ...row, kind: 'skill', skillCount: null });
+    target.set(slot, {
+      name: row.name,
+      folder: row.path.split('/').pop() ?? '',
+      description: row.description,
+      headings,
+      body: row.body,
+    });
+    held[slot] = {
+      hit,
+      visibility: row.visibility,
+      ownerKey: row.owner.toLowerCase(),
+      revision: row.revision,
+      text: embeddingText(row, headings),
+    };
+    slots.set(row.identity, slot);
+    if (embedder) toEmbed.add(slot);
+  };
+
+  const drop = (target: SemanticModel, identity: string) => {
+    const slot = slots.get(identity);
+    if (slot === undefined) return;
+    target.delete(slot);
+    held[slot] = undefined;
+    slots.delete(identity);
+    vectors.delete(slot);
+    toEmbed.delete(slot);
+  };
+
+  /** Embeds the skills waiting for it, in the background; a failing service is retried at the next sync. */
+  const embedPending = () => {
+    if (!embedder || embedding || toEmbed.size === 0 || closed) return;
+    embedding = (async () => {
+      while (toEmbed.size > 0 && !closed) {
+        const batch = [...toEmbed].slice(0, EMBED_BATCH * 4);
+        const texts = batch.map((s) => held[s]?.text ?? '');
+        const got = await embedder.embed(texts);
+        batch.forEach((slot, i) => {
+          toEmbed.delete(slot);
+          if (held[slot]) vectors.set(slot, got[i]!);
+        });
+        embeddingsError = undefined;
+      }
+    })()
+      .catch((err) => {
+        embeddingsError = (err as Error).message;
+        options.onError?.(err);
+      })
+      .finally(() => {
+        embedding = null;
+      });
+  };
+
+  const doBuild = async () => {
+    const started = performance.now();
+    const fresh = new SemanticModel();
+    held = [];
+    slots = new Map();
+    nextSlot = 0;
+    const startMark = await currentChangeMark(db);
+    let afterId = 0;
+    for (;;) {
+      const rows = await loadSearchDocuments(db, afterId, BUILD_BATCH);
+      if (rows.length === 0) break;
+      for (const row of rows) add(fresh, row);
+      afterId = rows[rows.length - 1]!.id;
+      if (bytes() + fresh.stats().bytes > options.maxBytes) {
+        throw new Error(
+          `the suggestion model would exceed its memory budget (${Math.round(options.maxBytes / 2 ** 20)} MiB) at ${slots.size} skills`,
+        );
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    fresh.mineRelated();
+    model = fresh;
+    mark = startMark;
+    buildSeconds = (performance.now() - started) / 1000;
+    error = undefined;
+    embedPending();
+    await doSync();
+  };
+
+  const doSync = async () => {
+    const target = model;
+    if (!target || !mark) return;
+    const nextMark = await currentChangeMark(db);
+    const changes = await changedSkills(db, mark);
+    if (!changes) {
+      await doBuild();
+      return;
+    }
+    const reload: number[] = [];
+    for (const row of changes.rows) {
+      if (!row.live) {
+        drop(target, row.identity);
+        continue;
+      }
+      const slot = slots.get(row.identity);
+      const h = slot === undefined ? undefined : held[slot];
+      if (h && h.revision === row.revision) {
+        h.hit = { ...h.hit, stars: row.stars };
+        h.visibility = row.visibility;
+      } else reload.push(row.id);
+    }
+    for (let i = 0; i < reload.length; i += BUILD_BATCH) {
+      for (const row of await loadSearchDocumentsById(db, reload.slice(i, i + BUILD_BATCH))) add(target, row);
+    }
+    if (changes.liveCount !== slots.size) {
+      const live = new Set(await liveSkillIdentities(db));
+      for (const identity of [...slots.keys()]) if (!live.has(identity)) drop(target, identity);
+    }
+    if (target.needsRemine()) target.mineRelated();
+    mark = nextMark;
+    embedPending();
+  };
+
+  const sync = (): Promise<void> => {
+    if (!model) return building ?? Promise.resolve();
+    if (syncing) {
+      syncAgain = true;
+      return syncing;
+    }
+    dirty = false;
+    syncing = doSync()
+      .catch((err) => options.onError?.(err))
+      .finally(() => {
+        syncing = null;
+        if (syncAgain && !closed) {
+          syncAgain = false;
+          void sync();
+        }
+      });
+    return syncing;
+  };
+
+  const build = (): Promise<void> => {
+    building ??= doBuild()
+      .catch((err) => {
+        error = (err as Error).message;
+        options.onError?.(err);
+      })
+      .finally(() => {
+        building = null;
+      });
+    return building;
+  };
+
+  /** The weighted terms a need is searched with: its words, their synonyms, and their related terms. */
+  const queryTerms = (m: SemanticModel, words: readonly string[]): QueryTerm[] => {
+    const out = new Map<string, QueryTerm>();
+    const put = (term: string, weight: number, of: string) => {
+      const had = out.get(term);
+      if (!had || had.weight < weight) out.set(term, { term, weight, of });
+    };
+    for (const w of words) put(termOf(w), 1, termOf(w));
+    for (const match of findSynonyms(words)) {
+      const of = termOf(words[match.start]!);
+      for (const alt of match.alternatives) for (const w of alt) put(termOf(w), SYNONYM_WEIGHT, of);
+    }
+    for (const w of words) {
+      const term = termOf(w);
+      for (const r of m.relatedTerms(term).slice(0, RELATED_PER_WORD)) {
+        put(r.term, RELATED_WEIGHT * r.npmi, term);
+      }
+    }
+    return [...out.values()];
+  };
+
+  /**
+   * How much of a need a skill covers, weighted by how telling each word is: all of it and only its name,
+   * description and headings. A word no skill holds weighs as the rarest (it is what the message is about).
+   */
+  const coverage = (m: SemanticModel, slot: number, terms: readonly QueryTerm[]) => {
+    const maxIdf = Math.log(1 + (m.size + 0.5) / 0.5);
+    let total = 0;
+    let all = 0;
+    let topical = 0;
+    const credit = new Map<string, { all: number; topical: number }>();
+    for (const q of terms) {
+      const hit = m.match(slot, q.term);
+      if (!hit) continue;
+      const direct = q.term === q.of;
+      const scale = direct ? 1 : RELATED_CREDIT * Math.min(1, q.weight / SYNONYM_WEIGHT);
+      const c = credit.get(q.of) ?? { all: 0, topical: 0 };
+      c.all = Math.max(c.all, scale * (hit.topical ? 1 : BODY_CREDIT));
+      if (hit.topical) c.topical = Math.max(c.topical, scale);
+      credit.set(q.of, c);
+    }
+    for (const q of terms) {
+      if (q.term !== q.of) continue;
+      const idf = m.idf(q.term) || maxIdf * 0.5;
+      total += idf;
+      const c = credit.get(q.term);
+      if (c) {
+        all += idf * c.all;
+        topical += idf * c.topical;
+      }
+    }
+    return total === 0
+      ? { all: 0, topical: 0, allIdf: 0, topicalIdf: 0 }
+      : { all: all / total, topical: topical / total, allIdf: all, topicalIdf: topical };
+  };
+
+  /** The stretch of the need's text from the first to the last word the skill holds. */
+  const matchedText = (m: SemanticModel, slot: number, need: Need): string => {
+    const re = /[\p{L}\p{N}]+/gu;
+    let first = -1;
+    let last = -1;
+    for (const w of need.text.matchAll(re)) {
+      const word = w[0].toLowerCase();
+      if (!need.words.includes(word)) continue;
+      if (m.match(slot, termOf(word))) {
+        if (first < 0) first = w.index;
+        last = w.index + word.length;
+      }
+    }
+    return first < 0 ? need.text : need.text.slice(first, last);
+  };
+
+  const suggest = async (
+    message: string,
+    viewer: ReadScope,
+    limit: number,
+    threshold = ABSTAIN_BELOW,
+  ): Promise<SuggestAnswer> => {
+    if (!model) {
+      if (building) await Promise.race([building, new Promise((r) => setTimeout(r, 2_000).unref())]);
+      if (!model) throw new SuggestUnavailableError(error ?? 'the suggestion model is still building');
+    }
+    if (dirty) await sync();
+    const m = model;
+    const needs = extractNeeds(message);
+    if (needs.words.length === 0) return { results: [], abstained: true, best: 0 };
+    const readable = new Set(viewer.readableNamespaces.map((n) => n.toLowerCase()));
+    const admit = (slot: number) => {
+      const h = held[slot];
+      if (!h) return false;
+      return h.visibility === 'public' || viewer.isAdmin || readable.has(h.ownerKey);
+    };
+    const asks: Need[] = [needs.whole, ...needs.parts];
+    const termsOf = asks.map((need) => queryTerms(m, need.words));
+    const lists: RankedList[] = [];
+    const semanticTop = new Set<string>();
+    const lexicalTop = new Set<string>();
+    const identityOf = (slot: number) => held[slot]!.hit.identity;
+    // Dense vectors from the embeddings service, when it answers in time (else the model alone).
+    let queryVectors: Float32Array[] | null = null;
+    if (embedder && vectors.size > 0) {
+      try {
+        queryVectors = await embedder.embed(
+          asks.map((a) => a.text),
+          { timeoutMs: options.queryEmbeddingTimeoutMs ?? 1_000, attempts: 1 },
+        );
+        embeddingsError = undefined;
+      } catch (err) {
+        embeddingsError = (err as Error).message;
+      }
+    }
+    await Promise.all(
+      asks.map(async (need, i) => {
+        const weight = i === 0 ? 1 : 0.5;
+        const semantic = m.search(termsOf[i]!, SEMANTIC_DEPTH, admit).map((h) => identityOf(h.slot));
+        lists.push({ keys: semantic, weight });
+        if (i === 0) for (const k of semantic.slice(0, 10)) semanticTop.add(k);
+        const dense = queryVectors?.[i];
+        if (dense) {
+          const near = vectors.nearest(dense, SEMANTIC_DEPTH, admit).map((h) => identityOf(h.slot));
+          lists.push({ keys: near, weight });
+          if (i === 0) for (const k of near.slice(0, 10)) semanticTop.add(k);
+        }
+        const page = await search.search(need.words.join(' '), {}, viewer, LEXICAL_DEPTH, undefined);
+        const lexical = page.hits.filter((h) => h.kind === 'skill').map((h) => h.identity);
+        lists.push({ keys: lexical, weight });
+        if (i === 0) for (const k of lexical.slice(0, 10)) lexicalTop.add(k);
+      }),
+    );
+    const fused = [...reciprocalRankFusion(lists)]
+      .filter(([identity]) => slots.has(identity))
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+      .slice(0, RERANK_DEPTH);
+    const best = fused[0]?.[1] ?? 1;
+    const ranked = fused.map(([identity, rrf]) => {
+      const slot = slots.get(identity)!;
+      const whole = coverage(m, slot, termsOf[0]!);
+      const parts = needs.parts.map((_, i) => coverage(m, slot, termsOf[i + 1]!).all);
+      const evidence: Evidence = {
+        coverage: whole.all,
+        topical: whole.topical,
+        topicalIdf: whole.topicalIdf,
+        allIdf: whole.allIdf,
+        fused: rrf / best,
+        agreement: semanticTop.has(identity) && lexicalTop.has(identity),
+      };
+      // Ordered by the reranker; the score is its calibration (monotonic, so the order is the same).
+      return {
+        key: identity,
+        slot,
+        score: calibratedScore(evidence),
+        parts,
+        rank: rerankValue(evidence),
+        evidence,
+      };
+    });
+    const ordered = diversify(ranked, needs.parts.length, COVERS);
+    const bestScore = Math.max(0, ...ordered.map((c) => c.score));
+    const explained = options.explain
+      ? ordered.slice(0, 20).map((c) => ({ identity: c.key, score: c.score, evidence: c.evidence }))
+      : undefined;
+    if (bestScore < threshold) {
+      return { results: [], abstained: true, best: bestScore, ...(explained ? { explained } : {}) };
+    }
+    const results = ordered
+      .filter((c) => c.score >= RESULT_FLOOR)
+      .slice(0, limit)
+      .map((c) => {
+        // The part of the message it answers: the need it covers best, else the whole request.
+        let need = needs.whole;
+        let bestPart = COVERS;
+        c.parts.forEach((p, i) => {
+          if (p > bestPart) {
+            bestPart = p;
+            need = needs.parts[i]!;
+          }
+        });
+        return {
+          hit: held[c.slot]!.hit,
+          score: Math.round(c.score * 1000) / 1000,
+          matched: matchedText(m, c.slot, need),
+        };
+      });
+    return { results, abstained: false, best: bestScore, ...(explained ? { explained } : {}) };
+  };
+
+  return {
+    suggest,
+    build,
+    sync,
+    noteLocalWrite() {
+      dirty = true;
+    },
+    start(watchChanges) {
+      void build();
+      void watchChanges((event) => {
+        if (event !== 'change' && event !== 'live') return;
+        clearTimeout(debounce);
+        debounce = setTimeout(() => void sync(), SYNC_DEBOUNCE_MS);
+        debounce.unref();
+      }).then((w) => {
+        if (closed) void w.close();
+        else watch = w;
+      }, options.onError);
+      timer = setInterval(() => void sync(), SYNC_INTERVAL_MS);
+      timer.unref();
+    },
+    status() {
+      const s = model?.stats();
+      return {
+        ready: model !== null,
+        documents: s?.documents ?? 0,
+        vocabulary: s?.vocabulary ?? 0,
+        postings: s?.postings ?? 0,
+        relatedPairs: s?.relatedPairs ?? 0,
+        bytes: model ? bytes() : 0,
+        vectors: vectors.size,
+        buildSeconds,
+        ...(embeddingsError ? { embeddingsError } : {}),
+        ...(error ? { error } : {}),
+      };
+    },
+    async close() {
+      closed = true;
+      clearInterval(timer);
+      clearTimeout(debounce);
+      await watch?.close();
+      await building?.catch(() => {});
+      await syncing?.catch(() => {});
+      await embedding?.catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,364 @@
+import { termOf, textWords } from '../search/relevance/analyze.js';
+import { isFiller } from './needs.js';
+
+/** What the model indexes of a skill. */
+export interface ModelDocument {
+  name: string;
+  /** The folder name when it differs from the name (often the better-known one). */
+  folder: string;
+  description: string;
+  headings: string;
+  body: string;
+}
+
+/** A weighted query term: a word of the need, or a term related to one (`of` names the need word's term). */
+export interface QueryTerm {
+  term: string;
+  weight: number;
+  /** The need term this one stands for (itself for a word of the message). */
+  of: string;
+}
+
+// How much each field says about what a skill is for (per occurrence, body words counted up to a bound).
+const NAME_WEIGHT = 3;
+const DESCRIPTION_WEIGHT = 2;
+const HEADING_WEIGHT = 1;
+const BODY_WEIGHT = 0.4;
+/** Body words read per skill: the opening of a body says what it does; the rest is how. */
+const BODY_WORDS = 600;
+/** Distinct terms kept per skill (the heaviest): bounds memory per skill. */
+const MAX_DOC_TERMS = 160;
+/** Weights are stored in tenths, 7 bits; the top bit marks a term of the name, description or headings. */
+const WEIGHT_STEP = 0.1;
+const TOPICAL_BIT = 0x80;
+// Related terms: mined from the terms of names, descriptions and headings (what a skill is about).
+const RELATED_MIN_DF = 3;
+const RELATED_MAX_DF_SHARE = 0.04;
+const RELATED_SAMPLE = 400;
+const RELATED_PER_TERM = 6;
+const RELATED_MIN_COUNT = 2;
+const RELATED_MIN_NPMI = 0.3;
+/** Saturation of a term's weight in a skill (BM25's k1, over field-weighted counts). */
+const SATURATION = 1.5;
+
+/** A growable list of packed postings (slot << 8 | weight byte). */
+class Postings {
+  data = new Uint32Array(4);
+  length = 0;
+  push(v: number): void {
+    if (this.length === this.data.length) {
+      const next = new Uint32Array(this.data.length * 2);
+      next.set(this.data);
+      this.data = next;
+    }
+    this.data[this.length++] = v;
+  }
+}
+
+interface Doc {
+  /** Term ids, ascending. */
+  terms: Uint32Array;
+  /** Per term: weight in tenths (low 7 bits) and TOPICAL_BIT. */
+  weights: Uint8Array;
+  /** Sum of the term weights (length normalisation). */
+  length: number;
+  /** Hash of name + description (copies of one skill count once when mining related terms). */
+  key: string;
+}
+
+/** A skill the model ranks, with how it matched. */
+export interface ModelHit {
+  slot: number;
+  score: number;
+}
+
+/**
+ * The default semantic model, built from the hub's own index with nothing to download: a field-weighted
+ * term index of every skill (name, description, headings and the opening of the body) plus related terms
+ * mined from co-occurrence (normalised PMI) in names, descriptions and headings, which let a message
+ * reach a skill that uses other words. Documents are added and removed as the index changes; the related
+ * terms are re-mined when the corpus has drifted (see `needsRemine`).
+ */
+export class SemanticModel {
+  private readonly vocabulary = new Map<string, number>();
+  private readonly termNames: string[] = [];
+  private df = new Int32Array(1024);
+  private readonly postings: Postings[] = [];
+  private readonly docs: (Doc | undefined)[] = [];
+  private live = 0;
+  private totalLength = 0;
+  private deadPostings = 0;
+  private postingCount = 0;
+  private related = new Map<number, { ids: Uint32Array; npmi: Float32Array }>();
+  private relatedPairs = 0;
+  private changesSinceMine = 0;
+  private scores = new Float32Array(1024);
+  private readonly touched: number[] = [];
+
+  /** Skills held. */
+  get size(): number {
+    return this.live;
+  }
+
+  /** Adds (or replaces) the skill in `slot`. */
+  set(slot: number, doc: ModelDocument): void {
+    this.delete(slot);
+    const weights = new Map<string, { w: number; topical: boolean }>();
+    const add = (text: string, weight: number, topical: boolean, limit = Number.POSITIVE_INFINITY) => {
+      let n = 0;
+      for (const word of textWords(text)) {
+        if (n++ >= limit) break;
+        if (isFiller(word) || word.length > 40) continue;
+        const term = termOf(word);
+        const held = weights.get(term);
+        if (held) {
+          held.w += weight;
+          held.topical ||= topical;
+        } else weights.set(term, { w: weight, topical });
+      }
+    };
+    add(`${doc.name} ${doc.folder}`.replace(/[-_]/g, ' '), NAME_WEIGHT, true);
+    add(doc.description, DESCRIPTION_WEIGHT, true);
+    add(doc.headings, HEADING_WEIGHT, true, 200);
+    add(doc.body, BODY_WEIGHT, false, BODY_WORDS);
+    const kept = [...weights].sort((a, b) => b[1].w - a[1].w).slice(0, MAX_DOC_TERMS);
+    const ids = kept.map(([term]) => this.termId(term));
+    const order = ids.map((_, i) => i).sort((a, b) => ids[a]! - ids[b]!);
+    const terms = new Uint32Array(order.length);
+    const bytes = new Uint8Array(order.length);
+    let length = 0;
+    order.forEach((i, k) => {
+      const { w, topical } = kept[i]![1];
+      const q = Math.max(1, Math.min(0x7f, Math.round(w / WEIGHT_STEP)));
+      terms[k] = ids[i]!;
+      bytes[k] = q | (topical ? TOPICAL_BIT : 0);
+      length += q * WEIGHT_STEP;
+      this.df[ids[i]!]!++;
+      this.postings[ids[i]!]!.push((slot << 8) | bytes[k]!);
+      this.postingCount++;
+    });
+    this.docs[slot] = {
+      terms,
+      weights: bytes,
+      length,
+      key: `${doc.name}\u0000${doc.description}`,
+    };
+    this.live++;
+    this.totalLength += length;
+    this.changesSinceMine++;
+    if (slot >= this.scores.length) {
+      const next = new Float32Array(Math.max(slot + 1, this.scores.length * 2));
+      next.set(this.scores);
+      this.scores = next;
+    }
+  }
+
+  /** Removes the skill in `slot` (its postings are dropped at the next compaction). */
+  delete(slot: number): void {
+    const doc = this.docs[slot];
+    if (!doc) return;
+    for (const id of doc.terms) this.df[id]!--;
+    this.docs[slot] = undefined;
+    this.live--;
+    this.totalLength -= doc.length;
+    this.deadPostings += doc.terms.length;
+    this.changesSinceMine++;
+    if (this.deadPostings > 0.25 * this.postingCount) this.compact();
+  }
+
+  private termId(term: string): number {
+    let id = this.vocabulary.get(term);
+    if (id === undefined) {
+      id = this.termNames.length;
+      this.vocabulary.set(term, id);
+      this.termNames.push(term);
+      this.postings.push(new Postings());
+      if (id >= this.df.length) {
+        const next = new Int32Array(this.df.length * 2);
+        next.set(this.df);
+        this.df = next;
+      }
+    }
+    return id;
+  }
+
+  /** Drops the postings of removed skills (slots are never reused, so a dead slot's postings are all stale). */
+  private compact(): void {
+    for (const list of this.postings) list.length = 0;
+    this.postingCount = 0;
+    this.docs.forEach((doc, slot) => {
+      if (!doc) return;
+      doc.terms.forEach((id, k) => {
+        this.postings[id]!.push((slot << 8) | doc.weights[k]!);
+        this.postingCount++;
+      });
+    });
+    this.deadPostings = 0;
+  }
+
+  /** Inverse document frequency of a term (0 for a term no skill holds). */
+  idf(term: string): number {
+    const id = this.vocabulary.get(term);
+    const df = id === undefined ? 0 : this.df[id]!;
+    if (df <= 0) return 0;
+    return Math.log(1 + (this.live - df + 0.5) / (df + 0.5));
+  }
+
+  /** Terms related to `term` (mined co-occurrence), strongest first, with their normalised PMI. */
+  relatedTerms(term: string): { term: string; npmi: number }[] {
+    const id = this.vocabulary.get(term);
+    const held = id === undefined ? undefined : this.related.get(id);
+    if (!held) return [];
+    return [...held.ids].map((r, i) => ({ term: this.termNames[r]!, npmi: held.npmi[i]! }));
+  }
+
+  /** Whether enough skills changed since the related terms were mined to mine them again. */
+  needsRemine(): boolean {
+    return this.changesSinceMine > Math.max(50, 0.1 * this.live);
+  }
+
+  /**
+   * Mines related terms: for each topical term held by a few skills (not rare noise, not a word every skill
+   * has), the topical terms that co-occur with it far more often than chance (normalised PMI).
+   */
+  mineRelated(): void {
+    const topical = new Map<number, number[]>();
+    const seen = new Set<string>();
+    this.docs.forEach((doc, slot) => {
+      if (!doc || seen.has(doc.key)) return;
+      seen.add(doc.key);
+      doc.terms.forEach((id, k) => {
+        if ((doc.weights[k]! & TOPICAL_BIT) === 0) return;
+        const list = topical.get(id);
+        if (list) list.push(slot);
+        else topical.set(id, [slot]);
+      });
+    });
+    const n = seen.size;
+    const maxDf = Math.max(RELATED_MIN_DF + 1, RELATED_MAX_DF_SHARE * n);
+    const related = new Map<number, { ids: Uint32Array; npmi: Float32Array }>();
+    const counts = new Map<number, number>();
+    let pairs = 0;
+    for (const [id, slots] of topical) {
+      if (slots.length < RELATED_MIN_DF || slots.length > maxDf) continue;
+      counts.clear();
+      const step = Math.max(1, slots.length / RELATED_SAMPLE);
+      let sampled = 0;
+      for (let i = 0; i < slots.length; i += step) {
+        const doc = this.docs[slots[Math.floor(i)]!]!;
+        sampled++;
+        doc.terms.forEach((other, k) => {
+          if (other === id || (doc.weights[k]! & TOPICAL_BIT) === 0) return;
+          counts.set(other, (counts.get(other) ?? 0) + 1);
+        });
+      }
+      const scale = slots.length / sampled;
+      const pT = slots.length / n;
+      const best: { id: number; npmi: number }[] = [];
+      for (const [other, c] of counts) {
+        if (c < RELATED_MIN_COUNT) continue;
+        const dfO = topical.get(other)?.length ?? 0;
+        if (dfO < RELATED_MIN_DF) continue;
+        const pTU = (c * scale) / n;
+        const pU = dfO / n;
+        if (pTU >= 1) continue;
+        const npmi = Math.log(pTU / (pT * pU)) / -Math.log(pTU);
+        if (npmi >= RELATED_MIN_NPMI) best.push({ id: other, npmi });
+      }
+      if (best.length === 0) continue;
+      best.sort((a, b) => b.npmi - a.npmi);
+      const top = best.slice(0, RELATED_PER_TERM);
+      related.set(id, {
+        ids: Uint32Array.from(top.map((b) => b.id)),
+        npmi: Float32Array.from(top.map((b) => b.npmi)),
+      });
+      pairs += top.length;
+    }
+    this.related = related;
+    this.relatedPairs = pairs;
+    this.changesSinceMine = 0;
+  }
+
+  /**
+   * The `depth` best skills for weighted query terms (field-weighted, saturated, length-normalised term
+   * matching), among the slots `admit` lets through (visibility).
+   */
+  search(query: readonly QueryTerm[], depth: number, admit: (slot: number) => boolean): ModelHit[] {
+    const scores = this.scores;
+    const touched = this.touched;
+    const avg = this.live === 0 ? 1 : this.totalLength / this.live;
+    const docs = this.docs;
+    for (const q of query) {
+      const id = this.vocabulary.get(q.term);
+      if (id === undefined || this.df[id]! <= 0) continue;
+      const weight = q.weight * this.idf(q.term);
+      const list = this.postings[id]!;
+      for (let i = 0; i < list.length; i++) {
+        const v = list.data[i]!;
+        const slot = v >>> 8;
+        const doc = docs[slot];
+        if (doc === undefined) continue;
+        const w = (v & 0x7f) * WEIGHT_STEP;
+        const norm = SATURATION * (0.5 + (0.5 * doc.length) / avg);
+        if (scores[slot] === 0) touched.push(slot);
+        scores[slot]! += (weight * w * (SATURATION + 1)) / (w + norm);
+      }
+    }
+    const hits: ModelHit[] = [];
+    let floor = 0;
+    for (const slot of touched) {
+      const score = scores[slot]!;
+      scores[slot] = 0;
+      if (hits.length >= depth && score <= floor) continue;
+      if (!admit(slot)) continue;
+      hits.push({ slot, score });
+      if (hits.length >= depth * 2) {
+        hits.sort((a, b) => b.score - a.score);
+        hits.length = depth;
+        floor = hits[depth - 1]!.score;
+      }
+    }
+    touched.length = 0;
+    hits.sort((a, b) => b.score - a.score || a.slot - b.slot);
+    return hits.slice(0, depth);
+  }
+
+  /**
+   * How a skill matches terms: per term, 0 (absent), or its weight in the skill and whether it is in the
+   * name, description or headings.
+   */
+  match(slot: number, term: string): { weight: number; topical: boolean } | null {
+    const doc = this.docs[slot];
+    const id = this.vocabulary.get(term);
+    if (!doc || id === undefined) return null;
+    let lo = 0;
+    let hi = doc.terms.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const v = doc.terms[mid]!;
+      if (v === id) {
+        const b = doc.weights[mid]!;
+        return { weight: (b & 0x7f) * WEIGHT_STEP, topical: (b & TOPICAL_BIT) !== 0 };
+      }
+      if (v < id) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return null;
+  }
+
+  /** Figures for /metrics: skills, vocabulary, postings, related pairs, estimated bytes. */
+  stats() {
+    let docBytes = 0;
+    for (const d of this.docs) if (d) docBytes += d.terms.length * 5 + 120 + d.key.length * 2;
+    let postingBytes = 0;
+    for (const p of this.postings) postingBytes += p.data.byteLength + 40;
+    const vocabularyBytes = this.termNames.length * 80;
+    return {
+      documents: this.live,
+      vocabulary: this.termNames.length,
+      postings: this.postingCount - this.deadPostings,
+      relatedPairs: this.relatedPairs,
+      bytes: docBytes + postingBytes + vocabularyBytes + this.relatedPairs * 8 + this.related.size * 64,
+    };
+  }
+}

@@ -1,0 +1,124 @@
+import { STOP_WORDS, textWords } from '../search/relevance/analyze.js';
+
+/** One need of a message: the clause that states it and its content words. */
+export interface Need {
+  /** The clause as the user wrote it (trimmed), shown as the part of the message a suggestion answers. */
+  text: string;
+  /** Its content words (lowercase, stop words and filler left out), in order. */
+  words: string[];
+}
+
+/** What a message asks for: the whole request and, when it names several, each need apart. */
+export interface MessageNeeds {
+  /** Content words of the whole request (every clause), in order, without repeats. */
+  words: string[];
+  /** The request as one clause (`text` is the cleaned message). */
+  whole: Need;
+  /** The needs when the message names more than one (distinct clauses); empty for a single need. */
+  parts: Need[];
+}
+
+/** Longest message read (SPEC 2.7: messages up to 8,000 characters). */
+export const MAX_MESSAGE_CHARS = 8_000;
+/** Content words kept for the whole request (the rest of a long message is context, not the ask). */
+const MAX_WORDS = 24;
+/** Fewest content words for a clause to stand as a need of its own. */
+const MIN_PART_WORDS = 2;
+const MAX_PARTS = 4;
+
+// Words that carry no need in a message to an agent (beyond the search stop words): politeness, hedges,
+// and the verbs every request uses. Kept here, not in the search stop words: a query "help" is a search.
+const FILLER = new Set(
+  (
+    'hi hey hello hiya yo thanks thank thx ty cheers please pls plz ok okay sure great cool nice awesome ' +
+    'perfect lovely good morning afternoon evening appreciate appreciated kindly actually basically just ' +
+    'really maybe perhaps probably somehow anyway also too still again now then there here something ' +
+    'anything everything someone somebody stuff thing things way bit lot lots quick quickly real really ' +
+    'help helps helping want wants wanted need needs needed like would could should can cant might must ' +
+    "let lets let's try trying tried get got getting make makes making do does doing did done go going " +
+    'know think guess wonder wondering see look looking able assist hoping hope mind tell me my mine i im ' +
+    "you your we our us it its it's this that these those what which who whom how why when where whether " +
+    'is are was were be been being am have has had will shall wo won dont don doesn didn isn aren wasn ' +
+    'worked works working fine sounds sound lol haha yes yeah yep no nope right alright awesome wow ' +
+    'bye later soon today tomorrow yesterday'
+  ).split(/\s+/),
+);
+
+/** Whether a word carries no need (stop word, filler, a lone digit or letter). */
+export function isFiller(word: string): boolean {
+  return STOP_WORDS.has(word) || FILLER.has(word) || word.length < 2 || /^\d+$/.test(word);
+}
+
+// Lines that are not the user's words: quoted mail, stack frames, log lines, shell prompts.
+const QUOTED = /^\s*>/;
+const STACK_FRAME =
+  /^\s*(at\s+\S+.*[(:]\d+|File ".*", line \d+|Traceback \(most recent call last\)|\w+(\.\w+)*(Error|Exception)(:|$)|#\d+\s+0x[0-9a-f]+|\.\.\. \d+ more|Caused by:)/i;
+const LOG_LINE =
+  /^\s*(\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|\[?(DEBUG|INFO|WARN|WARNING|ERROR|TRACE|FATAL)\]?\b|[$#] \S)/;
+// Paths, URLs, file names, hashes and code-looking tokens inside prose.
+const URL = /\b[a-z][a-z0-9+.-]*:\/\/\S+/gi;
+const PATH = /(^|\s)(~|\.{1,2})?([\\/][\w.@-]+){2,}[\\/]?|[A-Za-z]:\\\S+/g;
+const FILE_NAME =
+  /\b[\w-]+\.(ts|tsx|js|jsx|mjs|cjs|py|rb|go|rs|java|kt|c|h|cpp|hpp|cs|json|ya?ml|toml|lock|md|txt|log|sh|sql|css|html|xml|env|cfg|ini)\b/gi;
+const HEX = /\b[0-9a-f]{7,}\b/gi;
+const INLINE_CODE = /`[^`\n]{1,200}`/g;
+
+/** The user's own words of a message: code blocks, quoted mail, stack traces, log lines and paths removed. */
+export function userText(message: string): string {
+  let text = message.slice(0, MAX_MESSAGE_CHARS).replace(/\r\n?/g, '\n');
+  // Fenced code blocks (an unclosed fence runs to the end: it is code the user pasted).
+  text = text.replace(/(^|\n)\s*(```|~~~)[^\n]*\n[\s\S]*?(\n\s*\2[^\n]*(?=\n|$)|$)/g, '\n');
+  const kept: string[] = [];
+  for (const line of text.split('\n')) {
+    if (QUOTED.test(line) || STACK_FRAME.test(line) || LOG_LINE.test(line)) continue;
+    // Indented code (four spaces or a tab) and lines that are mostly symbols (code, tables of numbers).
+    if (/^( {4}|\t)\S/.test(line) && !/[a-z]{3,}\s+[a-z]{3,}\s+[a-z]{3,}/i.test(line)) continue;
+    const letters = (line.match(/\p{L}/gu) ?? []).length;
+    if (line.trim().length > 12 && letters / line.trim().length < 0.5) continue;
+    kept.push(line);
+  }
+  return kept
+    .join('\n')
+    .replace(INLINE_CODE, (code) => (/^`[\w -]{1,40}`$/.test(code) ? code.slice(1, -1) : ' '))
+    .replace(URL, ' ')
+    .replace(PATH, ' ')
+    .replace(FILE_NAME, (name) => name.replace(/\.\w+$/, ''))
+    .replace(HEX, ' ');
+}
+
+/** Content words of a piece of text. */
+export function contentWords(text: string): string[] {
+  return textWords(text).filter((w) => !isFiller(w) && w.length <= 40);
+}
+
+// Where one need ends and another begins: sentence ends, and joiners that start a new request.
+const SENTENCE_END = /(?<=[.!?;])\s+|\n+/;
+const NEW_REQUEST =
+  /\s*,?\s+(?:and\s+also|and\s+then|also|plus|as\s+well\s+as|after\s+that|then|and\s+(?=(?:can|could|would|please|help|write|make|create|add|set|build|generate|draft|review|fix|check|update|convert|deploy|summari[sz]e|analy[sz]e|design|plan|test|find|run|pull|get)\b))\s+/i;
+
+/** Finds what a message asks for: its content words, and its separate needs when it names several. */
+export function extractNeeds(message: string): MessageNeeds {
+  const text = userText(message);
+  const clauses: Need[] = [];
+  for (const sentence of text.split(SENTENCE_END)) {
+    for (const clause of sentence.split(NEW_REQUEST)) {
+      const words = contentWords(clause);
+      if (words.length === 0) continue;
+      clauses.push({ text: clause.trim().replace(/^[,;:\-\s]+|[,;:\s]+$/g, ''), words });
+    }
+  }
+  const words = [...new Set(clauses.flatMap((c) => c.words))].slice(0, MAX_WORDS);
+  const wholeText = clauses.map((c) => c.text).join(' ');
+  const whole: Need = { text: wholeText, words };
+  // Clauses too short to stand alone join the one before (a "fix it" belongs to what it follows).
+  const merged: Need[] = [];
+  for (const c of clauses) {
+    const prev = merged[merged.length - 1];
+    if (prev && c.words.length < MIN_PART_WORDS) {
+      prev.text = `${prev.text} ${c.text}`;
+      prev.words.push(...c.words);
+    } else merged.push({ text: c.text, words: [...c.words] });
+  }
+  const parts = merged.length > 1 ? merged.slice(0, MAX_PARTS) : [];
+  return { words, whole, parts };
+}

@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import { ABSTAIN_BELOW, calibratedScore, rerankValue } from './abstain.js';
+import { diversify, reciprocalRankFusion } from './fusion.js';
+import { SemanticModel } from './model.js';
+import { extractNeeds, userText } from './needs.js';
+
+describe('need extraction', () => {
+  it('sets aside code blocks, stack traces, quoted mail, paths and greetings', () => {
+    const text = userText(
+      [
+        'hi there!',
+        '> On Monday Bob wrote: deploy it',
+        '```ts',
+        'const x = compileTheWidget();',
+        '```',
+        'Traceback (most recent call last):',
+        '  File "/srv/app.py", line 3, in <module>',
+        '    at Object.run (/srv/index.js:10:5)',
+        'please convert /home/me/report.pdf to markdown, see https://example.com/x',
+      ].join('\n'),
+    );
+    expect(text).not.toMatch(/compileTheWidget|Bob|Traceback|index\.js|example\.com|\/home/);
+    expect(text).toContain('convert');
+    expect(extractNeeds('thanks, that worked!').words).toEqual([]);
+    expect(extractNeeds('ok cool, sounds good').words).toEqual([]);
+    expect(extractNeeds('please convert the pdf to markdown').words).toEqual(['convert', 'pdf', 'markdown']);
+  });
+
+  it('splits a message with two needs, and keeps one need whole', () => {
+    const two = extractNeeds(
+      'Write a postmortem for the outage and also draft an offer letter for the new hire',
+    );
+    expect(two.parts.map((p) => p.text)).toEqual([
+      'Write a postmortem for the outage',
+      'draft an offer letter for the new hire',
+    ]);
+    const one = extractNeeds(
+      'the CI on my PR keeps failing on lint, can you pull the Actions logs and fix it',
+    );
+    expect(one.parts).toEqual([]);
+    expect(one.words).toEqual(expect.arrayContaining(['ci', 'pr', 'lint', 'actions', 'logs', 'fix']));
+  });
+});
+
+describe('semantic model', () => {
+  const model = new SemanticModel();
+  const doc = (name: string, description: string, body = '') => ({
+    name,
+    folder: name,
+    description,
+    headings: '',
+    body,
+  });
+  model.set(0, doc('changelog', 'Write release notes and a changelog from git commits'));
+  model.set(1, doc('release-announce', 'Release notes announcement from commits for users'));
+  model.set(2, doc('release-tagger', 'Tag a release and write the changelog'));
+  model.set(3, doc('pdf', 'Extract text from pdf files', 'Tables and forms in pdf documents.'));
+  model.set(4, doc('pdf-forms', 'Fill pdf forms', 'Form fields.'));
+  model.set(5, doc('pdf-merge', 'Merge pdf documents'));
+  model.set(6, doc('notes-writer', 'Release notes writer'));
+
+  it('ranks by field-weighted term matches and honours visibility', () => {
+    const q = [{ term: 'pdf', weight: 1, of: 'pdf' }];
+    expect(model.search(q, 10, () => true).map((h) => h.slot)).toEqual(expect.arrayContaining([3, 4, 5]));
+    expect(model.search(q, 10, (slot) => slot !== 3).map((h) => h.slot)).not.toContain(3);
+  });
+
+  it('mines related terms from co-occurrence, and forgets removed skills', () => {
+    model.mineRelated();
+    expect(model.relatedTerms('releas').map((r) => r.term)).toContain('note');
+    expect(model.match(3, 'tabl')?.topical).toBe(false);
+    expect(model.match(3, 'pdf')?.topical).toBe(true);
+    model.delete(3);
+    expect(model.size).toBe(6);
+    expect(
+      model.search([{ term: 'pdf', weight: 1, of: 'pdf' }], 10, () => true).map((h) => h.slot),
+    ).not.toContain(3);
+    expect(model.stats().bytes).toBeGreaterThan(0);
+  });
+});
+
+describe('fusion and diversification', () => {
+  it('fuses ranks: a key high in both lists wins', () => {
+    const fused = reciprocalRankFusion([
+      { keys: ['a', 'b', 'c'], weight: 1 },
+      { keys: ['b', 'c', 'a'], weight: 1 },
+    ]);
+    expect([...fused].sort((x, y) => y[1] - x[1])[0]![0]).toBe('b');
+  });
+
+  it('brings the best candidate of an uncovered need up', () => {
+    const ranked = [
+      { key: 'a1', rank: 3, parts: [0.9, 0] },
+      { key: 'a2', rank: 2.9, parts: [0.8, 0] },
+      { key: 'b1', rank: 1, parts: [0, 0.7] },
+    ];
+    expect(diversify(ranked, 2, 0.5).map((c) => c.key)).toEqual(['a1', 'b1', 'a2']);
+    expect(diversify(ranked, 1, 0.5).map((c) => c.key)).toEqual(['a1', 'a2', 'b1']);
+  });
+});
+
+describe('calibrated score', () => {
+  const weak = { coverage: 0.1, topical: 0, topicalIdf: 0, allIdf: 1, fused: 0.3, agreement: false };
+  const strong = { coverage: 0.9, topical: 0.8, topicalIdf: 20, allIdf: 25, fused: 1, agreement: true };
+  it('is in [0, 1], ordered like the reranker, and splits weak from strong evidence at the threshold', () => {
+    for (const e of [weak, strong]) expect(calibratedScore(e)).toBeGreaterThanOrEqual(0);
+    expect(calibratedScore(strong)).toBeLessThanOrEqual(1);
+    expect(rerankValue(strong)).toBeGreaterThan(rerankValue(weak));
+    expect(calibratedScore(weak)).toBeLessThan(ABSTAIN_BELOW);
+    expect(calibratedScore(strong)).toBeGreaterThan(ABSTAIN_BELOW);
+  });
+});

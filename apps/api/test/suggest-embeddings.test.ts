@@ -1,0 +1,76 @@
+/**
+ * Suggestions with an embeddings service (EMBEDDINGS_URL): the index is embedded in batches, a failing
+ * request is retried, and a service that is down leaves the default model answering. The service is a
+ * small local server returning deterministic vectors (test/support/embeddings-server.ts).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
+import { type EmbeddingsServer, startEmbeddingsServer } from '../../../test/support/embeddings-server.js';
+import { createPostgresEngine } from '../src/search/postgres.js';
+import { createEmbeddingsClient, embeddingsEndpoint } from '../src/suggest/embeddings.js';
+import { createSuggestEngine } from '../src/suggest/engine.js';
+import { seedRepository, skillMd } from './support/seed.js';
+
+const ANONYMOUS = { isAdmin: false, readableNamespaces: [] };
+
+describe('suggestions with an embeddings service', () => {
+  let db: TestDatabase;
+  let service: EmbeddingsServer;
+  beforeAll(async () => {
+    db = await createTestDatabase('suggest_embeddings');
+    service = await startEmbeddingsServer();
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 10; i++)
+      files[`tool-${i}/SKILL.md`] = skillMd(`tool-${i}`, `Tool number ${i} for chores`);
+    files['release-notes/SKILL.md'] = skillMd('release-notes', 'Write release notes from git commits');
+    await seedRepository(db.db, 'o', 'r', files);
+  }, 60_000);
+  afterAll(async () => {
+    await service?.close();
+    await db?.drop();
+  });
+
+  it('names the endpoint from a base URL or the full URL', () => {
+    expect(embeddingsEndpoint('http://h:1')).toBe('http://h:1/v1/embeddings');
+    expect(embeddingsEndpoint('http://h:1/v1/')).toBe('http://h:1/v1/embeddings');
+    expect(embeddingsEndpoint('http://h:1/v1/embeddings')).toBe('http://h:1/v1/embeddings');
+  });
+
+  it('sends texts in batches, retries a failed request, and gives unit vectors', async () => {
+    const client = createEmbeddingsClient({ url: service.url, batchSize: 4 });
+    service.batches.length = 0;
+    service.failNext(1);
+    const vectors = await client.embed(['a b', 'c', 'd e f', 'g', 'h', 'i']);
+    expect(service.batches).toEqual([4, 4, 2]);
+    expect(vectors).toHaveLength(6);
+    for (const v of vectors) expect(Math.hypot(...v)).toBeCloseTo(1, 5);
+    service.failNext(5);
+    await expect(client.embed(['x'])).rejects.toThrow(/503/);
+    service.failNext(0);
+  });
+
+  it('embeds the index, uses the vectors, and answers from the default model when the service is down', async () => {
+    const engine = createSuggestEngine(db.db, createPostgresEngine(db.db), {
+      maxBytes: 2 ** 28,
+      embeddings: { url: service.url, batchSize: 4 },
+    });
+    try {
+      service.batches.length = 0;
+      await engine.build();
+      const until = Date.now() + 10_000;
+      while (engine.status().vectors < 11 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      expect(engine.status().vectors).toBe(11);
+      expect(service.batches.every((n) => n <= 4)).toBe(true);
+      const up = await engine.suggest('write release notes from my git commits', ANONYMOUS, 3);
+      expect(up.results[0]?.hit.identity).toBe('gh:o/r/release-notes');
+      expect(engine.status().embeddingsError).toBeUndefined();
+
+      await service.close();
+      const down = await engine.suggest('write release notes from my git commits', ANONYMOUS, 3);
+      expect(down.results[0]?.hit.identity).toBe('gh:o/r/release-notes');
+      expect(engine.status().embeddingsError).toBeDefined();
+    } finally {
+      await engine.close();
+    }
+  });
+});

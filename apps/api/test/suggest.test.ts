@@ -1,0 +1,253 @@
+/**
+ * /v1/suggest in the app (SPEC 2.7): the answer's shape, abstention, input errors, private skills seen
+ * only by those who may read them, skills written after start suggested through the change feed, and the
+ * model's figures on /metrics.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseJsonOutput, runCliCaptured } from '../../../test/support/cli.js';
+import { unusedPort } from '../../../test/support/ports.js';
+import { fetchSuggestions } from '../../cli/src/suggest-client.js';
+import { createTestHub, type TestHub } from './support/app.js';
+import { seedHubCollection, seedRepository, skillMd } from './support/seed.js';
+import { auth, seedTeam, type Tokens } from './teams-fixtures.js';
+
+/** Polls until `check` passes (the change feed is asynchronous by nature). */
+async function eventually(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('condition not met in time');
+}
+
+/** A tool's answer, checked field by field. */
+type ToolAnswer = {
+  isError?: boolean;
+  structuredContent: { abstained: boolean; results: Record<string, unknown>[] };
+};
+
+const body = (name: string, text: string) => `# ${name}\n\n${text}\n`;
+
+describe('/v1/suggest', () => {
+  let hub: TestHub;
+  let tokens: Tokens;
+  const post = async (message: string, headers: Record<string, string> = {}, limit?: number) =>
+    hub.app.inject({
+      method: 'POST',
+      url: '/v1/suggest',
+      headers,
+      payload: { message, ...(limit ? { limit } : {}) },
+    });
+
+  beforeAll(async () => {
+    hub = await createTestHub('suggest', { SEARCH_ENGINE: 'memory' });
+    tokens = await seedTeam(hub.db.db, 'acme');
+    await seedRepository(hub.db.db, 'devtools', 'skills', {
+      'ci-fix/SKILL.md': skillMd(
+        'ci-fix',
+        'Fix failing GitHub Actions checks on a pull request: read the workflow logs, find the failing step, fix it',
+        body(
+          'ci-fix',
+          'Pull the Actions run logs with gh run view, find the lint or test step that failed, fix and push.',
+        ),
+      ),
+      'release-notes/SKILL.md': skillMd(
+        'release-notes',
+        'Write release notes and a changelog from the git commits since the last tag',
+        body('release-notes', 'Group commits by type: features, fixes, breaking changes.'),
+      ),
+      'pdf-extract/SKILL.md': skillMd(
+        'pdf-extract',
+        'Extract text and tables from PDF files into markdown',
+        body('pdf-extract', 'Use pdfplumber for tables and text.'),
+      ),
+      'timing-safe-compare/SKILL.md': skillMd(
+        'timing-safe-compare',
+        'Find timing side channels in secret comparisons and replace them with constant-time comparison',
+        body(
+          'timing-safe-compare',
+          'A comparison that bails out at the first differing byte leaks how many bytes matched: an attacker measures the time.',
+        ),
+      ),
+    });
+    await hub.app.ready();
+    await hub.app.suggestEngine.build();
+  }, 60_000);
+  afterAll(async () => hub?.close());
+
+  it('answers a message with the skill it needs, its score and the words it answers', async () => {
+    const r = await post('the CI on my PR keeps failing on lint, can you pull the Actions logs and fix it');
+    expect(r.statusCode).toBe(200);
+    const answer = r.json();
+    expect(answer.abstained).toBe(false);
+    expect(answer.results[0].identity).toBe('gh:devtools/skills/ci-fix');
+    expect(answer.results[0].score).toBeGreaterThan(0);
+    expect(answer.results[0].score).toBeLessThanOrEqual(1);
+    expect(answer.results[0].matched.length).toBeGreaterThan(0);
+    expect('the CI on my PR keeps failing on lint, can you pull the Actions logs and fix it').toContain(
+      answer.results[0].matched,
+    );
+    // What a search result carries.
+    expect(answer.results[0]).toMatchObject({
+      kind: 'skill',
+      reference: expect.stringContaining('gh:devtools/skills/ci-fix'),
+      repository: 'devtools/skills',
+      descriptionTokens: expect.any(Number),
+      flags: [],
+    });
+  });
+
+  it('answers GET with the message in q, and the limit', async () => {
+    const r = await hub.app.inject({
+      url: `/v1/suggest?q=${encodeURIComponent('write release notes from my commits')}&limit=1`,
+    });
+    expect(r.statusCode).toBe(200);
+    expect(r.json().results.map((x: { identity: string }) => x.identity)).toEqual([
+      'gh:devtools/skills/release-notes',
+    ]);
+  });
+
+  it('finds the need under code blocks, stack traces and quoted mail', async () => {
+    const message = [
+      'hi! quick one.',
+      '> On Monday Bob wrote:',
+      '> the deploy is red again',
+      '```',
+      'Traceback (most recent call last):',
+      '  File "/srv/app/main.py", line 3, in <module>',
+      '```',
+      'can you extract the tables from /tmp/q3-report.pdf into markdown?',
+    ].join('\n');
+    const answer = (await post(message)).json();
+    expect(answer.abstained).toBe(false);
+    expect(answer.results[0].identity).toBe('gh:devtools/skills/pdf-extract');
+  });
+
+  it('abstains on a message with no task for a skill', async () => {
+    for (const message of ['thanks, that worked!', 'lol nice one', 'ok cool, sounds good']) {
+      expect((await post(message)).json()).toEqual({ results: [], abstained: true });
+    }
+  });
+
+  it('refuses an empty, over-long or out-of-range request with a 400 problem', async () => {
+    for (const r of [
+      await post(''),
+      await post('x'.repeat(8_001)),
+      await post('release notes', {}, 11),
+      await hub.app.inject({ url: '/v1/suggest?q=' }),
+      await hub.app.inject({ url: `/v1/suggest?q=${'a'.repeat(2_001)}` }),
+    ]) {
+      expect(r.statusCode).toBe(400);
+      expect(r.headers['content-type']).toContain('application/problem+json');
+    }
+    expect((await post('x '.repeat(3_999))).statusCode).toBe(200);
+  });
+
+  it('suggests private skills only to those who may read them, and skills written after start', async () => {
+    await seedHubCollection(
+      hub.db.db,
+      'acme',
+      'vault',
+      {
+        'invoice-chaser/SKILL.md': skillMd(
+          'invoice-chaser',
+          'Chase overdue customer invoices with polite payment reminder emails',
+        ),
+      },
+      { visibility: 'private' },
+    );
+    const message = 'customers owe us on overdue invoices, write payment reminders';
+    await eventually(async () =>
+      (await post(message, auth(tokens, 'reader')))
+        .json()
+        .results.some((r: { identity: string }) => r.identity === 'hub:acme/vault/invoice-chaser'),
+    );
+    const anonymous = (await post(message)).json();
+    expect(anonymous.results.map((r: { identity: string }) => r.identity)).not.toContain(
+      'hub:acme/vault/invoice-chaser',
+    );
+  });
+
+  it('reports the model on /metrics', async () => {
+    const text = (await hub.app.inject({ url: '/metrics' })).body;
+    expect(text).toMatch(/^atskills_suggest_model_ready 1$/m);
+    expect(Number(text.match(/^atskills_suggest_model_bytes (\d+)/m)?.[1])).toBeGreaterThan(0);
+    expect(Number(text.match(/^atskills_suggest_model_documents (\d+)/m)?.[1])).toBeGreaterThanOrEqual(4);
+  });
+
+  describe('on every agent path, against the running hub', () => {
+    let hubUrl: string;
+    let dir: string;
+    const MESSAGE = 'write release notes from my git commits since the last tag';
+    const env = (): NodeJS.ProcessEnv => ({
+      PATH: process.env.PATH,
+      HOME: path.join(dir, 'home'),
+      XDG_CONFIG_HOME: path.join(dir, 'config'),
+      ATSKILLS_CACHE: path.join(dir, 'cache'),
+      ATSKILLS_HUB: hubUrl,
+    });
+    beforeAll(async () => {
+      hubUrl = await hub.app.listen({ host: '127.0.0.1', port: 0 });
+      dir = await mkdtemp(path.join(tmpdir(), 'atskills-suggest-'));
+    });
+    afterAll(async () => rm(dir, { recursive: true, force: true }));
+
+    it('MCP tool suggest_skills: references with scores, and abstention', async () => {
+      const client = new Client({ name: 'suggest-test', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${hubUrl}/mcp`)));
+      try {
+        const { tools } = await client.listTools();
+        const tool = tools.find((t) => t.name === 'suggest_skills');
+        expect(tool?.description).toContain('score');
+        const answer = (await client.callTool({
+          name: 'suggest_skills',
+          arguments: { message: MESSAGE },
+        })) as ToolAnswer;
+        expect(answer.isError).toBeFalsy();
+        expect(answer.structuredContent.abstained).toBe(false);
+        expect(answer.structuredContent.results[0]).toMatchObject({
+          reference: expect.stringContaining('gh:devtools/skills/release-notes'),
+          score: expect.any(Number),
+        });
+        const none = (await client.callTool({
+          name: 'suggest_skills',
+          arguments: { message: 'thanks!' },
+        })) as ToolAnswer;
+        expect(none.structuredContent).toEqual({ results: [], abstained: true });
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('atskills suggest reads the message on stdin', async () => {
+      const result = await runCliCaptured(['suggest', '--json', '--limit', '2'], {
+        cwd: dir,
+        env: env(),
+        stdin: MESSAGE,
+      });
+      expect(result.code, result.stderr).toBe(0);
+      const answer = parseJsonOutput<{ results: { identity: string }[]; abstained: boolean }>(result);
+      expect(answer.abstained).toBe(false);
+      expect(answer.results[0]!.identity).toBe('gh:devtools/skills/release-notes');
+      expect(answer.results.length).toBeLessThanOrEqual(2);
+      const plain = await runCliCaptured(['suggest'], { cwd: dir, env: env(), stdin: 'thanks, that worked' });
+      expect(plain.stdout).toContain('No skill fits');
+      expect((await runCliCaptured(['suggest'], { cwd: dir, env: env(), stdin: '' })).code).toBe(2);
+    });
+
+    it('fetchSuggestions (for the prompt hook): results, [] on abstention, a down hub or a missed deadline', async () => {
+      const got = await fetchSuggestions({ hubUrl }, MESSAGE, { limit: 1, deadlineMs: 5_000 });
+      expect(got.map((r) => r.identity)).toEqual(['gh:devtools/skills/release-notes']);
+      expect(await fetchSuggestions({ hubUrl }, 'thanks, that worked', { deadlineMs: 5_000 })).toEqual([]);
+      const down = `http://127.0.0.1:${await unusedPort()}`;
+      expect(await fetchSuggestions({ hubUrl: down }, MESSAGE, { deadlineMs: 2_000 })).toEqual([]);
+      expect(await fetchSuggestions({ hubUrl }, MESSAGE, { deadlineMs: 0 })).toEqual([]);
+    });
+  });
+});

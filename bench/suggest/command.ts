@@ -1,0 +1,256 @@
+/**
+ * `npm run bench -- suggest [--messages <file>] [--reuse] [--misses] [--speed]`: the suggestion benchmark
+ * of issue 25. Seeds the shared corpus into a database of its own (`atskills_suggest`), then answers every
+ * judged message (bench/suggest/messages.json; messages.dev.json while that is not there) three ways in
+ * this one process: the suggestion engine (what /v1/suggest answers), the in-memory search engine given
+ * the whole message (what /search answers), and the BM25 baseline (MiniSearch). Prints success@1,
+ * recall@5, MRR@10 and the abstention rate per kind, the abstention trade-off curve, and writes
+ * bench/results/suggest.json. `--speed` also measures /v1/suggest over HTTP at the 56,804-skill benchmark
+ * scale (`npm run bench -- load` first): p50/p99 at c=1 and c=16 with the read cache off, the model's
+ * build time and memory.
+ */
+import { existsSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { connectPostgres, loadSearchDocuments, type SearchDocumentRow } from '@atskills/db';
+import { createMemoryEngine } from '../../apps/api/src/search/memory-engine.js';
+import { createPostgresEngine } from '../../apps/api/src/search/postgres.js';
+import { createSuggestEngine } from '../../apps/api/src/suggest/engine.js';
+import { ensureDatabase, indexedSkills, processMemory, requireIndexedDatabase } from '../lib/env.js';
+import { runLoad } from '../lib/load.js';
+import { type BenchRow, writeResult } from '../lib/report.js';
+import { startApi, waitForIndex } from '../lib/servers.js';
+import { round } from '../lib/stats.js';
+import { createBaseline } from '../relevance/baseline.js';
+import { seedRelevanceCorpus } from '../relevance/judgements.js';
+import {
+  type Answer,
+  DEV_MESSAGES_PATH,
+  figuresByKind,
+  loadMessages,
+  MESSAGE_KINDS,
+  MESSAGES_PATH,
+  type MessageJudgement,
+} from './judgements.js';
+
+const ANONYMOUS = { isAdmin: false, readableNamespaces: [] };
+const DEPTH = 10;
+const THRESHOLDS = [0.05, 0.08, 0.1, 0.12, 0.15, 0.2, 0.25, 0.3, 0.4];
+
+export async function run(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      messages: { type: 'string' },
+      reuse: { type: 'boolean', default: false },
+      misses: { type: 'boolean', default: false },
+      speed: { type: 'boolean', default: false },
+      /** Writes every message's reranked candidates with their evidence (input of bench/suggest/fit.py). */
+      explain: { type: 'string' },
+      total: { type: 'string', default: '800' },
+    },
+  });
+  const file = values.messages ?? (existsSync(MESSAGES_PATH) ? MESSAGES_PATH : DEV_MESSAGES_PATH);
+  const judgements = loadMessages(file);
+  const url = await ensureDatabase('atskills_suggest', !values.reuse);
+  const handle = connectPostgres({ url, max: 4 });
+  const extra: Record<string, unknown> = { messagesFile: file.replace(/^.*\/bench\//, 'bench/') };
+  const table: BenchRow[] = [];
+  try {
+    if ((await indexedSkills(url)) === 0) {
+      console.error('seeding the shared corpus...');
+      await seedRelevanceCorpus(handle.db);
+    }
+    const rows: SearchDocumentRow[] = [];
+    for (let after = 0; ; ) {
+      const batch = await loadSearchDocuments(handle.db, after, 5000);
+      if (batch.length === 0) break;
+      rows.push(...batch);
+      after = batch[batch.length - 1]!.id;
+    }
+    const live = new Set(rows.map((r) => r.identity));
+    // Skills the index does not hold (a withheld SKILL.md, a repository the seed skips) cannot be suggested:
+    // they leave the judgement, and a message left with none of its skills leaves the run.
+    const unknown = judgements.flatMap((j) =>
+      j.relevant.filter((id) => !live.has(id)).map((id) => `${j.id}: ${id}`),
+    );
+    if (unknown.length > 0)
+      console.error(`judged skills not in the index (left out):\n  ${unknown.join('\n  ')}`);
+    const judged = judgements.flatMap((j) => {
+      const relevant = j.relevant.filter((id) => live.has(id));
+      if (j.kind !== 'none' && relevant.length === 0) return [];
+      const needs = j.needs?.map((n) => n.filter((id) => live.has(id))).filter((n) => n.length > 0);
+      return [{ ...j, relevant, ...(needs ? { needs } : {}) }];
+    });
+    extra.messagesLeftOut = judgements.length - judged.length;
+    const memory = createMemoryEngine(handle.db, createPostgresEngine(handle.db), { maxBytes: 2 ** 31 });
+    await memory.build();
+    const suggest = createSuggestEngine(handle.db, memory, { maxBytes: 2 ** 31, explain: true });
+    let started = performance.now();
+    await suggest.build();
+    extra.model = { ...suggest.status(), buildSeconds: round((performance.now() - started) / 1000, 2) };
+    started = performance.now();
+    const baseline = createBaseline(rows);
+    console.error(`baseline indexed ${rows.length} skills in ${Math.round(performance.now() - started)} ms`);
+
+    type Result = { judgement: MessageJudgement; answer: Answer; best?: number; matched?: string[] };
+    const results: Record<string, Result[]> = {
+      '/v1/suggest': [],
+      '/v1/suggest, never abstaining': [],
+      '/search (whole message)': [],
+      'bm25 baseline': [],
+    };
+    const explained: unknown[] = [];
+    for (const judgement of judged) {
+      const s = await suggest.suggest(judgement.message, ANONYMOUS, DEPTH);
+      results['/v1/suggest']!.push({
+        judgement,
+        answer: { ranking: s.results.map((r) => r.hit.identity), abstained: s.abstained },
+        ...(s.best !== undefined ? { best: s.best } : {}),
+        matched: s.results.slice(0, 3).map((r) => `${r.score} ${r.matched}`),
+      });
+      const all = await suggest.suggest(judgement.message, ANONYMOUS, DEPTH, 0);
+      results['/v1/suggest, never abstaining']!.push({
+        judgement,
+        answer: { ranking: all.results.map((r) => r.hit.identity), abstained: false },
+      });
+      explained.push({
+        id: judgement.id,
+        kind: judgement.kind,
+        candidates: (s.explained ?? []).map((c) => ({
+          ...c.evidence,
+          relevant: judgement.relevant.includes(c.identity),
+        })),
+      });
+      const page = await memory.search(judgement.message, {}, ANONYMOUS, DEPTH, undefined);
+      results['/search (whole message)']!.push({
+        judgement,
+        answer: {
+          ranking: page.hits.filter((h) => h.kind === 'skill').map((h) => h.identity),
+          abstained: false,
+        },
+      });
+      results['bm25 baseline']!.push({
+        judgement,
+        answer: { ranking: baseline.search(judgement.message, DEPTH), abstained: false },
+      });
+    }
+    const summary: Record<string, ReturnType<typeof figuresByKind>> = {};
+    for (const [name, list] of Object.entries(results)) {
+      const f = figuresByKind(list);
+      summary[name] = f;
+      for (const kind of ['answerable', ...MESSAGE_KINDS] as const) {
+        const k = f[kind];
+        table.push({
+          answered: name,
+          kind,
+          messages: k.messages,
+          'success@1': kind === 'none' ? null : k.successAt1,
+          'recall@5': kind === 'none' ? null : k.recallAt5,
+          'mrr@10': kind === 'none' ? null : k.mrrAt10,
+          abstained: k.abstained,
+        });
+      }
+    }
+    // The trade-off: abstention on kind none against false abstention on the others, per threshold.
+    const suggested = results['/v1/suggest']!;
+    const curve = THRESHOLDS.map((t) => {
+      const none = suggested.filter((r) => r.judgement.kind === 'none');
+      const others = suggested.filter((r) => r.judgement.kind !== 'none');
+      const below = (r: Result) => (r.best ?? 0) < t;
+      return {
+        threshold: t,
+        abstentionOnNone: round(none.filter(below).length / Math.max(1, none.length), 3),
+        falseAbstention: round(others.filter(below).length / Math.max(1, others.length), 3),
+      };
+    });
+    console.log('abstention trade-off (threshold: on none / false on the others)');
+    for (const c of curve) console.log(`  ${c.threshold}: ${c.abstentionOnNone} / ${c.falseAbstention}`);
+    if (values.misses) {
+      for (const r of suggested) {
+        const ok =
+          r.judgement.kind === 'none'
+            ? r.answer.abstained
+            : r.answer.ranking[0] !== undefined && r.judgement.relevant.includes(r.answer.ranking[0]);
+        if (ok) continue;
+        console.log(
+          `MISS [${r.judgement.kind} ${r.judgement.id}] best=${r.best?.toFixed(3)} ${r.judgement.message.slice(0, 140).replace(/\s+/g, ' ')}\n   got: ${r.answer.ranking.slice(0, 3).join(' | ') || '(abstained)'}\n   ${(r.matched ?? []).join(' | ')}\n  want: ${r.judgement.relevant.slice(0, 3).join(' | ')}`,
+        );
+      }
+    }
+    if (values.explain) writeFileSync(values.explain, explained.map((e) => JSON.stringify(e)).join('\n'));
+    extra.summary = summary;
+    extra.abstentionCurve = curve;
+    await suggest.close();
+    await memory.close();
+  } finally {
+    await handle.close();
+  }
+  if (values.speed) extra.speed = await speed(judgements, Number(values.total), table);
+  writeResult('suggest', table, extra);
+}
+
+/** /v1/suggest over HTTP at the benchmark scale, read cache off, at concurrency 1 and 16. */
+async function speed(judgements: MessageJudgement[], total: number, table: BenchRow[]) {
+  const url = await requireIndexedDatabase();
+  const api = await startApi(url, { SEARCH_ENGINE: 'memory', READ_CACHE_MB: '0' });
+  try {
+    const started = performance.now();
+    const searchBuildSeconds = await waitForIndex(api.url);
+    const deadline = Date.now() + 30 * 60_000;
+    let modelBuildSeconds = 0;
+    let modelBytes = 0;
+    while (Date.now() < deadline) {
+      const text = await (await fetch(`${api.url}/metrics`)).text();
+      if (/^atskills_suggest_model_ready 1$/m.test(text)) {
+        modelBuildSeconds = Number(
+          text.match(/^atskills_suggest_model_build_seconds ([\d.e+-]+)$/m)?.[1] ?? 0,
+        );
+        modelBytes = Number(text.match(/^atskills_suggest_model_bytes ([\d.e+-]+)$/m)?.[1] ?? 0);
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const readyAfterSeconds = round((performance.now() - started) / 1000, 1);
+    const requests = judgements.map((j) => ({
+      method: 'POST',
+      path: '/v1/suggest',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message: j.message, limit: 5 }),
+    }));
+    const out: Record<string, unknown> = {
+      searchBuildSeconds,
+      modelBuildSeconds,
+      modelMiB: round(modelBytes / 2 ** 20, 1),
+      readyAfterSeconds,
+      apiMemory: processMemory(api.pid),
+    };
+    for (const c of [1, 16]) {
+      console.error(`/v1/suggest at concurrency ${c}...`);
+      const r = await runLoad({
+        baseUrl: api.url,
+        requests,
+        concurrency: c,
+        total: c === 1 ? requests.length * 2 : total,
+        warmup: requests.length,
+      });
+      table.push({
+        answered: 'speed /v1/suggest (read cache off)',
+        kind: `c=${c}`,
+        messages: r.count,
+        p50: r.p50,
+        p99: r.p99,
+        'req/s': r.requestsPerSecond,
+      });
+      out[`c${c}`] = {
+        p50: r.p50,
+        p95: r.p95,
+        p99: r.p99,
+        requestsPerSecond: r.requestsPerSecond,
+        statuses: r.statuses,
+      };
+    }
+    return out;
+  } finally {
+    await api.stop();
+  }
+}

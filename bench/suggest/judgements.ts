@@ -1,0 +1,115 @@
+/**
+ * Judged agent messages (bench/suggest/messages.json, or a development set in the same format) and how a
+ * suggestion ranking is scored. Shared by `npm run bench -- suggest` and the suggestion relevance suite.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+/** The four kinds of message (issue 25): the skill's own words, other words, two needs, no skill need. */
+export const MESSAGE_KINDS = ['direct', 'indirect', 'multi', 'none'] as const;
+export type MessageKind = (typeof MESSAGE_KINDS)[number];
+
+/** One judged message, entries expanded to identities. */
+export interface MessageJudgement {
+  id: string;
+  kind: MessageKind;
+  message: string;
+  /** Every skill that truly helps; empty for kind `none`. */
+  relevant: string[];
+  /** Kind `multi`: the relevant skills of each need. */
+  needs?: string[][];
+}
+
+/** The benchmark set, and the development set used while it was being written. */
+export const MESSAGES_PATH = path.join(import.meta.dirname, 'messages.json');
+export const DEV_MESSAGES_PATH = path.join(import.meta.dirname, 'messages.dev.json');
+
+/** Reads a message file; `ALIAS/rest` entries expand to aliases[ALIAS] + '/' + rest. */
+export function loadMessages(file: string): MessageJudgement[] {
+  const data = JSON.parse(readFileSync(file, 'utf8')) as {
+    aliases: Record<string, string>;
+    messages: { id: string; kind: MessageKind; message: string; relevant: string[]; needs?: string[][] }[];
+  };
+  const expand = (entry: string) => {
+    const slash = entry.indexOf('/');
+    const alias = slash > 0 ? data.aliases[entry.slice(0, slash)] : undefined;
+    return alias ? `${alias}${entry.slice(slash)}` : entry;
+  };
+  const list = (entries: string[]) => [...new Set(entries.map(expand))];
+  return data.messages.map((m) => ({
+    id: m.id,
+    kind: m.kind,
+    message: m.message,
+    relevant: list(m.relevant),
+    ...(m.needs ? { needs: m.needs.map(list) } : {}),
+  }));
+}
+
+/** What one message got: skill identities best first, and whether the answer abstained. */
+export interface Answer {
+  ranking: string[];
+  abstained: boolean;
+}
+
+/** Figures over a set of messages. */
+export interface SuggestFigures {
+  messages: number;
+  successAt1: number;
+  recallAt5: number;
+  mrrAt10: number;
+  /** Share of messages answered with abstention (on kind none: the abstention rate; else false abstention). */
+  abstained: number;
+  /** Kind multi: share of messages with every need covered in the first 5. */
+  needsCoveredAt5?: number;
+}
+
+const round = (x: number) => Math.round(x * 1000) / 1000;
+
+/**
+ * Scores answers: success@1, recall@5 (of up to 5 relevant; for multi, every need counts: the mean over
+ * needs of whether it is covered when `needs` is given), MRR@10, and the abstention rate.
+ */
+export function figures(results: { judgement: MessageJudgement; answer: Answer }[]): SuggestFigures {
+  let s1 = 0;
+  let r5 = 0;
+  let mrr = 0;
+  let abstained = 0;
+  let covered = 0;
+  let multi = 0;
+  for (const { judgement, answer } of results) {
+    if (answer.abstained) abstained++;
+    const relevant = new Set(judgement.relevant);
+    if (relevant.size === 0) continue;
+    const ranking = answer.abstained ? [] : answer.ranking;
+    if (ranking[0] && relevant.has(ranking[0])) s1++;
+    const top5 = ranking.slice(0, 5);
+    if (judgement.needs) {
+      multi++;
+      const hit = judgement.needs.filter((n) => n.some((id) => top5.includes(id))).length;
+      r5 += hit / judgement.needs.length;
+      if (hit === judgement.needs.length) covered++;
+    } else r5 += top5.filter((id) => relevant.has(id)).length / Math.min(5, relevant.size);
+    const rank = ranking.slice(0, 10).findIndex((id) => relevant.has(id));
+    if (rank >= 0) mrr += 1 / (rank + 1);
+  }
+  const n = Math.max(1, results.length);
+  return {
+    messages: results.length,
+    successAt1: round(s1 / n),
+    recallAt5: round(r5 / n),
+    mrrAt10: round(mrr / n),
+    abstained: round(abstained / n),
+    ...(multi > 0 ? { needsCoveredAt5: round(covered / multi) } : {}),
+  };
+}
+
+/** Figures per kind, and over every answerable message. */
+export function figuresByKind(
+  results: { judgement: MessageJudgement; answer: Answer }[],
+): Record<MessageKind | 'answerable', SuggestFigures> {
+  const out = {
+    answerable: figures(results.filter((r) => r.judgement.kind !== 'none')),
+  } as Record<MessageKind | 'answerable', SuggestFigures>;
+  for (const kind of MESSAGE_KINDS) out[kind] = figures(results.filter((r) => r.judgement.kind === kind));
+  return out;
+}

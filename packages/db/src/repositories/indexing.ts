@@ -371,3 +371,34 @@ export async function currentRepositoryName(
 export async function setWebhookDeliveryOutcome(db: Executor, deliveryId: string, outcome: string) {
   await db.update(webhookDeliveries).set({ outcome }).where(eq(webhookDeliveries.deliveryId, deliveryId));
 }
+
+/**
+ * The repository a GitHub event is about, as the hub knows it: the one with GitHub's numeric id when the
+ * hub has it, else the first of `names` (owner/name, as the event claims them) that the hub knows, under
+ * its current name. Undefined when none is known.
+ */
+export async function repositoryForEvent(
+  db: Executor,
+  githubId: number | null,
+  names: { owner: string; name: string }[],
+): Promise<{ owner: string; name: string; githubId: number | null } | undefined> {
+  if (githubId !== null) {
+    const [byId] = await db
+      .select({ owner: repositories.owner, name: repositories.name, githubId: repositories.githubId })
+      .from(repositories)
+      .where(eq(repositories.githubId, githubId))
+      .limit(1);
+    if (byId) return byId;
+  }
+  for (const { owner, name } of names) {
+    const current = await currentRepositoryName(db, owner, name);
+    if (!current.known) continue;
+    const [row] = await db
+      .select({ owner: repositories.owner, name: repositories.name, githubId: repositories.githubId })
+      .from(repositories)
+      .where(repositoryNamed(current.owner, current.name))
+      .limit(1);
+    if (row) return row;
+  }
+  return undefined;
+}

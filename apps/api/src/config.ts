@@ -43,6 +43,14 @@ const EnvSchema = z.object({
     .pipe(z.string().min(16, 'use at least 16 characters').optional()),
   /** Index requests (POST /v1/index-requests and on-demand gh: reads) per caller per minute. */
   INDEX_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).default(30),
+  /**
+   * Crawls of repositories the hub has never indexed (each costs GitHub calls, and a made-up name costs
+   * them for nothing) that one caller may start per hour, and all callers together per hour (per process).
+   */
+  INDEX_NEW_REPOS_PER_HOUR: z.coerce.number().int().min(1).default(60),
+  INDEX_NEW_REPOS_PER_HOUR_TOTAL: z.coerce.number().int().min(1).default(1000),
+  /** Seconds a repository GitHub answered 404 (or private) for is answered from the hub, without a crawl. */
+  INDEX_NOT_FOUND_TTL_S: z.coerce.number().int().min(1).default(600),
   /** Search engine without MEILI_URL: the in-memory index (Postgres answers while it builds), or Postgres alone. */
   SEARCH_ENGINE: z.enum(['memory', 'postgres']).default('memory'),
   /** Memory budget of the in-memory search index, MiB; over it the hub answers from Postgres. */
@@ -87,6 +95,12 @@ export interface AppConfig {
   readonly publishLimits: Readonly<PublishLimits>;
   readonly githubWebhookSecret: string | undefined;
   readonly indexRequestsPerMinute: number;
+  /** Crawls of never-indexed repositories per caller and in all per hour, and the not-found cache TTL. */
+  readonly indexNewRepos: {
+    readonly perCallerPerHour: number;
+    readonly totalPerHour: number;
+    readonly notFoundTtlS: number;
+  };
   /** Failed authentications allowed per client address per minute (0: unlimited). */
   readonly authFailuresMax: number;
   /** Archive builds at once, and bytes of built archives kept in memory. */
@@ -123,6 +137,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
     trustProxy: e.TRUST_PROXY,
     githubWebhookSecret: e.GITHUB_WEBHOOK_SECRET,
     indexRequestsPerMinute: e.INDEX_REQUESTS_PER_MINUTE,
+    indexNewRepos: Object.freeze({
+      perCallerPerHour: e.INDEX_NEW_REPOS_PER_HOUR,
+      totalPerHour: e.INDEX_NEW_REPOS_PER_HOUR_TOTAL,
+      notFoundTtlS: e.INDEX_NOT_FOUND_TTL_S,
+    }),
     readCacheBytes: Math.floor(e.READ_CACHE_MB * 1024 * 1024),
     searchEngine: e.SEARCH_ENGINE,
     searchIndexBytes: e.SEARCH_INDEX_MB * 1024 * 1024,

@@ -148,6 +148,40 @@ describe('forged repository events (finding 1)', () => {
   });
 });
 
+describe('replayed deliveries (finding 10)', () => {
+  it('a signed delivery replayed under new X-GitHub-Delivery ids is a duplicate and starts nothing', async () => {
+    await settled('pub/tools');
+    const payload = pushPayload(webhookRepository('pub/tools', { id: standin.idOf('pub/tools') }), {
+      after: 'a'.repeat(40),
+    });
+    const first = webhookRequest(SECRET, 'push', payload);
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/webhooks/github',
+      headers: first.headers,
+      payload: first.body,
+    });
+    expect(res.statusCode).toBe(202);
+    await settled('pub/tools');
+    const runs = await runsSoFar();
+    const answers: unknown[] = [];
+    for (let i = 0; i < 5; i++) {
+      const replay = webhookRequest(SECRET, 'push', payload, { deliveryId: `replay-${i}` });
+      expect(replay.body).toBe(first.body);
+      const again = await app.inject({
+        method: 'POST',
+        url: '/v1/webhooks/github',
+        headers: replay.headers,
+        payload: replay.body,
+      });
+      expect(again.statusCode).toBe(200);
+      answers.push(again.json().outcome);
+    }
+    expect(answers).toEqual(Array(5).fill('duplicate'));
+    expect(await runsSoFar()).toBe(runs);
+  });
+});
+
 describe('private repositories (finding 2)', () => {
   it('an anonymous index request for a private repository the token can read indexes nothing', async () => {
     standin.setPrivate('org/internal', true);

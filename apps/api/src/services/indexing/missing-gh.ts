@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type HttpProblem, isHttpProblem, problem } from '../../problems.js';
 import { rateLimitKey } from '../caller-key.js';
 import { locateIdentity } from '../locate.js';
-import { repositoryStatusUrl } from './index-requests.js';
+import { quotaCaller, repositoryStatusUrl } from './index-requests.js';
 
 /** Seconds a client should wait before asking again for a repository being indexed. */
 export const INDEXING_RETRY_AFTER_S = 5;
@@ -110,7 +110,17 @@ export async function explainMissingGh(
       return problem('not-found', `gh:${owner}/${repo} is not indexed`, { statusUrl });
     throw error;
   }
-  await app.indexRequests.request(current.owner, current.name, 'on-demand', { requestId: request.id });
+  try {
+    await app.indexRequests.request(current.owner, current.name, 'on-demand', {
+      requestId: request.id,
+      caller: quotaCaller(request),
+    });
+  } catch (error) {
+    // The caller's GitHub quota is spent (or GitHub just said 404): the plain answer, no crawl.
+    if (isHttpProblem(error) && (error.code === 'rate-limited' || error.code === 'not-found'))
+      return problem('not-found', `gh:${owner}/${repo} is not indexed`, { statusUrl });
+    throw error;
+  }
   return pending(
     `gh:${current.owner}/${current.name} is not indexed yet; indexing has started, retry shortly`,
   );

@@ -9,7 +9,7 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -152,6 +152,18 @@ export interface GithubStandin {
    * `301` (REST: to `/repositories/<id>`; git: to the new path) until a repository is made at the old name.
    */
   renameRepository(from: string, to: string): Promise<void>;
+  /**
+   * GitHub's numeric id of a repository: fixed when the stand-in first sees the name, and kept by renames
+   * and transfers (`GET /repositories/<id>` answers the current name).
+   */
+  idOf(fullName: string): number;
+  /**
+   * Makes a repository private (or public again) in its REST answer (`private`, `visibility`) while the
+   * stand-in keeps serving it: the hub's token can read it, as a token of an organization member would.
+   */
+  setPrivate(fullName: string, isPrivate: boolean): void;
+  /** Deletes a repository: its name and id answer 404 from now on. */
+  deleteRepository(fullName: string): Promise<void>;
   /** The next `times` search answers drop part of their page and say `incomplete_results: true`. */
   searchIncompleteNext(times: number): void;
   close(): Promise<void>;
@@ -197,6 +209,15 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
   let limited: (RateLimitAnswer & { left: number }) | null = null;
   let apiUrl = '';
   const renames = new Map<string, string>();
+  /** Ids of repositories that were renamed or transferred (by lower-case current name); others hash their name. */
+  const movedIds = new Map<string, number>();
+  /** How many repositories left a name (renamed away or deleted): one made there later is a new repository. */
+  const vacated = new Map<string, number>();
+  const idOf = (fullName: string) => {
+    const key = fullName.toLowerCase();
+    const generation = vacated.get(key) ?? 0;
+    return movedIds.get(key) ?? stableNumber(generation ? `${key}#${generation}` : key, 1_000_000_000);
+  };
   const searchCap = options.searchResultCap ?? 1000;
   let incompleteLeft = 0;
 
@@ -243,7 +264,7 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
     const metaFile = options.corpusDir ? path.join(options.corpusDir, fullName, 'meta.json') : '';
     if (metaFile && existsSync(metaFile)) meta = JSON.parse(await readFile(metaFile, 'utf8'));
     const { branch, head, pushed } = await headOf(dir);
-    const id = stableNumber(fullName.toLowerCase(), 1_000_000_000);
+    const id = idOf(fullName);
     const spdx = meta.license_spdx ?? null;
     const answer: RepositoryAnswer = {
       id,
@@ -370,7 +391,7 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
 
   /** GitHub's answer for a renamed or transferred repository's old name. */
   function sendMoved(res: ServerResponse, entry: ApiRequestLog, movedTo: string) {
-    const location = `${apiUrl}/repositories/${stableNumber(movedTo.toLowerCase(), 1_000_000_000)}`;
+    const location = `${apiUrl}/repositories/${idOf(movedTo)}`;
     return send(
       res,
       entry,
@@ -386,9 +407,7 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
   }
 
   async function repoById(id: number): Promise<string | undefined> {
-    return (await listBareRepos(options.reposRoot)).find(
-      (r) => stableNumber(r.toLowerCase(), 1_000_000_000) === id,
-    );
+    return (await listBareRepos(options.reposRoot)).find((r) => idOf(r) === id);
   }
 
   /**
@@ -510,7 +529,7 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
     }
     if (parts[0] === 'repositories' && parts.length === 2) {
       const found = await repoById(Number(parts[1]));
-      if (!found) return send(res, entry, 404, { message: 'Not Found' });
+      if (!found || !readable(found)) return send(res, entry, 404, { message: 'Not Found' });
       return sendRepository(res, entry, found);
     }
     if (parts[0] === 'repos' && parts.length === 3) {
@@ -601,6 +620,10 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
     async renameRepository(from, to) {
       const source = await findRepo(...(from.split('/') as [string, string]));
       if (!source) throw new Error(`no repository ${from}`);
+      const id = idOf(source);
+      movedIds.delete(source.toLowerCase());
+      vacated.set(source.toLowerCase(), (vacated.get(source.toLowerCase()) ?? 0) + 1);
+      movedIds.set(to.toLowerCase(), id);
       await mkdir(path.dirname(repoDir(to)), { recursive: true });
       await rename(repoDir(source), repoDir(to));
       const override = overrides.get(source.toLowerCase());
@@ -612,6 +635,24 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
       renames.delete(to.toLowerCase());
       renames.set(source.toLowerCase(), to);
       gitProxy.setRedirect(source, to);
+    },
+    idOf,
+    setPrivate(fullName, isPrivate) {
+      const key = fullName.toLowerCase();
+      overrides.set(key, {
+        ...overrides.get(key),
+        private: isPrivate,
+        visibility: isPrivate ? 'private' : 'public',
+      });
+    },
+    async deleteRepository(fullName) {
+      const source = await findRepo(...(fullName.split('/') as [string, string]));
+      if (!source) throw new Error(`no repository ${fullName}`);
+      await rm(repoDir(source), { recursive: true, force: true });
+      movedIds.delete(source.toLowerCase());
+      vacated.set(source.toLowerCase(), (vacated.get(source.toLowerCase()) ?? 0) + 1);
+      for (const [old, target] of renames)
+        if (target.toLowerCase() === source.toLowerCase()) renames.delete(old);
     },
     searchIncompleteNext(times) {
       incompleteLeft = times;

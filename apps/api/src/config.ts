@@ -91,6 +91,28 @@ export const HubEnvSchema = z.object({
     .min(1)
     .default(30)
     .describe('Index requests (`POST /v1/index-requests` and on-demand `gh:` reads) per caller per minute.'),
+  INDEX_NEW_REPOS_PER_HOUR: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(60)
+    .describe(
+      'Crawls of repositories the hub has never indexed (each costs GitHub calls; a made-up name costs them for nothing) that one caller may start per hour.',
+    ),
+  INDEX_NEW_REPOS_PER_HOUR_TOTAL: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(1000)
+    .describe('Crawls of never-indexed repositories all callers together may start per hour, per process.'),
+  INDEX_NOT_FOUND_TTL_S: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(600)
+    .describe(
+      'Seconds a repository GitHub answered 404 (or private) for is answered from the hub, without a crawl.',
+    ),
   SEARCH_ENGINE: z
     .enum(['memory', 'postgres'])
     .default('memory')
@@ -173,6 +195,12 @@ export interface AppConfig {
   readonly publishLimits: Readonly<PublishLimits>;
   readonly githubWebhookSecret: string | undefined;
   readonly indexRequestsPerMinute: number;
+  /** Crawls of never-indexed repositories per caller and in all per hour, and the not-found cache TTL. */
+  readonly indexNewRepos: {
+    readonly perCallerPerHour: number;
+    readonly totalPerHour: number;
+    readonly notFoundTtlS: number;
+  };
   /** Failed authentications allowed per client address per minute (0: unlimited). */
   readonly authFailuresMax: number;
   /** Archive builds at once, and bytes of built archives kept in memory. */
@@ -223,6 +251,11 @@ export function appConfigFrom(e: HubValues, githubAuth: GithubAuthSettings): App
     trustProxy: e.TRUST_PROXY,
     githubWebhookSecret: e.GITHUB_WEBHOOK_SECRET,
     indexRequestsPerMinute: e.INDEX_REQUESTS_PER_MINUTE,
+    indexNewRepos: Object.freeze({
+      perCallerPerHour: e.INDEX_NEW_REPOS_PER_HOUR,
+      totalPerHour: e.INDEX_NEW_REPOS_PER_HOUR_TOTAL,
+      notFoundTtlS: e.INDEX_NOT_FOUND_TTL_S,
+    }),
     readCacheBytes: Math.floor(e.READ_CACHE_MB * 1024 * 1024),
     searchEngine: e.SEARCH_ENGINE,
     searchIndexBytes: e.SEARCH_INDEX_MB * 1024 * 1024,

@@ -194,11 +194,19 @@ describe('repository events', () => {
     await standin.renameRepository('acme/ops', 'acme/platform');
     const res = await deliver(
       'repository',
-      repositoryPayload('renamed', webhookRepository('acme/platform'), { name: 'ops' }),
+      repositoryPayload(
+        'renamed',
+        webhookRepository('acme/platform', { id: standin.idOf('acme/platform') }),
+        { name: 'ops' },
+      ),
     );
-    expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ outcome: 'applied', repository: 'acme/platform' });
-    const [moved] = await db.db.select().from(skills).where(eq(skills.id, before!.id));
+    // The delivery only schedules a check: the crawl reads the repository by its id and moves it.
+    expect(res.statusCode).toBe(202);
+    expect(res.json()).toMatchObject({ outcome: 'queued', repository: 'acme/ops' });
+    const [moved] = await until(
+      () => db.db.select().from(skills).where(eq(skills.id, before!.id)),
+      (rows) => rows[0]?.identity === 'gh:acme/platform/deploy',
+    );
     expect(moved).toMatchObject({
       identity: 'gh:acme/platform/deploy',
       stars: before!.stars,
@@ -232,10 +240,13 @@ describe('repository events', () => {
     expect(repo.statusCode).toBe(301);
     expect(repo.headers.location).toMatch(/\/v1\/repos\/acme\/platform$/);
     expect((await app.inject({ url: '/v1/skills/gh:acme/platform/deploy' })).statusCode).toBe(200);
-    const search = (await app.inject({ url: '/v1/search?q=deploy' })).json().results as {
-      identity: string;
-    }[];
-    expect(search.map((r) => r.identity)).toContain('gh:acme/platform/deploy');
+    const search = await until(
+      async () =>
+        (await app.inject({ url: '/v1/search?q=deploy' })).json().results as {
+          identity: string;
+        }[],
+      (results) => results.some((r) => r.identity === 'gh:acme/platform/deploy'),
+    );
     expect(search.some((r) => r.identity.startsWith('gh:acme/ops/'))).toBe(false);
     // The batch resolve says so too, one item per identity, as GET's 301 does.
     const batch = await app.inject({
@@ -261,10 +272,17 @@ describe('repository events', () => {
     await standin.renameRepository('acme/platform', 'newco/platform');
     const res = await deliver(
       'repository',
-      repositoryPayload('transferred', webhookRepository('newco/platform'), { owner: 'acme' }),
+      repositoryPayload(
+        'transferred',
+        webhookRepository('newco/platform', { id: standin.idOf('newco/platform') }),
+        { owner: 'acme' },
+      ),
     );
-    expect(res.json()).toMatchObject({ outcome: 'applied' });
-    expect((await app.inject({ url: '/v1/skills/gh:newco/platform/rollback' })).statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ outcome: 'queued' });
+    await until(
+      async () => (await app.inject({ url: '/v1/skills/gh:newco/platform/rollback' })).statusCode,
+      (code) => code === 200,
+    );
     // Both earlier names lead to the current one.
     for (const old of ['gh:acme/platform/rollback', 'gh:acme/ops/rollback']) {
       const answer = await app.inject({ url: `/v1/skills/${old}` });
@@ -274,27 +292,38 @@ describe('repository events', () => {
   });
 
   it('deleted and privatized: the skills leave search and answer 410; publicized indexes again', async () => {
+    await standin.deleteRepository('acme/gone-soon');
     const deleted = await deliver(
       'repository',
       repositoryPayload('deleted', webhookRepository('acme/gone-soon')),
     );
-    expect(deleted.json()).toMatchObject({ outcome: 'applied' });
+    expect(deleted.json()).toMatchObject({ outcome: 'queued' });
+    const status = await until(
+      async () => (await app.inject({ url: '/v1/repos/acme/gone-soon' })).json(),
+      (answer) => answer.status === 'failed',
+    );
     expect((await app.inject({ url: '/v1/skills/gh:acme/gone-soon' })).statusCode).toBe(410);
-    const status = (await app.inject({ url: '/v1/repos/acme/gone-soon' })).json();
     expect(status).toMatchObject({ status: 'failed', skills: [] });
-    expect(status.problems).toEqual([expect.objectContaining({ code: 'repository-deleted' })]);
+    expect(status.problems).toEqual([expect.objectContaining({ code: 'repository-not-found' })]);
 
+    standin.setPrivate('acme/secretive', true);
     const privatized = await deliver(
       'repository',
-      repositoryPayload('privatized', webhookRepository('acme/secretive')),
+      repositoryPayload('privatized', webhookRepository('acme/secretive', { private: true })),
     );
-    expect(privatized.json()).toMatchObject({ outcome: 'applied' });
+    expect(privatized.json()).toMatchObject({ outcome: 'queued' });
+    const hiddenStatus = await until(
+      async () => (await app.inject({ url: '/v1/repos/acme/secretive' })).json(),
+      (answer) => answer.status === 'failed',
+    );
     expect((await app.inject({ url: '/v1/skills/gh:acme/secretive' })).statusCode).toBe(410);
+    expect(hiddenStatus.problems).toEqual([expect.objectContaining({ code: 'repository-private' })]);
     const hidden = (await app.inject({ url: '/v1/search?q=secretive' })).json().results as {
       identity: string;
     }[];
     expect(hidden.some((r) => r.identity === 'gh:acme/secretive')).toBe(false);
 
+    standin.setPrivate('acme/secretive', false);
     const publicized = await deliver(
       'repository',
       repositoryPayload('publicized', webhookRepository('acme/secretive')),

@@ -163,7 +163,7 @@ describe('crawling the shared corpus', () => {
     expect(second.skillsFound).toBe(firstRun.skillsFound);
     expect(second.bytesDownloaded).toBe(0);
     // Repository metadata was revalidated with the stored ETag: every answer a 304, so git is not asked.
-    const api = fx.standin.apiLog.slice(apiBefore).filter((e) => e.path.startsWith('/repos/'));
+    const api = fx.standin.apiLog.slice(apiBefore).filter((e) => e.path.startsWith('/repos'));
     expect(api).toHaveLength(names.length);
     expect(api.every((e) => e.status === 304)).toBe(true);
     expect(fx.standin.git.log).toEqual([]);

@@ -52,7 +52,7 @@ describe.each([
 ])('a $label with Retry-After', ({ status }) => {
   it('delays the jobs until the limit lifts, then indexes them', async () => {
     const before = fx.standin.apiLog.length;
-    fx.standin.rateLimitNext({ status, retryAfter: RETRY_AFTER_S, times: 2, pathPrefix: '/repos/' });
+    fx.standin.rateLimitNext({ status, retryAfter: RETRY_AFTER_S, times: 2, pathPrefix: '/repos' });
     const started = Date.now();
     const runId = await crawler.startRun({
       kind: 'repos',
@@ -62,7 +62,7 @@ describe.each([
     const run = await crawler.waitForRun(runId, { pollMs: 100 });
     expect(run.outcomes).toMatchObject({ indexed: 2, failed: 0 });
     expect(Date.now() - started).toBeGreaterThanOrEqual(RETRY_AFTER_S * 1000);
-    const answers = fx.standin.apiLog.slice(before).filter((e) => e.path.startsWith('/repos/'));
+    const answers = fx.standin.apiLog.slice(before).filter((e) => e.path.startsWith('/repos'));
     expect(answers.filter((e) => e.status === status)).toHaveLength(2);
     expect(answers.filter((e) => e.status === 200 || e.status === 304).length).toBeGreaterThanOrEqual(2);
     const queue = new Queue(QUEUES.repository.name, { connection: { url: redis }, prefix });

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { CallerBudget } from '../services/indexing/caller-budget.js';
+import { CallerBudget, GithubQuota } from '../services/indexing/caller-budget.js';
 import { IndexRequests } from '../services/indexing/index-requests.js';
 import { WebhookDispatcher } from '../services/webhooks/dispatcher.js';
 import { registerGithubEvents } from '../services/webhooks/github-events.js';
@@ -22,6 +22,13 @@ export default fp(
       app.queue,
       app.config.publicUrl,
       new CallerBudget(app.config.indexRequestsPerMinute),
+      {
+        quota: new GithubQuota(
+          app.config.indexNewRepos.perCallerPerHour,
+          app.config.indexNewRepos.totalPerHour,
+        ),
+        notFoundTtlS: app.config.indexNewRepos.notFoundTtlS,
+      },
     );
     const webhooks = new WebhookDispatcher();
     registerGithubEvents(webhooks, { db: app.db, indexRequests, search: app.searchEngine });

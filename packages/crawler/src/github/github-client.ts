@@ -11,7 +11,13 @@ type FullRepository = components['schemas']['full-repository'];
 type MinimalRepository = components['schemas']['minimal-repository'];
 
 export type MetadataResult =
-  | { status: 'ok'; etag: string | null; metadata: RepositoryMetadata }
+  | {
+      status: 'ok';
+      etag: string | null;
+      metadata: RepositoryMetadata;
+      /** GitHub's `private`: such a repository never enters the public index (SPEC 2.8). */
+      private: boolean;
+    }
   | { status: 'not-modified' }
   | { status: 'not-found' };
 
@@ -84,14 +90,37 @@ export class GithubClient {
 
   /** GET /repos/{owner}/{repo}, conditional on the stored ETag (a 304 costs no rate limit). */
   async repositoryMetadata(owner: string, repo: string, etag?: string | null): Promise<MetadataResult> {
-    try {
-      const response = await this.octokit.rest.repos.get({
-        owner,
-        repo,
+    return this.metadataAnswer(() =>
+      this.octokit.rest.repos.get({ owner, repo, headers: etag ? { 'if-none-match': etag } : {} }),
+    );
+  }
+
+  /**
+   * GET /repositories/{id}: the repository by GitHub's numeric id, which renames and transfers keep, so the
+   * answer names where the repository lives now whatever name the hub (or a webhook) knew it by.
+   */
+  async repositoryById(id: number, etag?: string | null): Promise<MetadataResult> {
+    return this.metadataAnswer(() =>
+      this.octokit.request('GET /repositories/{id}', {
+        id,
         headers: etag ? { 'if-none-match': etag } : {},
-      });
+      }),
+    );
+  }
+
+  private async metadataAnswer(
+    read: () => Promise<{ data: unknown; headers: { etag?: string } }>,
+  ): Promise<MetadataResult> {
+    try {
+      const response = await read();
       const data = response.data as FullRepository;
-      return { status: 'ok', etag: response.headers.etag ?? null, metadata: toMetadata(data) };
+      return {
+        status: 'ok',
+        etag: response.headers.etag ?? null,
+        metadata: toMetadata(data),
+        // Anything but an explicit `false` is treated as private: an answer that does not say is not proof.
+        private: data.private !== false || (data.visibility !== undefined && data.visibility !== 'public'),
+      };
     } catch (error) {
       const status = statusOf(error);
       if (status === 304) return { status: 'not-modified' };

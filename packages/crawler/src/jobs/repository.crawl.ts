@@ -145,6 +145,8 @@ export async function crawlRepository(
   try {
     const metadata = await fetchMetadata(job);
     if (metadata.gone) return await finish(job, failureReport(REPOSITORY_GONE, true));
+    // Its skills leave the public index: team links are the only way a private repository enters the hub.
+    if (metadata.private) return await finish(job, failureReport(REPOSITORY_PRIVATE, true));
     if (unchangedByMetadata(job, metadata)) return await finishUnchanged(job);
     releaseSlot = await deps.gitSlots.acquire();
     ctx.restartTimeout?.();
@@ -209,36 +211,42 @@ async function openJob(
 type MetadataWrite = RepositoryIndexWrite['metadata'];
 
 /**
- * Phase 1: repository metadata (stars, licence, ...), conditional on the stored ETag, so an unchanged
- * repository costs no rate limit. A rate limit propagates (the job is delayed); other REST trouble only
- * loses metadata, with a warning.
+ * Phase 1: repository metadata (stars, licence, ...), read by GitHub's numeric id once the hub knows it
+ * (renames and transfers keep it, so the answer says where the repository lives now), else by name. The
+ * answer is also what proves the repository public (SPEC 2.8): the ETag is sent only when a 304 settles
+ * the crawl (the stored head was read while GitHub said public); otherwise the full answer is read. A
+ * rate limit propagates (the job is delayed); other REST trouble fails the job, since without GitHub's
+ * answer nothing says the repository is public.
  */
 async function fetchMetadata(
   job: RepositoryJob,
-): Promise<{ gone: boolean; notModified: boolean; write: MetadataWrite }> {
+): Promise<{ gone: boolean; private: boolean; notModified: boolean; write: MetadataWrite }> {
   const { deps, data, repository } = job;
-  let metadata: MetadataResult | null = null;
+  const etag = data.force || !isSettled(repository) ? null : repository.metadataEtag;
+  let metadata: MetadataResult;
   try {
-    metadata = await deps.github.repositoryMetadata(
-      data.owner,
-      data.repo,
-      data.force ? null : repository.metadataEtag,
-    );
+    metadata = repository.githubId
+      ? await deps.github.repositoryById(repository.githubId, etag)
+      : await deps.github.repositoryMetadata(data.owner, data.repo, etag);
+    if (metadata.status === 'not-found' && repository.githubId) {
+      // The repository the hub knew is gone; one made at the same name since is another repository.
+      metadata = await deps.github.repositoryMetadata(data.owner, data.repo, null);
+    }
   } catch (error) {
     if (error instanceof RateLimitedError) throw error;
-    job.warnings.push({
-      path: '',
-      code: 'metadata-unavailable',
-      message: `GitHub metadata: ${(error as Error).message}`,
-    });
     job.log.warn({ err: error }, 'repository metadata unavailable');
+    throw new Error(
+      `GitHub's REST API did not answer for ${data.owner}/${data.repo} (${(error as Error).message}); ` +
+        'a repository is indexed only once GitHub says it is public',
+    );
   }
   job.phaseDone('metadata');
-  if (metadata?.status === 'ok') await followRename(job, metadata.metadata);
+  if (metadata.status === 'ok') await followRename(job, metadata.metadata);
   return {
-    gone: metadata?.status === 'not-found',
-    notModified: metadata?.status === 'not-modified',
-    write: metadata?.status === 'ok' ? { etag: metadata.etag, ...metadata.metadata } : undefined,
+    gone: metadata.status === 'not-found',
+    private: metadata.status === 'ok' && metadata.private,
+    notModified: metadata.status === 'not-modified',
+    write: metadata.status === 'ok' ? { etag: metadata.etag, ...metadata.metadata } : undefined,
   };
 }
 
@@ -520,6 +528,12 @@ const emptyReport = (metadata: MetadataWrite, head: Head): ReportParts => ({
 const REPOSITORY_GONE = {
   code: 'repository-not-found',
   message: 'The repository does not exist or is no longer public (404).',
+};
+
+const REPOSITORY_PRIVATE = {
+  code: 'repository-private',
+  message:
+    'The repository is private on GitHub: private repositories are never in the public index (link it to a team instead).',
 };
 
 /** A failure's report: nothing about the skills is known, so they stay as stored (unless it is gone). */

@@ -103,6 +103,11 @@ export async function abandonIndexRequest(db: Executor, requestId: number) {
     .where(eq(indexRequests.id, requestId));
 }
 
+/** Deletes a request that was refused before its run started (it leaves no row behind). */
+export async function dropIndexRequest(db: Executor, requestId: number) {
+  await db.delete(indexRequests).where(and(eq(indexRequests.id, requestId), isNull(indexRequests.runId)));
+}
+
 /** The current owner/name of a repository that was renamed or transferred away from owner/name. */
 export async function findRepositoryRedirect(
   db: Executor,
@@ -190,8 +195,13 @@ export async function repositoryStatus(
   };
 }
 
+/** How long a delivery id and a body digest are remembered (GitHub redelivers for up to 3 days). */
+const DELIVERY_WINDOW = sql`interval '7 days'`;
+
 /**
- * Records a webhook delivery once: false when X-GitHub-Delivery was seen before (a redelivery or a replay).
+ * Records a webhook delivery once: false when its X-GitHub-Delivery, or its body digest (`bodySha256`, of
+ * the route and the signed body), was seen within the window: a redelivery, or a replay of a signed body
+ * under a new delivery id. Rows older than the window are pruned first.
  */
 export async function recordWebhookDelivery(
   db: Executor,
@@ -201,8 +211,10 @@ export async function recordWebhookDelivery(
     action: string | null;
     repository: string | null;
     outcome: string;
+    bodySha256?: string | null;
   },
 ): Promise<boolean> {
+  await db.delete(webhookDeliveries).where(sql`${webhookDeliveries.receivedAt} < now() - ${DELIVERY_WINDOW}`);
   const inserted = await db
     .insert(webhookDeliveries)
     .values(delivery)
@@ -371,4 +383,97 @@ export async function currentRepositoryName(
 /** Records what the hub did with a delivery (queued | applied | ignored). */
 export async function setWebhookDeliveryOutcome(db: Executor, deliveryId: string, outcome: string) {
   await db.update(webhookDeliveries).set({ outcome }).where(eq(webhookDeliveries.deliveryId, deliveryId));
+}
+
+/**
+ * The repository a GitHub event is about, as the hub knows it: the one with GitHub's numeric id when the
+ * hub has it, else the first of `names` (owner/name, as the event claims them) that the hub knows, under
+ * its current name. Undefined when none is known.
+ */
+export async function repositoryForEvent(
+  db: Executor,
+  githubId: number | null,
+  names: { owner: string; name: string }[],
+): Promise<{ owner: string; name: string; githubId: number | null } | undefined> {
+  if (githubId !== null) {
+    const [byId] = await db
+      .select({ owner: repositories.owner, name: repositories.name, githubId: repositories.githubId })
+      .from(repositories)
+      .where(eq(repositories.githubId, githubId))
+      .limit(1);
+    if (byId) return byId;
+  }
+  for (const { owner, name } of names) {
+    const current = await currentRepositoryName(db, owner, name);
+    if (!current.known) continue;
+    const [row] = await db
+      .select({ owner: repositories.owner, name: repositories.name, githubId: repositories.githubId })
+      .from(repositories)
+      .where(repositoryNamed(current.owner, current.name))
+      .limit(1);
+    if (row) return row;
+  }
+  return undefined;
+}
+
+/** Problem codes of a crawl that found nothing GitHub lets the public index hold. */
+const UNFOUND_CODES = ['repository-not-found', 'repository-private'];
+
+/**
+ * When owner/name was last crawled and GitHub answered 404 (or private) less than `ttlSeconds` ago: that
+ * answer, and when it may be asked again. Undefined otherwise (never crawled, found, or the answer is old).
+ */
+export async function recentlyUnfound(
+  db: Executor,
+  owner: string,
+  name: string,
+  ttlSeconds: number,
+): Promise<{ code: string; crawledAt: Date; retryAt: Date } | undefined> {
+  const [repo] = await db
+    .select({
+      outcome: repositories.lastCrawlOutcome,
+      crawledAt: repositories.lastCrawledAt,
+      problems: repositories.problems,
+    })
+    .from(repositories)
+    .where(repositoryNamed(owner, name))
+    .limit(1);
+  const code = repo?.problems[0]?.code;
+  if (!repo?.crawledAt || repo.outcome !== 'gone' || !code || !UNFOUND_CODES.includes(code)) return undefined;
+  const retryAt = new Date(repo.crawledAt.getTime() + ttlSeconds * 1000);
+  return retryAt.getTime() > Date.now() ? { code, crawledAt: repo.crawledAt, retryAt } : undefined;
+}
+
+/**
+ * Forgets what index requests for names that never held anything left behind once the not-found answer
+ * is older than `ttlSeconds`: the repository row (its crawl reports go with it), its closed index
+ * requests, and the request runs left without a report. A made-up name thus leaves no permanent row.
+ */
+export async function pruneUnfoundRepositories(db: Database, ttlSeconds: number): Promise<number> {
+  const ttl = sql`(${ttlSeconds}::int * interval '1 second')`;
+  return db.transaction(async (tx) => {
+    const gone = await tx
+      .delete(repositories)
+      .where(
+        and(
+          eq(repositories.lastCrawlOutcome, 'gone'),
+          isNull(repositories.headRevision),
+          sql`${repositories.lastCrawledAt} < now() - ${ttl}`,
+          sql`not exists (select 1 from ${skills} s where s.repository_id = ${repositories.id})`,
+          sql`not exists (select 1 from ${repositoryRedirects} r where r.repository_id = ${repositories.id})`,
+        ),
+      )
+      .returning({ owner: repositories.owner, name: repositories.name });
+    for (const { owner, name } of gone) {
+      await tx.delete(indexRequests).where(and(requestNamed(owner, name), eq(indexRequests.state, 'closed')));
+    }
+    if (gone.length > 0) {
+      await tx.execute(sql`
+        delete from ${crawlRuns} r
+        where r.kind = 'request' and r.status <> 'running' and r.finished_at < now() - ${ttl}
+          and not exists (select 1 from crawl_reports c where c.run_id = r.id)
+          and not exists (select 1 from ${indexRequests} q where q.run_id = r.id and q.state = 'open')`);
+    }
+    return gone.length;
+  });
 }

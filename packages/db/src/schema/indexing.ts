@@ -41,15 +41,24 @@ export const indexRequests = pgTable(
 );
 
 /** GitHub webhook deliveries already handled, by X-GitHub-Delivery (a redelivery changes nothing). */
-export const webhookDeliveries = pgTable('webhook_deliveries', {
-  deliveryId: text('delivery_id').primaryKey(),
-  event: text('event').notNull(),
-  action: text('action'),
-  repository: text('repository'),
-  /** What the hub did: queued | applied | ignored */
-  outcome: text('outcome').notNull(),
-  receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
-});
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    deliveryId: text('delivery_id').primaryKey(),
+    event: text('event').notNull(),
+    action: text('action'),
+    repository: text('repository'),
+    /** What the hub did: queued | applied | ignored */
+    outcome: text('outcome').notNull(),
+    /** SHA-256 of the route and the signed body: a replay under a new delivery id is a duplicate. */
+    bodySha256: text('body_sha256'),
+    receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('webhook_deliveries_body_key').on(t.bodySha256),
+    index('webhook_deliveries_received_idx').on(t.receivedAt),
+  ],
+);
 
 /** The old owner/name of a renamed or transferred repository; its identities answer 301 to the new ones. */
 export const repositoryRedirects = pgTable(

@@ -57,5 +57,6 @@ export const repositories = pgTable(
     // GitHub owner and repository names are case-insensitive; identities keep the case they were found with.
     uniqueIndex('repositories_full_name_key').on(sql`lower(${t.owner})`, sql`lower(${t.name})`),
     index('repositories_next_crawl_idx').on(t.nextCrawlAt),
+    index('repositories_github_id_idx').on(t.githubId),
   ],
 );

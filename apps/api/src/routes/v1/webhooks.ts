@@ -1,16 +1,14 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { SIGNED_BODY_LIMIT, verifiedBody, verifiedWebhookBodies } from '../../plugins/webhook-bodies.js';
 import { problem } from '../../problems.js';
 import { problems, WebhookAnswer } from '../../schemas.js';
 import {
+  deliveryDigest,
   forgetWebhookDelivery,
   recordWebhookDelivery,
   setWebhookDeliveryOutcome,
 } from '../../services/webhooks/deliveries.js';
-import { verifyWebhookSignature } from '../../services/webhooks/signature.js';
-
-/** GitHub sends payloads up to 25 MB. */
-const WEBHOOK_BODY_LIMIT = 25 * 1024 * 1024;
 
 const WebhookHeaders = z.object({
   'x-github-event': z
@@ -46,18 +44,18 @@ function parsePayload(body: Buffer, contentType: string | undefined): Record<str
  * `duplicate` and changes nothing); the dispatcher (app.webhooks) decides what an event does.
  */
 const webhookRoutes: FastifyPluginAsyncZod = async (app) => {
-  // The signature covers the exact bytes GitHub sent: keep them raw in this plugin's scope.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser(
-    '*',
-    { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT },
-    (_request, body, done) => done(null, body),
-  );
+  // The signature covers the exact bytes GitHub sent: they stay raw in this plugin's scope, and nothing
+  // of an unsigned request's body is read (finding 8 of issue 24).
+  verifiedWebhookBodies(app, {
+    secret: (instance) => instance.config.githubWebhookSecret,
+    unconfigured: 'Webhooks are not configured on this hub (GITHUB_WEBHOOK_SECRET)',
+    badSignature: 'bad-signature',
+  });
 
   app.post(
     '/webhooks/github',
     {
-      bodyLimit: WEBHOOK_BODY_LIMIT,
+      bodyLimit: SIGNED_BODY_LIMIT,
       schema: {
         operationId: 'githubWebhook',
         tags: ['index'],
@@ -65,19 +63,13 @@ const webhookRoutes: FastifyPluginAsyncZod = async (app) => {
           'GitHub webhook deliveries: push, repository (renamed, transferred, deleted, privatized, publicized)',
         description:
           'X-Hub-Signature-256 must be the HMAC-SHA256 of the raw body under GITHUB_WEBHOOK_SECRET (else 401, nothing ' +
-          'changes). 202 when a crawl was queued, 200 otherwise (applied, ignored, or duplicate for a delivery id seen before).',
+          'changes). 202 when a crawl was queued, 200 otherwise (applied, ignored, or duplicate for a delivery id or a signed body seen within 7 days).',
         headers: WebhookHeaders,
         response: { 200: WebhookAnswer, 202: WebhookAnswer, ...problems(400, 401, 413, 503) },
       },
     },
     async (request, reply) => {
-      const secret = app.config.githubWebhookSecret;
-      if (!secret)
-        throw problem('unavailable', 'Webhooks are not configured on this hub (GITHUB_WEBHOOK_SECRET)');
-      const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      if (!verifyWebhookSignature(secret, body, request.headers['x-hub-signature-256'])) {
-        throw problem('bad-signature', 'X-Hub-Signature-256 is missing or does not match the body');
-      }
+      const body = verifiedBody(request, app.config.githubWebhookSecret ?? '', 'bad-signature');
       const event = request.headers['x-github-event'];
       const deliveryId = request.headers['x-github-delivery'];
       if (!event || !deliveryId) {
@@ -96,13 +88,14 @@ const webhookRoutes: FastifyPluginAsyncZod = async (app) => {
         action,
         repository,
         outcome: 'received',
+        bodySha256: deliveryDigest('repository', body),
       });
       if (!first) {
         return reply.code(200).send({
           delivery: deliveryId,
           event,
           outcome: 'duplicate' as const,
-          detail: 'This delivery was handled before; nothing changed.',
+          detail: 'This delivery (its id or its signed body) was handled before; nothing changed.',
         });
       }
       let result: Awaited<ReturnType<typeof app.webhooks.dispatch>>;

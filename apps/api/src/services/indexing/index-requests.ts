@@ -3,13 +3,17 @@ import {
   attachIndexRequestRun,
   currentRepositoryName,
   type Database,
+  dropIndexRequest,
   type IndexRequestOrigin,
+  pruneUnfoundRepositories,
+  recentlyUnfound,
   requestIndexing,
 } from '@atskills/db';
 import { IdentityError, isValidGithubRepositoryName, parseGithubRepository } from '@atskills/protocol';
 import type { CrawlControl } from '@atskills/queue';
 import { problem } from '../../problems.js';
-import type { CallerBudget } from './caller-budget.js';
+import type { CallerRequest } from '../caller-key.js';
+import type { CallerBudget, GithubQuota } from './caller-budget.js';
 
 /** What index requests need of the crawl queue: starting a run (in-process or BullMQ). */
 export type IndexQueue = Pick<CrawlControl, 'startRun'>;
@@ -20,6 +24,15 @@ export interface IndexRequestAccepted {
   /** False when the request joined one already open for the repository. */
   started: boolean;
   statusUrl: string;
+}
+
+/**
+ * The caller GitHub's quota is charged to: a verified token, else the client address (an Authorization
+ * header the hub did not verify would let one caller mint a fresh budget per made-up token).
+ */
+export function quotaCaller(request: CallerRequest): string {
+  const tokenId = request.viewer?.tokenId;
+  return typeof tokenId === 'number' ? `token:${tokenId}` : `ip:${request.ip}`;
 }
 
 /** The public URL of a repository's index status. */
@@ -49,11 +62,15 @@ export function parseRepositoryName(text: string): { owner: string; repo: string
  * and crawled through the queue like any other run.
  */
 export class IndexRequests {
+  private lastPrune = 0;
+
   constructor(
     private readonly db: Database,
     private readonly queue: IndexQueue | null,
     private readonly publicUrl: string,
     private readonly budget: CallerBudget,
+    /** GitHub's quota per caller for crawls of repositories the hub never indexed, and the 404 cache. */
+    private readonly newRepos: { quota: GithubQuota; notFoundTtlS: number } | null = null,
   ) {}
 
   /** Whether this instance can crawl at all (it has a queue). */
@@ -82,11 +99,40 @@ export class IndexRequests {
     owner: string,
     repo: string,
     origin: IndexRequestOrigin,
-    options: { requestId?: string } = {},
+    options: { requestId?: string; caller?: string } = {},
   ): Promise<IndexRequestAccepted> {
     if (!this.queue) throw problem('unavailable', 'This instance has no crawl queue');
+    await this.prune();
     const target = await currentRepositoryName(this.db, owner, repo);
+    const statusUrl = repositoryStatusUrl(this.publicUrl, target.owner, target.name);
+    // GitHub said 404 (or private) a moment ago: answered from the hub, without a crawl or a GitHub call.
+    const unfound =
+      this.newRepos && origin !== 'webhook'
+        ? await recentlyUnfound(this.db, target.owner, target.name, this.newRepos.notFoundTtlS)
+        : undefined;
+    if (unfound) {
+      const wait = Math.max(1, Math.ceil((unfound.retryAt.getTime() - Date.now()) / 1000));
+      throw problem(
+        'not-found',
+        `${target.owner}/${target.name} was ${unfound.code === 'repository-private' ? 'private' : 'not found'} on GitHub at ${unfound.crawledAt.toISOString()}; ask again after ${unfound.retryAt.toISOString()}`,
+        { statusUrl, reason: unfound.code },
+        { 'retry-after': String(wait) },
+      );
+    }
     const opened = await requestIndexing(this.db, target.owner, target.name, origin);
+    if (opened.created && options.caller && this.newRepos && !target.known) {
+      // A crawl of a name the hub never saw: GitHub's quota is spent per caller (joining costs nothing).
+      const wait = this.newRepos.quota.take(options.caller);
+      if (wait > 0) {
+        await dropIndexRequest(this.db, opened.id);
+        throw problem(
+          'rate-limited',
+          `Too many index requests for repositories the hub does not know; retry in ${wait} s`,
+          { retryAfterSeconds: wait },
+          { 'retry-after': String(wait) },
+        );
+      }
+    }
     if (opened.created) {
       try {
         const runId = await this.queue.startRun({
@@ -100,10 +146,13 @@ export class IndexRequests {
         throw error;
       }
     }
-    return {
-      repo: `${target.owner}/${target.name}`,
-      started: opened.created,
-      statusUrl: repositoryStatusUrl(this.publicUrl, target.owner, target.name),
-    };
+    return { repo: `${target.owner}/${target.name}`, started: opened.created, statusUrl };
+  }
+
+  /** Forgets expired not-found names (at most once a minute per process; a failure only waits for the next). */
+  private async prune(): Promise<void> {
+    if (!this.newRepos || Date.now() - this.lastPrune < 60_000) return;
+    this.lastPrune = Date.now();
+    await pruneUnfoundRepositories(this.db, this.newRepos.notFoundTtlS).catch(() => {});
   }
 }

@@ -3,7 +3,7 @@ import { formatIdentity, isValidGithubRepositoryName, splitIdentityPrefix } from
 import { type HttpProblem, isHttpProblem, problem } from '../../problems.js';
 import { type CallerRequest, rateLimitKey } from '../caller-key.js';
 import { locateIdentity } from '../locate.js';
-import { type IndexRequests, repositoryStatusUrl } from './index-requests.js';
+import { type IndexRequests, quotaCaller, repositoryStatusUrl } from './index-requests.js';
 
 /** What explaining a missing identity needs of the hub (a Fastify instance fits). */
 export interface MissingGhHub {
@@ -122,7 +122,17 @@ export async function explainMissingGh(
       return problem('not-found', `gh:${owner}/${repo} is not indexed`, { statusUrl });
     throw error;
   }
-  await app.indexRequests.request(current.owner, current.name, 'on-demand', { requestId: request.id });
+  try {
+    await app.indexRequests.request(current.owner, current.name, 'on-demand', {
+      requestId: request.id,
+      caller: quotaCaller(request),
+    });
+  } catch (error) {
+    // The caller's GitHub quota is spent (or GitHub just said 404): the plain answer, no crawl.
+    if (isHttpProblem(error) && (error.code === 'rate-limited' || error.code === 'not-found'))
+      return problem('not-found', `gh:${owner}/${repo} is not indexed`, { statusUrl });
+    throw error;
+  }
   return pending(
     `gh:${current.owner}/${current.name} is not indexed yet; indexing has started, retry shortly`,
   );

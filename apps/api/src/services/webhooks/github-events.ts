@@ -1,11 +1,15 @@
 import type { Database } from '@atskills/db';
-import { markRepositoryUnavailable, moveRepository } from '@atskills/db';
+import { repositoryForEvent } from '@atskills/db';
 import { isValidGithubRepositoryName } from '@atskills/protocol';
 import type { SearchEngine } from '../../search/engine.js';
 import type { IndexRequests } from '../indexing/index-requests.js';
 import type { WebhookDelivery, WebhookDispatcher, WebhookResult } from './dispatcher.js';
 
+/** The `repository` actions that may change what the hub serves: each one schedules a check with GitHub. */
+const CHECKED_ACTIONS = new Set(['renamed', 'transferred', 'deleted', 'privatized', 'publicized']);
+
 interface RepositoryPayload {
+  id?: unknown;
   name?: string;
   full_name?: string;
   private?: boolean;
@@ -52,8 +56,9 @@ function previousName(
 
 /**
  * The public-repository events: `push` to the default branch re-crawls the repository (through an index
- * request, so a burst of pushes is one crawl at a time); `repository` renamed / transferred move its
- * skills to the new identities; deleted / privatized take them out of search; publicized indexes it.
+ * request, so a burst of pushes is one crawl at a time); `repository` renamed / transferred / deleted /
+ * privatized / publicized schedule a check of the repository with GitHub (a crawl that reads it by its
+ * numeric id), which moves, removes, hides or indexes its skills only as GitHub's answer says.
  */
 export function registerGithubEvents(
   dispatcher: WebhookDispatcher,
@@ -88,55 +93,32 @@ export function registerGithubEvents(
     if (!repo) return ignored('The delivery names no valid repository.');
     const fullName = `${repo.owner}/${repo.repo}`;
     const action = delivery.action ?? '';
-    if (action === 'renamed' || action === 'transferred') {
-      const from = previousName(action, delivery.payload, repo);
-      if (!from) return ignored(`The ${action} delivery does not say the previous name.`, fullName);
-      const moved = await moveRepository(
-        deps.db,
-        { owner: from.owner, name: from.repo },
-        {
-          owner: repo.owner,
-          name: repo.repo,
-          githubId: Number((delivery.payload.repository as { id?: number }).id) || null,
-        },
-      );
-      if (!moved.moved) return ignored(`The hub does not know ${from.owner}/${from.repo}.`, fullName);
-      await deps.search.remove(moved.identities.map((m) => m.from));
-      await deps.search.index(moved.identities.map((m) => m.to));
-      return {
-        outcome: 'applied',
-        detail: `Moved ${moved.identities.length} skills from ${from.owner}/${from.repo}.`,
-        repository: fullName,
-      };
-    }
-    if (action === 'deleted' || action === 'privatized') {
-      const done = await markRepositoryUnavailable(deps.db, repo.owner, repo.repo, {
-        path: '',
-        code: action === 'deleted' ? 'repository-deleted' : 'repository-private',
-        message:
-          action === 'deleted'
-            ? 'The repository was deleted on GitHub.'
-            : 'The repository was made private on GitHub; its skills left the public index.',
-      });
-      if (!done.found) return ignored(`The hub does not know ${fullName}.`, fullName);
-      await deps.search.remove(done.identities);
-      return {
-        outcome: 'applied',
-        detail: `${done.identities.length} skills left search.`,
-        repository: fullName,
-      };
-    }
-    if (action === 'publicized') {
-      const accepted = await deps.indexRequests.request(repo.owner, repo.repo, 'webhook', {
-        requestId: delivery.requestId,
-      });
-      return {
-        outcome: 'queued',
-        detail: 'Indexing queued.',
-        repository: accepted.repo,
-        statusUrl: accepted.statusUrl,
-      };
-    }
-    return ignored(`The hub does not act on repository "${action}".`, fullName);
+    if (!CHECKED_ACTIONS.has(action))
+      return ignored(`The hub does not act on repository "${action}".`, fullName);
+    // A delivery is a hint, never the truth (SPEC 2.8): whoever holds the secret can sign any payload. The
+    // hub looks up the repository it knows (by GitHub's id, else by the names the delivery gives) and
+    // crawls it; the crawl reads it from GitHub by its id and applies only what GitHub answers (a new name
+    // moves the skills, 404 takes them out, `private` drops them from the public index, public indexes).
+    const id = Number(repo.raw.id);
+    const githubId = Number.isSafeInteger(id) && id > 0 ? id : null;
+    const from =
+      action === 'renamed' || action === 'transferred'
+        ? previousName(action, delivery.payload, repo)
+        : undefined;
+    const known = await repositoryForEvent(deps.db, githubId, [
+      { owner: repo.owner, name: repo.repo },
+      ...(from ? [{ owner: from.owner, name: from.repo }] : []),
+    ]);
+    if (!known && action !== 'publicized') return ignored(`The hub does not know ${fullName}.`, fullName);
+    const target = known ?? { owner: repo.owner, name: repo.repo };
+    const accepted = await deps.indexRequests.request(target.owner, target.name, 'webhook', {
+      requestId: delivery.requestId,
+    });
+    return {
+      outcome: 'queued',
+      detail: `${action}: ${target.owner}/${target.name} is checked with GitHub${known?.githubId ? ` (repository ${known.githubId})` : ''}; only what GitHub answers is applied.`,
+      repository: accepted.repo,
+      statusUrl: accepted.statusUrl,
+    };
   });
 }

@@ -12,7 +12,12 @@ export function signWebhookBody(secret: string, body: Buffer | string): string {
  */
 export function verifyWebhookSignature(secret: string, body: Buffer, header: string | undefined): boolean {
   if (typeof header !== 'string' || !/^sha256=[0-9a-f]{64}$/i.test(header)) return false;
-  const expected = createHmac('sha256', secret).update(body).digest();
+  return signatureMatches(createHmac('sha256', secret).update(body).digest(), header);
+}
+
+/** Whether X-Hub-Signature-256 names this HMAC-SHA256 digest (computed while the body streamed). */
+export function signatureMatches(expected: Buffer, header: string | undefined): boolean {
+  if (typeof header !== 'string' || !/^sha256=[0-9a-f]{64}$/i.test(header)) return false;
   const given = Buffer.from(header.slice('sha256='.length), 'hex');
   return given.length === expected.length && timingSafeEqual(given, expected);
 }

@@ -233,7 +233,10 @@ describe('the project lifecycle', () => {
     const deploy = await readFile(path.join(project, '.atskills/hub/acme/playbooks/deploy/SKILL.md'), 'utf8');
     expect(deploy).toContain('v2');
     expect((await cli('update', 'hub:acme/playbooks/rollback')).code).toBe(3);
-    expect((await cli('update')).code).toBe(2);
+    // No identity means every saved skill, as --all: the edited copy is still a conflict, deploy is current.
+    const all = await cli('update');
+    expect(all.code).toBe(6);
+    expect(all.stdout).toContain('0 updated, 1 up to date, 1 conflicts, 0 failed.');
   });
 
   it('remove: refuses an edited copy unless --force, removes the copy and its line', async () => {

@@ -174,6 +174,22 @@ describe('/v1/suggest', () => {
     );
   });
 
+  it('shows suggestions with their scores on the "describe your task" page', async () => {
+    const empty = await hub.app.inject({ url: '/suggest' });
+    expect(empty.statusCode).toBe(200);
+    expect(empty.body).toContain('<textarea');
+    const page = await hub.app.inject({
+      url: `/suggest?q=${encodeURIComponent('write release notes from my git commits')}`,
+    });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toContain('text/html');
+    expect(page.body).toContain('release-notes');
+    expect(page.body).toMatch(/score \d\.\d\d/);
+    const none = await hub.app.inject({ url: `/suggest?q=${encodeURIComponent('thanks!')}` });
+    expect(none.body).toContain('No skill fits');
+    expect(none.body).not.toContain('<script>');
+  });
+
   it('reports the model on /metrics', async () => {
     const text = (await hub.app.inject({ url: '/metrics' })).body;
     expect(text).toMatch(/^atskills_suggest_model_ready 1$/m);

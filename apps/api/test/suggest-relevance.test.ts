@@ -198,8 +198,11 @@ const MESSAGES: Row[] = [
   ['n6', 'none', 'hmm ok', []],
 ];
 
-/** Measured on this suite: success@1 0.92, recall@5 0.89 answerable; abstention on none 1.0, false 0.0 (floors a little under). */
-const FLOORS = { successAt1: 0.7, recallAt5: 0.7, abstentionOnNone: 0.8, falseAbstention: 0.1 };
+/**
+ * Measured on this suite: success@1 0.79, recall@5 0.85 over the answerable messages (multi: one of the two
+ * needs covered in the first five, 0.5), no false abstention, abstention 0.83 on kind none. Floors a little under.
+ */
+const FLOORS = { successAt1: 0.7, recallAt5: 0.75, abstentionOnNone: 0.75, falseAbstention: 0.05 };
 
 let db: TestDatabase;
 let figures: ReturnType<typeof figuresByKind>;

@@ -9,6 +9,8 @@ import { runCli } from '../../apps/cli/src/index.js';
 
 /** Builds the installable client package (what a hub serves at /cli/atskills.tgz) into a folder. */
 export { bundleClient } from '../../apps/cli/scripts/bundle.js';
+/** The CLI's suggestion client (what the prompt hook calls), for tests of the hub's /v1/suggest. */
+export { fetchSuggestions } from '../../apps/cli/src/suggest-client.js';
 
 import { repoRoot } from './corpus.js';
 

@@ -563,7 +563,7 @@ describe('/mcp rate limit', () => {
       expect((await fetch(`${base}/search?q=deploy`)).status).toBe(200);
       const first = await mcp(1);
       expect(first.status).toBe(200);
-      expect(((await first.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(4);
+      expect(((await first.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(5);
       expect((await mcp(2)).status).toBe(200);
       const refused = await mcp(3);
       expect(refused.status).toBe(429);

@@ -9,9 +9,8 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseJsonOutput, runCliCaptured } from '../../../test/support/cli.js';
+import { fetchSuggestions, parseJsonOutput, runCliCaptured } from '../../../test/support/cli.js';
 import { unusedPort } from '../../../test/support/ports.js';
-import { fetchSuggestions } from '../../cli/src/suggest-client.js';
 import { createTestHub, type TestHub } from './support/app.js';
 import { seedHubCollection, seedRepository, skillMd } from './support/seed.js';
 import { auth, seedTeam, type Tokens } from './teams-fixtures.js';
@@ -172,6 +171,22 @@ describe('/v1/suggest', () => {
     expect(anonymous.results.map((r: { identity: string }) => r.identity)).not.toContain(
       'hub:acme/vault/invoice-chaser',
     );
+  });
+
+  it('shows suggestions with their scores on the "describe your task" page', async () => {
+    const empty = await hub.app.inject({ url: '/suggest' });
+    expect(empty.statusCode).toBe(200);
+    expect(empty.body).toContain('<textarea');
+    const page = await hub.app.inject({
+      url: `/suggest?q=${encodeURIComponent('write release notes from my git commits')}`,
+    });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toContain('text/html');
+    expect(page.body).toContain('release-notes');
+    expect(page.body).toMatch(/score \d\.\d\d/);
+    const none = await hub.app.inject({ url: `/suggest?q=${encodeURIComponent('thanks!')}` });
+    expect(none.body).toContain('No skill fits');
+    expect(none.body).not.toContain('<script>');
   });
 
   it('reports the model on /metrics', async () => {

@@ -3,7 +3,7 @@ import { isProtocolError, type SafetyFinding } from '@atskills/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { toProblem } from '../plugins/errors.js';
-import { type HttpProblem, problem } from '../problems.js';
+import { type HttpProblem, isHttpProblem, problem } from '../problems.js';
 import type { SearchHitResponse, SkillView, StatsResponse } from '../schemas.js';
 import { engineHeader } from '../search/engine.js';
 import { getHomeOverview, getSkillHistory } from '../services/browse.js';
@@ -14,6 +14,7 @@ import { withMissingGh } from '../services/indexing/missing-gh.js';
 import { pick } from '../services/pick.js';
 import { searchPageResponse, searchSkills } from '../services/search.js';
 import { getSkillView } from '../services/skill-view.js';
+import { suggestSkills } from '../services/suggest.js';
 import { ASSETS } from '../web/assets/index.js';
 import { renderUsesBadge } from '../web/badge.js';
 import { CONTENT_SECURITY_POLICY } from '../web/layout.js';
@@ -23,6 +24,7 @@ import { renderMetricsPage } from '../web/pages/metrics-page.js';
 import { renderRepositoryPage } from '../web/pages/repository-page.js';
 import { renderSearchPage } from '../web/pages/search-page.js';
 import { renderSkillPage } from '../web/pages/skill-page.js';
+import { renderSuggestPage } from '../web/pages/suggest-page.js';
 import { repositoryPageUrl } from '../web/urls.js';
 import type {
   CrawlStatusView,
@@ -130,6 +132,24 @@ function toCrawlStatus(stats: StatsResponse): CrawlStatusView {
     lastCrawlAt: stats.lastCrawl?.finishedAt ?? stats.lastCrawl?.startedAt ?? null,
     lastCrawlStatus: stats.lastCrawl?.status ?? null,
   };
+}
+
+/** `/suggest`: the "describe your task" box and the suggestions for what was typed (SPEC 2.7). */
+async function suggestPage(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
+  const raw = (request.query as { q?: unknown }).q;
+  const message = typeof raw === 'string' ? raw.trim().slice(0, 2_000) : '';
+  if (!message) return sendPage(reply, 200, renderSuggestPage({ message: '' }));
+  try {
+    const answer = await suggestSkills(app.suggestEngine, request.viewer, message, 5);
+    return sendPage(reply, 200, renderSuggestPage({ message, answer }));
+  } catch (err) {
+    if (!isHttpProblem(err)) throw err;
+    return sendPage(
+      reply,
+      err.status,
+      renderSuggestPage({ message, error: err.detail ?? 'Suggestions are not available right now.' }),
+    );
+  }
 }
 
 async function searchPage(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
@@ -355,6 +375,7 @@ export default fp(
       });
       web.get('/', { schema: { hide: true } }, (request, reply) => searchPage(web, request, reply));
       web.get('/s/*', { schema: { hide: true } }, (request, reply) => skillPage(web, request, reply));
+      web.get('/suggest', { schema: { hide: true } }, (request, reply) => suggestPage(web, request, reply));
       web.get('/r/:owner/:repo', { schema: { hide: true } }, (request, reply) =>
         repositoryPage(web, request as FastifyRequest<{ Params: { owner: string; repo: string } }>, reply),
       );

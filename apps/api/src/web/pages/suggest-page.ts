@@ -1,0 +1,50 @@
+import type { SuggestPageResponse } from '../../schemas.js';
+import { flagBadges, referenceBox } from '../components.js';
+import { html } from '../html.js';
+import { layout } from '../layout.js';
+import { skillPageUrl } from '../urls.js';
+
+/** What the "describe your task" page shows: the message typed, and the hub's answer when there is one. */
+export interface SuggestPageModel {
+  message: string;
+  answer?: SuggestPageResponse;
+  error?: string;
+}
+
+/** `/suggest`: a "describe your task" box and the skills the hub suggests for it, with their scores. */
+export function renderSuggestPage(model: SuggestPageModel): string {
+  const { answer } = model;
+  return layout(
+    { title: model.message ? 'Suggested skills' : 'Describe your task', noindex: true },
+    html`<h1>Describe your task</h1>
+<form method="get" action="/suggest" class="suggest-form">
+<label for="suggest-q">What are you working on? Write it as you would to your agent.</label>
+<textarea id="suggest-q" name="q" rows="5" maxlength="2000" required placeholder="the CI on my PR keeps failing on lint, pull the Actions logs and fix it">${model.message}</textarea>
+<button type="submit">Suggest skills</button>
+</form>
+${model.error ? html`<p class="notice" role="alert">${model.error}</p>` : ''}
+${
+  !answer
+    ? html`<p>The hub reads the message the way it reads an agent's (code, logs and quoted text are set aside) and suggests the skills that would help. The score is the estimated chance that a skill helps, the same meaning for every message.</p>`
+    : answer.abstained
+      ? html`<p class="notice">No skill fits this well enough. The hub says nothing rather than suggest a wrong skill.</p>`
+      : html`<ol class="results suggest-results">${answer.results.map(
+          (r) => html`<li class="result">
+<h2><a href="${skillPageUrl(r.identity)}">${r.name}</a> <span class="score" title="Estimated chance that this skill helps">${`score ${r.score.toFixed(2)}`}</span></h2>
+<p>${r.description}</p>
+<p class="matched">For: <q>${r.matched}</q></p>
+${flagBadges(
+  r.flags.map((f) => ({
+    rule: f.code,
+    severity: f.severity,
+    message: f.message,
+    ...(f.file !== undefined ? { file: f.file } : {}),
+    ...(f.line !== undefined ? { line: f.line } : {}),
+  })),
+)}
+${referenceBox(r.reference)}
+</li>`,
+        )}</ol>`
+}`,
+  ).value;
+}

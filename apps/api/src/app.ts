@@ -4,21 +4,28 @@ import { LinkAccess } from '@atskills/github-auth';
 import type { CrawlControl } from '@atskills/queue';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
+import type { Queue } from 'bullmq';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import {
   jsonSchemaTransformObject,
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
+import type { Redis } from 'ioredis';
 import type { AppConfig } from './config.js';
 import { openapiTransform } from './openapi-transform.js';
 import databasePlugin from './plugins/database.js';
 import errorsPlugin, { sendProblem } from './plugins/errors.js';
+import healthPlugin, { type Readiness } from './plugins/health.js';
 import indexingPlugin from './plugins/indexing.js';
 import jsonTextPlugin from './plugins/json-text.js';
 import metricsPlugin, { type HubMetrics } from './plugins/metrics.js';
+import queueBoardPlugin, { QUEUE_BOARD_PATH } from './plugins/queue-board.js';
+import rateLimitPlugin from './plugins/rate-limit.js';
 import readCachePlugin from './plugins/read-cache.js';
+import readinessChecksPlugin from './plugins/readiness-checks.js';
 import searchPlugin from './plugins/search.js';
+import securityPlugin from './plugins/security.js';
 import suggestPlugin from './plugins/suggest.js';
 import usesPlugin, { type UsesOptions } from './plugins/uses.js';
 import viewerPlugin from './plugins/viewer.js';
@@ -27,11 +34,12 @@ import adminRoutes from './routes/admin/index.js';
 import agentRoutes from './routes/agents/index.js';
 import apiCompatRoutes from './routes/api-compat.js';
 import openapiRoutes from './routes/openapi.js';
+import opsRoutes from './routes/ops/index.js';
 import searchRoutes from './routes/search.js';
 import v1Routes from './routes/v1/index.js';
 import webRoutes from './routes/web.js';
 import { loggerOptions } from './runtime/logging.js';
-import opsPlugin, { type OpsDeps } from './runtime/ops-plugin.js';
+import { loadOpsConfig, type OpsConfig } from './runtime/ops-config.js';
 import type { SearchEngine } from './search/engine.js';
 import { compiledSerializerCompiler } from './serializer.js';
 import { DEFAULT_CLIENT_PACKAGE_DIR } from './services/client-package.js';
@@ -51,7 +59,7 @@ export interface AppDeps {
   logger?: FastifyBaseLogger;
   /** Prometheus series of this instance (the runtime feeds queue and crawl series into it). */
   metrics?: HubMetrics;
-  /** Readiness checks, rate limit, CORS, queue dashboard (runtime/ops-plugin.ts). */
+  /** Readiness checks, rate limit, CORS, queue dashboard. */
   ops?: OpsDeps;
   /** Where link indexes go; default: the crawl queue's link queue (none without a queue). */
   linkQueue?: LinkIndexQueue;
@@ -61,6 +69,19 @@ export interface AppDeps {
   uses?: UsesOptions;
   /** The bundled client package served at /cli/atskills.tgz; default: apps/cli/dist/package. */
   clientPackageDir?: string;
+}
+
+/** What the runtime hands the app for operations; every field is optional so tests can build a bare app. */
+export interface OpsDeps {
+  /** Rate limit, CORS and shutdown settings (default: the schema's defaults, rate limiting off). */
+  config?: OpsConfig;
+  readiness?: Readiness;
+  /** Redis of the deployment: shared rate-limit counters and the queue readiness check. */
+  redis?: Redis;
+  /** BullMQ queues shown on the operators' dashboard (services mode only). */
+  boardQueues?: Queue[];
+  /** Describes the crawl queue for /readyz when there is no Redis (e.g. `{ mode: 'in-process' }`). */
+  queueMode?: string;
 }
 
 declare module 'fastify' {
@@ -97,6 +118,21 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
       : { logger: config.logLevel === 'silent' ? false : loggerOptions(config.logLevel) }),
     bodyLimit: config.bodyLimit,
     trustProxy: config.trustProxy,
+    // Timeouts (fastify/demo sets each one with its reason; Fastify's defaults leave three of them off):
+    // A socket that sends nothing for two minutes is closed: with the default (0, never) every client that
+    // opens connections and goes quiet holds a socket and a file descriptor for good. No answer of the hub
+    // takes that long to start, and MCP answers are one response each, not a held-open stream.
+    connectionTimeout: 120_000,
+    // Idle keep-alive connections are kept longer than the usual proxy idle timeout (60 s on AWS ALB and
+    // nginx's upstream default), so the proxy closes first and never sends a request on a socket the hub is
+    // closing (a spurious 502). This is Fastify's default, written out so it is not lost.
+    keepAliveTimeout: 72_000,
+    // The whole request, body included, must arrive within two minutes (default 0: a slow-loris client may
+    // trickle a publish upload for ever); BODY_LIMIT bytes take far less on any working link.
+    requestTimeout: 120_000,
+    // Start-up may open the embedded database and apply migrations before the plugins are ready; on a cold,
+    // slow disk that passed Fastify's 10 s default, which fails the boot with a plugin timeout.
+    pluginTimeout: 60_000,
     // Identities travel in the path and may be long (SPEC: up to 512 characters, more once percent-encoded).
     routerOptions: { maxParamLength: 4096 },
     requestIdHeader: false,
@@ -189,7 +225,24 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
   await app.register(viewerPlugin);
   await app.register(indexingPlugin);
   await app.register(usesPlugin, deps.uses ?? { redis: deps.ops?.redis });
-  await app.register(opsPlugin, deps.ops ?? {});
+  // Operations around the routes, after the database and search plugins their checks read, and before the
+  // routes (the rate limit hooks routes as they are added).
+  const ops = deps.ops ?? {};
+  // Without runtime settings (tests building a bare app) rate limiting stays off and /metrics is open.
+  const opsConfig =
+    ops.config ?? Object.freeze({ ...loadOpsConfig({}), rateLimitMax: 0, metricsPublic: true });
+  await app.register(healthPlugin, ops.readiness ? { readiness: ops.readiness } : {});
+  await app.register(readinessChecksPlugin, { redis: ops.redis, queueMode: ops.queueMode });
+  await app.register(securityPlugin, { corsOrigins: opsConfig.corsOrigins, publicUrl: config.publicUrl });
+  await app.register(rateLimitPlugin, {
+    max: opsConfig.rateLimitMax,
+    timeWindow: opsConfig.rateLimitWindow,
+    ...(ops.redis ? { redis: ops.redis } : {}),
+  });
+  await app.register(opsRoutes, { metricsPublic: opsConfig.metricsPublic });
+  if (ops.boardQueues?.length) {
+    await app.register(queueBoardPlugin, { queues: ops.boardQueues, prefix: QUEUE_BOARD_PATH });
+  }
 
   await app.register(openapiRoutes);
   await app.register(searchRoutes);

@@ -31,6 +31,16 @@ afterAll(async () => {
 const get = (url: string, headers: Record<string, string> = {}) =>
   hub.app.inject({ method: 'GET', url, headers });
 
+describe('the server', () => {
+  it('sets every timeout (none is left at Node or Fastify defaults of "never")', () => {
+    const server = hub.app.server;
+    expect(server.timeout).toBe(120_000);
+    expect(server.keepAliveTimeout).toBe(72_000);
+    expect(server.requestTimeout).toBe(120_000);
+    expect(hub.app.initialConfig.pluginTimeout).toBe(60_000);
+  });
+});
+
 describe('GET /search', () => {
   it('answers results in the protocol shape with paste-ready references', async () => {
     for (const path of ['/search', '/v1/search']) {

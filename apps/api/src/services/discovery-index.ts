@@ -5,7 +5,7 @@ import {
   PUBLIC_SCOPE,
   usesOfIdentities,
 } from '@atskills/db';
-import { refusingVerdict, SKILL_FILE } from '@atskills/protocol';
+import { formatIdentity, refusingVerdict, SKILL_FILE } from '@atskills/protocol';
 import { LRUCache } from 'lru-cache';
 import { buildSkillArchive } from './archive.js';
 import { flagRules } from './flags.js';
@@ -121,7 +121,7 @@ export class DiscoveryIndexes {
     return {
       ...base,
       type: 'archive',
-      url: `/v1/archive/hub:${encodePath(segments)}${rev}`,
+      url: `/v1/archive/${formatIdentity('hub', encodePath(segments))}${rev}`,
       digest: `sha256:${digest}`,
     };
   }

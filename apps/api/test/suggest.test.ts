@@ -28,6 +28,7 @@ async function eventually(check: () => Promise<boolean>, ms = 10_000): Promise<v
 /** A tool's answer, checked field by field. */
 type ToolAnswer = {
   isError?: boolean;
+  content: { type: string; text: string }[];
   structuredContent: { abstained: boolean; results: Record<string, unknown>[] };
 };
 
@@ -225,6 +226,8 @@ describe('/v1/suggest', () => {
           arguments: { message: MESSAGE },
         })) as ToolAnswer;
         expect(answer.isError).toBeFalsy();
+        // Descriptions are third-party text: framed like every tool's.
+        expect(answer.content[0]?.text).toMatch(/<skill-text-[0-9a-f]{16} kind="suggestions"/);
         expect(answer.structuredContent.abstained).toBe(false);
         expect(answer.structuredContent.results[0]).toMatchObject({
           reference: expect.stringContaining('gh:devtools/skills/release-notes'),

@@ -1,5 +1,5 @@
 import type { ReadScope } from '@atskills/db';
-import { SUGGEST_MAX_MESSAGE } from '@atskills/protocol';
+import { frameUntrusted, SUGGEST_MAX_MESSAGE, UNTRUSTED_NOTICE } from '@atskills/protocol';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -29,8 +29,21 @@ export function registerSuggestTool(
       title: 'Suggest skills for a message',
       description: DESCRIPTION,
       inputSchema: {
-        message: z.string().trim().min(1).max(SUGGEST_MAX_MESSAGE).describe("The user's message, as typed"),
-        limit: z.number().int().min(1).max(10).default(5),
+        message: z
+          .string()
+          .trim()
+          .min(1)
+          .max(SUGGEST_MAX_MESSAGE)
+          // Line breaks and tabs belong to messages (code, logs); NUL never does and cannot reach Postgres.
+          .refine((text) => !text.includes('\u0000'), { message: 'must not contain NUL characters' })
+          .describe("The user's message, as typed (code blocks, logs and quoted text included)"),
+        limit: z
+          .number()
+          .int()
+          .min(1)
+          .max(10)
+          .default(5)
+          .describe('How many skills at most (1-10, default 5); fewer or none when fewer fit'),
       },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
@@ -46,14 +59,19 @@ export function registerSuggestTool(
           score: r.score,
           matched: r.matched,
         }));
+        // Descriptions are third-party text: they reach the model inside the frame, like every tool's.
         const text = page.abstained
           ? 'No skill fits this message well enough (abstained).'
-          : results
-              .map(
-                (r) =>
-                  `${r.reference} (score ${r.score}, for "${r.matched}"): ${r.description.replace(/\s+/g, ' ')}`,
-              )
-              .join('\n');
+          : `${UNTRUSTED_NOTICE}\n${frameUntrusted(
+              'suggestions',
+              { count: String(results.length) },
+              results
+                .map(
+                  (r) =>
+                    `${r.reference} (score ${r.score}, for "${r.matched}"): ${r.description.replace(/\s+/g, ' ')}`,
+                )
+                .join('\n'),
+            )}`;
         return {
           content: [{ type: 'text', text }],
           structuredContent: { results, abstained: page.abstained },

@@ -5,4 +5,10 @@
 export { isMissing } from './fs-tree.js';
 export { findProjectDir } from './project.js';
 export { type Origin, type Resolved, type ResolvedMenu, type ResolvedSkill, Resolver } from './resolver.js';
-export { type ClientSettings, configFileFrom, loadSettings, type StoredConfig } from './settings.js';
+export {
+  type ClientSettings,
+  configFileFrom,
+  DEFAULT_SUGGEST_LIMIT,
+  loadSettings,
+  type StoredConfig,
+} from './settings.js';

@@ -1,6 +1,7 @@
 import type { SuggestResult } from '@atskills/protocol';
 import { describe, expect, it } from 'vitest';
 import { renderSuggestions, SUGGESTIONS_CAP } from './hook-suggest.js';
+import { readSuggestions } from './suggest-client.js';
 
 function result(name: string, description: string, flags: string[] = []): SuggestResult {
   return {
@@ -49,5 +50,20 @@ describe('renderSuggestions', () => {
     expect(text.split('\n').filter((l) => l.startsWith('@skills:')).length).toBeGreaterThan(2);
     for (const row of text.split('\n').filter((l) => l.startsWith('@skills:')))
       expect(row.length).toBeLessThan(260);
+  });
+});
+
+describe('readSuggestions', () => {
+  it('reads results, drops what is not one, and answers [] for an abstention or anything else', () => {
+    const good = result('a', 'A.');
+    expect(readSuggestions({ results: [good, { identity: 1 }, null], abstained: false })).toEqual([good]);
+    expect(readSuggestions({ results: [good], abstained: true })).toEqual([]);
+    expect(readSuggestions({ results: 'x', abstained: false })).toEqual([]);
+    expect(readSuggestions(null)).toEqual([]);
+    const noFlags = readSuggestions({
+      results: [{ ...good, flags: [{ code: 3 }, { code: 'x' }] }],
+      abstained: false,
+    });
+    expect(noFlags[0]?.flags.map((f) => f.code)).toEqual(['x']);
   });
 });

@@ -102,13 +102,13 @@ async function suggestionsFor(
   if (limit <= 0 || prompt.trim() === '') return undefined;
   const wait = Math.min(settings.suggestTimeoutMs, deadline - Date.now());
   if (wait <= 0) return undefined;
-  const [{ fetchSuggestions }, { knownSkills, renderSuggestions }] = await Promise.all([
-    import('../suggest-client.js'),
-    import('../hook-suggest.js'),
-  ]);
-  // Ask for more than the limit: the ones the project already has are dropped here.
+  // The request leaves first; what the project already has is read while the hub answers. More than the
+  // limit is asked for: the ones the project already has are dropped here.
+  const { fetchSuggestions } = await import('../suggest-client.js');
+  const asking = fetchSuggestions(settings, prompt, { limit: Math.min(10, limit + 5), deadlineMs: wait });
+  const { knownSkills, renderSuggestions } = await import('../hook-suggest.js');
   const [results, known] = await Promise.all([
-    fetchSuggestions(settings, prompt, { limit: Math.min(10, limit + 5), deadlineMs: wait }),
+    asking,
     findProjectDir(cwd).then((dir) => knownSkills(prompt, dir)),
   ]);
   return renderSuggestions(results, known, limit);

@@ -443,3 +443,174 @@ describe('flags and verdicts on every path', () => {
     );
   });
 });
+
+describe('suggestions in the user-prompt hook', () => {
+  const NEED = 'the CI on my PR keeps failing on lint, can you pull the Actions logs and fix it';
+  const CI_FIX = 'hub:acme/tools/ci-fix';
+  const CI_BODY = 'Pull the Actions run logs with gh run view';
+  // Against the healthy hub (served from this loaded test process) suggestions get a long deadline; the
+  // default one (400 ms) is what the hanging and refusing hubs are held to.
+  const slow = { ATSKILLS_SUGGEST_TIMEOUT_MS: '30000' };
+
+  beforeAll(async () => {
+    const tools = path.join(dir, 'tools');
+    const files: Record<string, string> = {
+      'ci-fix/SKILL.md': skill(
+        'ci-fix',
+        'Fix failing GitHub Actions checks on a pull request; read the workflow logs, find the failing step, fix it',
+        `# ci-fix\n\n${CI_BODY}, find the lint or test step that failed, fix and push.`,
+      ),
+      'release-notes/SKILL.md': skill(
+        'release-notes',
+        'Write release notes and a changelog from the git commits since the last tag',
+        '# release-notes\n\nGroup commits by type: features, fixes, breaking changes.',
+      ),
+      'pdf-extract/SKILL.md': skill(
+        'pdf-extract',
+        'Extract text and tables from PDF files into markdown',
+        '# pdf-extract\n\nUse pdfplumber for tables and text.',
+      ),
+    };
+    for (const [rel, text] of Object.entries(files)) {
+      await mkdir(path.dirname(path.join(tools, rel)), { recursive: true });
+      await writeFile(path.join(tools, rel), text);
+    }
+    const published = await runCliCaptured(['publish', tools, '--to', 'hub:acme/tools', '--public'], {
+      cwd: dir,
+      env: { ...baseEnv(dir), ATSKILLS_HUB: origin, ATSKILLS_TOKEN: token },
+    });
+    expect(published.code, published.stderr).toBe(0);
+    await hub.app.suggestEngine.build();
+  }, 120_000);
+
+  /** The suggestions frame of a hook answer: its rows, and the whole appended text. */
+  function suggestionRows(context: string | undefined): string[] {
+    const frame = /<(skill-text-[0-9a-f]{16}) kind="suggestions"[^\n]*>\n([\s\S]*?)\n<\/\1>/.exec(
+      context ?? '',
+    );
+    return frame ? (frame[2] as string).split('\n') : [];
+  }
+
+  describe.each(['claude-code', 'cursor', 'codex'] as const)('for %s', (host) => {
+    it('appends framed suggestions (identity and description, never bodies), and --remove restores every byte', async () => {
+      const { project, env, cli } = await newProject(`suggest-${host}`, {
+        [HOOK_FILES[host]]: USER_HOOKS[host],
+      });
+      const before = await snapshot(project);
+      const init = await cli(['init', '--agent', host, '--suggest']);
+      expect(init.code, init.stderr).toBe(0);
+      expect(init.stdout).toContain('Suggestions are on');
+      expect(await hookCommand(project, host, 'user-prompt')).toBe(
+        `atskills hook user-prompt --host ${host} --suggest`,
+      );
+      expect(await hookCommand(project, host, 'session-start')).not.toContain('--suggest');
+
+      // A message with a need and no reference: the hub is asked and its suggestions come framed.
+      const answer = await runHook(host, 'user-prompt', project, { ...env(), ...slow }, NEED);
+      const context = answer.context as string;
+      expect(notices(context)).toBe(1);
+      const rows = suggestionRows(context);
+      expect(rows[0]).toMatch(
+        /^@skills:hub:acme\/tools\/ci-fix \(ci-fix\): Fix failing GitHub Actions checks on a pull request/,
+      );
+      expect(rows.length).toBeLessThanOrEqual(3);
+      expect(context).not.toContain(CI_BODY);
+      expect(context.slice(context.indexOf('Skills the @skills hub suggests')).length).toBeLessThanOrEqual(
+        1_200,
+      );
+
+      // Nothing to suggest: the hub abstains and the hook adds nothing (Cursor still lets the prompt through).
+      const thanks = await runHook(
+        host,
+        'user-prompt',
+        project,
+        { ...env(), ...slow },
+        'thanks, that worked',
+      );
+      expect(thanks.context).toBeUndefined();
+
+      // After the injected references: the referenced skill itself is not suggested again.
+      const referenced = await runHook(
+        host,
+        'user-prompt',
+        project,
+        { ...env(), ...slow },
+        `${NEED}, with @skills:hub:acme/kit/deploy and @skills:${CI_FIX}`,
+      );
+      const withRefs = referenced.context as string;
+      expect(notices(withRefs)).toBe(1);
+      expectFrameHolds(
+        withRefs,
+        CI_FIX,
+        `# ci-fix\n\n${CI_BODY}, find the lint or test step that failed, fix and push.`,
+      );
+      expect(suggestionRows(withRefs).join('\n')).not.toContain(`@skills:${CI_FIX} `);
+      if (suggestionRows(withRefs).length > 0)
+        expect(withRefs.indexOf('kind="suggestions"')).toBeGreaterThan(
+          withRefs.indexOf('identity="hub:acme/kit/deploy"'),
+        );
+
+      // ATSKILLS_SUGGEST=0 wins over what init chose.
+      const off = await runHook(
+        host,
+        'user-prompt',
+        project,
+        { ...env(), ...slow, ATSKILLS_SUGGEST: '0' },
+        NEED,
+      );
+      expect(off.context).toBeUndefined();
+
+      // Re-running init with --no-suggest takes the flag back off; --remove restores every byte.
+      expect((await cli(['init', '--agent', host, '--no-suggest'])).code).toBe(0);
+      expect(await hookCommand(project, host, 'user-prompt')).toBe(
+        `atskills hook user-prompt --host ${host}`,
+      );
+      expect(
+        (await runHook(host, 'user-prompt', project, { ...env(), ...slow }, NEED)).context,
+      ).toBeUndefined();
+      expect((await cli(['init', '--agent', host, '--suggest'])).code).toBe(0);
+      const removed = await cli(['init', '--remove']);
+      expect(removed.code, removed.stderr).toBe(0);
+      expect(await snapshot(project)).toEqual(before);
+    });
+  });
+
+  it('does not suggest what the project installed or saved, and ATSKILLS_SUGGEST turns it on without init', async () => {
+    const { project, env, cli } = await newProject('suggest-installed');
+    expect((await cli(['init', '--agent', 'claude-code', '--no-suggest'])).code).toBe(0);
+    const on = { ...env(), ...slow, ATSKILLS_SUGGEST: '1' };
+    const message = 'write the release notes and a changelog from the git commits since the last tag';
+    const first = await runHook('claude-code', 'user-prompt', project, on, message);
+    expect(suggestionRows(first.context)[0]).toMatch(/^@skills:hub:acme\/tools\/release-notes /);
+    expect((await cli(['install', 'hub:acme/tools/release-notes'])).code).toBe(0);
+    const again = await runHook('claude-code', 'user-prompt', project, on, message);
+    expect(suggestionRows(again.context).join('\n')).not.toContain('release-notes');
+  });
+
+  it('adds nothing, within the budget, when the hub hangs or refuses', async () => {
+    const { project, env, cli } = await newProject('suggest-down');
+    expect((await cli(['init', '--agent', 'claude-code', '--suggest'])).code).toBe(0);
+    const empty = await newProject('suggest-down-startup');
+    await empty.cli(['init', '--agent', 'claude-code']);
+    const startUp = (await runHook('claude-code', 'user-prompt', empty.project, empty.env(), NEED)).ms;
+    for (const down of [hangingHub, closedHub]) {
+      const answer = await runHook('claude-code', 'user-prompt', project, env(down), NEED);
+      expect(answer.context).toBeUndefined();
+      // 400 ms of waiting for suggestions, well inside the 1.5 s budget; 2 s of slack for a loaded machine.
+      expect(answer.ms, `${down}: ${answer.ms} ms against ${startUp} ms of start-up`).toBeLessThan(
+        startUp + 2_400,
+      );
+      // With a reference too: the reference's one line comes back, no suggestions, within the budget.
+      const withRef = await runHook(
+        'claude-code',
+        'user-prompt',
+        project,
+        env(down),
+        `${NEED} @skills:${CI_FIX}`,
+      );
+      expect(withRef.context).toContain(`@skills:${CI_FIX} was not loaded`);
+      expect(withRef.context).not.toContain('kind="suggestions"');
+      expect(withRef.ms).toBeLessThan(startUp + 3_500);
+    }
+  });
+});

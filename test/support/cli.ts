@@ -68,8 +68,9 @@ export function spawnCli(argv: string[], options: CliRunOptions & { detached?: b
     cwd: options.cwd,
     env: options.env,
     detached: options.detached ?? false,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [options.stdin !== undefined ? 'pipe' : 'ignore', 'pipe', 'pipe'],
   });
+  if (options.stdin !== undefined) child.stdin?.end(options.stdin);
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));

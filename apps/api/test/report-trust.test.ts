@@ -86,6 +86,27 @@ describe('a "malicious" verdict is keyed by content', () => {
     expect(after.codes).toContain('reported-malicious');
   });
 
+  it('shows in the batch answer (POST /v1/resolve), unchanged and changed, twice for the read cache', async () => {
+    const current = (await flagsOf(`/v1/skills/${SKILL}`)).revision;
+    for (let round = 0; round < 2; round++) {
+      const res = await call('anonymous', 'POST', '/v1/resolve', {
+        items: [
+          { identity: SKILL, revision: current },
+          { identity: SKILL, revision: 'not-the-current-one' },
+          { identity: 'hub:acme/tools/other' },
+          { identity: 'hub:acme/tools' },
+        ],
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      const [unchanged, changed, other, menu] = res.json().items;
+      expect(unchanged).toMatchObject({ status: 'unchanged', flags: ['reported-malicious'] });
+      expect(changed).toMatchObject({ status: 'changed', kind: 'skill', flags: ['reported-malicious'] });
+      expect(other).toMatchObject({ status: 'changed', kind: 'skill', flags: [] });
+      expect(menu).toMatchObject({ status: 'changed', kind: 'menu' });
+      expect(menu.flags).toBeUndefined();
+    }
+  });
+
   it('is not carried to other content, and shows on ?rev= of the judged revision', async () => {
     await republish('v2');
     const current = await flagsOf(`/v1/skills/${SKILL}`);

@@ -387,6 +387,7 @@ describe('POST /v1/resolve', () => {
       identity: 'gh:acme/tools/deploy',
       status: 'unchanged',
       revision: currentRevision,
+      flags: [],
     });
     expect(items[1]).toMatchObject({
       status: 'changed',

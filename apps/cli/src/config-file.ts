@@ -18,6 +18,8 @@ export async function readStoredConfig(env: NodeJS.ProcessEnv): Promise<StoredCo
     const out: StoredConfig = {};
     if (typeof parsed.hub === 'string') out.hub = parsed.hub;
     if (typeof parsed.token === 'string') out.token = parsed.token;
+    if (typeof parsed.suggest === 'boolean' || typeof parsed.suggest === 'number')
+      out.suggest = parsed.suggest;
     return out;
   } catch {
     throw new Error(`${file} is not valid JSON; fix it or run \`atskills login\` again.`);

@@ -131,15 +131,20 @@ export type AnswerPart = { kind: 'resolved'; resolved: Resolved } | { kind: 'lin
 
 /**
  * The text of one answer: the standing notice, each part (skill bodies cut at one equal share of the cap,
- * smaller when the whole would still be over it), then the note lines; within ANSWER_CAP characters and bytes.
+ * smaller when the whole would still be over it), the note lines, then `tail` (the hook's suggestions, kept
+ * whole); within ANSWER_CAP characters and bytes.
  */
 export function renderAnswer(
   parts: readonly AnswerPart[],
   notes: readonly string[],
   projectDir: string,
+  tail?: string,
 ): string {
   const skills = parts.filter((p) => p.kind === 'resolved').length;
-  const noteText = notes.map((n) => `(atskills note: ${n.replace(/\s+/g, ' ').trim()})`);
+  const noteText = [
+    ...notes.map((n) => `(atskills note: ${n.replace(/\s+/g, ' ').trim()})`),
+    ...(tail ? [tail] : []),
+  ];
   let share = Math.floor((ANSWER_CAP - RESERVED) / Math.max(1, skills));
   for (;;) {
     const body = parts.map((p) =>

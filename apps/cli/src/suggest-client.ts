@@ -1,4 +1,4 @@
-import { SuggestResponse, type SuggestResult } from '@atskills/protocol';
+import type { SuggestResult } from '@atskills/protocol';
 
 /** The hub to ask: its base URL and, for private skills, a token (the CLI's ClientSettings fit). */
 export interface SuggestHub {
@@ -19,7 +19,9 @@ export async function fetchSuggestions(
   try {
     const text = message.trim().slice(0, 8_000);
     if (text === '') return [];
-    const { httpRequest } = await import('@atskills/protocol/node');
+    // The resolver's start-up entry (already loaded for the settings), not the node barrel: the hook's
+    // request leaves before anything heavy loads.
+    const { httpRequest } = await import('@atskills/protocol/node/resolving');
     const answer = await httpRequest(`${hub.hubUrl.replace(/\/+$/, '')}/v1/suggest`, {
       method: 'POST',
       headers: {
@@ -33,10 +35,29 @@ export async function fetchSuggestions(
       timeoutMs: options.deadlineMs ?? 800,
     });
     if (!answer.ok) return [];
-    const parsed = SuggestResponse.safeParse(JSON.parse(answer.body.toString('utf8')));
-    if (!parsed.success || parsed.data.abstained) return [];
-    return parsed.data.results;
+    return readSuggestions(JSON.parse(answer.body.toString('utf8')));
   } catch {
     return [];
   }
+}
+
+/**
+ * The results of a /v1/suggest answer, checked by hand for what the hook uses (no zod on the hook's path):
+ * [] when it abstained or is not an answer; results without a string identity, name or description are
+ * dropped; flags without a string code are dropped.
+ */
+export function readSuggestions(answer: unknown): SuggestResult[] {
+  const { results, abstained } = (answer ?? {}) as { results?: unknown; abstained?: unknown };
+  if (abstained !== false || !Array.isArray(results)) return [];
+  const out: SuggestResult[] = [];
+  for (const r of results as Record<string, unknown>[]) {
+    if (!r || typeof r !== 'object') continue;
+    const { identity, name, description } = r;
+    if (typeof identity !== 'string' || typeof name !== 'string' || typeof description !== 'string') continue;
+    const flags = Array.isArray(r.flags)
+      ? (r.flags as { code?: unknown }[]).filter((f) => typeof f?.code === 'string')
+      : [];
+    out.push({ ...(r as unknown as SuggestResult), flags: flags as SuggestResult['flags'] });
+  }
+  return out;
 }

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCliCaptured } from '../../../test/support/cli.js';
 import { unusedPort } from '../../../test/support/ports.js';
 import { bundleClient } from '../scripts/bundle.js';
+import { runCli } from '../src/index.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -226,5 +227,55 @@ describe.each([
     expect(await readdir(project)).not.toContain('tick');
     await runCliCaptured(['init', '--remove'], { cwd: project, env: envFor(project) });
     expect(await snapshot(project)).toEqual(before);
+  });
+});
+
+describe('init and suggestions', () => {
+  /** `atskills init` in-process with stdin and stdout flagged as terminals, `answer` typed at the question. */
+  async function initAtTerminal(project: string, answer: string, extra: string[] = []) {
+    let stdout = '';
+    let stderr = '';
+    const stdin = Object.assign([Buffer.from(`${answer}\n`)], { isTTY: true });
+    const code = await runCli(['init', '--agent', 'claude-code', ...extra], {
+      cwd: project,
+      env: envFor(project),
+      stdout: Object.assign({ write: (s: string) => (stdout += s) }, { isTTY: true }),
+      stderr: { write: (s: string) => (stderr += s) },
+      stdin,
+    });
+    return { code, stdout, stderr };
+  }
+
+  const promptHook = async (project: string) =>
+    JSON.parse(await readFile(path.join(project, '.claude', 'settings.json'), 'utf8')).hooks
+      .UserPromptSubmit[0].hooks[0].command as string;
+
+  it('asks on a terminal, records the answer on the hook command line, and a flag answers without asking', async () => {
+    const yes = path.join(dir, 'suggest-yes');
+    await mkdir(yes);
+    const asked = await initAtTerminal(yes, 'y');
+    expect(asked.code, asked.stderr).toBe(0);
+    expect(asked.stderr).toMatch(/Suggest skills for each message\? .* \[y\/N\]/);
+    expect(await promptHook(yes)).toBe('atskills hook user-prompt --host claude-code --suggest');
+    expect(asked.stdout).toContain('Suggestions are on');
+
+    const no = path.join(dir, 'suggest-no');
+    await mkdir(no);
+    const declined = await initAtTerminal(no, 'n');
+    expect(await promptHook(no)).toBe('atskills hook user-prompt --host claude-code');
+    expect(declined.stdout).toContain('Suggestions are off');
+
+    // A flag is never asked about; off a terminal, the default is off.
+    const flagged = await initAtTerminal(no, '', ['--suggest']);
+    expect(flagged.stderr).not.toContain('Suggest skills');
+    expect(await promptHook(no)).toBe('atskills hook user-prompt --host claude-code --suggest');
+    const quiet = path.join(dir, 'suggest-quiet');
+    await mkdir(quiet);
+    const piped = await runCliCaptured(['init', '--agent', 'claude-code'], {
+      cwd: quiet,
+      env: envFor(quiet),
+    });
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(await promptHook(quiet)).toBe('atskills hook user-prompt --host claude-code');
   });
 });

@@ -31,7 +31,7 @@ beforeAll(async () => {
 });
 
 /** Runs `atskills <argv>` as a child process and returns its result and every module URL it resolved. */
-async function runLogged(name: string, argv: string[]) {
+async function runLogged(name: string, argv: string[], stdin?: string) {
   const log = path.join(dir, `${name}.modules`);
   await writeFile(log, '');
   const result = await spawnCli(argv, {
@@ -44,6 +44,7 @@ async function runLogged(name: string, argv: string[]) {
       ATSKILLS_MODULE_LOG: log,
       NODE_OPTIONS: `--import=${HOOK}`,
     },
+    ...(stdin !== undefined ? { stdin } : {}),
   }).done;
   const modules = (await readFile(log, 'utf8')).split('\n').filter(Boolean);
   return { ...result, modules };
@@ -66,6 +67,18 @@ describe('start-up modules of the atskills process', () => {
     const nodeHalf = run.modules.filter((url) => url.includes(PROTOCOL_NODE));
     if (resolves) expect(nodeHalf).not.toEqual([]);
     else expect(nodeHalf).toEqual([]);
+  });
+
+  it('the user-prompt hook answers a message without a reference, suggestions off, without the node half', async () => {
+    const run = await runLogged(
+      'hook-plain',
+      ['hook', 'user-prompt', '--host', 'claude-code'],
+      JSON.stringify({ cwd: project, prompt: 'just fix the bug' }),
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe('');
+    expect(run.modules.some((url) => url.endsWith('/apps/cli/src/main.ts'))).toBe(true);
+    expect(run.modules.filter((url) => url.includes(PROTOCOL_NODE))).toEqual([]);
   });
 
   it('prompt loads gpt-tokenizer when it counts the resident block', async () => {

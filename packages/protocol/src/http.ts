@@ -101,9 +101,23 @@ export const ResolveRequest = z.object({
 });
 export type ResolveRequest = z.infer<typeof ResolveRequest>;
 
+/**
+ * A skill's active safety flag codes in a batch answer (accepted disputes left out): what X-Skill-Flags
+ * names, so a client can refuse a skill judged malicious, or name its flags, from the batch alone.
+ */
+const BatchFlags = z
+  .array(z.string())
+  .describe("the skill's active safety flag codes (accepted disputes left out), e.g. reported-malicious");
+
 /** One answer of POST /v1/resolve. */
 export const ResolveResponseItem = z.discriminatedUnion('status', [
-  z.object({ identity: z.string(), status: z.literal('unchanged'), revision: z.string() }),
+  z.object({
+    identity: z.string(),
+    status: z.literal('unchanged'),
+    revision: z.string(),
+    /** Absent for a menu. */
+    flags: BatchFlags.optional(),
+  }),
   z.object({
     identity: z.string(),
     status: z.literal('changed'),
@@ -112,6 +126,8 @@ export const ResolveResponseItem = z.discriminatedUnion('status', [
     name: z.string().optional(),
     description: z.string().optional(),
     frontmatter: z.record(z.string(), z.unknown()).optional(),
+    /** Absent for a menu. */
+    flags: BatchFlags.optional(),
   }),
   z.object({
     identity: z.string(),

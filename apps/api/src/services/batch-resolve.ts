@@ -23,8 +23,9 @@ async function resolveItem(
 ): Promise<ResolveResponseItem> {
   try {
     const resolved = await resolveIdentity(db, viewer, item.identity);
+    const flags = resolved.kind === 'skill' ? { flags: flagRules(resolved.flags) } : {};
     if (item.revision !== undefined && item.revision === resolved.revision) {
-      return { identity: item.identity, status: 'unchanged', revision: resolved.revision };
+      return { identity: item.identity, status: 'unchanged', revision: resolved.revision, ...flags };
     }
     if (resolved.kind === 'menu') {
       return { identity: item.identity, status: 'changed', revision: resolved.revision, kind: 'menu' };
@@ -35,6 +36,7 @@ async function resolveItem(
       revision: resolved.revision,
       kind: 'skill',
       ...pick(resolved, CHANGED_FIELDS),
+      ...flags,
     };
   } catch (err) {
     if (!isHttpProblem(err)) throw err;
@@ -87,7 +89,13 @@ export async function resolveBatch(
         ? cache.getRevision(cacheKey(scope, located))
         : undefined;
     if (cached && cached.revision === item.revision) {
-      out[i] = { identity: item.identity, status: 'unchanged', revision: cached.revision };
+      // The cached entry holds the same flag codes as the X-Skill-Flags header it serves.
+      out[i] = {
+        identity: item.identity,
+        status: 'unchanged',
+        revision: cached.revision,
+        flags: cached.flagRules,
+      };
     } else pending.push(i);
   });
   if (pending.length === 0) return { items: out };
@@ -104,13 +112,14 @@ export async function resolveBatch(
     const row = byIdentity.get(canonical[i] ?? '');
     if (!row) slow.push(i);
     else if (item.revision === row.revision) {
+      const flags = flagRules(row.flags);
       if (useCache)
         cache.putRevision(
           cacheKey(scope, row.identity),
-          { revision: row.revision, flagRules: flagRules(row.flags) },
+          { revision: row.revision, flagRules: flags },
           generation,
         );
-      out[i] = { identity: item.identity, status: 'unchanged', revision: row.revision };
+      out[i] = { identity: item.identity, status: 'unchanged', revision: row.revision, flags };
     } else {
       out[i] = {
         identity: item.identity,
@@ -118,6 +127,7 @@ export async function resolveBatch(
         revision: row.revision,
         kind: 'skill',
         ...pick(row, CHANGED_FIELDS),
+        flags: flagRules(row.flags),
       };
     }
   });

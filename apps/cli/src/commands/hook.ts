@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 
@@ -66,6 +69,51 @@ function budgetMs(env: NodeJS.ProcessEnv): number {
   return Number.isInteger(n) && n > 0 ? n : HOOK_BUDGET_MS;
 }
 
+/**
+ * Whether anything may turn suggestions on: the hook's flag, ATSKILLS_SUGGEST, or a `suggest` key in the
+ * config file. Checked without loading the settings, so that a message without a reference, suggestions
+ * off, is still answered without loading the resolver (the config path is configFileFrom's, in short).
+ */
+function suggestionsMayBeOn(env: NodeJS.ProcessEnv, flag: boolean): boolean {
+  if (flag || (env.ATSKILLS_SUGGEST ?? '') !== '') return true;
+  const base = env.XDG_CONFIG_HOME || path.join(env.HOME || homedir(), '.config');
+  try {
+    return readFileSync(path.join(base, 'atskills', 'config.json'), 'utf8').includes('"suggest"');
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The hub's suggestions for `prompt`, rendered, or undefined (off, nothing left, abstained, slow, down). It
+ * waits at most the suggestion deadline, and never past the hook's own.
+ */
+async function suggestionsFor(
+  ctx: CliContext,
+  prompt: string,
+  cwd: string,
+  deadline: number,
+  flag: boolean,
+): Promise<string | undefined> {
+  const settings = await ctx.settings();
+  const { DEFAULT_SUGGEST_LIMIT, findProjectDir } = await import('../node-half.js');
+  // ATSKILLS_SUGGEST or the config file decide; else the hook's `--suggest` (what `init` recorded).
+  const limit = settings.suggest ?? (flag ? DEFAULT_SUGGEST_LIMIT : 0);
+  if (limit <= 0 || prompt.trim() === '') return undefined;
+  const wait = Math.min(settings.suggestTimeoutMs, deadline - Date.now());
+  if (wait <= 0) return undefined;
+  // The request leaves first; what the project already has is read while the hub answers. More than the
+  // limit is asked for: the ones the project already has are dropped here.
+  const { fetchSuggestions } = await import('../suggest-client.js');
+  const asking = fetchSuggestions(settings, prompt, { limit: Math.min(10, limit + 5), deadlineMs: wait });
+  const { knownSkills, renderSuggestions } = await import('../hook-suggest.js');
+  const [results, known] = await Promise.all([
+    asking,
+    findProjectDir(cwd).then((dir) => knownSkills(prompt, dir)),
+  ]);
+  return renderSuggestions(results, known, limit);
+}
+
 /** The text the hook adds to the model's context, or undefined. Never throws for a source's failure. */
 async function contextFor(
   ctx: CliContext,
@@ -74,10 +122,19 @@ async function contextFor(
   cwd: string,
   deadline: number,
   budget: number,
+  suggestFlag: boolean,
 ): Promise<string | undefined> {
   const prompt = typeof input.prompt === 'string' ? input.prompt : '';
+  // Suggestions start first and run beside the references; they never make the hook fail.
+  const suggesting =
+    event === 'user-prompt' && suggestionsMayBeOn(ctx.io.env, suggestFlag)
+      ? suggestionsFor(ctx, prompt, cwd, deadline, suggestFlag).catch(() => undefined)
+      : Promise.resolve(undefined);
   // A message without a reference is answered without loading the resolver.
-  if (event === 'user-prompt' && !prompt.includes('@skills:')) return undefined;
+  if (event === 'user-prompt' && !prompt.includes('@skills:')) {
+    const suggestions = await suggesting;
+    return suggestions === undefined ? undefined : (await import('../hook-suggest.js')).alone(suggestions);
+  }
   const { findProjectDir, Resolver } = await import('../node-half.js');
   const settings = await ctx.settings();
   // Every request of this run ends by the deadline at the latest (the answer does not wait for it anyway).
@@ -100,8 +157,12 @@ async function contextFor(
     import('../inject.js'),
   ]);
   // A hook cannot ask: `:install` of a flagged skill is left to the user (the note says how).
-  const expansion = await expandMessage(resolver, prompt, { projectDir, deadline, requireCheck: true });
-  if (expansion.parts.length === 0 && expansion.notes.length === 0) return undefined;
+  const [expansion, suggestions] = await Promise.all([
+    expandMessage(resolver, prompt, { projectDir, deadline, requireCheck: true }),
+    suggesting,
+  ]);
+  if (expansion.parts.length === 0 && expansion.notes.length === 0)
+    return suggestions === undefined ? undefined : (await import('../hook-suggest.js')).alone(suggestions);
   const staleOnes = expansion.parts.flatMap((p) =>
     p.kind === 'resolved' && p.resolved.stale ? [p.resolved] : [],
   );
@@ -112,7 +173,7 @@ async function contextFor(
     staleNote(first !== undefined)[0] ??
     (first ? `cached copies were served, marked stale (${first.staleReason ?? 'not checked'})` : undefined);
   const notes = [...expansion.notes.filter((n) => !/ is stale: /.test(n)), ...(staleLine ? [staleLine] : [])];
-  return renderAnswer(expansion.parts, notes, projectDir);
+  return renderAnswer(expansion.parts, notes, projectDir, suggestions);
 }
 
 export function registerHook(program: Command, ctx: CliContext): void {
@@ -125,7 +186,11 @@ export function registerHook(program: Command, ctx: CliContext): void {
       `the host whose event and answer shapes to use (${HOSTS.join(', ')})`,
       'claude-code',
     )
-    .action(async (event: string, opts: { host: string }) => {
+    .option(
+      '--suggest',
+      "append the hub's skill suggestions to user-prompt answers (ATSKILLS_SUGGEST or the config file override it)",
+    )
+    .action(async (event: string, opts: { host: string; suggest?: boolean }) => {
       const started = Date.now();
       if (event !== 'session-start' && event !== 'user-prompt') {
         ctx.err(`atskills hook: unknown event "${event}" (session-start or user-prompt)`);
@@ -147,7 +212,7 @@ export function registerHook(program: Command, ctx: CliContext): void {
         }
         const budget = budgetMs(ctx.io.env);
         const cwd = projectFolder(host, input, ctx.io.cwd);
-        context = await contextFor(ctx, event, input, cwd, started + budget, budget);
+        context = await contextFor(ctx, event, input, cwd, started + budget, budget, opts.suggest === true);
       } catch (error) {
         // Whatever went wrong, the session goes on: the model learns it in one line.
         const message = error instanceof Error ? error.message : String(error);

@@ -22,6 +22,8 @@ interface InitRecord {
   settingsOriginal?: string;
   /** Each hooks file init edited that existed before: its original bytes (base64), restored by --remove. */
   originals?: Record<string, string>;
+  /** Whether the user-prompt hook appends the hub's suggestions (`--suggest` on its command line). */
+  suggest?: boolean;
 }
 
 const RECORD_FILE = '.atskills/.init.json';
@@ -58,9 +60,13 @@ function groupOf(command: string): unknown {
   return { hooks: [{ type: 'command', command, timeout: 10 }] };
 }
 
-/** The hook files and entries of a host with hooks; undefined for `generic`. */
-function hostHooks(agent: Agent): HostHooks | undefined {
-  const cmd = (event: string) => `${HOOK_COMMAND} ${event} --host ${agent}`;
+/**
+ * The hook files and entries of a host with hooks; undefined for `generic`. With `suggest`, the user-prompt
+ * hook carries `--suggest`: the choice lives where the hook reads it, in the host's own file.
+ */
+function hostHooks(agent: Agent, suggest = false): HostHooks | undefined {
+  const cmd = (event: string) =>
+    `${HOOK_COMMAND} ${event} --host ${agent}${suggest && event === 'user-prompt' ? ' --suggest' : ''}`;
   if (agent === 'cursor')
     return {
       file: '.cursor/hooks.json',
@@ -176,12 +182,19 @@ function isOurGroup(group: unknown): boolean {
   );
 }
 
-/** The file's JSON with our entries added to each event (once); every other key and entry kept. */
+/**
+ * The file's JSON with our entries added to each event (once; an earlier one of ours is replaced in place,
+ * so that a new choice, e.g. suggestions, takes effect); every other key and entry kept.
+ */
 function withOurHooks(settings: Json, host: HostHooks): Json {
   const hooks = { ...((settings.hooks as Json | undefined) ?? {}) };
   for (const [event, entries] of Object.entries(host.entries)) {
     const existing = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : [];
-    hooks[event] = existing.some(host.isOurs) ? existing : [...existing, ...entries];
+    const at = existing.findIndex(host.isOurs);
+    hooks[event] =
+      at < 0
+        ? [...existing, ...entries]
+        : [...existing.slice(0, at), ...entries, ...existing.slice(at + 1).filter((e) => !host.isOurs(e))];
   }
   return { ...(host.top ?? {}), ...settings, hooks };
 }
@@ -310,8 +323,15 @@ class ProjectInit {
     this.record.originals ??= {};
     if (!this.record.created[rel] && this.record.originals[rel] === undefined)
       this.record.originals[rel] = Buffer.from(text).toString('base64');
-    await writeFile(file, formatJson(updated));
-    this.changes.push(`added ${events} hooks to ${rel}`);
+    const content = formatJson(updated);
+    await writeFile(file, content);
+    // A file init created and nobody else changed stays init's: --remove still deletes it.
+    if (this.record.created[rel] === sha(text)) this.record.created[rel] = sha(content);
+    this.changes.push(
+      text.includes(HOOK_COMMAND)
+        ? `updated the ${events} hooks in ${rel}`
+        : `added ${events} hooks to ${rel}`,
+    );
   }
 
   /** The original bytes of an edited hooks file, when init recorded them. */
@@ -418,11 +438,16 @@ export function registerInit(program: Command, ctx: CliContext): void {
       ),
     )
     .option('--remove', 'undo what init did, restoring the files it edited byte for byte')
+    .option(
+      '--suggest',
+      "the user-prompt hook appends the hub's skill suggestions for each message (asked on a terminal)",
+    )
+    .option('--no-suggest', 'no suggestions in the user-prompt hook (the default off a terminal)')
     .addHelpText(
       'after',
       '\nExamples:\n  atskills init --agent claude-code   # CLAUDE.md line + SessionStart/UserPromptSubmit in .claude/settings.json\n  atskills init --agent cursor        # rule file + sessionStart/beforeSubmitPrompt in .cursor/hooks.json\n  atskills init --agent codex         # AGENTS.md line + SessionStart/UserPromptSubmit in .codex/hooks.json\n  atskills init --remove',
     )
-    .action(async (opts: { agent?: Agent; remove?: boolean }) => {
+    .action(async (opts: { agent?: Agent; remove?: boolean; suggest?: boolean }) => {
       const root = ctx.io.cwd;
       const existing = await readRecord(root);
       if (opts.remove) {
@@ -444,6 +469,15 @@ export function registerInit(program: Command, ctx: CliContext): void {
         pointers: {},
       };
       record.agent = agent;
+      if (hostHooks(agent)) {
+        // The flag wins; a person at a terminal is asked (once: a re-run keeps the answer); else off.
+        record.suggest =
+          opts.suggest ??
+          record.suggest ??
+          (await ctx.confirm(
+            "Suggest skills for each message? The user-prompt hook sends the message to the hub and appends up to 3 matching skills' names and descriptions (never bodies).",
+          ));
+      }
       const run = new ProjectInit(root, record);
       const { hubUrl } = await ctx.settings();
       try {
@@ -453,7 +487,7 @@ export function registerInit(program: Command, ctx: CliContext): void {
         if (copy) await run.createFile('.atskills/SKILLS.md', copy);
         const hasCopy = (await readText(path.join(root, '.atskills', 'SKILLS.md'))) !== undefined;
         await run.setPointer(instructionFile(agent), pointerLine(hubUrl, hasCopy), agent);
-        const hooks = hostHooks(agent);
+        const hooks = hostHooks(agent, record.suggest === true);
         if (hooks) await run.setHooks(hooks);
       } finally {
         await writeFile(path.join(root, RECORD_FILE), formatJson(record));
@@ -465,6 +499,12 @@ export function registerInit(program: Command, ctx: CliContext): void {
           : '- already set up; nothing changed',
       );
       for (const line of hostAdvice(agent)) ctx.out(line);
+      if (hostHooks(agent))
+        ctx.out(
+          record.suggest
+            ? 'Suggestions are on: each message goes to the hub, which may append up to 3 skills (ATSKILLS_SUGGEST=0 turns them off; atskills init --no-suggest removes them).'
+            : 'Suggestions are off (atskills init --suggest turns them on).',
+        );
       ctx.out('Undo with: atskills init --remove');
     });
 }

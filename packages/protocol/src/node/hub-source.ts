@@ -131,7 +131,6 @@ export class HubSource {
     const parsed = ResolveResponse.safeParse(raw);
     if (!parsed.success)
       throw new ResolveError('network', "the hub's batch answer does not match the protocol.");
-    const rawItems = Array.isArray(raw.items) ? (raw.items as { flags?: unknown }[]) : [];
     parsed.data.items.forEach((item, index) => {
       const asked = items[index];
       if (!asked) return;
@@ -139,12 +138,11 @@ export class HubSource {
         answers.set(asked.id.identity, { status: item.status === 'changed' ? 'changed' : 'other' });
         return;
       }
-      // The batch's items may carry the skill's flags (a hub that names them); absent: the probe tells.
-      const flags = rawItems[index]?.flags;
+      // The batch's items carry the skill's active flag codes (an older hub leaves them out: the probe tells).
       answers.set(
         asked.id.identity,
-        Array.isArray(flags)
-          ? { status: 'unchanged', flags: flagCodes(undefined, flags) }
+        item.flags
+          ? { status: 'unchanged', flags: flagCodes(undefined, item.flags) }
           : { status: 'unchanged' },
       );
     });

@@ -3,6 +3,13 @@
 // the client loads only these modules (and what they import) for `atskills get`; the `./node` barrel would
 // bring every module it re-exports.
 export { isMissing } from './fs-tree.js';
+export { httpRequest } from './http-request.js';
 export { findProjectDir } from './project.js';
 export { type Origin, type Resolved, type ResolvedMenu, type ResolvedSkill, Resolver } from './resolver.js';
-export { type ClientSettings, configFileFrom, loadSettings, type StoredConfig } from './settings.js';
+export {
+  type ClientSettings,
+  configFileFrom,
+  DEFAULT_SUGGEST_LIMIT,
+  loadSettings,
+  type StoredConfig,
+} from './settings.js';

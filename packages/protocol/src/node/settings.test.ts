@@ -22,3 +22,21 @@ describe('ATSKILLS_HUB', () => {
     );
   });
 });
+
+describe('ATSKILLS_SUGGEST', () => {
+  it('turns suggestions on (1, on: 3 of them; 2-10: that many) or off (0, off), the environment winning', () => {
+    expect(loadSettings({}).suggest).toBeUndefined();
+    expect(loadSettings({ ATSKILLS_SUGGEST: '1' }).suggest).toBe(3);
+    expect(loadSettings({ ATSKILLS_SUGGEST: 'on' }).suggest).toBe(3);
+    expect(loadSettings({ ATSKILLS_SUGGEST: '5' }).suggest).toBe(5);
+    expect(loadSettings({ ATSKILLS_SUGGEST: '50' }).suggest).toBe(10);
+    expect(loadSettings({ ATSKILLS_SUGGEST: '0' }, { suggest: true }).suggest).toBe(0);
+    expect(loadSettings({ ATSKILLS_SUGGEST: 'OFF' }).suggest).toBe(0);
+    expect(loadSettings({ ATSKILLS_SUGGEST: 'maybe' }).suggest).toBeUndefined();
+    expect(loadSettings({}, { suggest: true }).suggest).toBe(3);
+    expect(loadSettings({}, { suggest: 4 }).suggest).toBe(4);
+    expect(loadSettings({}, { suggest: false }).suggest).toBe(0);
+    expect(loadSettings({}).suggestTimeoutMs).toBe(400);
+    expect(loadSettings({ ATSKILLS_SUGGEST_TIMEOUT_MS: '900' }).suggestTimeoutMs).toBe(900);
+  });
+});

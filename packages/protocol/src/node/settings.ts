@@ -21,13 +21,28 @@ export interface ClientSettings {
   probeTimeoutMs: number;
   /** How long one fetch may take. */
   fetchTimeoutMs: number;
+  /**
+   * How many suggestions the user-prompt hook appends (SPEC 2.7): 0 turns them off; undefined when neither
+   * ATSKILLS_SUGGEST nor the config file says (the hook's own `--suggest`, written by `init`, decides).
+   */
+  suggest?: number;
+  /** How long the hook waits for suggestions (ms), inside its overall budget. */
+  suggestTimeoutMs: number;
 }
 
 /** What `login` writes: the hub to talk to and its token. */
 export interface StoredConfig {
   hub?: string;
   token?: string;
+  /** Suggestions in the user-prompt hook: true/false, or how many (1-10). */
+  suggest?: boolean | number;
 }
+
+/** Suggestions the hook appends when turned on without a number. */
+export const DEFAULT_SUGGEST_LIMIT = 3;
+
+/** How long the hook waits for the hub's suggestions by default (ms): a prompt never waits on them. */
+export const DEFAULT_SUGGEST_TIMEOUT_MS = 400;
 
 export const DEFAULT_HUB_URL = 'http://127.0.0.1:8080';
 export const DEFAULT_GIT_BASE = 'https://github.com';
@@ -102,6 +117,18 @@ export const CLIENT_VARIABLES: readonly ClientVariable[] = [
     default: '`300000`',
     description: 'A fetch slower than this (ms) counts as unreachable.',
   },
+  {
+    name: 'ATSKILLS_SUGGEST',
+    default: "the config file's `suggest`, else what `init` chose (`--suggest` on the hook), else off",
+    description:
+      '`1` (or `on`): the user-prompt hook appends up to 3 skill suggestions from the hub (identity and one-line description) after the injected references; a number from 2 to 10: that many; `0` (or `off`): none, whatever `init` chose.',
+  },
+  {
+    name: 'ATSKILLS_SUGGEST_TIMEOUT_MS',
+    default: `\`${DEFAULT_SUGGEST_TIMEOUT_MS}\``,
+    description:
+      'How long (ms) the hook waits for suggestions, inside its 1.5 s budget; a slower hub adds none.',
+  },
 ];
 
 /** Where the cache lives: $ATSKILLS_CACHE, else $XDG_CACHE_HOME/atskills, else ~/.cache/atskills. */
@@ -131,7 +158,10 @@ export function loadSettings(env: NodeJS.ProcessEnv, stored: StoredConfig = {}):
     ghViaHub: env.ATSKILLS_GH_VIA_HUB === '1',
     probeTimeoutMs: positiveInt(env.ATSKILLS_PROBE_TIMEOUT_MS, 20_000),
     fetchTimeoutMs: positiveInt(env.ATSKILLS_FETCH_TIMEOUT_MS, 300_000),
+    suggestTimeoutMs: positiveInt(env.ATSKILLS_SUGGEST_TIMEOUT_MS, DEFAULT_SUGGEST_TIMEOUT_MS),
   };
+  const suggest = suggestLimit(env.ATSKILLS_SUGGEST) ?? suggestLimit(stored.suggest);
+  if (suggest !== undefined) settings.suggest = suggest;
   if (githubToken) settings.githubToken = githubToken;
   if (hubToken) settings.hubToken = hubToken;
   return Object.freeze(settings);
@@ -148,6 +178,24 @@ export function hubBaseUrl(url: string): string {
 
 function trimTrailingSlash(url: string): string {
   return url.replace(/\/+$/, '');
+}
+
+/**
+ * How many suggestions a setting asks for: `1`/`on`/`true`/`yes`/true is the default number, a whole number
+ * 1-10 that many, `0`/`off`/`false`/`no`/false none; anything else (unset included) says nothing.
+ */
+export function suggestLimit(value: string | boolean | number | undefined): number | undefined {
+  if (value === true) return DEFAULT_SUGGEST_LIMIT;
+  if (value === false) return 0;
+  const text = String(value ?? '')
+    .trim()
+    .toLowerCase();
+  if (['on', 'true', 'yes'].includes(text)) return DEFAULT_SUGGEST_LIMIT;
+  if (['off', 'false', 'no'].includes(text)) return 0;
+  if (text === '' || !/^\d+$/.test(text)) return undefined;
+  const n = Number(text);
+  if (n === 1) return DEFAULT_SUGGEST_LIMIT; // `ATSKILLS_SUGGEST=1` reads as "on"
+  return Math.min(10, n);
 }
 
 function positiveInt(text: string | undefined, fallback: number): number {

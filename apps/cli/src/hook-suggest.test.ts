@@ -1,0 +1,69 @@
+import type { SuggestResult } from '@atskills/protocol';
+import { describe, expect, it } from 'vitest';
+import { renderSuggestions, SUGGESTIONS_CAP } from './hook-suggest.js';
+import { readSuggestions } from './suggest-client.js';
+
+function result(name: string, description: string, flags: string[] = []): SuggestResult {
+  return {
+    identity: `hub:acme/tools/${name}`,
+    reference: `@skills:hub:acme/tools/${name}`,
+    name,
+    description,
+    source: 'hub',
+    repository: 'acme/tools',
+    path: name,
+    revision: 'r1',
+    popularity: 0,
+    descriptionTokens: 10,
+    flags: flags.map((code) => ({ code, severity: 'warning', message: code })),
+    score: 0.9,
+    matched: 'fix it',
+  };
+}
+
+const none = { identities: new Set<string>(), folders: [] };
+
+describe('renderSuggestions', () => {
+  it('frames identity and one-line description rows, at most `limit`, flags named', () => {
+    const text = renderSuggestions(
+      [result('a', 'Does\nA.'), result('b', 'Does B.', ['shell-exec']), result('c', 'Does C.')],
+      none,
+      2,
+    ) as string;
+    const frame =
+      /<(skill-text-[0-9a-f]{16}) kind="suggestions" source="hub" count="2">\n([\s\S]*)\n<\/\1>$/.exec(text);
+    expect(frame?.[2]).toBe(
+      '@skills:hub:acme/tools/a (a): Does A.\n@skills:hub:acme/tools/b (b): Does B. [flagged: shell-exec]',
+    );
+  });
+
+  it('leaves out known skills (exact or under an installed folder) and skills judged malicious', () => {
+    const known = { identities: new Set(['hub:acme/tools/a']), folders: ['hub:acme/tools/sub'] };
+    const results = [result('a', 'A.'), result('sub/x', 'X.'), result('bad', 'Bad.', ['reported-malicious'])];
+    expect(renderSuggestions(results, known, 3)).toBeUndefined();
+  });
+
+  it('stays within the cap whatever the descriptions, cutting each to one short line', () => {
+    const long = Array.from({ length: 10 }, (_, i) => result(`s${i}`, 'word '.repeat(500)));
+    const text = renderSuggestions(long, none, 10) as string;
+    expect(text.length).toBeLessThanOrEqual(SUGGESTIONS_CAP);
+    expect(text.split('\n').filter((l) => l.startsWith('@skills:')).length).toBeGreaterThan(2);
+    for (const row of text.split('\n').filter((l) => l.startsWith('@skills:')))
+      expect(row.length).toBeLessThan(260);
+  });
+});
+
+describe('readSuggestions', () => {
+  it('reads results, drops what is not one, and answers [] for an abstention or anything else', () => {
+    const good = result('a', 'A.');
+    expect(readSuggestions({ results: [good, { identity: 1 }, null], abstained: false })).toEqual([good]);
+    expect(readSuggestions({ results: [good], abstained: true })).toEqual([]);
+    expect(readSuggestions({ results: 'x', abstained: false })).toEqual([]);
+    expect(readSuggestions(null)).toEqual([]);
+    const noFlags = readSuggestions({
+      results: [{ ...good, flags: [{ code: 3 }, { code: 'x' }] }],
+      abstained: false,
+    });
+    expect(noFlags[0]?.flags.map((f) => f.code)).toEqual(['x']);
+  });
+});

@@ -10,6 +10,7 @@ import {
   flag,
   integer,
   LogLevel,
+  optionalText,
   optionalUrl,
   parseEnv,
 } from '@atskills/protocol/config';
@@ -136,8 +137,8 @@ export const HubEnvSchema = z.object({
   EMBEDDINGS_URL: optionalUrl.describe(
     'An OpenAI-compatible embeddings service (its base URL or its `/v1/embeddings` URL) for suggestions; unset, the model the hub builds from its own index.',
   ),
-  EMBEDDINGS_MODEL: z.string().trim().min(1).optional().describe('The `model` sent to EMBEDDINGS_URL.'),
-  EMBEDDINGS_API_KEY: z.string().optional().describe('Bearer key sent to EMBEDDINGS_URL.'),
+  EMBEDDINGS_MODEL: optionalText.describe('The `model` sent to EMBEDDINGS_URL.'),
+  EMBEDDINGS_API_KEY: optionalText.describe('Bearer key sent to EMBEDDINGS_URL.'),
   AUTH_FAILURES_MAX: integer(20).describe(
     'Failed authentications (bad, unknown, revoked or expired tokens) per client address per minute before `429`; 0 = off.',
   ),
@@ -264,7 +265,7 @@ export function appConfigFrom(e: HubValues, githubAuth: GithubAuthSettings): App
       ? Object.freeze({
           url: e.EMBEDDINGS_URL,
           model: e.EMBEDDINGS_MODEL,
-          apiKey: e.EMBEDDINGS_API_KEY === '' ? undefined : e.EMBEDDINGS_API_KEY,
+          apiKey: e.EMBEDDINGS_API_KEY,
         })
       : undefined,
     authFailuresMax: e.AUTH_FAILURES_MAX,

@@ -123,6 +123,7 @@ describe('resolving gh: over git', () => {
       'body',
       'description',
       'dir',
+      'flags',
       'identity',
       'kind',
       'name',

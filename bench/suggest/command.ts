@@ -116,6 +116,7 @@ export async function run(args: string[]): Promise<void> {
       explained.push({
         id: judgement.id,
         kind: judgement.kind,
+        task: s.task,
         candidates: (s.explained ?? []).map((c) => ({
           ...c.evidence,
           relevant: judgement.relevant.includes(c.identity),

@@ -41,7 +41,7 @@ export const RERANK = {
 export const PLATT = { scale: 0.81, bias: -6.16 } as const;
 
 /** Score at or above which a skill is suggested; a message whose best is below it abstains. */
-export const ABSTAIN_BELOW = 0.12;
+export const ABSTAIN_BELOW = 0.09;
 
 /** The reranker's value for a candidate (higher is better; only the order matters). */
 export function rerankValue(e: Evidence): number {
@@ -63,4 +63,28 @@ export function calibratedScore(e: Evidence): number {
 /** Whether a message abstains, given its best candidate's score. */
 export function abstains(best: number | undefined, threshold = ABSTAIN_BELOW): boolean {
   return best === undefined || best < threshold;
+}
+
+/** What a message's wording says about whether it holds a task for a skill (before any skill is scored). */
+export interface TaskEvidence {
+  /** It asks for something (an imperative, "can you", "I need", "how do I", something failing). */
+  request: boolean;
+  /** Every clause of it is small talk (greetings, thanks, farewells, chit-chat, questions about the assistant). */
+  smallTalk: boolean;
+  /** Its need words that are telling in the index (skills are about them, and most skills are not). */
+  informative: number;
+}
+
+/**
+ * How likely the message holds a task for a skill, from its wording (fitted by bench/suggest/fit.py on
+ * half of the judged messages): a candidate's score is its calibrated score times this, so small talk and
+ * messages without anything the index is about abstain however well some skill happens to match a word.
+ */
+export const TASK_PRIOR = { smallTalk: 0, noInformative: 0, noRequest: 0.3, request: 1 } as const;
+
+/** The task prior of a message. */
+export function taskPrior(t: TaskEvidence): number {
+  if (t.smallTalk) return TASK_PRIOR.smallTalk;
+  if (t.informative === 0) return TASK_PRIOR.noInformative;
+  return t.request ? TASK_PRIOR.request : TASK_PRIOR.noRequest;
 }

@@ -15,7 +15,14 @@ import type { SearchEngine, SearchHit } from '../search/engine.js';
 import { hitFromRow } from '../search/hits.js';
 import { headingsOf } from '../search/memory/skill-index.js';
 import { findSynonyms, termOf } from '../search/relevance/analyze.js';
-import { ABSTAIN_BELOW, calibratedScore, type Evidence, rerankValue } from './abstain.js';
+import {
+  ABSTAIN_BELOW,
+  calibratedScore,
+  type Evidence,
+  rerankValue,
+  type TaskEvidence,
+  taskPrior,
+} from './abstain.js';
 import {
   createEmbeddingsClient,
   type EmbeddingsClient,
@@ -24,7 +31,7 @@ import {
 } from './embeddings.js';
 import { diversify, type RankedList, reciprocalRankFusion } from './fusion.js';
 import { type QueryTerm, SemanticModel } from './model.js';
-import { extractNeeds, type Need } from './needs.js';
+import { extractNeeds, type Need, taskSignal } from './needs.js';
 
 /** The model is not there to answer (still building, or over its memory budget). */
 export class SuggestUnavailableError extends Error {}
@@ -44,6 +51,8 @@ export interface SuggestAnswer {
   best?: number;
   /** With `explain`: the reranked candidates and their evidence (for fitting the calibration). */
   explained?: { identity: string; score: number; evidence: Evidence }[];
+  /** With `explain`: whether the message holds a task for a skill, read before any skill is scored. */
+  task?: TaskEvidence;
 }
 
 /** What /metrics reports about the suggestion model. */
@@ -105,6 +114,8 @@ const RELATED_CREDIT = 0.7;
 const COVERS = 0.5;
 /** Results under this score are not shown even when the best one passes the threshold. */
 const RESULT_FLOOR = 0.04;
+/** A need word is informative when some skills are about it, but at most this share of them (not "code"). */
+const INFORMATIVE_MAX_SHARE = 0.1;
 /** Texts sent per embeddings request while the index is embedded in the background. */
 const EMBED_BATCH = 64;
 
@@ -374,6 +385,15 @@ export function createSuggestEngine(
       : { all: all / total, topical: topical / total, allIdf: all, topicalIdf: topical };
   };
 
+  /**
+   * Whether a need word is telling in the index: some skills are about it (it is in their name, description
+   * or headings), and not so many that it says nothing.
+   */
+  const informative = (m: SemanticModel, term: string): boolean => {
+    const about = m.topicalCount(term);
+    return about >= 1 && about <= Math.max(1, INFORMATIVE_MAX_SHARE * m.size);
+  };
+
   /** The stretch of the need's text from the first to the last word the skill holds. */
   const matchedText = (m: SemanticModel, slot: number, need: Need): string => {
     const re = /[\p{L}\p{N}]+/gu;
@@ -404,6 +424,12 @@ export function createSuggestEngine(
     const m = model;
     const needs = extractNeeds(message);
     if (needs.words.length === 0) return { results: [], abstained: true, best: 0 };
+    const signal = taskSignal(message);
+    const task: TaskEvidence = {
+      ...signal,
+      informative: needs.words.filter((w) => informative(m, termOf(w))).length,
+    };
+    const prior = taskPrior(task);
     const readable = new Set(viewer.readableNamespaces.map((n) => n.toLowerCase()));
     const admit = (slot: number) => {
       const h = held[slot];
@@ -468,7 +494,7 @@ export function createSuggestEngine(
       return {
         key: identity,
         slot,
-        score: calibratedScore(evidence),
+        score: calibratedScore(evidence) * prior,
         parts,
         rank: rerankValue(evidence),
         evidence,
@@ -479,8 +505,9 @@ export function createSuggestEngine(
     const explained = options.explain
       ? ordered.slice(0, 20).map((c) => ({ identity: c.key, score: c.score, evidence: c.evidence }))
       : undefined;
+    const explain = explained ? { explained, task } : {};
     if (bestScore < threshold) {
-      return { results: [], abstained: true, best: bestScore, ...(explained ? { explained } : {}) };
+      return { results: [], abstained: true, best: bestScore, ...explain };
     }
     const results = ordered
       .filter((c) => c.score >= RESULT_FLOOR)
@@ -501,7 +528,7 @@ export function createSuggestEngine(
           matched: matchedText(m, c.slot, need),
         };
       });
-    return { results, abstained: false, best: bestScore, ...(explained ? { explained } : {}) };
+    return { results, abstained: false, best: bestScore, ...explain };
   };
 
   return {

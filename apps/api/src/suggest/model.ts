@@ -83,6 +83,8 @@ export class SemanticModel {
   private readonly vocabulary = new Map<string, number>();
   private readonly termNames: string[] = [];
   private df = new Int32Array(1024);
+  /** Skills holding the term in their name, description or headings (what they are about). */
+  private topicalDf = new Int32Array(1024);
   private readonly postings: Postings[] = [];
   private readonly docs: (Doc | undefined)[] = [];
   private live = 0;
@@ -134,6 +136,7 @@ export class SemanticModel {
       bytes[k] = q | (topical ? TOPICAL_BIT : 0);
       length += q * WEIGHT_STEP;
       this.df[ids[i]!]!++;
+      if (topical) this.topicalDf[ids[i]!]!++;
       this.postings[ids[i]!]!.push((slot << 8) | bytes[k]!);
       this.postingCount++;
     });
@@ -157,7 +160,10 @@ export class SemanticModel {
   delete(slot: number): void {
     const doc = this.docs[slot];
     if (!doc) return;
-    for (const id of doc.terms) this.df[id]!--;
+    doc.terms.forEach((id, k) => {
+      this.df[id]!--;
+      if (doc.weights[k]! & TOPICAL_BIT) this.topicalDf[id]!--;
+    });
     this.docs[slot] = undefined;
     this.live--;
     this.totalLength -= doc.length;
@@ -177,6 +183,9 @@ export class SemanticModel {
         const next = new Int32Array(this.df.length * 2);
         next.set(this.df);
         this.df = next;
+        const nextTopical = new Int32Array(this.topicalDf.length * 2);
+        nextTopical.set(this.topicalDf);
+        this.topicalDf = nextTopical;
       }
     }
     return id;
@@ -204,6 +213,12 @@ export class SemanticModel {
     return Math.log(1 + (this.live - df + 0.5) / (df + 0.5));
   }
 
+  /** How many skills hold the term in their name, description or headings. */
+  topicalCount(term: string): number {
+    const id = this.vocabulary.get(term);
+    return id === undefined ? 0 : this.topicalDf[id]!;
+  }
+
   /** Terms related to `term` (mined co-occurrence), strongest first, with their normalised PMI. */
   relatedTerms(term: string): { term: string; npmi: number }[] {
     const id = this.vocabulary.get(term);
@@ -218,16 +233,24 @@ export class SemanticModel {
   }
 
   /**
-   * Mines related terms: for each topical term held by a few skills (not rare noise, not a word every skill
-   * has), the topical terms that co-occur with it far more often than chance (normalised PMI).
+   * Mines related terms: for each term held by a few skills (not rare noise, not a word every skill has),
+   * in any field, the topical terms that co-occur with it far more often than chance (normalised PMI).
    */
   mineRelated(): void {
+    // Skills per term: `topical` counts where the term says what the skill is about, `all` adds bodies.
+    // A term is mined over every skill that holds it (a word users write may live only in bodies: "hmac",
+    // "flaky"), and related to the topical terms of those skills (the words skills are named and described
+    // with), so a message in the user's words reaches the skill's words.
     const topical = new Map<number, number[]>();
+    const all = new Map<number, number[]>();
     const seen = new Set<string>();
     this.docs.forEach((doc, slot) => {
       if (!doc || seen.has(doc.key)) return;
       seen.add(doc.key);
       doc.terms.forEach((id, k) => {
+        const holders = all.get(id);
+        if (holders) holders.push(slot);
+        else all.set(id, [slot]);
         if ((doc.weights[k]! & TOPICAL_BIT) === 0) return;
         const list = topical.get(id);
         if (list) list.push(slot);
@@ -239,7 +262,7 @@ export class SemanticModel {
     const related = new Map<number, { ids: Uint32Array; npmi: Float32Array }>();
     const counts = new Map<number, number>();
     let pairs = 0;
-    for (const [id, slots] of topical) {
+    for (const [id, slots] of all) {
       if (slots.length < RELATED_MIN_DF || slots.length > maxDf) continue;
       counts.clear();
       const step = Math.max(1, slots.length / RELATED_SAMPLE);
@@ -352,7 +375,7 @@ export class SemanticModel {
     for (const d of this.docs) if (d) docBytes += d.terms.length * 5 + 120 + d.key.length * 2;
     let postingBytes = 0;
     for (const p of this.postings) postingBytes += p.data.byteLength + 40;
-    const vocabularyBytes = this.termNames.length * 80;
+    const vocabularyBytes = this.termNames.length * 80 + this.df.byteLength + this.topicalDf.byteLength;
     return {
       documents: this.live,
       vocabulary: this.termNames.length,

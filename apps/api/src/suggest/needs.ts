@@ -122,3 +122,52 @@ export function extractNeeds(message: string): MessageNeeds {
   const parts = merged.length > 1 ? merged.slice(0, MAX_PARTS) : [];
   return { words, whole, parts };
 }
+
+/** Whether a message holds a task for a skill, read from its wording alone (before any skill is scored). */
+export interface TaskSignal {
+  /** The message asks for something: an imperative, "can you ...", "I need ...", "how do I ...". */
+  request: boolean;
+  /** Every clause is small talk: greetings, thanks, farewells, chit-chat, questions about the assistant. */
+  smallTalk: boolean;
+}
+
+// Clauses that are small talk whatever else they say: a user expects no skill for them.
+const SMALL_TALK = [
+  /^(hi|hey|hello|hiya|yo|morning|good (morning|afternoon|evening|night)|evening|night)\b/i,
+  /\b(thanks?|thank you|thx|ty|cheers|appreciate(d)? it|much appreciated)\b/i,
+  /\b(bye|goodbye|see you|see ya|talk (tomorrow|later|soon)|catch you later|have a (great|good|nice) (day|weekend|evening|one)|call it a day)\b/i,
+  /\bhow('?s| is| are)( it going| you| things| your day| everything)\b/i,
+  /\b(do|did|can|are|have|would) you (ever|like|feel|enjoy|remember|get tired|have feelings|dream|think you)\b/i,
+  /\b(never ?mind|ignore (me|that|this)|all good( now)?|no worries|no rush|carry on|nvm)\b/i,
+  /\b(tell me a joke|a joke about|make me laugh|lol|haha|lmao|hilarious)\b/i,
+  /\b(heading out|back in (an|a|\d+)|out (of office|thursday|friday|monday|tomorrow)|heads up|lunch|coffee|tired today|weekend)\b/i,
+  /^(ok(ay)?|sure|yes|yeah|yep|no|nope|nah|great|cool|nice|perfect|awesome|got it|sounds good|go ahead|done|right)\b[\s,.!👍🙂😄]*(go ahead|thanks?|that('?s| is) (it|exactly|what)|works?|worked)?/iu,
+];
+
+// Words that open a request, and request frames anywhere in a clause.
+const IMPERATIVE =
+  /^(please\s+)?(write|make|create|add|set ?up|build|generate|draft|review|fix|check|update|convert|deploy|summari[sz]e|analy[sz]e|design|plan|test|find|run|pull|get|show|explain|refactor|debug|migrate|optimi[sz]e|document|audit|scan|extract|parse|scrape|automate|monitor|implement|port|translate|rename|sort|compute|calculate|turn|produce|prepare|investigate|profile|benchmark|benchmark|triage|clean|format|lint|package|publish|release|upgrade|install|configure|integrate|deploy|split|merge|compare|visuali[sz]e|chart|plot|model|train|evaluate|measure|track|tune|help|do|break|adapt|instrument|fill|set|wire|hook|connect|send|post|schedule|draft|outline|brainstorm|estimate|forecast|predict|identify|detect|classify|label|annotate|transcribe|record|edit|resize|crop|compress|encrypt|secure|harden|fetch|download|upload|sync|backup|restore|import|export|load|query|search|look|go|walk|give|tell|list|recommend|suggest|propose|rewrite|polish|proofread|localize|write|dig|first|two|three)\b/i;
+const REQUEST_FRAME =
+  /\b(can|could|would|will) (you|u|we|someone)\b|\b(i|we) (need|want|would like|'d like|have to|must|should|am trying|'m trying|are trying|'re trying)\b|\bhelp (me|us)\b|\bhow (do|can|should|would) (i|we|you)\b|\b(is there a way|what'?s the best way|let'?s)\b|\bplease\b|\b(keeps?|is|are|started) (failing|failing on|broken|crashing|timing out|throwing|slow)\b|\b(fails?|failing|broke|broken|crash(es|ing)?|errors? out)\b|\b(i|we)'?d (like|love)\b|\b(which|what) .{0,60}\b(should|can|could|do|did) (i|we|she|he|they)\b|\bis there a (skill|tool|way)\b|\b(doesn'?t|don'?t|won'?t|can'?t|isn'?t|aren'?t) (work|load|render|show|respond|connect|build|compile|start|scale)|\b(not working|too slow|stutters?|ignores?|hangs?|leaks?|flaky|keeps?)\b|\b(i'?m|we'?re) (not sure|not convinced|worried|stuck)\b|\b(i|we) (can'?t|cannot|couldn'?t) (figure|work|find|get|tell|decide)\b|\bshould\b.{0,60}\b(better|faster|cleaner|clearer|stronger|shorter|simpler)\b/i;
+
+/** Reads whether a message holds a task for a skill from its wording (the need's own clauses). */
+export function taskSignal(message: string): TaskSignal {
+  const text = userText(message);
+  const clauses = text
+    .split(SENTENCE_END)
+    .flatMap((s) => s.split(/\s*,\s+|\s+(?:and|but|so)\s+/i))
+    .map((c) => c.trim())
+    .filter((c) => /\p{L}/u.test(c));
+  let request = false;
+  let talk = 0;
+  for (const clause of clauses) {
+    if (IMPERATIVE.test(clause) || REQUEST_FRAME.test(clause)) request = true;
+    if (SMALL_TALK.some((re) => re.test(clause)) || contentWords(clause).length === 0) talk++;
+  }
+  // Small talk: every clause is, or the message asks for nothing and most of it is small talk (a long
+  // thank-you or heads-up carries content words that are no task).
+  return {
+    request,
+    smallTalk: talk === clauses.length || (!request && talk * 2 >= clauses.length),
+  };
+}

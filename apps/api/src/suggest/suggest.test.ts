@@ -1,8 +1,40 @@
 import { describe, expect, it } from 'vitest';
-import { ABSTAIN_BELOW, calibratedScore, rerankValue } from './abstain.js';
+import { ABSTAIN_BELOW, calibratedScore, rerankValue, TASK_PRIOR, taskPrior } from './abstain.js';
 import { diversify, reciprocalRankFusion } from './fusion.js';
 import { SemanticModel } from './model.js';
-import { extractNeeds, userText } from './needs.js';
+import { extractNeeds, taskSignal, userText } from './needs.js';
+
+describe('task signal', () => {
+  it('reads small talk, requests and neither from the wording', () => {
+    for (const talk of [
+      'thanks, that worked!',
+      'Good night, talk tomorrow!',
+      'lol that is hilarious. heading out for lunch, back in an hour',
+      'hi! how are you today?',
+      'never mind, all good now. thanks anyway',
+    ]) {
+      expect(taskSignal(talk), talk).toEqual({ request: false, smallTalk: true });
+    }
+    for (const ask of [
+      'the CI on my PR keeps failing on lint, can you pull the Actions logs and fix it',
+      'Write a postmortem for the outage',
+      'how do I rotate the signing keys without downtime?',
+      "I'd like a dashboard of our error budget",
+    ]) {
+      expect(taskSignal(ask), ask).toEqual({ request: true, smallTalk: false });
+    }
+    // A request thanked for still asks; a fact question asks for no task.
+    expect(taskSignal('thanks! now please convert the report to pdf').request).toBe(true);
+    expect(taskSignal('What is the capital of Peru?')).toEqual({ request: false, smallTalk: false });
+  });
+
+  it('turns the signal into a prior on every score', () => {
+    expect(taskPrior({ request: true, smallTalk: false, informative: 2 })).toBe(TASK_PRIOR.request);
+    expect(taskPrior({ request: false, smallTalk: false, informative: 2 })).toBe(TASK_PRIOR.noRequest);
+    expect(taskPrior({ request: true, smallTalk: true, informative: 2 })).toBe(0);
+    expect(taskPrior({ request: true, smallTalk: false, informative: 0 })).toBe(0);
+  });
+});
 
 describe('need extraction', () => {
   it('sets aside code blocks, stack traces, quoted mail, paths and greetings', () => {

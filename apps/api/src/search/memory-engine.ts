@@ -14,6 +14,7 @@ import {
   type SearchDocumentRow,
   type SearchFolderRow,
 } from '@atskills/db';
+import { ChangeFollower } from './change-follower.js';
 import { readSearchCursor, searchCursor } from './cursor.js';
 import type { SearchEngine, SearchFilters, SearchPage } from './engine.js';
 import { hitFromRow } from './hits.js';
@@ -111,17 +112,8 @@ export function createMemoryEngine(
   let mark: ChangeMark | null = null;
   /** Postgres id -> identity, for rows that leave (their identity may be all a change scan returns). */
   let revisions = new Map<string, string>();
-  let building: Promise<void> | null = null;
-  let syncing: Promise<void> | null = null;
-  let syncAgain = false;
-  let dirty = false;
   let loading = 0;
   let buildSeconds: number | null = null;
-  let error: string | undefined;
-  let watch: IndexWatch | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  let debounce: NodeJS.Timeout | undefined;
-  let closed = false;
   let usesReadAt = 0;
   /** The uses last read (new and changed skills take theirs from here). */
   let uses: UsesMap = new Map();
@@ -195,7 +187,7 @@ export function createMemoryEngine(
     uses = buildUses;
     usesReadAt = Date.now();
     buildSeconds = (performance.now() - started) / 1000;
-    error = undefined;
+    follower.error = undefined;
     await doSync();
   };
 
@@ -263,43 +255,23 @@ export function createMemoryEngine(
     mark = nextMark;
   };
 
-  const sync = (): Promise<void> => {
-    if (!index) return building ?? Promise.resolve();
-    if (syncing) {
-      syncAgain = true;
-      return syncing;
-    }
-    dirty = false;
-    syncing = doSync()
-      .catch((err) => options.onError?.(err))
-      .finally(() => {
-        syncing = null;
-        if (syncAgain && !closed) {
-          syncAgain = false;
-          void sync();
-        }
-      });
-    return syncing;
-  };
-
-  const build = (): Promise<void> => {
-    building ??= doBuild()
-      .catch((err) => {
-        error = (err as Error).message;
-        options.onError?.(err);
-      })
-      .finally(() => {
-        building = null;
-      });
-    return building;
-  };
+  const follower = new ChangeFollower({
+    ready: () => index !== null,
+    build: doBuild,
+    catchUp: doSync,
+    onError: options.onError,
+    debounceMs: SYNC_DEBOUNCE_MS,
+    intervalMs: SYNC_INTERVAL_MS,
+  });
+  const sync = () => follower.sync();
+  const build = () => follower.build();
 
   const fromFallback = async (...args: Parameters<SearchEngine['search']>): Promise<SearchPage> => {
     const page = await fallback.search(...args);
     return {
       ...page,
       nextCursor: page.nextCursor === null ? null : `${FALLBACK_CURSOR}${page.nextCursor}`,
-      engine: { name: fallback.name, fallback: error ? 'outage' : 'building' },
+      engine: { name: fallback.name, fallback: follower.error ? 'outage' : 'building' },
     };
   };
 
@@ -310,7 +282,7 @@ export function createMemoryEngine(
         return fromFallback(query, filters, viewer, limit, cursor.slice(FALLBACK_CURSOR.length));
       }
       if (!index) return fromFallback(query, filters, viewer, limit, cursor);
-      if (dirty) await sync();
+      if (follower.dirty) await sync();
       if (usesDirty) await readUses().catch((err) => options.onError?.(err));
       const after = cursor ? readSearchCursor('memory', query, filters, cursor) : undefined;
       const page = index.search(
@@ -347,8 +319,8 @@ export function createMemoryEngine(
       if (!f.ok) return f;
       return {
         ok: true,
-        detail: error
-          ? `in-memory index off (${error}), answering from ${fallback.name}`
+        detail: follower.error
+          ? `in-memory index off (${follower.error}), answering from ${fallback.name}`
           : `building the in-memory index (${loading} skills loaded), answering from ${fallback.name}`,
       };
     },
@@ -366,38 +338,22 @@ export function createMemoryEngine(
         bytes: index ? estimateBytes(index) : 0,
         buildSeconds,
         loading,
-        ...(error ? { error } : {}),
+        ...(follower.error ? { error: follower.error } : {}),
       };
     },
     build,
     sync,
     noteLocalWrite() {
-      dirty = true;
+      follower.dirty = true;
     },
     noteUsesWritten() {
       usesDirty = true;
     },
     start(watchChanges) {
-      void build();
-      void watchChanges((event) => {
-        if (event !== 'change' && event !== 'live') return;
-        clearTimeout(debounce);
-        debounce = setTimeout(() => void sync(), SYNC_DEBOUNCE_MS);
-        debounce.unref();
-      }).then((w) => {
-        if (closed) void w.close();
-        else watch = w;
-      }, options.onError);
-      timer = setInterval(() => void sync(), SYNC_INTERVAL_MS);
-      timer.unref();
+      follower.start(watchChanges);
     },
     async close() {
-      closed = true;
-      clearInterval(timer);
-      clearTimeout(debounce);
-      await watch?.close();
-      await building?.catch(() => {});
-      await syncing?.catch(() => {});
+      await follower.close();
       await fallback.close?.();
     },
   };

@@ -11,6 +11,7 @@ import {
   type ReadScope,
   type SearchDocumentRow,
 } from '@atskills/db';
+import { ChangeFollower } from '../search/change-follower.js';
 import type { SearchEngine, SearchHit } from '../search/engine.js';
 import { hitFromRow } from '../search/hits.js';
 import { headingsOf } from '../search/memory/skill-index.js';
@@ -149,17 +150,8 @@ export function createSuggestEngine(
   let slots = new Map<string, number>();
   let nextSlot = 0;
   let mark: ChangeMark | null = null;
-  let building: Promise<void> | null = null;
-  let syncing: Promise<void> | null = null;
-  let syncAgain = false;
-  let dirty = false;
   let buildSeconds: number | null = null;
-  let error: string | undefined;
   let embeddingsError: string | undefined;
-  let watch: IndexWatch | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  let debounce: NodeJS.Timeout | undefined;
-  let closed = false;
   const embedder: EmbeddingsClient | null = !options.embeddings
     ? null
     : 'embed' in options.embeddings
@@ -213,9 +205,9 @@ export function createSuggestEngine(
 
   /** Embeds the skills waiting for it, in the background; a failing service is retried at the next sync. */
   const embedPending = () => {
-    if (!embedder || embedding || toEmbed.size === 0 || closed) return;
+    if (!embedder || embedding || toEmbed.size === 0 || follower.closed) return;
     embedding = (async () => {
-      while (toEmbed.size > 0 && !closed) {
+      while (toEmbed.size > 0 && !follower.closed) {
         const batch = [...toEmbed].slice(0, EMBED_BATCH * 4);
         const texts = batch.map((s) => held[s]?.text ?? '');
         const got = await embedder.embed(texts);
@@ -259,7 +251,7 @@ export function createSuggestEngine(
     model = fresh;
     mark = startMark;
     buildSeconds = (performance.now() - started) / 1000;
-    error = undefined;
+    follower.error = undefined;
     embedPending();
     await doSync();
   };
@@ -298,36 +290,16 @@ export function createSuggestEngine(
     embedPending();
   };
 
-  const sync = (): Promise<void> => {
-    if (!model) return building ?? Promise.resolve();
-    if (syncing) {
-      syncAgain = true;
-      return syncing;
-    }
-    dirty = false;
-    syncing = doSync()
-      .catch((err) => options.onError?.(err))
-      .finally(() => {
-        syncing = null;
-        if (syncAgain && !closed) {
-          syncAgain = false;
-          void sync();
-        }
-      });
-    return syncing;
-  };
-
-  const build = (): Promise<void> => {
-    building ??= doBuild()
-      .catch((err) => {
-        error = (err as Error).message;
-        options.onError?.(err);
-      })
-      .finally(() => {
-        building = null;
-      });
-    return building;
-  };
+  const follower = new ChangeFollower({
+    ready: () => model !== null,
+    build: doBuild,
+    catchUp: doSync,
+    onError: options.onError,
+    debounceMs: SYNC_DEBOUNCE_MS,
+    intervalMs: SYNC_INTERVAL_MS,
+  });
+  const sync = () => follower.sync();
+  const build = () => follower.build();
 
   /** The weighted terms a need is searched with: its words, their synonyms, and their related terms. */
   const queryTerms = (m: SemanticModel, words: readonly string[]): QueryTerm[] => {
@@ -417,10 +389,12 @@ export function createSuggestEngine(
     threshold = ABSTAIN_BELOW,
   ): Promise<SuggestAnswer> => {
     if (!model) {
+      const { building } = follower;
       if (building) await Promise.race([building, new Promise((r) => setTimeout(r, 2_000).unref())]);
-      if (!model) throw new SuggestUnavailableError(error ?? 'the suggestion model is still building');
+      if (!model)
+        throw new SuggestUnavailableError(follower.error ?? 'the suggestion model is still building');
     }
-    if (dirty) await sync();
+    if (follower.dirty) await sync();
     const m = model;
     const needs = extractNeeds(message);
     if (needs.words.length === 0) return { results: [], abstained: true, best: 0 };
@@ -536,21 +510,10 @@ export function createSuggestEngine(
     build,
     sync,
     noteLocalWrite() {
-      dirty = true;
+      follower.dirty = true;
     },
     start(watchChanges) {
-      void build();
-      void watchChanges((event) => {
-        if (event !== 'change' && event !== 'live') return;
-        clearTimeout(debounce);
-        debounce = setTimeout(() => void sync(), SYNC_DEBOUNCE_MS);
-        debounce.unref();
-      }).then((w) => {
-        if (closed) void w.close();
-        else watch = w;
-      }, options.onError);
-      timer = setInterval(() => void sync(), SYNC_INTERVAL_MS);
-      timer.unref();
+      follower.start(watchChanges);
     },
     status() {
       const s = model?.stats();
@@ -564,16 +527,11 @@ export function createSuggestEngine(
         vectors: vectors.size,
         buildSeconds,
         ...(embeddingsError ? { embeddingsError } : {}),
-        ...(error ? { error } : {}),
+        ...(follower.error ? { error: follower.error } : {}),
       };
     },
     async close() {
-      closed = true;
-      clearInterval(timer);
-      clearTimeout(debounce);
-      await watch?.close();
-      await building?.catch(() => {});
-      await syncing?.catch(() => {});
+      await follower.close();
       await embedding?.catch(() => {});
     },
   };

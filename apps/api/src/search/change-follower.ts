@@ -1,0 +1,113 @@
+import type { IndexChangeEvent, IndexWatch } from '@atskills/db';
+
+/** How a follower builds and catches up the in-memory structure it keeps. */
+export interface FollowerSteps {
+  /** True once a build made the structure serve; before that a catch-up waits for the build. */
+  ready(): boolean;
+  /** Loads the whole structure from Postgres. */
+  build(): Promise<void>;
+  /** Applies every change committed since the last build or catch-up. */
+  catchUp(): Promise<void>;
+  onError?: ((err: unknown) => void) | undefined;
+  /** Change-feed events closer together than this start one catch-up. */
+  debounceMs: number;
+  /** A catch-up at least this often, for changes the feed missed. */
+  intervalMs: number;
+}
+
+/**
+ * One in-memory structure kept current from Postgres: built once, then caught up on change-feed events
+ * (debounced) and on an interval, one catch-up at a time (asking during one runs it once more after).
+ * The in-memory search index and the suggestion model both follow the index this way.
+ */
+export class ChangeFollower {
+  /** A write went through this process: the next read catches up first, so its author sees it. */
+  dirty = false;
+  /** Why the last build failed (cleared by a build that succeeds). */
+  error: string | undefined;
+  #building: Promise<void> | null = null;
+  #syncing: Promise<void> | null = null;
+  #syncAgain = false;
+  #closed = false;
+  #watch: IndexWatch | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #debounce: NodeJS.Timeout | undefined;
+
+  constructor(private readonly steps: FollowerSteps) {}
+
+  /** The build in progress, if any. */
+  get building(): Promise<void> | null {
+    return this.#building;
+  }
+
+  /** True once `close` was called. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Builds (once at a time); resolves when the build ends, failed or not (`error` says which). */
+  build(): Promise<void> {
+    this.#building ??= this.steps
+      .build()
+      .then(
+        () => {
+          this.error = undefined;
+        },
+        (err) => {
+          this.error = (err as Error).message;
+          this.steps.onError?.(err);
+        },
+      )
+      .finally(() => {
+        this.#building = null;
+      });
+    return this.#building;
+  }
+
+  /** Catches up with every committed write now (after the build when it is still running). */
+  sync(): Promise<void> {
+    if (!this.steps.ready()) return this.#building ?? Promise.resolve();
+    if (this.#syncing) {
+      this.#syncAgain = true;
+      return this.#syncing;
+    }
+    this.dirty = false;
+    this.#syncing = this.steps
+      .catchUp()
+      .catch((err) => this.steps.onError?.(err))
+      .finally(() => {
+        this.#syncing = null;
+        if (this.#syncAgain && !this.#closed) {
+          this.#syncAgain = false;
+          void this.sync();
+        }
+      });
+    return this.#syncing;
+  }
+
+  /** Builds in the background and follows the change feed. */
+  start(watchChanges: (onEvent: (event: IndexChangeEvent) => void) => Promise<IndexWatch>): void {
+    void this.build();
+    void watchChanges((event) => {
+      if (event !== 'change' && event !== 'live') return;
+      clearTimeout(this.#debounce);
+      this.#debounce = setTimeout(() => void this.sync(), this.steps.debounceMs);
+      this.#debounce.unref();
+    }).then((w) => {
+      if (this.#closed) void w.close();
+      else this.#watch = w;
+    }, this.steps.onError);
+    this.#timer = setInterval(() => void this.sync(), this.steps.intervalMs);
+    this.#timer.unref();
+  }
+
+  /** Stops following and waits for the build and catch-up in progress. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearInterval(this.#timer);
+    clearTimeout(this.#debounce);
+    await this.#watch?.close();
+    await this.#building?.catch(() => {});
+    await this.#syncing?.catch(() => {});
+  }
+}

@@ -6,21 +6,21 @@
  * success@1, recall@5, MRR@10 and the empty-answer rate per query kind; writes bench/results/relevance.json.
  */
 import { parseArgs } from 'node:util';
-import { connectPostgres, loadSearchDocuments, type SearchDocumentRow } from '@atskills/db';
+import { connectPostgres } from '@atskills/db';
 import type { SearchEngine } from '../../apps/api/src/search/engine.js';
 import { createMeilisearchEngine } from '../../apps/api/src/search/meilisearch.js';
 import { createMemoryEngine } from '../../apps/api/src/search/memory-engine.js';
 import { createPostgresEngine } from '../../apps/api/src/search/postgres.js';
-import { ensureDatabase, indexedSkills } from '../lib/env.js';
+import { ensureDatabase } from '../lib/env.js';
 import { type BenchRow, writeResult } from '../lib/report.js';
 import { createBaseline } from './baseline.js';
 import {
+  corpusDocuments,
   figuresByKind,
   JUDGEMENTS,
   type Judgement,
   QUERY_KINDS,
   type Ranking,
-  seedRelevanceCorpus,
 } from './judgements.js';
 
 const ANONYMOUS = { isAdmin: false, readableNamespaces: [] };
@@ -34,17 +34,7 @@ export async function run(args: string[]): Promise<void> {
   const url = await ensureDatabase('atskills_relevance', !values.reuse);
   const handle = connectPostgres({ url, max: 4 });
   try {
-    if ((await indexedSkills(url)) === 0) {
-      console.error('seeding the shared corpus...');
-      await seedRelevanceCorpus(handle.db);
-    }
-    const rows: SearchDocumentRow[] = [];
-    for (let after = 0; ; ) {
-      const batch = await loadSearchDocuments(handle.db, after, 5000);
-      if (batch.length === 0) break;
-      rows.push(...batch);
-      after = batch[batch.length - 1]!.id;
-    }
+    const rows = await corpusDocuments(handle.db, url);
     const live = new Set(rows.map((r) => r.identity));
     const unknown = JUDGEMENTS.flatMap((j) =>
       j.relevant.filter((id) => !live.has(id)).map((id) => `${j.q}: ${id}`),

@@ -4,9 +4,10 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Database } from '@atskills/db';
+import { type Database, loadSearchDocuments, type SearchDocumentRow } from '@atskills/db';
 import { seedCorpus } from '../../apps/api/test/support/seed.js';
 import { listCorpusRepos } from '../../test/support/corpus.js';
+import { indexedSkills } from '../lib/env.js';
 
 /** The four kinds of query people and agents send (issue 12). */
 export const QUERY_KINDS = ['name', 'typo', 'task', 'keyword'] as const;
@@ -49,6 +50,22 @@ export const JUDGEMENTS: readonly Judgement[] = file.queries.map((q) => ({
 /** Seeds every shared-corpus repository with the query set's star counts; returns the identities indexed. */
 export async function seedRelevanceCorpus(db: Database): Promise<string[]> {
   return seedCorpus(db, await listCorpusRepos(), file.stars);
+}
+
+/** Every search document of a benchmark database (at `url`), seeding the shared corpus first when it is empty. */
+export async function corpusDocuments(db: Database, url: string): Promise<SearchDocumentRow[]> {
+  if ((await indexedSkills(url)) === 0) {
+    console.error('seeding the shared corpus...');
+    await seedRelevanceCorpus(db);
+  }
+  const rows: SearchDocumentRow[] = [];
+  for (let after = 0; ; ) {
+    const batch = await loadSearchDocuments(db, after, 5000);
+    if (batch.length === 0) break;
+    rows.push(...batch);
+    after = batch[batch.length - 1]!.id;
+  }
+  return rows;
 }
 
 /** Figures of one engine over a set of queries. */

@@ -11,17 +11,17 @@
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { connectPostgres, loadSearchDocuments, type SearchDocumentRow } from '@atskills/db';
+import { connectPostgres } from '@atskills/db';
 import { createMemoryEngine } from '../../apps/api/src/search/memory-engine.js';
 import { createPostgresEngine } from '../../apps/api/src/search/postgres.js';
 import { createSuggestEngine } from '../../apps/api/src/suggest/engine.js';
-import { ensureDatabase, indexedSkills, processMemory, requireIndexedDatabase } from '../lib/env.js';
+import { ensureDatabase, processMemory, requireIndexedDatabase } from '../lib/env.js';
 import { runLoad } from '../lib/load.js';
 import { type BenchRow, writeResult } from '../lib/report.js';
 import { startApi, waitForIndex } from '../lib/servers.js';
 import { round } from '../lib/stats.js';
 import { createBaseline } from '../relevance/baseline.js';
-import { seedRelevanceCorpus } from '../relevance/judgements.js';
+import { corpusDocuments } from '../relevance/judgements.js';
 import {
   type Answer,
   DEV_MESSAGES_PATH,
@@ -56,17 +56,7 @@ export async function run(args: string[]): Promise<void> {
   const extra: Record<string, unknown> = { messagesFile: file.replace(/^.*\/bench\//, 'bench/') };
   const table: BenchRow[] = [];
   try {
-    if ((await indexedSkills(url)) === 0) {
-      console.error('seeding the shared corpus...');
-      await seedRelevanceCorpus(handle.db);
-    }
-    const rows: SearchDocumentRow[] = [];
-    for (let after = 0; ; ) {
-      const batch = await loadSearchDocuments(handle.db, after, 5000);
-      if (batch.length === 0) break;
-      rows.push(...batch);
-      after = batch[batch.length - 1]!.id;
-    }
+    const rows = await corpusDocuments(handle.db, url);
     const live = new Set(rows.map((r) => r.identity));
     // Skills the index does not hold (a withheld SKILL.md, a repository the seed skips) cannot be suggested:
     // they leave the judgement, and a message left with none of its skills leaves the run.

@@ -137,12 +137,11 @@ export async function addReportedFlag(
     .select({ id: skills.id, flags: skills.flags, revision: skills.revision, files: skills.files })
     .from(skills)
     .where(or(eq(skills.revision, target.revision), eq(skills.identity, target.identity)));
-  const change = (flags: SafetyFinding[]) => [...flags.filter((f) => f.rule !== flag.rule), flag];
   for (const row of rows) {
     if (row.revision !== target.revision && !target.sameContent(row.files)) continue;
     await tx
       .update(skills)
-      .set({ flags: change(row.flags) })
+      .set({ flags: withContentVerdict(row.flags, flag) })
       .where(eq(skills.id, row.id));
   }
 }

@@ -78,7 +78,12 @@ export async function storeBlobs(
   tx: Executor,
   rows: readonly { sha256: string; size: number; content: Buffer }[],
 ): Promise<void> {
-  for (const batch of batches(rows, (b) => b.size)) {
+  // One order for every writer: two crawls storing overlapping blobs in different orders deadlock on the
+  // unique index (each waits for the other's uncommitted row); sorted by digest, one simply waits.
+  const sorted = uniqueBy(rows, (b) => b.sha256).sort((a, b) =>
+    a.sha256 < b.sha256 ? -1 : a.sha256 > b.sha256 ? 1 : 0,
+  );
+  for (const batch of batches(sorted, (b) => b.size)) {
     await tx.insert(blobs).values(batch).onConflictDoNothing({ target: blobs.sha256 });
   }
 }

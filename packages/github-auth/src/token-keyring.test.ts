@@ -16,7 +16,8 @@ describe('TokenKeyring', () => {
     expect(ring.open(sealed, 'hub:acme/playbooks')).toBe(token);
     expect(() => ring.open(sealed, 'hub:evil/playbooks')).toThrow(TokenKeyringError);
     const [v, iv, tag, ct = ''] = sealed.sealed.split('.');
-    const flipped = `${v}.${iv}.${tag}.${ct.slice(0, -2)}${ct.endsWith('A') ? 'B' : 'A'}${ct.slice(-1)}`;
+    // Replace the second-to-last character (a whole 6-bit group of ciphertext) with a different one.
+    const flipped = `${v}.${iv}.${tag}.${ct.slice(0, -2)}${ct.at(-2) === 'A' ? 'B' : 'A'}${ct.slice(-1)}`;
     expect(() => ring.open({ ...sealed, sealed: flipped }, 'hub:acme/playbooks')).toThrow(TokenKeyringError);
   });
 

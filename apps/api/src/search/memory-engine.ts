@@ -1,13 +1,10 @@
 import {
   type ChangeMark,
-  changedSkills,
   currentChangeMark,
   type Database,
   type IndexChangeEvent,
   type IndexWatch,
-  liveSkillIdentities,
   loadSearchDocuments,
-  loadSearchDocumentsById,
   loadSearchFolders,
   loadSkillUses,
   type ReadScope,
@@ -19,6 +16,7 @@ import { readSearchCursor, searchCursor } from './cursor.js';
 import type { SearchEngine, SearchFilters, SearchPage } from './engine.js';
 import { hitFromRow } from './hits.js';
 import { headingsOf, type IndexDocument, SkillIndex } from './memory/skill-index.js';
+import { applySkillChanges } from './skill-changes.js';
 import {
   BUILD_BATCH,
   BYTES_PER_DOCUMENT,
@@ -208,43 +206,32 @@ export function createMemoryEngine(
   const doSync = async () => {
     const target = index;
     if (!target || !mark) return;
-    const nextMark = await currentChangeMark(db);
-    const changes = await changedSkills(db, mark);
-    if (!changes) {
+    const scan = await applySkillChanges(db, mark, {
+      revisionOf: (identity) => revisions.get(identity),
+      identities: () => revisions.keys(),
+      get size() {
+        return revisions.size;
+      },
+      remove: (identity) => {
+        revisions.delete(identity);
+        target.remove(identity);
+      },
+      patch: (row) =>
+        target.patch(row.identity, (d) => {
+          d.hit.stars = row.stars;
+          d.visibility = row.visibility;
+        }),
+      upsert: (row) => {
+        target.upsert(skillDocument(row, uses));
+        revisions.set(row.identity, row.revision);
+      },
+    });
+    if (!scan) {
       // The transaction counter wrapped since the last scan: start over.
       await doBuild();
       return;
     }
-    const reload: number[] = [];
-    for (const row of changes.rows) {
-      if (!row.live) {
-        if (revisions.delete(row.identity)) target.remove(row.identity);
-        continue;
-      }
-      if (revisions.get(row.identity) === row.revision) {
-        target.patch(row.identity, (d) => {
-          d.hit.stars = row.stars;
-          d.visibility = row.visibility;
-        });
-      } else reload.push(row.id);
-    }
-    for (let i = 0; i < reload.length; i += BUILD_BATCH) {
-      for (const row of await loadSearchDocumentsById(db, reload.slice(i, i + BUILD_BATCH))) {
-        target.upsert(skillDocument(row, uses));
-        revisions.set(row.identity, row.revision);
-      }
-    }
-    if (changes.liveCount !== revisions.size) {
-      // Rows were deleted outright (a repository removed with its skills): drop what is no longer there.
-      const live = new Set(await liveSkillIdentities(db));
-      for (const identity of [...revisions.keys()]) {
-        if (!live.has(identity)) {
-          revisions.delete(identity);
-          target.remove(identity);
-        }
-      }
-    }
-    if (changes.rows.length > 0) {
+    if (scan.changed > 0) {
       const folders = await loadFolders(target);
       for (const id of [...target.identities()]) {
         if (target.get(id)?.hit.kind === 'collection' && !folders.has(id)) target.remove(id);
@@ -252,7 +239,7 @@ export function createMemoryEngine(
     }
     if (Date.now() - usesReadAt >= USES_REFRESH_MS) await readUses();
     target.freezeStatistics();
-    mark = nextMark;
+    mark = scan.nextMark;
   };
 
   const follower = new ChangeFollower({

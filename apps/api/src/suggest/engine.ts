@@ -1,13 +1,10 @@
 import {
   type ChangeMark,
-  changedSkills,
   currentChangeMark,
   type Database,
   type IndexChangeEvent,
   type IndexWatch,
-  liveSkillIdentities,
   loadSearchDocuments,
-  loadSearchDocumentsById,
   type ReadScope,
   type SearchDocumentRow,
 } from '@atskills/db';
@@ -16,6 +13,8 @@ import type { SearchEngine, SearchHit } from '../search/engine.js';
 import { hitFromRow } from '../search/hits.js';
 import { headingsOf } from '../search/memory/skill-index.js';
 import { findSynonyms, termOf } from '../search/relevance/analyze.js';
+import { applySkillChanges } from '../search/skill-changes.js';
+import { BUILD_BATCH, SYNC_DEBOUNCE_MS, SYNC_INTERVAL_MS } from '../search/tuning.js';
 import {
   ABSTAIN_BELOW,
   calibratedScore,
@@ -96,9 +95,6 @@ export interface SuggestEngineOptions {
   queryEmbeddingTimeoutMs?: number;
 }
 
-const BUILD_BATCH = 2_000;
-const SYNC_DEBOUNCE_MS = 50;
-const SYNC_INTERVAL_MS = 30_000;
 /** Candidates read from each retrieval (deeper than a page: the reranker picks among them). */
 const LEXICAL_DEPTH = 30;
 const SEMANTIC_DEPTH = 50;
@@ -259,34 +255,29 @@ export function createSuggestEngine(
   const doSync = async () => {
     const target = model;
     if (!target || !mark) return;
-    const nextMark = await currentChangeMark(db);
-    const changes = await changedSkills(db, mark);
-    if (!changes) {
+    const scan = await applySkillChanges(db, mark, {
+      revisionOf: (identity) => {
+        const slot = slots.get(identity);
+        return slot === undefined ? undefined : held[slot]?.revision;
+      },
+      identities: () => slots.keys(),
+      get size() {
+        return slots.size;
+      },
+      remove: (identity) => drop(target, identity),
+      patch: (row) => {
+        const h = held[slots.get(row.identity)!]!;
+        h.hit = { ...h.hit, stars: row.stars };
+        h.visibility = row.visibility;
+      },
+      upsert: (row) => add(target, row),
+    });
+    if (!scan) {
       await doBuild();
       return;
     }
-    const reload: number[] = [];
-    for (const row of changes.rows) {
-      if (!row.live) {
-        drop(target, row.identity);
-        continue;
-      }
-      const slot = slots.get(row.identity);
-      const h = slot === undefined ? undefined : held[slot];
-      if (h && h.revision === row.revision) {
-        h.hit = { ...h.hit, stars: row.stars };
-        h.visibility = row.visibility;
-      } else reload.push(row.id);
-    }
-    for (let i = 0; i < reload.length; i += BUILD_BATCH) {
-      for (const row of await loadSearchDocumentsById(db, reload.slice(i, i + BUILD_BATCH))) add(target, row);
-    }
-    if (changes.liveCount !== slots.size) {
-      const live = new Set(await liveSkillIdentities(db));
-      for (const identity of [...slots.keys()]) if (!live.has(identity)) drop(target, identity);
-    }
     if (target.needsRemine()) target.mineRelated();
-    mark = nextMark;
+    mark = scan.nextMark;
     embedPending();
   };
 

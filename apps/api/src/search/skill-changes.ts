@@ -1,0 +1,61 @@
+import {
+  type ChangedSkill,
+  type ChangeMark,
+  changedSkills,
+  currentChangeMark,
+  type Database,
+  liveSkillIdentities,
+  loadSearchDocumentsById,
+  type SearchDocumentRow,
+} from '@atskills/db';
+import { BUILD_BATCH } from './tuning.js';
+
+/** What an in-memory structure holds of the skills, and how it takes each kind of change. */
+export interface SkillHolder {
+  /** The revision held for an identity, or undefined when it is not held. */
+  revisionOf(identity: string): string | undefined;
+  /** Every identity held (read once, when rows may have been deleted outright). */
+  identities(): Iterable<string>;
+  /** How many identities are held. */
+  readonly size: number;
+  /** The skill is gone or no longer live. */
+  remove(identity: string): void;
+  /** Same text, new stars or visibility. */
+  patch(row: ChangedSkill): void;
+  /** New text (or a new skill): its whole document. */
+  upsert(row: SearchDocumentRow): void;
+}
+
+/** What one catch-up found: null when the transaction counter wrapped and the caller must rebuild. */
+export type SkillChangeScan = { nextMark: ChangeMark; changed: number } | null;
+
+/**
+ * Applies every skill change committed since `mark` to `holder`: removals, patches of stars and
+ * visibility, reloads of changed text (in batches), and skills deleted outright. The search index and
+ * the suggestion model both keep their skills current through this one scan.
+ */
+export async function applySkillChanges(
+  db: Database,
+  mark: ChangeMark,
+  holder: SkillHolder,
+): Promise<SkillChangeScan> {
+  const nextMark = await currentChangeMark(db);
+  const changes = await changedSkills(db, mark);
+  if (!changes) return null;
+  const reload: number[] = [];
+  for (const row of changes.rows) {
+    if (!row.live) {
+      if (holder.revisionOf(row.identity) !== undefined) holder.remove(row.identity);
+    } else if (holder.revisionOf(row.identity) === row.revision) holder.patch(row);
+    else reload.push(row.id);
+  }
+  for (let i = 0; i < reload.length; i += BUILD_BATCH) {
+    for (const row of await loadSearchDocumentsById(db, reload.slice(i, i + BUILD_BATCH))) holder.upsert(row);
+  }
+  if (changes.liveCount !== holder.size) {
+    // Rows were deleted outright (a repository removed with its skills): drop what is no longer there.
+    const live = new Set(await liveSkillIdentities(db));
+    for (const identity of [...holder.identities()]) if (!live.has(identity)) holder.remove(identity);
+  }
+  return { nextMark, changed: changes.rows.length };
+}

@@ -1,73 +1,15 @@
-import { hubParts, parseIdentity, splitIdentityPrefix } from '@atskills/protocol';
 import type { Command } from 'commander';
-import { z } from 'zod';
 import type { CliContext } from '../context.js';
-
-/** A link as the hub shows it (the token never: its last four characters and expiry). */
-const LinkAnswer = z.object({
-  identity: z.string(),
-  repository: z.string(),
-  folder: z.string(),
-  visibility: z.string(),
-  credential: z.object({
-    kind: z.enum(['app', 'token']),
-    last4: z.string().optional(),
-    expiresAt: z.string().nullable().optional(),
-  }),
-  status: z.string(),
-  stale: z.boolean(),
-  failure: z.object({ code: z.string(), message: z.string() }).nullable(),
-  headCommit: z.string().nullable(),
-  problems: z.array(z.object({ path: z.string(), code: z.string(), message: z.string() })),
-});
-type LinkAnswer = z.infer<typeof LinkAnswer>;
+import type { LinkAnswer, LinkHub } from '../link-hub.js';
 
 /** How long `link add` and `link index` wait for the index by default. */
 const WAIT_SECONDS = 60;
 
-/** `hub:<team>/<collection>` from the command line, or a usage error. */
-async function collectionOf(text: string): Promise<{ team: string; collection: string; identity: string }> {
-  const { ResolveError } = await import('@atskills/protocol/node');
-  const target = parseIdentity(text);
-  const parts = target.source === 'hub' ? hubParts(target) : undefined;
-  if (parts?.subpath !== '') {
-    throw new ResolveError(
-      'usage',
-      `Name a whole hub collection, like hub:acme/playbooks (got ${target.identity}).`,
-    );
-  }
-  return { team: parts.namespace, collection: parts.collection, identity: target.identity };
-}
-
-function describeLink(link: LinkAnswer): string[] {
-  const credential =
-    link.credential.kind === 'app'
-      ? 'the GitHub App'
-      : `a token ending in ${link.credential.last4}${link.credential.expiresAt ? `, expires ${link.credential.expiresAt.slice(0, 10)}` : ''}`;
-  const lines = [
-    `${link.identity} <- ${link.repository}${link.folder ? `/${link.folder}` : ''} (${link.visibility}, ${credential})`,
-    `  status: ${link.status}${link.stale ? ' (members read the last good revision, marked stale)' : ''}${link.headCommit ? ` at ${link.headCommit.slice(0, 12)}` : ''}`,
-  ];
-  if (link.failure) lines.push(`  failure: ${link.failure.code}: ${link.failure.message}`);
-  for (const p of link.problems) lines.push(`  problem: ${p.path}: ${p.code}: ${p.message}`);
-  return lines;
-}
-
-/** Reads a token without it ever being an argument (shell history, `ps`). */
-async function readToken(
-  ctx: CliContext,
-  opts: { tokenEnv?: string; tokenStdin?: boolean },
-): Promise<string> {
-  const { ResolveError } = await import('@atskills/protocol/node');
-  if (opts.tokenEnv) {
-    const value = ctx.io.env[opts.tokenEnv]?.trim();
-    if (!value) throw new ResolveError('usage', `The environment variable ${opts.tokenEnv} is empty.`);
-    return value;
-  }
-  let text = '';
-  for await (const chunk of ctx.io.stdin ?? []) text += chunk.toString();
-  if (!text.trim()) throw new ResolveError('usage', 'No token on standard input.');
-  return text.trim();
+/** The link flows and the hub's link routes over HTTP, loaded when a link command runs. */
+async function linkModules(ctx: CliContext) {
+  const [flow, { httpLinkHub }] = await Promise.all([import('../link-flow.js'), import('../link-hub.js')]);
+  const hub: LinkHub = httpLinkHub(() => ctx.settings());
+  return { ...flow, hub };
 }
 
 /**
@@ -79,40 +21,13 @@ export function registerLink(program: Command, ctx: CliContext): void {
     .command('link')
     .description('Keep a team collection in a GitHub repository (private or public) instead of uploading it');
 
-  const call = async (method: 'GET' | 'POST' | 'DELETE', route: string, body?: unknown) => {
-    const [{ hubRequest }, { ResolveError }] = await Promise.all([
-      import('../hub-client.js'),
-      import('@atskills/protocol/node'),
-    ]);
-    const settings = await ctx.settings();
-    if (!settings.hubToken) {
-      throw new ResolveError(
-        'no-access',
-        'Linking needs a token: run `atskills login --hub <url>` (or set ATSKILLS_TOKEN).',
-      );
-    }
-    return hubRequest(settings, method, route, {
-      ...(body === undefined
-        ? {}
-        : { body: Buffer.from(JSON.stringify(body)), contentType: 'application/json' }),
-    });
-  };
-  const route = (team: string, collection?: string) =>
-    `/v1/teams/${encodeURIComponent(team)}/links${collection ? `/${encodeURIComponent(collection)}` : ''}`;
-
-  /** Polls the link's status until its index has run (or the wait is over). */
-  const waitForIndex = async (team: string, collection: string, seconds: number): Promise<LinkAnswer> => {
-    const deadline = Date.now() + seconds * 1000;
-    for (;;) {
-      const answer = LinkAnswer.parse(await call('GET', route(team, collection)));
-      if (!['queued', 'indexing'].includes(answer.status) || Date.now() > deadline) return answer;
-      await new Promise((r) => setTimeout(r, 500));
-    }
-  };
-  const finish = (answer: LinkAnswer, json?: boolean) => {
+  /** A link's status: as JSON, or its lines for people (exit 1 when its index failed). */
+  const finish = async (answer: LinkAnswer, json?: boolean) => {
     if (json) return ctx.json(answer);
-    for (const line of describeLink(answer)) ctx.out(line);
-    if (answer.status === 'failed') ctx.fail(1);
+    const { linkReport } = await import('../link-flow.js');
+    const report = linkReport(answer);
+    for (const line of report.lines) ctx.out(line);
+    if (report.exitCode !== 0) ctx.fail(report.exitCode);
   };
 
   link
@@ -150,33 +65,10 @@ export function registerLink(program: Command, ctx: CliContext): void {
           json?: boolean;
         },
       ) => {
-        const { ResolveError } = await import('@atskills/protocol/node');
-        const target = await collectionOf(opts.to);
-        const kinds = [opts.app, opts.tokenEnv !== undefined, opts.tokenStdin].filter(Boolean).length;
-        if (kinds !== 1) {
-          throw new ResolveError(
-            'usage',
-            'Give exactly one credential: --app, --token-env <variable> or --token-stdin.',
-          );
-        }
-        const credential = opts.app
-          ? { kind: 'app' }
-          : {
-              kind: 'token',
-              token: await readToken(ctx, opts),
-              ...(opts.expires ? { expiresAt: new Date(opts.expires).toISOString() } : {}),
-            };
-        const created = LinkAnswer.parse(
-          await call('POST', route(target.team), {
-            repo,
-            collection: target.collection,
-            ...(opts.folder ? { folder: opts.folder } : {}),
-            visibility: opts.public ? 'public' : 'private',
-            credential,
-          }),
-        );
+        const { addLink, waitForIndex, hub } = await linkModules(ctx);
+        const { target, created } = await addLink(hub, repo, opts, ctx.io);
         ctx.err(`Linked ${created.identity} to ${created.repository}; indexing...`);
-        finish(await waitForIndex(target.team, target.collection, Number(opts.wait) || 0), opts.json);
+        await finish(await waitForIndex(hub, target, Number(opts.wait) || 0), opts.json);
       },
     );
 
@@ -186,12 +78,12 @@ export function registerLink(program: Command, ctx: CliContext): void {
     .argument('<team>', 'the team (hub:<team> or just its name)')
     .option('--json', 'print the links as JSON')
     .action(async (team: string, opts: { json?: boolean }) => {
-      const { source, rest } = splitIdentityPrefix(team);
-      const name = source === 'hub' ? rest : team;
-      const answer = z.object({ links: z.array(LinkAnswer) }).parse(await call('GET', route(name)));
-      if (opts.json) return ctx.json(answer);
-      if (answer.links.length === 0) ctx.out(`hub:${name} has no linked repositories.`);
-      for (const l of answer.links) for (const line of describeLink(l)) ctx.out(line);
+      const { teamOf, describeLink, hub } = await linkModules(ctx);
+      const name = teamOf(team);
+      const links = await hub.list(name);
+      if (opts.json) return ctx.json({ links });
+      if (links.length === 0) ctx.out(`hub:${name} has no linked repositories.`);
+      for (const l of links) for (const line of describeLink(l)) ctx.out(line);
     });
 
   link
@@ -200,8 +92,9 @@ export function registerLink(program: Command, ctx: CliContext): void {
     .argument('<identity>', 'hub:<team>/<collection>')
     .option('--json', 'print the link as JSON')
     .action(async (identity: string, opts: { json?: boolean }) => {
-      const target = await collectionOf(identity);
-      finish(LinkAnswer.parse(await call('GET', route(target.team, target.collection))), opts.json);
+      const { collectionOf, hub } = await linkModules(ctx);
+      const target = collectionOf(identity);
+      await finish(await hub.status(target.team, target.collection), opts.json);
     });
 
   link
@@ -211,9 +104,10 @@ export function registerLink(program: Command, ctx: CliContext): void {
     .option('--wait <seconds>', 'wait this long for the index', String(WAIT_SECONDS))
     .option('--json', 'print the link as JSON')
     .action(async (identity: string, opts: { wait: string; json?: boolean }) => {
-      const target = await collectionOf(identity);
-      await call('POST', `${route(target.team, target.collection)}/index`);
-      finish(await waitForIndex(target.team, target.collection, Number(opts.wait) || 0), opts.json);
+      const { collectionOf, waitForIndex, hub } = await linkModules(ctx);
+      const target = collectionOf(identity);
+      await hub.reindex(target.team, target.collection);
+      await finish(await waitForIndex(hub, target, Number(opts.wait) || 0), opts.json);
     });
 
   link
@@ -221,8 +115,9 @@ export function registerLink(program: Command, ctx: CliContext): void {
     .description('Unlink: the collection answers 410 to members and the stored token is erased (team owners)')
     .argument('<identity>', 'hub:<team>/<collection>')
     .action(async (identity: string) => {
-      const target = await collectionOf(identity);
-      await call('DELETE', route(target.team, target.collection));
+      const { collectionOf, hub } = await linkModules(ctx);
+      const target = collectionOf(identity);
+      await hub.remove(target.team, target.collection);
       ctx.out(`Unlinked ${target.identity}.`);
     });
 }

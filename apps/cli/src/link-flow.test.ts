@@ -1,3 +1,4 @@
+import { formatIdentity } from '@atskills/protocol';
 import { describe, expect, it } from 'vitest';
 import {
   addLink,
@@ -24,7 +25,7 @@ class MemoryLinkHub implements LinkHub {
   async create(team: string, link: NewLink): Promise<LinkAnswer> {
     this.created.push({ team, link });
     const answer: LinkAnswer = {
-      identity: `hub:${team}/${link.collection}`,
+      identity: formatIdentity('hub', `${team}/${link.collection}`),
       repository: link.repo,
       folder: link.folder ?? '',
       visibility: link.visibility,

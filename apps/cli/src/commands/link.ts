@@ -11,6 +11,7 @@ async function linkModules(ctx: CliContext) {
   const hub: LinkHub = httpLinkHub(() => ctx.settings());
   return { ...flow, hub };
 }
+type LinkModules = Awaited<ReturnType<typeof linkModules>>;
 
 /**
  * `atskills link add|list|status|index|remove`: a team's collections kept in GitHub repositories (owners
@@ -22,9 +23,8 @@ export function registerLink(program: Command, ctx: CliContext): void {
     .description('Keep a team collection in a GitHub repository (private or public) instead of uploading it');
 
   /** A link's status: as JSON, or its lines for people (exit 1 when its index failed). */
-  const finish = async (answer: LinkAnswer, json?: boolean) => {
+  const finish = ({ linkReport }: LinkModules, answer: LinkAnswer, json?: boolean) => {
     if (json) return ctx.json(answer);
-    const { linkReport } = await import('../link-flow.js');
     const report = linkReport(answer);
     for (const line of report.lines) ctx.out(line);
     if (report.exitCode !== 0) ctx.fail(report.exitCode);
@@ -65,10 +65,10 @@ export function registerLink(program: Command, ctx: CliContext): void {
           json?: boolean;
         },
       ) => {
-        const { addLink, waitForIndex, hub } = await linkModules(ctx);
-        const { target, created } = await addLink(hub, repo, opts, ctx.io);
+        const m = await linkModules(ctx);
+        const { target, created } = await m.addLink(m.hub, repo, opts, ctx.io);
         ctx.err(`Linked ${created.identity} to ${created.repository}; indexing...`);
-        await finish(await waitForIndex(hub, target, Number(opts.wait) || 0), opts.json);
+        finish(m, await m.waitForIndex(m.hub, target, Number(opts.wait) || 0), opts.json);
       },
     );
 
@@ -92,9 +92,9 @@ export function registerLink(program: Command, ctx: CliContext): void {
     .argument('<identity>', 'hub:<team>/<collection>')
     .option('--json', 'print the link as JSON')
     .action(async (identity: string, opts: { json?: boolean }) => {
-      const { collectionOf, hub } = await linkModules(ctx);
-      const target = collectionOf(identity);
-      await finish(await hub.status(target.team, target.collection), opts.json);
+      const m = await linkModules(ctx);
+      const target = m.collectionOf(identity);
+      finish(m, await m.hub.status(target.team, target.collection), opts.json);
     });
 
   link
@@ -104,10 +104,10 @@ export function registerLink(program: Command, ctx: CliContext): void {
     .option('--wait <seconds>', 'wait this long for the index', String(WAIT_SECONDS))
     .option('--json', 'print the link as JSON')
     .action(async (identity: string, opts: { wait: string; json?: boolean }) => {
-      const { collectionOf, waitForIndex, hub } = await linkModules(ctx);
-      const target = collectionOf(identity);
-      await hub.reindex(target.team, target.collection);
-      await finish(await waitForIndex(hub, target, Number(opts.wait) || 0), opts.json);
+      const m = await linkModules(ctx);
+      const target = m.collectionOf(identity);
+      await m.hub.reindex(target.team, target.collection);
+      finish(m, await m.waitForIndex(m.hub, target, Number(opts.wait) || 0), opts.json);
     });
 
   link

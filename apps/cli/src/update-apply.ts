@@ -1,5 +1,5 @@
 import { isProtocolError } from '@atskills/protocol';
-import type { SaveOutcome } from '@atskills/protocol/node';
+import { ResolveError, type SaveOutcome } from '@atskills/protocol/node';
 import { EXIT, type ExitCode, exitCodeFor } from './exit-codes.js';
 import { errorJson } from './format/resolved.js';
 
@@ -18,7 +18,7 @@ export interface UpdateResult {
 export interface UpdateRun {
   results: UpdateResult[];
   summary: { refreshed: number; upToDate: number; conflicts: number; failed: number };
-  /** That of the first conflict (6) or failure, else 0. */
+  /** 6 when any conflict stands, else that of the first failure, else 0 (as `update --help` says). */
   exitCode: ExitCode;
 }
 
@@ -34,11 +34,24 @@ export async function applyUpdate(
   const results: UpdateResult[] = [];
   let exitCode: ExitCode = EXIT.ok;
   const fail = (code: ExitCode) => {
-    if (exitCode === EXIT.ok) exitCode = code;
+    if (exitCode === EXIT.ok || code === EXIT.conflict) exitCode = code;
   };
   for (const identity of targets) {
     try {
       const outcome = await save(identity);
+      if (outcome.stale) {
+        // The upstream check failed (gone, unreachable): the copy was not brought up to date, whatever the
+        // cache held, so this is a failure with the check's reason rather than "up to date".
+        const code = outcome.staleCode ?? 'network';
+        fail(exitCodeFor(new ResolveError(code, outcome.staleReason ?? 'the upstream check failed')));
+        results.push({
+          identity,
+          action: 'failed',
+          revision: outcome.revision,
+          error: { code, message: outcome.staleReason ?? 'the upstream check failed' },
+        });
+        continue;
+      }
       results.push({
         identity,
         action: outcome.action === 'refreshed' ? 'refreshed' : 'up-to-date',

@@ -133,21 +133,21 @@ describe('update and outdated modules over real git', () => {
       changed: ['SKILL.md'],
       latestRevision: head,
     });
-    // The resolver serves a skill deleted upstream from the cache, marked stale, and save-again finds the copy
-    // at that revision: today's update counts it up to date (its result carries no staleness).
+    // The resolver serves a skill deleted upstream from the cache, marked stale: update says it failed (gone),
+    // not that the copy is up to date, and the conflict that came first still decides the exit code.
     expect(run.results[2]).toEqual({
       identity: 'gh:acme/kit/skills/c',
-      action: 'up-to-date',
+      action: 'failed',
       revision: before,
-      latestRevision: before,
+      error: { code: expect.stringMatching(/^(gone|not-found)$/), message: expect.stringMatching(/./) },
     });
-    expect(run.summary).toEqual({ refreshed: 1, upToDate: 1, conflicts: 1, failed: 0 });
+    expect(run.summary).toEqual({ refreshed: 1, upToDate: 0, conflicts: 1, failed: 1 });
     expect(run.exitCode).toBe(EXIT.conflict);
     expect(await readFile(path.join(copyOf('a'), 'SKILL.md'), 'utf8')).toBe(skill('a', 'a two'));
     expect(await readFile(path.join(copyOf('b'), 'SKILL.md'), 'utf8')).toBe(edited);
 
     // With nothing cached to fall back on, the deleted skill fails (not found: exit 3) and the next one is
-    // still saved again; the first problem decides the exit code.
+    // still saved again; with no conflict the first failure decides the exit code.
     const gone = await update(['gh:acme/kit/skills/c', 'gh:acme/kit/skills/a'], resolverWithCache('fresh'));
     expect(gone.results).toEqual([
       {
@@ -159,5 +159,10 @@ describe('update and outdated modules over real git', () => {
     ]);
     expect(gone.summary).toEqual({ refreshed: 0, upToDate: 1, conflicts: 0, failed: 1 });
     expect(gone.exitCode).toBe(EXIT.notFound);
+
+    // A conflict stands over any failure, whichever comes first (exit 6, as `update --help` says).
+    const both = await update(['gh:acme/kit/skills/c', 'gh:acme/kit/skills/b'], resolverWithCache('fresh'));
+    expect(both.results.map((r) => r.action)).toEqual(['failed', 'conflict']);
+    expect(both.exitCode).toBe(EXIT.conflict);
   });
 });

@@ -9,7 +9,7 @@ import type { FetchedEntry, GitSource } from './git-source.js';
 import type { BatchAnswer, HubSource } from './hub-source.js';
 import type { LocalSkillProblem } from './local-check.js';
 import { resolveLocal } from './local-source.js';
-import { ResolveError } from './resolve-error.js';
+import { ResolveError, type ResolveErrorCode } from './resolve-error.js';
 import type { ClientSettings } from './settings.js';
 
 /** Where an answer came from. */
@@ -23,6 +23,8 @@ interface ResolvedBase {
   stale: boolean;
   /** Why the answer is stale (the failed check's message). */
   staleReason?: string;
+  /** The failed check's code (`gone`, `network`, `offline`, ...) when the answer is stale. */
+  staleCode?: ResolveErrorCode;
   origin: Origin;
   /** When the cached content was fetched (cloud answers only). */
   fetchedAt?: string;
@@ -263,7 +265,7 @@ export class Resolver {
   private async resolveCloud(id: Identity, offline: boolean, why?: string): Promise<Resolved> {
     const cached = await this.cache.read(id.identity);
     if (offline) {
-      if (cached) return this.fromCache(cached, why ?? 'offline: the revision was not checked');
+      if (cached) return this.fromCache(cached, why ?? 'offline: the revision was not checked', 'offline');
       throw new ResolveError(
         'offline',
         why
@@ -277,7 +279,7 @@ export class Resolver {
       ({ fetched, flags } = await this.refresh(id, cached?.meta));
     } catch (error) {
       if (!(error instanceof ResolveError) || !cached) throw error;
-      return this.fromCache(cached, staleReason(error, cached.meta));
+      return this.fromCache(cached, staleReason(error, cached.meta), error.code);
     }
     const now = new Date().toISOString();
     if (!fetched) {
@@ -331,7 +333,11 @@ export class Resolver {
     return id.source === 'hub' || (id.source === 'gh' && this.settings.ghViaHub);
   }
 
-  private async fromCache(entry: CachedEntry, staleReasonText?: string): Promise<Resolved> {
+  private async fromCache(
+    entry: CachedEntry,
+    staleReasonText?: string,
+    staleCode?: ResolveErrorCode,
+  ): Promise<Resolved> {
     const { meta } = entry;
     const base = {
       identity: meta.identity,
@@ -341,6 +347,7 @@ export class Resolver {
       fetchedAt: meta.fetchedAt,
       flags: meta.flags ?? [],
       ...(staleReasonText !== undefined ? { staleReason: staleReasonText } : {}),
+      ...(staleReasonText !== undefined && staleCode ? { staleCode } : {}),
     };
     if (meta.kind === 'menu') return { ...base, kind: 'menu', items: meta.items ?? [] };
     const known =

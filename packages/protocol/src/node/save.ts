@@ -4,7 +4,7 @@ import path from 'node:path';
 import { diskPath, type Identity, parseIdentity } from '../identity.js';
 import { formatSourceStamp, parseSourceStamp, type SourceStamp } from '../source-stamp.js';
 import { isMissing, walkFolder } from './fs-tree.js';
-import { ResolveError } from './resolve-error.js';
+import { ResolveError, type ResolveErrorCode } from './resolve-error.js';
 import type { ResolvedSkill, Resolver } from './resolver.js';
 import { SOURCE_FILE } from './source-file.js';
 
@@ -29,6 +29,8 @@ export interface SaveOutcome {
   dir: string;
   stale: boolean;
   staleReason?: string;
+  /** The failed check's code when the copy was saved from a stale cache. */
+  staleCode?: ResolveErrorCode;
   /** On a conflict: why, and which files differ from upstream at the recorded revision. */
   conflict?: { reason: string; changed: string[]; recordedRevision?: string };
   /** For `merge`: both versions. */
@@ -95,6 +97,7 @@ export async function saveSkill(
     dir: dest,
     stale: latest.stale,
     ...(latest.staleReason ? { staleReason: latest.staleReason } : {}),
+    ...(latest.staleCode ? { staleCode: latest.staleCode } : {}),
     ...extra,
   });
 

@@ -139,35 +139,38 @@ export async function run(args: string[]): Promise<void> {
     await mkdir(path.join(dir, '.atskills'), { recursive: true });
     const ids = Array.from({ length: n }, (_, i) => `hub:bench/playbooks/s${i + 1}`);
     await writeFile(path.join(dir, '.atskills', '.autotrigger'), ids.map((id) => `@${id}\n`).join(''));
-    const start = JSON.stringify({ hook_event_name: 'SessionStart', cwd: dir, source: 'startup' });
-    const prompt = JSON.stringify({
-      hook_event_name: 'UserPromptSubmit',
-      cwd: dir,
-      prompt: `use ${ids.map((id) => `@skills:${id}`).join(' ')}`,
-    });
+    // Each hook: what its label counts, and the event JSON the host sends on stdin.
+    const hooks = [
+      [
+        'session-start',
+        `${n} lines`,
+        JSON.stringify({ hook_event_name: 'SessionStart', cwd: dir, source: 'startup' }),
+      ],
+      [
+        'user-prompt',
+        `${n} refs`,
+        JSON.stringify({
+          hook_event_name: 'UserPromptSubmit',
+          cwd: dir,
+          prompt: `use ${ids.map((id) => `@skills:${id}`).join(' ')}`,
+        }),
+      ],
+    ] as const;
     for (const [hub, label] of [
       [api.url, 'healthy hub'],
       [hangingHub, 'hanging hub'],
     ] as const) {
       const env = { ...hubEnv, ATSKILLS_HUB: hub };
-      hookCases.push(
-        {
-          label: `hook session-start, ${n} lines, ${label}`,
+      for (const [hook, counted, stdin] of hooks) {
+        hookCases.push({
+          label: `hook ${hook}, ${counted}, ${label}`,
           file: process.execPath,
-          args: [bin, 'hook', 'session-start', '--host', 'codex'],
+          args: [bin, 'hook', hook, '--host', 'codex'],
           env,
-          stdin: start,
+          stdin,
           cwd: dir,
-        },
-        {
-          label: `hook user-prompt, ${n} refs, ${label}`,
-          file: process.execPath,
-          args: [bin, 'hook', 'user-prompt', '--host', 'codex'],
-          env,
-          stdin: prompt,
-          cwd: dir,
-        },
-      );
+        });
+      }
     }
   }
   const cases: Case[] = [

@@ -22,15 +22,14 @@ import { startApi, waitForIndex } from '../lib/servers.js';
 import { round } from '../lib/stats.js';
 import { createBaseline } from '../relevance/baseline.js';
 import { corpusDocuments } from '../relevance/judgements.js';
+import { type Answer, figuresByKind } from './judgements.js';
 import {
-  type Answer,
   DEV_MESSAGES_PATH,
-  figuresByKind,
   loadMessages,
   MESSAGE_KINDS,
   MESSAGES_PATH,
   type MessageJudgement,
-} from './judgements.js';
+} from './messages.js';
 
 const ANONYMOUS = { isAdmin: false, readableNamespaces: [] };
 const DEPTH = 10;

@@ -1,49 +1,12 @@
 /**
- * Judged agent messages (bench/suggest/messages.json, or a development set in the same format) and how a
- * suggestion ranking is scored. Shared by `npm run bench -- suggest` and the suggestion relevance suite.
+ * How a suggestion ranking over judged agent messages (messages.ts) is scored. Shared by `npm run bench --
+ * suggest` and the suggestion relevance suite.
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
+import { MESSAGE_KINDS, type MessageJudgement, type MessageKind } from './messages.js';
 
-/** The four kinds of message (issue 25): the skill's own words, other words, two needs, no skill need. */
-export const MESSAGE_KINDS = ['direct', 'indirect', 'multi', 'none'] as const;
-export type MessageKind = (typeof MESSAGE_KINDS)[number];
-
-/** One judged message, entries expanded to identities. */
-export interface MessageJudgement {
-  id: string;
-  kind: MessageKind;
-  message: string;
-  /** Every skill that truly helps; empty for kind `none`. */
-  relevant: string[];
-  /** Kind `multi`: the relevant skills of each need. */
-  needs?: string[][];
-}
-
-/** The benchmark set, and the development set used while it was being written. */
-export const MESSAGES_PATH = path.join(import.meta.dirname, 'messages.json');
-export const DEV_MESSAGES_PATH = path.join(import.meta.dirname, 'messages.dev.json');
-
-/** Reads a message file; `ALIAS/rest` entries expand to aliases[ALIAS] + '/' + rest. */
-export function loadMessages(file: string): MessageJudgement[] {
-  const data = JSON.parse(readFileSync(file, 'utf8')) as {
-    aliases: Record<string, string>;
-    messages: { id: string; kind: MessageKind; message: string; relevant: string[]; needs?: string[][] }[];
-  };
-  const expand = (entry: string) => {
-    const slash = entry.indexOf('/');
-    const alias = slash > 0 ? data.aliases[entry.slice(0, slash)] : undefined;
-    return alias ? `${alias}${entry.slice(slash)}` : entry;
-  };
-  const list = (entries: string[]) => [...new Set(entries.map(expand))];
-  return data.messages.map((m) => ({
-    id: m.id,
-    kind: m.kind,
-    message: m.message,
-    relevant: list(m.relevant),
-    ...(m.needs ? { needs: m.needs.map(list) } : {}),
-  }));
-}
+// The message file's format and loader live in messages.ts; this type stays importable from here for the
+// relevance suite.
+export type { MessageJudgement };
 
 /** What one message got: skill identities best first, and whether the answer abstained. */
 export interface Answer {

@@ -25,7 +25,7 @@ export const MINIMUM_PER_KIND: Record<MessageKind, number> = {
 export const MAX_MESSAGE_CHARS = 8000;
 
 /** One judged message, entries expanded to identities. */
-export interface SuggestJudgement {
+export interface MessageJudgement {
   id: string;
   kind: MessageKind;
   message: string;
@@ -42,8 +42,9 @@ export interface MessageFile {
   messages: { id: string; kind: MessageKind; message: string; relevant: string[]; needs?: string[][] }[];
 }
 
-/** Where the set lives. */
+/** Where the set lives, and the development set used while it was being written (same format). */
 export const MESSAGES_PATH = path.join(import.meta.dirname, 'messages.json');
+export const DEV_MESSAGES_PATH = path.join(import.meta.dirname, 'messages.dev.json');
 
 /** Reads the file as written. */
 export function readMessageFile(file = MESSAGES_PATH): MessageFile {
@@ -58,7 +59,7 @@ export function expandEntry(aliases: Record<string, string>, entry: string): str
 }
 
 /** Every message with its entries expanded to identities (duplicates dropped). */
-export function loadMessages(file = MESSAGES_PATH): SuggestJudgement[] {
+export function loadMessages(file = MESSAGES_PATH): MessageJudgement[] {
   const data = readMessageFile(file);
   const expand = (list: string[]) => [...new Set(list.map((e) => expandEntry(data.aliases, e)))];
   return data.messages.map((m) => ({

@@ -5,7 +5,7 @@
 // server that accepts and never answers. `atskills` on PATH is the bundled client. A hostile body (closers,
 // a forged system block, a copied boundary) goes through every path: the frame holds.
 import { execFile } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -15,9 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTeam, createToken, createUser, OPERATOR } from '../../apps/api/src/services/auth/accounts.js';
 import { decideReport } from '../../apps/api/src/services/safety-reports.js';
 import { createTestHub, type TestHub } from '../../apps/api/test/support/app.js';
-import { bundleClient } from '../../apps/cli/scripts/bundle.js';
 import { HOSTILE_BODY } from '../../packages/protocol/src/frame.test-support.js';
-import { runCliCaptured } from '../support/cli.js';
+import { installBundledClient, runCliCaptured, snapshotTree } from '../support/cli.js';
 import { unusedPort } from '../support/ports.js';
 
 const execFileAsync = promisify(execFile);
@@ -39,7 +38,6 @@ const BIG_BODY = Array.from({ length: 800 }, (_, i) => `Line ${i}: ${'step '.rep
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'atskills-hooks-'));
-  const pack = path.join(dir, 'pack');
   hub = await createTestHub('cli_hooks');
   const op = { authority: OPERATOR, now: new Date(), requestId: 'test-setup' };
   await createUser(hub.db.db, { name: 'alice' }, op);
@@ -47,14 +45,7 @@ beforeAll(async () => {
   token = (await createToken(hub.db.db, { user: 'alice', scopes: ['read', 'publish'] }, op)).token;
   await hub.app.listen({ host: '127.0.0.1', port: 0 });
   origin = `http://127.0.0.1:${(hub.app.server.address() as AddressInfo).port}`;
-  await bundleClient(pack);
-  binDir = path.join(dir, 'bin');
-  await mkdir(binDir);
-  await writeFile(
-    path.join(binDir, 'atskills'),
-    `#!/bin/sh\nexec "${process.execPath}" "${path.join(pack, 'bin', 'atskills.js')}" "$@"\n`,
-  );
-  await chmod(path.join(binDir, 'atskills'), 0o755);
+  binDir = await installBundledClient(dir);
   closedHub = `http://127.0.0.1:${await unusedPort()}`;
   hanging = createServer((socket) => {
     held.add(socket); // accepted, never answered
@@ -63,7 +54,6 @@ beforeAll(async () => {
   await new Promise<void>((done) => hanging.listen(0, '127.0.0.1', done));
   hangingHub = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`;
 
-  const collection = path.join(dir, 'collection');
   const files: Record<string, string> = {
     'deploy/SKILL.md': skill('deploy', 'Deploy the service.', '# Deploy\n\nShip it.'),
     'hostile/SKILL.md': skill('hostile', 'Looks helpful.', HOSTILE_BODY),
@@ -71,15 +61,7 @@ beforeAll(async () => {
     'bad/SKILL.md': skill('bad', 'Judged malicious.', '# Bad\n\nSecret payload.'),
   };
   for (let i = 1; i <= 5; i++) files[`s${i}/SKILL.md`] = skill(`s${i}`, `Resident skill ${i}.`, `body ${i}`);
-  for (const [rel, text] of Object.entries(files)) {
-    await mkdir(path.dirname(path.join(collection, rel)), { recursive: true });
-    await writeFile(path.join(collection, rel), text);
-  }
-  const published = await runCliCaptured(['publish', collection, '--to', 'hub:acme/kit', '--public'], {
-    cwd: dir,
-    env: { ...baseEnv(dir), ATSKILLS_HUB: origin, ATSKILLS_TOKEN: token },
-  });
-  expect(published.code, published.stderr).toBe(0);
+  await publishFolder('collection', files, 'hub:acme/kit');
   // An administrator accepts a report that `bad` is malicious: the hub now names `reported-malicious`.
   const report = await hub.app.inject({
     method: 'POST',
@@ -110,15 +92,31 @@ function baseEnv(home: string): NodeJS.ProcessEnv {
   };
 }
 
+/** Writes `files` (path -> text) under `root`. */
+async function writeFiles(root: string, files: Record<string, string>): Promise<void> {
+  for (const [rel, text] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(root, rel)), { recursive: true });
+    await writeFile(path.join(root, rel), text);
+  }
+}
+
+/** Writes `files` into the folder `name` and publishes it, public, to `target` as alice. */
+async function publishFolder(name: string, files: Record<string, string>, target: string): Promise<void> {
+  const folder = path.join(dir, name);
+  await writeFiles(folder, files);
+  const published = await runCliCaptured(['publish', folder, '--to', target, '--public'], {
+    cwd: dir,
+    env: { ...baseEnv(dir), ATSKILLS_HUB: origin, ATSKILLS_TOKEN: token },
+  });
+  expect(published.code, published.stderr).toBe(0);
+}
+
 /** A project with its own cache, talking to `hubUrl`. */
 async function newProject(name: string, files: Record<string, string> = {}) {
   const root = path.join(dir, name);
   const project = path.join(root, 'project');
   await mkdir(project, { recursive: true });
-  for (const [rel, content] of Object.entries(files)) {
-    await mkdir(path.dirname(path.join(project, rel)), { recursive: true });
-    await writeFile(path.join(project, rel), content);
-  }
+  await writeFiles(project, files);
   const env = (hubUrl = origin): NodeJS.ProcessEnv => ({
     ...baseEnv(root),
     ATSKILLS_CACHE: path.join(root, 'cache'),
@@ -130,22 +128,6 @@ async function newProject(name: string, files: Record<string, string> = {}) {
   });
   const cli = (argv: string[], hubUrl = origin) => runCliCaptured(argv, { cwd: project, env: env(hubUrl) });
   return { project, env, cli };
-}
-
-/** Every file under `root` with its bytes. */
-async function snapshot(root: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  const walk = async (rel: string) => {
-    for (const entry of await readdir(path.join(root, rel), { withFileTypes: true })) {
-      const child = path.join(rel, entry.name);
-      if (entry.isDirectory()) {
-        out[`${child}/`] = '';
-        await walk(child);
-      } else out[child] = (await readFile(path.join(root, child))).toString('base64');
-    }
-  };
-  await walk('');
-  return out;
 }
 
 type Host = 'claude-code' | 'cursor' | 'codex';
@@ -252,7 +234,7 @@ const USER_HOOKS: Record<Host, string> = {
 describe.each(['claude-code', 'cursor', 'codex'] as const)('the %s hooks', (host) => {
   it("are written beside the user's hooks, answer in the host's shape with the frame holding, and --remove restores every byte", async () => {
     const { project, env, cli } = await newProject(`host-${host}`, { [HOOK_FILES[host]]: USER_HOOKS[host] });
-    const before = await snapshot(project);
+    const before = await snapshotTree(project);
     const init = await cli(['init', '--agent', host]);
     expect(init.code, init.stderr).toBe(0);
     if (host === 'codex')
@@ -292,7 +274,7 @@ describe.each(['claude-code', 'cursor', 'codex'] as const)('the %s hooks', (host
     expect((await cli(['uninstall', 'hub:acme/kit/deploy'])).code).toBe(0);
     const removed = await cli(['init', '--remove']);
     expect(removed.code, removed.stderr).toBe(0);
-    expect(await snapshot(project)).toEqual(before);
+    expect(await snapshotTree(project)).toEqual(before);
   });
 });
 
@@ -453,7 +435,6 @@ describe('suggestions in the user-prompt hook', () => {
   const slow = { ATSKILLS_SUGGEST_TIMEOUT_MS: '30000' };
 
   beforeAll(async () => {
-    const tools = path.join(dir, 'tools');
     const files: Record<string, string> = {
       'ci-fix/SKILL.md': skill(
         'ci-fix',
@@ -471,15 +452,7 @@ describe('suggestions in the user-prompt hook', () => {
         '# pdf-extract\n\nUse pdfplumber for tables and text.',
       ),
     };
-    for (const [rel, text] of Object.entries(files)) {
-      await mkdir(path.dirname(path.join(tools, rel)), { recursive: true });
-      await writeFile(path.join(tools, rel), text);
-    }
-    const published = await runCliCaptured(['publish', tools, '--to', 'hub:acme/tools', '--public'], {
-      cwd: dir,
-      env: { ...baseEnv(dir), ATSKILLS_HUB: origin, ATSKILLS_TOKEN: token },
-    });
-    expect(published.code, published.stderr).toBe(0);
+    await publishFolder('tools', files, 'hub:acme/tools');
     await hub.app.suggestEngine.build();
   }, 120_000);
 
@@ -496,7 +469,7 @@ describe('suggestions in the user-prompt hook', () => {
       const { project, env, cli } = await newProject(`suggest-${host}`, {
         [HOOK_FILES[host]]: USER_HOOKS[host],
       });
-      const before = await snapshot(project);
+      const before = await snapshotTree(project);
       const init = await cli(['init', '--agent', host, '--suggest']);
       expect(init.code, init.stderr).toBe(0);
       expect(init.stdout).toContain('Suggestions are on');
@@ -571,7 +544,7 @@ describe('suggestions in the user-prompt hook', () => {
       expect((await cli(['init', '--agent', host, '--suggest'])).code).toBe(0);
       const removed = await cli(['init', '--remove']);
       expect(removed.code, removed.stderr).toBe(0);
-      expect(await snapshot(project)).toEqual(before);
+      expect(await snapshotTree(project)).toEqual(before);
     });
   });
 

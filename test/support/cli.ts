@@ -1,16 +1,19 @@
 /**
  * Runs the `atskills` CLI for tests: in-process through runCli (fast, the default), or as a child process
  * (`tsx apps/cli/src/main.ts`) for tests that need real processes - concurrency and SIGKILL; and builds
- * the installable bundle for tests of other apps that serve or install it (the hub's /cli/atskills.tgz).
+ * the installable bundle for tests of other apps that serve or install it (the hub's /cli/atskills.tgz) or
+ * run it as an agent host does (`atskills` on PATH).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { bundleClient } from '../../apps/cli/scripts/bundle.js';
 import { runCli } from '../../apps/cli/src/index.js';
 
-/** Builds the installable client package (what a hub serves at /cli/atskills.tgz) into a folder. */
-export { bundleClient } from '../../apps/cli/scripts/bundle.js';
 /** The CLI's suggestion client (what the prompt hook calls), for tests of the hub's /v1/suggest. */
 export { fetchSuggestions } from '../../apps/cli/src/suggest-client.js';
+/** Builds the installable client package (what a hub serves at /cli/atskills.tgz) into a folder. */
+export { bundleClient };
 
 import { repoRoot } from './corpus.js';
 
@@ -80,4 +83,37 @@ export function spawnCli(argv: string[], options: CliRunOptions & { detached?: b
     child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 128 : 1), stdout, stderr }));
   });
   return { child, done };
+}
+
+/**
+ * Bundles the client into `<dir>/pack` and puts an `atskills` that runs it into `<dir>/bin` (what a global
+ * install gives a host's hooks); returns the bin folder, to put first on PATH.
+ */
+export async function installBundledClient(dir: string): Promise<string> {
+  const pack = path.join(dir, 'pack');
+  await bundleClient(pack);
+  const binDir = path.join(dir, 'bin');
+  await mkdir(binDir);
+  await writeFile(
+    path.join(binDir, 'atskills'),
+    `#!/bin/sh\nexec "${process.execPath}" "${path.join(pack, 'bin', 'atskills.js')}" "$@"\n`,
+  );
+  await chmod(path.join(binDir, 'atskills'), 0o755);
+  return binDir;
+}
+
+/** Every file under `root` with its bytes (base64), and every folder: what "restored byte for byte" compares. */
+export async function snapshotTree(root: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  const walk = async (rel: string) => {
+    for (const entry of await readdir(path.join(root, rel), { withFileTypes: true })) {
+      const child = path.join(rel, entry.name);
+      if (entry.isDirectory()) {
+        out[`${child}/`] = '';
+        await walk(child);
+      } else out[child] = (await readFile(path.join(root, child))).toString('base64');
+    }
+  };
+  await walk('');
+  return out;
 }

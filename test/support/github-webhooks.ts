@@ -4,6 +4,7 @@
  * with a delivery id; sent over HTTP or handed to `app.inject`.
  */
 import { createHmac, randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
 
 export interface WebhookRepository {
   id: number;
@@ -85,6 +86,15 @@ export function webhookRequest(
       : options.signature;
   if (signature !== null) headers['x-hub-signature-256'] = signature;
   return { headers, body };
+}
+
+/** Hands a delivery made by webhookRequest to `app.inject`, as a POST to `route` (the repository webhook by default). */
+export function injectWebhook(
+  app: FastifyInstance,
+  delivery: { headers: Record<string, string>; body: string },
+  route = '/v1/webhooks/github',
+) {
+  return app.inject({ method: 'POST', url: route, headers: delivery.headers, payload: delivery.body });
 }
 
 /** POSTs a delivery to a hub's /v1/webhooks/github over HTTP, as GitHub does. */

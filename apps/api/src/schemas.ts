@@ -8,6 +8,7 @@ import {
   SearchResult,
   SkillResponse,
   SuggestBody,
+  SuggestFields,
   SuggestQuery,
 } from '@atskills/protocol';
 import { z } from 'zod';
@@ -59,12 +60,7 @@ export const SearchPageResponse = z.object({
 export type SearchPageResponse = z.infer<typeof SearchPageResponse>;
 
 /** One /v1/suggest result: what a search result carries, plus its calibrated score and the words it answers. */
-export const SuggestHitResponse = SearchHitResponse.extend({
-  /** Estimated probability that the skill helps with the message: the same meaning in every message. */
-  score: z.number().min(0).max(1),
-  /** The words of the message this skill answers. */
-  matched: z.string(),
-});
+export const SuggestHitResponse = SearchHitResponse.extend(SuggestFields);
 export type SuggestHitResponse = z.infer<typeof SuggestHitResponse>;
 
 /** GET/POST /v1/suggest answer (SPEC 2.7). */

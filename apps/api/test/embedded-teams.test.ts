@@ -4,7 +4,7 @@
  * admin commands are real `cli.ts` processes; then a second hub on the same folder is refused, and after a
  * restart every user and token is still there and works.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,6 +12,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packCollection, skillMd } from '../../../test/fixtures/archives/make.js';
+import { type HubProcess, startHubProcess, stopHubProcess } from '../../../test/support/hub-process.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..', '..');
 const run = promisify(execFile);
@@ -30,38 +31,8 @@ const env = () => ({
   RECRAWL_TICK_MS: '0',
 });
 
-interface Hub {
-  child: ChildProcess;
-  url: string;
-  exited: Promise<number | null>;
-}
-
-/** Starts `server.ts` on the data folder; resolves once it listens, or rejects with its stderr. */
-function startHub(): Promise<Hub> {
-  const child = spawn(
-    process.execPath,
-    ['--conditions=@atskills/source', '--import', 'tsx', 'apps/api/src/server.ts'],
-    {
-      cwd: ROOT,
-      env: env(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    let stdout = '';
-    let stderr = '';
-    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-      const match = /"msg":"hub listening on (http:\/\/[^"]+)"/.exec(stdout);
-      if (match?.[1]) resolve({ child, url: match[1], exited });
-    });
-    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    void exited.then((code) => reject(Object.assign(new Error(`hub exited with ${code}`), { code, stderr })));
-  });
-}
+/** Starts `server.ts` on the data folder. */
+const startHub = () => startHubProcess(env());
 
 /** `npm run hub -- admin ...` as the README runs it (the CLI entry, against the same data folder). */
 async function hubCli(...args: string[]): Promise<{ stdout: string; stderr: string }> {
@@ -75,12 +46,12 @@ async function hubCli(...args: string[]): Promise<{ stdout: string; stderr: stri
   );
 }
 
-async function stop(hub: Hub): Promise<number | null> {
+async function stop(hub: HubProcess): Promise<number | null> {
   hub.child.kill('SIGTERM');
   return hub.exited;
 }
 
-let hub: Hub;
+let hub: HubProcess;
 let bobToken: string;
 let aliceToken: string;
 
@@ -91,10 +62,7 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  if (hub?.child.exitCode === null) {
-    hub.child.kill('SIGKILL');
-    await hub.exited;
-  }
+  await stopHubProcess(hub, 'SIGKILL');
   await rm(tempDir, { recursive: true, force: true });
 });
 

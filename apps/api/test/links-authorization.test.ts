@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { skillMd } from '../../../test/fixtures/archives/make.js';
-import { createLinkedHub, LINK_QUEUE_MODES, type LinkedHub, link } from './links-fixtures.js';
+import { createLinkedHub, LINK_QUEUE_MODES, type LinkedHub, linkWithApp } from './links-fixtures.js';
 import { auth, seedTeam, type Tokens } from './teams-fixtures.js';
 
 /**
@@ -25,12 +25,7 @@ describe.each(LINK_QUEUE_MODES)('on the %s queue', (mode) => {
     });
     t.github.install('victim-gh', ['victim-gh/private', 'victim-gh/ghost']);
     hookUrl = `${await t.app.listen({ host: '127.0.0.1', port: 0 })}/v1/webhooks/github-app`;
-    const own = await link(
-      t.app,
-      'acme',
-      { repo: 'victim-gh/private', collection: 'vault', credential: { kind: 'app' } },
-      auth(tokens, 'owner'),
-    );
+    const own = await linkWithApp(t.app, 'acme', 'victim-gh/private', 'vault', auth(tokens, 'owner'));
     expect(own.statusCode, own.body).toBe(201);
     expect(own.json().status).toBe('indexed');
   });
@@ -54,12 +49,7 @@ describe.each(LINK_QUEUE_MODES)('on the %s queue', (mode) => {
     ).rows;
 
   const rivalLink = (collection: string, repo: string, folder?: string) =>
-    link(
-      t.app,
-      'acme-rivals',
-      { repo, collection, ...(folder ? { folder } : {}), credential: { kind: 'app' } },
-      auth(tokens, 'outsider'),
-    );
+    linkWithApp(t.app, 'acme-rivals', repo, collection, auth(tokens, 'outsider'), folder);
 
   it("another team's link of a private repository gets one refusal, whatever the folder or repository", async () => {
     const attempts = [
@@ -139,12 +129,7 @@ describe.each(LINK_QUEUE_MODES)('on the %s queue', (mode) => {
     await t.addRepo('acme-gh/late', { '.atskills-link': 'hub:acme\n', 'x/SKILL.md': skillMd('x', 'Late.') });
     t.github.install('acme-gh', ['acme-gh/late']);
     await t.crawler.close();
-    const res = await link(
-      t.app,
-      'acme',
-      { repo: 'acme-gh/late', collection: 'late', credential: { kind: 'app' } },
-      auth(tokens, 'owner'),
-    );
+    const res = await linkWithApp(t.app, 'acme', 'acme-gh/late', 'late', auth(tokens, 'owner'));
     expect(res.statusCode, res.body).toBe(503);
     expect(res.json()).toMatchObject({ code: 'unavailable' });
     expect(res.json().detail).toMatch(/could not be queued/);

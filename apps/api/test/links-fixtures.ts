@@ -149,3 +149,20 @@ export function link(app: FastifyInstance, team: string, body: unknown, headers:
     payload: JSON.stringify(body),
   });
 }
+
+/** POST /v1/teams/<team>/links of `repo` (or one folder of it) into `collection`, through the GitHub App. */
+export function linkWithApp(
+  app: FastifyInstance,
+  team: string,
+  repo: string,
+  collection: string,
+  headers: Record<string, string>,
+  folder?: string,
+) {
+  return link(
+    app,
+    team,
+    { repo, collection, ...(folder ? { folder } : {}), credential: { kind: 'app' } },
+    headers,
+  );
+}

@@ -4,7 +4,7 @@ import { loadGithubAuthSettings, TokenKeyring } from '@atskills/github-auth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packCollection, skillMd } from '../../../test/fixtures/archives/make.js';
 import { runCli as runHubCli } from '../src/cli.js';
-import { createLinkedHub, LINK_QUEUE_MODES, type LinkedHub, link } from './links-fixtures.js';
+import { createLinkedHub, LINK_QUEUE_MODES, type LinkedHub, link, linkWithApp } from './links-fixtures.js';
 import { auth, publish, seedTeam, type Tokens } from './teams-fixtures.js';
 
 /**
@@ -36,20 +36,22 @@ describe.each(LINK_QUEUE_MODES)('on the %s queue', (mode) => {
 
   describe('a token link', () => {
     let patToken: string;
+    /** Links acme-gh/playbooks (its `skills` folder unless null) as hub:acme/playbooks with `credential`. */
+    const linkPlaybooks = (
+      credential: Record<string, string>,
+      headers: Record<string, string>,
+      folder: string | null = 'skills',
+    ) =>
+      link(
+        t.app,
+        'acme',
+        { repo: 'acme-gh/playbooks', collection: 'playbooks', ...(folder ? { folder } : {}), credential },
+        headers,
+      );
 
     it('refuses a token that cannot read the repository, without echoing it', async () => {
       const wrong = t.github.issueToken(['acme-gh/other']);
-      const res = await link(
-        t.app,
-        'acme',
-        {
-          repo: 'acme-gh/playbooks',
-          collection: 'playbooks',
-          folder: 'skills',
-          credential: { kind: 'token', token: wrong },
-        },
-        auth(tokens, 'owner'),
-      );
+      const res = await linkPlaybooks({ kind: 'token', token: wrong }, auth(tokens, 'owner'));
       expect(res.statusCode, res.body).toBe(422);
       expect(res.json().code).toBe('link-credential-refused');
       expect(res.body).not.toContain(wrong);
@@ -57,38 +59,21 @@ describe.each(LINK_QUEUE_MODES)('on the %s queue', (mode) => {
 
     it('is for owners only', async () => {
       for (const caller of ['publisher', 'reader', 'outsider'] as const) {
-        const res = await link(
-          t.app,
-          'acme',
-          {
-            repo: 'acme-gh/playbooks',
-            collection: 'playbooks',
-            credential: { kind: 'token', token: 'github_pat_xxxxxxxxxxxxxxxxxxxxxxxx' },
-          },
+        const res = await linkPlaybooks(
+          { kind: 'token', token: 'github_pat_xxxxxxxxxxxxxxxxxxxxxxxx' },
           auth(tokens, caller),
+          null,
         );
         expect(res.statusCode).toBe(403);
       }
-      const anonymous = await link(
-        t.app,
-        'acme',
-        { repo: 'a/b', collection: 'c', credential: { kind: 'app' } },
-        {},
-      );
+      const anonymous = await linkWithApp(t.app, 'acme', 'a/b', 'c', {});
       expect(anonymous.statusCode).toBe(401);
     });
 
     it('links, indexes and shows only the last four characters of the token', async () => {
       patToken = t.github.issueToken(['acme-gh/playbooks']);
-      const res = await link(
-        t.app,
-        'acme',
-        {
-          repo: 'acme-gh/playbooks',
-          collection: 'playbooks',
-          folder: 'skills',
-          credential: { kind: 'token', token: patToken, expiresAt: '2027-01-31T00:00:00Z' },
-        },
+      const res = await linkPlaybooks(
+        { kind: 'token', token: patToken, expiresAt: '2027-01-31T00:00:00Z' },
         auth(tokens, 'owner'),
       );
       expect(res.statusCode, res.body).toBe(201);
@@ -252,12 +237,7 @@ describe.each(LINK_QUEUE_MODES)('on the %s queue', (mode) => {
       await t.addRepo('acme-gh/runbooks', { 'pager/SKILL.md': skillMd('pager', 'Answer the acme pager.') });
       await t.addRepo('acme-gh/other', { 'x/SKILL.md': skillMd('x', 'Other.') });
       const installation = t.github.install('acme-gh', ['acme-gh/runbooks', 'acme-gh/other']);
-      const res = await link(
-        t.app,
-        'acme',
-        { repo: 'acme-gh/runbooks', collection: 'runbooks', credential: { kind: 'app' } },
-        auth(tokens, 'owner'),
-      );
+      const res = await linkWithApp(t.app, 'acme', 'acme-gh/runbooks', 'runbooks', auth(tokens, 'owner'));
       expect(res.statusCode, res.body).toBe(201);
       const status = await get('/v1/teams/acme/links/runbooks', auth(tokens, 'owner'));
       expect(status.json()).toMatchObject({ status: 'failed', failure: { code: 'link-not-authorized' } });
@@ -282,19 +262,10 @@ describe.each(LINK_QUEUE_MODES)('on the %s queue', (mode) => {
     });
 
     it('another team cannot link a repository that does not name it, and learns nothing about the installation', async () => {
-      const rival = await link(
-        t.app,
-        'acme-rivals',
-        { repo: 'acme-gh/runbooks', collection: 'stolen', credential: { kind: 'app' } },
-        auth(tokens, 'outsider'),
-      );
+      const outsider = auth(tokens, 'outsider');
+      const rival = await linkWithApp(t.app, 'acme-rivals', 'acme-gh/runbooks', 'stolen', outsider);
       expect(rival.statusCode).toBe(201);
-      const missing = await link(
-        t.app,
-        'acme-rivals',
-        { repo: 'acme-gh/nothing-here', collection: 'ghost', credential: { kind: 'app' } },
-        auth(tokens, 'outsider'),
-      );
+      const missing = await linkWithApp(t.app, 'acme-rivals', 'acme-gh/nothing-here', 'ghost', outsider);
       expect(missing.statusCode).toBe(201);
       const stolen = (await get('/v1/teams/acme-rivals/links/stolen', auth(tokens, 'outsider'))).json();
       const ghost = (await get('/v1/teams/acme-rivals/links/ghost', auth(tokens, 'outsider'))).json();

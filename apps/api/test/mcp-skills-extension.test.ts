@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { unusedPort } from '../../../test/support/ports.js';
 import { createTestHub, type TestHub } from './support/app.js';
-import { seedHubCollection, seedRepository, skillMd } from './support/seed.js';
+import { seedHubCollection, seedPrivateCollection, seedRepository, skillMd } from './support/seed.js';
 import { seedTeam, type Tokens } from './teams-fixtures.js';
 
 const Resource = z.object({ uri: z.string(), digest: z.string(), size: z.number() });
@@ -56,13 +56,9 @@ beforeAll(async () => {
     many[`s${String(i).padStart(2, '0')}/SKILL.md`] = skillMd(`s${String(i).padStart(2, '0')}`, `Skill ${i}`);
   await seedHubCollection(hub.db.db, 'bulk', 'many', many);
   tokens = await seedTeam(hub.db.db, 'vault');
-  await seedHubCollection(
-    hub.db.db,
-    'vault',
-    'secrets',
-    { 'rotate/SKILL.md': skillMd('rotate', 'Rotate the vault keys') },
-    { visibility: 'private' },
-  );
+  await seedPrivateCollection(hub.db.db, 'vault', 'secrets', {
+    'rotate/SKILL.md': skillMd('rotate', 'Rotate the vault keys'),
+  });
   await seedRepository(hub.db.db, 'octo', 'tools', {
     'lint/SKILL.md': skillMd('lint', 'Lint the code'),
     'lint/rules.md': '# Rules\n',

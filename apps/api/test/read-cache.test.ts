@@ -2,7 +2,7 @@ import { skills } from '@atskills/db';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestHub, type TestHub } from './support/app.js';
-import { seedHubCollection, seedRepository, skillMd } from './support/seed.js';
+import { seedPrivateCollection, seedRepository, skillMd } from './support/seed.js';
 import { auth, seedTeam, type Tokens } from './teams-fixtures.js';
 
 // The read cache against a real Postgres: answers come from memory only while the change feed (LISTEN on
@@ -34,13 +34,9 @@ beforeAll(async () => {
     'beta/SKILL.md': skillMd('beta-review', 'Review beta changes'),
   });
   tokens = await seedTeam(hub.db.db, 'vault');
-  await seedHubCollection(
-    hub.db.db,
-    'vault',
-    'secrets',
-    { 'SKILL.md': skillMd('alpha-vault', 'Private alpha runbook') },
-    { visibility: 'private' },
-  );
+  await seedPrivateCollection(hub.db.db, 'vault', 'secrets', {
+    'SKILL.md': skillMd('alpha-vault', 'Private alpha runbook'),
+  });
   await until(() => hub.app.readCache.enabled, 'the change feed to listen');
   // The seed writes' notifications may still be on their way (late on a loaded machine): wait until the
   // feed has been quiet for a while, so none of them drops a page between two requests of a test.

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { parseSkillMarkdown } from '@atskills/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestHub, type TestHub } from './support/app.js';
-import { seedHubCollection, skillMd } from './support/seed.js';
+import { seedHubCollection, seedPrivateCollection, skillMd } from './support/seed.js';
 
 let hub: TestHub;
 let base: string;
@@ -82,13 +82,9 @@ beforeAll(async () => {
     'deploy/SKILL.md': skillMd('deploy', 'Hub deploy playbook', '# Deploy\n\nv1\n'),
     'rollback/SKILL.md': skillMd('rollback', 'Roll back a release'),
   });
-  await seedHubCollection(
-    hub.db.db,
-    'secret',
-    'vault',
-    { 'keys/SKILL.md': skillMd('keys', 'Private keys') },
-    { visibility: 'private' },
-  );
+  await seedPrivateCollection(hub.db.db, 'secret', 'vault', {
+    'keys/SKILL.md': skillMd('keys', 'Private keys'),
+  });
   await hub.app.listen({ host: '127.0.0.1', port: 0 });
   base = `http://127.0.0.1:${(hub.app.server.address() as AddressInfo).port}/api/skills`;
 });

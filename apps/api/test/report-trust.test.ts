@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packCollection, skillMd } from '../../../test/fixtures/archives/make.js';
 import { MAX_REPORTS_PER_HOUR } from '../src/services/safety-reports.js';
 import { createTestHub, type TestHub } from './support/app.js';
-import { auth, type Caller, publish, seedTeam, type Tokens } from './teams-fixtures.js';
+import { auth, type Caller, callAs, publish, seedTeam, type Tokens } from './teams-fixtures.js';
 
 let hub: TestHub;
 let tokens: Tokens;
@@ -21,17 +21,7 @@ const helper = (version: string, other: string) =>
   });
 
 const call = (caller: Caller, method: 'GET' | 'POST', url: string, payload?: unknown) =>
-  hub.app.inject({
-    method,
-    url,
-    headers: {
-      ...auth(tokens, caller),
-      ...(payload !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    ...(payload !== undefined
-      ? { payload: typeof payload === 'string' ? payload : JSON.stringify(payload) }
-      : {}),
-  });
+  callAs(hub.app, tokens, caller, method, url, payload);
 
 const flagsOf = async (url: string) => {
   const res = await call('anonymous', 'GET', url);

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packCollection, skillMd } from '../../../test/fixtures/archives/make.js';
 import { createTestHub, type TestHub } from './support/app.js';
-import { auth, type Caller, publish, seedTeam, type Tokens } from './teams-fixtures.js';
+import { auth, type Caller, callAs, publish, seedTeam, type Tokens } from './teams-fixtures.js';
 
 let hub: TestHub;
 let tokens: Tokens;
@@ -21,15 +21,7 @@ const installer = (version: string) =>
   });
 
 const call = (caller: Caller, method: 'GET' | 'POST', url: string, payload?: unknown) =>
-  hub.app.inject({
-    method,
-    url,
-    headers: {
-      ...auth(tokens, caller),
-      ...(payload !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    ...(payload !== undefined ? { payload: JSON.stringify(payload) } : {}),
-  });
+  callAs(hub.app, tokens, caller, method, url, payload);
 
 beforeAll(async () => {
   hub = await createTestHub('safety_reports');

@@ -16,7 +16,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unusedPort } from '../../../test/support/ports.js';
 import { createTestHub, type TestHub } from './support/app.js';
-import { seedHubCollection, skillMd } from './support/seed.js';
+import { seedHubCollection, seedPrivateCollection, skillMd } from './support/seed.js';
 
 const execFileAsync = promisify(execFile);
 const CLI = path.resolve(import.meta.dirname, '../../../node_modules/skills/bin/cli.mjs');
@@ -46,13 +46,9 @@ beforeAll(async () => {
   await hub.db.db
     .insert(skillUses)
     .values({ skillId: popular!.id, day: new Date().toISOString().slice(0, 10), uses: 5 });
-  await seedHubCollection(
-    hub.db.db,
-    'vault',
-    'secrets',
-    { 'rotate/SKILL.md': skillMd('rotate', 'Rotate the vault keys') },
-    { visibility: 'private' },
-  );
+  await seedPrivateCollection(hub.db.db, 'vault', 'secrets', {
+    'rotate/SKILL.md': skillMd('rotate', 'Rotate the vault keys'),
+  });
   await hub.app.listen({ host: '127.0.0.1', port });
 }, 120_000);
 

@@ -68,6 +68,28 @@ export function auth(tokens: Tokens, caller: Caller): Record<string, string> {
   return caller === 'anonymous' ? {} : { authorization: `Bearer ${tokens[caller]}` };
 }
 
+/** A request as `caller`; a payload goes as JSON (a string as it is, to send a body that is not valid JSON). */
+export function callAs(
+  app: FastifyInstance,
+  tokens: Tokens,
+  caller: Caller,
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  url: string,
+  payload?: unknown,
+) {
+  return app.inject({
+    method,
+    url,
+    headers: {
+      ...auth(tokens, caller),
+      ...(payload !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
+    ...(payload !== undefined
+      ? { payload: typeof payload === 'string' ? payload : JSON.stringify(payload) }
+      : {}),
+  });
+}
+
 /** PUT a collection archive. */
 export function publish(
   app: FastifyInstance,

@@ -10,7 +10,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
-import { webhookRequest } from '../../../test/support/github-webhooks.js';
+import { injectWebhook, webhookRequest } from '../../../test/support/github-webhooks.js';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { heldWebhookBodyBytes, LARGE_BODY_BUDGET } from '../src/plugins/webhook-bodies.js';
@@ -190,8 +190,11 @@ describe.each([
 
   it('still takes a correctly signed delivery', async () => {
     const secret = route.endsWith('-app') ? APP_SECRET : SECRET;
-    const { headers, body } = webhookRequest(secret, 'ping', { zen: 'Design for failure.' });
-    const res = await hub.inject({ method: 'POST', url: route, headers, payload: body });
+    const res = await injectWebhook(
+      hub,
+      webhookRequest(secret, 'ping', { zen: 'Design for failure.' }),
+      route,
+    );
     expect(res.statusCode).toBe(200);
   });
 });
@@ -199,24 +202,18 @@ describe.each([
 describe('replays (finding 10)', () => {
   it('the App route handles a signed body once, whatever X-GitHub-Delivery it carries', async () => {
     const payload = { action: 'created', installation: { id: 99_001 }, repositories: [] };
-    const first = webhookRequest(APP_SECRET, 'installation', payload, { deliveryId: 'app-delivery-1' });
-    const answer = await hub.inject({
-      method: 'POST',
-      url: '/v1/webhooks/github-app',
-      headers: first.headers,
-      payload: first.body,
-    });
+    const deliver = (deliveryId: string) =>
+      injectWebhook(
+        hub,
+        webhookRequest(APP_SECRET, 'installation', payload, { deliveryId }),
+        '/v1/webhooks/github-app',
+      );
+    const answer = await deliver('app-delivery-1');
     expect(answer.statusCode).toBe(200);
     expect(answer.json().duplicate).toBeUndefined();
     const outcomes: unknown[] = [];
     for (const deliveryId of ['app-delivery-1', 'app-delivery-2', 'app-delivery-3']) {
-      const replay = webhookRequest(APP_SECRET, 'installation', payload, { deliveryId });
-      const res = await hub.inject({
-        method: 'POST',
-        url: '/v1/webhooks/github-app',
-        headers: replay.headers,
-        payload: replay.body,
-      });
+      const res = await deliver(deliveryId);
       expect(res.statusCode).toBe(200);
       outcomes.push(res.json());
     }

@@ -9,6 +9,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  injectWebhook,
   pushPayload,
   repositoryPayload,
   webhookRepository,
@@ -47,8 +48,7 @@ afterAll(async () => {
 });
 
 function deliver(event: string, payload: unknown) {
-  const { headers, body } = webhookRequest(SECRET, event, payload);
-  return app.inject({ method: 'POST', url: '/v1/webhooks/github', headers, payload: body });
+  return injectWebhook(app, webhookRequest(SECRET, event, payload));
 }
 
 const status = async (fullName: string) => (await app.inject({ url: `/v1/repos/${fullName}` })).json();
@@ -155,12 +155,7 @@ describe('replayed deliveries (finding 10)', () => {
       after: 'a'.repeat(40),
     });
     const first = webhookRequest(SECRET, 'push', payload);
-    const res = await app.inject({
-      method: 'POST',
-      url: '/v1/webhooks/github',
-      headers: first.headers,
-      payload: first.body,
-    });
+    const res = await injectWebhook(app, first);
     expect(res.statusCode).toBe(202);
     await settled('pub/tools');
     const runs = await runsSoFar();
@@ -168,12 +163,7 @@ describe('replayed deliveries (finding 10)', () => {
     for (let i = 0; i < 5; i++) {
       const replay = webhookRequest(SECRET, 'push', payload, { deliveryId: `replay-${i}` });
       expect(replay.body).toBe(first.body);
-      const again = await app.inject({
-        method: 'POST',
-        url: '/v1/webhooks/github',
-        headers: replay.headers,
-        payload: replay.body,
-      });
+      const again = await injectWebhook(app, replay);
       expect(again.statusCode).toBe(200);
       answers.push(again.json().outcome);
     }

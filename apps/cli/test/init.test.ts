@@ -3,14 +3,13 @@
 // `atskills` on PATH is the bundled package (what `npm install -g <hub>/cli/atskills.tgz` installs).
 // `init --remove` must give back every file byte for byte.
 import { execFile } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCliCaptured } from '../../../test/support/cli.js';
+import { installBundledClient, runCliCaptured, snapshotTree } from '../../../test/support/cli.js';
 import { unusedPort } from '../../../test/support/ports.js';
-import { bundleClient } from '../scripts/bundle.js';
 import { runCli } from '../src/index.js';
 
 const execFileAsync = promisify(execFile);
@@ -21,15 +20,7 @@ let downHub: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'atskills-init-'));
-  const pack = path.join(dir, 'pack');
-  await bundleClient(pack);
-  binDir = path.join(dir, 'bin');
-  await mkdir(binDir);
-  await writeFile(
-    path.join(binDir, 'atskills'),
-    `#!/bin/sh\nexec "${process.execPath}" "${path.join(pack, 'bin', 'atskills.js')}" "$@"\n`,
-  );
-  await chmod(path.join(binDir, 'atskills'), 0o755);
+  binDir = await installBundledClient(dir);
   downHub = `http://127.0.0.1:${await unusedPort()}`;
 }, 60_000);
 
@@ -45,22 +36,6 @@ function envFor(project: string): NodeJS.ProcessEnv {
     ATSKILLS_CACHE: path.join(project, '..', `${path.basename(project)}-cache`),
     ATSKILLS_HUB: downHub,
   };
-}
-
-/** Every file under `root` with its bytes (what "restored byte for byte" compares). */
-async function snapshot(root: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  const walk = async (rel: string) => {
-    for (const entry of await readdir(path.join(root, rel), { withFileTypes: true })) {
-      const child = path.join(rel, entry.name);
-      if (entry.isDirectory()) {
-        out[`${child}/`] = '';
-        await walk(child);
-      } else out[child] = (await readFile(path.join(root, child))).toString('base64');
-    }
-  };
-  await walk('');
-  return out;
 }
 
 async function newProject(name: string, files: Record<string, string>): Promise<string> {
@@ -99,7 +74,7 @@ describe('atskills init --agent claude-code', () => {
       '.claude/settings.json': '{\n    "permissions": { "allow": ["Bash(ls)"] }\n}\n', // 4-space indent
       '.atskills/deploy/runbook/SKILL.md': SKILL,
     });
-    const before = await snapshot(project);
+    const before = await snapshotTree(project);
 
     const init = await runCliCaptured(['init', '--agent', 'claude-code'], {
       cwd: project,
@@ -118,13 +93,13 @@ describe('atskills init --agent claude-code', () => {
     expect(await readFile(path.join(project, '.atskills', 'README.md'), 'utf8')).toContain('.autotrigger');
 
     // Idempotent: a second run changes nothing.
-    const afterFirst = await snapshot(project);
+    const afterFirst = await snapshotTree(project);
     const again = await runCliCaptured(['init', '--agent', 'claude-code'], {
       cwd: project,
       env: envFor(project),
     });
     expect(again.stdout).toContain('nothing changed');
-    expect(await snapshot(project)).toEqual(afterFirst);
+    expect(await snapshotTree(project)).toEqual(afterFirst);
 
     // A prompt without references: nothing injected.
     expect((await runHook(project, 'UserPromptSubmit', { prompt: 'just fix the bug' })).stdout).toBe('');
@@ -163,12 +138,12 @@ describe('atskills init --agent claude-code', () => {
     const removed = await runCliCaptured(['init', '--remove'], { cwd: project, env: envFor(project) });
     expect(removed.code, removed.stderr).toBe(0);
     expect(removed.stdout).toContain('removed the @skills pointer line from CLAUDE.md');
-    expect(await snapshot(project)).toEqual(before);
+    expect(await snapshotTree(project)).toEqual(before);
   });
 
   it('creates CLAUDE.md and .claude/settings.json when missing, and --remove deletes them again', async () => {
     const project = await newProject('claude-empty', { 'src/app.js': 'console.log(1)\n' });
-    const before = await snapshot(project);
+    const before = await snapshotTree(project);
     const init = await runCliCaptured(['init', '--agent', 'claude-code'], {
       cwd: project,
       env: envFor(project),
@@ -178,7 +153,7 @@ describe('atskills init --agent claude-code', () => {
     const start = await runHook(project, 'SessionStart', { source: 'startup' });
     expect(start.stdout).toBe(''); // nothing installed yet: nothing to add
     await runCliCaptured(['init', '--remove'], { cwd: project, env: envFor(project) });
-    expect(await snapshot(project)).toEqual(before);
+    expect(await snapshotTree(project)).toEqual(before);
   });
 
   it('refuses a settings file that is not JSON and leaves it untouched', async () => {
@@ -203,7 +178,7 @@ describe.each([
       ...files,
       '.atskills/deploy/runbook/SKILL.md': SKILL,
     });
-    const before = await snapshot(project);
+    const before = await snapshotTree(project);
     const init = await runCliCaptured(['init', '--agent', agent], { cwd: project, env: envFor(project) });
     expect(init.code, init.stderr).toBe(0);
     const text = await readFile(path.join(project, file), 'utf8');
@@ -226,7 +201,7 @@ describe.each([
     expect(await readdir(project)).not.toContain('pwned');
     expect(await readdir(project)).not.toContain('tick');
     await runCliCaptured(['init', '--remove'], { cwd: project, env: envFor(project) });
-    expect(await snapshot(project)).toEqual(before);
+    expect(await snapshotTree(project)).toEqual(before);
   });
 });
 

@@ -2,7 +2,7 @@
 // a running hub holds. Without a hub the command says what to do; with one, the hub runs the crawl on its own
 // queue, the command shows the hub's progress and result, and the skills are searchable at once. The hub and
 // the command are real processes (`server.ts`, `main.ts crawl`), GitHub is the stand-in.
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,12 +10,13 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRepo, repoRoot } from '../../../test/support/corpus.js';
 import { type GithubStandin, startGithubStandin } from '../../../test/support/github-standin.js';
+import { type HubProcess, startHubProcess, stopHubProcess } from '../../../test/support/hub-process.js';
 
 const run = promisify(execFile);
 let root: string;
 let dataDir: string;
 let standin: GithubStandin;
-let hub: { child: ChildProcess; url: string; exited: Promise<number | null> } | undefined;
+let hub: HubProcess | undefined;
 
 // The environment of a fresh clone's `npm start` and `npm run crawl`: no server database, Redis or Meilisearch.
 const env = () => ({
@@ -47,31 +48,6 @@ async function crawl(args: string[]): Promise<{ code: number; stdout: string; st
   }
 }
 
-/** Starts the hub on the data folder; resolves once it listens, or rejects with its stderr. */
-function startHub(): Promise<NonNullable<typeof hub>> {
-  const child = spawn(
-    process.execPath,
-    ['--conditions=@atskills/source', '--import', 'tsx', 'apps/api/src/server.ts'],
-    { cwd: repoRoot, env: env(), stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    let stdout = '';
-    let stderr = '';
-    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-      const match = /"msg":"hub listening on (http:\/\/[^"]+)"/.exec(stdout);
-      if (match?.[1]) resolve({ child, url: match[1], exited });
-    });
-    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    void exited.then((code) =>
-      reject(Object.assign(new Error(`hub exited with ${code}: ${stderr}`), { code })),
-    );
-  });
-}
-
 beforeAll(async () => {
   root = await mkdtemp(path.join(tmpdir(), 'atskills-crawl-embedded-'));
   dataDir = path.join(root, '.data');
@@ -83,10 +59,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  if (hub?.child.exitCode === null) {
-    hub.child.kill('SIGTERM');
-    await hub.exited;
-  }
+  await stopHubProcess(hub);
   await standin?.close();
   if (root) await rm(root, { recursive: true, force: true });
 });
@@ -105,7 +78,7 @@ describe('npm run crawl on the embedded default', () => {
   it('has the running hub crawl, reports the result, and the skills are searchable', {
     timeout: 300_000,
   }, async () => {
-    hub = await startHub();
+    hub = await startHubProcess(env());
     const result = await crawl(['--repos', 'gh:acme/tools,gh:acme/missing']);
     // The missing repository is named with its reason, as when the command crawls by itself.
     expect(result.code).toBe(1);

@@ -206,13 +206,16 @@ export const SuggestBody = z.object({
 });
 export type SuggestBody = z.infer<typeof SuggestBody>;
 
-/** One suggestion: a search result plus its calibrated score and the part of the message it answers. */
-export const SuggestResult = SearchResult.extend({
+/** What a suggestion adds to a search result (the core one here, the hub's own in its route schemas). */
+export const SuggestFields = {
   /** Estimated probability that the skill helps with the message: the same meaning in every message. */
   score: z.number().min(0).max(1),
   /** The words of the message this skill answers. */
   matched: z.string(),
-});
+};
+
+/** One suggestion: a search result plus its calibrated score and the part of the message it answers. */
+export const SuggestResult = SearchResult.extend(SuggestFields);
 export type SuggestResult = z.infer<typeof SuggestResult>;
 
 /** GET/POST /v1/suggest answer: `abstained` (with no results) when no skill fits well enough. */

@@ -219,6 +219,16 @@ export async function seedHubCollection(
   return identities;
 }
 
+/** A private hub collection (seedHubCollection): readable by the members of `namespace` only. */
+export function seedPrivateCollection(
+  db: Database,
+  namespace: string,
+  collection: string,
+  files: Record<string, string>,
+): Promise<string[]> {
+  return seedHubCollection(db, namespace, collection, files, { visibility: 'private' });
+}
+
 /** A SKILL.md with the given frontmatter and body. */
 export function skillMd(
   name: string,

@@ -1,7 +1,9 @@
-import { asc, count, desc, eq, min, sql } from 'drizzle-orm';
 import type { Executor } from '../client.js';
-import { crawlReports, crawlRuns } from '../schema/crawls.js';
-import { repositories } from '../schema/repositories.js';
+import { latestCrawlRun } from './crawls.js';
+import { recentCrawlFailures, repositoryCrawlTotals } from './repositories.js';
+
+// The crawl-status read (the endpoint and the web page's section): the last run (crawls.ts) beside the
+// repositories' schedule and failures (repositories.ts). crawlOutcomeTotals is in crawls.ts.
 
 /** What the crawl-status endpoint and the web page's crawl-status section show. */
 export interface CrawlStatus {
@@ -30,34 +32,9 @@ export async function crawlStatus(
   now: Date = new Date(),
   failuresShown = 10,
 ): Promise<CrawlStatus> {
-  const [lastRun] = await db
-    .select()
-    .from(crawlRuns)
-    .orderBy(desc(crawlRuns.startedAt), desc(crawlRuns.id))
-    .limit(1);
-  const [totals] = await db
-    .select({
-      repositories: count(),
-      due: sql<number>`count(*) filter (where ${repositories.nextCrawlAt} <= ${now.toISOString()})`.mapWith(
-        Number,
-      ),
-      failuresTotal: sql<number>`count(*) filter (where ${repositories.lastCrawlOutcome} = 'failed')`.mapWith(
-        Number,
-      ),
-      nextDueAt: min(repositories.nextCrawlAt),
-    })
-    .from(repositories);
-  const failures = await db
-    .select({
-      owner: repositories.owner,
-      name: repositories.name,
-      error: repositories.lastCrawlError,
-      at: repositories.lastCrawledAt,
-    })
-    .from(repositories)
-    .where(eq(repositories.lastCrawlOutcome, 'failed'))
-    .orderBy(sql`${repositories.lastCrawledAt} desc nulls last`, asc(repositories.id))
-    .limit(failuresShown);
+  const lastRun = await latestCrawlRun(db);
+  const totals = await repositoryCrawlTotals(db, now);
+  const failures = await recentCrawlFailures(db, failuresShown);
   return {
     lastRun: lastRun
       ? {
@@ -76,13 +53,4 @@ export async function crawlStatus(
     failures,
     failuresTotal: totals?.failuresTotal ?? 0,
   };
-}
-
-/** Repository jobs ever recorded, by outcome (indexed, unchanged, failed, gone): the crawl job counter's source. */
-export async function crawlOutcomeTotals(db: Executor): Promise<Record<string, number>> {
-  const rows = await db
-    .select({ outcome: crawlReports.outcome, n: count() })
-    .from(crawlReports)
-    .groupBy(crawlReports.outcome);
-  return Object.fromEntries(rows.map((r) => [r.outcome, Number(r.n)]));
 }

@@ -1,8 +1,11 @@
-import { and, desc, eq, gte, isNull, or, sql } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../client.js';
 import { teamInvitations } from '../schema/security.js';
-import { apiTokens, namespaces, users } from '../schema/teams.js';
+import { namespaces, users } from '../schema/teams.js';
 import type { Role } from './teams.js';
+
+// Table family `team_invitations` (src/schema/security.ts): a team owner's invitation, which only the
+// invitee's acceptance turns into a membership (SPEC 2.3).
 
 export type InvitationRow = typeof teamInvitations.$inferSelect;
 
@@ -98,24 +101,4 @@ export async function listPendingInvitations(
     )
     .orderBy(desc(teamInvitations.id));
   return rows.map((r) => ({ ...r, role: r.role as Role }));
-}
-
-/** How many tokens a user holds that still work, and how many were minted since `since`. */
-export async function tokenCounts(
-  db: Executor,
-  userId: number,
-  now: Date,
-  since: Date,
-): Promise<{ live: number; recent: number }> {
-  const [row] = await db
-    .select({
-      live: sql<number>`count(*) filter (where ${and(
-        isNull(apiTokens.revokedAt),
-        or(isNull(apiTokens.expiresAt), sql`${apiTokens.expiresAt} > ${now.toISOString()}`),
-      )})::int`,
-      recent: sql<number>`count(*) filter (where ${gte(apiTokens.createdAt, since)})::int`,
-    })
-    .from(apiTokens)
-    .where(eq(apiTokens.userId, userId));
-  return { live: row?.live ?? 0, recent: row?.recent ?? 0 };
 }

@@ -1,27 +1,37 @@
 import { formatIdentity } from '@atskills/protocol';
-import { and, asc, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
+import { and, asc, eq, ne, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../client.js';
 import { type LinkProblem, repositoryLinks } from '../schema/links.js';
-import { type SkillFile, skills } from '../schema/skills.js';
 import { collections, namespaces } from '../schema/teams.js';
+import { uniqueBy } from './batches.js';
+import { storeBlobs } from './blobs.js';
 import {
+  type CollectionRow,
   insertCollectionRevision,
-  markHubSkillsGone,
+  lockCollectionRow,
+  markCollectionRowDeleted,
   saveCollectionRow,
-  storeBlobs,
-  uniqueBy,
+  setCollectionRevision,
+} from './collections.js';
+import type { SkillRevisionContent } from './skills/content.js';
+import {
+  clearLinkedSkillsStale,
+  markHubSkillsGone,
+  markLinkedSkillsGone,
+  markLinkedSkillsStale,
+  touchLinkedSkills,
   upsertHubSkills,
-} from './hub-collection-write.js';
-import type { SkillRevisionContent } from './skill-upsert.js';
+} from './skills/hub.js';
 import { appendAudit } from './teams.js';
+
+// Table family `repository_links` (src/schema/links.ts): a team's collection kept in a GitHub repository
+// folder, and the transactions of a link's life (created with its collection, indexed, failing, removed)
+// as steps over the collections, skills and blobs families, whose SQL is in their files.
 
 export type LinkRow = typeof repositoryLinks.$inferSelect;
 
 /** A link with the names that make its identity `hub:<namespace>/<collection>`, and the collection's visibility. */
 export type LinkWithNames = LinkRow & { namespace: string; collection: string; visibility: string };
-
-/** The warning a linked skill carries while its link fails and members read the last good revision. */
-export const LINK_STALE_WARNING = 'link-stale';
 
 const withNames = {
   link: repositoryLinks,
@@ -70,13 +80,10 @@ export interface NewLink {
  * index). Returns undefined when a live collection of that name exists already (uploaded or linked).
  */
 export async function insertLink(tx: Executor, input: NewLink): Promise<LinkRow | undefined> {
-  const [existing] = await tx
-    .select()
-    .from(collections)
-    .where(and(eq(collections.namespaceId, input.namespaceId), eq(collections.name, input.collection)))
-    .for('update');
+  const existing = await lockCollectionRow(tx, input.namespaceId, input.collection);
   if (existing && !existing.deletedAt) return undefined;
-  if (existing) await tx.delete(repositoryLinks).where(eq(repositoryLinks.collectionId, existing.id));
+  // A deleted collection's old link row goes before the new one (one link per collection).
+  if (existing) await deleteLinksOfCollection(tx, existing.id);
   // Not deleted, but with no revision yet: nothing resolves until the first index.
   const collectionId = await saveCollectionRow(tx, existing?.id, {
     namespaceId: input.namespaceId,
@@ -107,6 +114,11 @@ export async function insertLink(tx: Executor, input: NewLink): Promise<LinkRow 
     })
     .returning();
   return row;
+}
+
+/** Deletes the link rows of a collection (a deleted collection being linked anew). */
+async function deleteLinksOfCollection(tx: Executor, collectionId: number): Promise<void> {
+  await tx.delete(repositoryLinks).where(eq(repositoryLinks.collectionId, collectionId));
 }
 
 /** The links of a namespace, by collection name. */
@@ -263,15 +275,7 @@ export async function markLinkFailed(
       updatedAt: failure.at,
     })
     .where(eq(repositoryLinks.id, id));
-  await tx
-    .update(skills)
-    .set({ warnings: sql`${skills.warnings} || ${JSON.stringify([LINK_STALE_WARNING])}::jsonb` })
-    .where(
-      and(
-        eq(skills.collectionId, before.collectionId),
-        sql`not (${skills.warnings} ? ${LINK_STALE_WARNING})`,
-      ),
-    );
+  await markLinkedSkillsStale(tx, before.collectionId);
   return !repeated;
 }
 
@@ -307,26 +311,8 @@ export async function recordLinkFailure(
 /** Removes a link: its collection is deleted (410 to members, 404 to everyone else), the sealed token with it. */
 export async function deleteLink(tx: Executor, link: LinkRow, at: Date): Promise<void> {
   await tx.delete(repositoryLinks).where(eq(repositoryLinks.id, link.id));
-  await tx
-    .update(collections)
-    .set({ deletedAt: at, updatedAt: at })
-    .where(and(eq(collections.id, link.collectionId), isNull(collections.deletedAt)));
-  await tx
-    .update(skills)
-    .set({ goneAt: at, warnings: sql`${skills.warnings} - ${LINK_STALE_WARNING}` })
-    .where(and(eq(skills.collectionId, link.collectionId), isNull(skills.goneAt)));
-}
-
-/** The live skills of a linked collection by path: revision and files (decides what to download again). */
-export async function storedLinkedSkills(
-  db: Executor,
-  collectionId: number,
-): Promise<Map<string, { identity: string; revision: string; files: SkillFile[] }>> {
-  const rows = await db
-    .select({ identity: skills.identity, path: skills.path, revision: skills.revision, files: skills.files })
-    .from(skills)
-    .where(and(eq(skills.collectionId, collectionId), isNull(skills.goneAt)));
-  return new Map(rows.map((r) => [r.path, { identity: r.identity, revision: r.revision, files: r.files }]));
+  await markCollectionRowDeleted(tx, link.collectionId, at);
+  await markLinkedSkillsGone(tx, link.collectionId, at);
 }
 
 /** A skill of a linked collection at the indexed commit: with content when its revision is new. */
@@ -363,18 +349,13 @@ export async function writeLinkIndex(
   input: LinkIndexWrite,
 ): Promise<'written' | 'missing' | 'superseded'> {
   return db.transaction(async (tx) => {
-    const [row] = await tx
-      .select({ link: repositoryLinks, collection: collections, namespace: namespaces.name })
-      .from(repositoryLinks)
-      .innerJoin(collections, eq(collections.id, repositoryLinks.collectionId))
-      .innerJoin(namespaces, eq(namespaces.id, repositoryLinks.namespaceId))
-      .where(eq(repositoryLinks.id, input.linkId))
-      .for('update');
+    // The link row locked first: a second index of the same link waits, then finds the head moved.
+    const row = await lockLinkForIndex(tx, input.linkId);
     if (!row) return 'missing';
     if (row.link.headCommit !== input.expectedHead) return 'superseded';
     const { collection, namespace } = row;
     const at = input.at;
-
+    // Blobs first (in digest order, see storeBlobs): the skill rows name them.
     await storeBlobs(
       tx,
       uniqueBy(
@@ -395,18 +376,15 @@ export async function writeLinkIndex(
       },
       input.skills.flatMap((s) => (s.content ? [{ ...s, content: s.content }] : [])),
     );
-    // Unchanged skills: seen at this commit; the stale mark goes now that the link reads again.
-    const unchanged = input.skills.filter((s) => !s.content).map((s) => s.identity);
-    if (unchanged.length > 0) {
-      await tx
-        .update(skills)
-        .set({ lastSeenAt: at, commit: input.commit, goneAt: null })
-        .where(and(eq(skills.collectionId, collection.id), inArray(skills.identity, unchanged)));
-    }
-    await tx
-      .update(skills)
-      .set({ warnings: sql`${skills.warnings} - ${LINK_STALE_WARNING}` })
-      .where(and(eq(skills.collectionId, collection.id), sql`${skills.warnings} ? ${LINK_STALE_WARNING}`));
+    await touchLinkedSkills(
+      tx,
+      collection.id,
+      input.skills.filter((s) => !s.content).map((s) => s.identity),
+      input.commit,
+      at,
+    );
+    // The stale mark goes now that the link reads again; then what this commit no longer holds is gone.
+    await clearLinkedSkillsStale(tx, collection.id);
     await markHubSkillsGone(
       tx,
       collection.id,
@@ -423,23 +401,47 @@ export async function writeLinkIndex(
       publishedBy: null,
       at,
     });
-    await tx
-      .update(collections)
-      .set({ currentRevision: input.commit, updatedAt: at })
-      .where(eq(collections.id, collection.id));
-    await tx
-      .update(repositoryLinks)
-      .set({
-        status: 'indexed',
-        headCommit: input.commit,
-        lastIndexedAt: at,
-        problems: input.problems,
-        failureCode: null,
-        failureMessage: null,
-        failedAt: null,
-        updatedAt: at,
-      })
-      .where(eq(repositoryLinks.id, input.linkId));
+    await setCollectionRevision(tx, collection.id, input.commit, at);
+    // The link's head last: the next index compares against it (`expectedHead`).
+    await markLinkIndexed(tx, input.linkId, input.commit, input.problems, at);
     return 'written';
   });
+}
+
+/** A link with its collection and namespace name, locked until the transaction ends (one index at a time). */
+async function lockLinkForIndex(
+  tx: Executor,
+  linkId: number,
+): Promise<{ link: LinkRow; collection: CollectionRow; namespace: string } | undefined> {
+  const [row] = await tx
+    .select({ link: repositoryLinks, collection: collections, namespace: namespaces.name })
+    .from(repositoryLinks)
+    .innerJoin(collections, eq(collections.id, repositoryLinks.collectionId))
+    .innerJoin(namespaces, eq(namespaces.id, repositoryLinks.namespaceId))
+    .where(eq(repositoryLinks.id, linkId))
+    .for('update');
+  return row;
+}
+
+/** Records a successful index on the link: indexed at this commit, its problems, any failure cleared. */
+async function markLinkIndexed(
+  tx: Executor,
+  linkId: number,
+  commit: string,
+  problems: LinkProblem[],
+  at: Date,
+): Promise<void> {
+  await tx
+    .update(repositoryLinks)
+    .set({
+      status: 'indexed',
+      headCommit: commit,
+      lastIndexedAt: at,
+      problems,
+      failureCode: null,
+      failureMessage: null,
+      failedAt: null,
+      updatedAt: at,
+    })
+    .where(eq(repositoryLinks.id, linkId));
 }

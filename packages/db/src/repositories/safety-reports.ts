@@ -1,9 +1,13 @@
 import type { SafetyFinding } from '@atskills/protocol';
-import { and, desc, eq, gte, inArray, or, sql } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '../client.js';
-import { safetyVerdicts } from '../schema/blobs.js';
 import { flagSuppressions, skillReports } from '../schema/security.js';
-import { type SkillFile, skills } from '../schema/skills.js';
+import type { SkillFile } from '../schema/skills.js';
+import { setSkillFlags, skillFlagsAtRevision, skillFlagsAtRevisionOrIdentity } from './skills/flags.js';
+
+// Table family `skill_reports` and `flag_suppressions` (src/schema/security.ts): reports about a skill
+// (a disputed flag, a malicious skill), their decisions, and what an accepted one changes in the flags of
+// skill rows (through skills/flags.ts).
 
 export type SkillReportRow = typeof skillReports.$inferSelect;
 
@@ -133,16 +137,10 @@ export async function addReportedFlag(
   target: { revision: string; identity: string; sameContent: (files: SkillFile[]) => boolean },
   flag: SafetyFinding,
 ): Promise<void> {
-  const rows = await tx
-    .select({ id: skills.id, flags: skills.flags, revision: skills.revision, files: skills.files })
-    .from(skills)
-    .where(or(eq(skills.revision, target.revision), eq(skills.identity, target.identity)));
+  const rows = await skillFlagsAtRevisionOrIdentity(tx, target.revision, target.identity);
   for (const row of rows) {
     if (row.revision !== target.revision && !target.sameContent(row.files)) continue;
-    await tx
-      .update(skills)
-      .set({ flags: withContentVerdict(row.flags, flag) })
-      .where(eq(skills.id, row.id));
+    await setSkillFlags(tx, row.id, withContentVerdict(row.flags, flag));
   }
 }
 
@@ -182,20 +180,14 @@ export function withContentVerdict(
   return verdict ? [...flags.filter((f) => f.rule !== verdict.rule), verdict] : flags;
 }
 
+/** Rewrites the flags of every current skill row at `revision`. */
 async function rewriteFlags(
   tx: Executor,
   revision: string,
   change: (flags: SafetyFinding[]) => SafetyFinding[],
 ) {
-  const rows = await tx
-    .select({ id: skills.id, flags: skills.flags })
-    .from(skills)
-    .where(eq(skills.revision, revision));
-  for (const row of rows) {
-    await tx
-      .update(skills)
-      .set({ flags: change(row.flags) })
-      .where(eq(skills.id, row.id));
+  for (const row of await skillFlagsAtRevision(tx, revision)) {
+    await setSkillFlags(tx, row.id, change(row.flags));
   }
 }
 
@@ -216,21 +208,4 @@ export async function suppressionsFor(
     out.set(row.contentHash, rules);
   }
   return out;
-}
-
-/** The scanner's stored findings for the first of these content hashes that has a verdict. */
-export async function findSafetyVerdict(
-  db: Executor,
-  contentHashes: string[],
-): Promise<SafetyFinding[] | undefined> {
-  if (contentHashes.length === 0) return undefined;
-  const rows = await db
-    .select({ key: safetyVerdicts.contentSha256, flags: safetyVerdicts.flags })
-    .from(safetyVerdicts)
-    .where(inArray(safetyVerdicts.contentSha256, contentHashes));
-  for (const key of contentHashes) {
-    const row = rows.find((r) => r.key === key);
-    if (row) return row.flags as SafetyFinding[];
-  }
-  return undefined;
 }

@@ -1,6 +1,9 @@
-import { and, desc, eq, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, desc, eq, gte, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Executor } from '../client.js';
 import { apiTokens, auditLog, memberships, namespaces, users } from '../schema/teams.js';
+
+// Table family `users`, `namespaces`, `memberships`, `api_tokens` and `audit_log` (src/schema/teams.ts):
+// who may do what where, and the record of what they did. Collections are in collections.ts.
 
 /** A member's role in a namespace; owners manage members and tokens, publishers publish, readers read. */
 export type Role = 'owner' | 'publisher' | 'reader';
@@ -222,6 +225,26 @@ export async function touchToken(
     .where(and(eq(apiTokens.id, id), or(isNull(apiTokens.lastUsedAt), lt(apiTokens.lastUsedAt, threshold))))
     .returning({ id: apiTokens.id });
   return updated.length > 0;
+}
+
+/** How many tokens a user holds that still work, and how many were minted since `since`. */
+export async function tokenCounts(
+  db: Executor,
+  userId: number,
+  now: Date,
+  since: Date,
+): Promise<{ live: number; recent: number }> {
+  const [row] = await db
+    .select({
+      live: sql<number>`count(*) filter (where ${and(
+        isNull(apiTokens.revokedAt),
+        or(isNull(apiTokens.expiresAt), sql`${apiTokens.expiresAt} > ${now.toISOString()}`),
+      )})::int`,
+      recent: sql<number>`count(*) filter (where ${gte(apiTokens.createdAt, since)})::int`,
+    })
+    .from(apiTokens)
+    .where(eq(apiTokens.userId, userId));
+  return { live: row?.live ?? 0, recent: row?.recent ?? 0 };
 }
 
 /** One audit entry: who (actor), what (action on target), where (namespace), which request. */

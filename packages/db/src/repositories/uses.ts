@@ -3,20 +3,13 @@ import type { Database } from '../client.js';
 import { skills } from '../schema/skills.js';
 import { skillUseClients, skillUseMarks, skillUses } from '../schema/uses.js';
 
+// Table family `skill_uses`, `skill_use_marks` and `skill_use_clients` (src/schema/uses.ts): distinct
+// clients per skill per day, and the day's counting set when there is no Redis.
+
 /** Weekly (the last 7 days, today included) and all-time uses of a skill. */
 export interface SkillUses {
   week: number;
   total: number;
-}
-
-/** The ids of skills by canonical identity (unknown identities are left out). */
-export async function skillIdsByIdentity(db: Database, identities: string[]): Promise<Map<string, number>> {
-  if (identities.length === 0) return new Map();
-  const rows = await db
-    .select({ id: skills.id, identity: skills.identity })
-    .from(skills)
-    .where(inArray(skills.identity, identities));
-  return new Map(rows.map((r) => [r.identity, r.id]));
 }
 
 /** Stores the day's distinct-client counts of skills (a Redis roll-up: the count replaces the stored one). */

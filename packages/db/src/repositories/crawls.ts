@@ -1,9 +1,11 @@
-import { and, desc, eq, getTableColumns, inArray, isNotNull, sql } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '../client.js';
 import { crawlReports, crawlRuns } from '../schema/crawls.js';
-import { repositoryRedirects } from '../schema/indexing.js';
+import { indexRequests } from '../schema/indexing.js';
 import { repositories } from '../schema/repositories.js';
-import { repositoryNamed } from './repository-name.js';
+
+// Table family `crawl_runs` and `crawl_reports` (src/schema/crawls.ts): one row per crawl, one report per
+// repository per run, and the progress and totals read from them.
 
 export type CrawlRunKind =
   | 'repos'
@@ -15,6 +17,15 @@ export type CrawlRunKind =
   /** An index request: POST /v1/index-requests, an on-demand gh: read or a webhook. */
   | 'request';
 export type CrawlOutcome = 'indexed' | 'unchanged' | 'failed' | 'gone';
+
+/** A problem in a crawl report (and in the repository's problems): the file, a stable code, the reason. */
+export interface ReportEntry {
+  path: string;
+  code: string;
+  message: string;
+  /** 1-based line in the file, when known (YAML that does not parse). */
+  line?: number;
+}
 
 /** Starts a crawl run and returns its id; its total stays -1 (unknown) until discovery sets it. */
 export async function createCrawlRun(
@@ -122,97 +133,14 @@ export async function recentCrawlRuns(db: Executor, limit = 5) {
   return db.select().from(crawlRuns).orderBy(desc(crawlRuns.id)).limit(limit);
 }
 
-/** Repositories whose last crawl failed or found them gone, most recent first. */
-export async function failedRepositories(db: Executor, limit = 20) {
-  return db
-    .select({
-      owner: repositories.owner,
-      name: repositories.name,
-      lastCrawledAt: repositories.lastCrawledAt,
-      error: repositories.lastCrawlError,
-    })
-    .from(repositories)
-    .where(
-      and(inArray(repositories.lastCrawlOutcome, ['failed', 'gone']), isNotNull(repositories.lastCrawledAt)),
-    )
-    .orderBy(desc(repositories.lastCrawledAt))
-    .limit(limit);
-}
-
-/**
- * The repository row for owner/name (case-insensitive), created when missing. With `started`, it is also
- * marked as being crawled now (its status turns from `queued` to `crawling`), in the same statement.
- */
-export async function ensureRepository(
-  db: Executor,
-  owner: string,
-  name: string,
-  options: { started?: boolean } = {},
-) {
-  const [existing] = options.started
-    ? await db
-        .update(repositories)
-        .set({ crawlStartedAt: new Date() })
-        .where(repositoryNamed(owner, name))
-        .returning()
-    : await db.select().from(repositories).where(repositoryNamed(owner, name));
-  if (existing) return existing;
-  const created = await db
-    .insert(repositories)
-    .values({ owner, name, ...(options.started ? { crawlStartedAt: new Date() } : {}) })
-    .onConflictDoNothing()
-    .returning();
-  // A repository lives at this name again: a redirect left by an earlier rename away from it no longer applies.
-  if (created.length > 0) {
-    await db
-      .delete(repositoryRedirects)
-      .where(
-        and(
-          sql`lower(${repositoryRedirects.oldOwner}) = lower(${owner})`,
-          sql`lower(${repositoryRedirects.oldName}) = lower(${name})`,
-        ),
-      );
-  }
-  const [row] =
-    created.length > 0 ? created : await db.select().from(repositories).where(repositoryNamed(owner, name));
-  return row!;
-}
-
-/**
- * What a repository job opens with, in one statement for a known repository: its row, marked as being
- * crawled now, and whether `runId` already holds its report (a redelivered job). An unknown repository is
- * created (`ensureRepository`), which has no report yet.
- */
-export async function startRepositoryJob(
-  db: Executor,
-  owner: string,
-  name: string,
-  runId: number | null,
-): Promise<{ repository: Awaited<ReturnType<typeof ensureRepository>>; reported: boolean }> {
-  const reported =
-    runId === null
-      ? sql<boolean>`false`
-      : sql<boolean>`exists (select 1 from ${crawlReports} where ${crawlReports.runId} = ${runId} and ${crawlReports.repositoryId} = ${repositories.id})`;
-  const [row] = await db
-    .update(repositories)
-    .set({ crawlStartedAt: new Date() })
-    .where(repositoryNamed(owner, name))
-    .returning({ ...getTableColumns(repositories), reported });
-  if (row) {
-    const { reported: already, ...repository } = row;
-    return { repository, reported: already };
-  }
-  const repository = await ensureRepository(db, owner, name, { started: true });
-  return {
-    repository,
-    reported: runId !== null && (await crawlReportExists(db, runId, repository.id)),
-  };
-}
-
-/** Every known repository as `owner/name` (what a rebuild re-crawls). */
-export async function allRepositoryNames(db: Executor): Promise<string[]> {
-  const rows = await db.select({ owner: repositories.owner, name: repositories.name }).from(repositories);
-  return rows.map((r) => `${r.owner}/${r.name}`).sort();
+/** The run started last (the crawl-status page and the corpus stats show it), if any. */
+export async function latestCrawlRun(db: Executor) {
+  const [lastRun] = await db
+    .select()
+    .from(crawlRuns)
+    .orderBy(desc(crawlRuns.startedAt), desc(crawlRuns.id))
+    .limit(1);
+  return lastRun;
 }
 
 /** Whether a run already holds a report for this repository (a redelivered job has nothing left to do). */
@@ -223,6 +151,25 @@ export async function crawlReportExists(db: Executor, runId: number, repositoryI
     .where(and(eq(crawlReports.runId, runId), eq(crawlReports.repositoryId, repositoryId)))
     .limit(1);
   return rows.length > 0;
+}
+
+/** The latest report of a repository, if it was ever crawled. */
+export async function latestCrawlReport(db: Executor, repositoryId: number) {
+  const [report] = await db
+    .select()
+    .from(crawlReports)
+    .where(eq(crawlReports.repositoryId, repositoryId))
+    .orderBy(desc(crawlReports.startedAt), desc(crawlReports.id))
+    .limit(1);
+  return report;
+}
+
+/**
+ * Inserts a repository job's report into its run: the last write of the job's transaction, so a run counts
+ * a repository as done only once everything the job found is committed with it.
+ */
+export async function insertCrawlReport(tx: Executor, row: typeof crawlReports.$inferInsert): Promise<void> {
+  await tx.insert(crawlReports).values(row);
 }
 
 /** Reports of a run (for the CLI and tests). */
@@ -266,21 +213,6 @@ export async function finishCompletedRuns(db: Executor, runIds: number[]): Promi
   return finished;
 }
 
-/**
- * After a crawl run: fresh planner statistics and GIN pending lists merged into their indexes, so search
- * does not wait for autovacuum (which an embedded PGlite database never runs, and a server may run late).
- * Stale statistics make the planner misjudge how common a word is; each query scans the pending entries
- * (up to 4 MB per index) of every GIN index it uses.
- */
-export async function refreshSearchStatistics(db: Executor): Promise<void> {
-  await db.execute(
-    sql`select gin_clean_pending_list(i.indexrelid::regclass)
-        from pg_index i join pg_class c on c.oid = i.indexrelid join pg_am a on a.oid = c.relam
-        where a.amname = 'gin' and i.indrelid in ('skills'::regclass, 'skill_folders'::regclass)`,
-  );
-  await db.execute(sql`analyze skills, skill_folders`);
-}
-
 /** Whether a run changed the index (skills added, updated or removed), e.g. to skip refreshing statistics. */
 export async function crawlRunChangedIndex(db: Executor, runId: number): Promise<boolean> {
   const [row] = await db
@@ -290,4 +222,26 @@ export async function crawlRunChangedIndex(db: Executor, runId: number): Promise
     .from(crawlReports)
     .where(eq(crawlReports.runId, runId));
   return (row?.n ?? 0) > 0;
+}
+
+/** Repository jobs ever recorded, by outcome (indexed, unchanged, failed, gone): the crawl job counter's source. */
+export async function crawlOutcomeTotals(db: Executor): Promise<Record<string, number>> {
+  const rows = await db
+    .select({ outcome: crawlReports.outcome, n: count() })
+    .from(crawlReports)
+    .groupBy(crawlReports.outcome);
+  return Object.fromEntries(rows.map((r) => [r.outcome, Number(r.n)]));
+}
+
+/**
+ * Deletes finished index-request runs older than `ttlSeconds` that hold no report and no open request
+ * (what forgetting unfound repositories leaves behind; their reports went with the repository rows).
+ */
+export async function deleteEmptyRequestRuns(tx: Executor, ttlSeconds: number): Promise<void> {
+  const ttl = sql`(${ttlSeconds}::int * interval '1 second')`;
+  await tx.execute(sql`
+        delete from ${crawlRuns} r
+        where r.kind = 'request' and r.status <> 'running' and r.finished_at < now() - ${ttl}
+          and not exists (select 1 from crawl_reports c where c.run_id = r.id)
+          and not exists (select 1 from ${indexRequests} q where q.run_id = r.id and q.state = 'open')`);
 }

@@ -1,10 +1,13 @@
 import type { SafetyFinding } from '@atskills/protocol';
-import { and, asc, eq, gt, inArray, isNull, lte, type SQL, sql } from 'drizzle-orm';
-import type { Database, Executor } from '../client.js';
-import { blobs } from '../schema/blobs.js';
-import { repositories } from '../schema/repositories.js';
-import { skillRevisions, skills } from '../schema/skills.js';
-import { type ReadScope, visibleTo } from './read-scope.js';
+import { and, asc, desc, eq, gt, inArray, isNull, lte, type SQL, sql } from 'drizzle-orm';
+import type { Database, Executor } from '../../client.js';
+import { repositories } from '../../schema/repositories.js';
+import { skillRevisions, skills } from '../../schema/skills.js';
+import { collectionRevisions } from '../../schema/teams.js';
+import { type ReadScope, visibleTo } from '../scope.js';
+
+// Table family `skills` and `skill_revisions` (src/schema/skills.ts), read side: a skill or folder by
+// location or identity, its stored revisions, what a resolution or revalidation needs of it.
 
 /** Where a skill or folder lives: `source:owner/container[/path]`. */
 export interface SkillLocation {
@@ -120,19 +123,6 @@ export async function findSkillRevision(
     .limit(1);
   const row = rows[0];
   return row ? { ...row.revision, publishedVisibility: row.publishedVisibility } : undefined;
-}
-
-/** File contents by sha256 (missing hashes are simply absent from the map). */
-export async function readBlobs(db: Database, hashes: string[]): Promise<Map<string, Buffer>> {
-  const unique = [...new Set(hashes)];
-  const out = new Map<string, Buffer>();
-  if (unique.length === 0) return out;
-  const rows = await db
-    .select({ sha256: blobs.sha256, content: blobs.content })
-    .from(blobs)
-    .where(inArray(blobs.sha256, unique));
-  for (const row of rows) out.set(row.sha256, Buffer.from(row.content));
-  return out;
 }
 
 /** Every current (not gone) skill row of one repository or collection, all visibilities (index sync). */
@@ -251,4 +241,62 @@ export async function crawledSkillIdentities(db: Executor, since: Date, until: D
     .innerJoin(repositories, eq(skills.repositoryId, repositories.id))
     .where(and(gt(repositories.lastCrawledAt, since), lte(repositories.lastCrawledAt, until)));
   return rows.map((r) => r.identity);
+}
+
+/** One stored revision of a skill, for the history list. */
+export interface SkillRevisionEntry {
+  revision: string;
+  /** The commit (gh:) or collection revision (hub:) it came with. */
+  commit: string | null;
+  createdAt: Date;
+  /** Whether it is the skill's current revision. */
+  current: boolean;
+}
+
+/**
+ * The stored revisions of a skill, newest first. A hub revision published while its collection was private
+ * stays hidden from a scope that may not read the namespace (as `?rev=` does), unless it is the current one.
+ */
+export async function listSkillRevisions(
+  db: Database,
+  scope: ReadScope,
+  skillId: number,
+  limit: number,
+): Promise<SkillRevisionEntry[]> {
+  const readsPrivately = scope.isAdmin
+    ? sql`true`
+    : sql`lower(s.owner) = any(${sql.param(scope.readableNamespaces.map((n) => n.toLowerCase()))}::text[])`;
+  // Qualified by hand inside the subquery: drizzle leaves a one-table select's columns unqualified, and
+  // skills and collection_revisions have columns of the same names.
+  return db
+    .select({
+      revision: skillRevisions.revision,
+      commit: skillRevisions.commit,
+      createdAt: skillRevisions.createdAt,
+      current: sql<boolean>`exists (select 1 from ${skills} cur where cur.id = "skill_revisions"."skill_id" and cur.revision = "skill_revisions"."revision")`,
+    })
+    .from(skillRevisions)
+    .where(
+      and(
+        eq(skillRevisions.skillId, skillId),
+        // The current revision is what the skill page shows anyway, even when the same content first came
+        // with a private collection revision.
+        sql`(exists (select 1 from ${skills} cur where cur.id = "skill_revisions"."skill_id" and cur.revision = "skill_revisions"."revision")
+          or not exists (select 1 from ${collectionRevisions} cr join ${skills} s on s.collection_id = cr.collection_id
+          where s.id = "skill_revisions"."skill_id" and cr.revision = "skill_revisions"."commit"
+          and cr.visibility = 'private' and not (${readsPrivately})))`,
+      ),
+    )
+    .orderBy(desc(skillRevisions.createdAt), desc(skillRevisions.revision))
+    .limit(limit);
+}
+
+/** The ids of skills by canonical identity (unknown identities are left out). */
+export async function skillIdsByIdentity(db: Database, identities: string[]): Promise<Map<string, number>> {
+  if (identities.length === 0) return new Map();
+  const rows = await db
+    .select({ id: skills.id, identity: skills.identity })
+    .from(skills)
+    .where(inArray(skills.identity, identities));
+  return new Map(rows.map((r) => [r.identity, r.id]));
 }

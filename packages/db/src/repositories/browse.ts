@@ -1,13 +1,14 @@
-import { and, desc, eq, isNull, type SQL, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, isNull, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
 import { repositories } from '../schema/repositories.js';
-import { skillRevisions, skills } from '../schema/skills.js';
-import { collectionRevisions } from '../schema/teams.js';
+import { skills } from '../schema/skills.js';
 import { skillUses } from '../schema/uses.js';
-import { type ReadScope, visibleTo } from './read-scope.js';
-import type { SearchRow } from './read-search.js';
+import { latestCrawlRun } from './crawls.js';
+import { type ReadScope, visibleTo } from './scope.js';
+import type { SearchRow } from './search.js';
 
-// What the browsing pages (home, owner pages, feeds) read: each list is one grouped or ordered statement
+// Browse reads over `skills` (and `skill_uses`): what the browsing pages (home, owner pages, feeds), the
+// discovery index and the corpus counts read: each list is one grouped or ordered statement
 // over the live, parseable skills the scope may see, so a page costs a handful of queries whatever it shows.
 
 /** An owner (gh) or namespace (hub) and how much it holds. */
@@ -189,50 +190,74 @@ export async function findOwner(
   return rows[0];
 }
 
-/** One stored revision of a skill, for the history list. */
-export interface SkillRevisionEntry {
+/** A live hub skill as the discovery index and the MCP skills extension list it. */
+export interface HubSkillEntry {
+  identity: string;
+  owner: string;
+  container: string;
+  path: string;
   revision: string;
-  /** The commit (gh:) or collection revision (hub:) it came with. */
-  commit: string | null;
-  createdAt: Date;
-  /** Whether it is the skill's current revision. */
-  current: boolean;
+  name: string;
+  description: string;
+  frontmatter: Record<string, unknown>;
+  files: (typeof skills.$inferSelect)['files'];
+  flags: (typeof skills.$inferSelect)['flags'];
 }
 
 /**
- * The stored revisions of a skill, newest first. A hub revision published while its collection was private
- * stays hidden from a scope that may not read the namespace (as `?rev=` does), unless it is the current one.
+ * Live `hub:` skills that parsed, which the scope may read, ordered by identity: at most `limit` after the
+ * identity `after` (a keyset page), optionally of one namespace and collection.
  */
-export async function listSkillRevisions(
+export async function listHubSkillEntries(
   db: Database,
   scope: ReadScope,
-  skillId: number,
-  limit: number,
-): Promise<SkillRevisionEntry[]> {
-  const readsPrivately = scope.isAdmin
-    ? sql`true`
-    : sql`lower(s.owner) = any(${sql.param(scope.readableNamespaces.map((n) => n.toLowerCase()))}::text[])`;
-  // Qualified by hand inside the subquery: drizzle leaves a one-table select's columns unqualified, and
-  // skills and collection_revisions have columns of the same names.
+  options: { after?: string; limit: number; namespace?: string; collection?: string },
+): Promise<HubSkillEntry[]> {
+  const where: (SQL | undefined)[] = [
+    eq(skills.source, 'hub'),
+    isNull(skills.goneAt),
+    isNull(skills.parseError),
+    visibleTo(scope, skills.visibility, skills.owner),
+  ];
+  if (options.after !== undefined) where.push(gt(skills.identity, options.after));
+  if (options.namespace !== undefined) where.push(eq(skills.owner, options.namespace.toLowerCase()));
+  if (options.collection !== undefined) where.push(eq(skills.container, options.collection.toLowerCase()));
   return db
     .select({
-      revision: skillRevisions.revision,
-      commit: skillRevisions.commit,
-      createdAt: skillRevisions.createdAt,
-      current: sql<boolean>`exists (select 1 from ${skills} cur where cur.id = "skill_revisions"."skill_id" and cur.revision = "skill_revisions"."revision")`,
+      identity: skills.identity,
+      owner: skills.owner,
+      container: skills.container,
+      path: skills.path,
+      revision: skills.revision,
+      name: skills.name,
+      description: skills.description,
+      frontmatter: skills.frontmatter,
+      files: skills.files,
+      flags: skills.flags,
     })
-    .from(skillRevisions)
-    .where(
-      and(
-        eq(skillRevisions.skillId, skillId),
-        // The current revision is what the skill page shows anyway, even when the same content first came
-        // with a private collection revision.
-        sql`(exists (select 1 from ${skills} cur where cur.id = "skill_revisions"."skill_id" and cur.revision = "skill_revisions"."revision")
-          or not exists (select 1 from ${collectionRevisions} cr join ${skills} s on s.collection_id = cr.collection_id
-          where s.id = "skill_revisions"."skill_id" and cr.revision = "skill_revisions"."commit"
-          and cr.visibility = 'private' and not (${readsPrivately})))`,
-      ),
-    )
-    .orderBy(desc(skillRevisions.createdAt), desc(skillRevisions.revision))
-    .limit(limit);
+    .from(skills)
+    .where(and(...where))
+    .orderBy(asc(skills.identity))
+    .limit(options.limit);
+}
+
+/** Corpus size as the scope sees it (private rows it may not read are not counted) and the last crawl. */
+export async function corpusStats(db: Database, scope: ReadScope) {
+  const [counts] = await db
+    .select({
+      skills: sql<number>`count(*) filter (where ${skills.goneAt} is null)::int`,
+      gone: sql<number>`count(*) filter (where ${skills.goneAt} is not null)::int`,
+      repositories: sql<number>`count(distinct ${skills.repositoryId}) filter (where ${skills.goneAt} is null)::int`,
+      collections: sql<number>`count(distinct ${skills.collectionId}) filter (where ${skills.goneAt} is null)::int`,
+    })
+    .from(skills)
+    .where(visibleTo(scope, skills.visibility, skills.owner));
+  const lastCrawl = await latestCrawlRun(db);
+  return {
+    skills: counts?.skills ?? 0,
+    gone: counts?.gone ?? 0,
+    repositories: counts?.repositories ?? 0,
+    collections: counts?.collections ?? 0,
+    lastCrawl: lastCrawl ?? null,
+  };
 }

@@ -1,6 +1,6 @@
 import type { SafetyFinding } from '@atskills/protocol';
 import { sql } from 'drizzle-orm';
-import type { SkillFile } from '../schema/skills.js';
+import type { SkillFile } from '../../schema/skills.js';
 
 /**
  * What a new revision of a skill writes: its skill_revisions columns, the blobs to store and the verdict to

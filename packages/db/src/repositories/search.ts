@@ -1,8 +1,10 @@
 import type { SafetyFinding } from '@atskills/protocol';
 import { type SQL, sql } from 'drizzle-orm';
-import { type Database, executeWithSettings } from '../client.js';
+import { type Database, type Executor, executeWithSettings } from '../client.js';
+import { type ReadScope, visibleTo } from './scope.js';
 
-import { type ReadScope, visibleTo } from './read-scope.js';
+// Search reads over `skills`, `skill_folders` and `skill_uses`: the Postgres engine's query, what an
+// in-process engine loads and catches up with, and the upkeep of the indexes they read.
 
 /** Filters of a search (all optional, combined with AND). */
 export interface SearchFiltersInput {
@@ -456,4 +458,19 @@ export async function changedSkills(
 export async function liveSkillIdentities(db: Database): Promise<string[]> {
   const result = await rowsOf(db, sql`select s.identity from skills s where ${LIVE}`);
   return result.rows.map((r) => String(r.identity));
+}
+
+/**
+ * After a crawl run: fresh planner statistics and GIN pending lists merged into their indexes, so search
+ * does not wait for autovacuum (which an embedded PGlite database never runs, and a server may run late).
+ * Stale statistics make the planner misjudge how common a word is; each query scans the pending entries
+ * (up to 4 MB per index) of every GIN index it uses.
+ */
+export async function refreshSearchStatistics(db: Executor): Promise<void> {
+  await db.execute(
+    sql`select gin_clean_pending_list(i.indexrelid::regclass)
+        from pg_index i join pg_class c on c.oid = i.indexrelid join pg_am a on a.oid = c.relam
+        where a.amname = 'gin' and i.indrelid in ('skills'::regclass, 'skill_folders'::regclass)`,
+  );
+  await db.execute(sql`analyze skills, skill_folders`);
 }

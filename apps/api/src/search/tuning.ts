@@ -2,7 +2,7 @@
  * Every tuning knob of the in-memory search engine and of the query analysis the engines share, in one
  * place: what each one trades is said beside it, and apps/api/src/search/README.md gives the measured
  * effect of changing the ones that move relevance or speed. The Postgres engine's own knobs live with its
- * SQL (packages/db/src/repositories/read-search.ts); the one both engines must agree on, USES_STAR_WEIGHT,
+ * SQL (packages/db/src/repositories/search.ts); the one both engines must agree on, USES_STAR_WEIGHT,
  * is defined there and imported here.
  */
 import { USES_STAR_WEIGHT } from '@atskills/db';

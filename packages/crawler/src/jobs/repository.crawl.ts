@@ -139,7 +139,10 @@ export async function crawlRepository(
   ctx: JobContext,
 ): Promise<RepositoryJobResult> {
   const job = await openJob(deps, data, ctx);
-  if (!job) return { outcome: 'duplicate', skills: 0, bytesDownloaded: 0 };
+  if (!job) {
+    await completeRun(deps, data.runId);
+    return { outcome: 'duplicate', skills: 0, bytesDownloaded: 0 };
+  }
   let snapshot: RemoteSnapshot | null = null;
   let releaseSlot: (() => void) | null = null;
   try {
@@ -311,6 +314,8 @@ async function finishUnchanged(job: RepositoryJob): Promise<RepositoryJobResult>
     errors: job.errors,
     startedAt: job.startedAt,
   });
+  // The batch completes the runs it wrote a report for; a duplicate's run is completed here.
+  if (!result.written) await completeRun(job.deps, job.data.runId);
   job.log.info({ outcome: 'unchanged', skills: result.skillsFound, bytes: 0 }, 'repository crawled');
   return {
     outcome: result.written ? 'unchanged' : 'duplicate',
@@ -475,12 +480,12 @@ async function buildContent(
 
 /**
  * Phase 7: writes the report (and the skills) in one transaction, then completes the run when this was
- * its last repository.
+ * its last repository (also when the report was there already: see completeRun).
  */
 async function finish(job: RepositoryJob, parts: ReportParts): Promise<RepositoryJobResult> {
   const write = report(job, parts);
   const result = await writeRepositoryIndex(job.deps.db, write);
-  if (job.data.runId !== null) await completeRuns(job.deps, [job.data.runId]);
+  await completeRun(job.deps, job.data.runId);
   job.log.info(
     {
       outcome: write.outcome,
@@ -496,6 +501,16 @@ async function finish(job: RepositoryJob, parts: ReportParts): Promise<Repositor
     skills: result.skillsFound,
     bytesDownloaded: write.bytesDownloaded,
   };
+}
+
+/**
+ * Completes the run when every repository of it has its report. Called by every job that ends with its
+ * report in place, a duplicate too: the attempt that committed the report may have failed (or died)
+ * before completing the run, and every later attempt finds the report and writes nothing, so without
+ * this the run would stay running forever (completeRuns is idempotent).
+ */
+async function completeRun(deps: CrawlDeps, runId: number | null): Promise<void> {
+  if (runId !== null) await completeRuns(deps, [runId]);
 }
 
 /** The whole report of the job from an outcome's parts. */

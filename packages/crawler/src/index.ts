@@ -12,6 +12,7 @@ export { GithubClient } from './github/github-client.js';
 export { RateLimitedError } from './github/rate-limited-error.js';
 export { InProcessQueue } from './in-process-queue.js';
 export { discoverRepositories, listRepositories } from './jobs/discover.list.js';
+export type { JobContext } from './jobs/job-context.js';
 export {
   indexLink,
   LINK_MARKER_FILE,
@@ -20,12 +21,7 @@ export {
   type LinkIndexOutcome,
   markerAllows,
 } from './jobs/link.index.js';
-export {
-  type CrawlDeps,
-  crawlRepository,
-  type JobContext,
-  type RepositoryJobResult,
-} from './jobs/repository.crawl.js';
+export { type CrawlDeps, crawlRepository, type RepositoryJobResult } from './jobs/repository.crawl.js';
 export { SCANNER_VERSION } from './jobs/safety-verdict.js';
 export { createLogger } from './logger.js';
 export {

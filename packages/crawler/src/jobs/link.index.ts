@@ -1,37 +1,27 @@
 import {
-  cachedSafetyVerdicts,
-  contentVerdictsFor,
   type Database,
   findLinkById,
   type LinkedSkill,
-  type LinkProblem,
   type LinkWithNames,
   recordLinkFailure,
   setLinkInstallation,
   setLinkRepositoryId,
   setLinkStatus,
   storedLinkedSkills,
-  withContentVerdict,
   writeLinkIndex,
 } from '@atskills/db';
 import { type LinkAccess, LinkAccessError } from '@atskills/github-auth';
-import {
-  findSkillFolders,
-  formatIdentity,
-  parseIdentity,
-  type SafetyFinding,
-  type TreeEntry,
-} from '@atskills/protocol';
-import { scanSkillContent } from '@atskills/protocol/content';
+import { formatIdentity, githubGitUrl, type TreeEntry } from '@atskills/protocol';
 import { GitError } from '@atskills/protocol/node';
 import type { Logger } from 'pino';
 import type { CrawlerSettings } from '../config.js';
-import { probeHead, RemoteSnapshot } from '../git/remote-snapshot.js';
+import { ContentPool } from '../content/content-pool.js';
+import type { RemoteSnapshot } from '../git/remote-snapshot.js';
 import { RateLimitedError } from '../github/rate-limited-error.js';
+import { pipelineRun } from '../pipeline/pipeline-run.js';
+import { type IndexedFolder, indexSkillFolder } from '../pipeline/skill-folder-pipeline.js';
 import { abortedByShutdown } from '../shutdown.js';
-import type { JobContext } from './repository.crawl.js';
-import { folderContent, treeWarnings } from './repository.crawl.js';
-import { SCANNER_VERSION } from './safety-verdict.js';
+import type { JobContext } from './job-context.js';
 
 /**
  * The file an App-linked repository folder must hold, naming the hub teams its owners allow to link it
@@ -47,6 +37,8 @@ export interface LinkIndexDeps {
   settings: Pick<CrawlerSettings, 'gitBaseUrl' | 'crawlMaxFileBytes' | 'crawlWorkDir'>;
   access: LinkAccess;
   logger: Logger;
+  /** The processes that parse, count tokens and scan (the crawler's); without one, that runs inline. */
+  contentPool?: ContentPool;
 }
 
 /** One link index job's payload. */
@@ -71,9 +63,10 @@ class LinkFailure extends Error {
 
 /** The unified refusal for App links: it must not tell a team whether the App is installed on someone's repository. */
 function notAuthorized(link: LinkWithNames): LinkFailure {
+  const team = formatIdentity('hub', link.namespace);
   return new LinkFailure(
     'link-not-authorized',
-    `The hub's GitHub App may not index ${link.githubOwner}/${link.githubRepo} for hub:${link.namespace}: install the App on the repository and add a file ${link.folder ? `${link.folder}/` : ''}${LINK_MARKER_FILE} holding the line hub:${link.namespace}.`,
+    `The hub's GitHub App may not index ${link.githubOwner}/${link.githubRepo} for ${team}: install the App on the repository and add a file ${link.folder ? `${link.folder}/` : ''}${LINK_MARKER_FILE} holding the line ${team}.`,
   );
 }
 
@@ -90,8 +83,8 @@ export function markerAllows(content: string, namespace: string, collection: str
 }
 
 /**
- * Indexes one linked repository folder into `hub:<team>/<collection>`, with the same leaf rule,
- * frontmatter parsing, safety scan and content-addressed storage as a public crawl; the collection's
+ * Indexes one linked repository folder into `hub:<team>/<collection>` through the same skill-folder
+ * pipeline as a public crawl (leaf rule, content pool, cached verdicts, phases); the collection's
  * revision follows the commit. A credential that stops working (or a repository that went away) marks
  * the link failed, tells the owners in the audit log, and leaves the last good revision to members.
  */
@@ -113,20 +106,22 @@ export async function indexLink(
   }
 }
 
+/** One index's result: `superseded` when another index wrote a newer head meanwhile. */
+type IndexOnceResult = { outcome: LinkIndexOutcome | 'superseded'; skills: number };
+
 async function indexOnce(
   deps: LinkIndexDeps,
   data: LinkIndexJobData,
   ctx: JobContext,
-): Promise<{ outcome: LinkIndexOutcome | 'superseded'; skills: number }> {
+): Promise<IndexOnceResult> {
   const { db, settings, access } = deps;
   const link = await findLinkById(db, data.linkId);
   if (!link) return { outcome: 'missing', skills: 0 };
   const before = { installationId: link.installationId };
   const identity = formatIdentity('hub', `${link.namespace}/${link.collection}`);
-  const log = deps.logger.child({ link: identity, linkId: link.id });
+  const run = pipelineRun(deps.logger.child({ link: identity, linkId: link.id }), new Date());
   await setLinkStatus(db, link.id, 'indexing', new Date());
 
-  let snapshot: RemoteSnapshot | null = null;
   // An App link proves its right to the repository with the marker file before anything about the
   // repository is stored or told: until then every failure is the one link-not-authorized answer, and the
   // link remembers neither the repository's id (which would make it follow renames and transfers) nor its
@@ -146,171 +141,90 @@ async function indexOnce(
       token = await access.tokenFor(link, { refresh: true });
       repo = await access.readRepository(link.githubOwner, link.githubRepo, token);
     }
-    const url = `${settings.gitBaseUrl.replace(/\/+$/, '')}/${repo.owner}/${repo.name}.git`;
-    const remote = { token, signal: ctx.signal };
     const stored = await storedLinkedSkills(db, link.collectionId);
-
-    const head = await probeHead(url, remote);
-    if (!data.force && head.commit !== null && head.commit === link.headCommit && link.status !== 'queued') {
+    const pipelineDeps = { db, settings, contentPool: deps.contentPool ?? new ContentPool(0) };
+    return await indexSkillFolder<IndexOnceResult>(pipelineDeps, run, {
+      remote: { url: githubGitUrl(settings.gitBaseUrl, repo.owner, repo.name), token, signal: ctx.signal },
+      folder: link.folder,
+      identityRoot: { source: 'hub', segments: [link.namespace, link.collection] },
+      rootName: link.collection,
+      force: data.force ?? false,
+      probe: true,
+      // A link queued anew (created, or its credential replaced) is read whatever its stored head.
+      knownHead: !data.force && link.status !== 'queued' ? link.headCommit : null,
+      defaultBranch: repo.defaultBranch,
+      overCapWarnings: false,
+      storedRevisions: async () => stored,
       // Nothing pushed since the last good index: confirm it (and clear a failure the credential recovered from).
-      const skills: LinkedSkill[] = [...stored].map(([path, s]) => ({
-        identity: s.identity,
-        path,
-        revision: s.revision,
-      }));
-      const confirmed = await writeLinkIndex(db, {
-        linkId: link.id,
-        expectedHead: link.headCommit,
-        commit: head.commit,
-        skills,
-        manifest: [],
-        problems: link.problems,
-        at: new Date(),
-      });
-      if (confirmed !== 'written') return { outcome: confirmed, skills: 0 };
-      return { outcome: 'unchanged', skills: skills.length };
-    }
-
-    snapshot = await RemoteSnapshot.open(url, { ...remote, workDir: settings.crawlWorkDir });
-    const fetched = await snapshot.fetchTrees(head.branch ?? repo.defaultBranch);
-    if (fetched.commit === null) {
-      if (!disclosed) throw notAuthorized(link);
-      throw new LinkFailure('empty-repository', 'The repository has no commits yet.');
-    }
-    const all = await snapshot.listTree();
-    const folder = link.folder;
-    const folderTree =
-      folder === '' ? fetched.rootTree : all.find((e) => e.path === folder && e.type === 'dir')?.sha;
-    if (!folderTree) {
-      // A missing folder holds no marker: the same answer as any other refusal (no commit, no folder name).
-      if (!disclosed) throw notAuthorized(link);
-      throw new LinkFailure(
-        'folder-not-found',
-        `The repository has no folder ${folder} at ${fetched.commit}.`,
-      );
-    }
-    const entries: TreeEntry[] = [];
-    for (const e of all) {
-      if (folder === '') entries.push(e);
-      else if (e.path.startsWith(`${folder}/`)) entries.push({ ...e, path: e.path.slice(folder.length + 1) });
-    }
-    const problems: LinkProblem[] = treeWarnings(entries).map((w) => ({
-      ...w,
-      path: inRepo(folder, w.path),
-    }));
-
-    if (!authorized) {
-      // The marker alone first (one small blob wanted by its sha; explicit wants ignore the size filter):
-      // nothing else of the repository is downloaded before it names this team.
-      const marker = entries.find((e) => e.path === LINK_MARKER_FILE && e.type === 'file');
-      const markerBlobs = marker?.sha
-        ? await snapshot.fetchFolderBlobs([marker.sha], settings.crawlMaxFileBytes)
-        : new Map<string, Buffer>();
-      const content = marker?.sha ? markerBlobs.get(marker.sha) : undefined;
-      if (
-        !content ||
-        content.length > 64 * 1024 ||
-        !markerAllows(content.toString('utf8'), link.namespace, link.collection)
-      ) {
-        throw notAuthorized(link);
-      }
-      authorized = true;
-      disclosed = true;
-    }
-    if (repo.id !== link.githubRepoId) await setLinkRepositoryId(db, link.id, repo.id);
-    if (
-      link.credential === 'app' &&
-      link.installationId !== null &&
-      before.installationId !== link.installationId
-    ) {
-      await setLinkInstallation(db, link.id, link.installationId);
-    }
-    const treeShaOf = new Map(entries.filter((e) => e.type === 'dir').map((e) => [e.path, e.sha ?? '']));
-    const folders: { path: string; identity: string; revision: string }[] = [];
-    for (const skillFolder of findSkillFolders(entries)) {
-      const skillIdentity = [identity, ...(skillFolder === '' ? [] : [skillFolder.toLowerCase()])].join('/');
-      try {
-        if (parseIdentity(skillIdentity).identity !== skillIdentity)
-          throw new Error('it does not normalize to itself');
-      } catch (error) {
-        problems.push({
-          path: inRepo(folder, skillFolder),
-          code: 'bad-identity',
-          message: `The folder cannot be an identity (${skillIdentity}): ${(error as Error).message}`,
+      unchanged: async (head) => {
+        const skills: LinkedSkill[] = [...stored].map(([path, s]) => ({
+          identity: s.identity,
+          path,
+          revision: s.revision,
+        }));
+        const confirmed = await writeLinkIndex(db, {
+          linkId: link.id,
+          expectedHead: link.headCommit,
+          commit: head.commit as string,
+          skills,
+          manifest: [],
+          problems: link.problems,
+          at: new Date(),
         });
-        continue;
-      }
-      folders.push({
-        path: skillFolder,
-        identity: skillIdentity,
-        revision: skillFolder === '' ? folderTree : (treeShaOf.get(skillFolder) ?? ''),
-      });
-    }
-    const changed = folders.filter(
-      (f) => data.force || stored.get(f.path.toLowerCase())?.revision !== f.revision,
-    );
-    const wanted = changed.map((f) => f.revision);
-    const blobs = await snapshot.fetchFolderBlobs(wanted, settings.crawlMaxFileBytes);
-
-    const errors: LinkProblem[] = [];
-    const prepared = changed.map((f) => ({
-      folder: f,
-      content: folderContent(f.path, entries, blobs, settings.crawlMaxFileBytes, link.collection, errors),
-    }));
-    problems.push(...errors.map((e) => ({ ...e, path: inRepo(folder, e.path) })));
-    const verdicts = await cachedSafetyVerdicts(
-      db,
-      prepared.map((p) => p.content.contentHash),
-      SCANNER_VERSION,
-    );
-    // Accepted "malicious" verdicts hold for their content whatever revision carries it (SPEC 2.8).
-    const judged = await contentVerdictsFor(
-      db,
-      prepared.map((p) => p.content.contentHash),
-    );
-    const skills: LinkedSkill[] = [];
-    const manifest: { path: string; size: number; sha256: string }[] = [];
-    const changedPaths = new Set(changed.map((f) => f.path));
-    for (const f of folders) {
-      if (changedPaths.has(f.path)) continue;
-      const before = stored.get(f.path.toLowerCase());
-      skills.push({ identity: f.identity, path: f.path.toLowerCase(), revision: f.revision });
-      for (const file of before?.files ?? []) manifest.push(manifestEntry(f.path, file));
-    }
-    for (const p of prepared) {
-      const { contentHash, problems: _problems, flags: _deferred, ...stored } = p.content;
-      const flags: SafetyFinding[] = withContentVerdict(
-        verdicts.get(contentHash) ?? scanSkillContent(p.content),
-        judged.get(contentHash),
-      );
-      skills.push({
-        identity: p.folder.identity,
-        path: p.folder.path.toLowerCase(),
-        revision: p.folder.revision,
-        content: {
-          ...stored,
-          flags,
-          verdict: { contentSha256: contentHash, scannerVersion: SCANNER_VERSION },
-        },
-      });
-      for (const file of p.content.files) manifest.push(manifestEntry(p.folder.path, file));
-    }
-    manifest.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    const written = await writeLinkIndex(db, {
-      linkId: link.id,
-      expectedHead: link.headCommit,
-      commit: fetched.commit,
-      skills,
-      manifest,
-      problems,
-      at: new Date(),
+        if (confirmed !== 'written') return { outcome: confirmed, skills: 0 };
+        return { outcome: 'unchanged', skills: skills.length };
+      },
+      empty: async () => {
+        if (!disclosed) throw notAuthorized(link);
+        throw new LinkFailure('empty-repository', 'The repository has no commits yet.');
+      },
+      // A missing folder holds no marker: the same answer as any other refusal (no commit, no folder name).
+      missingFolder: async (commit) => {
+        if (!disclosed) throw notAuthorized(link);
+        throw new LinkFailure(
+          'folder-not-found',
+          `The repository has no folder ${link.folder} at ${commit}.`,
+        );
+      },
+      authorize: async (tree, snapshot) => {
+        if (!authorized) {
+          await checkMarker(link, tree.entries, snapshot, settings.crawlMaxFileBytes);
+          authorized = true;
+          disclosed = true;
+        }
+        if (repo.id !== link.githubRepoId) await setLinkRepositoryId(db, link.id, repo.id);
+        if (
+          link.credential === 'app' &&
+          link.installationId !== null &&
+          before.installationId !== link.installationId
+        ) {
+          await setLinkInstallation(db, link.id, link.installationId);
+        }
+      },
+      write: async (read) => {
+        const written = await writeLinkIndex(db, {
+          linkId: link.id,
+          expectedHead: link.headCommit,
+          commit: read.commit,
+          skills: read.skills.map((s) => ({
+            identity: s.identity,
+            path: s.storedPath,
+            revision: s.revision,
+            ...(s.content ? { content: s.content } : {}),
+          })),
+          manifest: manifestOf(read, stored),
+          problems: [...run.warnings, ...run.errors],
+          at: new Date(),
+        });
+        if (written !== 'written') return { outcome: written, skills: 0 };
+        const changed = read.skills.filter((s) => s.content).length;
+        run.log.info(
+          { commit: read.commit, skills: read.skills.length, changed },
+          'linked repository indexed',
+        );
+        return { outcome: 'indexed', skills: read.skills.length };
+      },
     });
-    if (written !== 'written') return { outcome: written, skills: 0 };
-    log.info(
-      { commit: fetched.commit, skills: skills.length, changed: prepared.length },
-      'linked repository indexed',
-    );
-    return { outcome: 'indexed', skills: skills.length };
   } catch (error) {
     if (error instanceof RateLimitedError || abortedByShutdown(ctx.signal)) throw error;
     const known = asFailure(error, link);
@@ -331,11 +245,47 @@ async function indexOnce(
       return { outcome: 'failed', skills: 0 };
     }
     await recordFailure(deps, link, failure, data.requestId);
-    log.warn({ code: failure.code }, 'linked repository could not be indexed');
+    run.log.warn({ code: failure.code }, 'linked repository could not be indexed');
     return { outcome: 'failed', skills: 0 };
-  } finally {
-    await snapshot?.dispose();
   }
+}
+
+/**
+ * The marker alone, before anything else of the repository is downloaded (one small blob wanted by its
+ * sha; explicit wants ignore the size filter): throws the one refusal unless it names the link's team.
+ */
+async function checkMarker(
+  link: LinkWithNames,
+  entries: TreeEntry[],
+  snapshot: RemoteSnapshot,
+  maxBytes: number,
+): Promise<void> {
+  const marker = entries.find((e) => e.path === LINK_MARKER_FILE && e.type === 'file');
+  const blobs = marker?.sha
+    ? await snapshot.fetchFolderBlobs([marker.sha], maxBytes)
+    : new Map<string, Buffer>();
+  const content = marker?.sha ? blobs.get(marker.sha) : undefined;
+  if (
+    !content ||
+    content.length > 64 * 1024 ||
+    !markerAllows(content.toString('utf8'), link.namespace, link.collection)
+  ) {
+    throw notAuthorized(link);
+  }
+}
+
+/**
+ * The collection's file manifest at the indexed commit, sorted by path: an unchanged skill's files as
+ * stored, a changed one's as read now.
+ */
+function manifestOf(
+  read: IndexedFolder,
+  stored: Map<string, { files: { path: string; size: number; sha256: string }[] }>,
+): { path: string; size: number; sha256: string }[] {
+  const manifest = read.skills.flatMap((s) =>
+    (s.content?.files ?? stored.get(s.storedPath)?.files ?? []).map((file) => manifestEntry(s.path, file)),
+  );
+  return manifest.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
 /** A token for the link; App links find (and remember) their installation on the first index. */
@@ -389,10 +339,6 @@ async function recordFailure(
     at: new Date(),
     requestId,
   });
-}
-
-function inRepo(folder: string, path: string): string {
-  return folder === '' ? path : path === '' ? folder : `${folder}/${path}`;
 }
 
 function manifestEntry(skillPath: string, file: { path: string; size: number; sha256: string }) {

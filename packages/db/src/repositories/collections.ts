@@ -36,30 +36,35 @@ export async function lockCollectionPublish(
 }
 
 /** The collection row of a namespace by name, deleted or not. */
-export async function findCollectionRow(
+export function findCollectionRow(
   tx: Executor,
   namespaceId: number,
   name: string,
 ): Promise<CollectionRow | undefined> {
-  const [existing] = await tx
+  return collectionRow(tx, namespaceId, name, false);
+}
+
+/** The collection row of a namespace by name, deleted or not, locked until the transaction ends (a new link). */
+export function lockCollectionRow(
+  tx: Executor,
+  namespaceId: number,
+  name: string,
+): Promise<CollectionRow | undefined> {
+  return collectionRow(tx, namespaceId, name, true);
+}
+
+async function collectionRow(
+  tx: Executor,
+  namespaceId: number,
+  name: string,
+  lock: boolean,
+): Promise<CollectionRow | undefined> {
+  const query = tx
     .select()
     .from(collections)
     .where(and(eq(collections.namespaceId, namespaceId), eq(collections.name, name)))
     .limit(1);
-  return existing;
-}
-
-/** The collection row of a namespace by name, deleted or not, locked until the transaction ends (a new link). */
-export async function lockCollectionRow(
-  tx: Executor,
-  namespaceId: number,
-  name: string,
-): Promise<CollectionRow | undefined> {
-  const [existing] = await tx
-    .select()
-    .from(collections)
-    .where(and(eq(collections.namespaceId, namespaceId), eq(collections.name, name)))
-    .for('update');
+  const [existing] = await (lock ? query.for('update') : query);
   return existing;
 }
 

@@ -117,6 +117,11 @@ const COVERS = 0.5;
 const RESULT_FLOOR = 0.04;
 /** A need word is informative when some skills are about it, but at most this share of them (not "code"). */
 const INFORMATIVE_MAX_SHARE = 0.1;
+/**
+ * The largest idf of the index the reranker was fitted on (the 1,482-skill shared corpus:
+ * log(1 + 1482.5 / 0.5)); idf masses are expressed on that scale (see `coverage`).
+ */
+const IDF_REFERENCE = Math.log(1 + 1482.5 / 0.5);
 /** Texts sent per embeddings request while the index is embedded in the background. */
 const EMBED_BATCH = 64;
 
@@ -358,9 +363,12 @@ export function createSuggestEngine(
         topical += idf * c.topical;
       }
     }
+    // Idf masses in units of the index's largest idf, scaled to the index the reranker was fitted on: the
+    // same evidence then weighs the same in a hub of ten skills and one of 57,000.
+    const unit = IDF_REFERENCE / maxIdf;
     return total === 0
       ? { all: 0, topical: 0, allIdf: 0, topicalIdf: 0 }
-      : { all: all / total, topical: topical / total, allIdf: all, topicalIdf: topical };
+      : { all: all / total, topical: topical / total, allIdf: all * unit, topicalIdf: topical * unit };
   };
 
   /**

@@ -36,9 +36,9 @@ function build(): { model: SemanticModel; topicOf: Map<number, number> } {
 const query = (words: string[]) => words.map((w) => ({ term: w, weight: 1, of: w }));
 
 describe('LSA dense model', () => {
-  it('ranks skills of the query topic first, also those sharing none of its words', () => {
+  it('ranks skills of the query topic first, also those sharing none of its words', async () => {
     const { model, topicOf } = build();
-    const dense = DenseModel.build(model);
+    const dense = await DenseModel.build(model);
     const q = dense.queryVector(query(['hmac', 'signature']))!;
     expect(q).not.toBeNull();
     const hits = dense.nearest(q, 12, () => true);
@@ -55,9 +55,9 @@ describe('LSA dense model', () => {
     expect(dense.cosine(without, q)).toBeGreaterThan(dense.cosine(other, q));
   });
 
-  it('folds in added skills, forgets deleted ones, and respects admit', () => {
+  it('folds in added skills, forgets deleted ones, and respects admit', async () => {
     const { model } = build();
-    const dense = DenseModel.build(model);
+    const dense = await DenseModel.build(model);
     model.set(1000, {
       name: 'helm-charts',
       folder: '',
@@ -74,9 +74,9 @@ describe('LSA dense model', () => {
     expect(dense.cosine(1000, q)).toBe(0);
   });
 
-  it('holds a skill in about DIMS bytes plus bookkeeping', () => {
+  it('holds a skill in about DIMS bytes plus bookkeeping', async () => {
     const { model } = build();
-    const dense = DenseModel.build(model);
+    const dense = await DenseModel.build(model);
     expect(dense.stats().skills).toBe(48);
     expect(dense.queryVector(query(['nothing-known']))).toBeNull();
   });

@@ -40,8 +40,11 @@ function random(seed: number): () => number {
   };
 }
 
+/** Lets the event loop run (the build is long at 57,000 skills; requests keep being answered meanwhile). */
+const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /** Orthonormalises the `cols` columns of a row-major `rows` x `cols` matrix in place (modified Gram-Schmidt, twice). */
-function orthonormalize(a: Float64Array, rows: number, cols: number): void {
+async function orthonormalize(a: Float64Array, rows: number, cols: number): Promise<void> {
   const col = new Float64Array(rows);
   const basis: Float64Array[] = [];
   for (let j = 0; j < cols; j++) {
@@ -60,6 +63,7 @@ function orthonormalize(a: Float64Array, rows: number, cols: number): void {
     for (let i = 0; i < rows; i++) unit[i] = col[i]! / norm;
     basis.push(unit);
     for (let i = 0; i < rows; i++) a[i * cols + j] = unit[i]!;
+    if (j % 8 === 7) await tick();
   }
 }
 
@@ -148,7 +152,7 @@ export class DenseModel {
   }
 
   /** Builds the model from the term model's skills (randomized truncated SVD of their tf-idf matrix). */
-  static build(model: SemanticModel): DenseModel {
+  static async build(model: SemanticModel): Promise<DenseModel> {
     const { all, distinct } = model.slots();
     // The SVD sees each skill once (copies published in several repositories would weigh their terms twice).
     const step = Math.max(1, distinct.length / SVD_SAMPLE);
@@ -213,12 +217,14 @@ export class DenseModel {
     for (let i = 0; i < omega.length; i++)
       omega[i] = Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
     let y = xTimes(omega);
-    orthonormalize(y, n, l);
+    await orthonormalize(y, n, l);
     for (let p = 0; p < POWER_ITERATIONS; p++) {
       const z = xtTimes(y);
-      orthonormalize(z, T, l);
+      await tick();
+      await orthonormalize(z, T, l);
       y = xTimes(z);
-      orthonormalize(y, n, l);
+      await tick();
+      await orthonormalize(y, n, l);
     }
     // B = Qᵀ X (held as its transpose, T x l); the right singular vectors come from eig(B Bᵀ).
     const bt = xtTimes(y);
@@ -243,7 +249,11 @@ export class DenseModel {
       }
     });
     const dense = new DenseModel(model, terms, idf, termVectors);
-    for (const slot of all) dense.skills.set(slot, dense.skillVector(slot) ?? new Int8Array(DIMS));
+    for (let i = 0; i < all.length; i++) {
+      dense.skills.set(all[i]!, dense.skillVector(all[i]!) ?? new Int8Array(DIMS));
+      if (i % 2_000 === 1_999) await tick();
+    }
+    await tick();
     dense.cluster(all, rand);
     return dense;
   }

@@ -260,7 +260,7 @@ export function createSuggestEngine(
       await new Promise((resolve) => setImmediate(resolve));
     }
     fresh.mineRelated();
-    dense = DenseModel.build(fresh);
+    dense = await DenseModel.build(fresh);
     model = fresh;
     mark = startMark;
     buildSeconds = (performance.now() - started) / 1000;
@@ -295,7 +295,7 @@ export function createSuggestEngine(
     }
     if (target.needsRemine()) {
       target.mineRelated();
-      dense = DenseModel.build(target);
+      dense = await DenseModel.build(target);
     }
     mark = scan.nextMark;
     embedPending();

@@ -43,14 +43,15 @@ export async function run(args: string[]): Promise<void> {
       reuse: { type: 'boolean', default: false },
       misses: { type: 'boolean', default: false },
       speed: { type: 'boolean', default: false },
-      /** Writes every message's reranked candidates with their evidence (input of bench/suggest/fit.py). */
+      /** Writes every message's reranked candidates with their evidence (input of bench/suggest/fit-rerank.py). */
       explain: { type: 'string' },
       total: { type: 'string', default: '800' },
     },
   });
   const file = values.messages ?? (existsSync(MESSAGES_PATH) ? MESSAGES_PATH : DEV_MESSAGES_PATH);
   const judgements = loadMessages(file);
-  const url = await ensureDatabase('atskills_suggest', !values.reuse);
+  // BENCH_SUGGEST_DATABASE: a database of one's own when several worktrees benchmark on one server.
+  const url = await ensureDatabase(process.env.BENCH_SUGGEST_DATABASE ?? 'atskills_suggest', !values.reuse);
   const handle = connectPostgres({ url, max: 4 });
   const extra: Record<string, unknown> = { messagesFile: file.replace(/^.*\/bench\//, 'bench/') };
   const table: BenchRow[] = [];

@@ -17,31 +17,47 @@ export interface Evidence {
   allIdf: number;
   /** Its fused reciprocal-rank score over the best candidate's (1 for the best fused). */
   fused: number;
+  /** Cosine of the skill's LSA vector to the whole request's (apps/api/src/suggest/dense.ts). */
+  dense: number;
+  /** Idf-weighted share of the skill's name, and of its description, that the message holds. */
+  nameCovered: number;
+  descriptionCovered: number;
+  /** 1 / (1 + rank) in the whole request's lexical, term-model and LSA lists (0 when absent). */
+  lexicalRank: number;
+  semanticRank: number;
+  lsaRank: number;
+  /** log(1 + stars). */
+  stars: number;
   /** Whether both the lexical engine and the semantic model retrieved it in their first ten. */
   agreement: boolean;
 }
 
 /**
- * The reranker: a linear score over the evidence (weights set by hand on the development messages,
- * bench/suggest/messages.dev.json). Candidates are ordered by it.
+ * The reranker: a linear score over the evidence, fitted by bench/suggest/fit-rerank.py (a listwise
+ * softmax over each message's candidates, then Platt scaling; 5-fold cross-validation over the judged
+ * benchmark messages gives the held-out figures, these weights are the fit on all of them). Candidates are
+ * ordered by it. `topicalIdf` and `allIdf` enter as log(1 + x), `agreement` as 0 or 1.
  */
 export const RERANK = {
-  coverage: 2,
-  topical: 3,
-  topicalIdf: 0.6,
-  allIdf: 0.2,
-  fused: 2,
-  agreement: 0.5,
+  coverage: 0.453,
+  topical: 0.1919,
+  topicalIdf: 0.3428,
+  allIdf: 1.5449,
+  fused: 2.0569,
+  agreement: 0.4886,
+  dense: 1.1924,
+  nameCovered: 1.1978,
+  descriptionCovered: 2.8445,
 } as const;
 
 /**
- * Platt scaling of the reranker into the probability that the skill helps (fitted by bench/suggest/fit.py
- * on judged messages): the score means the same in every message, so one threshold serves all.
+ * Platt scaling of the reranker into the probability that the skill helps (fitted with it, so the scale
+ * is folded into RERANK): the score means the same in every message, so one threshold serves all.
  */
-export const PLATT = { scale: 0.81, bias: -6.16 } as const;
+export const PLATT = { scale: 1, bias: -10.7782 } as const;
 
-/** Score at or above which a skill is suggested; a message whose best is below it abstains. */
-export const ABSTAIN_BELOW = 0.09;
+/** Score at or above which a skill is suggested (chosen with TASK_PRIOR by the same cross-validation). */
+export const ABSTAIN_BELOW = 0.07;
 
 /** The reranker's value for a candidate (higher is better; only the order matters). */
 export function rerankValue(e: Evidence): number {
@@ -51,7 +67,10 @@ export function rerankValue(e: Evidence): number {
     RERANK.topicalIdf * Math.log1p(e.topicalIdf) +
     RERANK.allIdf * Math.log1p(e.allIdf) +
     RERANK.fused * e.fused +
-    (e.agreement ? RERANK.agreement : 0)
+    (e.agreement ? RERANK.agreement : 0) +
+    RERANK.dense * e.dense +
+    RERANK.nameCovered * e.nameCovered +
+    RERANK.descriptionCovered * e.descriptionCovered
   );
 }
 
@@ -76,11 +95,11 @@ export interface TaskEvidence {
 }
 
 /**
- * How likely the message holds a task for a skill, from its wording (fitted by bench/suggest/fit.py on
- * half of the judged messages): a candidate's score is its calibrated score times this, so small talk and
+ * How likely the message holds a task for a skill, from its wording (noRequest chosen with ABSTAIN_BELOW
+ * by bench/suggest/fit-rerank.py): a candidate's score is its calibrated score times this, so small talk and
  * messages without anything the index is about abstain however well some skill happens to match a word.
  */
-export const TASK_PRIOR = { smallTalk: 0, noInformative: 0, noRequest: 0.3, request: 1 } as const;
+export const TASK_PRIOR = { smallTalk: 0, noInformative: 0, noRequest: 0.5, request: 1 } as const;
 
 /** The task prior of a message. */
 export function taskPrior(t: TaskEvidence): number {

@@ -23,6 +23,7 @@ import {
   type TaskEvidence,
   taskPrior,
 } from './abstain.js';
+import { DenseModel } from './dense.js';
 import {
   createEmbeddingsClient,
   type EmbeddingsClient,
@@ -31,7 +32,7 @@ import {
 } from './embeddings.js';
 import { diversify, type RankedList, reciprocalRankFusion } from './fusion.js';
 import { type QueryTerm, SemanticModel } from './model.js';
-import { extractNeeds, type Need, taskSignal } from './needs.js';
+import { contentWords, extractNeeds, type Need, taskSignal } from './needs.js';
 
 /** The model is not there to answer (still building, or over its memory budget). */
 export class SuggestUnavailableError extends Error {}
@@ -65,6 +66,8 @@ export interface SuggestStatus {
   /** Estimated bytes of the model (and of the embedding vectors, when a service provides them). */
   bytes: number;
   vectors: number;
+  /** Estimated bytes of the LSA vectors (included in `bytes`). */
+  denseBytes: number;
   buildSeconds: number | null;
   /** The embeddings service failed last time it was asked (the default model answers meanwhile). */
   embeddingsError?: string;
@@ -95,6 +98,7 @@ export interface SuggestEngineOptions {
   queryEmbeddingTimeoutMs?: number;
 }
 
+const reciprocal = (rank: number | undefined) => (rank === undefined ? 0 : 1 / (rank + 1));
 /** Candidates read from each retrieval (deeper than a page: the reranker picks among them). */
 const LEXICAL_DEPTH = 30;
 const SEMANTIC_DEPTH = 50;
@@ -113,6 +117,11 @@ const COVERS = 0.5;
 const RESULT_FLOOR = 0.04;
 /** A need word is informative when some skills are about it, but at most this share of them (not "code"). */
 const INFORMATIVE_MAX_SHARE = 0.1;
+/**
+ * The largest idf of the index the reranker was fitted on (the 1,482-skill shared corpus:
+ * log(1 + 1482.5 / 0.5)); idf masses are expressed on that scale (see `coverage`).
+ */
+const IDF_REFERENCE = Math.log(1 + 1482.5 / 0.5);
 /** Texts sent per embeddings request while the index is embedded in the background. */
 const EMBED_BATCH = 64;
 
@@ -142,6 +151,8 @@ export function createSuggestEngine(
   options: SuggestEngineOptions,
 ): SuggestEngine {
   let model: SemanticModel | null = null;
+  /** The LSA vectors of `model`'s skills (null while a fresh model is being loaded). */
+  let dense: DenseModel | null = null;
   let held: (Held | undefined)[] = [];
   let slots = new Map<string, number>();
   let nextSlot = 0;
@@ -158,12 +169,14 @@ export function createSuggestEngine(
   const toEmbed = new Set<number>();
   let embedding: Promise<void> | null = null;
 
-  const bytes = () => (model?.stats().bytes ?? 0) + vectors.bytes() + slots.size * 200;
+  const bytes = () =>
+    (model?.stats().bytes ?? 0) + (dense?.bytes() ?? 0) + vectors.bytes() + slots.size * 200;
 
   const add = (target: SemanticModel, row: SearchDocumentRow) => {
     const old = slots.get(row.identity);
     if (old !== undefined) {
       target.delete(old);
+      if (target === model) dense?.delete(old);
       held[old] = undefined;
       vectors.delete(old);
       toEmbed.delete(old);
@@ -186,6 +199,7 @@ export function createSuggestEngine(
       text: embeddingText(row, headings),
     };
     slots.set(row.identity, slot);
+    if (target === model) dense?.add(slot);
     if (embedder) toEmbed.add(slot);
   };
 
@@ -193,6 +207,7 @@ export function createSuggestEngine(
     const slot = slots.get(identity);
     if (slot === undefined) return;
     target.delete(slot);
+    if (target === model) dense?.delete(slot);
     held[slot] = undefined;
     slots.delete(identity);
     vectors.delete(slot);
@@ -226,6 +241,7 @@ export function createSuggestEngine(
   const doBuild = async () => {
     const started = performance.now();
     const fresh = new SemanticModel();
+    dense = null;
     held = [];
     slots = new Map();
     nextSlot = 0;
@@ -244,6 +260,7 @@ export function createSuggestEngine(
       await new Promise((resolve) => setImmediate(resolve));
     }
     fresh.mineRelated();
+    dense = await DenseModel.build(fresh);
     model = fresh;
     mark = startMark;
     buildSeconds = (performance.now() - started) / 1000;
@@ -276,7 +293,10 @@ export function createSuggestEngine(
       await doBuild();
       return;
     }
-    if (target.needsRemine()) target.mineRelated();
+    if (target.needsRemine()) {
+      target.mineRelated();
+      dense = await DenseModel.build(target);
+    }
     mark = scan.nextMark;
     embedPending();
   };
@@ -343,9 +363,12 @@ export function createSuggestEngine(
         topical += idf * c.topical;
       }
     }
+    // Idf masses in units of the index's largest idf, scaled to the index the reranker was fitted on: the
+    // same evidence then weighs the same in a hub of ten skills and one of 57,000.
+    const unit = IDF_REFERENCE / maxIdf;
     return total === 0
       ? { all: 0, topical: 0, allIdf: 0, topicalIdf: 0 }
-      : { all: all / total, topical: topical / total, allIdf: all, topicalIdf: topical };
+      : { all: all / total, topical: topical / total, allIdf: all * unit, topicalIdf: topical * unit };
   };
 
   /**
@@ -355,6 +378,24 @@ export function createSuggestEngine(
   const informative = (m: SemanticModel, term: string): boolean => {
     const about = m.topicalCount(term);
     return about >= 1 && about <= Math.max(1, INFORMATIVE_MAX_SHARE * m.size);
+  };
+
+  /**
+   * The other direction of coverage: how much of what a skill says it is (its name, its description) the
+   * message holds, idf-weighted. A short skill wholly named by the message is a strong answer.
+   */
+  const reverseCoverage = (m: SemanticModel, hit: SearchHit, words: ReadonlySet<string>) => {
+    const share = (text: string) => {
+      let total = 0;
+      let held = 0;
+      for (const term of new Set(contentWords(text).map(termOf))) {
+        const idf = m.idf(term);
+        total += idf;
+        if (words.has(term)) held += idf;
+      }
+      return total === 0 ? 0 : held / total;
+    };
+    return { nameCovered: share(hit.name.replace(/[-_]/g, ' ')), descriptionCovered: share(hit.description) };
   };
 
   /** The stretch of the need's text from the first to the last word the skill holds. */
@@ -404,6 +445,16 @@ export function createSuggestEngine(
     const asks: Need[] = [needs.whole, ...needs.parts];
     const termsOf = asks.map((need) => queryTerms(m, need.words));
     const lists: RankedList[] = [];
+    /** Rank of each candidate in the whole request's lexical, term-model and LSA lists. */
+    const wholeRanks = {
+      lexical: new Map<string, number>(),
+      semantic: new Map<string, number>(),
+      lsa: new Map<string, number>(),
+    };
+    const remember = (into: Map<string, number>, keys: readonly string[]) =>
+      keys.forEach((k, r) => {
+        if (!into.has(k)) into.set(k, r);
+      });
     const semanticTop = new Set<string>();
     const lexicalTop = new Set<string>();
     const identityOf = (slot: number) => held[slot]!.hit.identity;
@@ -420,24 +471,35 @@ export function createSuggestEngine(
         embeddingsError = (err as Error).message;
       }
     }
+    const d = dense;
+    const lsaVectors = asks.map((_, i) => (d ? d.queryVector(termsOf[i]!) : null));
     await Promise.all(
       asks.map(async (need, i) => {
         const weight = i === 0 ? 1 : 0.5;
         const semantic = m.search(termsOf[i]!, SEMANTIC_DEPTH, admit).map((h) => identityOf(h.slot));
         lists.push({ keys: semantic, weight });
+        if (i === 0) remember(wholeRanks.semantic, semantic);
         if (i === 0) for (const k of semantic.slice(0, 10)) semanticTop.add(k);
-        const dense = queryVectors?.[i];
-        if (dense) {
-          const near = vectors.nearest(dense, SEMANTIC_DEPTH, admit).map((h) => identityOf(h.slot));
+        const lsa = lsaVectors[i];
+        if (lsa && d) {
+          const near = d.nearest(lsa, SEMANTIC_DEPTH, admit).map((h) => identityOf(h.slot));
+          lists.push({ keys: near, weight });
+          if (i === 0) remember(wholeRanks.lsa, near);
+        }
+        const service = queryVectors?.[i];
+        if (service) {
+          const near = vectors.nearest(service, SEMANTIC_DEPTH, admit).map((h) => identityOf(h.slot));
           lists.push({ keys: near, weight });
           if (i === 0) for (const k of near.slice(0, 10)) semanticTop.add(k);
         }
         const page = await search.search(need.words.join(' '), {}, viewer, LEXICAL_DEPTH, undefined);
         const lexical = page.hits.filter((h) => h.kind === 'skill').map((h) => h.identity);
         lists.push({ keys: lexical, weight });
+        if (i === 0) remember(wholeRanks.lexical, lexical);
         if (i === 0) for (const k of lexical.slice(0, 10)) lexicalTop.add(k);
       }),
     );
+    const messageTerms = new Set(termsOf[0]!.filter((t) => t.term === t.of).map((t) => t.term));
     const fused = [...reciprocalRankFusion(lists)]
       .filter(([identity]) => slots.has(identity))
       .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
@@ -453,6 +515,12 @@ export function createSuggestEngine(
         topicalIdf: whole.topicalIdf,
         allIdf: whole.allIdf,
         fused: rrf / best,
+        dense: lsaVectors[0] && d ? d.cosine(slot, lsaVectors[0]) : 0,
+        ...reverseCoverage(m, held[slot]!.hit, messageTerms),
+        lexicalRank: reciprocal(wholeRanks.lexical.get(identity)),
+        semanticRank: reciprocal(wholeRanks.semantic.get(identity)),
+        lsaRank: reciprocal(wholeRanks.lsa.get(identity)),
+        stars: Math.log1p(held[slot]!.hit.stars),
         agreement: semanticTop.has(identity) && lexicalTop.has(identity),
       };
       // Ordered by the reranker; the score is its calibration (monotonic, so the order is the same).
@@ -468,7 +536,7 @@ export function createSuggestEngine(
     const ordered = diversify(ranked, needs.parts.length, COVERS);
     const bestScore = Math.max(0, ...ordered.map((c) => c.score));
     const explained = options.explain
-      ? ordered.slice(0, 20).map((c) => ({ identity: c.key, score: c.score, evidence: c.evidence }))
+      ? ordered.slice(0, RERANK_DEPTH).map((c) => ({ identity: c.key, score: c.score, evidence: c.evidence }))
       : undefined;
     const explain = explained ? { explained, task } : {};
     if (bestScore < threshold) {
@@ -516,6 +584,7 @@ export function createSuggestEngine(
         relatedPairs: s?.relatedPairs ?? 0,
         bytes: model ? bytes() : 0,
         vectors: vectors.size,
+        denseBytes: dense?.bytes() ?? 0,
         buildSeconds,
         ...(embeddingsError ? { embeddingsError } : {}),
         ...(follower.error ? { error: follower.error } : {}),

@@ -369,6 +369,42 @@ export class SemanticModel {
     return null;
   }
 
+  /** A held skill's term ids (ascending) and their field weights (the dense model is built from them). */
+  termWeights(slot: number): { terms: Uint32Array; weights: Float32Array } | undefined {
+    const doc = this.docs[slot];
+    if (!doc) return undefined;
+    const weights = new Float32Array(doc.terms.length);
+    doc.weights.forEach((b, k) => {
+      weights[k] = (b & 0x7f) * WEIGHT_STEP;
+    });
+    return { terms: doc.terms, weights };
+  }
+
+  /** Slots of every held skill, and of one copy of each skill published several times (by name + description). */
+  slots(): { all: number[]; distinct: number[] } {
+    const all: number[] = [];
+    const distinct: number[] = [];
+    const seen = new Set<string>();
+    this.docs.forEach((doc, slot) => {
+      if (!doc) return;
+      all.push(slot);
+      if (seen.has(doc.key)) return;
+      seen.add(doc.key);
+      distinct.push(slot);
+    });
+    return { all, distinct };
+  }
+
+  /** A term's id, when some skill ever held it. */
+  termIdOf(term: string): number | undefined {
+    return this.vocabulary.get(term);
+  }
+
+  /** Skills holding the term with this id. */
+  dfOf(id: number): number {
+    return this.df[id] ?? 0;
+  }
+
   /** Figures for /metrics: skills, vocabulary, postings, related pairs, estimated bytes. */
   stats() {
     let docBytes = 0;

@@ -132,8 +132,31 @@ describe('fusion and diversification', () => {
 });
 
 describe('calibrated score', () => {
-  const weak = { coverage: 0.1, topical: 0, topicalIdf: 0, allIdf: 1, fused: 0.3, agreement: false };
-  const strong = { coverage: 0.9, topical: 0.8, topicalIdf: 20, allIdf: 25, fused: 1, agreement: true };
+  const rest = { lexicalRank: 0, semanticRank: 0, lsaRank: 0, stars: 0 };
+  const weak = {
+    ...rest,
+    coverage: 0.1,
+    topical: 0,
+    topicalIdf: 0,
+    allIdf: 1,
+    fused: 0.3,
+    agreement: false,
+    dense: 0.1,
+    nameCovered: 0,
+    descriptionCovered: 0.05,
+  };
+  const strong = {
+    ...rest,
+    coverage: 0.9,
+    topical: 0.8,
+    topicalIdf: 20,
+    allIdf: 25,
+    fused: 1,
+    agreement: true,
+    dense: 0.7,
+    nameCovered: 1,
+    descriptionCovered: 0.6,
+  };
   it('is in [0, 1], ordered like the reranker, and splits weak from strong evidence at the threshold', () => {
     for (const e of [weak, strong]) expect(calibratedScore(e)).toBeGreaterThanOrEqual(0);
     expect(calibratedScore(strong)).toBeLessThanOrEqual(1);

@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { DenseModel } from './dense.js';
+import { SemanticModel } from './model.js';
+
+/** Skills of a few topics, each described in its own mix of the topic's words. */
+const TOPICS = [
+  ['invoice', 'receipt', 'bookkeeping', 'expense', 'tax', 'ledger'],
+  ['kubernetes', 'pod', 'cluster', 'helm', 'deployment', 'container'],
+  ['resume', 'cover', 'letter', 'interview', 'hiring', 'candidate'],
+  ['timing', 'constant', 'comparison', 'hmac', 'signature', 'secret'],
+];
+
+function build(): { model: SemanticModel; topicOf: Map<number, number> } {
+  const model = new SemanticModel();
+  const topicOf = new Map<number, number>();
+  let slot = 0;
+  TOPICS.forEach((words, t) => {
+    for (let i = 0; i < 12; i++) {
+      // Each skill names three of its topic's six words: two skills of a topic may share none.
+      const mine = [words[i % 6]!, words[(i + 1) % 6]!, words[(i + 3) % 6]!];
+      model.set(slot, {
+        name: `${mine[0]}-tool-${t}-${i}`,
+        folder: '',
+        description: `Helps with ${mine.join(' and ')}.`,
+        headings: '',
+        body: `${mine.join(' ')} ${mine[1]} ${mine[2]}`,
+      });
+      topicOf.set(slot, t);
+      slot++;
+    }
+  });
+  model.mineRelated();
+  return { model, topicOf };
+}
+
+const query = (words: string[]) => words.map((w) => ({ term: w, weight: 1, of: w }));
+
+describe('LSA dense model', () => {
+  it('ranks skills of the query topic first, also those sharing none of its words', async () => {
+    const { model, topicOf } = build();
+    const dense = await DenseModel.build(model);
+    const q = dense.queryVector(query(['hmac', 'signature']))!;
+    expect(q).not.toBeNull();
+    const hits = dense.nearest(q, 12, () => true);
+    expect(hits.length).toBeGreaterThan(6);
+    for (const h of hits.slice(0, 6)) expect(topicOf.get(h.slot)).toBe(3);
+    // A timing skill without either word (e.g. "timing constant secret") still ranks above other topics.
+    const without = [...topicOf.keys()].find((s) => {
+      const tw = model.termWeights(s)!;
+      return (
+        topicOf.get(s) === 3 && !['hmac', 'signature'].some((w) => tw.terms.includes(model.termIdOf(w)!))
+      );
+    })!;
+    const other = [...topicOf.keys()].find((s) => topicOf.get(s) === 0)!;
+    expect(dense.cosine(without, q)).toBeGreaterThan(dense.cosine(other, q));
+  });
+
+  it('folds in added skills, forgets deleted ones, and respects admit', async () => {
+    const { model } = build();
+    const dense = await DenseModel.build(model);
+    model.set(1000, {
+      name: 'helm-charts',
+      folder: '',
+      description: 'Kubernetes helm charts for a cluster',
+      headings: '',
+      body: 'pod container',
+    });
+    dense.add(1000);
+    const q = dense.queryVector(query(['helm', 'kubernetes']))!;
+    expect(dense.nearest(q, 60, () => true).map((h) => h.slot)).toContain(1000);
+    expect(dense.nearest(q, 60, (s) => s !== 1000).map((h) => h.slot)).not.toContain(1000);
+    dense.delete(1000);
+    expect(dense.nearest(q, 60, () => true).map((h) => h.slot)).not.toContain(1000);
+    expect(dense.cosine(1000, q)).toBe(0);
+  });
+
+  it('holds a skill in about DIMS bytes plus bookkeeping', async () => {
+    const { model } = build();
+    const dense = await DenseModel.build(model);
+    expect(dense.stats().skills).toBe(48);
+    expect(dense.queryVector(query(['nothing-known']))).toBeNull();
+  });
+});

@@ -1,0 +1,438 @@
+import type { QueryTerm, SemanticModel } from './model.js';
+
+/**
+ * The dense side of the default semantic model: latent semantic analysis (LSA) of the index, built from
+ * the hub's own skills with nothing to download. A truncated SVD of the tf-idf term-skill matrix (names,
+ * descriptions, headings and the opening of bodies, as the term model weighs them; randomized SVD, Halko
+ * et al. 2011) gives every term a vector; a skill's vector and a message's vector are the tf-idf weighted
+ * sums of their terms' vectors, so a message reaches a skill that shares few of its words but many of
+ * their neighbours. Vectors are int8 (a skill costs DIMS bytes plus its map entry); the nearest skills are
+ * found through an inverted file (spherical k-means clusters, the PROBE nearest clusters scanned), so a
+ * request reads about PROBE/sqrt(N) of the skills, never all of them.
+ */
+
+/** Latent dimensions kept. */
+export const DIMS = 128;
+/** Extra random directions of the range finder, and its power iterations (accuracy of the top DIMS). */
+const OVERSAMPLE = 16;
+const POWER_ITERATIONS = 2;
+/** Skills the SVD is computed over (the rest are folded in): bounds the build at any index size. */
+const SVD_SAMPLE = 20_000;
+/** Terms in the matrix: held by at least MIN_DF skills and at most MAX_DF_SHARE of them. */
+const MIN_DF = 2;
+const MAX_DF_SHARE = 0.3;
+/** Clusters scanned per query, and k-means iterations and sample. */
+const PROBE = 8;
+const KMEANS_ITERATIONS = 8;
+const KMEANS_SAMPLE = 10_000;
+/** Int8 scale of a unit vector's coordinates. */
+const Q = 127;
+
+/** A deterministic generator (mulberry32): the same index gives the same model. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Lets the event loop run (the build is long at 57,000 skills; requests keep being answered meanwhile). */
+const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Orthonormalises the `cols` columns of a row-major `rows` x `cols` matrix in place (modified Gram-Schmidt, twice). */
+async function orthonormalize(a: Float64Array, rows: number, cols: number): Promise<void> {
+  const col = new Float64Array(rows);
+  const basis: Float64Array[] = [];
+  for (let j = 0; j < cols; j++) {
+    for (let i = 0; i < rows; i++) col[i] = a[i * cols + j]!;
+    for (let pass = 0; pass < 2; pass++) {
+      for (const b of basis) {
+        let dot = 0;
+        for (let i = 0; i < rows; i++) dot += col[i]! * b[i]!;
+        for (let i = 0; i < rows; i++) col[i]! -= dot * b[i]!;
+      }
+    }
+    let norm = 0;
+    for (let i = 0; i < rows; i++) norm += col[i]! * col[i]!;
+    norm = Math.sqrt(norm) || 1;
+    const unit = new Float64Array(rows);
+    for (let i = 0; i < rows; i++) unit[i] = col[i]! / norm;
+    basis.push(unit);
+    for (let i = 0; i < rows; i++) a[i * cols + j] = unit[i]!;
+    if (j % 8 === 7) await tick();
+  }
+}
+
+/** Eigen-decomposition of a symmetric n x n matrix (cyclic Jacobi): eigenvalues and column eigenvectors. */
+function symmetricEigen(m: Float64Array, n: number): { values: Float64Array; vectors: Float64Array } {
+  const a = Float64Array.from(m);
+  const v = new Float64Array(n * n);
+  for (let i = 0; i < n; i++) v[i * n + i] = 1;
+  for (let sweep = 0; sweep < 60; sweep++) {
+    let off = 0;
+    for (let p = 0; p < n; p++) for (let q = p + 1; q < n; q++) off += a[p * n + q]! ** 2;
+    if (off < 1e-20) break;
+    for (let p = 0; p < n; p++) {
+      for (let q = p + 1; q < n; q++) {
+        const apq = a[p * n + q]!;
+        if (Math.abs(apq) < 1e-300) continue;
+        const theta = (a[q * n + q]! - a[p * n + p]!) / (2 * apq);
+        const t = Math.sign(theta || 1) / (Math.abs(theta) + Math.sqrt(theta * theta + 1));
+        const c = 1 / Math.sqrt(t * t + 1);
+        const s = t * c;
+        for (let k = 0; k < n; k++) {
+          const akp = a[k * n + p]!;
+          const akq = a[k * n + q]!;
+          a[k * n + p] = c * akp - s * akq;
+          a[k * n + q] = s * akp + c * akq;
+        }
+        for (let k = 0; k < n; k++) {
+          const apk = a[p * n + k]!;
+          const aqk = a[q * n + k]!;
+          a[p * n + k] = c * apk - s * aqk;
+          a[q * n + k] = s * apk + c * aqk;
+        }
+        for (let k = 0; k < n; k++) {
+          const vkp = v[k * n + p]!;
+          const vkq = v[k * n + q]!;
+          v[k * n + p] = c * vkp - s * vkq;
+          v[k * n + q] = s * vkp + c * vkq;
+        }
+      }
+    }
+  }
+  const values = new Float64Array(n);
+  for (let i = 0; i < n; i++) values[i] = a[i * n + i]!;
+  return { values, vectors: v };
+}
+
+/** A skill the dense model ranks, with its cosine to the message. */
+export interface DenseHit {
+  slot: number;
+  score: number;
+}
+
+/** The LSA model: int8 term vectors, int8 unit skill vectors, and an inverted file over them. */
+export class DenseModel {
+  /** Model term id -> row of the term vectors. */
+  private readonly rows = new Map<number, number>();
+  private readonly termIdf: Float32Array;
+  /** Term vectors, int8 with a scale per row. */
+  private readonly termVectors: Int8Array;
+  private readonly termScale: Float32Array;
+  private readonly skills = new Map<number, Int8Array>();
+  private centroids = new Float32Array(0);
+  private clusters: Set<number>[] = [];
+  private readonly clusterOf = new Map<number, number>();
+
+  private constructor(
+    private readonly model: SemanticModel,
+    terms: number[],
+    idf: Float32Array,
+    vectors: Float64Array,
+  ) {
+    terms.forEach((id, row) => {
+      this.rows.set(id, row);
+    });
+    this.termIdf = idf;
+    this.termVectors = new Int8Array(terms.length * DIMS);
+    this.termScale = new Float32Array(terms.length);
+    for (let r = 0; r < terms.length; r++) {
+      let max = 0;
+      for (let j = 0; j < DIMS; j++) max = Math.max(max, Math.abs(vectors[r * DIMS + j]!));
+      const scale = max / Q || 1;
+      this.termScale[r] = scale;
+      for (let j = 0; j < DIMS; j++)
+        this.termVectors[r * DIMS + j] = Math.round(vectors[r * DIMS + j]! / scale);
+    }
+  }
+
+  /** Builds the model from the term model's skills (randomized truncated SVD of their tf-idf matrix). */
+  static async build(model: SemanticModel): Promise<DenseModel> {
+    const { all, distinct } = model.slots();
+    // The SVD sees each skill once (copies published in several repositories would weigh their terms twice).
+    const step = Math.max(1, distinct.length / SVD_SAMPLE);
+    const sample: number[] = [];
+    for (let i = 0; i < distinct.length; i += step) sample.push(distinct[Math.floor(i)]!);
+    const n = sample.length;
+    const sampleDf = new Map<number, number>();
+    const docs = sample.map((slot) => model.termWeights(slot)!);
+    for (const d of docs) for (const id of d.terms) sampleDf.set(id, (sampleDf.get(id) ?? 0) + 1);
+    const terms = [...sampleDf]
+      .filter(([, df]) => df >= MIN_DF && df <= Math.max(MIN_DF, MAX_DF_SHARE * n))
+      .map(([id]) => id)
+      .sort((a, b) => a - b);
+    const column = new Map<number, number>();
+    terms.forEach((id, c) => {
+      column.set(id, c);
+    });
+    const idf = Float32Array.from(terms, (id) => Math.log(1 + n / sampleDf.get(id)!));
+    // The tf-idf matrix, rows unit length (CSR).
+    const rowStart = new Int32Array(n + 1);
+    const cols: number[] = [];
+    const vals: number[] = [];
+    docs.forEach((d, i) => {
+      const from = cols.length;
+      let norm = 0;
+      d.terms.forEach((id, k) => {
+        const c = column.get(id);
+        if (c === undefined) return;
+        const v = Math.log1p(d.weights[k]!) * idf[c]!;
+        cols.push(c);
+        vals.push(v);
+        norm += v * v;
+      });
+      norm = Math.sqrt(norm) || 1;
+      for (let k = from; k < vals.length; k++) vals[k]! /= norm;
+      rowStart[i + 1] = cols.length;
+    });
+    const T = terms.length;
+    const l = Math.min(DIMS + OVERSAMPLE, Math.max(1, Math.min(n, T)));
+    const xTimes = (m: Float64Array) => {
+      const out = new Float64Array(n * l);
+      for (let i = 0; i < n; i++)
+        for (let k = rowStart[i]!; k < rowStart[i + 1]!; k++) {
+          const c = cols[k]!;
+          const v = vals[k]!;
+          for (let j = 0; j < l; j++) out[i * l + j]! += v * m[c * l + j]!;
+        }
+      return out;
+    };
+    const xtTimes = (m: Float64Array) => {
+      const out = new Float64Array(T * l);
+      for (let i = 0; i < n; i++)
+        for (let k = rowStart[i]!; k < rowStart[i + 1]!; k++) {
+          const c = cols[k]!;
+          const v = vals[k]!;
+          for (let j = 0; j < l; j++) out[c * l + j]! += v * m[i * l + j]!;
+        }
+      return out;
+    };
+    const rand = random(0x5eed);
+    const omega = new Float64Array(T * l);
+    for (let i = 0; i < omega.length; i++)
+      omega[i] = Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
+    let y = xTimes(omega);
+    await orthonormalize(y, n, l);
+    for (let p = 0; p < POWER_ITERATIONS; p++) {
+      const z = xtTimes(y);
+      await tick();
+      await orthonormalize(z, T, l);
+      y = xTimes(z);
+      await tick();
+      await orthonormalize(y, n, l);
+    }
+    // B = Qᵀ X (held as its transpose, T x l); the right singular vectors come from eig(B Bᵀ).
+    const bt = xtTimes(y);
+    const gram = new Float64Array(l * l);
+    for (let c = 0; c < T; c++)
+      for (let a = 0; a < l; a++) {
+        const v = bt[c * l + a]!;
+        if (v === 0) continue;
+        for (let b = 0; b < l; b++) gram[a * l + b]! += v * bt[c * l + b]!;
+      }
+    const { values, vectors } = symmetricEigen(gram, l);
+    const order = [...values.keys()].sort((a, b) => values[b]! - values[a]!).slice(0, DIMS);
+    // Term vectors: the right singular vectors V = Bᵀ w / σ (per kept eigenvector w of B Bᵀ), so a
+    // skill's folded-in tf-idf row x V is its U Σ.
+    const termVectors = new Float64Array(T * DIMS);
+    order.forEach((e, j) => {
+      const sigma = Math.sqrt(Math.max(values[e]!, 1e-12));
+      for (let c = 0; c < T; c++) {
+        let s = 0;
+        for (let a = 0; a < l; a++) s += bt[c * l + a]! * vectors[a * l + e]!;
+        termVectors[c * DIMS + j] = s / sigma;
+      }
+    });
+    const dense = new DenseModel(model, terms, idf, termVectors);
+    for (let i = 0; i < all.length; i++) {
+      dense.skills.set(all[i]!, dense.skillVector(all[i]!) ?? new Int8Array(DIMS));
+      if (i % 2_000 === 1_999) await tick();
+    }
+    await tick();
+    dense.cluster(all, rand);
+    return dense;
+  }
+
+  /** A unit vector from weighted term rows, or null when none of the terms is in the model. */
+  private fold(entries: Iterable<[number, number]>): Float32Array | null {
+    const out = new Float32Array(DIMS);
+    let any = false;
+    for (const [row, weight] of entries) {
+      any = true;
+      const scale = weight * this.termScale[row]!;
+      const base = row * DIMS;
+      for (let j = 0; j < DIMS; j++) out[j]! += scale * this.termVectors[base + j]!;
+    }
+    if (!any) return null;
+    let norm = 0;
+    for (let j = 0; j < DIMS; j++) norm += out[j]! * out[j]!;
+    norm = Math.sqrt(norm);
+    if (norm === 0) return null;
+    for (let j = 0; j < DIMS; j++) out[j]! /= norm;
+    return out;
+  }
+
+  /** A skill's int8 unit vector from its terms (tf-idf weighted), or null when it holds no model term. */
+  private skillVector(slot: number): Int8Array | null {
+    const d = this.model.termWeights(slot);
+    if (!d) return null;
+    const entries: [number, number][] = [];
+    d.terms.forEach((id, k) => {
+      const row = this.rows.get(id);
+      if (row !== undefined) entries.push([row, Math.log1p(d.weights[k]!) * this.termIdf[row]!]);
+    });
+    const v = this.fold(entries);
+    return v ? Int8Array.from(v, (x) => Math.round(x * Q)) : null;
+  }
+
+  /** A message's unit vector from its weighted query terms (tf-idf as for skills), or null. */
+  queryVector(terms: readonly QueryTerm[]): Float32Array | null {
+    const entries: [number, number][] = [];
+    for (const q of terms) {
+      const id = this.model.termIdOf(q.term);
+      const row = id === undefined ? undefined : this.rows.get(id);
+      if (row !== undefined) entries.push([row, q.weight * this.termIdf[row]!]);
+    }
+    return this.fold(entries);
+  }
+
+  /** Cosine of a skill to a query vector (0 for a skill without a vector). */
+  cosine(slot: number, q: Float32Array): number {
+    const v = this.skills.get(slot);
+    if (!v) return 0;
+    let dot = 0;
+    for (let j = 0; j < DIMS; j++) dot += v[j]! * q[j]!;
+    return dot / Q;
+  }
+
+  /** Spherical k-means over the skill vectors (about sqrt(N) clusters), then every skill to its nearest. */
+  private cluster(slots: number[], rand: () => number): void {
+    const count = Math.max(1, Math.round(Math.sqrt(slots.length)));
+    const step = Math.max(1, slots.length / KMEANS_SAMPLE);
+    const sample: Int8Array[] = [];
+    for (let i = 0; i < slots.length; i += step) sample.push(this.skills.get(slots[Math.floor(i)]!)!);
+    const centroids = new Float32Array(count * DIMS);
+    for (let c = 0; c < count; c++) {
+      const v = sample[Math.floor(rand() * sample.length)]!;
+      for (let j = 0; j < DIMS; j++) centroids[c * DIMS + j] = v[j]! / Q;
+    }
+    this.centroids = centroids;
+    for (let it = 0; it < KMEANS_ITERATIONS; it++) {
+      const sums = new Float64Array(count * DIMS);
+      for (const v of sample) {
+        const c = this.nearestCluster(v);
+        for (let j = 0; j < DIMS; j++) sums[c * DIMS + j]! += v[j]!;
+      }
+      for (let c = 0; c < count; c++) {
+        let norm = 0;
+        for (let j = 0; j < DIMS; j++) norm += sums[c * DIMS + j]! ** 2;
+        if (norm === 0) continue;
+        norm = Math.sqrt(norm);
+        for (let j = 0; j < DIMS; j++) centroids[c * DIMS + j] = sums[c * DIMS + j]! / norm;
+      }
+    }
+    this.clusters = Array.from({ length: count }, () => new Set<number>());
+    this.clusterOf.clear();
+    for (const slot of slots) this.place(slot);
+  }
+
+  private nearestCluster(v: ArrayLike<number>): number {
+    let best = 0;
+    let bestDot = Number.NEGATIVE_INFINITY;
+    const count = this.centroids.length / DIMS;
+    for (let c = 0; c < count; c++) {
+      let dot = 0;
+      for (let j = 0; j < DIMS; j++) dot += this.centroids[c * DIMS + j]! * v[j]!;
+      if (dot > bestDot) {
+        bestDot = dot;
+        best = c;
+      }
+    }
+    return best;
+  }
+
+  private place(slot: number): void {
+    const v = this.skills.get(slot);
+    if (!v || this.clusters.length === 0) return;
+    const c = this.nearestCluster(v);
+    this.clusters[c]!.add(slot);
+    this.clusterOf.set(slot, c);
+  }
+
+  /** Folds a skill added after the build into the model (its terms' vectors; the SVD is not redone). */
+  add(slot: number): void {
+    this.delete(slot);
+    const v = this.skillVector(slot);
+    if (!v) return;
+    this.skills.set(slot, v);
+    this.place(slot);
+  }
+
+  /** Forgets a skill. */
+  delete(slot: number): void {
+    this.skills.delete(slot);
+    const c = this.clusterOf.get(slot);
+    if (c !== undefined) this.clusters[c]!.delete(slot);
+    this.clusterOf.delete(slot);
+  }
+
+  /**
+   * The `depth` skills nearest a query vector among the PROBE clusters nearest it (approximate: a skill in
+   * another cluster is missed), among the slots `admit` lets through.
+   */
+  nearest(q: Float32Array, depth: number, admit: (slot: number) => boolean): DenseHit[] {
+    const count = this.clusters.length;
+    const byCluster: { c: number; dot: number }[] = [];
+    for (let c = 0; c < count; c++) {
+      let dot = 0;
+      for (let j = 0; j < DIMS; j++) dot += this.centroids[c * DIMS + j]! * q[j]!;
+      byCluster.push({ c, dot });
+    }
+    byCluster.sort((a, b) => b.dot - a.dot);
+    const hits: DenseHit[] = [];
+    let floor = Number.NEGATIVE_INFINITY;
+    for (const { c } of byCluster.slice(0, PROBE)) {
+      for (const slot of this.clusters[c]!) {
+        const score = this.cosine(slot, q);
+        if (hits.length >= depth && score <= floor) continue;
+        if (!admit(slot)) continue;
+        hits.push({ slot, score });
+        if (hits.length >= depth * 2) {
+          hits.sort((a, b) => b.score - a.score);
+          hits.length = depth;
+          floor = hits[depth - 1]!.score;
+        }
+      }
+    }
+    hits.sort((a, b) => b.score - a.score || a.slot - b.slot);
+    return hits.slice(0, depth);
+  }
+
+  /** Estimated bytes: term vectors, skill vectors (DIMS bytes and a map entry each), clusters. */
+  bytes(): number {
+    return (
+      this.termVectors.byteLength +
+      this.termScale.byteLength +
+      this.termIdf.byteLength +
+      this.rows.size * 40 +
+      this.skills.size * (DIMS + 16 + 80) +
+      this.clusterOf.size * 80 +
+      this.centroids.byteLength
+    );
+  }
+
+  /** Figures for /metrics. */
+  stats(): { terms: number; skills: number; clusters: number; bytes: number } {
+    return {
+      terms: this.rows.size,
+      skills: this.skills.size,
+      clusters: this.clusters.length,
+      bytes: this.bytes(),
+    };
+  }
+}

@@ -92,7 +92,7 @@ describe('the Teams flow on an embedded hub that is running', () => {
     const published = await fetch(`${hub.url}/v1/collections/acme/playbooks?visibility=private`, {
       method: 'PUT',
       headers: { authorization: `Bearer ${bobToken}`, 'content-type': 'application/gzip' },
-      body,
+      body: new Uint8Array(body),
     });
     expect(published.status).toBe(200);
     const skill = await fetch(`${hub.url}/v1/skills/hub:acme/playbooks/deploy`, {

@@ -40,7 +40,7 @@ export async function runCliCaptured(argv: string[], options: CliRunOptions): Pr
     env: options.env,
     stdout: { write: (s: string) => (stdout += s) },
     stderr: { write: (s: string) => (stderr += s) },
-    ...(options.stdin !== undefined ? { stdin: [Buffer.from(options.stdin)] } : {}),
+    ...(options.stdin !== undefined ? { stdin: stdinOf(options.stdin) } : {}),
   });
   return { code, stdout, stderr };
 }
@@ -116,4 +116,9 @@ export async function snapshotTree(root: string): Promise<Record<string, string>
   };
   await walk('');
   return out;
+}
+
+/** A stdin stand-in for `runCli`: one chunk holding `text`, read as an async iterable like process.stdin. */
+export async function* stdinOf(text: string): AsyncGenerator<Buffer> {
+  yield Buffer.from(text);
 }

@@ -4,7 +4,8 @@
  * database cloned from a migrated template, so test files run in parallel without seeing each other.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { connectPostgres, type DatabaseHandle, migrate } from '@atskills/db';
+import { connectPostgres, type Database, type DatabaseHandle, migrate } from '@atskills/db';
+import type { SQL } from 'drizzle-orm';
 import pg from 'pg';
 
 let serverUrlPromise: Promise<string> | undefined;
@@ -132,4 +133,9 @@ export async function createEmptyDatabase(label = 'empty'): Promise<{ url: strin
         () => {},
       ),
   };
+}
+
+/** Runs a raw SQL statement and returns its rows as `Row` (drizzle's `Database` leaves raw `execute` results untyped). */
+export async function queryRows<Row>(db: Database, statement: SQL): Promise<Row[]> {
+  return ((await db.execute(statement)) as { rows: Row[] }).rows;
 }

@@ -358,7 +358,9 @@ describe('/mcp with the SDK client', () => {
       })) as ToolAnswer;
       expect(overCap.isError).toBe(true);
       expect(overCap.structuredContent).toMatchObject({ status: 422, code: 'over-cap', count: 130 });
-      const rest = await (await fetch(`${hubUrl}/v1/skills/hub:acme/big`)).json();
+      const rest = (await (await fetch(`${hubUrl}/v1/skills/hub:acme/big`)).json()) as {
+        subcollections: unknown;
+      };
       expect(overCap.structuredContent.subcollections).toEqual(rest.subcollections);
       const notAFile = (await client.callTool({
         name: 'read_skill_file',

@@ -92,7 +92,7 @@ describe('the Teams flow on an embedded hub that is running', () => {
     const published = await fetch(`${hub.url}/v1/collections/acme/playbooks?visibility=private`, {
       method: 'PUT',
       headers: { authorization: `Bearer ${bobToken}`, 'content-type': 'application/gzip' },
-      body,
+      body: new Uint8Array(body),
     });
     expect(published.status).toBe(200);
     const skill = await fetch(`${hub.url}/v1/skills/hub:acme/playbooks/deploy`, {
@@ -123,13 +123,13 @@ describe('the Teams flow on an embedded hub that is running', () => {
     hub = await startHub();
     const me = await fetch(`${hub.url}/admin/me`, { headers: { authorization: `Bearer ${bobToken}` } });
     expect(me.status).toBe(200);
-    expect((await me.json()).namespaces).toContainEqual(
+    expect(((await me.json()) as { namespaces: unknown }).namespaces).toContainEqual(
       expect.objectContaining({ name: 'acme', role: 'publisher' }),
     );
     const list = await fetch(`${hub.url}/admin/users`, {
       headers: { authorization: `Bearer ${aliceToken}` },
     });
-    expect(((await list.json()).users as { name: string }[]).map((u) => u.name).sort()).toEqual([
+    expect(((await list.json()) as { users: { name: string }[] }).users.map((u) => u.name).sort()).toEqual([
       'alice',
       'bob',
     ]);

@@ -138,8 +138,10 @@ describe('the MCP skills extension', () => {
       const deploy = all.find((s) => s.uri === 'skill://hub/acme/playbooks/deploy/SKILL.md')!;
       expect(deploy.frontmatter).toEqual({ name: 'deploy', description: 'Deploy the service step by step' });
 
-      const rest = await (await fetch(`${hubUrl}/v1/skills/hub:acme/playbooks/deploy`)).json();
-      const expected = (rest.files as { path: string; size: number; sha256: string }[])
+      const rest = (await (await fetch(`${hubUrl}/v1/skills/hub:acme/playbooks/deploy`)).json()) as {
+        files: { path: string; size: number; sha256: string }[];
+      };
+      const expected = rest.files
         .map((f) => ({
           uri: `skill://hub/acme/playbooks/deploy/${f.path.split('/').map(encodeURIComponent).join('/')}`,
           digest: `sha256:${f.sha256}`,

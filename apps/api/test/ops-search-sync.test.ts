@@ -19,7 +19,7 @@ const prefix = uniqueQueuePrefix('search-sync');
 const indexed: string[][] = [];
 const engine: SearchEngine = {
   name: 'recording',
-  search: async () => ({ hits: [], nextCursor: null, engine: 'recording' }),
+  search: async () => ({ hits: [], nextCursor: null, engine: { name: 'recording' } }),
   index: async (identities) => {
     indexed.push([...identities].sort());
   },

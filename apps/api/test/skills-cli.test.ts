@@ -69,7 +69,7 @@ async function index(
   pathname: string,
 ): Promise<{ status: number; body: { $schema: string; skills: Entry[] } }> {
   const res = await fetch(`${hubUrl}${pathname}`);
-  return { status: res.status, body: await res.json() };
+  return { status: res.status, body: (await res.json()) as { $schema: string; skills: Entry[] } };
 }
 
 const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');

@@ -284,7 +284,7 @@ describe('the Teams flow, end to end', () => {
       expect(search.stdout).not.toContain('acme');
     }
     for (const token of [tokens.eve, undefined]) {
-      const headers = token ? { authorization: `Bearer ${token}` } : {};
+      const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
       for (const q of ['deploy', 'acme', 'playbooks', 'rollback']) {
         const res = await fetch(`${hubUrl}/v1/search?q=${q}`, { headers });
         expect(res.status).toBe(200);

@@ -5,6 +5,7 @@
 import { sql } from 'drizzle-orm';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queryRows } from '../../../test/support/database.js';
 import { dropQueuePrefix, redisUrl, uniqueQueuePrefix } from '../../../test/support/redis.js';
 import { clientDigest } from '../src/services/uses.js';
 import { createTestHub, type TestHub } from './support/app.js';
@@ -46,10 +47,11 @@ async function uses(identity: string, headers: Record<string, string> = {}) {
 }
 
 async function usesRow(identity: string): Promise<number> {
-  const result = await hub.db.db.execute(
+  const [row] = await queryRows<{ n: number }>(
+    hub.db.db,
     sql`select coalesce(sum(u.uses), 0)::int as n from skill_uses u join skills s on s.id = u.skill_id where s.identity = ${identity}`,
   );
-  return (result.rows[0] as { n: number }).n;
+  return row!.n;
 }
 
 describe('uses in the database (no Redis)', () => {
@@ -176,12 +178,16 @@ describe('uses in the database (no Redis)', () => {
     const headers = { 'user-agent': 'atskills-test/private-eye', authorization: `Bearer ${tokens.reader}` };
     await hub.app.inject({ method: 'GET', url: `/v1/skills/${ROLLBACK}`, headers, remoteAddress: ADDRESS });
     await hub.app.uses.flush();
-    const reader = await hub.db.db.execute(sql`select id from users where name = 'secretco-reader'`);
-    const digest = clientDigest({ ip: ADDRESS, account: Number((reader.rows[0] as { id: number }).id) });
-    const dump = await hub.db.db.execute(
+    const [reader] = await queryRows<{ id: number }>(
+      hub.db.db,
+      sql`select id from users where name = 'secretco-reader'`,
+    );
+    const digest = clientDigest({ ip: ADDRESS, account: Number(reader!.id) });
+    const [dump] = await queryRows<{ text: string }>(
+      hub.db.db,
       sql`select (select coalesce(json_agg(m), '[]') from skill_use_marks m)::text || (select coalesce(json_agg(c), '[]') from skill_use_clients c)::text || (select coalesce(json_agg(u), '[]') from skill_uses u)::text as text`,
     );
-    const text = (dump.rows[0] as { text: string }).text;
+    const text = dump!.text;
     expect(text).toContain('client_hash');
     for (const secret of [ADDRESS, tokens.reader, 'private-eye', digest, clientDigest({ ip: ADDRESS })]) {
       expect(text).not.toContain(secret);
@@ -269,10 +275,11 @@ describe('uses in Redis (HyperLogLog)', () => {
       await app.inject({ method: 'GET', url: `/v1/skills/${identity}`, ...client(1) });
     }
     await app.uses.flush();
-    const rows = await redisHub.db.db.execute(
+    const rows = await queryRows<{ identity: string; uses: number }>(
+      redisHub.db.db,
       sql`select s.identity, u.uses from skill_uses u join skills s on s.id = u.skill_id order by s.identity`,
     );
-    expect(rows.rows).toEqual([
+    expect(rows).toEqual([
       { identity: DEPLOY, uses: 3 },
       { identity: ROLLBACK, uses: 1 },
     ]);

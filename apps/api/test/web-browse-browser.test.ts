@@ -1,3 +1,6 @@
+// The page.evaluate callbacks run in Chromium, so this file needs the DOM types.
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
 // Chromium (playwright-core) over the listening app with the browse data: a person browses home -> owner ->
 // repository -> skill, searches with filters, searches by keyboard alone, and every page type fits a 375 px
 // phone with nothing wider than the screen. Screenshots of each page type, desktop and phone, go to
@@ -12,7 +15,7 @@ import { createTestHub, type TestHub } from './support/app.js';
 import { seedBrowseFixtures } from './web-browse-fixtures.js';
 
 const chromiumFound = await findChromium();
-if (!chromiumFound.path) console.warn(`Skipping the browse browser test: ${chromiumFound.reason}`);
+if (chromiumFound.path === null) console.warn(`Skipping the browse browser test: ${chromiumFound.reason}`);
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 

@@ -6,6 +6,7 @@ import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 import { packCollection, skillMd } from '../../../test/fixtures/archives/make.js';
+import { queryRows } from '../../../test/support/database.js';
 import { dayOf } from '../src/services/uses.js';
 import { auth, publish, seedTeam, type Tokens } from './teams-fixtures.js';
 import { insertSkills, webFixtures } from './web-fixtures.js';
@@ -56,14 +57,15 @@ export async function seedBrowseFixtures(app: FastifyInstance, db: Database): Pr
     sql`update skills set updated_at = '2026-11-30T11:00:00Z' where identity = 'gh:acme/tools/skills/rollback'`,
   );
   // Private skills with many uses must still stay out of "most used".
-  const ids = await db.execute<{ id: number; identity: string }>(
+  const ids = await queryRows<{ id: number; identity: string }>(
+    db,
     sql`select id, identity from skills where identity in ('gh:acme/tools/skills/deploy-runbook', 'hub:pubteam/hidden/x', 'hub:secretco/ops/deploy-secret')`,
   );
   const today = dayOf(new Date());
   await storeDailyUses(
     db,
     today,
-    ids.rows.map((r) => ({ skillId: Number(r.id), uses: r.identity.startsWith('gh:') ? 7 : 500 })),
+    ids.map((r) => ({ skillId: Number(r.id), uses: r.identity.startsWith('gh:') ? 7 : 500 })),
   );
   return tokens;
 }

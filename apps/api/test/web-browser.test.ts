@@ -1,3 +1,6 @@
+// The page.evaluate callbacks run in Chromium, so this file needs the DOM types.
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
 // Drives Debian's Chromium (headless, playwright-core) against the app listening on 127.0.0.1 with a real
 // test database: search, open a result, copy its reference through the clipboard, and check that a skill
 // whose body is full of script tricks renders inert.
@@ -11,7 +14,7 @@ import { loadConfig } from '../src/config.js';
 import { insertSkills, webFixtures } from './web-fixtures.js';
 
 const chromiumFound = await findChromium();
-if (!chromiumFound.path) {
+if (chromiumFound.path === null) {
   console.warn(`Skipping the browser test: ${chromiumFound.reason}`);
 }
 

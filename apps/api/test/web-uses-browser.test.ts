@@ -1,3 +1,6 @@
+// The page.evaluate callbacks run in Chromium, so this file needs the DOM types.
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
 // Chromium (playwright-core) over the listening app: the uses facts and README badge on a skill page, the
 // /about/metrics page and the empty-index hint, each at a 375 px phone width with nothing wider than the
 // screen; screenshots go to $WEB_SCREENSHOTS (a temp dir) for a person to look at.

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installBundledClient, runCliCaptured, snapshotTree } from '../../../test/support/cli.js';
+import { installBundledClient, runCliCaptured, snapshotTree, stdinOf } from '../../../test/support/cli.js';
 import { unusedPort } from '../../../test/support/ports.js';
 import { runCli } from '../src/index.js';
 
@@ -210,7 +210,7 @@ describe('init and suggestions', () => {
   async function initAtTerminal(project: string, answer: string, extra: string[] = []) {
     let stdout = '';
     let stderr = '';
-    const stdin = Object.assign([Buffer.from(`${answer}\n`)], { isTTY: true });
+    const stdin = Object.assign(stdinOf(`${answer}\n`), { isTTY: true });
     const code = await runCli(['init', '--agent', 'claude-code', ...extra], {
       cwd: project,
       env: envFor(project),

@@ -70,7 +70,7 @@ describe('crawling the shared corpus', () => {
       const result = await fx.db.db.execute(
         sql`select last_analyze from pg_stat_user_tables where relname = 'skills'`,
       );
-      return (result.rows[0] as { last_analyze: Date | null } | undefined)?.last_analyze ?? null;
+      return (result as { rows: { last_analyze: Date | null }[] }).rows[0]?.last_analyze ?? null;
     };
     await expect.poll(analyzed, { timeout: 10_000 }).not.toBeNull();
     const pending = await fx.db.db.execute(
@@ -78,7 +78,7 @@ describe('crawling the shared corpus', () => {
           from pg_index i join pg_class c on c.oid = i.indexrelid join pg_am a on a.oid = c.relam
           where a.amname = 'gin' and i.indrelid = 'skills'::regclass`,
     );
-    expect((pending.rows[0] as { pages: number }).pages).toBe(0);
+    expect((pending as { rows: { pages: number }[] }).rows[0]?.pages).toBe(0);
   });
 
   it('indexes exactly the skills the leaf rule finds in each tree.tsv', async () => {

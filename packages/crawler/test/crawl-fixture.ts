@@ -9,9 +9,7 @@ import { type CrawlerSettings, settingsWith } from '../src/config.js';
 export interface CrawlFixture {
   db: TestDatabase;
   standin: GithubStandin;
-  settings: (
-    overrides?: Partial<Record<keyof CrawlerSettings, string | number | undefined>>,
-  ) => CrawlerSettings;
+  settings: (overrides?: Parameters<typeof settingsWith>[0]) => CrawlerSettings;
   close(): Promise<void>;
 }
 

@@ -42,12 +42,15 @@ describe('discovery of a corpus larger than the code-search cap', () => {
   }, async () => {
     const search = (page: number) =>
       fetch(`${fx.standin.apiUrl}/search/code?q=filename:SKILL.md&per_page=100&page=${page}`);
-    const first = await (await search(1)).json();
+    const first = (await (await search(1)).json()) as { total_count: number };
     expect(first.total_count).toBeGreaterThan(1000);
     expect((await search(11)).status).toBe(422);
     const reachable = new Set<string>();
     for (let page = 1; page <= 10; page++) {
-      for (const item of (await (await search(page)).json()).items) reachable.add(item.repository.full_name);
+      for (const item of (
+        (await (await search(page)).json()) as { items: { repository: { full_name: string } }[] }
+      ).items)
+        reachable.add(item.repository.full_name);
     }
     expect(reachable.size).toBeLessThan(names.length);
 

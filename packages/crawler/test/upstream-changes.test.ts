@@ -168,7 +168,7 @@ describe('upstream changes', () => {
       const rows = await fx.db.db.execute<{ n: string }>(
         sql`select analyze_count::text as n from pg_stat_user_tables where relname = 'skills'`,
       );
-      return Number(rows.rows[0]?.n ?? 0);
+      return Number((rows as { rows: { n: string }[] }).rows[0]?.n ?? 0);
     };
     // Statistics reach pg_stat_user_tables when the analyzing session flushes them (about a second).
     const analyzedAfter = async (before: number) => {

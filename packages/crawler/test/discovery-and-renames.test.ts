@@ -57,7 +57,7 @@ describe('discovery of a corpus larger than the code-search cap', () => {
     fx.standin.searchIncompleteNext(2);
     const github = new GithubClient({ baseUrl: fx.standin.apiUrl, logger: testLogger });
     const found = await listRepositories(
-      { db: fx.db.db, settings: fx.settings(), github, logger: testLogger },
+      { db: fx.db.db, github },
       { kind: 'code-search' },
     );
     expect(found).toEqual([...names].sort());

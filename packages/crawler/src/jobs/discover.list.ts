@@ -4,7 +4,10 @@ import type { CrawlDeps } from './repository.crawl.js';
 import { completeRuns } from './run-completion.js';
 
 /** Lists the repositories a discovery source names, as sorted unique `owner/repo`. */
-export async function listRepositories(deps: CrawlDeps, source: DiscoverySource): Promise<string[]> {
+export async function listRepositories(
+  deps: Pick<CrawlDeps, 'db' | 'github'>,
+  source: DiscoverySource,
+): Promise<string[]> {
   let names: string[];
   switch (source.kind) {
     case 'repos':

@@ -260,27 +260,41 @@ export class SemanticModel {
     const n = seen.size;
     const maxDf = Math.max(RELATED_MIN_DF + 1, RELATED_MAX_DF_SHARE * n);
     const related = new Map<number, { ids: Uint32Array; npmi: Float32Array }>();
-    const counts = new Map<number, number>();
+    // Co-occurrence counts in a typed array indexed by term id, with the terms in the order first counted
+    // (what a Map's insertion order gave: ties in NPMI keep it): a Map lookup per (term, skill term) pair
+    // made mining take minutes at 57,000 skills.
+    const vocabulary = this.termNames.length;
+    const counts = new Int32Array(vocabulary);
+    const counted = new Uint32Array(vocabulary);
+    const topicalHolders = new Int32Array(vocabulary);
+    for (const [id, list] of topical) topicalHolders[id] = list.length;
     let pairs = 0;
     for (const [id, slots] of all) {
       if (slots.length < RELATED_MIN_DF || slots.length > maxDf) continue;
-      counts.clear();
+      let distinct = 0;
       const step = Math.max(1, slots.length / RELATED_SAMPLE);
       let sampled = 0;
       for (let i = 0; i < slots.length; i += step) {
         const doc = this.docs[slots[Math.floor(i)]!]!;
         sampled++;
-        doc.terms.forEach((other, k) => {
-          if (other === id || (doc.weights[k]! & TOPICAL_BIT) === 0) return;
-          counts.set(other, (counts.get(other) ?? 0) + 1);
-        });
+        const terms = doc.terms;
+        const weights = doc.weights;
+        for (let k = 0; k < terms.length; k++) {
+          const other = terms[k]!;
+          if (other === id || (weights[k]! & TOPICAL_BIT) === 0) continue;
+          if (counts[other] === 0) counted[distinct++] = other;
+          counts[other]!++;
+        }
       }
       const scale = slots.length / sampled;
       const pT = slots.length / n;
       const best: { id: number; npmi: number }[] = [];
-      for (const [other, c] of counts) {
+      for (let j = 0; j < distinct; j++) {
+        const other = counted[j]!;
+        const c = counts[other]!;
+        counts[other] = 0;
         if (c < RELATED_MIN_COUNT) continue;
-        const dfO = topical.get(other)?.length ?? 0;
+        const dfO = topicalHolders[other]!;
         if (dfO < RELATED_MIN_DF) continue;
         const pTU = (c * scale) / n;
         const pU = dfO / n;

@@ -95,6 +95,11 @@ export class SemanticModel {
   private relatedPairs = 0;
   private changesSinceMine = 0;
   private scores = new Float32Array(1024);
+  /**
+   * Per slot, its length (sum of term weights), -1 when no skill holds it: search reads it for every
+   * posting, and following the document object there cost a cache miss per posting.
+   */
+  private lengths = new Float64Array(1024).fill(-1);
   private readonly touched: number[] = [];
 
   /** Skills held. */
@@ -150,10 +155,15 @@ export class SemanticModel {
     this.totalLength += length;
     this.changesSinceMine++;
     if (slot >= this.scores.length) {
-      const next = new Float32Array(Math.max(slot + 1, this.scores.length * 2));
+      const size = Math.max(slot + 1, this.scores.length * 2);
+      const next = new Float32Array(size);
       next.set(this.scores);
       this.scores = next;
+      const lengths = new Float64Array(size).fill(-1);
+      lengths.set(this.lengths);
+      this.lengths = lengths;
     }
+    this.lengths[slot] = length;
   }
 
   /** Removes the skill in `slot` (its postings are dropped at the next compaction). */
@@ -165,6 +175,7 @@ export class SemanticModel {
       if (doc.weights[k]! & TOPICAL_BIT) this.topicalDf[id]!--;
     });
     this.docs[slot] = undefined;
+    this.lengths[slot] = -1;
     this.live--;
     this.totalLength -= doc.length;
     this.deadPostings += doc.terms.length;
@@ -324,19 +335,20 @@ export class SemanticModel {
     const scores = this.scores;
     const touched = this.touched;
     const avg = this.live === 0 ? 1 : this.totalLength / this.live;
-    const docs = this.docs;
+    const lengths = this.lengths;
     for (const q of query) {
       const id = this.vocabulary.get(q.term);
       if (id === undefined || this.df[id]! <= 0) continue;
       const weight = q.weight * this.idf(q.term);
       const list = this.postings[id]!;
+      const data = list.data;
       for (let i = 0; i < list.length; i++) {
-        const v = list.data[i]!;
+        const v = data[i]!;
         const slot = v >>> 8;
-        const doc = docs[slot];
-        if (doc === undefined) continue;
+        const length = lengths[slot]!;
+        if (length < 0) continue;
         const w = (v & 0x7f) * WEIGHT_STEP;
-        const norm = SATURATION * (0.5 + (0.5 * doc.length) / avg);
+        const norm = SATURATION * (0.5 + (0.5 * length) / avg);
         if (scores[slot] === 0) touched.push(slot);
         scores[slot]! += (weight * w * (SATURATION + 1)) / (w + norm);
       }
@@ -390,12 +402,19 @@ export class SemanticModel {
     let postingBytes = 0;
     for (const p of this.postings) postingBytes += p.data.byteLength + 40;
     const vocabularyBytes = this.termNames.length * 80 + this.df.byteLength + this.topicalDf.byteLength;
+    const slotBytes = this.scores.byteLength + this.lengths.byteLength;
     return {
       documents: this.live,
       vocabulary: this.termNames.length,
       postings: this.postingCount - this.deadPostings,
       relatedPairs: this.relatedPairs,
-      bytes: docBytes + postingBytes + vocabularyBytes + this.relatedPairs * 8 + this.related.size * 64,
+      bytes:
+        docBytes +
+        postingBytes +
+        vocabularyBytes +
+        slotBytes +
+        this.relatedPairs * 8 +
+        this.related.size * 64,
     };
   }
 }

@@ -1,5 +1,6 @@
-import { termOf, textWords } from '../search/relevance/analyze.js';
+import { textWords } from '../search/relevance/analyze.js';
 import { isFiller } from './needs.js';
+import { cachedTermOf } from './term-cache.js';
 
 /** What the model indexes of a skill. */
 export interface ModelDocument {
@@ -116,7 +117,7 @@ export class SemanticModel {
       for (const word of textWords(text)) {
         if (n++ >= limit) break;
         if (isFiller(word) || word.length > 40) continue;
-        const term = termOf(word);
+        const term = cachedTermOf(word);
         const held = weights.get(term);
         if (held) {
           held.w += weight;

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { corpusReposDir } from '../../test/support/corpus.js';
 import { corpusDir } from '../lib/env.js';
 import { writeResult } from '../lib/report.js';
 import { median, percentile } from '../lib/stats.js';
@@ -23,7 +24,8 @@ export async function run(args: string[]): Promise<void> {
       out: { type: 'string', default: defaultCorpusDir },
       'shared-corpus': {
         type: 'string',
-        default: path.resolve(import.meta.dirname, '..', '..', '..', 'shared', 'corpus', 'repos'),
+        // ATSKILLS_CORPUS_DIR when the worktree does not sit beside ../shared.
+        default: corpusReposDir,
       },
     },
   });

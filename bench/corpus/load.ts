@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { connectPostgres, ensureRepository, skills as skillsTable } from '@atskills/db';
 import { findSkillFolders, formatIdentity, tryParseSkillMarkdown } from '@atskills/protocol';
 import pg from 'pg';
+import { corpusReposDir } from '../../test/support/corpus.js';
 import { ensureBenchDatabase, indexedSkills } from '../lib/env.js';
 import { writeResult } from '../lib/report.js';
 import { fitCorpus } from './fit.js';
@@ -30,7 +31,8 @@ export async function run(args: string[]): Promise<void> {
       seed: { type: 'string', default: '1' },
       'shared-corpus': {
         type: 'string',
-        default: path.resolve(import.meta.dirname, '..', '..', '..', 'shared', 'corpus', 'repos'),
+        // ATSKILLS_CORPUS_DIR when the worktree does not sit beside ../shared.
+        default: corpusReposDir,
       },
     },
   });

@@ -1,13 +1,13 @@
 /**
  * `npm run bench -- suggest [--messages <file>] [--reuse] [--misses] [--speed]`: the suggestion benchmark
- * of issue 25. Seeds the shared corpus into a database of its own (`atskills_suggest`), then answers every
- * judged message (bench/suggest/messages.json; messages.dev.json while that is not there) three ways in
- * this one process: the suggestion engine (what /v1/suggest answers), the in-memory search engine given
- * the whole message (what /search answers), and the BM25 baseline (MiniSearch). Prints success@1,
- * recall@5, MRR@10 and the abstention rate per kind, the abstention trade-off curve, and writes
- * bench/results/suggest.json. `--speed` also measures /v1/suggest over HTTP at the 56,804-skill benchmark
- * scale (`npm run bench -- load` first): p50/p99 at c=1 and c=16 with the read cache off, the model's
- * build time and memory.
+ * of issue 25. Seeds the shared corpus into a database of its own (`atskills_suggest`, or
+ * BENCH_SUGGEST_DATABASE), then answers every judged message (bench/suggest/messages.json;
+ * messages.dev.json while that is not there) three ways in this one process: the suggestion engine (what
+ * /v1/suggest answers), the in-memory search engine given the whole message (what /search answers), and
+ * the BM25 baseline (MiniSearch). Prints success@1, recall@5, MRR@10 and the abstention rate per kind, the
+ * abstention trade-off curve, and writes bench/results/suggest.json. `--speed` also measures /v1/suggest
+ * over HTTP at the 56,804-skill benchmark scale (`npm run bench -- load` first): p50/p99 at c=1 and c=16
+ * with the read cache off, the model's build time and memory.
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -50,7 +50,8 @@ export async function run(args: string[]): Promise<void> {
   });
   const file = values.messages ?? (existsSync(MESSAGES_PATH) ? MESSAGES_PATH : DEV_MESSAGES_PATH);
   const judgements = loadMessages(file);
-  // BENCH_SUGGEST_DATABASE: a database of one's own when several worktrees benchmark on one server.
+  // BENCH_SUGGEST_DATABASE: a database of one's own when two checkouts run this benchmark at once (each
+  // run without --reuse drops and re-seeds it).
   const url = await ensureDatabase(process.env.BENCH_SUGGEST_DATABASE ?? 'atskills_suggest', !values.reuse);
   const handle = connectPostgres({ url, max: 4 });
   const extra: Record<string, unknown> = { messagesFile: file.replace(/^.*\/bench\//, 'bench/') };

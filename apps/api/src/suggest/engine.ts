@@ -122,6 +122,8 @@ const INFORMATIVE_MAX_SHARE = 0.1;
  * log(1 + 1482.5 / 0.5)); idf masses are expressed on that scale (see `coverage`).
  */
 const IDF_REFERENCE = Math.log(1 + 1482.5 / 0.5);
+/** Times a batch of the model's build is read before the build fails. */
+const BUILD_BATCH_ATTEMPTS = 4;
 /** Texts sent per embeddings request while the index is embedded in the background. */
 const EMBED_BATCH = 64;
 
@@ -238,6 +240,23 @@ export function createSuggestEngine(
       });
   };
 
+  /**
+   * One batch of the build, read again after a failure: the model builds while the search index does, and
+   * on a busy host a batch's answer can wait in the socket past the query timeout while the other build
+   * holds the event loop; a failed first build is not retried (the change follower only catches up).
+   */
+  const loadBatch = async (afterId: number): Promise<SearchDocumentRow[]> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await loadSearchDocuments(db, afterId, BUILD_BATCH);
+      } catch (err) {
+        if (attempt >= BUILD_BATCH_ATTEMPTS || follower.closed) throw err;
+        options.onError?.(err);
+        await new Promise((resolve) => setTimeout(resolve, 1_000 * attempt));
+      }
+    }
+  };
+
   const doBuild = async () => {
     const started = performance.now();
     const fresh = new SemanticModel();
@@ -248,7 +267,7 @@ export function createSuggestEngine(
     const startMark = await currentChangeMark(db);
     let afterId = 0;
     for (;;) {
-      const rows = await loadSearchDocuments(db, afterId, BUILD_BATCH);
+      const rows = await loadBatch(afterId);
       if (rows.length === 0) break;
       for (const row of rows) add(fresh, row);
       afterId = rows[rows.length - 1]!.id;

@@ -1,5 +1,6 @@
-import { termOf, textWords } from '../search/relevance/analyze.js';
+import { textWords } from '../search/relevance/analyze.js';
 import { isFiller } from './needs.js';
+import { cachedTermOf } from './term-cache.js';
 
 /** What the model indexes of a skill. */
 export interface ModelDocument {
@@ -95,6 +96,11 @@ export class SemanticModel {
   private relatedPairs = 0;
   private changesSinceMine = 0;
   private scores = new Float32Array(1024);
+  /**
+   * Per slot, its length (sum of term weights), -1 when no skill holds it: search reads it for every
+   * posting, and following the document object there cost a cache miss per posting.
+   */
+  private lengths = new Float64Array(1024).fill(-1);
   private readonly touched: number[] = [];
 
   /** Skills held. */
@@ -111,7 +117,7 @@ export class SemanticModel {
       for (const word of textWords(text)) {
         if (n++ >= limit) break;
         if (isFiller(word) || word.length > 40) continue;
-        const term = termOf(word);
+        const term = cachedTermOf(word);
         const held = weights.get(term);
         if (held) {
           held.w += weight;
@@ -150,10 +156,15 @@ export class SemanticModel {
     this.totalLength += length;
     this.changesSinceMine++;
     if (slot >= this.scores.length) {
-      const next = new Float32Array(Math.max(slot + 1, this.scores.length * 2));
+      const size = Math.max(slot + 1, this.scores.length * 2);
+      const next = new Float32Array(size);
       next.set(this.scores);
       this.scores = next;
+      const lengths = new Float64Array(size).fill(-1);
+      lengths.set(this.lengths);
+      this.lengths = lengths;
     }
+    this.lengths[slot] = length;
   }
 
   /** Removes the skill in `slot` (its postings are dropped at the next compaction). */
@@ -165,6 +176,7 @@ export class SemanticModel {
       if (doc.weights[k]! & TOPICAL_BIT) this.topicalDf[id]!--;
     });
     this.docs[slot] = undefined;
+    this.lengths[slot] = -1;
     this.live--;
     this.totalLength -= doc.length;
     this.deadPostings += doc.terms.length;
@@ -260,27 +272,41 @@ export class SemanticModel {
     const n = seen.size;
     const maxDf = Math.max(RELATED_MIN_DF + 1, RELATED_MAX_DF_SHARE * n);
     const related = new Map<number, { ids: Uint32Array; npmi: Float32Array }>();
-    const counts = new Map<number, number>();
+    // Co-occurrence counts in a typed array indexed by term id, with the terms in the order first counted
+    // (what a Map's insertion order gave: ties in NPMI keep it): a Map lookup per (term, skill term) pair
+    // made mining take minutes at 57,000 skills.
+    const vocabulary = this.termNames.length;
+    const counts = new Int32Array(vocabulary);
+    const counted = new Uint32Array(vocabulary);
+    const topicalHolders = new Int32Array(vocabulary);
+    for (const [id, list] of topical) topicalHolders[id] = list.length;
     let pairs = 0;
     for (const [id, slots] of all) {
       if (slots.length < RELATED_MIN_DF || slots.length > maxDf) continue;
-      counts.clear();
+      let distinct = 0;
       const step = Math.max(1, slots.length / RELATED_SAMPLE);
       let sampled = 0;
       for (let i = 0; i < slots.length; i += step) {
         const doc = this.docs[slots[Math.floor(i)]!]!;
         sampled++;
-        doc.terms.forEach((other, k) => {
-          if (other === id || (doc.weights[k]! & TOPICAL_BIT) === 0) return;
-          counts.set(other, (counts.get(other) ?? 0) + 1);
-        });
+        const terms = doc.terms;
+        const weights = doc.weights;
+        for (let k = 0; k < terms.length; k++) {
+          const other = terms[k]!;
+          if (other === id || (weights[k]! & TOPICAL_BIT) === 0) continue;
+          if (counts[other] === 0) counted[distinct++] = other;
+          counts[other]!++;
+        }
       }
       const scale = slots.length / sampled;
       const pT = slots.length / n;
       const best: { id: number; npmi: number }[] = [];
-      for (const [other, c] of counts) {
+      for (let j = 0; j < distinct; j++) {
+        const other = counted[j]!;
+        const c = counts[other]!;
+        counts[other] = 0;
         if (c < RELATED_MIN_COUNT) continue;
-        const dfO = topical.get(other)?.length ?? 0;
+        const dfO = topicalHolders[other]!;
         if (dfO < RELATED_MIN_DF) continue;
         const pTU = (c * scale) / n;
         const pU = dfO / n;
@@ -310,19 +336,20 @@ export class SemanticModel {
     const scores = this.scores;
     const touched = this.touched;
     const avg = this.live === 0 ? 1 : this.totalLength / this.live;
-    const docs = this.docs;
+    const lengths = this.lengths;
     for (const q of query) {
       const id = this.vocabulary.get(q.term);
       if (id === undefined || this.df[id]! <= 0) continue;
       const weight = q.weight * this.idf(q.term);
       const list = this.postings[id]!;
+      const data = list.data;
       for (let i = 0; i < list.length; i++) {
-        const v = list.data[i]!;
+        const v = data[i]!;
         const slot = v >>> 8;
-        const doc = docs[slot];
-        if (doc === undefined) continue;
+        const length = lengths[slot]!;
+        if (length < 0) continue;
         const w = (v & 0x7f) * WEIGHT_STEP;
-        const norm = SATURATION * (0.5 + (0.5 * doc.length) / avg);
+        const norm = SATURATION * (0.5 + (0.5 * length) / avg);
         if (scores[slot] === 0) touched.push(slot);
         scores[slot]! += (weight * w * (SATURATION + 1)) / (w + norm);
       }
@@ -412,12 +439,19 @@ export class SemanticModel {
     let postingBytes = 0;
     for (const p of this.postings) postingBytes += p.data.byteLength + 40;
     const vocabularyBytes = this.termNames.length * 80 + this.df.byteLength + this.topicalDf.byteLength;
+    const slotBytes = this.scores.byteLength + this.lengths.byteLength;
     return {
       documents: this.live,
       vocabulary: this.termNames.length,
       postings: this.postingCount - this.deadPostings,
       relatedPairs: this.relatedPairs,
-      bytes: docBytes + postingBytes + vocabularyBytes + this.relatedPairs * 8 + this.related.size * 64,
+      bytes:
+        docBytes +
+        postingBytes +
+        vocabularyBytes +
+        slotBytes +
+        this.relatedPairs * 8 +
+        this.related.size * 64,
     };
   }
 }

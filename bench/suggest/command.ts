@@ -80,7 +80,7 @@ export async function run(args: string[]): Promise<void> {
     await suggest.build();
     extra.model = { ...suggest.status(), buildSeconds: round((performance.now() - started) / 1000, 2) };
     started = performance.now();
-    const baseline = createBaseline(rows);
+    const baseline = createBaseline(rows, { plain: true });
     console.error(`baseline indexed ${rows.length} skills in ${Math.round(performance.now() - started)} ms`);
 
     type Result = { judgement: MessageJudgement; answer: Answer; best?: number; matched?: string[] };

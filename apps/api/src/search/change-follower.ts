@@ -1,4 +1,5 @@
 import type { IndexChangeEvent, IndexWatch } from '@atskills/db';
+import { SYNC_DEBOUNCE_MS, SYNC_INTERVAL_MS } from './tuning.js';
 
 /** How a follower builds and catches up the in-memory structure it keeps. */
 export interface FollowerSteps {
@@ -9,10 +10,23 @@ export interface FollowerSteps {
   /** Applies every change committed since the last build or catch-up. */
   catchUp(): Promise<void>;
   onError?: ((err: unknown) => void) | undefined;
-  /** Change-feed events closer together than this start one catch-up. */
-  debounceMs: number;
-  /** A catch-up at least this often, for changes the feed missed. */
-  intervalMs: number;
+  /** Change-feed events closer together than this start one catch-up (default SYNC_DEBOUNCE_MS). */
+  debounceMs?: number;
+  /** A catch-up at least this often, for changes the feed missed (default SYNC_INTERVAL_MS). */
+  intervalMs?: number;
+}
+
+/** What a structure kept by a ChangeFollower offers the plugin that drives it. */
+export interface FollowedStructure {
+  /** Builds the structure from Postgres (also run by `start`); resolves when it serves. */
+  build(): Promise<void>;
+  /** Builds in the background and follows the change feed. */
+  start(watch: (onEvent: (event: IndexChangeEvent) => void) => Promise<IndexWatch>): void;
+  /** Brings the structure up to date with every committed write now. */
+  sync(): Promise<void>;
+  /** A write went through this process: the next read catches up first, so its author sees it. */
+  noteLocalWrite(): void;
+  close(): Promise<void>;
 }
 
 /**
@@ -91,13 +105,13 @@ export class ChangeFollower {
     void watchChanges((event) => {
       if (event !== 'change' && event !== 'live') return;
       clearTimeout(this.#debounce);
-      this.#debounce = setTimeout(() => void this.sync(), this.steps.debounceMs);
+      this.#debounce = setTimeout(() => void this.sync(), this.steps.debounceMs ?? SYNC_DEBOUNCE_MS);
       this.#debounce.unref();
     }).then((w) => {
       if (this.#closed) void w.close();
       else this.#watch = w;
     }, this.steps.onError);
-    this.#timer = setInterval(() => void this.sync(), this.steps.intervalMs);
+    this.#timer = setInterval(() => void this.sync(), this.steps.intervalMs ?? SYNC_INTERVAL_MS);
     this.#timer.unref();
   }
 

@@ -2,8 +2,6 @@ import {
   type ChangeMark,
   currentChangeMark,
   type Database,
-  type IndexChangeEvent,
-  type IndexWatch,
   loadSearchDocuments,
   loadSearchFolders,
   loadSkillUses,
@@ -11,7 +9,7 @@ import {
   type SearchDocumentRow,
   type SearchFolderRow,
 } from '@atskills/db';
-import { ChangeFollower } from './change-follower.js';
+import { ChangeFollower, type FollowedStructure } from './change-follower.js';
 import { readSearchCursor, searchCursor } from './cursor.js';
 import type { SearchEngine, SearchFilters, SearchPage } from './engine.js';
 import { hitFromRow } from './hits.js';
@@ -22,8 +20,6 @@ import {
   BYTES_PER_DOCUMENT,
   BYTES_PER_POSTING,
   BYTES_PER_WORD,
-  SYNC_DEBOUNCE_MS,
-  SYNC_INTERVAL_MS,
   USES_REFRESH_MS,
 } from './tuning.js';
 
@@ -55,19 +51,10 @@ export interface MemoryIndexStatus {
 }
 
 /** The in-memory engine, with what its plugin drives. */
-export interface MemoryEngine extends SearchEngine {
+export interface MemoryEngine extends Omit<SearchEngine, 'close'>, FollowedStructure {
   status(): MemoryIndexStatus;
-  /** Builds the index from Postgres (also run by `start`); resolves when it serves. */
-  build(): Promise<void>;
-  /** Builds in the background and follows the change feed. */
-  start(watch: (onEvent: (event: IndexChangeEvent) => void) => Promise<IndexWatch>): void;
-  /** Brings the index up to date with every committed write now. */
-  sync(): Promise<void>;
-  /** A write went through this process: the next search catches up first, so its author sees it. */
-  noteLocalWrite(): void;
   /** This process wrote uses: the next search re-reads them first (others' within USES_REFRESH_MS). */
   noteUsesWritten(): void;
-  close(): Promise<void>;
 }
 
 export interface MemoryEngineOptions {
@@ -247,8 +234,6 @@ export function createMemoryEngine(
     build: doBuild,
     catchUp: doSync,
     onError: options.onError,
-    debounceMs: SYNC_DEBOUNCE_MS,
-    intervalMs: SYNC_INTERVAL_MS,
   });
   const sync = () => follower.sync();
   const build = () => follower.build();

@@ -2,19 +2,17 @@ import {
   type ChangeMark,
   currentChangeMark,
   type Database,
-  type IndexChangeEvent,
-  type IndexWatch,
   loadSearchDocuments,
   type ReadScope,
   type SearchDocumentRow,
 } from '@atskills/db';
-import { ChangeFollower } from '../search/change-follower.js';
+import { ChangeFollower, type FollowedStructure } from '../search/change-follower.js';
 import type { SearchEngine, SearchHit } from '../search/engine.js';
 import { hitFromRow } from '../search/hits.js';
 import { headingsOf } from '../search/memory/skill-index.js';
 import { findSynonyms, termOf } from '../search/relevance/analyze.js';
 import { applySkillChanges } from '../search/skill-changes.js';
-import { BUILD_BATCH, SYNC_DEBOUNCE_MS, SYNC_INTERVAL_MS } from '../search/tuning.js';
+import { BUILD_BATCH } from '../search/tuning.js';
 import {
   ABSTAIN_BELOW,
   calibratedScore,
@@ -75,15 +73,10 @@ export interface SuggestStatus {
 }
 
 /** The suggestion engine a plugin drives. */
-export interface SuggestEngine {
+export interface SuggestEngine extends FollowedStructure {
   /** Suggestions for a message (`threshold`: the abstention threshold, ABSTAIN_BELOW unless a benchmark varies it). */
   suggest(message: string, viewer: ReadScope, limit: number, threshold?: number): Promise<SuggestAnswer>;
-  build(): Promise<void>;
-  start(watch: (onEvent: (event: IndexChangeEvent) => void) => Promise<IndexWatch>): void;
-  sync(): Promise<void>;
-  noteLocalWrite(): void;
   status(): SuggestStatus;
-  close(): Promise<void>;
 }
 
 export interface SuggestEngineOptions {
@@ -325,8 +318,6 @@ export function createSuggestEngine(
     build: doBuild,
     catchUp: doSync,
     onError: options.onError,
-    debounceMs: SYNC_DEBOUNCE_MS,
-    intervalMs: SYNC_INTERVAL_MS,
   });
   const sync = () => follower.sync();
   const build = () => follower.build();

@@ -56,10 +56,7 @@ describe('discovery of a corpus larger than the code-search cap', () => {
 
     fx.standin.searchIncompleteNext(2);
     const github = new GithubClient({ baseUrl: fx.standin.apiUrl, logger: testLogger });
-    const found = await listRepositories(
-      { db: fx.db.db, github },
-      { kind: 'code-search' },
-    );
+    const found = await listRepositories({ db: fx.db.db, github }, { kind: 'code-search' });
     expect(found).toEqual([...names].sort());
     // No part was paged past the cap.
     const pages = fx.standin.apiLog.filter((e) => e.path.startsWith('/search/code?') && e.status === 422);

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { skillMd as archiveSkillMd, packCollection } from '../../../test/fixtures/archives/make.js';
 import { createTestDatabase } from '../../../test/support/database.js';
+import { eventually } from '../../../test/support/eventually.js';
 import { createMemoryEngine } from '../src/search/memory-engine.js';
 import { createPostgresEngine } from '../src/search/postgres.js';
 import { createTestHub, type TestHub } from './support/app.js';
@@ -13,16 +14,6 @@ import { seedHubCollection, seedRepository, skillMd } from './support/seed.js';
 import { auth, publish, seedTeam, type Tokens } from './teams-fixtures.js';
 
 const ids = (body: { results: { identity: string }[] }) => body.results.map((r) => r.identity);
-
-/** Polls until `check` passes (the change feed is asynchronous by nature). */
-async function eventually(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('condition not met in time');
-}
 
 describe('in-memory search engine in the app', () => {
   let hub: TestHub;

@@ -10,20 +10,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchSuggestions, parseJsonOutput, runCliCaptured } from '../../../test/support/cli.js';
+import { eventually } from '../../../test/support/eventually.js';
 import { unusedPort } from '../../../test/support/ports.js';
 import { createTestHub, type TestHub } from './support/app.js';
 import { seedHubCollection, seedRepository, skillMd } from './support/seed.js';
 import { auth, seedTeam, type Tokens } from './teams-fixtures.js';
-
-/** Polls until `check` passes (the change feed is asynchronous by nature). */
-async function eventually(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('condition not met in time');
-}
 
 /** A tool's answer, checked field by field. */
 type ToolAnswer = {

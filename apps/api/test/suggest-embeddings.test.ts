@@ -100,7 +100,9 @@ describe('suggestions with an embeddings service', () => {
         const got = await engine.suggest(message, ANONYMOUS, 3);
         expect(got.results[0]?.hit.identity).toBe('gh:o/r/release-notes');
         // One call per need, with the service's vector of that need (the same vector the index holds).
-        const [whole] = await createEmbeddingsClient({ url: own.url }).embed([extractNeeds(message).whole.text]);
+        const [whole] = await createEmbeddingsClient({ url: own.url }).embed([
+          extractNeeds(message).whole.text,
+        ]);
         expect(calls.length).toBeGreaterThanOrEqual(1);
         expect(calls[0]!.vector).toEqual([...whole!]);
         expect(calls[0]!.viewer).toEqual(ANONYMOUS);

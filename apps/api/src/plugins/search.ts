@@ -84,10 +84,8 @@ export default fp(
           ...(opts.config.embeddings ? { embeddings: createEmbeddingsClient(opts.config.embeddings) } : {}),
         });
         if (opts.config.embeddings) searchVectors = meili.vectorSearch;
-        engine = createFallbackEngine(
-          meili,
-          postgres,
-          (err) => app.log.warn({ err }, 'search engine unreachable, answering from postgres'),
+        engine = createFallbackEngine(meili, postgres, (err) =>
+          app.log.warn({ err }, 'search engine unreachable, answering from postgres'),
         );
       } else if (opts.config.searchEngine === 'memory') {
         const memory = createMemoryEngine(app.db, postgres, {

@@ -11,15 +11,21 @@ import {
 describe('Meilisearch vector bodies', () => {
   it('declares a user-provided embedder of the given dimensions, and reads the dimensions back', () => {
     const settings = embedderSettings(384);
-    expect(settings).toEqual({ embedders: { [MEILI_EMBEDDER]: { source: 'userProvided', dimensions: 384 } } });
+    expect(settings).toEqual({
+      embedders: { [MEILI_EMBEDDER]: { source: 'userProvided', dimensions: 384 } },
+    });
     expect(embedderDimensions(settings)).toBe(384);
   });
 
   it('reads no dimensions from an index without our user-provided embedder', () => {
     expect(embedderDimensions({})).toBeNull();
     expect(embedderDimensions({ embedders: null })).toBeNull();
-    expect(embedderDimensions({ embedders: { other: { source: 'userProvided', dimensions: 8 } } })).toBeNull();
-    expect(embedderDimensions({ embedders: { [MEILI_EMBEDDER]: { source: 'openAi', dimensions: 8 } } })).toBeNull();
+    expect(
+      embedderDimensions({ embedders: { other: { source: 'userProvided', dimensions: 8 } } }),
+    ).toBeNull();
+    expect(
+      embedderDimensions({ embedders: { [MEILI_EMBEDDER]: { source: 'openAi', dimensions: 8 } } }),
+    ).toBeNull();
     expect(embedderDimensions({ embedders: { [MEILI_EMBEDDER]: { source: 'userProvided' } } })).toBeNull();
   });
 

@@ -26,7 +26,7 @@ export function embedderDimensions(settings: { embedders?: Record<string, unknow
     | { source?: string; dimensions?: unknown }
     | null
     | undefined;
-  if (!embedder || embedder.source !== 'userProvided') return null;
+  if (embedder?.source !== 'userProvided') return null;
   const dims = embedder.dimensions;
   return typeof dims === 'number' && Number.isInteger(dims) && dims > 0 ? dims : null;
 }

@@ -110,7 +110,11 @@ export function createEmbeddingsClient(settings: EmbeddingsSettings): Embeddings
  * The identities of the `depth` skills nearest an embedding that `viewer` may read, best first, from an index
  * holding the same vectors as the suggestion engine (Meilisearch); null when that index cannot answer.
  */
-export type VectorSearch = (vector: Float32Array, viewer: ReadScope, depth: number) => Promise<string[] | null>;
+export type VectorSearch = (
+  vector: Float32Array,
+  viewer: ReadScope,
+  depth: number,
+) => Promise<string[] | null>;
 
 /** Unit vectors by slot, searched by cosine (brute force over the slots held; bounded by the skills held). */
 export class VectorStore {

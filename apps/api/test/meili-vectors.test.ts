@@ -1,11 +1,13 @@
 /**
  * Meilisearch with an embeddings service (MEILI_URL and EMBEDDINGS_URL): the index declares a user-provided
  * embedder, skill documents carry the service's vectors, and a hybrid search by a need's vector gives the
- * suggestion engine its embedding list. Needs a real Meilisearch: skipped when MEILI_URL is not set (there
- * is none on the development machine, and it is never faked). The embeddings service is the deterministic
- * test server (test/support/embeddings-server.ts).
+ * suggestion engine its embedding list. Those tests need a real Meilisearch: skipped when MEILI_URL is not
+ * set (there is none on the development machine, and it is never faked). The embeddings service is the
+ * deterministic test server (test/support/embeddings-server.ts). The last test needs no Meilisearch: one
+ * that cannot be reached pauses vector searches.
  */
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
 import { Meilisearch } from 'meilisearch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
@@ -104,5 +106,35 @@ describe.skipIf(!process.env.MEILI_URL)('Meilisearch vectors for suggestions', (
     } finally {
       await suggestions.close();
     }
+  });
+});
+
+describe('Meilisearch vector search while Meilisearch is down', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase('meili_vectors_down');
+  }, 60_000);
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  it('fails once, then answers null at once for a while (suggestions use the vectors they hold)', async () => {
+    const closed = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as { port: number };
+        probe.close(() => resolve(port));
+      });
+    });
+    const engine = createMeilisearchEngine(db.db, {
+      url: `http://127.0.0.1:${closed}`,
+      index: 'unreachable',
+      timeoutMs: 500,
+      embeddings: { embed: async (texts) => texts.map(() => new Float32Array(DIMS)) },
+    });
+    const vector = Float32Array.from({ length: DIMS }, (_, i) => (i === 0 ? 1 : 0));
+    await expect(engine.vectorSearch(vector, ANONYMOUS, 5)).rejects.toThrow();
+    const started = Date.now();
+    expect(await engine.vectorSearch(vector, ANONYMOUS, 5)).toBeNull();
+    expect(Date.now() - started).toBeLessThan(50);
   });
 });

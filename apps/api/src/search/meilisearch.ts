@@ -36,6 +36,11 @@ export interface MeilisearchOptions {
 const PROBE_TIMEOUT_MS = 5_000;
 /** How long the embedder's dimensions read from the index are trusted before being read again. */
 const DIMENSIONS_TTL_MS = 60_000;
+/**
+ * How long vector searches are not tried after one failed: suggestions then take the vectors they hold at
+ * once instead of waiting out a timeout per need while Meilisearch is down.
+ */
+const VECTOR_PAUSE_MS = 30_000;
 
 /** A document of the Meilisearch index: a skill or a folder of skills (kind 'collection'). */
 interface SkillDocument extends Omit<SearchHit, 'skillCount'> {
@@ -230,6 +235,7 @@ export function createMeilisearchEngine(
   let writeDimensions: number | null = null;
   /** The embedder's dimensions read from the index (searching processes may never apply settings). */
   let readDimensions: { value: number | null; at: number } | undefined;
+  let vectorsPausedUntil = 0;
   const indexDimensions = async (): Promise<number | null> => {
     if (writeDimensions !== null) return writeDimensions;
     if (!readDimensions || Date.now() - readDimensions.at > DIMENSIONS_TTL_MS) {
@@ -334,11 +340,16 @@ export function createMeilisearchEngine(
       };
     },
     async vectorSearch(vector: Float32Array, viewer: ReadScope, depth: number) {
-      if (!embedder) return null;
-      const dims = await indexDimensions();
-      if (dims !== vector.length) return null;
-      const res = await index.search(null, hybridSearchBody(vector, filterExpression({}, viewer), depth));
-      return (res.hits as unknown as Pick<SkillDocument, 'identity'>[]).map((h) => h.identity);
+      if (!embedder || Date.now() < vectorsPausedUntil) return null;
+      try {
+        const dims = await indexDimensions();
+        if (dims !== vector.length) return null;
+        const res = await index.search(null, hybridSearchBody(vector, filterExpression({}, viewer), depth));
+        return (res.hits as unknown as Pick<SkillDocument, 'identity'>[]).map((h) => h.identity);
+      } catch (err) {
+        vectorsPausedUntil = Date.now() + VECTOR_PAUSE_MS;
+        throw err;
+      }
     },
     async index(identities: string[]) {
       for (const loc of await listSkillContainers(db, identities)) await syncContainer(loc);

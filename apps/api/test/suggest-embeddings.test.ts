@@ -9,6 +9,7 @@ import { type EmbeddingsServer, startEmbeddingsServer } from '../../../test/supp
 import { createPostgresEngine } from '../src/search/postgres.js';
 import { createEmbeddingsClient, embeddingsEndpoint } from '../src/suggest/embeddings.js';
 import { createSuggestEngine } from '../src/suggest/engine.js';
+import { extractNeeds } from '../src/suggest/needs.js';
 import { seedRepository, skillMd } from './support/seed.js';
 
 const ANONYMOUS = { isAdmin: false, readableNamespaces: [] };
@@ -71,6 +72,45 @@ describe('suggestions with an embeddings service', () => {
       expect(engine.status().embeddingsError).toBeDefined();
     } finally {
       await engine.close();
+    }
+  });
+
+  it("takes the embedding list from the search engine's index when it answers, else from the vectors held", async () => {
+    const calls: { vector: number[]; viewer: unknown; depth: number }[] = [];
+    let answer: 'list' | 'null' | 'fail' = 'list';
+    // The test above closed the shared service; this one brings its own.
+    const own = await startEmbeddingsServer();
+    const engine = createSuggestEngine(db.db, createPostgresEngine(db.db), {
+      maxBytes: 2 ** 28,
+      embeddings: { url: own.url, batchSize: 4 },
+      vectorSearch: async (vector, viewer, depth) => {
+        calls.push({ vector: [...vector], viewer, depth });
+        if (answer === 'fail') throw new Error('meilisearch is down');
+        return answer === 'null' ? null : ['gh:o/r/release-notes'];
+      },
+    });
+    try {
+      await engine.build();
+      const until = Date.now() + 10_000;
+      while (engine.status().vectors < 11 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      const message = 'write release notes from my git commits';
+      for (const mode of ['list', 'null', 'fail'] as const) {
+        answer = mode;
+        calls.length = 0;
+        const got = await engine.suggest(message, ANONYMOUS, 3);
+        expect(got.results[0]?.hit.identity).toBe('gh:o/r/release-notes');
+        // One call per need, with the service's vector of that need (the same vector the index holds).
+        const [whole] = await createEmbeddingsClient({ url: own.url }).embed([
+          extractNeeds(message).whole.text,
+        ]);
+        expect(calls.length).toBeGreaterThanOrEqual(1);
+        expect(calls[0]!.vector).toEqual([...whole!]);
+        expect(calls[0]!.viewer).toEqual(ANONYMOUS);
+        expect(calls[0]!.depth).toBeGreaterThan(3);
+      }
+    } finally {
+      await engine.close();
+      await own.close();
     }
   });
 });

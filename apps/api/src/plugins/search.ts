@@ -7,6 +7,7 @@ import { createFallbackEngine } from '../search/fallback.js';
 import { createMeilisearchEngine } from '../search/meilisearch.js';
 import { createMemoryEngine, type MemoryEngine } from '../search/memory-engine.js';
 import { createPostgresEngine } from '../search/postgres.js';
+import { createEmbeddingsClient, type VectorSearch } from '../suggest/embeddings.js';
 import { instrumentSearchEngine } from './metrics.js';
 
 declare module 'fastify' {
@@ -15,6 +16,8 @@ declare module 'fastify' {
     searchEngine: SearchEngine;
     /** Uses were written by this process (decorated with the in-memory engine only: it holds them). */
     searchUsesWritten: () => void;
+    /** Skills nearest an embedding by the search engine's index (Meilisearch with EMBEDDINGS_URL), else null. */
+    searchVectors: VectorSearch | null;
   }
 }
 
@@ -70,17 +73,19 @@ function reportIndex(app: FastifyInstance, engine: MemoryEngine) {
 export default fp(
   async function searchPlugin(app: FastifyInstance, opts: SearchPluginOptions) {
     let engine = opts.engine;
+    let searchVectors: VectorSearch | null = null;
     if (!engine) {
       const postgres = createPostgresEngine(app.db);
       if (opts.config.meiliUrl) {
-        engine = createFallbackEngine(
-          createMeilisearchEngine(app.db, {
-            url: opts.config.meiliUrl,
-            ...(opts.config.meiliMasterKey ? { apiKey: opts.config.meiliMasterKey } : {}),
-            index: opts.config.meiliIndex,
-          }),
-          postgres,
-          (err) => app.log.warn({ err }, 'search engine unreachable, answering from postgres'),
+        const meili = createMeilisearchEngine(app.db, {
+          url: opts.config.meiliUrl,
+          ...(opts.config.meiliMasterKey ? { apiKey: opts.config.meiliMasterKey } : {}),
+          index: opts.config.meiliIndex,
+          ...(opts.config.embeddings ? { embeddings: createEmbeddingsClient(opts.config.embeddings) } : {}),
+        });
+        if (opts.config.embeddings) searchVectors = meili.vectorSearch;
+        engine = createFallbackEngine(meili, postgres, (err) =>
+          app.log.warn({ err }, 'search engine unreachable, answering from postgres'),
         );
       } else if (opts.config.searchEngine === 'memory') {
         const memory = createMemoryEngine(app.db, postgres, {
@@ -108,6 +113,7 @@ export default fp(
       'searchEngine',
       app.hasDecorator('metrics') ? instrumentSearchEngine(engine, app.metrics) : engine,
     );
+    app.decorate('searchVectors', searchVectors);
   },
   { name: 'atskills-search', dependencies: ['atskills-database'] },
 );

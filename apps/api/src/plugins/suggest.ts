@@ -74,6 +74,9 @@ export default fp(
     const engine = createSuggestEngine(app.db, app.searchEngine, {
       maxBytes: config.suggestModelBytes,
       ...(config.embeddings ? { embeddings: config.embeddings } : {}),
+      // Meilisearch holds the same vectors when it indexes with the embeddings service: its hybrid search
+      // gives the semantic list, the vectors held in memory answer while it cannot.
+      ...(app.searchVectors ? { vectorSearch: app.searchVectors } : {}),
       onError: (err) => app.log.warn({ err }, 'suggestion model'),
     });
     app.addHook('onReady', async () => {

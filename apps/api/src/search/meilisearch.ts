@@ -9,8 +9,10 @@ import {
 import { decodeCursor, encodeCursor, ProtocolError } from '@atskills/protocol';
 import { Meilisearch } from 'meilisearch';
 import { menuRevision } from '../services/menu-revision.js';
+import { type EmbeddingsClient, skillEmbeddingText, type VectorSearch } from '../suggest/embeddings.js';
 import type { SearchEngine, SearchFilters, SearchHit } from './engine.js';
 import { flagSummary } from './hits.js';
+import { embedderDimensions, embedderSettings, hybridSearchBody, withVector } from './meili-vectors.js';
 import { headingsOf } from './memory/skill-index.js';
 import { planWords } from './relevance/analyze.js';
 import stopWordList from './relevance/stop-words.json' with { type: 'json' };
@@ -23,7 +25,22 @@ export interface MeilisearchOptions {
   index: string;
   /** Per-request timeout (ms): a slow engine must fall back quickly rather than hang searches. */
   timeoutMs?: number;
+  /**
+   * The embeddings service of suggestions (EMBEDDINGS_URL): skill documents then carry its vectors under a
+   * user-provided embedder, and `vectorSearch` answers suggestions' semantic lists by hybrid search.
+   */
+  embeddings?: EmbeddingsClient;
 }
+
+/** Milliseconds the embeddings service may take to embed the dimension probe while settings are applied. */
+const PROBE_TIMEOUT_MS = 5_000;
+/** How long the embedder's dimensions read from the index are trusted before being read again. */
+const DIMENSIONS_TTL_MS = 60_000;
+/**
+ * How long vector searches are not tried after one failed: suggestions then take the vectors they hold at
+ * once instead of waiting out a timeout per need while Meilisearch is down.
+ */
+const VECTOR_PAUSE_MS = 30_000;
 
 /** A document of the Meilisearch index: a skill or a folder of skills (kind 'collection'). */
 interface SkillDocument extends Omit<SearchHit, 'skillCount'> {
@@ -194,6 +211,8 @@ export function createMeilisearchEngine(
   configure(): Promise<void>;
   /** Rebuilds the whole index from Postgres: settings, then every container's documents. */
   rebuild(): Promise<{ documents: number }>;
+  /** Skills nearest a vector by hybrid search; null without an embeddings service or a vector-ready index. */
+  vectorSearch: VectorSearch;
 } {
   const client = new Meilisearch({
     host: options.url,
@@ -211,6 +230,35 @@ export function createMeilisearchEngine(
     return configured;
   };
 
+  const embedder = options.embeddings;
+  /** The embedder's dimensions this process writes with (known once settings are applied). */
+  let writeDimensions: number | null = null;
+  /** The embedder's dimensions read from the index (searching processes may never apply settings). */
+  let readDimensions: { value: number | null; at: number } | undefined;
+  let vectorsPausedUntil = 0;
+  const indexDimensions = async (): Promise<number | null> => {
+    if (writeDimensions !== null) return writeDimensions;
+    if (!readDimensions || Date.now() - readDimensions.at > DIMENSIONS_TTL_MS) {
+      readDimensions = { value: embedderDimensions(await index.getSettings()), at: Date.now() };
+    }
+    return readDimensions.value;
+  };
+
+  /** The documents with their vectors; without the service's answer they go without (never a stale vector). */
+  async function vectorised(docs: SkillDocument[]): Promise<SkillDocument[]> {
+    const dims = writeDimensions;
+    if (!embedder || dims === null) return docs;
+    const skills = docs.filter((d) => d.kind === 'skill');
+    let got: Float32Array[] = [];
+    try {
+      got = await embedder.embed(skills.map((d) => skillEmbeddingText(d, d.headings)));
+    } catch {
+      return docs;
+    }
+    const byId = new Map(skills.map((d, i) => [d.id, got[i]]));
+    return docs.map((d) => withVector(d, byId.get(d.id), dims));
+  }
+
   async function syncContainer(loc: {
     source: 'gh' | 'hub';
     owner: string;
@@ -218,7 +266,7 @@ export function createMeilisearchEngine(
   }): Promise<number> {
     await ensureConfigured();
     const rows = (await listContainerSkills(db, loc)).filter((r) => r.parseError === null);
-    const docs = [...rows.map(skillDocument), ...folderDocuments(rows)];
+    const docs = await vectorised([...rows.map(skillDocument), ...folderDocuments(rows)]);
     const key = containerKey({ ...loc });
     // Replace the container's documents: drop what is no longer there, then upsert the rest.
     const keep = docs.map((d) => quote(d.id));
@@ -235,9 +283,20 @@ export function createMeilisearchEngine(
     async configure() {
       // Creating an index that exists fails as a task, not as a call; the settings update is what matters.
       await client.createIndex(options.index, { primaryKey: 'id' }).waitTask();
-      const task = await index.updateSettings(MEILI_SETTINGS).waitTask();
+      // The embedder's dimensions are the service's: one probe text tells them. A service that is down only
+      // leaves the documents without vectors (the settings never drop an embedder the index has).
+      let dims: number | null = null;
+      if (embedder) {
+        const probe = await embedder
+          .embed(['skill'], { timeoutMs: PROBE_TIMEOUT_MS, attempts: 1 })
+          .catch(() => null);
+        dims = probe?.[0]?.length || null;
+      }
+      const settings = dims ? { ...MEILI_SETTINGS, ...embedderSettings(dims) } : MEILI_SETTINGS;
+      const task = await index.updateSettings(settings).waitTask();
       if (task.status === 'failed')
         throw new Error(`meilisearch settings: ${task.error?.message ?? 'failed'}`);
+      writeDimensions = dims;
     },
     async rebuild() {
       await ensureConfigured();
@@ -279,6 +338,18 @@ export function createMeilisearchEngine(
         engine: { name: 'meilisearch' },
         ignored: planWords(query).ignored,
       };
+    },
+    async vectorSearch(vector: Float32Array, viewer: ReadScope, depth: number) {
+      if (!embedder || Date.now() < vectorsPausedUntil) return null;
+      try {
+        const dims = await indexDimensions();
+        if (dims !== vector.length) return null;
+        const res = await index.search(null, hybridSearchBody(vector, filterExpression({}, viewer), depth));
+        return (res.hits as unknown as Pick<SkillDocument, 'identity'>[]).map((h) => h.identity);
+      } catch (err) {
+        vectorsPausedUntil = Date.now() + VECTOR_PAUSE_MS;
+        throw err;
+      }
     },
     async index(identities: string[]) {
       for (const loc of await listSkillContainers(db, identities)) await syncContainer(loc);

@@ -1,9 +1,11 @@
 /**
  * Rebuilds the Meilisearch index from Postgres, from zero: `npm run search:rebuild` (reads the same
- * environment as the hub: DATABASE_URL, MEILI_URL, MEILI_MASTER_KEY, MEILI_INDEX).
+ * environment as the hub: DATABASE_URL, MEILI_URL, MEILI_MASTER_KEY, MEILI_INDEX, and EMBEDDINGS_URL for the
+ * documents' vectors).
  */
 import { connectDatabase } from '@atskills/db';
 import { ConfigError, loadConfig } from '../config.js';
+import { createEmbeddingsClient } from '../suggest/embeddings.js';
 import { createMeilisearchEngine } from './meilisearch.js';
 
 try {
@@ -16,6 +18,7 @@ try {
       ...(config.meiliMasterKey ? { apiKey: config.meiliMasterKey } : {}),
       index: config.meiliIndex,
       timeoutMs: 60_000,
+      ...(config.embeddings ? { embeddings: createEmbeddingsClient(config.embeddings) } : {}),
     });
     const { documents } = await engine.rebuild();
     console.log(`rebuilt meilisearch index "${config.meiliIndex}": ${documents} documents`);

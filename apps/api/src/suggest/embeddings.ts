@@ -1,3 +1,5 @@
+import type { ReadScope } from '@atskills/db';
+
 /** An OpenAI-compatible embeddings service (POST {url}/v1/embeddings). */
 export interface EmbeddingsSettings {
   url: string;
@@ -24,6 +26,14 @@ const DEFAULT_ATTEMPTS = 3;
 const DEFAULT_TIMEOUT_MS = 10_000;
 /** Characters of a text sent (services cap their input; the opening says most). */
 const MAX_TEXT_CHARS = 2_000;
+
+/**
+ * What a skill is, as text for an embedding model: name, description, headings. Shared by the suggestion
+ * engine and the Meilisearch index so both hold the same vector for a skill.
+ */
+export function skillEmbeddingText(skill: { name: string; description: string }, headings: string): string {
+  return `${skill.name}: ${skill.description}\n${headings}`.slice(0, MAX_TEXT_CHARS);
+}
 
 /** The endpoint of a base URL: `/v1/embeddings` is added unless the URL already ends with it. */
 export function embeddingsEndpoint(url: string): string {
@@ -95,6 +105,16 @@ export function createEmbeddingsClient(settings: EmbeddingsSettings): Embeddings
     },
   };
 }
+
+/**
+ * The identities of the `depth` skills nearest an embedding that `viewer` may read, best first, from an index
+ * holding the same vectors as the suggestion engine (Meilisearch); null when that index cannot answer.
+ */
+export type VectorSearch = (
+  vector: Float32Array,
+  viewer: ReadScope,
+  depth: number,
+) => Promise<string[] | null>;
 
 /** Unit vectors by slot, searched by cosine (brute force over the slots held; bounded by the skills held). */
 export class VectorStore {

@@ -26,6 +26,8 @@ import {
   createEmbeddingsClient,
   type EmbeddingsClient,
   type EmbeddingsSettings,
+  skillEmbeddingText,
+  type VectorSearch,
   VectorStore,
 } from './embeddings.js';
 import { diversify, type RankedList, reciprocalRankFusion } from './fusion.js';
@@ -89,6 +91,11 @@ export interface SuggestEngineOptions {
   explain?: boolean;
   /** Milliseconds a suggestion may wait for the embeddings service before it answers without it. */
   queryEmbeddingTimeoutMs?: number;
+  /**
+   * The embeddings-service list from the search engine's index (Meilisearch's hybrid search) instead of the
+   * vectors held here; when it answers null or fails, the vectors held here answer.
+   */
+  vectorSearch?: VectorSearch;
 }
 
 const reciprocal = (rank: number | undefined) => (rank === undefined ? 0 : 1 / (rank + 1));
@@ -127,11 +134,6 @@ interface Held {
   revision: string;
   /** What the embedding is computed from. */
   text: string;
-}
-
-/** What a skill is, as text for an embedding model: name, description, headings. */
-function embeddingText(row: SearchDocumentRow, headings: string): string {
-  return `${row.name}: ${row.description}\n${headings}`.slice(0, 2_000);
 }
 
 /**
@@ -191,7 +193,7 @@ export function createSuggestEngine(
       visibility: row.visibility,
       ownerKey: row.owner.toLowerCase(),
       revision: row.revision,
-      text: embeddingText(row, headings),
+      text: skillEmbeddingText(row, headings),
     };
     slots.set(row.identity, slot);
     if (target === model) dense?.add(slot);
@@ -424,6 +426,19 @@ export function createSuggestEngine(
     return first < 0 ? need.text : need.text.slice(first, last);
   };
 
+  /** The embeddings-service list of a need: the search engine's index when it answers, else the vectors held here. */
+  const serviceNeighbours = async (
+    vector: Float32Array,
+    viewer: ReadScope,
+    admit: (slot: number) => boolean,
+  ): Promise<string[]> => {
+    if (options.vectorSearch) {
+      const found = await options.vectorSearch(vector, viewer, SEMANTIC_DEPTH).catch(() => null);
+      if (found) return found;
+    }
+    return vectors.nearest(vector, SEMANTIC_DEPTH, admit).map((h) => held[h.slot]!.hit.identity);
+  };
+
   const suggest = async (
     message: string,
     viewer: ReadScope,
@@ -498,7 +513,7 @@ export function createSuggestEngine(
         }
         const service = queryVectors?.[i];
         if (service) {
-          const near = vectors.nearest(service, SEMANTIC_DEPTH, admit).map((h) => identityOf(h.slot));
+          const near = await serviceNeighbours(service, viewer, admit);
           lists.push({ keys: near, weight });
           if (i === 0) for (const k of near.slice(0, 10)) semanticTop.add(k);
         }

@@ -140,7 +140,7 @@ describe('Redis outage', () => {
       const res = await fetch(`${baseUrl}/v1/collections/relia/ops?visibility=public`, {
         method: 'PUT',
         headers: { 'content-type': 'application/gzip', authorization: `Bearer ${tokens.publisher}` },
-        body: archive,
+        body: new Uint8Array(archive),
         signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
       });
       const answer = (await res.json()) as { identity: string; revision: string; skills: string[] };

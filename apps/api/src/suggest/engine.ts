@@ -502,7 +502,9 @@ export function createSuggestEngine(
           lists.push({ keys: near, weight });
           if (i === 0) for (const k of near.slice(0, 10)) semanticTop.add(k);
         }
-        const page = await search.search(need.words.join(' '), {}, viewer, LEXICAL_DEPTH, undefined);
+        const page = await search.search(need.words.join(' '), {}, viewer, LEXICAL_DEPTH, undefined, {
+          noCursor: true,
+        });
         const lexical = page.hits.filter((h) => h.kind === 'skill').map((h) => h.identity);
         lists.push({ keys: lexical, weight });
         if (i === 0) remember(wholeRanks.lexical, lexical);

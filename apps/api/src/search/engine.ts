@@ -66,6 +66,12 @@ export function engineHeader(engine: EngineAnswer): string {
   return engine.name;
 }
 
+/** How a caller uses a page (engines may ignore it). */
+export interface SearchOptions {
+  /** The caller reads one page and never asks for the next: an engine may leave `nextCursor` null. */
+  noCursor?: boolean;
+}
+
 /** One page of results. */
 export interface SearchPage {
   hits: SearchHit[];
@@ -98,6 +104,7 @@ export interface SearchEngine {
     viewer: ReadScope,
     limit: number,
     cursor: string | undefined,
+    options?: SearchOptions,
   ): Promise<SearchPage>;
   /** Brings these identities up to date in the engine (after a crawl or publish upserted them). */
   index(identities: string[]): Promise<void>;

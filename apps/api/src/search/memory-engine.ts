@@ -11,7 +11,7 @@ import {
 } from '@atskills/db';
 import { ChangeFollower, type FollowedStructure } from './change-follower.js';
 import { readSearchCursor, searchCursor } from './cursor.js';
-import type { SearchEngine, SearchFilters, SearchPage } from './engine.js';
+import type { SearchEngine, SearchFilters, SearchOptions, SearchPage } from './engine.js';
 import { hitFromRow } from './hits.js';
 import { headingsOf, type IndexDocument, SkillIndex } from './memory/skill-index.js';
 import { applySkillChanges } from './skill-changes.js';
@@ -249,7 +249,14 @@ export function createMemoryEngine(
 
   return {
     name: 'memory',
-    async search(query: string, filters: SearchFilters, viewer: ReadScope, limit: number, cursor?: string) {
+    async search(
+      query: string,
+      filters: SearchFilters,
+      viewer: ReadScope,
+      limit: number,
+      cursor?: string,
+      pageOptions?: SearchOptions,
+    ) {
       if (cursor?.startsWith(FALLBACK_CURSOR)) {
         return fromFallback(query, filters, viewer, limit, cursor.slice(FALLBACK_CURSOR.length));
       }
@@ -267,8 +274,9 @@ export function createMemoryEngine(
       const last = page.hits[page.hits.length - 1];
       return {
         hits: page.hits.map((h) => h.hit),
+        // A cursor costs a hash and an encoding: skipped for callers that read one page (suggestions).
         nextCursor:
-          page.more && last
+          page.more && last && !pageOptions?.noCursor
             ? searchCursor('memory', query, filters, {
                 score: String(last.score),
                 identity: last.hit.identity,

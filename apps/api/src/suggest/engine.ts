@@ -348,8 +348,9 @@ export function createSuggestEngine(
   /**
    * How much of a need a skill covers, weighted by how telling each word is: all of it and only its name,
    * description and headings. A word no skill holds weighs as the rarest (it is what the message is about).
+   * `idfs`: each word's idf, read once per request.
    */
-  const coverage = (m: SemanticModel, slot: number, terms: readonly QueryTerm[]) => {
+  const coverage = (m: SemanticModel, slot: number, terms: readonly QueryTerm[], idfs: readonly number[]) => {
     const maxIdf = Math.log(1 + (m.size + 0.5) / 0.5);
     let total = 0;
     let all = 0;
@@ -365,16 +366,16 @@ export function createSuggestEngine(
       if (hit.topical) c.topical = Math.max(c.topical, scale);
       credit.set(q.of, c);
     }
-    for (const q of terms) {
-      if (q.term !== q.of) continue;
-      const idf = m.idf(q.term) || maxIdf * 0.5;
+    terms.forEach((q, i) => {
+      if (q.term !== q.of) return;
+      const idf = idfs[i]! || maxIdf * 0.5;
       total += idf;
       const c = credit.get(q.term);
       if (c) {
         all += idf * c.all;
         topical += idf * c.topical;
       }
-    }
+    });
     // Idf masses in units of the index's largest idf, scaled to the index the reranker was fitted on: the
     // same evidence then weighs the same in a hub of ten skills and one of 57,000.
     const unit = IDF_REFERENCE / maxIdf;
@@ -517,7 +518,9 @@ export function createSuggestEngine(
           lists.push({ keys: near, weight });
           if (i === 0) for (const k of near.slice(0, 10)) semanticTop.add(k);
         }
-        const page = await search.search(need.words.join(' '), {}, viewer, LEXICAL_DEPTH, undefined);
+        const page = await search.search(need.words.join(' '), {}, viewer, LEXICAL_DEPTH, undefined, {
+          noCursor: true,
+        });
         const lexical = page.hits.filter((h) => h.kind === 'skill').map((h) => h.identity);
         lists.push({ keys: lexical, weight });
         if (i === 0) remember(wholeRanks.lexical, lexical);
@@ -530,10 +533,12 @@ export function createSuggestEngine(
       .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
       .slice(0, RERANK_DEPTH);
     const best = fused[0]?.[1] ?? 1;
+    // Idfs read once per request, not once per candidate (coverage scores 40 candidates against each need).
+    const idfsOf = termsOf.map((terms) => terms.map((q) => (q.term === q.of ? m.idf(q.term) : 0)));
     const ranked = fused.map(([identity, rrf]) => {
       const slot = slots.get(identity)!;
-      const whole = coverage(m, slot, termsOf[0]!);
-      const parts = needs.parts.map((_, i) => coverage(m, slot, termsOf[i + 1]!).all);
+      const whole = coverage(m, slot, termsOf[0]!, idfsOf[0]!);
+      const parts = needs.parts.map((_, i) => coverage(m, slot, termsOf[i + 1]!, idfsOf[i + 1]!).all);
       const evidence: Evidence = {
         coverage: whole.all,
         topical: whole.topical,

@@ -368,6 +368,12 @@ export class InvertedIndex {
   /** Scratch of add(): 4 field frequencies per posting list of the document. */
   private docTf = new Float64Array(4096);
 
+  /**
+   * Bumped by every change of documents or statistics: what is derived from the vocabulary (a query word's
+   * completions and corrections) stays valid while it is unchanged.
+   */
+  generation = 0;
+
   constructor(options: InvertedIndexOptions = {}) {
     this.rankDirectoryMin = options.rankDirectoryMin ?? RANK_DIRECTORY_MIN;
   }
@@ -396,6 +402,7 @@ export class InvertedIndex {
 
   /** Adds a document and returns its slot. */
   add(text: IndexedText): number {
+    this.generation++;
     const slot = this.slots++;
     this.ensureCapacity(this.slots);
     this.alive[slot] = 1;
@@ -497,6 +504,7 @@ export class InvertedIndex {
   /** Removes a document (its postings are dropped at the next compaction). */
   remove(slot: number): void {
     if (slot >= this.slots || !this.alive[slot]) return;
+    this.generation++;
     this.alive[slot] = 0;
     this.live--;
     // Postings of the slot are unknown without a scan; estimate from the average for compaction.
@@ -512,6 +520,7 @@ export class InvertedIndex {
 
   /** Drops the postings of removed documents. */
   compact(): void {
+    this.generation++;
     const alive = (s: number) => this.alive[s] === 1;
     let total = 0;
     // Emptied lists stay: words keep pointing at them, and a new document may hold the term again.
@@ -594,6 +603,7 @@ export class InvertedIndex {
    * valid while the index changes. Called after a full build and when the index drifted far from them.
    */
   freezeStatistics(): void {
+    this.generation++;
     this.statsN = this.live;
     for (const list of this.postings.values()) {
       list.frozenDf = list.n;

@@ -107,6 +107,17 @@ export function headingsOf(body: string): string {
   return (body.match(/^#{1,6}[ \t]+.+$/gm) ?? []).map((h) => h.replace(/^#+\s*/, '')).join('\n');
 }
 
+/** How the index reads one query word (see SkillIndex.readWord). */
+interface WordReading {
+  readonly expansions: readonly Expansion[];
+  /** Vocabulary words one typo away (the word's other spellings for "exact name first"). */
+  readonly near: readonly string[];
+  readonly corrected?: string;
+}
+
+/** Query words whose reading is kept (cleared past this, and whenever the index changes). */
+const MAX_WORD_READINGS = 4096;
+
 /** Skills and collections in memory, searchable with typo tolerance, prefixes, synonyms and relaxation. */
 export class SkillIndex {
   private readonly index = new InvertedIndex();
@@ -128,6 +139,9 @@ export class SkillIndex {
   private readonly byIdentity = new Map<string, number>();
   /** Name key (and name key without separators) -> slots: exact names are candidates however common their words. */
   private readonly byName = new Map<string, number[]>();
+  /** readWord's answers, for the index generation `readingsOf`. */
+  private readonly readings = new Map<string, WordReading>();
+  private readingsOf = -1;
 
   /** Documents held. */
   get size(): number {
@@ -267,6 +281,57 @@ export class SkillIndex {
   }
 
   /**
+   * How the index reads one query word: its expansions (itself, completions, corrections), the words one
+   * typo away, and its correction. Depends only on the word and the vocabulary, so it is kept until the
+   * index changes: suggestions search the same words once per need, and search-as-you-type repeats them.
+   */
+  private readWord(word: string): WordReading {
+    if (this.readingsOf !== this.index.generation || this.readings.size >= MAX_WORD_READINGS) {
+      this.readings.clear();
+      this.readingsOf = this.index.generation;
+    }
+    const known = this.readings.get(word);
+    if (known) return known;
+    const expansions: Expansion[] = [];
+    const own = termOf(word);
+    const surface = this.index.wordFrequency(word);
+    // Held as typed, or through its stem ("kubernets" shares the stem of "kubernetes").
+    const df = this.index.documentFrequency(own) > 0 ? Math.max(1, surface) : 0;
+    if (df > 0) expansions.push({ terms: [own], weight: 1 });
+    let completed = false;
+    if (word.length >= MIN_PREFIX) {
+      // A word the index holds is most likely finished: its completions count for less.
+      const weight = df > 0 ? KNOWN_PREFIX_WEIGHT : PREFIX_WEIGHT;
+      for (const c of this.index.completions(word, df > 0 ? MAX_KNOWN_COMPLETIONS : MAX_COMPLETIONS)) {
+        const term = termOf(c.word);
+        completed = true;
+        if (term !== own) expansions.push({ terms: [term], weight });
+      }
+    }
+    // Words the index holds are corrected only when they are rare there and a far more common word is
+    // one typo away (a typo that also occurs in some body), so a real word is not read as another.
+    const near = this.index.nearWords(
+      word,
+      typoBudget(word.length),
+      MAX_CORRECTIONS,
+      surface === 0 ? 0 : RARE_WORD_RATIO * surface,
+    );
+    for (const c of near) {
+      const term = termOf(c.word);
+      if (term !== own) expansions.push({ terms: [term], weight: TYPO_WEIGHT[c.typos] ?? 0.3 });
+    }
+    // Reported as corrected when the word as typed is not in the index and is not an unfinished word.
+    const best = near[0];
+    const reading: WordReading = {
+      expansions,
+      near: near.map((c) => c.word),
+      ...(best && (surface > 0 || !completed) ? { corrected: best.word } : {}),
+    };
+    this.readings.set(word, reading);
+    return reading;
+  }
+
+  /**
    * Plans a query: scoring slots with their expansions, what was corrected or ignored, and for each typed
    * word the vocabulary words it may stand for (for "exact name first" through typos).
    */
@@ -287,42 +352,14 @@ export class SkillIndex {
         slotOfWord[i] = -1;
         return;
       }
-      const expansions: Expansion[] = [];
-      const own = termOf(word);
-      const surface = this.index.wordFrequency(word);
-      // Held as typed, or through its stem ("kubernets" shares the stem of "kubernetes").
-      const df = this.index.documentFrequency(own) > 0 ? Math.max(1, surface) : 0;
-      if (df > 0) expansions.push({ terms: [own], weight: 1 });
-      let completed = false;
-      if (word.length >= MIN_PREFIX) {
-        // A word the index holds is most likely finished: its completions count for less.
-        const weight = df > 0 ? KNOWN_PREFIX_WEIGHT : PREFIX_WEIGHT;
-        for (const c of this.index.completions(word, df > 0 ? MAX_KNOWN_COMPLETIONS : MAX_COMPLETIONS)) {
-          const term = termOf(c.word);
-          completed = true;
-          if (term !== own) expansions.push({ terms: [term], weight });
-        }
+      const read = this.readWord(word);
+      for (const w of read.near) forms[i]!.add(w);
+      if (read.corrected !== undefined) {
+        corrected[word] = read.corrected;
+        readAs[i] = read.corrected;
       }
-      // Words the index holds are corrected only when they are rare there and a far more common word is
-      // one typo away (a typo that also occurs in some body), so a real word is not read as another.
-      const near = this.index.nearWords(
-        word,
-        typoBudget(word.length),
-        MAX_CORRECTIONS,
-        surface === 0 ? 0 : RARE_WORD_RATIO * surface,
-      );
-      const usable = near;
-      for (const c of usable) {
-        forms[i]!.add(c.word);
-        const term = termOf(c.word);
-        if (term !== own) expansions.push({ terms: [term], weight: TYPO_WEIGHT[c.typos] ?? 0.3 });
-      }
-      // Reported as corrected when the word as typed is not in the index and is not an unfinished word.
-      const best = usable[0];
-      if (best && (surface > 0 || !completed)) {
-        corrected[word] = best.word;
-        readAs[i] = best.word;
-      }
+      // A copy: synonyms below add to a slot's expansions.
+      const expansions = [...read.expansions];
       if (expansions.length === 0) {
         ignored.push(word);
         slotOfWord[i] = -1;

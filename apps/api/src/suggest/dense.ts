@@ -1,4 +1,5 @@
 import type { QueryTerm, SemanticModel } from './model.js';
+import { type SlotHit, topSlots } from './top-slots.js';
 
 /**
  * The dense side of the default semantic model: latent semantic analysis (LSA) of the index, built from
@@ -111,10 +112,7 @@ function symmetricEigen(m: Float64Array, n: number): { values: Float64Array; vec
 }
 
 /** A skill the dense model ranks, with its cosine to the message. */
-export interface DenseHit {
-  slot: number;
-  score: number;
-}
+export type DenseHit = SlotHit;
 
 /** The LSA model: int8 term vectors, int8 unit skill vectors, and an inverted file over them. */
 export class DenseModel {
@@ -394,23 +392,8 @@ export class DenseModel {
       byCluster.push({ c, dot });
     }
     byCluster.sort((a, b) => b.dot - a.dot);
-    const hits: DenseHit[] = [];
-    let floor = Number.NEGATIVE_INFINITY;
-    for (const { c } of byCluster.slice(0, PROBE)) {
-      for (const slot of this.clusters[c]!) {
-        const score = this.cosine(slot, q);
-        if (hits.length >= depth && score <= floor) continue;
-        if (!admit(slot)) continue;
-        hits.push({ slot, score });
-        if (hits.length >= depth * 2) {
-          hits.sort((a, b) => b.score - a.score);
-          hits.length = depth;
-          floor = hits[depth - 1]!.score;
-        }
-      }
-    }
-    hits.sort((a, b) => b.score - a.score || a.slot - b.slot);
-    return hits.slice(0, depth);
+    const probed = byCluster.slice(0, PROBE).flatMap(({ c }) => [...this.clusters[c]!]);
+    return topSlots(probed, (slot) => this.cosine(slot, q), depth, admit);
   }
 
   /** Estimated bytes: term vectors, skill vectors (DIMS bytes and a map entry each), clusters. */

@@ -1,4 +1,5 @@
 import type { ReadScope } from '@atskills/db';
+import { topSlots } from './top-slots.js';
 
 /** An OpenAI-compatible embeddings service (POST {url}/v1/embeddings). */
 export interface EmbeddingsSettings {
@@ -146,23 +147,18 @@ export class VectorStore {
     depth: number,
     admit: (slot: number) => boolean,
   ): { slot: number; score: number }[] {
-    const hits: { slot: number; score: number }[] = [];
-    let floor = Number.NEGATIVE_INFINITY;
-    for (const [slot, v] of this.vectors) {
-      if (v.length !== q.length) continue;
-      let dot = 0;
-      for (let i = 0; i < v.length; i++) dot += v[i]! * q[i]!;
-      if (hits.length >= depth && dot <= floor) continue;
-      if (!admit(slot)) continue;
-      hits.push({ slot, score: dot });
-      if (hits.length >= depth * 2) {
-        hits.sort((a, b) => b.score - a.score);
-        hits.length = depth;
-        floor = hits[depth - 1]!.score;
-      }
-    }
-    hits.sort((a, b) => b.score - a.score || a.slot - b.slot);
-    return hits.slice(0, depth);
+    const sameSize = [...this.vectors].filter(([, v]) => v.length === q.length).map(([slot]) => slot);
+    return topSlots(
+      sameSize,
+      (slot) => {
+        const v = this.vectors.get(slot)!;
+        let dot = 0;
+        for (let i = 0; i < v.length; i++) dot += v[i]! * q[i]!;
+        return dot;
+      },
+      depth,
+      admit,
+    );
   }
 
   /** Estimated bytes held. */

@@ -1,6 +1,7 @@
 import { textWords } from '../search/relevance/analyze.js';
 import { isFiller } from './needs.js';
 import { cachedTermOf } from './term-cache.js';
+import { type SlotHit, topSlots } from './top-slots.js';
 
 /** What the model indexes of a skill. */
 export interface ModelDocument {
@@ -67,39 +68,8 @@ interface Doc {
   key: string;
 }
 
-/**
- * The `depth` best admitted slots, by score then slot: exactly that order, so the answer does not depend on
- * the order the candidates are listed in (ties are common: copies of one skill score the same).
- */
-function topHits(
-  slots: readonly number[],
-  scoreOf: (slot: number) => number,
-  depth: number,
-  admit: (slot: number) => boolean,
-): ModelHit[] {
-  const before = (a: ModelHit, b: ModelHit) => b.score - a.score || a.slot - b.slot;
-  const hits: ModelHit[] = [];
-  let floor: ModelHit | null = null;
-  for (const slot of slots) {
-    const score = scoreOf(slot);
-    if (floor && (score < floor.score || (score === floor.score && slot > floor.slot))) continue;
-    if (!admit(slot)) continue;
-    hits.push({ slot, score });
-    if (hits.length >= depth * 2) {
-      hits.sort(before);
-      hits.length = depth;
-      floor = hits[depth - 1]!;
-    }
-  }
-  hits.sort(before);
-  return hits.slice(0, depth);
-}
-
-/** A skill the model ranks, with how it matched. */
-export interface ModelHit {
-  slot: number;
-  score: number;
-}
+/** A skill the model ranks, with its score. */
+export type ModelHit = SlotHit;
 
 /**
  * The default semantic model, built from the hub's own index with nothing to download: a field-weighted
@@ -382,7 +352,7 @@ export class SemanticModel {
         scores[slot]! += (weight * w * (SATURATION + 1)) / (w + norm);
       }
     }
-    const hits = topHits(touched, (slot) => scores[slot]!, depth, admit);
+    const hits = topSlots(touched, (slot) => scores[slot]!, depth, admit);
     for (const slot of touched) scores[slot] = 0;
     touched.length = 0;
     return hits;

@@ -392,8 +392,11 @@ export class DenseModel {
       byCluster.push({ c, dot });
     }
     byCluster.sort((a, b) => b.dot - a.dot);
-    const probed = byCluster.slice(0, PROBE).flatMap(({ c }) => [...this.clusters[c]!]);
-    return topSlots(probed, (slot) => this.cosine(slot, q), depth, admit);
+    const clusters = this.clusters;
+    function* probed() {
+      for (const { c } of byCluster.slice(0, PROBE)) yield* clusters[c]!;
+    }
+    return topSlots(probed(), (slot) => this.cosine(slot, q), depth, admit);
   }
 
   /** Estimated bytes: term vectors, skill vectors (DIMS bytes and a map entry each), clusters. */

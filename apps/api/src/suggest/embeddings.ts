@@ -147,9 +147,13 @@ export class VectorStore {
     depth: number,
     admit: (slot: number) => boolean,
   ): { slot: number; score: number }[] {
-    const sameSize = [...this.vectors].filter(([, v]) => v.length === q.length).map(([slot]) => slot);
+    const vectors = this.vectors;
+    // A generator, not an array: this runs per need of every request over every held vector.
+    function* sameSize() {
+      for (const [slot, v] of vectors) if (v.length === q.length) yield slot;
+    }
     return topSlots(
-      sameSize,
+      sameSize(),
       (slot) => {
         const v = this.vectors.get(slot)!;
         let dot = 0;

@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import { connectPostgres } from '@atskills/db';
 import { createMemoryEngine } from '../../apps/api/src/search/memory-engine.js';
 import { createPostgresEngine } from '../../apps/api/src/search/postgres.js';
+import { ABSTAIN_BELOW } from '../../apps/api/src/suggest/abstain.js';
 import { createSuggestEngine } from '../../apps/api/src/suggest/engine.js';
 import { ensureDatabase, processMemory, requireIndexedDatabase } from '../lib/env.js';
 import { runLoad } from '../lib/load.js';
@@ -33,7 +34,10 @@ import {
 
 const ANONYMOUS = { isAdmin: false, readableNamespaces: [] };
 const DEPTH = 10;
-const THRESHOLDS = [0.05, 0.08, 0.1, 0.12, 0.15, 0.2, 0.25, 0.3, 0.4];
+/** Thresholds of the trade-off curve (the shipped one, ABSTAIN_BELOW, among them). */
+const THRESHOLDS = [...new Set([0.05, 0.08, 0.1, 0.12, 0.15, 0.2, 0.25, 0.3, 0.4, ABSTAIN_BELOW])].sort(
+  (a, b) => a - b,
+);
 
 export async function run(args: string[]): Promise<void> {
   const { values } = parseArgs({
@@ -59,6 +63,7 @@ export async function run(args: string[]): Promise<void> {
   try {
     const rows = await corpusDocuments(handle.db, url);
     const live = new Set(rows.map((r) => r.identity));
+    const copyKey = new Map(rows.map((r) => [r.identity, `${r.name}\u0000${r.description}`]));
     // Skills the index does not hold (a withheld SKILL.md, a repository the seed skips) cannot be suggested:
     // they leave the judgement, and a message left with none of its skills leaves the run.
     const unknown = judgements.flatMap((j) =>
@@ -104,12 +109,22 @@ export async function run(args: string[]): Promise<void> {
         judgement,
         answer: { ranking: all.results.map((r) => r.hit.identity), abstained: false },
       });
+      // What the fit needs to score a reranking as this benchmark does: the judged skills' count, which need
+      // each candidate answers (multi), copies of one skill (same name and description), and the candidates'
+      // coverage of each need (diversification).
       explained.push({
         id: judgement.id,
         kind: judgement.kind,
         task: s.task,
+        relevantCount: judgement.relevant.length,
+        needCount: judgement.needs?.length ?? 0,
         candidates: (s.explained ?? []).map((c) => ({
           ...c.evidence,
+          identity: c.identity,
+          copyOf: copyKey.get(c.identity),
+          parts: c.parts,
+          ranks: c.ranks,
+          needs: (judgement.needs ?? []).flatMap((n, i) => (n.includes(c.identity) ? [i] : [])),
           relevant: judgement.relevant.includes(c.identity),
         })),
       });

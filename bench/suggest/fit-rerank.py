@@ -1,67 +1,79 @@
-"""Fits the suggestion reranker (apps/api/src/suggest/abstain.ts RERANK, TASK_PRIOR, ABSTAIN_BELOW) by
+"""Fits the suggestion reranker (apps/api/src/suggest/abstain.ts RERANK, PLATT, TASK_PRIOR, ABSTAIN_BELOW) by
 cross-validation, and reports every figure on messages the fit did not see.
 
-Input: the file `npm run bench -- suggest --explain <file>` writes (one message a line: its task evidence
-and its reranked candidates with their evidence and whether each is relevant). The reranker is a logistic
-regression over the candidates' evidence (label: the skill helps), so its output is already a calibrated
-probability; the abstention rule (the task prior when the message asks for nothing, and the threshold) is
-chosen on the training folds (most abstention on kind none with false abstention at most MAX_FALSE there).
-K-fold over messages (message i in fold i mod K): the printed figures are out-of-fold, i.e. held out. The
-weights to ship are then fitted on every message (printed last, as TypeScript).
+Input: the file `npm run bench -- suggest --explain <file>` writes (one message a line: its task evidence,
+how many skills are judged relevant, and its reranked candidates with their evidence, whether each is
+relevant, which need of a multi message it answers, its coverage of each need, and which candidates are
+copies of one skill). The reranker is a linear score over the evidence fitted listwise (a softmax over each
+message's candidates, the relevant ones as the target); Platt scaling then maps it to the probability that
+the skill helps. The abstention rule (the task prior when the message asks for nothing, and the threshold)
+is chosen on the training folds: the least false abstention among the rules that abstain on at least
+NONE_TARGET of kind none there, the lowest threshold among equals. (Maximising abstention on kind none under
+a cap on false abstention picked high thresholds that abstained on short answerable messages: the judged
+set's answerable messages are long and its kind-none ones short, so a high threshold learns length.)
 
-Usage: python3 bench/suggest/fit-rerank.py explain.jsonl [features...]   (numpy)
+Figures are scored exactly as the benchmark scores them (bench/suggest/judgements.ts): candidates ordered by
+the reranker and diversified across needs as fusion.ts does, results under RESULT_FLOOR left out, recall@5
+over min(5, relevant) or over needs for multi, abstentions counted as misses. K-fold over messages (message i
+in fold i mod K) gives the held-out figures; `--repeat N` adds the mean over N shuffled fold assignments
+(less noisy when comparing feature sets). The weights to ship are then fitted on every message (printed
+last, as TypeScript), with the in-sample figures and the abstention trade-off curve.
+
+Usage: python3 bench/suggest/fit-rerank.py explain.jsonl [--features a,b,c] [--repeat N]   (numpy, scipy)
 """
-import json, math, sys
+import argparse, json, math, random
 import numpy as np
+from scipy.optimize import minimize
 
 K = 5
-LISTWISE = True
 L2 = 1.0
-MAX_FALSE = 0.03
-ALL_FEATURES = ["coverage", "topical", "topicalIdf", "allIdf", "fused", "agreement", "dense", "nameCovered",
-                "descriptionCovered", "lexicalRank", "semanticRank", "lsaRank", "stars"]
+NONE_TARGET = 0.75
+# The evidence the shipped reranker reads (abstain.ts rerankValue).
+FEATURES = ["coverage", "topical", "topicalIdf", "allIdf", "fused", "agreement", "dense", "nameCovered",
+            "descriptionCovered", "partLexicalRank", "partDense", "partCoverage", "descriptionLead"]
 LOG = {"topicalIdf", "allIdf"}  # fed as log(1 + x), as abstain.ts does
+# As in engine.ts and fusion.ts.
+COVERS = 0.5
+RESULT_FLOOR = 0.04
+
 
 def vec(c, feats):
     return [math.log1p(c[f]) if f in LOG else float(c[f]) for f in feats]
 
-def fit_listwise(ms, feats, l2=L2):
-    """Ranking weights: softmax over each message's candidates, the relevant ones as the target (ListNet)."""
-    from scipy.optimize import minimize
-    data = []
+
+def prepare(ms, feats):
     for m in ms:
-        if not m["candidates"] or not any(c["relevant"] for c in m["candidates"]):
-            continue
-        X = np.array([vec(c, feats) for c in m["candidates"]])
-        y = np.array([1.0 if c["relevant"] else 0.0 for c in m["candidates"]])
-        data.append((X, y / y.sum()))
-    d = len(feats)
+        c = m["candidates"]
+        m["X"] = np.array([vec(x, feats) for x in c]) if c else np.zeros((0, len(feats)))
+        m["y"] = np.array([1.0 if x["relevant"] else 0.0 for x in c])
+
+
+def fit_listwise(ms, d, l2=L2):
+    """Ranking weights: softmax over each message's candidates, the relevant ones as the target (ListNet)."""
+    data = [(m["X"], m["y"] / m["y"].sum()) for m in ms if len(m["y"]) and m["y"].sum() > 0]
+
     def loss(w):
         total = 0.5 * l2 * w @ w
         g = l2 * w
         for X, y in data:
             z = X @ w
-            z -= z.max()
-            e = np.exp(z)
-            p = e / e.sum()
+            z = z - z.max()
+            p = np.exp(z)
+            p /= p.sum()
             total -= y @ np.log(p + 1e-300)
-            g += X.T @ (p - y)
+            g = g + X.T @ (p - y)
         return total, g
+
     return minimize(loss, np.zeros(d), jac=True, method="L-BFGS-B").x
 
-def platt(ms, feats, wr):
-    """Calibration of the ranking value into the probability that the skill helps (logistic on it)."""
-    X = np.array([[float(np.dot(vec(c, feats), wr))] for m in ms for c in m["candidates"]])
-    y = np.array([1.0 if c["relevant"] else 0.0 for m in ms for c in m["candidates"]])
-    a = fit(X, y, l2=1e-6)
-    return np.concatenate([a[0] * wr, [a[1]]])
 
-def fit(X, y, l2=L2, iters=300):
-    """Logistic regression by Newton's method (L2 on the weights, not the bias)."""
+def logistic(X, y, l2=1e-6, iters=100):
+    """Logistic regression by Newton's method (L2 on the weights, not the bias); the bias is last."""
     n, d = X.shape
     A = np.hstack([X, np.ones((n, 1))])
     w = np.zeros(d + 1)
-    reg = np.full(d + 1, l2); reg[-1] = 0
+    reg = np.full(d + 1, l2)
+    reg[-1] = 0
     for _ in range(iters):
         p = 1 / (1 + np.exp(-A @ w))
         g = A.T @ (p - y) + reg * w
@@ -72,11 +84,18 @@ def fit(X, y, l2=L2, iters=300):
             break
     return w
 
-def probs(w, m, feats):
-    if not m["candidates"]:
-        return np.array([])
-    X = np.array([vec(c, feats) for c in m["candidates"]])
-    return 1 / (1 + np.exp(-(X @ w[:-1] + w[-1])))
+
+def platt(ms, wr):
+    """Calibration: logistic on the reranker value -> [scale, bias]."""
+    X = np.concatenate([m["X"] @ wr for m in ms if len(m["y"])])[:, None]
+    y = np.concatenate([m["y"] for m in ms if len(m["y"])])
+    return logistic(X, y)
+
+
+def scores(m, model):
+    wr, cal = model[0], model[1]
+    return 1 / (1 + np.exp(-(cal[0] * (m["X"] @ wr) + cal[1])))
+
 
 def prior(m, no_request):
     t = m.get("task")
@@ -84,77 +103,146 @@ def prior(m, no_request):
         return 0.0
     return 1.0 if t["request"] else no_request
 
-def best(m, w, feats, no_request):
-    p = probs(w, m, feats)
-    return (p.max() if len(p) else 0.0) * prior(m, no_request)
 
-def rates(ms, w, feats, no_request, t):
+def best(m, model, no_request):
+    return float(scores(m, model).max()) * prior(m, no_request) if len(m["y"]) else 0.0
+
+
+def rates(ms, model, no_request, t):
     none = [m for m in ms if m["kind"] == "none"]
     others = [m for m in ms if m["kind"] != "none"]
-    below = lambda m: best(m, w, feats, no_request) < t
-    return (sum(map(below, none)) / max(1, len(none)), sum(map(below, others)) / max(1, len(others)))
+    below = lambda m: best(m, model, no_request) < t
+    return sum(map(below, none)) / max(1, len(none)), sum(map(below, others)) / max(1, len(others))
 
-def choose_abstention(ms, w, feats):
-    grid = [(p / 10, t / 100) for p in range(2, 11) for t in range(2, 61)]
+
+def choose_abstention(ms, model):
     ok = []
-    for p, t in grid:
-        none, false = rates(ms, w, feats, p, t)
-        if false <= MAX_FALSE:
-            ok.append((none, -false, -t, p, t))
-    _, _, _, p, t = max(ok)
+    for p10 in range(2, 11):
+        p = p10 / 10
+        bn = [best(m, model, p) for m in ms if m["kind"] == "none"]
+        bo = [best(m, model, p) for m in ms if m["kind"] != "none"]
+        for t100 in range(2, 61):
+            t = t100 / 100
+            if sum(b < t for b in bn) / max(1, len(bn)) >= NONE_TARGET:
+                ok.append((-sum(b < t for b in bo) / max(1, len(bo)), -t, p, t))
+                break
+    _, _, p, t = max(ok)
     return p, t
 
-def train(ms, feats):
-    X = np.array([vec(c, feats) for m in ms for c in m["candidates"]])
-    y = np.array([1.0 if c["relevant"] else 0.0 for m in ms for c in m["candidates"]])
-    w = platt(ms, feats, fit_listwise(ms, feats)) if LISTWISE else fit(X, y)
-    p, t = choose_abstention(ms, w, feats)
-    return w, p, t
 
-def evaluate(pairs):
-    """pairs: (message, w, feats, p, t) on held-out messages -> success@1, any-relevant@5, abstention."""
-    ans = [(m, w, f, p, t) for m, w, f, p, t in pairs if m["kind"] != "none"]
-    none = [(m, w, f, p, t) for m, w, f, p, t in pairs if m["kind"] == "none"]
-    s1 = r5 = false = 0
-    for m, w, f, p, t in ans:
-        pr = probs(w, m, f)
-        abst = best(m, w, f, p) < t
-        false += abst
-        if abst or not len(pr):
+def train(ms, d):
+    wr = fit_listwise(ms, d)
+    model = (wr, platt(ms, wr))
+    return (*model, *choose_abstention(ms, model))
+
+
+def diversify(order, m):
+    """fusion.ts diversify: the best first, then the best candidate of each need not yet covered, then the rest."""
+    c = m["candidates"]
+    needs = len(c[0]["parts"]) if c else 0
+    if needs < 2 or not order:
+        return order
+    out, used, covered = [order[0]], {order[0]}, set()
+    mark = lambda i: covered.update(k for k, p in enumerate(c[i]["parts"]) if p >= COVERS)
+    mark(order[0])
+    for need in range(needs):
+        if need in covered:
             continue
-        order = np.argsort(-pr, kind="stable")
-        s1 += m["candidates"][order[0]]["relevant"]
-        r5 += any(m["candidates"][i]["relevant"] for i in order[:5])
-    abst_none = sum(best(m, w, f, p) < t for m, w, f, p, t in none)
-    n = max(1, len(ans))
-    return {"success@1": round(s1 / n, 3), "any@5": round(r5 / n, 3), "false": round(false / n, 3),
-            "none": round(abst_none / max(1, len(none)), 3)}
+        pick = next((i for i in order if i not in used and c[i]["parts"][need] >= COVERS), None)
+        if pick is not None:
+            out.append(pick)
+            used.add(pick)
+            mark(pick)
+    return out + [i for i in order if i not in used]
 
-def cross_validate(ms, feats):
-    pairs = []
-    by_kind = {}
-    for k in range(K):
-        tr = [m for i, m in enumerate(ms) if i % K != k]
-        te = [m for i, m in enumerate(ms) if i % K == k]
-        w, p, t = train(tr, feats)
-        pairs += [(m, w, feats, p, t) for m in te]
-    out = {"all": evaluate(pairs)}
-    for kind in ["direct", "indirect", "multi"]:
-        out[kind] = evaluate([x for x in pairs if x[0]["kind"] == kind])
+
+def answer(m, model):
+    """(success@1, recall@5, MRR@10, abstained) of one message as the benchmark scores it (None for kind none)."""
+    wr, cal, p, t = model
+    c = m["candidates"]
+    if not c:
+        return (0.0, 0.0, 0.0, True) if m["kind"] != "none" else (None, None, None, True)
+    value = m["X"] @ wr
+    score = scores(m, model) * prior(m, p)
+    abstained = bool(score.max() < t)
+    if m["kind"] == "none":
+        return None, None, None, abstained
+    order = diversify(sorted(range(len(c)), key=lambda i: (-value[i], c[i]["identity"])), m)
+    ranking = [] if abstained else [i for i in order if score[i] >= RESULT_FLOOR][:10]
+    s1 = 1.0 if ranking and c[ranking[0]]["relevant"] else 0.0
+    top5 = ranking[:5]
+    if m.get("needCount"):
+        r5 = sum(any(k in c[i]["needs"] for i in top5) for k in range(m["needCount"])) / m["needCount"]
+    else:
+        r5 = sum(c[i]["relevant"] for i in top5) / min(5, m["relevantCount"])
+    mrr = next((1 / (j + 1) for j, i in enumerate(ranking) if c[i]["relevant"]), 0.0)
+    return s1, r5, mrr, abstained
+
+
+def summarize(rows):
+    out = {}
+    for kind in ["answerable", "direct", "indirect", "multi", "none"]:
+        sel = [a for m, a in rows if (m["kind"] != "none" if kind == "answerable" else m["kind"] == kind)]
+        n = max(1, len(sel))
+        mean = lambda i: round(sum(a[i] for a in sel) / n, 3)
+        out[kind] = {"messages": len(sel), "abstained": mean(3)} if kind == "none" else {
+            "messages": len(sel), "success@1": mean(0), "recall@5": mean(1), "mrr@10": mean(2), "abstained": mean(3)}
     return out
 
+
+def cross_validate(ms, feats, order=None):
+    order = order or list(range(len(ms)))
+    rows = []
+    for k in range(K):
+        tr = [ms[j] for i, j in enumerate(order) if i % K != k]
+        te = [ms[j] for i, j in enumerate(order) if i % K == k]
+        model = train(tr, len(feats))
+        rows += [(m, answer(m, model)) for m in te]
+    return summarize(rows)
+
+
+def mean_of(runs):
+    out = json.loads(json.dumps(runs[0]))
+    for kind in out:
+        for f in out[kind]:
+            out[kind][f] = round(sum(r[kind][f] for r in runs) / len(runs), 3)
+    return out
+
+
+def line(s):
+    a = s["answerable"]
+    kinds = " ".join(f"{k} {s[k]['success@1']:.3f}/{s[k]['recall@5']:.3f}" for k in ["direct", "indirect", "multi"])
+    return (f"success@1 {a['success@1']:.3f} recall@5 {a['recall@5']:.3f} mrr@10 {a['mrr@10']:.3f} "
+            f"false abstention {a['abstained']:.3f} abstention on none {s['none']['abstained']:.3f} | {kinds}")
+
+
 if __name__ == "__main__":
-    ms = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-    feats = sys.argv[2].split(",") if len(sys.argv) > 2 else ALL_FEATURES
+    ap = argparse.ArgumentParser()
+    ap.add_argument("explain")
+    ap.add_argument("--features", default=",".join(FEATURES))
+    ap.add_argument("--repeat", type=int, default=0)
+    args = ap.parse_args()
+    ms = [json.loads(l) for l in open(args.explain) if l.strip()]
+    feats = args.features.split(",")
+    prepare(ms, feats)
     print("features", feats)
-    print("out-of-fold", json.dumps(cross_validate(ms, feats)))
-    w, p, t = train(ms, feats)
+    print("held out (5-fold):      ", line(cross_validate(ms, feats)))
+    if args.repeat:
+        runs = []
+        for r in range(args.repeat):
+            order = list(range(len(ms)))
+            random.Random(r + 1).shuffle(order)
+            runs.append(cross_validate(ms, feats, order))
+        print(f"held out (mean of {args.repeat}):", line(mean_of(runs)))
+    wr, cal, p, t = model = train(ms, len(feats))
+    print("in sample:              ", line(summarize([(m, answer(m, model)) for m in ms])))
     print("fitted on all: no-request prior", p, "threshold", t)
     print("curve (threshold: abstention on none / false abstention), fitted on all:")
-    for tt in [0.02, 0.05, 0.08, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4]:
-        none, false = rates(ms, w, feats, p, tt)
+    for tt in [0.02, 0.05, 0.07, 0.08, 0.1, 0.12, 0.15, 0.2, 0.25, 0.3, 0.4]:
+        none, false = rates(ms, model, p, tt)
         print(f"  {tt}: {none:.3f} / {false:.3f}")
-    print("export const RERANK = {")
-    for f, v in zip(feats, w[:-1]):
-        print(f"  {f}: {v:.4f},")
-    print(f"  bias: {w[-1]:.4f},\n}} as const;")
+    print("export const RERANK = {  // the Platt scale folded in")
+    for f, v in zip(feats, wr):
+        print(f"  {f}: {cal[0] * v:.4f},")
+    print("} as const;")
+    print(f"export const PLATT = {{ scale: 1, bias: {cal[1]:.4f} }} as const;")

@@ -30,34 +30,54 @@ export interface Evidence {
   stars: number;
   /** Whether both the lexical engine and the semantic model retrieved it in their first ten. */
   agreement: boolean;
+  /**
+   * 1 / (1 + its best rank) in the lexical lists of the message's needs searched apart (`lexicalRank` for a
+   * message of one need; 0 when no list holds it): a skill the search engine puts first for one clause of a
+   * long message answers that clause, however little of the rest of the message it shares.
+   */
+  partLexicalRank: number;
+  /** The best LSA cosine of the skill to one need of the message (`dense` for a message of one need). */
+  partDense: number;
+  /** The best coverage of one need of the message (`coverage` for a message of one need). */
+  partCoverage: number;
+  /**
+   * `descriptionCovered` over the best among the message's candidates: which skill's description the message
+   * matches most, whatever the message's length (the absolute share shrinks as a message grows).
+   */
+  descriptionLead: number;
 }
 
 /**
  * The reranker: a linear score over the evidence, fitted by bench/suggest/fit-rerank.py (a listwise
  * softmax over each message's candidates, then Platt scaling; 5-fold cross-validation over the judged
  * benchmark messages gives the held-out figures, these weights are the fit on all of them). Candidates are
- * ordered by it. `topicalIdf` and `allIdf` enter as log(1 + x), `agreement` as 0 or 1.
+ * ordered by it. `topicalIdf` and `allIdf` enter as log(1 + x), `agreement` as 0 or 1. About two dozen
+ * multiply-adds per candidate.
  */
 export const RERANK = {
-  coverage: 0.453,
-  topical: 0.1919,
-  topicalIdf: 0.3428,
-  allIdf: 1.5449,
-  fused: 2.0569,
-  agreement: 0.4886,
-  dense: 1.1924,
-  nameCovered: 1.1978,
-  descriptionCovered: 2.8445,
+  coverage: 0.0158,
+  topical: -0.1804,
+  topicalIdf: -0.0019,
+  allIdf: 1.108,
+  fused: 2.0271,
+  agreement: 0.3771,
+  dense: 0.4817,
+  nameCovered: 0.9323,
+  descriptionCovered: 0.6032,
+  partLexicalRank: 1.6404,
+  partDense: 1.207,
+  partCoverage: 1.113,
+  descriptionLead: 1.7858,
 } as const;
 
 /**
  * Platt scaling of the reranker into the probability that the skill helps (fitted with it, so the scale
  * is folded into RERANK): the score means the same in every message, so one threshold serves all.
  */
-export const PLATT = { scale: 1, bias: -10.7782 } as const;
+export const PLATT = { scale: 1, bias: -10.1383 } as const;
 
 /** Score at or above which a skill is suggested (chosen with TASK_PRIOR by the same cross-validation). */
-export const ABSTAIN_BELOW = 0.07;
+export const ABSTAIN_BELOW = 0.14;
 
 /** The reranker's value for a candidate (higher is better; only the order matters). */
 export function rerankValue(e: Evidence): number {
@@ -70,7 +90,11 @@ export function rerankValue(e: Evidence): number {
     (e.agreement ? RERANK.agreement : 0) +
     RERANK.dense * e.dense +
     RERANK.nameCovered * e.nameCovered +
-    RERANK.descriptionCovered * e.descriptionCovered
+    RERANK.descriptionCovered * e.descriptionCovered +
+    RERANK.partLexicalRank * e.partLexicalRank +
+    RERANK.partDense * e.partDense +
+    RERANK.partCoverage * e.partCoverage +
+    RERANK.descriptionLead * e.descriptionLead
   );
 }
 
@@ -96,10 +120,12 @@ export interface TaskEvidence {
 
 /**
  * How likely the message holds a task for a skill, from its wording (noRequest chosen with ABSTAIN_BELOW
- * by bench/suggest/fit-rerank.py): a candidate's score is its calibrated score times this, so small talk and
- * messages without anything the index is about abstain however well some skill happens to match a word.
+ * by bench/suggest/fit-rerank.py; with the reranker of the needs' own lists the fit no longer gains from
+ * discounting a message that asks for nothing): a candidate's score is its calibrated score times this, so
+ * small talk and messages without anything the index is about abstain however well some skill happens to
+ * match a word.
  */
-export const TASK_PRIOR = { smallTalk: 0, noInformative: 0, noRequest: 0.5, request: 1 } as const;
+export const TASK_PRIOR = { smallTalk: 0, noInformative: 0, noRequest: 1, request: 1 } as const;
 
 /** The task prior of a message. */
 export function taskPrior(t: TaskEvidence): number {

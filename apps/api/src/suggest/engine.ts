@@ -51,7 +51,14 @@ export interface SuggestAnswer {
   /** The best candidate's calibrated score, also when abstaining (benchmarks draw the trade-off curve). */
   best?: number;
   /** With `explain`: the reranked candidates and their evidence (for fitting the calibration). */
-  explained?: { identity: string; score: number; evidence: Evidence }[];
+  explained?: {
+    identity: string;
+    score: number;
+    evidence: Evidence;
+    parts: readonly number[];
+    /** Its rank in each retrieval list, by `need:retrieval` (need 0 is the whole request; -1: absent). */
+    ranks?: Record<string, number>;
+  }[];
   /** With `explain`: whether the message holds a task for a skill, read before any skill is scored. */
   task?: TaskEvidence;
 }
@@ -470,7 +477,8 @@ export function createSuggestEngine(
     };
     const asks: Need[] = [needs.whole, ...needs.parts];
     const termsOf = asks.map((need) => queryTerms(m, need.words));
-    const lists: RankedList[] = [];
+    /** The retrieval lists fused, each labelled `need:retrieval` (explain reports every candidate's ranks). */
+    const lists: (RankedList & { label: string })[] = [];
     /** Rank of each candidate in the whole request's lexical, term-model and LSA lists. */
     const wholeRanks = {
       lexical: new Map<string, number>(),
@@ -482,6 +490,8 @@ export function createSuggestEngine(
         if (!into.has(k)) into.set(k, r);
       });
     const semanticTop = new Set<string>();
+    /** Each candidate's best rank in the lexical lists of the message's needs apart (several needs). */
+    const partLexical = new Map<string, number>();
     const lexicalTop = new Set<string>();
     const identityOf = (slot: number) => held[slot]!.hit.identity;
     // Dense vectors from the embeddings service, when it answers in time (else the model alone).
@@ -503,27 +513,31 @@ export function createSuggestEngine(
       asks.map(async (need, i) => {
         const weight = i === 0 ? 1 : 0.5;
         const semantic = m.search(termsOf[i]!, SEMANTIC_DEPTH, admit).map((h) => identityOf(h.slot));
-        lists.push({ keys: semantic, weight });
+        lists.push({ keys: semantic, weight, label: `${i}:semantic` });
         if (i === 0) remember(wholeRanks.semantic, semantic);
         if (i === 0) for (const k of semantic.slice(0, 10)) semanticTop.add(k);
         const lsa = lsaVectors[i];
         if (lsa && d) {
           const near = d.nearest(lsa, SEMANTIC_DEPTH, admit).map((h) => identityOf(h.slot));
-          lists.push({ keys: near, weight });
+          lists.push({ keys: near, weight, label: `${i}:lsa` });
           if (i === 0) remember(wholeRanks.lsa, near);
         }
         const service = queryVectors?.[i];
         if (service) {
           const near = await serviceNeighbours(service, viewer, admit);
-          lists.push({ keys: near, weight });
+          lists.push({ keys: near, weight, label: `${i}:service` });
           if (i === 0) for (const k of near.slice(0, 10)) semanticTop.add(k);
         }
         const page = await search.search(need.words.join(' '), {}, viewer, LEXICAL_DEPTH, undefined, {
           noCursor: true,
         });
         const lexical = page.hits.filter((h) => h.kind === 'skill').map((h) => h.identity);
-        lists.push({ keys: lexical, weight });
+        lists.push({ keys: lexical, weight, label: `${i}:lexical` });
         if (i === 0) remember(wholeRanks.lexical, lexical);
+        else
+          lexical.forEach((k, r) => {
+            if (r < (partLexical.get(k) ?? Number.POSITIVE_INFINITY)) partLexical.set(k, r);
+          });
         if (i === 0) for (const k of lexical.slice(0, 10)) lexicalTop.add(k);
       }),
     );
@@ -535,24 +549,46 @@ export function createSuggestEngine(
     const best = fused[0]?.[1] ?? 1;
     // Idfs read once per request, not once per candidate (coverage scores 40 candidates against each need).
     const idfsOf = termsOf.map((terms) => terms.map((q) => (q.term === q.of ? m.idf(q.term) : 0)));
-    const ranked = fused.map(([identity, rrf]) => {
+    const scored = fused.map(([identity, rrf]) => {
       const slot = slots.get(identity)!;
       const whole = coverage(m, slot, termsOf[0]!, idfsOf[0]!);
       const parts = needs.parts.map((_, i) => coverage(m, slot, termsOf[i + 1]!, idfsOf[i + 1]!).all);
+      const dense = lsaVectors[0] && d ? d.cosine(slot, lsaVectors[0]) : 0;
+      let partDense = dense;
+      if (d && needs.parts.length > 0) {
+        partDense = 0;
+        for (let i = 1; i <= needs.parts.length; i++) {
+          const v = lsaVectors[i];
+          if (v) partDense = Math.max(partDense, d.cosine(slot, v));
+        }
+      }
       const evidence: Evidence = {
         coverage: whole.all,
         topical: whole.topical,
         topicalIdf: whole.topicalIdf,
         allIdf: whole.allIdf,
         fused: rrf / best,
-        dense: lsaVectors[0] && d ? d.cosine(slot, lsaVectors[0]) : 0,
+        dense,
         ...reverseCoverage(m, held[slot]!.hit, messageTerms),
         lexicalRank: reciprocal(wholeRanks.lexical.get(identity)),
         semanticRank: reciprocal(wholeRanks.semantic.get(identity)),
         lsaRank: reciprocal(wholeRanks.lsa.get(identity)),
         stars: Math.log1p(held[slot]!.hit.stars),
         agreement: semanticTop.has(identity) && lexicalTop.has(identity),
+        partLexicalRank: reciprocal(
+          (needs.parts.length > 0 ? partLexical : wholeRanks.lexical).get(identity),
+        ),
+        partDense,
+        partCoverage: parts.length > 0 ? Math.max(...parts) : whole.all,
+        descriptionLead: 0,
       };
+      return { identity, slot, parts, evidence };
+    });
+    // Each candidate's description match against the best one among the candidates (a second pass: the
+    // best is known once every candidate is scored).
+    const leading = Math.max(0, ...scored.map((c) => c.evidence.descriptionCovered));
+    const ranked = scored.map(({ identity, slot, parts, evidence }) => {
+      evidence.descriptionLead = leading > 0 ? evidence.descriptionCovered / leading : 0;
       // Ordered by the reranker; the score is its calibration (monotonic, so the order is the same).
       return {
         key: identity,
@@ -566,7 +602,13 @@ export function createSuggestEngine(
     const ordered = diversify(ranked, needs.parts.length, COVERS);
     const bestScore = Math.max(0, ...ordered.map((c) => c.score));
     const explained = options.explain
-      ? ordered.slice(0, RERANK_DEPTH).map((c) => ({ identity: c.key, score: c.score, evidence: c.evidence }))
+      ? ordered.slice(0, RERANK_DEPTH).map((c) => ({
+          identity: c.key,
+          score: c.score,
+          evidence: c.evidence,
+          parts: c.parts,
+          ranks: Object.fromEntries(lists.map((l) => [l.label, l.keys.indexOf(c.key)])),
+        }))
       : undefined;
     const explain = explained ? { explained, task } : {};
     if (bestScore < threshold) {

@@ -144,6 +144,10 @@ describe('calibrated score', () => {
     dense: 0.1,
     nameCovered: 0,
     descriptionCovered: 0.05,
+    partLexicalRank: 0,
+    partDense: 0.1,
+    partCoverage: 0.1,
+    descriptionLead: 0.2,
   };
   const strong = {
     ...rest,
@@ -156,6 +160,10 @@ describe('calibrated score', () => {
     dense: 0.7,
     nameCovered: 1,
     descriptionCovered: 0.6,
+    partLexicalRank: 1,
+    partDense: 0.7,
+    partCoverage: 0.9,
+    descriptionLead: 1,
   };
   it('is in [0, 1], ordered like the reranker, and splits weak from strong evidence at the threshold', () => {
     for (const e of [weak, strong]) expect(calibratedScore(e)).toBeGreaterThanOrEqual(0);

@@ -6,8 +6,8 @@ how many skills are judged relevant, and its reranked candidates with their evid
 relevant, which need of a multi message it answers, its coverage of each need, and which candidates are
 copies of one skill). The reranker is a linear score over the evidence fitted listwise (a softmax over each
 message's candidates, the relevant ones as the target); Platt scaling then maps it to the probability that
-the skill helps. The abstention rule (the task prior when the message asks for nothing, and the threshold)
-is chosen on the training folds: the least false abstention among the rules that abstain on at least
+the skill helps. The abstention rule (the task prior when the message asks for nothing or names at most
+THIN_WORDS telling words, and the threshold) is chosen on the training folds: the least false abstention among the rules that abstain on at least
 NONE_TARGET of kind none there, the lowest threshold among equals. (Maximising abstention on kind none under
 a cap on false abstention picked high thresholds that abstained on short answerable messages: the judged
 set's answerable messages are long and its kind-none ones short, so a high threshold learns length.)
@@ -28,6 +28,7 @@ from scipy.optimize import minimize
 K = 5
 L2 = 1.0
 NONE_TARGET = 0.75
+THIN_WORDS = 2  # as abstain.ts THIN_WORDS
 # The evidence the shipped reranker reads (abstain.ts rerankValue).
 FEATURES = ["coverage", "topical", "topicalIdf", "allIdf", "fused", "agreement", "dense", "nameCovered",
             "descriptionCovered", "partLexicalRank", "partDense", "partCoverage", "descriptionLead"]
@@ -97,37 +98,41 @@ def scores(m, model):
     return 1 / (1 + np.exp(-(cal[0] * (m["X"] @ wr) + cal[1])))
 
 
-def prior(m, no_request):
+def prior(m, rule):
+    """abstain.ts taskPrior; rule = (noRequest, thin)."""
+    no_request, thin = rule
     t = m.get("task")
     if not t or t["smallTalk"] or t["informative"] == 0:
         return 0.0
-    return 1.0 if t["request"] else no_request
+    return (1.0 if t["request"] else no_request) * (thin if t["informative"] <= THIN_WORDS else 1.0)
 
 
-def best(m, model, no_request):
-    return float(scores(m, model).max()) * prior(m, no_request) if len(m["y"]) else 0.0
+def best(m, model, rule):
+    return float(scores(m, model).max()) * prior(m, rule) if len(m["y"]) else 0.0
 
 
-def rates(ms, model, no_request, t):
+def rates(ms, model, rule, t):
     none = [m for m in ms if m["kind"] == "none"]
     others = [m for m in ms if m["kind"] != "none"]
-    below = lambda m: best(m, model, no_request) < t
+    below = lambda m: best(m, model, rule) < t
     return sum(map(below, none)) / max(1, len(none)), sum(map(below, others)) / max(1, len(others))
 
 
 def choose_abstention(ms, model):
     ok = []
     for p10 in range(2, 11):
-        p = p10 / 10
-        bn = [best(m, model, p) for m in ms if m["kind"] == "none"]
-        bo = [best(m, model, p) for m in ms if m["kind"] != "none"]
-        for t100 in range(2, 61):
-            t = t100 / 100
-            if sum(b < t for b in bn) / max(1, len(bn)) >= NONE_TARGET:
-                ok.append((-sum(b < t for b in bo) / max(1, len(bo)), -t, p, t))
-                break
-    _, _, p, t = max(ok)
-    return p, t
+        for q10 in [0, 2, 3, 5, 7, 10]:
+            rule = (p10 / 10, q10 / 10)
+            bn = [best(m, model, rule) for m in ms if m["kind"] == "none"]
+            bo = [best(m, model, rule) for m in ms if m["kind"] != "none"]
+            for t100 in range(2, 61):
+                t = t100 / 100
+                if sum(b < t for b in bn) / max(1, len(bn)) >= NONE_TARGET:
+                    # least false abstention, then the lowest threshold, then the mildest priors
+                    ok.append((-sum(b < t for b in bo) / max(1, len(bo)), -t, rule, t))
+                    break
+    _, _, rule, t = max(ok)
+    return rule, t
 
 
 def train(ms, d):
@@ -236,7 +241,7 @@ if __name__ == "__main__":
         print(f"held out (mean of {args.repeat}):", line(mean_of(runs)))
     wr, cal, p, t = model = train(ms, len(feats))
     print("in sample:              ", line(summarize([(m, answer(m, model)) for m in ms])))
-    print("fitted on all: no-request prior", p, "threshold", t)
+    print("fitted on all: no-request prior", p[0], "thin prior", p[1], "threshold", t)
     print("curve (threshold: abstention on none / false abstention), fitted on all:")
     for tt in [0.02, 0.05, 0.07, 0.08, 0.1, 0.12, 0.15, 0.2, 0.25, 0.3, 0.4]:
         none, false = rates(ms, model, p, tt)

@@ -77,7 +77,7 @@ export const RERANK = {
 export const PLATT = { scale: 1, bias: -10.1383 } as const;
 
 /** Score at or above which a skill is suggested (chosen with TASK_PRIOR by the same cross-validation). */
-export const ABSTAIN_BELOW = 0.14;
+export const ABSTAIN_BELOW = 0.11;
 
 /** The reranker's value for a candidate (higher is better; only the order matters). */
 export function rerankValue(e: Evidence): number {
@@ -119,17 +119,21 @@ export interface TaskEvidence {
 }
 
 /**
- * How likely the message holds a task for a skill, from its wording (noRequest chosen with ABSTAIN_BELOW
- * by bench/suggest/fit-rerank.py; with the reranker of the needs' own lists the fit no longer gains from
- * discounting a message that asks for nothing): a candidate's score is its calibrated score times this, so
+ * How likely the message holds a task for a skill, from its wording (noRequest and thin chosen with
+ * ABSTAIN_BELOW by bench/suggest/fit-rerank.py): a candidate's score is its calibrated score times this, so
  * small talk and messages without anything the index is about abstain however well some skill happens to
- * match a word.
+ * match a word, and a message that asks for nothing, or names at most THIN_WORDS telling words ("who won the
+ * World Cup in 2010?"), needs a stronger match.
  */
-export const TASK_PRIOR = { smallTalk: 0, noInformative: 0, noRequest: 1, request: 1 } as const;
+export const TASK_PRIOR = { smallTalk: 0, noInformative: 0, noRequest: 0.3, request: 1, thin: 0.2 } as const;
+
+/** At most this many telling words: a message names too little for most skills (TASK_PRIOR.thin). */
+export const THIN_WORDS = 2;
 
 /** The task prior of a message. */
 export function taskPrior(t: TaskEvidence): number {
   if (t.smallTalk) return TASK_PRIOR.smallTalk;
   if (t.informative === 0) return TASK_PRIOR.noInformative;
-  return t.request ? TASK_PRIOR.request : TASK_PRIOR.noRequest;
+  const asked = t.request ? TASK_PRIOR.request : TASK_PRIOR.noRequest;
+  return t.informative <= THIN_WORDS ? asked * TASK_PRIOR.thin : asked;
 }

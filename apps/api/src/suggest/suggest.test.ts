@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ABSTAIN_BELOW, calibratedScore, rerankValue, TASK_PRIOR, taskPrior } from './abstain.js';
+import { ABSTAIN_BELOW, calibratedScore, rerankValue, TASK_PRIOR, THIN_WORDS, taskPrior } from './abstain.js';
 import { diversify, reciprocalRankFusion } from './fusion.js';
 import { SemanticModel } from './model.js';
 import { extractNeeds, taskSignal, userText } from './needs.js';
@@ -29,8 +29,16 @@ describe('task signal', () => {
   });
 
   it('turns the signal into a prior on every score', () => {
-    expect(taskPrior({ request: true, smallTalk: false, informative: 2 })).toBe(TASK_PRIOR.request);
-    expect(taskPrior({ request: false, smallTalk: false, informative: 2 })).toBe(TASK_PRIOR.noRequest);
+    expect(taskPrior({ request: true, smallTalk: false, informative: 5 })).toBe(TASK_PRIOR.request);
+    expect(taskPrior({ request: false, smallTalk: false, informative: 5 })).toBe(TASK_PRIOR.noRequest);
+    // A message naming at most THIN_WORDS telling words needs a stronger match, asked or not.
+    expect(taskPrior({ request: true, smallTalk: false, informative: THIN_WORDS })).toBe(
+      TASK_PRIOR.request * TASK_PRIOR.thin,
+    );
+    expect(taskPrior({ request: false, smallTalk: false, informative: 1 })).toBe(
+      TASK_PRIOR.noRequest * TASK_PRIOR.thin,
+    );
+    expect(TASK_PRIOR.thin).toBeLessThan(1);
     expect(taskPrior({ request: true, smallTalk: true, informative: 2 })).toBe(0);
     expect(taskPrior({ request: true, smallTalk: false, informative: 0 })).toBe(0);
   });

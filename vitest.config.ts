@@ -16,6 +16,12 @@ const UNIT = [
 // Tests beside code that still need Postgres or Redis; they count as integration until they move under test/.
 const BESIDE_CODE_INTEGRATION = ['packages/crawler/src/schedule.test.ts'];
 const EXCLUDE = ['**/node_modules/**', '**/dist/**', 'bench/work/**'];
+// Tests that drive Chromium: they run after the others, one at a time, because a browser sharing the 2-core CI
+// machine with another test file's servers missed its 60 s limit.
+const BROWSER = ['**/test/**/*-browser.test.ts'];
+// Test files run two at a time (each takes its own database and BullMQ prefix); most of an integration
+// test's time is spent waiting on Postgres, Redis, git and child processes, which overlap well on two cores.
+const WORKERS = 2;
 
 export default defineConfig({
   resolve: { conditions },
@@ -27,14 +33,32 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: UNIT, exclude: [...EXCLUDE, ...BESIDE_CODE_INTEGRATION] },
+        test: {
+          name: 'unit',
+          include: UNIT,
+          exclude: [...EXCLUDE, ...BESIDE_CODE_INTEGRATION],
+          maxWorkers: WORKERS,
+          sequence: { groupOrder: 0 },
+        },
       },
       {
         extends: true,
         test: {
           name: 'integration',
           include: ['**/test/**/*.test.ts', ...BESIDE_CODE_INTEGRATION],
-          exclude: [...EXCLUDE, 'test/architecture/**', 'test/docs/**'],
+          exclude: [...EXCLUDE, ...BROWSER, 'test/architecture/**', 'test/docs/**'],
+          maxWorkers: WORKERS,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'browser',
+          include: BROWSER,
+          exclude: EXCLUDE,
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
         },
       },
     ],

@@ -304,5 +304,6 @@ describe.skipIf(!chromiumFound.path)('browsing in Chromium', () => {
         await page.close();
       }
     }
-  });
+    // 14 page types x 2 widths x 2 screenshots: about 20 s on a quiet machine; a loaded 2-core one took 60 s.
+  }, 180_000);
 });

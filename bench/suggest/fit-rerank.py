@@ -6,11 +6,14 @@ how many skills are judged relevant, and its reranked candidates with their evid
 relevant, which need of a multi message it answers, its coverage of each need, and which candidates are
 copies of one skill). The reranker is a linear score over the evidence fitted listwise (a softmax over each
 message's candidates, the relevant ones as the target); Platt scaling then maps it to the probability that
-the skill helps. The abstention rule (the task prior when the message asks for nothing or names at most
-THIN_WORDS telling words, and the threshold) is chosen on the training folds: the least false abstention among the rules that abstain on at least
-NONE_TARGET of kind none there, the lowest threshold among equals. (Maximising abstention on kind none under
+the skill helps. The abstention threshold is chosen on the training folds: the least false abstention among
+thresholds that abstain on at least NONE_TARGET of kind none there, placed in the middle of the gap between
+the lowest such threshold and the next answerable message above it. (Maximising abstention on kind none under
 a cap on false abstention picked high thresholds that abstained on short answerable messages: the judged
-set's answerable messages are long and its kind-none ones short, so a high threshold learns length.)
+set's answerable messages are long and its kind-none ones short, so a high threshold learns length. The
+lowest threshold reaching the target sat on the edge, and choosing the task priors in-fold as well
+overfitted: held out, abstention on kind none then fell to 0.70 on the mean over shuffled folds. The
+priors are therefore fixed, PRIOR below, and the threshold sits mid-gap.)
 
 Figures are scored exactly as the benchmark scores them (bench/suggest/judgements.ts): candidates ordered by
 the reranker and diversified across needs as fusion.ts does, results under RESULT_FLOOR left out, recall@5
@@ -26,9 +29,15 @@ import numpy as np
 from scipy.optimize import minimize
 
 K = 5
-L2 = 1.0
+# Chosen by the mean over 8 shuffled fold assignments (1.0 before; 2.0 lowered false abstention at the
+# same success@1 and recall@5).
+L2 = 2.0
 NONE_TARGET = 0.75
 THIN_WORDS = 2  # as abstain.ts THIN_WORDS
+# abstain.ts TASK_PRIOR (noRequest, thin), fixed rather than chosen per fold (see above): a message that asks
+# for nothing is not held back (i2 of the dev set, "my resume needs to match this job ad better", asks
+# nothing and wants a skill), one naming at most THIN_WORDS telling words is.
+PRIOR = (1.0, 0.3)
 # The evidence the shipped reranker reads (abstain.ts rerankValue).
 FEATURES = ["coverage", "topical", "topicalIdf", "allIdf", "fused", "agreement", "dense", "nameCovered",
             "descriptionCovered", "partLexicalRank", "partDense", "partCoverage", "descriptionLead"]
@@ -118,21 +127,17 @@ def rates(ms, model, rule, t):
     return sum(map(below, none)) / max(1, len(none)), sum(map(below, others)) / max(1, len(others))
 
 
-def choose_abstention(ms, model):
-    ok = []
-    for p10 in range(2, 11):
-        for q10 in [0, 2, 3, 5, 7, 10]:
-            rule = (p10 / 10, q10 / 10)
-            bn = [best(m, model, rule) for m in ms if m["kind"] == "none"]
-            bo = [best(m, model, rule) for m in ms if m["kind"] != "none"]
-            for t100 in range(2, 61):
-                t = t100 / 100
-                if sum(b < t for b in bn) / max(1, len(bn)) >= NONE_TARGET:
-                    # least false abstention, then the lowest threshold, then the mildest priors
-                    ok.append((-sum(b < t for b in bo) / max(1, len(bo)), -t, rule, t))
-                    break
-    _, _, rule, t = max(ok)
-    return rule, t
+def choose_abstention(ms, model, rule=PRIOR):
+    """The lowest threshold (in hundredths) abstaining on NONE_TARGET of kind none, moved to the middle of
+    the range over which false abstention stays the same (the edge itself abstains less on unseen messages)."""
+    bn = [best(m, model, rule) for m in ms if m["kind"] == "none"]
+    bo = [best(m, model, rule) for m in ms if m["kind"] != "none"]
+    false = lambda t100: sum(b < t100 / 100 for b in bo)
+    low = next((t100 for t100 in range(2, 91) if sum(b < t100 / 100 for b in bn) / max(1, len(bn)) >= NONE_TARGET), 90)
+    high = low
+    while high < 90 and false(high + 1) == false(low):
+        high += 1
+    return rule, round((low + high) / 2) / 100
 
 
 def train(ms, d):

@@ -44,7 +44,7 @@ FEATURES = ["coverage", "topical", "topicalIdf", "allIdf", "fused", "agreement",
 LOG = {"topicalIdf", "allIdf"}  # fed as log(1 + x), as abstain.ts does
 # As in engine.ts and fusion.ts.
 COVERS = 0.5
-RESULT_FLOOR = 0.04
+RESULT_FLOOR = 0.01
 
 
 def vec(c, feats):

@@ -203,7 +203,7 @@ const MESSAGES: Row[] = [
  * needs covered in the first five, 0.5), false abstention 0, abstention 1.0 on kind none. Floors a little
  * under (one message more may miss each).
  */
-const FLOORS = { successAt1: 0.91, recallAt5: 0.88, abstentionOnNone: 0.83, falseAbstention: 0.05 };
+const FLOORS = { successAt1: 0.91, recallAt5: 0.9, abstentionOnNone: 0.83, falseAbstention: 0.05 };
 
 let db: TestDatabase;
 let figures: ReturnType<typeof figuresByKind>;

@@ -1,0 +1,193 @@
+/**
+ * `npm run bench -- suggest-profile [--database <name>] [--rounds 3] [--cpu-profile <file>]`: where a
+ * suggestion's time goes, in this one process (no HTTP). Builds the in-memory search engine and the
+ * suggestion engine over a database (the benchmark's, BENCH_DATABASE, by default: the 56,804-skill scale
+ * `--speed` measures), then answers every judged message serially `rounds` times and prints per-stage time
+ * (finding the needs, the term model's search, the LSA search, the lexical search, and the rest: query
+ * terms, fusion and the rerank) and the total's p50/p99. The stages are timed by wrapping the calls the
+ * engine makes (so the engine carries no timing code); `--cpu-profile` writes a V8 CPU profile of the
+ * measured rounds only (open it in Chrome's DevTools), and prints the functions with the most self time.
+ */
+import { existsSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { parseArgs } from 'node:util';
+import { connectPostgres } from '@atskills/db';
+import { SkillIndex } from '../../apps/api/src/search/memory/skill-index.js';
+import { createMemoryEngine } from '../../apps/api/src/search/memory-engine.js';
+import { createPostgresEngine } from '../../apps/api/src/search/postgres.js';
+import { DenseModel } from '../../apps/api/src/suggest/dense.js';
+import { createSuggestEngine } from '../../apps/api/src/suggest/engine.js';
+import { SemanticModel } from '../../apps/api/src/suggest/model.js';
+import { extractNeeds, taskSignal } from '../../apps/api/src/suggest/needs.js';
+import { benchDatabaseName, ensureDatabase } from '../lib/env.js';
+import { percentile, round } from '../lib/stats.js';
+import { DEV_MESSAGES_PATH, loadMessages, MESSAGES_PATH } from './messages.js';
+
+const ANONYMOUS = { isAdmin: false, readableNamespaces: [] };
+/** What the API asks for (the `--speed` load sends limit 5). */
+const LIMIT = 5;
+
+/** Milliseconds spent in each wrapped stage during the current request. */
+const spent = { termModel: 0, lsaVector: 0, lsaNearest: 0, lexical: 0 };
+
+/** Replaces a prototype method with one that adds its time to `spent[stage]`. */
+function timeMethod<T extends object>(proto: T, method: keyof T & string, stage: keyof typeof spent): void {
+  const original = proto[method] as unknown as (...args: unknown[]) => unknown;
+  (proto as Record<string, unknown>)[method] = function (this: unknown, ...args: unknown[]) {
+    const t = performance.now();
+    try {
+      return original.apply(this, args);
+    } finally {
+      spent[stage] += performance.now() - t;
+    }
+  };
+}
+
+export async function run(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      database: { type: 'string' },
+      rounds: { type: 'string', default: '3' },
+      'cpu-profile': { type: 'string' },
+    },
+  });
+  const judgements = loadMessages(existsSync(MESSAGES_PATH) ? MESSAGES_PATH : DEV_MESSAGES_PATH);
+  const url = await ensureDatabase(values.database ?? benchDatabaseName, false);
+  const handle = connectPostgres({ url, max: 4 });
+  try {
+    let started = performance.now();
+    const memory = createMemoryEngine(handle.db, createPostgresEngine(handle.db), { maxBytes: 2 ** 32 });
+    await memory.build();
+    const searchSeconds = (performance.now() - started) / 1000;
+    started = performance.now();
+    const suggest = createSuggestEngine(handle.db, memory, { maxBytes: 2 ** 32 });
+    await suggest.build();
+    const modelSeconds = (performance.now() - started) / 1000;
+    const status = suggest.status();
+    console.error(
+      `built: search ${round(searchSeconds, 1)} s, model ${round(modelSeconds, 1)} s (${status.documents} skills, ${round(status.bytes / 2 ** 20, 1)} MiB)`,
+    );
+    // The lexical stage is the index's own (synchronous) search: timing the engine's awaited call would
+    // also count the other needs' work that runs while it waits.
+    timeMethod(SkillIndex.prototype, 'search', 'lexical');
+    timeMethod(SemanticModel.prototype, 'search', 'termModel');
+    timeMethod(DenseModel.prototype, 'queryVector', 'lsaVector');
+    timeMethod(DenseModel.prototype, 'nearest', 'lsaNearest');
+
+    // A warm-up round (JIT, lazily built structures: impact heads, rank directories), then the measured ones.
+    for (const j of judgements) await suggest.suggest(j.message, ANONYMOUS, LIMIT);
+    const session = values['cpu-profile'] ? new Session() : null;
+    if (session) {
+      session.connect();
+      await session.post('Profiler.enable');
+      await session.post('Profiler.setSamplingInterval', { interval: 200 });
+      await session.post('Profiler.start');
+    }
+    const stages: Record<string, number[]> = {
+      needs: [],
+      termModel: [],
+      lsaVector: [],
+      lsaNearest: [],
+      lexical: [],
+      rest: [],
+      total: [],
+    };
+    const slowest: { ms: number; id: string }[] = [];
+    for (let r = 0; r < Number(values.rounds); r++) {
+      for (const j of judgements) {
+        spent.termModel = 0;
+        spent.lsaVector = 0;
+        spent.lsaNearest = 0;
+        spent.lexical = 0;
+        const t0 = performance.now();
+        await suggest.suggest(j.message, ANONYMOUS, LIMIT);
+        const total = performance.now() - t0;
+        // Finding the needs is pure: timed again apart (the engine runs it once per request).
+        const t1 = performance.now();
+        extractNeeds(j.message);
+        taskSignal(j.message);
+        const needs = performance.now() - t1;
+        const wrapped = spent.termModel + spent.lsaVector + spent.lsaNearest + spent.lexical;
+        stages.needs!.push(needs);
+        stages.termModel!.push(spent.termModel);
+        stages.lsaVector!.push(spent.lsaVector);
+        stages.lsaNearest!.push(spent.lsaNearest);
+        stages.lexical!.push(spent.lexical);
+        stages.rest!.push(Math.max(0, total - wrapped - needs));
+        stages.total!.push(total);
+        if (r === 0) slowest.push({ ms: total, id: j.id });
+      }
+    }
+    if (session) {
+      const { profile } = await session.post('Profiler.stop');
+      writeFileSync(values['cpu-profile']!, JSON.stringify(profile));
+      await session.post('Debugger.enable');
+      await printSelfTime(session, profile);
+      session.disconnect();
+    }
+    console.log(`${judgements.length} messages x ${values.rounds} rounds (ms per request)`);
+    console.log('stage        mean    p50     p99');
+    for (const [name, list] of Object.entries(stages)) {
+      const mean = list.reduce((a, b) => a + b, 0) / list.length;
+      console.log(
+        `${name.padEnd(12)} ${round(mean, 2).toFixed(2).padStart(6)}  ${round(percentile(list, 50), 2).toFixed(2).padStart(6)}  ${round(percentile(list, 99), 2).toFixed(2).padStart(6)}`,
+      );
+    }
+    slowest.sort((a, b) => b.ms - a.ms);
+    console.log(
+      `slowest: ${slowest
+        .slice(0, 5)
+        .map((s) => `${s.id} ${round(s.ms, 1)} ms`)
+        .join(', ')}`,
+    );
+    await suggest.close();
+    await memory.close();
+  } finally {
+    await handle.close();
+  }
+}
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; scriptId: string; url: string; columnNumber: number };
+  hitCount?: number;
+}
+
+/**
+ * The functions with the most self time in a CPU profile, each with the opening of its code: tsx runs
+ * every module as one line, so a position says little and anonymous functions are told apart by their text.
+ */
+async function printSelfTime(
+  session: Session,
+  profile: { nodes: ProfileNode[]; samples?: number[] },
+): Promise<void> {
+  const total = profile.samples?.length ?? 0;
+  const byFunction = new Map<string, { hits: number; frame: ProfileNode['callFrame'] }>();
+  for (const node of profile.nodes) {
+    const f = node.callFrame;
+    const key = `${f.scriptId}:${f.columnNumber}:${f.functionName}`;
+    const held = byFunction.get(key) ?? { hits: 0, frame: f };
+    held.hits += node.hitCount ?? 0;
+    byFunction.set(key, held);
+  }
+  const top = [...byFunction.values()].sort((a, b) => b.hits - a.hits).slice(0, 30);
+  const sources = new Map<string, string>();
+  console.log('self time (share of samples)');
+  for (const { hits, frame } of top) {
+    let code = '';
+    if (frame.url.startsWith('file:') && Number(frame.scriptId) > 0) {
+      if (!sources.has(frame.scriptId)) {
+        const got = await session
+          .post('Debugger.getScriptSource', { scriptId: frame.scriptId })
+          .catch(() => ({ scriptSource: '' }));
+        sources.set(frame.scriptId, got.scriptSource);
+      }
+      code = sources.get(frame.scriptId)!.slice(frame.columnNumber, frame.columnNumber + 70);
+    }
+    const file = frame.url.replace(/^.*\/(apps|packages|bench|node_modules)\//, '$1/');
+    console.log(
+      `  ${((100 * hits) / Math.max(1, total)).toFixed(1).padStart(5)}%  ${frame.functionName || '(anonymous)'} ${file}  ${code.replace(/\s+/g, ' ')}`,
+    );
+  }
+}

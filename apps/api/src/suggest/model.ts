@@ -1,5 +1,5 @@
 import { textWords } from '../search/relevance/analyze.js';
-import { isFiller } from './needs.js';
+import { contentWords, isFiller } from './needs.js';
 import { cachedTermOf } from './term-cache.js';
 import { type SlotHit, topSlots } from './top-slots.js';
 
@@ -66,6 +66,16 @@ interface Doc {
   length: number;
   /** Hash of name + description (copies of one skill count once when mining related terms). */
   key: string;
+  /**
+   * The distinct terms of the name, then of the description, in the order they first occur (see
+   * `reverseCoverage`): a term id, or -1 - k for `aboutExtra[k]`, a term the vocabulary did not hold
+   * when the skill was added (it may later). Computed once here: re-tokenising and stemming the name and
+   * description of every candidate of every request was a good share of a suggestion's time.
+   */
+  about: Int32Array;
+  /** How many of `about` are the name's. */
+  aboutName: number;
+  aboutExtra: string[] | undefined;
 }
 
 /** A skill the model ranks, with its score. */
@@ -144,11 +154,23 @@ export class SemanticModel {
       this.postings[ids[i]!]!.push((slot << 8) | bytes[k]!);
       this.postingCount++;
     });
+    const nameAbout = this.aboutTerms(doc.name.replace(/[-_]/g, ' '));
+    const descriptionAbout = this.aboutTerms(doc.description);
+    const extra: string[] = [];
+    const about = Int32Array.from([...nameAbout, ...descriptionAbout], (term) => {
+      const id = this.vocabulary.get(term);
+      if (id !== undefined) return id;
+      extra.push(term);
+      return -extra.length;
+    });
     this.docs[slot] = {
       terms,
       weights: bytes,
       length,
       key: `${doc.name}\u0000${doc.description}`,
+      about,
+      aboutName: nameAbout.length,
+      aboutExtra: extra.length > 0 ? extra : undefined,
     };
     this.live++;
     this.totalLength += length;
@@ -213,6 +235,42 @@ export class SemanticModel {
       });
     });
     this.deadPostings = 0;
+  }
+
+  /** The distinct content terms of a text, in the order they first occur. */
+  private aboutTerms(text: string): string[] {
+    return [...new Set(contentWords(text).map(cachedTermOf))];
+  }
+
+  /**
+   * The other direction of coverage: how much of what a skill says it is (its name, its description) the
+   * message holds, idf-weighted (`words`: the message's terms). A short skill wholly named by the message
+   * is a strong answer.
+   */
+  reverseCoverage(
+    slot: number,
+    words: ReadonlySet<string>,
+  ): { nameCovered: number; descriptionCovered: number } {
+    const doc = this.docs[slot];
+    if (!doc) return { nameCovered: 0, descriptionCovered: 0 };
+    const share = (from: number, to: number) => {
+      let total = 0;
+      let held = 0;
+      for (let k = from; k < to; k++) {
+        const ref = doc.about[k]!;
+        const id = ref >= 0 ? ref : this.vocabulary.get(doc.aboutExtra![-1 - ref]!);
+        const df = id === undefined ? 0 : this.df[id]!;
+        if (df <= 0) continue;
+        const idf = Math.log(1 + (this.live - df + 0.5) / (df + 0.5));
+        total += idf;
+        if (words.has(ref >= 0 ? this.termNames[ref]! : doc.aboutExtra![-1 - ref]!)) held += idf;
+      }
+      return total === 0 ? 0 : held / total;
+    };
+    return {
+      nameCovered: share(0, doc.aboutName),
+      descriptionCovered: share(doc.aboutName, doc.about.length),
+    };
   }
 
   /** Inverse document frequency of a term (0 for a term no skill holds). */
@@ -381,6 +439,27 @@ export class SemanticModel {
     return null;
   }
 
+  /**
+   * Whether a skill holds the term with this id (`termIdOf`; -1 for none): 0 no, 1 in its body only, 2 in
+   * its name, description or headings. `match` without the vocabulary lookup and the answer object, for
+   * loops that ask it of every candidate.
+   */
+  presence(slot: number, id: number): 0 | 1 | 2 {
+    const doc = this.docs[slot];
+    if (!doc || id < 0) return 0;
+    const terms = doc.terms;
+    let lo = 0;
+    let hi = terms.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const v = terms[mid]!;
+      if (v === id) return doc.weights[mid]! & TOPICAL_BIT ? 2 : 1;
+      if (v < id) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return 0;
+  }
+
   /** A held skill's term ids (ascending) and their field weights (the dense model is built from them). */
   termWeights(slot: number): { terms: Uint32Array; weights: Float32Array } | undefined {
     const doc = this.docs[slot];
@@ -420,7 +499,8 @@ export class SemanticModel {
   /** Figures for /metrics: skills, vocabulary, postings, related pairs, estimated bytes. */
   stats() {
     let docBytes = 0;
-    for (const d of this.docs) if (d) docBytes += d.terms.length * 5 + 120 + d.key.length * 2;
+    for (const d of this.docs)
+      if (d) docBytes += d.terms.length * 5 + 120 + d.key.length * 2 + d.about.byteLength + 64;
     let postingBytes = 0;
     for (const p of this.postings) postingBytes += p.data.byteLength + 40;
     const vocabularyBytes = this.termNames.length * 80 + this.df.byteLength + this.topicalDf.byteLength;

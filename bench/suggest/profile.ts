@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- suggest-profile [--database <name>] [--rounds 3] [--cpu-profile <file>]`: where a
+ * `npm run bench -- suggest-profile [--database <name>] [--rounds 3] [--cpu-profile <file>] [--census]`: where a
  * suggestion's time goes, in this one process (no HTTP). Builds the in-memory search engine and the
  * suggestion engine over a database (the benchmark's, BENCH_DATABASE, by default: the 56,804-skill scale
  * `--speed` measures), then answers every judged message serially `rounds` times and prints per-stage time
@@ -43,6 +43,46 @@ function timeMethod<T extends object>(proto: T, method: keyof T & string, stage:
   };
 }
 
+/** Work counted per request (see countWork). */
+const work = {
+  postings: 0,
+  scanned: 0,
+  postingsPerRequest: [] as number[],
+  scannedPerRequest: [] as number[],
+};
+
+/**
+ * Counts the work behind the term model's and the LSA model's time: postings read, skills scanned. Reads
+ * their private structures (a census for this benchmark, nothing the engine relies on), before each call.
+ */
+function countWork(): void {
+  type Internals = Record<string, any>;
+  const termSearch = SemanticModel.prototype.search;
+  SemanticModel.prototype.search = function (this: SemanticModel, query, depth, admit) {
+    const self = this as unknown as Internals;
+    for (const q of query) {
+      const id = self.vocabulary.get(q.term);
+      if (id !== undefined) work.postings += self.postings[id].length;
+    }
+    return termSearch.call(this, query, depth, admit);
+  };
+  const nearest = DenseModel.prototype.nearest;
+  DenseModel.prototype.nearest = function (this: DenseModel, q, depth, admit) {
+    const self = this as unknown as Internals;
+    const dots = (self.clusters as unknown[]).map((_, c) => {
+      let dot = 0;
+      for (let j = 0; j < q.length; j++) dot += self.centroids[c * q.length + j] * q[j]!;
+      return { c, dot };
+    });
+    dots.sort((a, b) => b.dot - a.dot);
+    for (const { c } of dots.slice(0, 8)) {
+      const list = self.clusters[c];
+      work.scanned += list.length ?? list.size;
+    }
+    return nearest.call(this, q, depth, admit);
+  };
+}
+
 export async function run(args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
@@ -50,6 +90,8 @@ export async function run(args: string[]): Promise<void> {
       database: { type: 'string' },
       rounds: { type: 'string', default: '3' },
       'cpu-profile': { type: 'string' },
+      /** Also count postings read and skills scanned (adds its own time to `rest` and `total`). */
+      census: { type: 'boolean', default: false },
     },
   });
   const judgements = loadMessages(existsSync(MESSAGES_PATH) ? MESSAGES_PATH : DEV_MESSAGES_PATH);
@@ -75,8 +117,11 @@ export async function run(args: string[]): Promise<void> {
     timeMethod(DenseModel.prototype, 'queryVector', 'lsaVector');
     timeMethod(DenseModel.prototype, 'nearest', 'lsaNearest');
 
+    if (values.census) countWork();
     // A warm-up round (JIT, lazily built structures: impact heads, rank directories), then the measured ones.
     for (const j of judgements) await suggest.suggest(j.message, ANONYMOUS, LIMIT);
+    work.postings = 0;
+    work.scanned = 0;
     const session = values['cpu-profile'] ? new Session() : null;
     if (session) {
       session.connect();
@@ -108,6 +153,10 @@ export async function run(args: string[]): Promise<void> {
         extractNeeds(j.message);
         taskSignal(j.message);
         const needs = performance.now() - t1;
+        work.postingsPerRequest.push(work.postings);
+        work.scannedPerRequest.push(work.scanned);
+        work.postings = 0;
+        work.scanned = 0;
         const wrapped = spent.termModel + spent.lsaVector + spent.lsaNearest + spent.lexical;
         stages.needs!.push(needs);
         stages.termModel!.push(spent.termModel);
@@ -132,6 +181,12 @@ export async function run(args: string[]): Promise<void> {
       const mean = list.reduce((a, b) => a + b, 0) / list.length;
       console.log(
         `${name.padEnd(12)} ${round(mean, 2).toFixed(2).padStart(6)}  ${round(percentile(list, 50), 2).toFixed(2).padStart(6)}  ${round(percentile(list, 99), 2).toFixed(2).padStart(6)}`,
+      );
+    }
+    if (values.census) {
+      const mean = (l: number[]) => Math.round(l.reduce((a, b) => a + b, 0) / Math.max(1, l.length));
+      console.log(
+        `work per request: term-model postings mean ${mean(work.postingsPerRequest)} p99 ${Math.round(percentile(work.postingsPerRequest, 99))}; LSA skills scanned mean ${mean(work.scannedPerRequest)} p99 ${Math.round(percentile(work.scannedPerRequest, 99))}`,
       );
     }
     slowest.sort((a, b) => b.ms - a.ms);

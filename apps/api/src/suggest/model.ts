@@ -109,7 +109,15 @@ export class SemanticModel {
    * posting, and following the document object there cost a cache miss per posting.
    */
   private lengths = new Float64Array(1024).fill(-1);
-  private readonly touched: number[] = [];
+  /**
+   * Per slot, the length normalisation search divides by (-1 for no skill), for the average length
+   * `normsAverage`: computed again only when the average moved (a skill was added or removed), instead of
+   * once per posting read.
+   */
+  private norms = new Float64Array(0);
+  private normsAverage = Number.NaN;
+  /** Scratch of search: the slots scored so far. */
+  private touched = new Uint32Array(1024);
 
   /** Skills held. */
   get size(): number {
@@ -185,6 +193,7 @@ export class SemanticModel {
       this.lengths = lengths;
     }
     this.lengths[slot] = length;
+    this.normsAverage = Number.NaN;
   }
 
   /** Removes the skill in `slot` (its postings are dropped at the next compaction). */
@@ -197,6 +206,7 @@ export class SemanticModel {
     });
     this.docs[slot] = undefined;
     this.lengths[slot] = -1;
+    this.normsAverage = Number.NaN;
     this.live--;
     this.totalLength -= doc.length;
     this.deadPostings += doc.terms.length;
@@ -390,30 +400,47 @@ export class SemanticModel {
    */
   search(query: readonly QueryTerm[], depth: number, admit: (slot: number) => boolean): ModelHit[] {
     const scores = this.scores;
-    const touched = this.touched;
     const avg = this.live === 0 ? 1 : this.totalLength / this.live;
-    const lengths = this.lengths;
+    const norms = this.normsFor(avg);
+    if (this.touched.length < scores.length) this.touched = new Uint32Array(scores.length);
+    const touched = this.touched;
+    let n = 0;
     for (const q of query) {
       const id = this.vocabulary.get(q.term);
       if (id === undefined || this.df[id]! <= 0) continue;
       const weight = q.weight * this.idf(q.term);
       const list = this.postings[id]!;
       const data = list.data;
-      for (let i = 0; i < list.length; i++) {
+      const length = list.length;
+      for (let i = 0; i < length; i++) {
         const v = data[i]!;
         const slot = v >>> 8;
-        const length = lengths[slot]!;
-        if (length < 0) continue;
+        const norm = norms[slot]!;
+        if (norm < 0) continue;
         const w = (v & 0x7f) * WEIGHT_STEP;
-        const norm = SATURATION * (0.5 + (0.5 * length) / avg);
-        if (scores[slot] === 0) touched.push(slot);
-        scores[slot]! += (weight * w * (SATURATION + 1)) / (w + norm);
+        const score = scores[slot]!;
+        if (score === 0) touched[n++] = slot;
+        scores[slot] = score + (weight * w * (SATURATION + 1)) / (w + norm);
       }
     }
-    const hits = topSlots(touched, (slot) => scores[slot]!, depth, admit);
-    for (const slot of touched) scores[slot] = 0;
-    touched.length = 0;
+    const scored = touched.subarray(0, n);
+    const hits = topSlots(scored, (slot) => scores[slot]!, depth, admit);
+    for (let i = 0; i < n; i++) scores[scored[i]!] = 0;
     return hits;
+  }
+
+  /** The per-slot length normalisations for the average length `avg` (see `norms`). */
+  private normsFor(avg: number): Float64Array {
+    if (this.normsAverage === avg && this.norms.length === this.lengths.length) return this.norms;
+    const lengths = this.lengths;
+    const norms = this.norms.length === lengths.length ? this.norms : new Float64Array(lengths.length);
+    for (let slot = 0; slot < lengths.length; slot++) {
+      const length = lengths[slot]!;
+      norms[slot] = length < 0 ? -1 : SATURATION * (0.5 + (0.5 * length) / avg);
+    }
+    this.norms = norms;
+    this.normsAverage = avg;
+    return norms;
   }
 
   /**
@@ -504,7 +531,8 @@ export class SemanticModel {
     let postingBytes = 0;
     for (const p of this.postings) postingBytes += p.data.byteLength + 40;
     const vocabularyBytes = this.termNames.length * 80 + this.df.byteLength + this.topicalDf.byteLength;
-    const slotBytes = this.scores.byteLength + this.lengths.byteLength;
+    const slotBytes =
+      this.scores.byteLength + this.lengths.byteLength + this.norms.byteLength + this.touched.byteLength;
     return {
       documents: this.live,
       vocabulary: this.termNames.length,

@@ -1,5 +1,5 @@
 import type { QueryTerm, SemanticModel } from './model.js';
-import { type SlotHit, topSlots } from './top-slots.js';
+import { type SlotHit, topScoredSlots } from './top-slots.js';
 import { VectorRows } from './vector-rows.js';
 
 /**
@@ -138,6 +138,7 @@ export class DenseModel {
   private positionOfRow = new Int32Array(0);
   /** Scratch of `nearest`: the slots of the clusters it scans. */
   private probedSlots = new Uint32Array(0);
+  private probedScores = new Float64Array(0);
 
   private constructor(
     private readonly model: SemanticModel,
@@ -460,7 +461,10 @@ export class DenseModel {
       probed.set(list.slots.subarray(0, list.length), n);
       n += list.length;
     }
-    return topSlots(probed.subarray(0, n), (slot) => this.cosine(slot, q), depth, admit);
+    if (this.probedScores.length < n) this.probedScores = new Float64Array(probed.length);
+    const scores = this.probedScores;
+    for (let i = 0; i < n; i++) scores[i] = this.cosine(probed[i]!, q);
+    return topScoredSlots(probed, scores, n, depth, admit);
   }
 
   /** Estimated bytes: term vectors, skill vectors (DIMS bytes and a row each), clusters. */

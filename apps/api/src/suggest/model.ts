@@ -1,7 +1,7 @@
 import { textWords } from '../search/relevance/analyze.js';
 import { contentWords, isFiller } from './needs.js';
 import { cachedTermOf } from './term-cache.js';
-import { type SlotHit, topSlots } from './top-slots.js';
+import { type SlotHit, topScoredSlots } from './top-slots.js';
 
 /** What the model indexes of a skill. */
 export interface ModelDocument {
@@ -116,8 +116,9 @@ export class SemanticModel {
    */
   private norms = new Float64Array(0);
   private normsAverage = Number.NaN;
-  /** Scratch of search: the slots scored so far. */
+  /** Scratch of search: the slots scored so far, and their scores. */
   private touched = new Uint32Array(1024);
+  private touchedScores = new Float64Array(0);
 
   /** Skills held. */
   get size(): number {
@@ -423,10 +424,14 @@ export class SemanticModel {
         scores[slot] = score + (weight * w * (SATURATION + 1)) / (w + norm);
       }
     }
-    const scored = touched.subarray(0, n);
-    const hits = topSlots(scored, (slot) => scores[slot]!, depth, admit);
-    for (let i = 0; i < n; i++) scores[scored[i]!] = 0;
-    return hits;
+    if (this.touchedScores.length < n) this.touchedScores = new Float64Array(this.touched.length);
+    const touchedScores = this.touchedScores;
+    for (let i = 0; i < n; i++) {
+      const slot = touched[i]!;
+      touchedScores[i] = scores[slot]!;
+      scores[slot] = 0;
+    }
+    return topScoredSlots(touched, touchedScores, n, depth, admit);
   }
 
   /** The per-slot length normalisations for the average length `avg` (see `norms`). */
@@ -532,7 +537,11 @@ export class SemanticModel {
     for (const p of this.postings) postingBytes += p.data.byteLength + 40;
     const vocabularyBytes = this.termNames.length * 80 + this.df.byteLength + this.topicalDf.byteLength;
     const slotBytes =
-      this.scores.byteLength + this.lengths.byteLength + this.norms.byteLength + this.touched.byteLength;
+      this.scores.byteLength +
+      this.lengths.byteLength +
+      this.norms.byteLength +
+      this.touched.byteLength +
+      this.touchedScores.byteLength;
     return {
       documents: this.live,
       vocabulary: this.termNames.length,

@@ -32,6 +32,7 @@ const benchmarks: Record<string, () => Promise<{ run(args: string[]): Promise<vo
   relevance: () => import('./relevance/command.js'),
   'safety-flags': () => import('./safety-flags/command.js'),
   suggest: () => import('./suggest/command.js'),
+  'suggest-profile': () => import('./suggest/profile.js'),
 };
 
 const [name, ...rest] = process.argv.slice(2);

@@ -95,9 +95,16 @@ export default fp(
         app.addHook('onReady', async () => {
           memory.start((onEvent) => app.database.watchIndexChanges(onEvent));
         });
-        // A write through this process is seen by its author's next search (no wait for the NOTIFY).
+        // A write through this process is seen by its author's next search (no wait for the NOTIFY). A POST
+        // that only reads (config.readOnly: /v1/suggest, /v1/resolve) is no write: marking the index dirty
+        // made the next request read the change feed first (two scans of the skills table).
         app.addHook('onResponse', async (request, reply) => {
-          if (WRITE_METHODS.has(request.method) && reply.statusCode < 400) memory.noteLocalWrite();
+          if (
+            WRITE_METHODS.has(request.method) &&
+            !request.routeOptions.config.readOnly &&
+            reply.statusCode < 400
+          )
+            memory.noteLocalWrite();
         });
         if (app.hasDecorator('metrics')) reportIndex(app, memory);
         app.decorate('searchUsesWritten', () => memory.noteUsesWritten());

@@ -82,8 +82,15 @@ export default fp(
     app.addHook('onReady', async () => {
       engine.start((onEvent) => app.database.watchIndexChanges(onEvent));
     });
+    // Writes through this process are seen at the next suggestion; a POST that only reads (config.readOnly:
+    // /v1/suggest itself) is no write.
     app.addHook('onResponse', async (request, reply) => {
-      if (WRITE_METHODS.has(request.method) && reply.statusCode < 400) engine.noteLocalWrite();
+      if (
+        WRITE_METHODS.has(request.method) &&
+        !request.routeOptions.config.readOnly &&
+        reply.statusCode < 400
+      )
+        engine.noteLocalWrite();
     });
     app.addHook('onClose', async () => engine.close());
     if (app.hasDecorator('metrics')) reportModel(app, engine);

@@ -74,6 +74,20 @@ describe('LSA dense model', () => {
     expect(dense.cosine(1000, q)).toBe(0);
   });
 
+  it('answers as before after skills leave and others take their rows (the same nearest as a fresh fold)', async () => {
+    const { model } = build();
+    const dense = await DenseModel.build(model);
+    const q = dense.queryVector(query(['invoice', 'ledger']))!;
+    const before = dense.nearest(q, 48, () => true);
+    // Every other skill leaves, then comes back: rows and cluster positions are reshuffled.
+    for (let s = 0; s < 48; s += 2) dense.delete(s);
+    expect(dense.nearest(q, 48, () => true).map((h) => h.slot)).toEqual(
+      before.filter((h) => h.slot % 2 === 1).map((h) => h.slot),
+    );
+    for (let s = 0; s < 48; s += 2) dense.add(s);
+    expect(dense.nearest(q, 48, () => true)).toEqual(before);
+  });
+
   it('holds a skill in about DIMS bytes plus bookkeeping', async () => {
     const { model } = build();
     const dense = await DenseModel.build(model);

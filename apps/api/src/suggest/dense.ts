@@ -1,5 +1,6 @@
 import type { QueryTerm, SemanticModel } from './model.js';
-import { type SlotHit, topSlots } from './top-slots.js';
+import { type SlotHit, topScoredSlots } from './top-slots.js';
+import { VectorRows } from './vector-rows.js';
 
 /**
  * The dense side of the default semantic model: latent semantic analysis (LSA) of the index, built from
@@ -7,12 +8,12 @@ import { type SlotHit, topSlots } from './top-slots.js';
  * descriptions, headings and the opening of bodies, as the term model weighs them; randomized SVD, Halko
  * et al. 2011) gives every term a vector; a skill's vector and a message's vector are the tf-idf weighted
  * sums of their terms' vectors, so a message reaches a skill that shares few of its words but many of
- * their neighbours. Vectors are int8 (a skill costs DIMS bytes plus its map entry); the nearest skills are
+ * their neighbours. Vectors are int8 (a skill costs DIMS bytes plus a few of bookkeeping); the nearest skills are
  * found through an inverted file (spherical k-means clusters, the PROBE nearest clusters scanned), so a
  * request reads about PROBE/sqrt(N) of the skills, never all of them.
  */
 
-/** Latent dimensions kept. */
+/** Latent dimensions kept (a multiple of 4: the dot products take four terms a turn). */
 export const DIMS = 128;
 /** Extra random directions of the range finder, and its power iterations (accuracy of the top DIMS). */
 const OVERSAMPLE = 16;
@@ -111,6 +112,12 @@ function symmetricEigen(m: Float64Array, n: number): { values: Float64Array; vec
   return { values, vectors: v };
 }
 
+/** The slots of one cluster of the inverted file, and how many of `slots` are in use. */
+interface ClusterList {
+  slots: Uint32Array;
+  length: number;
+}
+
 /** A skill the dense model ranks, with its cosine to the message. */
 export type DenseHit = SlotHit;
 
@@ -122,10 +129,16 @@ export class DenseModel {
   /** Term vectors, int8 with a scale per row. */
   private readonly termVectors: Int8Array;
   private readonly termScale: Float32Array;
-  private readonly skills = new Map<number, Int8Array>();
+  private readonly skills = new VectorRows(DIMS);
   private centroids = new Float32Array(0);
-  private clusters: Set<number>[] = [];
-  private readonly clusterOf = new Map<number, number>();
+  /** The slots of each cluster (in no particular order: the nearest are picked by score then slot). */
+  private clusters: ClusterList[] = [];
+  /** Per row of `skills`: its cluster (-1: none) and its position in the cluster's list. */
+  private clusterOfRow = new Int32Array(0);
+  private positionOfRow = new Int32Array(0);
+  /** Scratch of `nearest`: the slots of the clusters it scans. */
+  private probedSlots = new Uint32Array(0);
+  private probedScores = new Float64Array(0);
 
   private constructor(
     private readonly model: SemanticModel,
@@ -247,6 +260,7 @@ export class DenseModel {
       }
     });
     const dense = new DenseModel(model, terms, idf, termVectors);
+    dense.skills.reserve(all.length, (all[all.length - 1] ?? -1) + 1);
     for (let i = 0; i < all.length; i++) {
       dense.skills.set(all[i]!, dense.skillVector(all[i]!) ?? new Int8Array(DIMS));
       if (i % 2_000 === 1_999) await tick();
@@ -301,10 +315,18 @@ export class DenseModel {
 
   /** Cosine of a skill to a query vector (0 for a skill without a vector). */
   cosine(slot: number, q: Float32Array): number {
-    const v = this.skills.get(slot);
-    if (!v) return 0;
+    const r = this.skills.row(slot);
+    if (r < 0) return 0;
+    const v = this.skills.values;
+    // Four terms a turn, added in the same order as one at a time (the same sum to the last bit): this
+    // runs for every skill of the probed clusters.
     let dot = 0;
-    for (let j = 0; j < DIMS; j++) dot += v[j]! * q[j]!;
+    for (let j = 0, b = r * DIMS; j < DIMS; j += 4, b += 4) {
+      dot += v[b]! * q[j]!;
+      dot += v[b + 1]! * q[j + 1]!;
+      dot += v[b + 2]! * q[j + 2]!;
+      dot += v[b + 3]! * q[j + 3]!;
+    }
     return dot / Q;
   }
 
@@ -334,8 +356,9 @@ export class DenseModel {
         for (let j = 0; j < DIMS; j++) centroids[c * DIMS + j] = sums[c * DIMS + j]! / norm;
       }
     }
-    this.clusters = Array.from({ length: count }, () => new Set<number>());
-    this.clusterOf.clear();
+    this.clusters = Array.from({ length: count }, () => ({ slots: new Uint32Array(16), length: 0 }));
+    this.clusterOfRow = new Int32Array(slots.length).fill(-1);
+    this.positionOfRow = new Int32Array(slots.length);
     for (const slot of slots) this.place(slot);
   }
 
@@ -358,8 +381,25 @@ export class DenseModel {
     const v = this.skills.get(slot);
     if (!v || this.clusters.length === 0) return;
     const c = this.nearestCluster(v);
-    this.clusters[c]!.add(slot);
-    this.clusterOf.set(slot, c);
+    const list = this.clusters[c]!;
+    if (list.length === list.slots.length) {
+      const grown = new Uint32Array(list.length * 2);
+      grown.set(list.slots);
+      list.slots = grown;
+    }
+    const r = this.skills.row(slot);
+    if (r >= this.clusterOfRow.length) {
+      const size = Math.max(r + 1, Math.ceil(this.clusterOfRow.length * 1.5));
+      const clusterOf = new Int32Array(size).fill(-1);
+      clusterOf.set(this.clusterOfRow);
+      this.clusterOfRow = clusterOf;
+      const positionOf = new Int32Array(size);
+      positionOf.set(this.positionOfRow);
+      this.positionOfRow = positionOf;
+    }
+    this.clusterOfRow[r] = c;
+    this.positionOfRow[r] = list.length;
+    list.slots[list.length++] = slot;
   }
 
   /** Folds a skill added after the build into the model (its terms' vectors; the SVD is not redone). */
@@ -373,10 +413,21 @@ export class DenseModel {
 
   /** Forgets a skill. */
   delete(slot: number): void {
+    const r = this.skills.row(slot);
+    if (r < 0) return;
+    const c = r < this.clusterOfRow.length ? this.clusterOfRow[r]! : -1;
+    if (c >= 0) {
+      // The cluster's last slot takes the place of the one leaving.
+      const list = this.clusters[c]!;
+      const at = this.positionOfRow[r]!;
+      const last = list.slots[--list.length]!;
+      if (at < list.length) {
+        list.slots[at] = last;
+        this.positionOfRow[this.skills.row(last)] = at;
+      }
+      this.clusterOfRow[r] = -1;
+    }
     this.skills.delete(slot);
-    const c = this.clusterOf.get(slot);
-    if (c !== undefined) this.clusters[c]!.delete(slot);
-    this.clusterOf.delete(slot);
   }
 
   /**
@@ -386,28 +437,47 @@ export class DenseModel {
   nearest(q: Float32Array, depth: number, admit: (slot: number) => boolean): DenseHit[] {
     const count = this.clusters.length;
     const byCluster: { c: number; dot: number }[] = [];
+    const centroids = this.centroids;
     for (let c = 0; c < count; c++) {
+      // Four terms a turn, added in the same order as one at a time (the same sum to the last bit).
       let dot = 0;
-      for (let j = 0; j < DIMS; j++) dot += this.centroids[c * DIMS + j]! * q[j]!;
+      for (let j = 0, b = c * DIMS; j < DIMS; j += 4, b += 4) {
+        dot += centroids[b]! * q[j]!;
+        dot += centroids[b + 1]! * q[j + 1]!;
+        dot += centroids[b + 2]! * q[j + 2]!;
+        dot += centroids[b + 3]! * q[j + 3]!;
+      }
       byCluster.push({ c, dot });
     }
     byCluster.sort((a, b) => b.dot - a.dot);
-    const clusters = this.clusters;
-    function* probed() {
-      for (const { c } of byCluster.slice(0, PROBE)) yield* clusters[c]!;
+    let n = 0;
+    for (const { c } of byCluster.slice(0, PROBE)) n += this.clusters[c]!.length;
+    if (this.probedSlots.length < n)
+      this.probedSlots = new Uint32Array(Math.max(n, this.probedSlots.length * 2));
+    const probed = this.probedSlots;
+    n = 0;
+    for (const { c } of byCluster.slice(0, PROBE)) {
+      const list = this.clusters[c]!;
+      probed.set(list.slots.subarray(0, list.length), n);
+      n += list.length;
     }
-    return topSlots(probed(), (slot) => this.cosine(slot, q), depth, admit);
+    if (this.probedScores.length < n) this.probedScores = new Float64Array(probed.length);
+    const scores = this.probedScores;
+    for (let i = 0; i < n; i++) scores[i] = this.cosine(probed[i]!, q);
+    return topScoredSlots(probed, scores, n, depth, admit);
   }
 
-  /** Estimated bytes: term vectors, skill vectors (DIMS bytes and a map entry each), clusters. */
+  /** Estimated bytes: term vectors, skill vectors (DIMS bytes and a row each), clusters. */
   bytes(): number {
     return (
       this.termVectors.byteLength +
       this.termScale.byteLength +
       this.termIdf.byteLength +
       this.rows.size * 40 +
-      this.skills.size * (DIMS + 16 + 80) +
-      this.clusterOf.size * 80 +
+      this.skills.bytes() +
+      this.clusterOfRow.byteLength +
+      this.positionOfRow.byteLength +
+      this.clusters.reduce((sum, list) => sum + list.slots.byteLength + 48, 0) +
       this.centroids.byteLength
     );
   }

@@ -10,7 +10,7 @@ import { ChangeFollower, type FollowedStructure } from '../search/change-followe
 import type { SearchEngine, SearchHit } from '../search/engine.js';
 import { hitFromRow } from '../search/hits.js';
 import { headingsOf } from '../search/memory/skill-index.js';
-import { findSynonyms, termOf } from '../search/relevance/analyze.js';
+import { findSynonyms } from '../search/relevance/analyze.js';
 import { applySkillChanges } from '../search/skill-changes.js';
 import { BUILD_BATCH } from '../search/tuning.js';
 import {
@@ -32,7 +32,8 @@ import {
 } from './embeddings.js';
 import { diversify, type RankedList, reciprocalRankFusion } from './fusion.js';
 import { type QueryTerm, SemanticModel } from './model.js';
-import { contentWords, extractNeeds, type Need, taskSignal } from './needs.js';
+import { extractNeeds, type Need, taskSignal } from './needs.js';
+import { cachedTermOf } from './term-cache.js';
 
 /** The model is not there to answer (still building, or over its memory budget). */
 export class SuggestUnavailableError extends Error {}
@@ -145,6 +146,50 @@ interface Held {
   revision: string;
   /** What the embedding is computed from. */
   text: string;
+}
+
+/**
+ * A need's query terms as coverage reads them for every candidate: term ids (-1: no skill holds it), the
+ * credit each gives (a word of the need: 1; a synonym or related term: less), where that credit goes (the
+ * position of the need word it stands for), the need words' positions and idfs, and scratch for the credit.
+ */
+interface CoverageTerms {
+  ids: Int32Array;
+  scales: Float64Array;
+  /** Per term, the position of the need word it credits (-1: none). */
+  creditAt: Int32Array;
+  /** Positions of the need's own words, and their idfs (same order). */
+  direct: Int32Array;
+  idfs: Float64Array;
+  creditAll: Float64Array;
+  creditTopical: Float64Array;
+  credited: Uint8Array;
+}
+
+function coverageTerms(m: SemanticModel, terms: readonly QueryTerm[]): CoverageTerms {
+  const position = new Map<string, number>();
+  terms.forEach((q, i) => {
+    if (q.term === q.of && !position.has(q.term)) position.set(q.term, i);
+  });
+  const direct: number[] = [];
+  const idfs: number[] = [];
+  terms.forEach((q, i) => {
+    if (q.term !== q.of) return;
+    direct.push(i);
+    idfs.push(m.idf(q.term));
+  });
+  return {
+    ids: Int32Array.from(terms, (q) => m.termIdOf(q.term) ?? -1),
+    scales: Float64Array.from(terms, (q) =>
+      q.term === q.of ? 1 : RELATED_CREDIT * Math.min(1, q.weight / SYNONYM_WEIGHT),
+    ),
+    creditAt: Int32Array.from(terms, (q) => position.get(q.of) ?? -1),
+    direct: Int32Array.from(direct),
+    idfs: Float64Array.from(idfs),
+    creditAll: new Float64Array(terms.length),
+    creditTopical: new Float64Array(terms.length),
+    credited: new Uint8Array(terms.length),
+  };
 }
 
 /**
@@ -342,13 +387,13 @@ export function createSuggestEngine(
       const had = out.get(term);
       if (!had || had.weight < weight) out.set(term, { term, weight, of });
     };
-    for (const w of words) put(termOf(w), 1, termOf(w));
+    for (const w of words) put(cachedTermOf(w), 1, cachedTermOf(w));
     for (const match of findSynonyms(words)) {
-      const of = termOf(words[match.start]!);
-      for (const alt of match.alternatives) for (const w of alt) put(termOf(w), SYNONYM_WEIGHT, of);
+      const of = cachedTermOf(words[match.start]!);
+      for (const alt of match.alternatives) for (const w of alt) put(cachedTermOf(w), SYNONYM_WEIGHT, of);
     }
     for (const w of words) {
-      const term = termOf(w);
+      const term = cachedTermOf(w);
       for (const r of m.relatedTerms(term).slice(0, RELATED_PER_WORD)) {
         put(r.term, RELATED_WEIGHT * r.npmi, term);
       }
@@ -359,34 +404,39 @@ export function createSuggestEngine(
   /**
    * How much of a need a skill covers, weighted by how telling each word is: all of it and only its name,
    * description and headings. A word no skill holds weighs as the rarest (it is what the message is about).
-   * `idfs`: each word's idf, read once per request.
+   * `need`: the need's terms as `coverageTerms` resolves them once per request.
    */
-  const coverage = (m: SemanticModel, slot: number, terms: readonly QueryTerm[], idfs: readonly number[]) => {
+  const coverage = (m: SemanticModel, slot: number, need: CoverageTerms) => {
     const maxIdf = Math.log(1 + (m.size + 0.5) / 0.5);
     let total = 0;
     let all = 0;
     let topical = 0;
-    const credit = new Map<string, { all: number; topical: number }>();
-    for (const q of terms) {
-      const hit = m.match(slot, q.term);
-      if (!hit) continue;
-      const direct = q.term === q.of;
-      const scale = direct ? 1 : RELATED_CREDIT * Math.min(1, q.weight / SYNONYM_WEIGHT);
-      const c = credit.get(q.of) ?? { all: 0, topical: 0 };
-      c.all = Math.max(c.all, scale * (hit.topical ? 1 : BODY_CREDIT));
-      if (hit.topical) c.topical = Math.max(c.topical, scale);
-      credit.set(q.of, c);
-    }
-    terms.forEach((q, i) => {
-      if (q.term !== q.of) return;
-      const idf = idfs[i]! || maxIdf * 0.5;
-      total += idf;
-      const c = credit.get(q.term);
-      if (c) {
-        all += idf * c.all;
-        topical += idf * c.topical;
+    const { ids, scales, creditAt, direct, idfs, creditAll, creditTopical, credited } = need;
+    credited.fill(0);
+    for (let i = 0; i < ids.length; i++) {
+      const at = creditAt[i]!;
+      if (at < 0) continue;
+      const found = m.presence(slot, ids[i]!);
+      if (found === 0) continue;
+      const scale = scales[i]!;
+      const isTopical = found === 2;
+      if (credited[at] === 0) {
+        credited[at] = 1;
+        creditAll[at] = 0;
+        creditTopical[at] = 0;
       }
-    });
+      creditAll[at] = Math.max(creditAll[at]!, scale * (isTopical ? 1 : BODY_CREDIT));
+      if (isTopical) creditTopical[at] = Math.max(creditTopical[at]!, scale);
+    }
+    for (let k = 0; k < direct.length; k++) {
+      const at = direct[k]!;
+      const idf = idfs[k]! || maxIdf * 0.5;
+      total += idf;
+      if (credited[at] === 1) {
+        all += idf * creditAll[at]!;
+        topical += idf * creditTopical[at]!;
+      }
+    }
     // Idf masses in units of the index's largest idf, scaled to the index the reranker was fitted on: the
     // same evidence then weighs the same in a hub of ten skills and one of 57,000.
     const unit = IDF_REFERENCE / maxIdf;
@@ -404,24 +454,6 @@ export function createSuggestEngine(
     return about >= 1 && about <= Math.max(1, INFORMATIVE_MAX_SHARE * m.size);
   };
 
-  /**
-   * The other direction of coverage: how much of what a skill says it is (its name, its description) the
-   * message holds, idf-weighted. A short skill wholly named by the message is a strong answer.
-   */
-  const reverseCoverage = (m: SemanticModel, hit: SearchHit, words: ReadonlySet<string>) => {
-    const share = (text: string) => {
-      let total = 0;
-      let held = 0;
-      for (const term of new Set(contentWords(text).map(termOf))) {
-        const idf = m.idf(term);
-        total += idf;
-        if (words.has(term)) held += idf;
-      }
-      return total === 0 ? 0 : held / total;
-    };
-    return { nameCovered: share(hit.name.replace(/[-_]/g, ' ')), descriptionCovered: share(hit.description) };
-  };
-
   /** The stretch of the need's text from the first to the last word the skill holds. */
   const matchedText = (m: SemanticModel, slot: number, need: Need): string => {
     const re = /[\p{L}\p{N}]+/gu;
@@ -430,7 +462,7 @@ export function createSuggestEngine(
     for (const w of need.text.matchAll(re)) {
       const word = w[0].toLowerCase();
       if (!need.words.includes(word)) continue;
-      if (m.match(slot, termOf(word))) {
+      if (m.match(slot, cachedTermOf(word))) {
         if (first < 0) first = w.index;
         last = w.index + word.length;
       }
@@ -470,7 +502,7 @@ export function createSuggestEngine(
     const signal = taskSignal(message);
     const task: TaskEvidence = {
       ...signal,
-      informative: needs.words.filter((w) => informative(m, termOf(w))).length,
+      informative: needs.words.filter((w) => informative(m, cachedTermOf(w))).length,
     };
     const prior = taskPrior(task);
     const readable = new Set(viewer.readableNamespaces.map((n) => n.toLowerCase()));
@@ -551,12 +583,13 @@ export function createSuggestEngine(
       .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
       .slice(0, RERANK_DEPTH);
     const best = fused[0]?.[1] ?? 1;
-    // Idfs read once per request, not once per candidate (coverage scores 40 candidates against each need).
-    const idfsOf = termsOf.map((terms) => terms.map((q) => (q.term === q.of ? m.idf(q.term) : 0)));
+    // Term ids and idfs read once per request, not once per candidate (coverage scores 40 candidates
+    // against each need).
+    const coverageOf = termsOf.map((terms) => coverageTerms(m, terms));
     const scored = fused.map(([identity, rrf]) => {
       const slot = slots.get(identity)!;
-      const whole = coverage(m, slot, termsOf[0]!, idfsOf[0]!);
-      const parts = needs.parts.map((_, i) => coverage(m, slot, termsOf[i + 1]!, idfsOf[i + 1]!).all);
+      const whole = coverage(m, slot, coverageOf[0]!);
+      const parts = needs.parts.map((_, i) => coverage(m, slot, coverageOf[i + 1]!).all);
       const dense = lsaVectors[0] && d ? d.cosine(slot, lsaVectors[0]) : 0;
       let partDense = dense;
       if (d && needs.parts.length > 0) {
@@ -573,7 +606,7 @@ export function createSuggestEngine(
         allIdf: whole.allIdf,
         fused: rrf / best,
         dense,
-        ...reverseCoverage(m, held[slot]!.hit, messageTerms),
+        ...m.reverseCoverage(slot, messageTerms),
         lexicalRank: reciprocal(wholeRanks.lexical.get(identity)),
         semanticRank: reciprocal(wholeRanks.semantic.get(identity)),
         lsaRank: reciprocal(wholeRanks.lsa.get(identity)),

@@ -1,7 +1,7 @@
 import { textWords } from '../search/relevance/analyze.js';
-import { isFiller } from './needs.js';
+import { contentWords, isFiller } from './needs.js';
 import { cachedTermOf } from './term-cache.js';
-import { type SlotHit, topSlots } from './top-slots.js';
+import { type SlotHit, topScoredSlots } from './top-slots.js';
 
 /** What the model indexes of a skill. */
 export interface ModelDocument {
@@ -66,6 +66,16 @@ interface Doc {
   length: number;
   /** Hash of name + description (copies of one skill count once when mining related terms). */
   key: string;
+  /**
+   * The distinct terms of the name, then of the description, in the order they first occur (see
+   * `reverseCoverage`): a term id, or -1 - k for `aboutExtra[k]`, a term the vocabulary did not hold
+   * when the skill was added (it may later). Computed once here: re-tokenising and stemming the name and
+   * description of every candidate of every request was a good share of a suggestion's time.
+   */
+  about: Int32Array;
+  /** How many of `about` are the name's. */
+  aboutName: number;
+  aboutExtra: string[] | undefined;
 }
 
 /** A skill the model ranks, with its score. */
@@ -99,7 +109,16 @@ export class SemanticModel {
    * posting, and following the document object there cost a cache miss per posting.
    */
   private lengths = new Float64Array(1024).fill(-1);
-  private readonly touched: number[] = [];
+  /**
+   * Per slot, the length normalisation search divides by (-1 for no skill), for the average length
+   * `normsAverage`: computed again only when the average moved (a skill was added or removed), instead of
+   * once per posting read.
+   */
+  private norms = new Float64Array(0);
+  private normsAverage = Number.NaN;
+  /** Scratch of search: the slots scored so far, and their scores. */
+  private touched = new Uint32Array(1024);
+  private touchedScores = new Float64Array(0);
 
   /** Skills held. */
   get size(): number {
@@ -144,11 +163,23 @@ export class SemanticModel {
       this.postings[ids[i]!]!.push((slot << 8) | bytes[k]!);
       this.postingCount++;
     });
+    const nameAbout = this.aboutTerms(doc.name.replace(/[-_]/g, ' '));
+    const descriptionAbout = this.aboutTerms(doc.description);
+    const extra: string[] = [];
+    const about = Int32Array.from([...nameAbout, ...descriptionAbout], (term) => {
+      const id = this.vocabulary.get(term);
+      if (id !== undefined) return id;
+      extra.push(term);
+      return -extra.length;
+    });
     this.docs[slot] = {
       terms,
       weights: bytes,
       length,
       key: `${doc.name}\u0000${doc.description}`,
+      about,
+      aboutName: nameAbout.length,
+      aboutExtra: extra.length > 0 ? extra : undefined,
     };
     this.live++;
     this.totalLength += length;
@@ -163,6 +194,7 @@ export class SemanticModel {
       this.lengths = lengths;
     }
     this.lengths[slot] = length;
+    this.normsAverage = Number.NaN;
   }
 
   /** Removes the skill in `slot` (its postings are dropped at the next compaction). */
@@ -175,6 +207,7 @@ export class SemanticModel {
     });
     this.docs[slot] = undefined;
     this.lengths[slot] = -1;
+    this.normsAverage = Number.NaN;
     this.live--;
     this.totalLength -= doc.length;
     this.deadPostings += doc.terms.length;
@@ -213,6 +246,42 @@ export class SemanticModel {
       });
     });
     this.deadPostings = 0;
+  }
+
+  /** The distinct content terms of a text, in the order they first occur. */
+  private aboutTerms(text: string): string[] {
+    return [...new Set(contentWords(text).map(cachedTermOf))];
+  }
+
+  /**
+   * The other direction of coverage: how much of what a skill says it is (its name, its description) the
+   * message holds, idf-weighted (`words`: the message's terms). A short skill wholly named by the message
+   * is a strong answer.
+   */
+  reverseCoverage(
+    slot: number,
+    words: ReadonlySet<string>,
+  ): { nameCovered: number; descriptionCovered: number } {
+    const doc = this.docs[slot];
+    if (!doc) return { nameCovered: 0, descriptionCovered: 0 };
+    const share = (from: number, to: number) => {
+      let total = 0;
+      let held = 0;
+      for (let k = from; k < to; k++) {
+        const ref = doc.about[k]!;
+        const id = ref >= 0 ? ref : this.vocabulary.get(doc.aboutExtra![-1 - ref]!);
+        const df = id === undefined ? 0 : this.df[id]!;
+        if (df <= 0) continue;
+        const idf = Math.log(1 + (this.live - df + 0.5) / (df + 0.5));
+        total += idf;
+        if (words.has(ref >= 0 ? this.termNames[ref]! : doc.aboutExtra![-1 - ref]!)) held += idf;
+      }
+      return total === 0 ? 0 : held / total;
+    };
+    return {
+      nameCovered: share(0, doc.aboutName),
+      descriptionCovered: share(doc.aboutName, doc.about.length),
+    };
   }
 
   /** Inverse document frequency of a term (0 for a term no skill holds). */
@@ -332,30 +401,51 @@ export class SemanticModel {
    */
   search(query: readonly QueryTerm[], depth: number, admit: (slot: number) => boolean): ModelHit[] {
     const scores = this.scores;
-    const touched = this.touched;
     const avg = this.live === 0 ? 1 : this.totalLength / this.live;
-    const lengths = this.lengths;
+    const norms = this.normsFor(avg);
+    if (this.touched.length < scores.length) this.touched = new Uint32Array(scores.length);
+    const touched = this.touched;
+    let n = 0;
     for (const q of query) {
       const id = this.vocabulary.get(q.term);
       if (id === undefined || this.df[id]! <= 0) continue;
       const weight = q.weight * this.idf(q.term);
       const list = this.postings[id]!;
       const data = list.data;
-      for (let i = 0; i < list.length; i++) {
+      const length = list.length;
+      for (let i = 0; i < length; i++) {
         const v = data[i]!;
         const slot = v >>> 8;
-        const length = lengths[slot]!;
-        if (length < 0) continue;
+        const norm = norms[slot]!;
+        if (norm < 0) continue;
         const w = (v & 0x7f) * WEIGHT_STEP;
-        const norm = SATURATION * (0.5 + (0.5 * length) / avg);
-        if (scores[slot] === 0) touched.push(slot);
-        scores[slot]! += (weight * w * (SATURATION + 1)) / (w + norm);
+        const score = scores[slot]!;
+        if (score === 0) touched[n++] = slot;
+        scores[slot] = score + (weight * w * (SATURATION + 1)) / (w + norm);
       }
     }
-    const hits = topSlots(touched, (slot) => scores[slot]!, depth, admit);
-    for (const slot of touched) scores[slot] = 0;
-    touched.length = 0;
-    return hits;
+    if (this.touchedScores.length < n) this.touchedScores = new Float64Array(this.touched.length);
+    const touchedScores = this.touchedScores;
+    for (let i = 0; i < n; i++) {
+      const slot = touched[i]!;
+      touchedScores[i] = scores[slot]!;
+      scores[slot] = 0;
+    }
+    return topScoredSlots(touched, touchedScores, n, depth, admit);
+  }
+
+  /** The per-slot length normalisations for the average length `avg` (see `norms`). */
+  private normsFor(avg: number): Float64Array {
+    if (this.normsAverage === avg && this.norms.length === this.lengths.length) return this.norms;
+    const lengths = this.lengths;
+    const norms = this.norms.length === lengths.length ? this.norms : new Float64Array(lengths.length);
+    for (let slot = 0; slot < lengths.length; slot++) {
+      const length = lengths[slot]!;
+      norms[slot] = length < 0 ? -1 : SATURATION * (0.5 + (0.5 * length) / avg);
+    }
+    this.norms = norms;
+    this.normsAverage = avg;
+    return norms;
   }
 
   /**
@@ -379,6 +469,27 @@ export class SemanticModel {
       else hi = mid - 1;
     }
     return null;
+  }
+
+  /**
+   * Whether a skill holds the term with this id (`termIdOf`; -1 for none): 0 no, 1 in its body only, 2 in
+   * its name, description or headings. `match` without the vocabulary lookup and the answer object, for
+   * loops that ask it of every candidate.
+   */
+  presence(slot: number, id: number): 0 | 1 | 2 {
+    const doc = this.docs[slot];
+    if (!doc || id < 0) return 0;
+    const terms = doc.terms;
+    let lo = 0;
+    let hi = terms.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const v = terms[mid]!;
+      if (v === id) return doc.weights[mid]! & TOPICAL_BIT ? 2 : 1;
+      if (v < id) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return 0;
   }
 
   /** A held skill's term ids (ascending) and their field weights (the dense model is built from them). */
@@ -420,11 +531,17 @@ export class SemanticModel {
   /** Figures for /metrics: skills, vocabulary, postings, related pairs, estimated bytes. */
   stats() {
     let docBytes = 0;
-    for (const d of this.docs) if (d) docBytes += d.terms.length * 5 + 120 + d.key.length * 2;
+    for (const d of this.docs)
+      if (d) docBytes += d.terms.length * 5 + 120 + d.key.length * 2 + d.about.byteLength + 64;
     let postingBytes = 0;
     for (const p of this.postings) postingBytes += p.data.byteLength + 40;
     const vocabularyBytes = this.termNames.length * 80 + this.df.byteLength + this.topicalDf.byteLength;
-    const slotBytes = this.scores.byteLength + this.lengths.byteLength;
+    const slotBytes =
+      this.scores.byteLength +
+      this.lengths.byteLength +
+      this.norms.byteLength +
+      this.touched.byteLength +
+      this.touchedScores.byteLength;
     return {
       documents: this.live,
       vocabulary: this.termNames.length,

@@ -35,3 +35,38 @@ export function topSlots(
   hits.sort(before);
   return hits.slice(0, depth);
 }
+
+/**
+ * topSlots over scores already computed: `scores[i]` is the score of `slots[i]`, for the first `count`.
+ * The same answer, without a call per candidate: topSlots' scoring callback differs per retrieval, so that
+ * call could not be inlined, and it ran for every skill a retrieval scored (tens of thousands a request).
+ */
+export function topScoredSlots(
+  slots: Uint32Array,
+  scores: Float64Array,
+  count: number,
+  depth: number,
+  admit: (slot: number) => boolean,
+): SlotHit[] {
+  const hits: SlotHit[] = [];
+  let full = false;
+  let floorScore = 0;
+  let floorSlot = 0;
+  for (let i = 0; i < count; i++) {
+    const score = scores[i]!;
+    const slot = slots[i]!;
+    if (full && (score < floorScore || (score === floorScore && slot > floorSlot))) continue;
+    if (!admit(slot)) continue;
+    hits.push({ slot, score });
+    if (hits.length >= depth * 2) {
+      hits.sort(before);
+      hits.length = depth;
+      const floor = hits[depth - 1]!;
+      floorScore = floor.score;
+      floorSlot = floor.slot;
+      full = true;
+    }
+  }
+  hits.sort(before);
+  return hits.slice(0, depth);
+}

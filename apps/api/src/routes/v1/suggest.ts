@@ -31,6 +31,9 @@ const suggestRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/suggest',
     {
+      // A POST that only reads: it must not drop the read cache, nor send the in-memory index and the
+      // suggestion model to the database for changes before the next request (plugins/search.ts).
+      config: { readOnly: true },
       schema: {
         operationId: 'suggestMessage',
         tags: ['search'],

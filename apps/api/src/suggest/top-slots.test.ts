@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { topScoredSlots, topSlots } from './top-slots.js';
+
+describe('topScoredSlots', () => {
+  it('answers as topSlots does: best by score then slot, admitted only, whatever the order given', () => {
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) >>> 0;
+      return seed / 2 ** 32;
+    };
+    for (let round = 0; round < 20; round++) {
+      const count = 50 + Math.floor(random() * 400);
+      const slots = new Uint32Array(count);
+      const scores = new Float64Array(count);
+      for (let i = 0; i < count; i++) {
+        slots[i] = i * 3 + Math.floor(random() * 3);
+        // Few distinct scores: many ties, broken by slot.
+        scores[i] = Math.floor(random() * 20) / 4;
+      }
+      // Shuffled: the answer must not depend on the order.
+      for (let i = count - 1; i > 0; i--) {
+        const j = Math.floor(random() * (i + 1));
+        [slots[i], slots[j]] = [slots[j]!, slots[i]!];
+        [scores[i], scores[j]] = [scores[j]!, scores[i]!];
+      }
+      const scoreOf = new Map([...slots].map((s, i) => [s, scores[i]!]));
+      const admit = (slot: number) => slot % 5 !== 0;
+      const depth = 10 + (round % 3) * 20;
+      const expected = topSlots(slots, (s) => scoreOf.get(s)!, depth, admit);
+      expect(topScoredSlots(slots, scores, count, depth, admit)).toEqual(expected);
+      expect(expected.every((h) => admit(h.slot))).toBe(true);
+      expect(expected.length).toBe(Math.min(depth, [...slots].filter(admit).length));
+    }
+  });
+});

@@ -1,0 +1,91 @@
+/**
+ * Fixed-length int8 vectors by slot, in one flat array: a row per held slot, the rows of forgotten slots
+ * reused, so memory follows the skills held and not the slots ever used (slots are never reused). Written
+ * for the LSA model's nearest-skill scan: a Map of small arrays cost a lookup and a pointer chase per
+ * skill scanned, and about 100 bytes of bookkeeping per skill.
+ */
+export class VectorRows {
+  private data: Int8Array;
+  /** Per slot, its row + 1 (0: none). */
+  private rowOf = new Int32Array(0);
+  private readonly free: number[] = [];
+  private used = 0;
+  private count = 0;
+
+  constructor(
+    private readonly dims: number,
+    capacity = 0,
+  ) {
+    this.data = new Int8Array(capacity * dims);
+  }
+
+  /** Makes room for `rows` vectors and slots below `slots` at once (a build knows both). */
+  reserve(rows: number, slots: number): void {
+    if (rows * this.dims > this.data.length) {
+      const next = new Int8Array(rows * this.dims);
+      next.set(this.data);
+      this.data = next;
+    }
+    if (slots > this.rowOf.length) {
+      const next = new Int32Array(slots);
+      next.set(this.rowOf);
+      this.rowOf = next;
+    }
+  }
+
+  /** Slots held. */
+  get size(): number {
+    return this.count;
+  }
+
+  /** The row of a slot, or -1. */
+  row(slot: number): number {
+    return slot < this.rowOf.length ? this.rowOf[slot]! - 1 : -1;
+  }
+
+  /** The flat array the rows live in (row r at r * dims); valid until the next `set`. */
+  get values(): Int8Array {
+    return this.data;
+  }
+
+  /** The vector of a slot (a view, valid until the next `set`), or undefined. */
+  get(slot: number): Int8Array | undefined {
+    const r = this.row(slot);
+    return r < 0 ? undefined : this.data.subarray(r * this.dims, (r + 1) * this.dims);
+  }
+
+  /** Stores a slot's vector. */
+  set(slot: number, vector: ArrayLike<number>): void {
+    let r = this.row(slot);
+    if (r < 0) {
+      r = this.free.pop() ?? this.used++;
+      if ((r + 1) * this.dims > this.data.length) {
+        const next = new Int8Array(Math.max((r + 1) * this.dims, Math.ceil(this.data.length * 1.5)));
+        next.set(this.data);
+        this.data = next;
+      }
+      if (slot >= this.rowOf.length) {
+        const next = new Int32Array(Math.max(slot + 1, Math.ceil(this.rowOf.length * 1.5)));
+        next.set(this.rowOf);
+        this.rowOf = next;
+      }
+      this.rowOf[slot] = r + 1;
+      this.count++;
+    }
+    this.data.set(vector, r * this.dims);
+  }
+
+  /** Forgets a slot's vector (its row is reused). */
+  delete(slot: number): void {
+    const r = this.row(slot);
+    if (r < 0) return;
+    this.rowOf[slot] = 0;
+    this.free.push(r);
+    this.count--;
+  }
+
+  /** Bytes held. */
+  bytes(): number {
+    return this.data.byteLength + this.rowOf.byteLength + this.free.length * 8;
+  }
+}

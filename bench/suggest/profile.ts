@@ -1,0 +1,288 @@
+/**
+ * `npm run bench -- suggest-profile [--database <name>] [--rounds 3] [--cpu-profile <file>] [--census]`: where a
+ * suggestion's time goes, in this one process (no HTTP). Builds the in-memory search engine and the
+ * suggestion engine over a database (the benchmark's, BENCH_DATABASE, by default: the 56,804-skill scale
+ * `--speed` measures), then answers every judged message serially `rounds` times and prints per-stage time
+ * (finding the needs, the term model's search, the LSA search, the lexical search, and the rest: query
+ * terms, fusion and the rerank) and the total's p50/p99, in CPU time (and the total's elapsed time). The stages are timed by wrapping the calls the
+ * engine makes (so the engine carries no timing code); `--cpu-profile` writes a V8 CPU profile of the
+ * measured rounds only (open it in Chrome's DevTools), and prints the functions with the most self time.
+ */
+import { existsSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { parseArgs } from 'node:util';
+import { connectPostgres } from '@atskills/db';
+import { SkillIndex } from '../../apps/api/src/search/memory/skill-index.js';
+import { createMemoryEngine } from '../../apps/api/src/search/memory-engine.js';
+import { createPostgresEngine } from '../../apps/api/src/search/postgres.js';
+import { DenseModel } from '../../apps/api/src/suggest/dense.js';
+import { createSuggestEngine } from '../../apps/api/src/suggest/engine.js';
+import { SemanticModel } from '../../apps/api/src/suggest/model.js';
+import { extractNeeds, taskSignal } from '../../apps/api/src/suggest/needs.js';
+import { benchDatabaseName, ensureDatabase } from '../lib/env.js';
+import { percentile, round } from '../lib/stats.js';
+import { DEV_MESSAGES_PATH, loadMessages, MESSAGES_PATH } from './messages.js';
+
+const ANONYMOUS = { isAdmin: false, readableNamespaces: [] };
+/** What the API asks for (the `--speed` load sends limit 5). */
+const LIMIT = 5;
+
+/**
+ * CPU milliseconds of this process (all its threads: the collector's too): the machine is shared, and wall
+ * time would count the time other processes held the cores.
+ */
+function cpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
+/** CPU milliseconds spent in each wrapped stage during the current request. */
+const spent = { termModel: 0, lsaVector: 0, lsaNearest: 0, lexical: 0 };
+
+/** Replaces a prototype method with one that adds its time to `spent[stage]`. */
+function timeMethod<T extends object>(proto: T, method: keyof T & string, stage: keyof typeof spent): void {
+  const original = proto[method] as unknown as (...args: unknown[]) => unknown;
+  (proto as Record<string, unknown>)[method] = function (this: unknown, ...args: unknown[]) {
+    const t = cpuMs();
+    try {
+      return original.apply(this, args);
+    } finally {
+      spent[stage] += cpuMs() - t;
+    }
+  };
+}
+
+/** Work counted per request (see countWork). */
+const work = {
+  postings: 0,
+  skippable: 0,
+  scanned: 0,
+  postingsPerRequest: [] as number[],
+  scannedPerRequest: [] as number[],
+};
+
+/**
+ * Counts the work behind the term model's and the LSA model's time: postings read, skills scanned. Reads
+ * their private structures (a census for this benchmark, nothing the engine relies on), before each call.
+ */
+function countWork(): void {
+  type Internals = Record<string, any>;
+  const termSearch = SemanticModel.prototype.search;
+  SemanticModel.prototype.search = function (this: SemanticModel, query, depth, admit) {
+    const self = this as unknown as Internals;
+    // What a max-score traversal could skip: the terms of least upper bound whose bounds sum below the
+    // depth-th score (an upper bound per term: its weight, idf, and the largest saturation in its list).
+    const terms: { bound: number; postings: number }[] = [];
+    for (const q of query) {
+      const id = self.vocabulary.get(q.term);
+      if (id === undefined || self.df[id] <= 0) continue;
+      const list = self.postings[id];
+      work.postings += list.length;
+      let wmax = 0;
+      for (let i = 0; i < list.length; i++) wmax = Math.max(wmax, (list.data[i] & 0x7f) * 0.1);
+      terms.push({
+        bound: (q.weight * this.idf(q.term) * 2.5 * wmax) / (wmax + 0.75),
+        postings: list.length,
+      });
+    }
+    const hits = termSearch.call(this, query, depth, admit);
+    if (hits.length === depth) {
+      const theta = hits[depth - 1]!.score;
+      terms.sort((a, b) => a.bound - b.bound);
+      let sum = 0;
+      for (const t of terms) {
+        sum += t.bound;
+        if (sum >= theta) break;
+        work.skippable += t.postings;
+      }
+    }
+    return hits;
+  };
+  const nearest = DenseModel.prototype.nearest;
+  DenseModel.prototype.nearest = function (this: DenseModel, q, depth, admit) {
+    const self = this as unknown as Internals;
+    const dots = (self.clusters as unknown[]).map((_, c) => {
+      let dot = 0;
+      for (let j = 0; j < q.length; j++) dot += self.centroids[c * q.length + j] * q[j]!;
+      return { c, dot };
+    });
+    dots.sort((a, b) => b.dot - a.dot);
+    for (const { c } of dots.slice(0, 8)) {
+      const list = self.clusters[c];
+      work.scanned += list.length ?? list.size;
+    }
+    return nearest.call(this, q, depth, admit);
+  };
+}
+
+export async function run(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      database: { type: 'string' },
+      rounds: { type: 'string', default: '3' },
+      'cpu-profile': { type: 'string' },
+      /** Also count postings read and skills scanned (adds its own time to `rest` and `total`). */
+      census: { type: 'boolean', default: false },
+    },
+  });
+  const judgements = loadMessages(existsSync(MESSAGES_PATH) ? MESSAGES_PATH : DEV_MESSAGES_PATH);
+  const url = await ensureDatabase(values.database ?? benchDatabaseName, false);
+  const handle = connectPostgres({ url, max: 4 });
+  try {
+    let started = performance.now();
+    const memory = createMemoryEngine(handle.db, createPostgresEngine(handle.db), { maxBytes: 2 ** 32 });
+    await memory.build();
+    const searchSeconds = (performance.now() - started) / 1000;
+    started = performance.now();
+    const suggest = createSuggestEngine(handle.db, memory, { maxBytes: 2 ** 32 });
+    await suggest.build();
+    const modelSeconds = (performance.now() - started) / 1000;
+    const status = suggest.status();
+    console.error(
+      `built: search ${round(searchSeconds, 1)} s, model ${round(modelSeconds, 1)} s (${status.documents} skills, ${round(status.bytes / 2 ** 20, 1)} MiB)`,
+    );
+    // The lexical stage is the index's own (synchronous) search: timing the engine's awaited call would
+    // also count the other needs' work that runs while it waits.
+    timeMethod(SkillIndex.prototype, 'search', 'lexical');
+    timeMethod(SemanticModel.prototype, 'search', 'termModel');
+    timeMethod(DenseModel.prototype, 'queryVector', 'lsaVector');
+    timeMethod(DenseModel.prototype, 'nearest', 'lsaNearest');
+
+    if (values.census) countWork();
+    // A warm-up round (JIT, lazily built structures: impact heads, rank directories), then the measured ones.
+    for (const j of judgements) await suggest.suggest(j.message, ANONYMOUS, LIMIT);
+    work.postings = 0;
+    work.skippable = 0;
+    work.scanned = 0;
+    const session = values['cpu-profile'] ? new Session() : null;
+    if (session) {
+      session.connect();
+      await session.post('Profiler.enable');
+      await session.post('Profiler.setSamplingInterval', { interval: 200 });
+      await session.post('Profiler.start');
+    }
+    const stages: Record<string, number[]> = {
+      needs: [],
+      termModel: [],
+      lsaVector: [],
+      lsaNearest: [],
+      lexical: [],
+      rest: [],
+      total: [],
+      wall: [],
+    };
+    const slowest: { ms: number; id: string }[] = [];
+    for (let r = 0; r < Number(values.rounds); r++) {
+      for (const j of judgements) {
+        spent.termModel = 0;
+        spent.lsaVector = 0;
+        spent.lsaNearest = 0;
+        spent.lexical = 0;
+        const w0 = performance.now();
+        const t0 = cpuMs();
+        await suggest.suggest(j.message, ANONYMOUS, LIMIT);
+        const total = cpuMs() - t0;
+        stages.wall!.push(performance.now() - w0);
+        // Finding the needs is pure: timed again apart (the engine runs it once per request).
+        const t1 = cpuMs();
+        extractNeeds(j.message);
+        taskSignal(j.message);
+        const needs = cpuMs() - t1;
+        work.postingsPerRequest.push(work.postings);
+        work.scannedPerRequest.push(work.scanned);
+        work.postings = 0;
+        work.scanned = 0;
+        const wrapped = spent.termModel + spent.lsaVector + spent.lsaNearest + spent.lexical;
+        stages.needs!.push(needs);
+        stages.termModel!.push(spent.termModel);
+        stages.lsaVector!.push(spent.lsaVector);
+        stages.lsaNearest!.push(spent.lsaNearest);
+        stages.lexical!.push(spent.lexical);
+        stages.rest!.push(Math.max(0, total - wrapped - needs));
+        stages.total!.push(total);
+        if (r === 0) slowest.push({ ms: total, id: j.id });
+      }
+    }
+    if (session) {
+      const { profile } = await session.post('Profiler.stop');
+      writeFileSync(values['cpu-profile']!, JSON.stringify(profile));
+      await session.post('Debugger.enable');
+      await printSelfTime(session, profile);
+      session.disconnect();
+    }
+    console.log(
+      `${judgements.length} messages x ${values.rounds} rounds (CPU ms per request; wall: elapsed)`,
+    );
+    console.log('stage        mean    p50     p99');
+    for (const [name, list] of Object.entries(stages)) {
+      const mean = list.reduce((a, b) => a + b, 0) / list.length;
+      console.log(
+        `${name.padEnd(12)} ${round(mean, 2).toFixed(2).padStart(6)}  ${round(percentile(list, 50), 2).toFixed(2).padStart(6)}  ${round(percentile(list, 99), 2).toFixed(2).padStart(6)}`,
+      );
+    }
+    if (values.census) {
+      const mean = (l: number[]) => Math.round(l.reduce((a, b) => a + b, 0) / Math.max(1, l.length));
+      const read = work.postingsPerRequest.reduce((a, b) => a + b, 0);
+      const skip = Math.round((100 * work.skippable) / Math.max(1, read));
+      console.log(
+        `work per request: term-model postings mean ${mean(work.postingsPerRequest)} p99 ${Math.round(percentile(work.postingsPerRequest, 99))} (max-score could skip ${skip}%); LSA skills scanned mean ${mean(work.scannedPerRequest)} p99 ${Math.round(percentile(work.scannedPerRequest, 99))}`,
+      );
+    }
+    slowest.sort((a, b) => b.ms - a.ms);
+    console.log(
+      `slowest: ${slowest
+        .slice(0, 5)
+        .map((s) => `${s.id} ${round(s.ms, 1)} ms`)
+        .join(', ')}`,
+    );
+    await suggest.close();
+    await memory.close();
+  } finally {
+    await handle.close();
+  }
+}
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; scriptId: string; url: string; columnNumber: number };
+  hitCount?: number;
+}
+
+/**
+ * The functions with the most self time in a CPU profile, each with the opening of its code: tsx runs
+ * every module as one line, so a position says little and anonymous functions are told apart by their text.
+ */
+async function printSelfTime(
+  session: Session,
+  profile: { nodes: ProfileNode[]; samples?: number[] },
+): Promise<void> {
+  const total = profile.samples?.length ?? 0;
+  const byFunction = new Map<string, { hits: number; frame: ProfileNode['callFrame'] }>();
+  for (const node of profile.nodes) {
+    const f = node.callFrame;
+    const key = `${f.scriptId}:${f.columnNumber}:${f.functionName}`;
+    const held = byFunction.get(key) ?? { hits: 0, frame: f };
+    held.hits += node.hitCount ?? 0;
+    byFunction.set(key, held);
+  }
+  const top = [...byFunction.values()].sort((a, b) => b.hits - a.hits).slice(0, 30);
+  const sources = new Map<string, string>();
+  console.log('self time (share of samples)');
+  for (const { hits, frame } of top) {
+    let code = '';
+    if (frame.url.startsWith('file:') && Number(frame.scriptId) > 0) {
+      if (!sources.has(frame.scriptId)) {
+        const got = await session
+          .post('Debugger.getScriptSource', { scriptId: frame.scriptId })
+          .catch(() => ({ scriptSource: '' }));
+        sources.set(frame.scriptId, got.scriptSource);
+      }
+      code = sources.get(frame.scriptId)!.slice(frame.columnNumber, frame.columnNumber + 70);
+    }
+    const file = frame.url.replace(/^.*\/(apps|packages|bench|node_modules)\//, '$1/');
+    console.log(
+      `  ${((100 * hits) / Math.max(1, total)).toFixed(1).padStart(5)}%  ${frame.functionName || '(anonymous)'} ${file}  ${code.replace(/\s+/g, ' ')}`,
+    );
+  }
+}

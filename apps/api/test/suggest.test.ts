@@ -1,14 +1,14 @@
 /**
  * /v1/suggest in the app (SPEC 2.7): the answer's shape, abstention, input errors, private skills seen
- * only by those who may read them, skills written after start suggested through the change feed, and the
- * model's figures on /metrics.
+ * only by those who may read them, skills written after start suggested through the change feed, the
+ * model's figures on /metrics, and a suggestion or a batch resolve counted as a read, not a write.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fetchSuggestions, parseJsonOutput, runCliCaptured } from '../../../test/support/cli.js';
 import { eventually } from '../../../test/support/eventually.js';
 import { unusedPort } from '../../../test/support/ports.js';
@@ -163,6 +163,31 @@ describe('/v1/suggest', () => {
     expect(anonymous.results.map((r: { identity: string }) => r.identity)).not.toContain(
       'hub:acme/vault/invoice-chaser',
     );
+  });
+
+  it('counts suggestions and batch resolves as reads: only a write makes the next suggestion read the change feed first', async () => {
+    const noted = vi.spyOn(hub.app.suggestEngine, 'noteLocalWrite');
+    try {
+      expect((await post('write release notes from the commits since the last tag')).statusCode).toBe(200);
+      const resolved = await hub.app.inject({
+        method: 'POST',
+        url: '/v1/resolve',
+        payload: { items: [{ identity: 'gh:devtools/skills/release-notes' }] },
+      });
+      expect(resolved.statusCode).toBe(200);
+      const reported = await hub.app.inject({
+        method: 'POST',
+        url: '/v1/skills/gh:devtools/skills/pdf-extract/reports',
+        headers: auth(tokens, 'reader'),
+        payload: { kind: 'malicious', note: 'a write, for this test' },
+      });
+      expect(reported.statusCode).toBe(201);
+      // Response hooks run in request order: once the write's has run, the two reads' have too.
+      await eventually(async () => noted.mock.calls.length > 0);
+      expect(noted).toHaveBeenCalledTimes(1);
+    } finally {
+      noted.mockRestore();
+    }
   });
 
   it('shows suggestions with their scores on the "describe your task" page', async () => {

@@ -16,12 +16,13 @@ const UNIT = [
 // Tests beside code that still need Postgres or Redis; they count as integration until they move under test/.
 const BESIDE_CODE_INTEGRATION = ['packages/crawler/src/schedule.test.ts'];
 const EXCLUDE = ['**/node_modules/**', '**/dist/**', 'bench/work/**'];
-// Tests that drive Chromium: they run after the others, one at a time, because a browser sharing the 2-core CI
-// machine with another test file's servers missed its 60 s limit.
+// Tests that drive Chromium run last, on their own: a browser sharing the 2-core CI machine with another test
+// file's servers missed its 60 s limit.
 const BROWSER = ['**/test/**/*-browser.test.ts'];
-// Test files run two at a time (each takes its own database and BullMQ prefix); most of an integration
-// test's time is spent waiting on Postgres, Redis, git and child processes, which overlap well on two cores.
-const WORKERS = 2;
+// Unit test files run two at a time (no services). Integration files run one at a time: two at once took the
+// suite from 959 s to 665 s, but in one of two runs the worker-kill crawl never finished (not yet explained)
+// and a search read raced the change feed, so they stay serial until the first is understood.
+const UNIT_WORKERS = 2;
 
 export default defineConfig({
   resolve: { conditions },
@@ -37,7 +38,7 @@ export default defineConfig({
           name: 'unit',
           include: UNIT,
           exclude: [...EXCLUDE, ...BESIDE_CODE_INTEGRATION],
-          maxWorkers: WORKERS,
+          maxWorkers: UNIT_WORKERS,
           sequence: { groupOrder: 0 },
         },
       },
@@ -47,8 +48,8 @@ export default defineConfig({
           name: 'integration',
           include: ['**/test/**/*.test.ts', ...BESIDE_CODE_INTEGRATION],
           exclude: [...EXCLUDE, ...BROWSER, 'test/architecture/**', 'test/docs/**'],
-          maxWorkers: WORKERS,
-          sequence: { groupOrder: 0 },
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
         },
       },
       {
@@ -58,7 +59,7 @@ export default defineConfig({
           include: BROWSER,
           exclude: EXCLUDE,
           maxWorkers: 1,
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: 2 },
         },
       },
     ],

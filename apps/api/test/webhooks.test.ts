@@ -318,9 +318,13 @@ describe('repository events', () => {
     );
     expect((await app.inject({ url: '/v1/skills/gh:acme/secretive' })).statusCode).toBe(410);
     expect(hiddenStatus.problems).toEqual([expect.objectContaining({ code: 'repository-private' })]);
-    const hidden = (await app.inject({ url: '/v1/search?q=secretive' })).json().results as {
-      identity: string;
-    }[];
+    // The in-memory index follows the change feed, so it may answer from before the crawl for a moment.
+    const hidden = await until(
+      async () =>
+        (await app.inject({ url: '/v1/search?q=secretive' })).json().results as { identity: string }[],
+      (results) => !results.some((r) => r.identity === 'gh:acme/secretive'),
+      10_000,
+    );
     expect(hidden.some((r) => r.identity === 'gh:acme/secretive')).toBe(false);
 
     standin.setPrivate('acme/secretive', false);

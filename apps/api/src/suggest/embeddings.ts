@@ -1,5 +1,5 @@
 import type { ReadScope } from '@atskills/db';
-import { topSlots } from './top-slots.js';
+import { topScoredSlots } from './top-slots.js';
 
 /** An OpenAI-compatible embeddings service (POST {url}/v1/embeddings). */
 export interface EmbeddingsSettings {
@@ -147,22 +147,17 @@ export class VectorStore {
     depth: number,
     admit: (slot: number) => boolean,
   ): { slot: number; score: number }[] {
-    const vectors = this.vectors;
-    // A generator, not an array: this runs per need of every request over every held vector.
-    function* sameSize() {
-      for (const [slot, v] of vectors) if (v.length === q.length) yield slot;
+    const slots = new Uint32Array(this.vectors.size);
+    const scores = new Float64Array(this.vectors.size);
+    let count = 0;
+    for (const [slot, v] of this.vectors) {
+      if (v.length !== q.length) continue;
+      let dot = 0;
+      for (let i = 0; i < v.length; i++) dot += v[i]! * q[i]!;
+      slots[count] = slot;
+      scores[count++] = dot;
     }
-    return topSlots(
-      sameSize(),
-      (slot) => {
-        const v = this.vectors.get(slot)!;
-        let dot = 0;
-        for (let i = 0; i < v.length; i++) dot += v[i]! * q[i]!;
-        return dot;
-      },
-      depth,
-      admit,
-    );
+    return topScoredSlots(slots, scores, count, depth, admit);
   }
 
   /** Estimated bytes held. */

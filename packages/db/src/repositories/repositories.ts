@@ -20,6 +20,7 @@ import { type RepositoryProblem, repositories } from '../schema/repositories.js'
 import { skills } from '../schema/skills.js';
 import { type CrawlOutcome, crawlReportExists, latestCrawlReport } from './crawls.js';
 import { deleteRedirectFrom, findRepositoryRedirect, openIndexRequest } from './indexing.js';
+import { qualified } from './qualified.js';
 import { countLiveRepositorySkills, listedRepositorySkillIdentities } from './skills/gh.js';
 
 // Table family `repositories` (src/schema/repositories.ts): the GitHub repositories the crawler knows, with
@@ -133,7 +134,7 @@ export async function startRepositoryJob(
   const reported =
     runId === null
       ? sql<boolean>`false`
-      : sql<boolean>`exists (select 1 from ${crawlReports} where ${crawlReports.runId} = ${runId} and ${crawlReports.repositoryId} = ${repositories.id})`;
+      : sql<boolean>`exists (select 1 from ${crawlReports} where ${crawlReports.runId} = ${runId} and ${crawlReports.repositoryId} = ${qualified(repositories.id)})`;
   const [row] = await db
     .update(repositories)
     .set({ crawlStartedAt: new Date() })

@@ -31,7 +31,7 @@ import { InProcessQueue } from './in-process-queue.js';
 import { discoverRepositories } from './jobs/discover.list.js';
 import type { JobContext } from './jobs/job-context.js';
 import { indexLink } from './jobs/link.index.js';
-import { type CrawlDeps, crawlRepository } from './jobs/repository.crawl.js';
+import { type CrawlDeps, crawlRepository, recordAbandonedRepositoryJob } from './jobs/repository.crawl.js';
 import { completeRuns } from './jobs/run-completion.js';
 import { UnchangedReportBatch } from './jobs/unchanged-batch.js';
 import { createLogger } from './logger.js';
@@ -129,6 +129,24 @@ function handlers(
       const linkDeps = { ...withRequest(data.requestId), access: linkAccess };
       return withJobSignal(deps, ctx, (context) => indexLink(linkDeps, data, context));
     },
+    /**
+     * A job the queue failed for good without the job settling its run (it stalled past the limit, or its
+     * last attempt threw after its report): the run is completed or ended here, so no waiter waits for ever.
+     */
+    abandoned: async (queue: string, raw: unknown, error: Error) => {
+      try {
+        if (queue === QUEUES.repository.name) {
+          await recordAbandonedRepositoryJob(deps, parseJobData('repository', raw), error.message);
+        } else if (queue === QUEUES.discover.name) {
+          await finishCrawlRun(deps.db, parseJobData('discover', raw).runId, 'failed', {
+            discoveryFailed: 1,
+          });
+        }
+      } catch (err) {
+        // An unparsable payload names no run; a database still down leaves the run for the operator.
+        deps.logger.error({ err, queue, reason: error.message }, 'could not settle an abandoned job');
+      }
+    },
   };
 }
 
@@ -205,13 +223,12 @@ function inProcessCrawler(deps: CrawlDeps, linkAccess: LinkAccess, common: Commo
     for (const job of jobs) repositoryQueue.add(job, jobIds.repository(job.runId, job.owner, job.repo));
   };
   const run = handlers(deps, linkAccess, enqueueRepositories);
+  const settle = (queue: string) => (error: unknown, data: unknown) =>
+    void run.abandoned(queue, data, error instanceof Error ? error : new Error(String(error)));
   const discoverQueue = new InProcessQueue(
     'discover',
     (data: DiscoverJobData, meta) => run.discover(data, { finalAttempt: meta.finalAttempt }),
-    {
-      ...options,
-      concurrency: 1,
-    },
+    { ...options, concurrency: 1, onFailed: settle(QUEUES.discover.name) },
   );
   const repositoryQueue = new InProcessQueue(
     'repository',
@@ -221,6 +238,7 @@ function inProcessCrawler(deps: CrawlDeps, linkAccess: LinkAccess, common: Commo
       ...options,
       concurrency: settings.crawlConcurrency,
       limiter: { max: settings.crawlRateLimitPerMinute, durationMs: 60_000 },
+      onFailed: settle(QUEUES.repository.name),
     },
   );
   const linkQueue = new InProcessQueue(
@@ -382,9 +400,11 @@ function bullmqCrawler(
     );
     for (const worker of [discoverWorker, repositoryWorker, linkWorker]) {
       worker.on('error', (err) => logger.error({ err, queue: worker.name }, 'worker error'));
-      worker.on('failed', (job, err) =>
-        logger.warn({ err, jobId: job?.id, attemptsMade: job?.attemptsMade }, 'job attempt failed'),
-      );
+      worker.on('failed', (job, err) => {
+        logger.warn({ err, jobId: job?.id, attemptsMade: job?.attemptsMade }, 'job attempt failed');
+        // finishedOn is set only when no attempt is left (a retried job goes back to wait or delayed).
+        if (job?.finishedOn) void run.abandoned(worker.name, job.data, err);
+      });
       workers.push(worker);
     }
   }

@@ -38,6 +38,27 @@ describe('InProcessQueue', () => {
     expect(queue.counts().failed).toBe(1);
   });
 
+  it('tells onFailed of a job out of attempts, not of one that will be retried', async () => {
+    const failed: unknown[] = [];
+    const queue = new InProcessQueue(
+      't',
+      async (data: { n: number }, meta) => {
+        if (data.n === 1 || !meta.finalAttempt) throw new Error(`boom ${data.n}`);
+      },
+      {
+        concurrency: 1,
+        attempts: 2,
+        backoffMs: 1,
+        onFailed: (error, data) => failed.push([(error as Error).message, data]),
+      },
+    );
+    queue.add({ n: 1 }, 'one');
+    queue.add({ n: 2 }, 'two');
+    await queue.onIdle();
+    expect(failed).toEqual([['boom 1', { n: 1 }]]);
+    expect(queue.counts()).toMatchObject({ completed: 1, failed: 1 });
+  });
+
   it('delays a rate-limited job without using an attempt', async () => {
     let calls = 0;
     const queue = new InProcessQueue(

@@ -15,6 +15,8 @@ export interface InProcessQueueOptions {
   /** At most `max` job starts per `durationMs` (as BullMQ's limiter). */
   limiter?: { max: number; durationMs: number };
   onError?: (error: unknown, job: InProcessJobMeta) => void;
+  /** A job that failed its last attempt (not one dropped by close), as BullMQ's final `failed` event. */
+  onFailed?: (error: unknown, data: unknown) => void;
 }
 
 interface Pending<T> {
@@ -154,6 +156,7 @@ export class InProcessQueue<T> {
             this.pending.push({ ...job, attempt: job.attempt + 1, readyAt: Date.now() + delay });
           } else {
             this.failed++;
+            if (!this.closed) this.options.onFailed?.(error, job.data);
           }
         },
       )

@@ -16,7 +16,11 @@ import { createRepo } from '../../../test/support/corpus.js';
 import { ContentPool } from '../src/content/content-pool.js';
 import { GitSlots } from '../src/git-slots.js';
 import { GithubClient } from '../src/github/github-client.js';
-import { type CrawlDeps, crawlRepository } from '../src/jobs/repository.crawl.js';
+import {
+  type CrawlDeps,
+  crawlRepository,
+  recordAbandonedRepositoryJob,
+} from '../src/jobs/repository.crawl.js';
 import { completeRuns } from '../src/jobs/run-completion.js';
 import { UnchangedReportBatch } from '../src/jobs/unchanged-batch.js';
 import { type CrawlFixture, startCrawlFixture, testLogger } from './crawl-fixture.js';
@@ -76,5 +80,57 @@ describe('a repository job whose report is already written', () => {
     expect(await crawlReportsOfRun(db, runId)).toHaveLength(1);
     const run = await crawlRunProgress(db, runId);
     expect(run).toMatchObject({ status: 'finished', repositoriesDone: 1 });
+  });
+});
+
+describe('a repository job the queue gave up on', () => {
+  it('records a failure report and finishes the run when the job left none (it stalled past the limit)', async () => {
+    const db = fx.db.db;
+    const runId = await createCrawlRun(db, { kind: 'repos', repositoriesTotal: 1 });
+    await recordAbandonedRepositoryJob(
+      deps,
+      { runId, owner: 'redo', repo: 'skills', force: false },
+      'job stalled more than allowable limit',
+    );
+
+    const reports = await crawlReportsOfRun(db, runId);
+    expect(reports).toHaveLength(1);
+    expect(reports[0]!.report).toMatchObject({ outcome: 'failed' });
+    expect(reports[0]!.report.errors).toEqual([
+      {
+        path: '',
+        code: 'crawl-abandoned',
+        message: 'The crawl job ended without a result: job stalled more than allowable limit',
+      },
+    ]);
+    expect(await crawlRunProgress(db, runId)).toMatchObject({
+      status: 'finished',
+      outcomes: { failed: 1, indexed: 0 },
+    });
+  });
+
+  it('keeps the report a last attempt wrote before it failed, and finishes the run', async () => {
+    const db = fx.db.db;
+    const runId = await createCrawlRun(db, { kind: 'repos', repositoriesTotal: 1 });
+    const repository = await ensureRepository(db, 'redo', 'skills');
+    await writeRepositoryIndex(db, {
+      repositoryId: repository.id,
+      runId,
+      outcome: 'indexed',
+      skills: [],
+      startedAt: new Date(),
+      warnings: [],
+      errors: [],
+      bytesDownloaded: 0,
+    });
+    await recordAbandonedRepositoryJob(
+      deps,
+      { runId, owner: 'redo', repo: 'skills', force: false },
+      'Connection terminated unexpectedly',
+    );
+
+    const reports = await crawlReportsOfRun(db, runId);
+    expect(reports.map((r) => r.report.outcome)).toEqual(['indexed']);
+    expect(await crawlRunProgress(db, runId)).toMatchObject({ status: 'finished', repositoriesDone: 1 });
   });
 });

@@ -109,6 +109,38 @@ export async function crawlRepository(
   }
 }
 
+/**
+ * Records a repository job that BullMQ ended without the job recording it: a job that stalled more often
+ * than the limit (its workers died or hung) is failed without running again, and a final attempt can fail
+ * after its report was written but before its run was completed. Writes a failure report unless the run
+ * already has one for the repository, then completes the run, which would otherwise wait for ever.
+ */
+export async function recordAbandonedRepositoryJob(
+  deps: CrawlDeps,
+  data: RepositoryJobData,
+  reason: string,
+): Promise<void> {
+  if (data.runId === null) return;
+  const repository = await ensureRepository(deps.db, data.owner, data.repo);
+  const failure = { code: 'crawl-abandoned', message: `The crawl job ended without a result: ${reason}` };
+  const written = await writeRepositoryIndex(deps.db, {
+    repositoryId: repository.id,
+    runId: data.runId,
+    startedAt: new Date(),
+    bytesDownloaded: 0,
+    warnings: [],
+    errors: [],
+    ...failureReport(failure),
+  });
+  if (written.written) {
+    deps.logger.warn(
+      { repo: `${data.owner}/${data.repo}`, runId: data.runId, reason },
+      'abandoned job recorded as failed',
+    );
+  }
+  await completeRun(deps, data.runId);
+}
+
 /** Opens the job: the repository's row; null when this run already has its report (a redelivered job). */
 async function openJob(
   deps: CrawlDeps,

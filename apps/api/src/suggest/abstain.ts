@@ -55,33 +55,33 @@ export interface Evidence {
  * multiply-adds per candidate.
  */
 export const RERANK = {
-  coverage: 0.1387,
-  topical: -0.038,
-  topicalIdf: 0.1341,
-  allIdf: 1.0696,
-  fused: 1.6062,
-  agreement: 0.4866,
-  dense: 0.5782,
-  nameCovered: 0.9219,
-  descriptionCovered: 0.5924,
-  partLexicalRank: 1.6478,
-  partDense: 1.0146,
-  partCoverage: 0.9401,
-  descriptionLead: 1.7027,
+  coverage: 0.2141,
+  topical: 0.0238,
+  topicalIdf: 0.1816,
+  allIdf: 1.3036,
+  fused: 1.5079,
+  agreement: 0.5999,
+  dense: 0.8752,
+  nameCovered: 0.949,
+  descriptionCovered: 0.6805,
+  partLexicalRank: 1.4852,
+  partDense: 0.7068,
+  partCoverage: 0.6229,
+  descriptionLead: 1.9303,
 } as const;
 
 /**
  * Platt scaling of the reranker into the probability that the skill helps (fitted with it, so the scale
  * is folded into RERANK): the score means the same in every message, so one threshold serves all.
  */
-export const PLATT = { scale: 1, bias: -9.9839 } as const;
+export const PLATT = { scale: 1, bias: -10.8127 } as const;
 
 /**
  * Score at or above which a skill is suggested, chosen by the same cross-validation: the lowest threshold
  * that abstains on 75% of the judged messages no skill fits, moved to the middle of the range over which no
  * further answerable message abstains (the edge itself abstained on fewer unseen messages).
  */
-export const ABSTAIN_BELOW = 0.12;
+export const ABSTAIN_BELOW = 0.09;
 
 /** The reranker's value for a candidate (higher is better; only the order matters). */
 export function rerankValue(e: Evidence): number {

@@ -20,11 +20,21 @@ export interface MessageNeeds {
 
 /** Longest message read (SPEC 2.7: messages up to 8,000 characters). */
 export const MAX_MESSAGE_CHARS = 8_000;
-/** Content words kept for the whole request (the rest of a long message is context, not the ask). */
-const MAX_WORDS = 24;
-/** Fewest content words for a clause to stand as a need of its own. */
-const MIN_PART_WORDS = 2;
-const MAX_PARTS = 4;
+/**
+ * Content words kept for the whole request: a bound on a request's cost, not a guess at where the ask is.
+ * At 24 the ask of 81 of the 207 judged answerable messages was cut off (it often comes last, after the
+ * context: "... so I can stop answering the same five questions"); at 40, held-out recall@5 rose from 0.824
+ * to 0.832 and success@1 from 0.802 to 0.820 (mean over 8 shuffled fold assignments); 60 changed nothing more.
+ */
+const MAX_WORDS = 40;
+/**
+ * Fewest content words for a clause to stand as a need of its own, and most needs searched apart. A clause
+ * of two content words ("It's 300 alerts a day") is context more often than a need, and each need adds a
+ * lexical, term-model and LSA list to the fusion: with 3 and 3 (2 and 4 before, words at 40) held-out
+ * recall@5 rose from 0.832 to 0.841 (2 and 3: 0.837; 3 and 4: 0.837; 4 and 3: 0.841; 2 and 2: 0.828).
+ */
+const MIN_PART_WORDS = 3;
+const MAX_PARTS = 3;
 
 // Words that carry no need in a message to an agent (beyond the search stop words): politeness, hedges,
 // and the verbs every request uses. Kept here, not in the search stop words: a query "help" is a search.

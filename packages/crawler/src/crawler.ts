@@ -143,7 +143,9 @@ function handlers(
           });
         }
       } catch (err) {
-        // An unparsable payload names no run; a database still down leaves the run for the operator.
+        // A payload that fails its schema names no run (it was logged as refused).
+        if (err instanceof InvalidJobError) return;
+        // A database still down leaves the run running: the log says which, for the operator.
         deps.logger.error({ err, queue, reason: error.message }, 'could not settle an abandoned job');
       }
     },

@@ -52,22 +52,27 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
+/** The report an attempt committed for redo/skills in the run (with no skills). */
+async function writeIndexedReport(runId: number): Promise<void> {
+  const repository = await ensureRepository(fx.db.db, 'redo', 'skills', { started: true });
+  await writeRepositoryIndex(fx.db.db, {
+    repositoryId: repository.id,
+    runId,
+    outcome: 'indexed',
+    skills: [],
+    startedAt: new Date(),
+    warnings: [],
+    errors: [],
+    bytesDownloaded: 0,
+  });
+}
+
 describe('a repository job whose report is already written', () => {
   it('finishes its run instead of leaving it running', async () => {
     const db = fx.db.db;
     const runId = await createCrawlRun(db, { kind: 'repos', repositoriesTotal: 1 });
-    const repository = await ensureRepository(db, 'redo', 'skills', { started: true });
     // What the first attempt committed before it failed ahead of completing the run.
-    await writeRepositoryIndex(db, {
-      repositoryId: repository.id,
-      runId,
-      outcome: 'indexed',
-      skills: [],
-      startedAt: new Date(),
-      warnings: [],
-      errors: [],
-      bytesDownloaded: 0,
-    });
+    await writeIndexedReport(runId);
     expect((await crawlRunProgress(db, runId))?.status).toBe('running');
 
     const retried = await crawlRepository(
@@ -112,17 +117,7 @@ describe('a repository job the queue gave up on', () => {
   it('keeps the report a last attempt wrote before it failed, and finishes the run', async () => {
     const db = fx.db.db;
     const runId = await createCrawlRun(db, { kind: 'repos', repositoriesTotal: 1 });
-    const repository = await ensureRepository(db, 'redo', 'skills');
-    await writeRepositoryIndex(db, {
-      repositoryId: repository.id,
-      runId,
-      outcome: 'indexed',
-      skills: [],
-      startedAt: new Date(),
-      warnings: [],
-      errors: [],
-      bytesDownloaded: 0,
-    });
+    await writeIndexedReport(runId);
     await recordAbandonedRepositoryJob(
       deps,
       { runId, owner: 'redo', repo: 'skills', force: false },

@@ -118,6 +118,22 @@ interface ClusterList {
   length: number;
 }
 
+/**
+ * The dot product of `q` with the DIMS coordinates of `v` from `base` (a skill's int8 row, a centroid):
+ * four terms a turn, added in the same order as one at a time (the same sum to the last bit). It runs for
+ * every skill of the probed clusters and every centroid, each request.
+ */
+function dotAt(v: Int8Array | Float32Array, base: number, q: Float32Array): number {
+  let dot = 0;
+  for (let j = 0, b = base; j < DIMS; j += 4, b += 4) {
+    dot += v[b]! * q[j]!;
+    dot += v[b + 1]! * q[j + 1]!;
+    dot += v[b + 2]! * q[j + 2]!;
+    dot += v[b + 3]! * q[j + 3]!;
+  }
+  return dot;
+}
+
 /** A skill the dense model ranks, with its cosine to the message. */
 export type DenseHit = SlotHit;
 
@@ -317,17 +333,7 @@ export class DenseModel {
   cosine(slot: number, q: Float32Array): number {
     const r = this.skills.row(slot);
     if (r < 0) return 0;
-    const v = this.skills.values;
-    // Four terms a turn, added in the same order as one at a time (the same sum to the last bit): this
-    // runs for every skill of the probed clusters.
-    let dot = 0;
-    for (let j = 0, b = r * DIMS; j < DIMS; j += 4, b += 4) {
-      dot += v[b]! * q[j]!;
-      dot += v[b + 1]! * q[j + 1]!;
-      dot += v[b + 2]! * q[j + 2]!;
-      dot += v[b + 3]! * q[j + 3]!;
-    }
-    return dot / Q;
+    return dotAt(this.skills.values, r * DIMS, q) / Q;
   }
 
   /** Spherical k-means over the skill vectors (about sqrt(N) clusters), then every skill to its nearest. */
@@ -438,17 +444,7 @@ export class DenseModel {
     const count = this.clusters.length;
     const byCluster: { c: number; dot: number }[] = [];
     const centroids = this.centroids;
-    for (let c = 0; c < count; c++) {
-      // Four terms a turn, added in the same order as one at a time (the same sum to the last bit).
-      let dot = 0;
-      for (let j = 0, b = c * DIMS; j < DIMS; j += 4, b += 4) {
-        dot += centroids[b]! * q[j]!;
-        dot += centroids[b + 1]! * q[j + 1]!;
-        dot += centroids[b + 2]! * q[j + 2]!;
-        dot += centroids[b + 3]! * q[j + 3]!;
-      }
-      byCluster.push({ c, dot });
-    }
+    for (let c = 0; c < count; c++) byCluster.push({ c, dot: dotAt(centroids, c * DIMS, q) });
     byCluster.sort((a, b) => b.dot - a.dot);
     let n = 0;
     for (const { c } of byCluster.slice(0, PROBE)) n += this.clusters[c]!.length;

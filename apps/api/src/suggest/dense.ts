@@ -1,3 +1,4 @@
+import { grown } from './grow.js';
 import type { QueryTerm, SemanticModel } from './model.js';
 import { type SlotHit, topScoredSlots } from './top-slots.js';
 import { VectorRows } from './vector-rows.js';
@@ -388,21 +389,10 @@ export class DenseModel {
     if (!v || this.clusters.length === 0) return;
     const c = this.nearestCluster(v);
     const list = this.clusters[c]!;
-    if (list.length === list.slots.length) {
-      const grown = new Uint32Array(list.length * 2);
-      grown.set(list.slots);
-      list.slots = grown;
-    }
+    list.slots = grown(list.slots, list.length + 1);
     const r = this.skills.row(slot);
-    if (r >= this.clusterOfRow.length) {
-      const size = Math.max(r + 1, Math.ceil(this.clusterOfRow.length * 1.5));
-      const clusterOf = new Int32Array(size).fill(-1);
-      clusterOf.set(this.clusterOfRow);
-      this.clusterOfRow = clusterOf;
-      const positionOf = new Int32Array(size);
-      positionOf.set(this.positionOfRow);
-      this.positionOfRow = positionOf;
-    }
+    this.clusterOfRow = grown(this.clusterOfRow, r + 1, -1);
+    this.positionOfRow = grown(this.positionOfRow, r + 1);
     this.clusterOfRow[r] = c;
     this.positionOfRow[r] = list.length;
     list.slots[list.length++] = slot;

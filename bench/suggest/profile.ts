@@ -73,13 +73,15 @@ const work = {
  * the engine relies on).
  */
 function countWork(): void {
-  type Internals = Record<string, any>;
+  /** The private fields read: the term model's posting lists, the LSA model's centroids and clusters. */
+  type TermInternals = { postings: { length: number }[] };
+  type DenseInternals = { centroids: Float32Array; clusters: { length: number }[] };
   const termSearch = SemanticModel.prototype.search;
   SemanticModel.prototype.search = function (this: SemanticModel, query, depth, admit) {
     for (const q of query) {
       const id = this.termIdOf(q.term);
       if (id !== undefined && this.dfOf(id) > 0)
-        work.postings += (this as unknown as Internals).postings[id].length;
+        work.postings += (this as unknown as TermInternals).postings[id]!.length;
     }
     const read = this.postingsRead;
     const rescored = this.rescored;
@@ -93,17 +95,14 @@ function countWork(): void {
   };
   const nearest = DenseModel.prototype.nearest;
   DenseModel.prototype.nearest = function (this: DenseModel, q, depth, admit) {
-    const self = this as unknown as Internals;
-    const dots = (self.clusters as unknown[]).map((_, c) => {
+    const self = this as unknown as DenseInternals;
+    const dots = self.clusters.map((_, c) => {
       let dot = 0;
-      for (let j = 0; j < q.length; j++) dot += self.centroids[c * q.length + j] * q[j]!;
+      for (let j = 0; j < q.length; j++) dot += self.centroids[c * q.length + j]! * q[j]!;
       return { c, dot };
     });
     dots.sort((a, b) => b.dot - a.dot);
-    for (const { c } of dots.slice(0, 8)) {
-      const list = self.clusters[c];
-      work.scanned += list.length ?? list.size;
-    }
+    for (const { c } of dots.slice(0, 8)) work.scanned += self.clusters[c]!.length;
     return nearest.call(this, q, depth, admit);
   };
 }

@@ -59,6 +59,9 @@ const work = {
   rescored: 0,
   searches: 0,
   differing: 0,
+  /** CPU ms of the term model's searches, and of the same searches reading every posting. */
+  searchMs: 0,
+  everyMs: 0,
   scanned: 0,
   postingsPerRequest: [] as number[],
   readPerRequest: [] as number[],
@@ -85,11 +88,15 @@ function countWork(): void {
     }
     const read = this.postingsRead;
     const rescored = this.rescored;
+    let t = cpuMs();
     const hits = termSearch.call(this, query, depth, admit);
+    work.searchMs += cpuMs() - t;
     work.read += this.postingsRead - read;
     work.rescored += this.rescored - rescored;
     work.searches++;
+    t = cpuMs();
     const every = this.searchEveryPosting(query, depth, admit);
+    work.everyMs += cpuMs() - t;
     if (JSON.stringify(every) !== JSON.stringify(hits)) work.differing++;
     return hits;
   };
@@ -227,7 +234,7 @@ export async function run(args: string[]): Promise<void> {
         `work per request: term-model postings in the query's lists mean ${mean(work.postingsPerRequest)}, read mean ${mean(work.readPerRequest)} p99 ${Math.round(percentile(work.readPerRequest, 99))} (${skipped}% skipped), scored exactly ${Math.round(work.rescored / Math.max(1, work.postingsPerRequest.length))}; LSA skills scanned mean ${mean(work.scannedPerRequest)} p99 ${Math.round(percentile(work.scannedPerRequest, 99))}`,
       );
       console.log(
-        `term-model answers differing from reading every posting: ${work.differing} of ${work.searches}`,
+        `term-model answers differing from reading every posting: ${work.differing} of ${work.searches}; CPU ms a request: search ${round(work.searchMs / Math.max(1, work.postingsPerRequest.length), 2)}, reading every posting ${round(work.everyMs / Math.max(1, work.postingsPerRequest.length), 2)}`,
       );
     }
     slowest.sort((a, b) => b.ms - a.ms);

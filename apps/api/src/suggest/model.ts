@@ -49,6 +49,11 @@ const SATURATION = 1.5;
  * only makes the early stop more careful.
  */
 const BOUND_SLACK = 1e-4;
+/**
+ * What scoring one candidate exactly costs per query term (a binary search in its terms), in postings read:
+ * `search` stops reading lists only when the candidates left to score cost less than the lists left.
+ */
+const RESCORE_COST = 8;
 
 /**
  * A growable list of packed postings (slot << 8 | weight byte), with the largest weight and the shortest
@@ -469,26 +474,39 @@ export class SemanticModel {
     }
     const count = ids.length;
     const order = [...ids.keys()].sort((a, b) => bounds[b]! - bounds[a]! || a - b);
-    // unread[j]: the most the lists order[j..] can add to any skill's score.
+    // unread[j]: the most the lists order[j..] can add to any skill's score; unreadPostings[j]: their length.
     const unread = new Float64Array(count + 1);
-    for (let j = count - 1; j >= 0; j--) unread[j] = unread[j + 1]! + bounds[order[j]!]!;
+    const unreadPostings = new Float64Array(count + 1);
+    for (let j = count - 1; j >= 0; j--) {
+      unread[j] = unread[j + 1]! + bounds[order[j]!]!;
+      unreadPostings[j] = unreadPostings[j + 1]! + this.postings[ids[order[j]!]!]!.length;
+    }
     const partial = this.partials(this.lengths.length);
     if (this.touched.length < partial.length) this.touched = new Uint32Array(partial.length);
     const touched = this.touched;
     let n = 0;
     let best = 0;
-    let floor = 0;
-    let triedAt = Number.POSITIVE_INFINITY;
+    let triedRest = Number.POSITIVE_INFINITY;
+    let triedPostings = Number.POSITIVE_INFINITY;
     let read = 0;
     for (; read < count; read++) {
       const rest = unread[read]! * (1 + BOUND_SLACK);
-      // The depth-th best partial score is worth finding (it costs a pass over the candidates) once the
-      // best one is above what is left to read, and again each time what is left has fallen by a quarter.
-      if (rest < best * (1 - BOUND_SLACK) && rest < 0.75 * triedAt) {
-        triedAt = rest;
-        floor = this.partialFloor(n, depth, admit);
+      const left = unreadPostings[read]!;
+      // Whether to stop is worth asking (a few passes over the candidates) once the best partial score is
+      // above what is left to read, while what is left outweighs those passes, and again each time what is
+      // left has fallen by a quarter.
+      if (
+        rest < best * (1 - BOUND_SLACK) &&
+        left > 2 * n &&
+        (rest < 0.75 * triedRest || left < 0.75 * triedPostings)
+      ) {
+        triedRest = rest;
+        triedPostings = left;
+        const cut = this.partialFloor(n, depth, admit) * (1 - BOUND_SLACK) - rest;
+        // Stop when no skill the unread lists alone hold can make the cut, and scoring exactly the
+        // candidates that still can costs less than reading the rest.
+        if (cut > 0 && this.survivors(n, cut) * count * RESCORE_COST < left) break;
       }
-      if (rest < floor * (1 - BOUND_SLACK)) break;
       const i = order[read]!;
       const weight = weights[i]!;
       const list = this.postings[ids[i]!]!;
@@ -511,7 +529,7 @@ export class SemanticModel {
     // Candidates that may still be among the best: admitted, and their partial score plus what the lists not
     // read could add reaches the depth-th best partial score (every candidate while fewer are admitted).
     const rest = unread[read]! * (1 + BOUND_SLACK);
-    floor = this.partialFloor(n, depth, admit) * (1 - BOUND_SLACK);
+    const floor = this.partialFloor(n, depth, admit) * (1 - BOUND_SLACK);
     if (this.touchedScores.length < n) this.touchedScores = new Float64Array(touched.length);
     const exact = this.touchedScores;
     let kept = 0;
@@ -542,6 +560,15 @@ export class SemanticModel {
       score = Math.fround(score + (weights[i]! * w * (SATURATION + 1)) / (w + norm));
     }
     return score;
+  }
+
+  /** How many of the first `n` touched slots have a partial score that may reach `cut`. */
+  private survivors(n: number, cut: number): number {
+    const touched = this.touched;
+    const partial = this.partial;
+    let count = 0;
+    for (let k = 0; k < n; k++) if (partial[touched[k]!]! * (1 + BOUND_SLACK) >= cut) count++;
+    return count;
   }
 
   /** The `depth`-th best admitted partial score among the first `n` touched slots, 0 while fewer are admitted. */

@@ -42,50 +42,20 @@ const RELATED_MIN_COUNT = 2;
 const RELATED_MIN_NPMI = 0.3;
 /** Saturation of a term's weight in a skill (BM25's k1, over field-weighted counts). */
 const SATURATION = 1.5;
-/**
- * Relative margin on every comparison between a score bound and a score in `search`'s early stop: the
- * scores returned are summed in float32 in query order, partial scores and bounds in float64 in another
- * order, so they may differ in the last bits (about 6e-8 a term; this covers over a thousand terms). It
- * only makes the early stop more careful.
- */
-const BOUND_SLACK = 1e-4;
-/**
- * What scoring one candidate exactly costs per query term (a binary search in its terms), in postings read:
- * `search` stops reading lists only when the candidates left to score cost less than the lists left.
- */
-const RESCORE_COST = 8;
 
-/**
- * A growable list of packed postings (slot << 8 | weight byte), with the largest weight and the shortest
- * skill it ever held: together they bound what one of its postings can add to a score (`search`'s early
- * stop). Postings of removed skills count until the next compaction: the bound is then loose, never wrong.
- */
+/** A growable list of packed postings (slot << 8 | weight byte). */
 class Postings {
   data = new Uint32Array(4);
   length = 0;
-  /** The largest weight (low 7 bits of the posting) pushed. */
-  maxWeight = 0;
-  /** The smallest skill length pushed. */
-  minLength = Number.POSITIVE_INFINITY;
-  push(v: number, length: number): void {
+  push(v: number): void {
     if (this.length === this.data.length) {
       const next = new Uint32Array(this.data.length * 2);
       next.set(this.data);
       this.data = next;
     }
     this.data[this.length++] = v;
-    if ((v & 0x7f) > this.maxWeight) this.maxWeight = v & 0x7f;
-    if (length < this.minLength) this.minLength = length;
-  }
-  clear(): void {
-    this.length = 0;
-    this.maxWeight = 0;
-    this.minLength = Number.POSITIVE_INFINITY;
   }
 }
-
-/** Admits every slot (`search` re-scores only slots admitted already). */
-const everySlot = () => true;
 
 interface Doc {
   /** Term ids, ascending. */
@@ -147,11 +117,7 @@ export class SemanticModel {
   private related = new Map<number, { ids: Uint32Array; npmi: Float32Array }>();
   private relatedPairs = 0;
   private changesSinceMine = 0;
-  /** Scratch of search: partial scores by slot (zero between searches). */
-  private partial = new Float64Array(0);
-  /** Postings `search` read and candidates it scored exactly, since the model was made (a census for the profile benchmark). */
-  postingsRead = 0;
-  rescored = 0;
+  private scores = new Float32Array(1024);
   /**
    * Per slot, its length (sum of term weights), -1 when no skill holds it: search reads it for every
    * posting, and following the document object there cost a cache miss per posting.
@@ -208,10 +174,9 @@ export class SemanticModel {
       length += q * WEIGHT_STEP;
       this.df[ids[i]!]!++;
       if (topical) this.topicalDf[ids[i]!]!++;
+      this.postings[ids[i]!]!.push((slot << 8) | bytes[k]!);
+      this.postingCount++;
     });
-    // Pushed once the length is known (each list keeps its shortest skill).
-    for (let k = 0; k < terms.length; k++) this.postings[terms[k]!]!.push((slot << 8) | bytes[k]!, length);
-    this.postingCount += terms.length;
     const nameAbout = this.aboutTerms(doc.name.replace(/[-_]/g, ' '));
     const descriptionAbout = this.aboutTerms(doc.description);
     const extra: string[] = [];
@@ -233,8 +198,11 @@ export class SemanticModel {
     this.live++;
     this.totalLength += length;
     this.changesSinceMine++;
-    if (slot >= this.lengths.length) {
-      const size = Math.max(slot + 1, this.lengths.length * 2);
+    if (slot >= this.scores.length) {
+      const size = Math.max(slot + 1, this.scores.length * 2);
+      const next = new Float32Array(size);
+      next.set(this.scores);
+      this.scores = next;
       const lengths = new Float64Array(size).fill(-1);
       lengths.set(this.lengths);
       this.lengths = lengths;
@@ -282,12 +250,12 @@ export class SemanticModel {
 
   /** Drops the postings of removed skills (slots are never reused, so a dead slot's postings are all stale). */
   private compact(): void {
-    for (const list of this.postings) list.clear();
+    for (const list of this.postings) list.length = 0;
     this.postingCount = 0;
     this.docs.forEach((doc, slot) => {
       if (!doc) return;
       doc.terms.forEach((id, k) => {
-        this.postings[id]!.push((slot << 8) | doc.weights[k]!, doc.length);
+        this.postings[id]!.push((slot << 8) | doc.weights[k]!);
         this.postingCount++;
       });
     });
@@ -444,167 +412,23 @@ export class SemanticModel {
   /**
    * The `depth` best skills for weighted query terms (field-weighted, saturated, length-normalised term
    * matching), among the slots `admit` lets through (visibility).
-   *
-   * Max-score early stop (Turtle and Flood 1995), with the answer of reading every posting to the last bit.
-   * Each term's list bounds what it can add to a score (its largest weight over its shortest skill). Lists
-   * are read highest bound first, into float64 partial scores; once the bounds of the lists not yet read
-   * sum below the `depth`-th best admitted partial score, no skill they alone hold can enter the answer and
-   * they are not read (on the benchmark's messages about half the postings are the commonest terms' lists,
-   * which bound little). Candidates whose partial score plus that sum still reaches the `depth`-th are then
-   * scored exactly as reading every list in query order scores them (float32 sums in query order, from their
-   * own terms), and the best of those are the answer: the same skills, order and scores.
    */
   search(query: readonly QueryTerm[], depth: number, admit: (slot: number) => boolean): ModelHit[] {
+    const scores = this.scores;
     const avg = this.live === 0 ? 1 : this.totalLength / this.live;
     const norms = this.normsFor(avg);
-    // The query's terms some skill holds, in query order: id, weight and the bound of what one posting adds.
-    const ids: number[] = [];
-    const weights: number[] = [];
-    const bounds: number[] = [];
+    if (this.touched.length < scores.length) this.touched = new Uint32Array(scores.length);
+    const touched = this.touched;
+    let n = 0;
     for (const q of query) {
       const id = this.vocabulary.get(q.term);
       if (id === undefined || this.df[id]! <= 0) continue;
       const weight = q.weight * this.idf(q.term);
       const list = this.postings[id]!;
-      const w = list.maxWeight * WEIGHT_STEP;
-      const norm = SATURATION * (0.5 + (0.5 * list.minLength) / avg);
-      ids.push(id);
-      weights.push(weight);
-      bounds.push((weight * w * (SATURATION + 1)) / (w + norm));
-    }
-    const count = ids.length;
-    const order = [...ids.keys()].sort((a, b) => bounds[b]! - bounds[a]! || a - b);
-    // unread[j]: the most the lists order[j..] can add to any skill's score; unreadPostings[j]: their length.
-    const unread = new Float64Array(count + 1);
-    const unreadPostings = new Float64Array(count + 1);
-    for (let j = count - 1; j >= 0; j--) {
-      unread[j] = unread[j + 1]! + bounds[order[j]!]!;
-      unreadPostings[j] = unreadPostings[j + 1]! + this.postings[ids[order[j]!]!]!.length;
-    }
-    const partial = this.partials(this.lengths.length);
-    if (this.touched.length < partial.length) this.touched = new Uint32Array(partial.length);
-    const touched = this.touched;
-    let n = 0;
-    let best = 0;
-    let triedRest = Number.POSITIVE_INFINITY;
-    let triedPostings = Number.POSITIVE_INFINITY;
-    let read = 0;
-    for (; read < count; read++) {
-      const rest = unread[read]! * (1 + BOUND_SLACK);
-      const left = unreadPostings[read]!;
-      // Whether to stop is worth asking (a few passes over the candidates) once the best partial score is
-      // above what is left to read, while what is left outweighs those passes, and again each time what is
-      // left has fallen by a quarter.
-      if (
-        rest < best * (1 - BOUND_SLACK) &&
-        left > 2 * n &&
-        (rest < 0.75 * triedRest || left < 0.75 * triedPostings)
-      ) {
-        triedRest = rest;
-        triedPostings = left;
-        const cut = this.partialFloor(n, depth, admit) * (1 - BOUND_SLACK) - rest;
-        // Stop when no skill the unread lists alone hold can make the cut, and scoring exactly the
-        // candidates that still can costs less than reading the rest.
-        if (cut > 0 && this.survivors(n, cut) * count * RESCORE_COST < left) break;
-      }
-      const i = order[read]!;
-      const weight = weights[i]!;
-      const list = this.postings[ids[i]!]!;
       const data = list.data;
       const length = list.length;
-      this.postingsRead += length;
-      for (let k = 0; k < length; k++) {
-        const v = data[k]!;
-        const slot = v >>> 8;
-        const norm = norms[slot]!;
-        if (norm < 0) continue;
-        const w = (v & 0x7f) * WEIGHT_STEP;
-        const score = partial[slot]!;
-        if (score === 0) touched[n++] = slot;
-        const next = score + (weight * w * (SATURATION + 1)) / (w + norm);
-        partial[slot] = next;
-        if (next > best) best = next;
-      }
-    }
-    // Candidates that may still be among the best: admitted, and their partial score plus what the lists not
-    // read could add reaches the depth-th best partial score (every candidate while fewer are admitted).
-    const rest = unread[read]! * (1 + BOUND_SLACK);
-    const floor = this.partialFloor(n, depth, admit) * (1 - BOUND_SLACK);
-    if (this.touchedScores.length < n) this.touchedScores = new Float64Array(touched.length);
-    const exact = this.touchedScores;
-    let kept = 0;
-    for (let k = 0; k < n; k++) {
-      const slot = touched[k]!;
-      const score = partial[slot]!;
-      partial[slot] = 0;
-      if (score * (1 + BOUND_SLACK) + rest < floor || !admit(slot)) continue;
-      touched[kept] = slot;
-      exact[kept++] = this.exactScore(slot, ids, weights, norms[slot]!);
-    }
-    this.rescored += kept;
-    return topScoredSlots(touched, exact, kept, depth, everySlot);
-  }
-
-  /**
-   * A skill's score as reading every query term's list in query order gives it: each term's share added in
-   * float32, in query order (`ids`, `weights`: the query's held terms). The terms are the skill's own: a
-   * live slot's postings are exactly its terms, since slots are never reused.
-   */
-  private exactScore(slot: number, ids: readonly number[], weights: readonly number[], norm: number): number {
-    const doc = this.docs[slot]!;
-    let score = 0;
-    for (let i = 0; i < ids.length; i++) {
-      const k = termIndex(doc.terms, ids[i]!);
-      if (k < 0) continue;
-      const w = (doc.weights[k]! & 0x7f) * WEIGHT_STEP;
-      score = Math.fround(score + (weights[i]! * w * (SATURATION + 1)) / (w + norm));
-    }
-    return score;
-  }
-
-  /** How many of the first `n` touched slots have a partial score that may reach `cut`. */
-  private survivors(n: number, cut: number): number {
-    const touched = this.touched;
-    const partial = this.partial;
-    let count = 0;
-    for (let k = 0; k < n; k++) if (partial[touched[k]!]! * (1 + BOUND_SLACK) >= cut) count++;
-    return count;
-  }
-
-  /** The `depth`-th best admitted partial score among the first `n` touched slots, 0 while fewer are admitted. */
-  private partialFloor(n: number, depth: number, admit: (slot: number) => boolean): number {
-    if (depth <= 0 || n < depth) return 0;
-    if (this.touchedScores.length < n) this.touchedScores = new Float64Array(this.touched.length);
-    const scores = this.touchedScores;
-    const touched = this.touched;
-    const partial = this.partial;
-    for (let k = 0; k < n; k++) scores[k] = partial[touched[k]!]!;
-    const top = topScoredSlots(touched, scores, n, depth, admit);
-    return top.length === depth ? top[depth - 1]!.score : 0;
-  }
-
-  /**
-   * `search` the plain way: every posting of every query term read, in query order, scores summed in
-   * float32. What `search` must answer to the last bit (its test and the profile benchmark's census compare
-   * the two); nothing else calls it.
-   */
-  searchEveryPosting(
-    query: readonly QueryTerm[],
-    depth: number,
-    admit: (slot: number) => boolean,
-  ): ModelHit[] {
-    const avg = this.live === 0 ? 1 : this.totalLength / this.live;
-    const norms = this.normsFor(avg);
-    const scores = new Float32Array(norms.length);
-    const touched = new Uint32Array(norms.length);
-    let n = 0;
-    for (const q of query) {
-      const id = this.vocabulary.get(q.term);
-      if (id === undefined || this.df[id]! <= 0) continue;
-      const weight = q.weight * this.idf(q.term);
-      const list = this.postings[id]!;
-      for (let i = 0; i < list.length; i++) {
-        const v = list.data[i]!;
+      for (let i = 0; i < length; i++) {
+        const v = data[i]!;
         const slot = v >>> 8;
         const norm = norms[slot]!;
         if (norm < 0) continue;
@@ -614,14 +438,14 @@ export class SemanticModel {
         scores[slot] = score + (weight * w * (SATURATION + 1)) / (w + norm);
       }
     }
-    const touchedScores = Float64Array.from(touched.subarray(0, n), (slot) => scores[slot]!);
+    if (this.touchedScores.length < n) this.touchedScores = new Float64Array(this.touched.length);
+    const touchedScores = this.touchedScores;
+    for (let i = 0; i < n; i++) {
+      const slot = touched[i]!;
+      touchedScores[i] = scores[slot]!;
+      scores[slot] = 0;
+    }
     return topScoredSlots(touched, touchedScores, n, depth, admit);
-  }
-
-  /** The partial-score scratch of `search`, zero, for `size` slots. */
-  private partials(size: number): Float64Array {
-    if (this.partial.length < size) this.partial = new Float64Array(size);
-    return this.partial;
   }
 
   /** The per-slot length normalisations for the average length `avg` (see `norms`). */
@@ -710,7 +534,7 @@ export class SemanticModel {
     for (const p of this.postings) postingBytes += p.data.byteLength + 40;
     const vocabularyBytes = this.termNames.length * 80 + this.df.byteLength + this.topicalDf.byteLength;
     const slotBytes =
-      this.partial.byteLength +
+      this.scores.byteLength +
       this.lengths.byteLength +
       this.norms.byteLength +
       this.touched.byteLength +

@@ -66,20 +66,29 @@ const work = {
  * their private structures (a census for this benchmark, nothing the engine relies on), before each call.
  */
 function countWork(): void {
-  type Internals = Record<string, any>;
+  /** The private fields read: the term model's vocabulary and posting lists, the LSA model's clusters. */
+  type TermInternals = {
+    vocabulary: Map<string, number>;
+    df: Int32Array;
+    postings: { data: Uint32Array; length: number }[];
+  };
+  type DenseInternals = { centroids: Float32Array; clusters: { length: number }[] };
   const termSearch = SemanticModel.prototype.search;
   SemanticModel.prototype.search = function (this: SemanticModel, query, depth, admit) {
-    const self = this as unknown as Internals;
+    const self = this as unknown as TermInternals;
     // What a max-score traversal could skip: the terms of least upper bound whose bounds sum below the
     // depth-th score (an upper bound per term: its weight, idf, and the largest saturation in its list).
+    // Postings only: answers identical to the last bit then need every candidate that could still reach
+    // the depth-th score scored again from its own terms, which cost more than the postings skipped (tried:
+    // docs/performance.md, suggestions).
     const terms: { bound: number; postings: number }[] = [];
     for (const q of query) {
       const id = self.vocabulary.get(q.term);
-      if (id === undefined || self.df[id] <= 0) continue;
-      const list = self.postings[id];
+      if (id === undefined || self.df[id]! <= 0) continue;
+      const list = self.postings[id]!;
       work.postings += list.length;
       let wmax = 0;
-      for (let i = 0; i < list.length; i++) wmax = Math.max(wmax, (list.data[i] & 0x7f) * 0.1);
+      for (let i = 0; i < list.length; i++) wmax = Math.max(wmax, (list.data[i]! & 0x7f) * 0.1);
       terms.push({
         bound: (q.weight * this.idf(q.term) * 2.5 * wmax) / (wmax + 0.75),
         postings: list.length,
@@ -100,17 +109,14 @@ function countWork(): void {
   };
   const nearest = DenseModel.prototype.nearest;
   DenseModel.prototype.nearest = function (this: DenseModel, q, depth, admit) {
-    const self = this as unknown as Internals;
-    const dots = (self.clusters as unknown[]).map((_, c) => {
+    const self = this as unknown as DenseInternals;
+    const dots = self.clusters.map((_, c) => {
       let dot = 0;
-      for (let j = 0; j < q.length; j++) dot += self.centroids[c * q.length + j] * q[j]!;
+      for (let j = 0; j < q.length; j++) dot += self.centroids[c * q.length + j]! * q[j]!;
       return { c, dot };
     });
     dots.sort((a, b) => b.dot - a.dot);
-    for (const { c } of dots.slice(0, 8)) {
-      const list = self.clusters[c];
-      work.scanned += list.length ?? list.size;
-    }
+    for (const { c } of dots.slice(0, 8)) work.scanned += self.clusters[c]!.length;
     return nearest.call(this, q, depth, admit);
   };
 }

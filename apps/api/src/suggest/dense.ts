@@ -1,3 +1,5 @@
+import { dots } from './dots.js';
+import { grown } from './grow.js';
 import type { QueryTerm, SemanticModel } from './model.js';
 import { type SlotHit, topScoredSlots } from './top-slots.js';
 import { VectorRows } from './vector-rows.js';
@@ -136,9 +138,15 @@ export class DenseModel {
   /** Per row of `skills`: its cluster (-1: none) and its position in the cluster's list. */
   private clusterOfRow = new Int32Array(0);
   private positionOfRow = new Int32Array(0);
-  /** Scratch of `nearest`: the slots of the clusters it scans. */
+  /** Scratch of `nearest`: the slots of the clusters it scans, their rows' offsets, their scores. */
   private probedSlots = new Uint32Array(0);
+  private probedBases = new Int32Array(0);
   private probedScores = new Float64Array(0);
+  /** Scratch of `cosine` (one row) and of the centroid scan. */
+  private readonly oneBase = new Int32Array(1);
+  private readonly oneDot = new Float64Array(1);
+  private centroidBases = new Int32Array(0);
+  private centroidDots = new Float64Array(0);
 
   private constructor(
     private readonly model: SemanticModel,
@@ -317,17 +325,9 @@ export class DenseModel {
   cosine(slot: number, q: Float32Array): number {
     const r = this.skills.row(slot);
     if (r < 0) return 0;
-    const v = this.skills.values;
-    // Four terms a turn, added in the same order as one at a time (the same sum to the last bit): this
-    // runs for every skill of the probed clusters.
-    let dot = 0;
-    for (let j = 0, b = r * DIMS; j < DIMS; j += 4, b += 4) {
-      dot += v[b]! * q[j]!;
-      dot += v[b + 1]! * q[j + 1]!;
-      dot += v[b + 2]! * q[j + 2]!;
-      dot += v[b + 3]! * q[j + 3]!;
-    }
-    return dot / Q;
+    this.oneBase[0] = r * DIMS;
+    dots(this.skills.values, this.oneBase, 1, q, this.oneDot);
+    return this.oneDot[0]! / Q;
   }
 
   /** Spherical k-means over the skill vectors (about sqrt(N) clusters), then every skill to its nearest. */
@@ -382,21 +382,10 @@ export class DenseModel {
     if (!v || this.clusters.length === 0) return;
     const c = this.nearestCluster(v);
     const list = this.clusters[c]!;
-    if (list.length === list.slots.length) {
-      const grown = new Uint32Array(list.length * 2);
-      grown.set(list.slots);
-      list.slots = grown;
-    }
+    list.slots = grown(list.slots, list.length + 1);
     const r = this.skills.row(slot);
-    if (r >= this.clusterOfRow.length) {
-      const size = Math.max(r + 1, Math.ceil(this.clusterOfRow.length * 1.5));
-      const clusterOf = new Int32Array(size).fill(-1);
-      clusterOf.set(this.clusterOfRow);
-      this.clusterOfRow = clusterOf;
-      const positionOf = new Int32Array(size);
-      positionOf.set(this.positionOfRow);
-      this.positionOfRow = positionOf;
-    }
+    this.clusterOfRow = grown(this.clusterOfRow, r + 1, -1);
+    this.positionOfRow = grown(this.positionOfRow, r + 1);
     this.clusterOfRow[r] = c;
     this.positionOfRow[r] = list.length;
     list.slots[list.length++] = slot;
@@ -436,24 +425,22 @@ export class DenseModel {
    */
   nearest(q: Float32Array, depth: number, admit: (slot: number) => boolean): DenseHit[] {
     const count = this.clusters.length;
-    const byCluster: { c: number; dot: number }[] = [];
-    const centroids = this.centroids;
-    for (let c = 0; c < count; c++) {
-      // Four terms a turn, added in the same order as one at a time (the same sum to the last bit).
-      let dot = 0;
-      for (let j = 0, b = c * DIMS; j < DIMS; j += 4, b += 4) {
-        dot += centroids[b]! * q[j]!;
-        dot += centroids[b + 1]! * q[j + 1]!;
-        dot += centroids[b + 2]! * q[j + 2]!;
-        dot += centroids[b + 3]! * q[j + 3]!;
-      }
-      byCluster.push({ c, dot });
+    if (this.centroidBases.length !== count) {
+      this.centroidBases = Int32Array.from({ length: count }, (_, c) => c * DIMS);
+      this.centroidDots = new Float64Array(count);
     }
+    dots(this.centroids, this.centroidBases, count, q, this.centroidDots);
+    const byCluster: { c: number; dot: number }[] = [];
+    for (let c = 0; c < count; c++) byCluster.push({ c, dot: this.centroidDots[c]! });
     byCluster.sort((a, b) => b.dot - a.dot);
     let n = 0;
     for (const { c } of byCluster.slice(0, PROBE)) n += this.clusters[c]!.length;
-    if (this.probedSlots.length < n)
-      this.probedSlots = new Uint32Array(Math.max(n, this.probedSlots.length * 2));
+    if (this.probedSlots.length < n) {
+      const size = Math.max(n, this.probedSlots.length * 2);
+      this.probedSlots = new Uint32Array(size);
+      this.probedBases = new Int32Array(size);
+      this.probedScores = new Float64Array(size);
+    }
     const probed = this.probedSlots;
     n = 0;
     for (const { c } of byCluster.slice(0, PROBE)) {
@@ -461,9 +448,18 @@ export class DenseModel {
       probed.set(list.slots.subarray(0, list.length), n);
       n += list.length;
     }
-    if (this.probedScores.length < n) this.probedScores = new Float64Array(probed.length);
+    // A clustered skill always has a vector (`place`, `delete`); one without would score 0, as in `cosine`.
+    const bases = this.probedBases;
+    const missing: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const r = this.skills.row(probed[i]!);
+      if (r < 0) missing.push(i);
+      bases[i] = r < 0 ? 0 : r * DIMS;
+    }
     const scores = this.probedScores;
-    for (let i = 0; i < n; i++) scores[i] = this.cosine(probed[i]!, q);
+    dots(this.skills.values, bases, n, q, scores);
+    for (let i = 0; i < n; i++) scores[i] = scores[i]! / Q;
+    for (const i of missing) scores[i] = 0;
     return topScoredSlots(probed, scores, n, depth, admit);
   }
 

@@ -78,6 +78,20 @@ interface Doc {
   aboutExtra: string[] | undefined;
 }
 
+/** The index of term `id` in a skill's ascending term ids, or -1 (what `match` and `presence` ask). */
+function termIndex(terms: Uint32Array, id: number): number {
+  let lo = 0;
+  let hi = terms.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = terms[mid]!;
+    if (v === id) return mid;
+    if (v < id) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
 /** A skill the model ranks, with its score. */
 export type ModelHit = SlotHit;
 
@@ -456,19 +470,10 @@ export class SemanticModel {
     const doc = this.docs[slot];
     const id = this.vocabulary.get(term);
     if (!doc || id === undefined) return null;
-    let lo = 0;
-    let hi = doc.terms.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const v = doc.terms[mid]!;
-      if (v === id) {
-        const b = doc.weights[mid]!;
-        return { weight: (b & 0x7f) * WEIGHT_STEP, topical: (b & TOPICAL_BIT) !== 0 };
-      }
-      if (v < id) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return null;
+    const k = termIndex(doc.terms, id);
+    if (k < 0) return null;
+    const b = doc.weights[k]!;
+    return { weight: (b & 0x7f) * WEIGHT_STEP, topical: (b & TOPICAL_BIT) !== 0 };
   }
 
   /**
@@ -479,17 +484,9 @@ export class SemanticModel {
   presence(slot: number, id: number): 0 | 1 | 2 {
     const doc = this.docs[slot];
     if (!doc || id < 0) return 0;
-    const terms = doc.terms;
-    let lo = 0;
-    let hi = terms.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const v = terms[mid]!;
-      if (v === id) return doc.weights[mid]! & TOPICAL_BIT ? 2 : 1;
-      if (v < id) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return 0;
+    const k = termIndex(doc.terms, id);
+    if (k < 0) return 0;
+    return doc.weights[k]! & TOPICAL_BIT ? 2 : 1;
   }
 
   /** A held skill's term ids (ascending) and their field weights (the dense model is built from them). */

@@ -1,3 +1,5 @@
+import { grown } from './grow.js';
+
 /**
  * Fixed-length int8 vectors by slot, in one flat array: a row per held slot, the rows of forgotten slots
  * reused, so memory follows the skills held and not the slots ever used (slots are never reused). Written
@@ -21,16 +23,8 @@ export class VectorRows {
 
   /** Makes room for `rows` vectors and slots below `slots` at once (a build knows both). */
   reserve(rows: number, slots: number): void {
-    if (rows * this.dims > this.data.length) {
-      const next = new Int8Array(rows * this.dims);
-      next.set(this.data);
-      this.data = next;
-    }
-    if (slots > this.rowOf.length) {
-      const next = new Int32Array(slots);
-      next.set(this.rowOf);
-      this.rowOf = next;
-    }
+    this.data = grown(this.data, rows * this.dims);
+    this.rowOf = grown(this.rowOf, slots);
   }
 
   /** Slots held. */
@@ -59,16 +53,8 @@ export class VectorRows {
     let r = this.row(slot);
     if (r < 0) {
       r = this.free.pop() ?? this.used++;
-      if ((r + 1) * this.dims > this.data.length) {
-        const next = new Int8Array(Math.max((r + 1) * this.dims, Math.ceil(this.data.length * 1.5)));
-        next.set(this.data);
-        this.data = next;
-      }
-      if (slot >= this.rowOf.length) {
-        const next = new Int32Array(Math.max(slot + 1, Math.ceil(this.rowOf.length * 1.5)));
-        next.set(this.rowOf);
-        this.rowOf = next;
-      }
+      this.data = grown(this.data, (r + 1) * this.dims);
+      this.rowOf = grown(this.rowOf, slot + 1);
       this.rowOf[slot] = r + 1;
       this.count++;
     }

@@ -4,19 +4,14 @@ import fp from 'fastify-plugin';
 import { Counter } from 'prom-client';
 import type { AppConfig } from '../config.js';
 import { ReadCache } from '../services/read-cache.js';
+import { wroteThroughThisProcess } from './local-write.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** In-process answers of hot reads, dropped on every index change (services/read-cache.ts). */
     readCache: ReadCache;
   }
-  interface FastifyContextConfig {
-    /** A POST/PUT/PATCH/DELETE route that writes nothing (it must not drop the read cache). */
-    readOnly?: boolean;
-  }
 }
-
-const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
  * The read cache and the change feed that keeps it honest. Only the Postgres engine's search pages are
@@ -39,8 +34,7 @@ export default fp(
     app.addHook('onClose', async () => watch?.close());
     // A write through this process is dropped at once, so its author's next read never races the NOTIFY.
     app.addHook('onResponse', async (request, reply) => {
-      const writes = WRITE_METHODS.has(request.method) && !request.routeOptions.config.readOnly;
-      if (writes && reply.statusCode < 400) cache.flush();
+      if (wroteThroughThisProcess(request, reply)) cache.flush();
     });
 
     if (app.hasDecorator('metrics')) {

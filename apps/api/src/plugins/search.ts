@@ -8,6 +8,7 @@ import { createMeilisearchEngine } from '../search/meilisearch.js';
 import { createMemoryEngine, type MemoryEngine } from '../search/memory-engine.js';
 import { createPostgresEngine } from '../search/postgres.js';
 import { createEmbeddingsClient, type VectorSearch } from '../suggest/embeddings.js';
+import { wroteThroughThisProcess } from './local-write.js';
 import { instrumentSearchEngine } from './metrics.js';
 
 declare module 'fastify' {
@@ -26,8 +27,6 @@ export interface SearchPluginOptions {
   /** An engine owned by the caller; when absent the plugin builds one from the config and closes it. */
   engine?: SearchEngine;
 }
-
-const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** Exposes the in-memory index's size and state on /metrics. */
 function reportIndex(app: FastifyInstance, engine: MemoryEngine) {
@@ -99,12 +98,7 @@ export default fp(
         // that only reads (config.readOnly: /v1/suggest, /v1/resolve) is no write: marking the index dirty
         // made the next request read the change feed first (two scans of the skills table).
         app.addHook('onResponse', async (request, reply) => {
-          if (
-            WRITE_METHODS.has(request.method) &&
-            !request.routeOptions.config.readOnly &&
-            reply.statusCode < 400
-          )
-            memory.noteLocalWrite();
+          if (wroteThroughThisProcess(request, reply)) memory.noteLocalWrite();
         });
         if (app.hasDecorator('metrics')) reportIndex(app, memory);
         app.decorate('searchUsesWritten', () => memory.noteUsesWritten());

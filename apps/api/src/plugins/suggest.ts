@@ -3,6 +3,7 @@ import fp from 'fastify-plugin';
 import { Gauge } from 'prom-client';
 import type { AppConfig } from '../config.js';
 import { createSuggestEngine, type SuggestEngine } from '../suggest/engine.js';
+import { wroteThroughThisProcess } from './local-write.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -14,8 +15,6 @@ declare module 'fastify' {
 export interface SuggestPluginOptions {
   config: AppConfig;
 }
-
-const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** Exposes the suggestion model's size and state on /metrics (its memory budget is SUGGEST_MODEL_MB). */
 function reportModel(app: FastifyInstance, engine: SuggestEngine) {
@@ -85,12 +84,7 @@ export default fp(
     // Writes through this process are seen at the next suggestion; a POST that only reads (config.readOnly:
     // /v1/suggest itself) is no write.
     app.addHook('onResponse', async (request, reply) => {
-      if (
-        WRITE_METHODS.has(request.method) &&
-        !request.routeOptions.config.readOnly &&
-        reply.statusCode < 400
-      )
-        engine.noteLocalWrite();
+      if (wroteThroughThisProcess(request, reply)) engine.noteLocalWrite();
     });
     app.addHook('onClose', async () => engine.close());
     if (app.hasDecorator('metrics')) reportModel(app, engine);

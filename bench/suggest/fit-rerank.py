@@ -34,7 +34,8 @@ K = 5
 L2 = 2.0
 NONE_TARGET = 0.75
 THIN_WORDS = 2  # as abstain.ts THIN_WORDS
-# abstain.ts TASK_PRIOR (noRequest, thin), fixed rather than chosen per fold (see above): a message that asks
+# (prior of a message asking for nothing, abstain.ts TASK_PRIOR.thin), fixed rather than chosen per fold (see
+# above; the first is 1, which abstain.ts leaves out, and stays here as a knob to try): a message that asks
 # for nothing is not held back (i2 of the dev set, "my resume needs to match this job ad better", asks
 # nothing and wants a skill), one naming at most THIN_WORDS telling words is.
 PRIOR = (1.0, 0.3)

@@ -114,7 +114,10 @@ export function abstains(best: number | undefined, threshold = ABSTAIN_BELOW): b
 
 /** What a message's wording says about whether it holds a task for a skill (before any skill is scored). */
 export interface TaskEvidence {
-  /** It asks for something (an imperative, "can you", "I need", "how do I", something failing). */
+  /**
+   * It asks for something (an imperative, "can you", "I need", "how do I", something failing). Reported in
+   * the explain output; the prior does not use it (see TASK_PRIOR).
+   */
   request: boolean;
   /** Every clause of it is small talk (greetings, thanks, farewells, chit-chat, questions about the assistant). */
   smallTalk: boolean;
@@ -126,12 +129,12 @@ export interface TaskEvidence {
  * How likely the message holds a task for a skill, from its wording: a candidate's score is its calibrated
  * score times this, so small talk and messages without anything the index is about abstain however well some
  * skill happens to match a word, and a message naming at most THIN_WORDS telling words ("who won the World
- * Cup in 2010?") needs a stronger match. Fixed, not fitted: choosing noRequest and thin per fold with the
- * threshold overfitted (held out, abstention on kind none fell to 0.70 over shuffled folds), and a message
- * that asks for nothing in so many words ("my resume needs to match this job ad better") may still want a
- * skill, so noRequest holds nothing back.
+ * Cup in 2010?") needs a stronger match. Fixed, not fitted: choosing a prior for messages that ask for
+ * nothing and `thin` per fold with the threshold overfitted (held out, abstention on kind none fell to 0.70
+ * over shuffled folds), and a message that asks for nothing in so many words ("my resume needs to match
+ * this job ad better") may still want a skill, so whether it asks changes nothing.
  */
-export const TASK_PRIOR = { smallTalk: 0, noInformative: 0, noRequest: 1, request: 1, thin: 0.3 } as const;
+export const TASK_PRIOR = { smallTalk: 0, noInformative: 0, thin: 0.3 } as const;
 
 /** At most this many telling words: a message names too little for most skills (TASK_PRIOR.thin). */
 export const THIN_WORDS = 2;
@@ -140,6 +143,5 @@ export const THIN_WORDS = 2;
 export function taskPrior(t: TaskEvidence): number {
   if (t.smallTalk) return TASK_PRIOR.smallTalk;
   if (t.informative === 0) return TASK_PRIOR.noInformative;
-  const asked = t.request ? TASK_PRIOR.request : TASK_PRIOR.noRequest;
-  return t.informative <= THIN_WORDS ? asked * TASK_PRIOR.thin : asked;
+  return t.informative <= THIN_WORDS ? TASK_PRIOR.thin : 1;
 }

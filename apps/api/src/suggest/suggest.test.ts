@@ -29,15 +29,12 @@ describe('task signal', () => {
   });
 
   it('turns the signal into a prior on every score', () => {
-    expect(taskPrior({ request: true, smallTalk: false, informative: 5 })).toBe(TASK_PRIOR.request);
-    expect(taskPrior({ request: false, smallTalk: false, informative: 5 })).toBe(TASK_PRIOR.noRequest);
+    // Asked or not, a message naming enough telling words keeps its scores.
+    expect(taskPrior({ request: true, smallTalk: false, informative: 5 })).toBe(1);
+    expect(taskPrior({ request: false, smallTalk: false, informative: 5 })).toBe(1);
     // A message naming at most THIN_WORDS telling words needs a stronger match, asked or not.
-    expect(taskPrior({ request: true, smallTalk: false, informative: THIN_WORDS })).toBe(
-      TASK_PRIOR.request * TASK_PRIOR.thin,
-    );
-    expect(taskPrior({ request: false, smallTalk: false, informative: 1 })).toBe(
-      TASK_PRIOR.noRequest * TASK_PRIOR.thin,
-    );
+    expect(taskPrior({ request: true, smallTalk: false, informative: THIN_WORDS })).toBe(TASK_PRIOR.thin);
+    expect(taskPrior({ request: false, smallTalk: false, informative: 1 })).toBe(TASK_PRIOR.thin);
     expect(TASK_PRIOR.thin).toBeLessThan(1);
     expect(taskPrior({ request: true, smallTalk: true, informative: 2 })).toBe(0);
     expect(taskPrior({ request: true, smallTalk: false, informative: 0 })).toBe(0);

@@ -128,8 +128,6 @@ export async function recordAbandonedRepositoryJob(
     runId: data.runId,
     startedAt: new Date(),
     bytesDownloaded: 0,
-    warnings: [],
-    errors: [],
     ...failureReport(failure),
   });
   if (written.written) {
@@ -396,7 +394,10 @@ const REPOSITORY_PRIVATE = {
 };
 
 /** A failure's report: nothing about the skills is known, so they stay as stored (unless it is gone). */
-function failureReport(failure: { code: string; message: string }, gone = false): ReportParts {
+function failureReport(
+  failure: { code: string; message: string },
+  gone = false,
+): ReportParts & Pick<RepositoryIndexWrite, 'warnings' | 'errors'> {
   return {
     outcome: gone ? 'gone' : 'failed',
     skills: null,

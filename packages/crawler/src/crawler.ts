@@ -105,18 +105,10 @@ function handlers(
   const withRequest = (requestId: string | undefined): CrawlDeps =>
     requestId ? { ...deps, logger: deps.logger.child({ requestId }) } : deps;
   return {
-    discover: async (raw: unknown, ctx: { finalAttempt: boolean }) => {
+    // A discovery that will not be retried again ends its run as failed: see `abandoned`.
+    discover: async (raw: unknown) => {
       const data = parseJobData('discover', raw);
-      try {
-        return await discoverRepositories(withRequest(data.requestId), data, enqueueRepositories);
-      } catch (error) {
-        // A discovery that will not be retried again ends its run as failed (waiters stop waiting).
-        if (ctx.finalAttempt && !(error instanceof RateLimitedError)) {
-          await finishCrawlRun(deps.db, data.runId, 'failed', { discoveryFailed: 1 });
-          deps.logger.error({ err: error, runId: data.runId }, 'discovery failed');
-        }
-        throw error;
-      }
+      return discoverRepositories(withRequest(data.requestId), data, enqueueRepositories);
     },
     repository: (raw: unknown, ctx: { finalAttempt: boolean; shutdown: AbortSignal }) => {
       const data = parseJobData('repository', raw);
@@ -130,17 +122,18 @@ function handlers(
       return withJobSignal(deps, ctx, (context) => indexLink(linkDeps, data, context));
     },
     /**
-     * A job the queue failed for good without the job settling its run (it stalled past the limit, or its
-     * last attempt threw after its report): the run is completed or ended here, so no waiter waits for ever.
+     * A job the queue failed for good (no attempt left, or stalled past the limit) without settling its run:
+     * a repository job that left no report (see recordAbandonedRepositoryJob), a discovery whose last
+     * attempt threw. The run is completed or ended here, so no waiter waits for ever.
      */
     abandoned: async (queue: string, raw: unknown, error: Error) => {
       try {
         if (queue === QUEUES.repository.name) {
           await recordAbandonedRepositoryJob(deps, parseJobData('repository', raw), error.message);
         } else if (queue === QUEUES.discover.name) {
-          await finishCrawlRun(deps.db, parseJobData('discover', raw).runId, 'failed', {
-            discoveryFailed: 1,
-          });
+          const { runId } = parseJobData('discover', raw);
+          await finishCrawlRun(deps.db, runId, 'failed', { discoveryFailed: 1 });
+          deps.logger.error({ err: error, runId }, 'discovery failed');
         }
       } catch (err) {
         // A payload that fails its schema names no run (it was logged as refused).
@@ -227,11 +220,11 @@ function inProcessCrawler(deps: CrawlDeps, linkAccess: LinkAccess, common: Commo
   const run = handlers(deps, linkAccess, enqueueRepositories);
   const settle = (queue: string) => (error: unknown, data: unknown) =>
     void run.abandoned(queue, data, error instanceof Error ? error : new Error(String(error)));
-  const discoverQueue = new InProcessQueue(
-    'discover',
-    (data: DiscoverJobData, meta) => run.discover(data, { finalAttempt: meta.finalAttempt }),
-    { ...options, concurrency: 1, onFailed: settle(QUEUES.discover.name) },
-  );
+  const discoverQueue = new InProcessQueue('discover', (data: DiscoverJobData) => run.discover(data), {
+    ...options,
+    concurrency: 1,
+    onFailed: settle(QUEUES.discover.name),
+  });
   const repositoryQueue = new InProcessQueue(
     'repository',
     (data: RepositoryJobData, meta) =>
@@ -367,7 +360,7 @@ function bullmqCrawler(
       QUEUES.discover.name,
       withRateLimit(
         () => discoverWorker,
-        (job) => run.discover(job.data, { finalAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1) }),
+        (job) => run.discover(job.data),
       ),
       { ...workerOptions, connection: connection(), concurrency: 1 },
     );

@@ -85,3 +85,18 @@ describe('a repository job stalled past the limit', () => {
     ]);
   }, 60_000);
 });
+
+describe('a discovery whose last attempt fails', () => {
+  it('ends its run failed', async () => {
+    crawler ??= createCrawler({
+      db: fx.db.db,
+      settings: fx.settings({ REDIS_URL: redis, CRAWL_QUEUE_PREFIX: prefix }),
+      logger: testLogger,
+    });
+    // An owner GitHub does not know: listing its repositories fails at every attempt.
+    const runId = await crawler.startRun({ kind: 'org', source: { kind: 'org', name: 'nobody-owns-this' } });
+    const done = await crawler.waitForRun(runId, { pollMs: 100 });
+    expect(done.status).toBe('failed');
+    expect(done.repositoriesDone).toBe(0);
+  }, 60_000);
+});

@@ -8,7 +8,14 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type Crawler, createCrawler, createLogger, indexLink, settingsWith } from '@atskills/crawler';
+import {
+  type Crawler,
+  type CrawlerSettings,
+  createCrawler,
+  createLogger,
+  indexLink,
+  settingsWith,
+} from '@atskills/crawler';
 import { LinkAccess, loadGithubAuthSettings } from '@atskills/github-auth';
 import type { FastifyInstance } from 'fastify';
 import { commitToRepo, createRepo } from '../../../test/support/corpus.js';
@@ -28,6 +35,10 @@ export const LINK_QUEUE_MODES: LinkQueueMode[] = ['in-process', 'bullmq'];
 export interface LinkedHub {
   mode: LinkQueueMode;
   crawler: Crawler;
+  /** The settings the crawler was made with (its queue prefix, for a second crawler on the same queues). */
+  crawlerSettings: CrawlerSettings;
+  /** The GitHub access the crawler's link jobs use. */
+  access: LinkAccess;
   hub: TestHub;
   app: FastifyInstance;
   standin: GithubStandin;
@@ -89,15 +100,16 @@ export async function createLinkedHub(
     },
   };
   hub = await createTestHub(label, hubEnv, { linkQueue: queue, linkAccess: access });
+  const crawlerSettings = settingsWith({
+    GIT_BASE_URL: standin.gitUrl,
+    GITHUB_API_URL: standin.apiUrl,
+    LOG_LEVEL: 'silent',
+    CRAWL_BACKOFF_MS: '100',
+    CRAWL_QUEUE_PREFIX: prefix,
+  });
   crawler = createCrawler({
     db: hub.db.db,
-    settings: settingsWith({
-      GIT_BASE_URL: standin.gitUrl,
-      GITHUB_API_URL: standin.apiUrl,
-      LOG_LEVEL: 'silent',
-      CRAWL_BACKOFF_MS: '100',
-      CRAWL_QUEUE_PREFIX: prefix,
-    }),
+    settings: crawlerSettings,
     logger,
     linkAccess: access,
     ...(redis ? { redis } : {}),
@@ -105,6 +117,8 @@ export async function createLinkedHub(
   return {
     mode,
     crawler,
+    crawlerSettings,
+    access,
     hub,
     app: hub.app,
     standin,

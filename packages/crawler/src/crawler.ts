@@ -30,7 +30,7 @@ import { RateLimitedError } from './github/rate-limited-error.js';
 import { InProcessQueue } from './in-process-queue.js';
 import { discoverRepositories } from './jobs/discover.list.js';
 import type { JobContext } from './jobs/job-context.js';
-import { indexLink } from './jobs/link.index.js';
+import { indexLink, recordAbandonedLinkJob } from './jobs/link.index.js';
 import { type CrawlDeps, crawlRepository, recordAbandonedRepositoryJob } from './jobs/repository.crawl.js';
 import { completeRuns } from './jobs/run-completion.js';
 import { UnchangedReportBatch } from './jobs/unchanged-batch.js';
@@ -123,13 +123,15 @@ function handlers(
     },
     /**
      * A job the queue failed for good (no attempt left, or stalled past the limit) without settling its run:
-     * a repository job that left no report (see recordAbandonedRepositoryJob), a discovery whose last
-     * attempt threw. The run is completed or ended here, so no waiter waits for ever.
+     * a repository job that left no report (see recordAbandonedRepositoryJob), a link left queued or
+     * indexing (recordAbandonedLinkJob), a discovery whose last attempt threw. The run is completed or ended here, so no waiter waits for ever.
      */
     abandoned: async (queue: string, raw: unknown, error: Error) => {
       try {
         if (queue === QUEUES.repository.name) {
           await recordAbandonedRepositoryJob(deps, parseJobData('repository', raw), error.message);
+        } else if (queue === QUEUES.link.name) {
+          await recordAbandonedLinkJob(deps, parseJobData('link', raw), error.message);
         } else if (queue === QUEUES.discover.name) {
           const { runId } = parseJobData('discover', raw);
           await finishCrawlRun(deps.db, runId, 'failed', { discoveryFailed: 1 });
@@ -240,7 +242,7 @@ function inProcessCrawler(deps: CrawlDeps, linkAccess: LinkAccess, common: Commo
     'link',
     (data: LinkJobData, meta) =>
       run.link(data, { finalAttempt: meta.finalAttempt, shutdown: shutdown.signal }),
-    { ...options, concurrency: settings.crawlGitConcurrency },
+    { ...options, concurrency: settings.crawlGitConcurrency, onFailed: settle(QUEUES.link.name) },
   );
   return {
     mode: 'in-process',

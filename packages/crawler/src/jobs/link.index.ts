@@ -251,6 +251,32 @@ async function indexOnce(
 }
 
 /**
+ * Records a link job that the queue ended without the job recording it (its workers died or hung past the
+ * stall limit, or its last attempt threw past its own catch): a link still queued or indexing is marked
+ * failed, and its owners told, instead of showing `indexing` for ever. An App link its marker never allowed
+ * is told the one refusal, as for every other failure before the marker (nothing about the repository).
+ */
+export async function recordAbandonedLinkJob(
+  deps: Pick<LinkIndexDeps, 'db' | 'logger'>,
+  data: LinkIndexJobData,
+  reason: string,
+): Promise<void> {
+  const link = await findLinkById(deps.db, data.linkId);
+  if (!link || (link.status !== 'queued' && link.status !== 'indexing')) return;
+  const disclosed = link.credential !== 'app' || link.githubRepoId !== null;
+  const failure = disclosed
+    ? new LinkFailure('index-abandoned', `The index job ended without a result: ${reason}`)
+    : notAuthorized(link);
+  await recordLinkFailure(deps.db, link, {
+    code: failure.code,
+    message: failure.message,
+    at: new Date(),
+    requestId: data.requestId,
+  });
+  deps.logger.warn({ linkId: link.id, reason }, 'abandoned link job recorded as failed');
+}
+
+/**
  * The marker alone, before anything else of the repository is downloaded (one small blob wanted by its
  * sha; explicit wants ignore the size filter): throws the one refusal unless it names the link's team.
  */

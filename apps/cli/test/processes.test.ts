@@ -81,7 +81,7 @@ describe('the cache under concurrent and killed clients', () => {
       expect(existsSync(path.join(cache.entryDir(identity), 'entry.json'))).toBe(false);
     }
     const again = await runCliCaptured(['get', '--json', identity], { cwd, env });
-    expect(again.code, again.stderr).toBe(0);
+    expect(again.code, `${again.stderr}${again.stdout}`).toBe(0);
     expect(parseJsonOutput(again)).toMatchObject({ kind: 'skill', body: 'busy body\n', stale: false });
     // The dead client's work folder was cleaned up by the next client.
     expect(await readdir(path.join(cacheDir, 'tmp'))).toEqual([]);

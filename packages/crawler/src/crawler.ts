@@ -5,7 +5,9 @@ import {
   crawlRunProgress,
   createCrawlRun,
   type Database,
+  failInterruptedRuns,
   finishCrawlRun,
+  runningRuns,
 } from '@atskills/db';
 import { LinkAccess } from '@atskills/github-auth';
 import {
@@ -207,9 +209,14 @@ type Common = {
   waitForRun: Crawler['waitForRun'];
 };
 
+/** Runs an in-process crawler remembers before it forgets the finished ones. */
+const OPEN_RUNS_PRUNE_AT = 1_000;
+
 function inProcessCrawler(deps: CrawlDeps, linkAccess: LinkAccess, common: Common): Crawler {
   const { settings, logger } = deps;
   const shutdown = new AbortController();
+  /** Runs started here: their jobs live only in this process (see close). */
+  const openRuns = new Set<number>();
   const options = {
     attempts: settings.crawlAttempts,
     backoffMs: settings.crawlBackoffMs,
@@ -256,6 +263,12 @@ function inProcessCrawler(deps: CrawlDeps, linkAccess: LinkAccess, common: Commo
     },
     async startRun(input) {
       const runId = await common.startRunRow(input);
+      // Bounded for a hub that runs for months: the finished ones are forgotten now and then.
+      if (openRuns.size >= OPEN_RUNS_PRUNE_AT) {
+        const running = new Set(await runningRuns(deps.db, [...openRuns]));
+        for (const id of openRuns) if (!running.has(id)) openRuns.delete(id);
+      }
+      openRuns.add(runId);
       discoverQueue.add(
         { runId, source: input.source, force: input.force ?? false, requestId: input.requestId },
         jobIds.discover(runId),
@@ -276,6 +289,14 @@ function inProcessCrawler(deps: CrawlDeps, linkAccess: LinkAccess, common: Commo
       const timer = setTimeout(() => shutdown.abort(new ShutdownError()), deadlineMs);
       await closing;
       clearTimeout(timer);
+      // The jobs not run went with the queue: a run they belonged to would stay running for ever, and every
+      // later index request of its repositories would join it instead of starting a crawl.
+      try {
+        const ended = await failInterruptedRuns(deps.db, [...openRuns]);
+        if (ended.length > 0) logger.warn({ runIds: ended }, 'crawl runs interrupted by shutdown');
+      } catch (err) {
+        logger.error({ err, runIds: [...openRuns] }, 'could not end the runs interrupted by shutdown');
+      }
       await deps.contentPool.close();
     },
   };

@@ -45,10 +45,12 @@ export {
   crawlRunChangedIndex,
   crawlRunProgress,
   createCrawlRun,
+  failInterruptedRuns,
   finishCompletedRuns,
   finishCrawlRun,
   type ReportEntry,
   recentCrawlRuns,
+  runningRuns,
   setCrawlRunTotal,
 } from './repositories/crawls.js';
 export {

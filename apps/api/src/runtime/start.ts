@@ -12,6 +12,7 @@ import {
   crawlOutcomeTotals,
   type DatabaseHandle,
   databaseOptions,
+  failInterruptedRuns,
   migrate,
   redactUrl,
 } from '@atskills/db';
@@ -135,6 +136,14 @@ export async function startHub(options: StartOptions = {}): Promise<RunningHub> 
     cleanups.push(() => database.close());
     if (!config.databaseUrl) await migrate(database);
     logger.info({ part: 'database' }, 'migrations applied');
+    if (!config.databaseUrl) {
+      // The embedded database is this process's alone, so a run still marked running was this hub's before
+      // it died (a graceful stop ends its runs itself): its jobs went with that process.
+      const interrupted = await failInterruptedRuns(database.db);
+      if (interrupted.length > 0) {
+        logger.warn({ part: 'crawler', runIds: interrupted }, 'crawl runs interrupted by the last stop');
+      }
+    }
 
     const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
     if (redis) cleanups.push(() => redis.quit().catch(() => redis.disconnect()));

@@ -5,6 +5,24 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { repoRoot } from './corpus.js';
 
+/**
+ * The settings of a fresh clone's `npm start` on the data folder `dataDir`: no server database, Redis or
+ * Meilisearch (CI exports those for other tests, so they are set empty), any free port on 127.0.0.1, logs
+ * at info (startHubProcess reads the listening line). `extra` adds or overrides.
+ */
+export function embeddedHubEnv(dataDir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return {
+    DATABASE_URL: '',
+    REDIS_URL: '',
+    MEILI_URL: '',
+    ATSKILLS_DATA_DIR: dataDir,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    LOG_LEVEL: 'info',
+    ...extra,
+  };
+}
+
 /** A hub process that listens, and the promise of its exit code. */
 export interface HubProcess {
   child: ChildProcess;

@@ -12,24 +12,19 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packCollection, skillMd } from '../../../test/fixtures/archives/make.js';
-import { type HubProcess, startHubProcess, stopHubProcess } from '../../../test/support/hub-process.js';
+import {
+  embeddedHubEnv,
+  type HubProcess,
+  startHubProcess,
+  stopHubProcess,
+} from '../../../test/support/hub-process.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..', '..');
 const run = promisify(execFile);
 
 let tempDir: string;
 let dataDir: string;
-const env = () => ({
-  ...process.env,
-  DATABASE_URL: '',
-  REDIS_URL: '',
-  MEILI_URL: '',
-  ATSKILLS_DATA_DIR: dataDir,
-  HOST: '127.0.0.1',
-  PORT: '0',
-  LOG_LEVEL: 'info',
-  RECRAWL_TICK_MS: '0',
-});
+const env = () => ({ ...process.env, ...embeddedHubEnv(dataDir, { RECRAWL_TICK_MS: '0' }) });
 
 /** Starts `server.ts` on the data folder. */
 const startHub = () => startHubProcess(env());

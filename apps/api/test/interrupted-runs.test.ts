@@ -21,6 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRepo } from '../../../test/support/corpus.js';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
 import { type GithubStandin, startGithubStandin } from '../../../test/support/github-standin.js';
+import { embeddedHubEnv } from '../../../test/support/hub-process.js';
 import { startHub } from '../src/runtime/start.js';
 
 let root: string;
@@ -88,17 +89,7 @@ describe('a hub on the embedded database', () => {
       await before.close();
     }
     const hub = await startHub({
-      env: {
-        DATABASE_URL: '',
-        REDIS_URL: '',
-        MEILI_URL: '',
-        ATSKILLS_DATA_DIR: dataDir,
-        HOST: '127.0.0.1',
-        PORT: '0',
-        LOG_LEVEL: 'silent',
-        RECRAWL_TICK_MS: '0',
-        SEARCH_ENGINE: 'postgres',
-      },
+      env: embeddedHubEnv(dataDir, { LOG_LEVEL: 'silent', RECRAWL_TICK_MS: '0', SEARCH_ENGINE: 'postgres' }),
     });
     await hub.shutdown('test over');
     const after = await connectDatabase(databaseOptions('api', { dataDir }));

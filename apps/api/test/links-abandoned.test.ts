@@ -1,15 +1,15 @@
 // A link index job whose workers die holding it more often than BullMQ's stall limit (maxStalledCount 2) is
 // failed by the next worker without running again. The link must not show `indexing` for ever: it is marked
 // failed and its owners told, and an App link its marker never allowed is told only the one refusal. The job
-// is held the way a dying worker holds it: taken through BullMQ's manual getNextJob and never extended.
+// is held the way a dying worker holds it (test/support/stalled-jobs.ts).
 
 import { type Crawler, createCrawler, createLogger } from '@atskills/crawler';
 import { setLinkStatus } from '@atskills/db';
 import { jobIds, QUEUES } from '@atskills/queue';
-import { Queue, Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { skillMd } from '../../../test/fixtures/archives/make.js';
 import { redisUrl } from '../../../test/support/redis.js';
+import { stallPastLimit } from '../../../test/support/stalled-jobs.js';
 import { createLinkedHub, type LinkedHub, link, linkWithApp } from './links-fixtures.js';
 import { auth, seedTeam, type Tokens } from './teams-fixtures.js';
 
@@ -41,43 +41,6 @@ const view = async (collection: string) =>
     })
   ).json();
 
-/**
- * Queues an index of each link and takes them three times through workers that die holding them (never
- * extending their locks). One holder holds them all: a holder of its own per job would, by its stall check,
- * fail the jobs stalled before it, in place of the crawler.
- */
-async function stallThrice(linkIds: number[]): Promise<void> {
-  const prefix = t.crawlerSettings.crawlQueuePrefix;
-  const queue = new Queue(QUEUES.link.name, { connection: { url: redis }, prefix });
-  const holder = new Worker(QUEUES.link.name, null, {
-    connection: { url: redis },
-    prefix,
-    lockDuration: 300,
-    stalledInterval: 150,
-    maxStalledCount: 2,
-    autorun: false,
-  });
-  try {
-    for (const linkId of linkIds) {
-      await queue.add('index', { linkId, force: false }, { jobId: jobIds.link(linkId, Date.now(), 'dying') });
-    }
-    let stalls = 0;
-    holder.on('stalled', () => stalls++);
-    await holder.startStalledCheckTimer();
-    for (let death = 1; death <= 3; death++) {
-      for (const _ of linkIds) expect(await holder.getNextJob(`dying-worker-${death}`)).toBeDefined();
-      const deadline = Date.now() + 20_000;
-      while (stalls < death * linkIds.length) {
-        if (Date.now() > deadline) throw new Error(`the jobs never stalled a ${death}. time`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    }
-  } finally {
-    await holder.close();
-    await queue.close();
-  }
-}
-
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
   const deadline = Date.now() + 30_000;
   for (;;) {
@@ -108,7 +71,16 @@ describe('a link job stalled past the limit', () => {
     const ids = await linkIds();
     const stalled = [ids.get('playbooks')!, ids.get('unmarked')!];
     for (const id of stalled) await setLinkStatus(t.hub.db.db, id, 'indexing', new Date());
-    await stallThrice(stalled);
+    await stallPastLimit(redis, t.crawlerSettings.crawlQueuePrefix, QUEUES.link.name, async (queue) => {
+      for (const linkId of stalled) {
+        await queue.add(
+          'index',
+          { linkId, force: false },
+          { jobId: jobIds.link(linkId, Date.now(), 'dying') },
+        );
+      }
+      return stalled.length;
+    });
     // A crawler started afterwards fails the jobs (stalled past the limit) and settles both links.
     second = createCrawler({
       db: t.hub.db.db,

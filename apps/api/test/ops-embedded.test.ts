@@ -10,6 +10,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { embeddedHubEnv } from '../../../test/support/hub-process.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..', '..');
 const SKILL = 'hub:demo/devops/deploy-checklist';
@@ -48,16 +49,9 @@ describe('embedded mode from a clean folder', () => {
         cwd: ROOT,
         env: {
           ...process.env,
-          // Nothing configured: CI exports these for other tests, the one-command start has none.
-          DATABASE_URL: '',
-          REDIS_URL: '',
-          MEILI_URL: '',
-          ATSKILLS_DATA_DIR: dataDir,
-          HOST: '127.0.0.1',
-          PORT: '0',
-          LOG_LEVEL: 'info',
-          // The Prometheus series are checked anonymously below (by default only administrators see them).
-          METRICS_PUBLIC: 'true',
+          // Nothing configured; the Prometheus series are checked anonymously below (by default only
+          // administrators see them).
+          ...embeddedHubEnv(dataDir, { METRICS_PUBLIC: 'true' }),
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       },

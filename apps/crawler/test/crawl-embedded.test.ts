@@ -10,7 +10,12 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRepo, repoRoot } from '../../../test/support/corpus.js';
 import { type GithubStandin, startGithubStandin } from '../../../test/support/github-standin.js';
-import { type HubProcess, startHubProcess, stopHubProcess } from '../../../test/support/hub-process.js';
+import {
+  embeddedHubEnv,
+  type HubProcess,
+  startHubProcess,
+  stopHubProcess,
+} from '../../../test/support/hub-process.js';
 
 const run = promisify(execFile);
 let root: string;
@@ -19,20 +24,14 @@ let standin: GithubStandin;
 let hub: HubProcess | undefined;
 
 // The environment of a fresh clone's `npm start` and `npm run crawl`: no server database, Redis or Meilisearch.
-const env = () => ({
-  PATH: process.env.PATH,
-  HOME: process.env.HOME,
-  DATABASE_URL: '',
-  REDIS_URL: '',
-  MEILI_URL: '',
-  ATSKILLS_DATA_DIR: dataDir,
-  GITHUB_API_URL: standin.apiUrl,
-  GIT_BASE_URL: standin.gitUrl,
-  HOST: '127.0.0.1',
-  PORT: '0',
-  RECRAWL_TICK_MS: '0',
-  LOG_LEVEL: 'info',
-});
+const env = () =>
+  embeddedHubEnv(dataDir, {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    GITHUB_API_URL: standin.apiUrl,
+    GIT_BASE_URL: standin.gitUrl,
+    RECRAWL_TICK_MS: '0',
+  });
 
 async function crawl(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {

@@ -1,16 +1,16 @@
 // A repository job whose workers die holding it more often than BullMQ's stall limit (maxStalledCount 2)
 // is failed by the next worker without running again: the crawler must still record it and finish the
 // run, which otherwise waits for ever for a report nobody writes. The job is held here the way a dying
-// worker holds it: taken through BullMQ's manual getNextJob and never extended, so its lock lapses.
+// worker holds it (test/support/stalled-jobs.ts).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { crawlReportsOfRun, createCrawlRun } from '@atskills/db';
 import { jobIds, jobOptions, QUEUES } from '@atskills/queue';
-import { Queue, Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRepo } from '../../../test/support/corpus.js';
 import { dropQueuePrefix, redisUrl, uniqueQueuePrefix } from '../../../test/support/redis.js';
+import { stallPastLimit } from '../../../test/support/stalled-jobs.js';
 import { type Crawler, createCrawler } from '../src/crawler.js';
 import { type CrawlFixture, startCrawlFixture, testLogger } from './crawl-fixture.js';
 
@@ -41,36 +41,13 @@ describe('a repository job stalled past the limit', () => {
     const settings = fx.settings({ REDIS_URL: redis, CRAWL_QUEUE_PREFIX: prefix });
     const runId = await createCrawlRun(fx.db.db, { kind: 'repos', repositoriesTotal: 1 });
     const data = { runId, owner: 'stall', repo: 'skills', force: false };
-    const queue = new Queue(QUEUES.repository.name, { connection: { url: redis }, prefix });
-    const holder = new Worker(QUEUES.repository.name, null, {
-      connection: { url: redis },
-      prefix,
-      lockDuration: 300,
-      stalledInterval: 150,
-      maxStalledCount: 2,
-      autorun: false,
-    });
-    try {
+    await stallPastLimit(redis, prefix, QUEUES.repository.name, async (queue) => {
       await queue.add('crawl', data, {
         ...jobOptions('repository', settings),
         jobId: jobIds.repository(runId, data.owner, data.repo),
       });
-      let stalls = 0;
-      holder.on('stalled', () => stalls++);
-      await holder.startStalledCheckTimer();
-      // Three deaths: the first two put the job back to wait, the third marks it for failure.
-      for (let death = 1; death <= 3; death++) {
-        expect(await holder.getNextJob(`dying-worker-${death}`)).toBeDefined();
-        const deadline = Date.now() + 20_000;
-        while (stalls < death) {
-          if (Date.now() > deadline) throw new Error(`the job never stalled a ${death}. time`);
-          await new Promise((r) => setTimeout(r, 50));
-        }
-      }
-    } finally {
-      await holder.close();
-      await queue.close();
-    }
+      return 1;
+    });
 
     crawler = createCrawler({ db: fx.db.db, settings, logger: testLogger });
     const done = await crawler.waitForRun(runId, { pollMs: 100 });

@@ -285,3 +285,32 @@ describe('/v1/suggest', () => {
     });
   });
 });
+
+describe('/v1/suggest on a hub that starts empty', () => {
+  let hub: TestHub;
+  beforeAll(async () => {
+    hub = await createTestHub('suggest_empty', { SEARCH_ENGINE: 'memory' });
+  });
+  afterAll(() => hub?.close());
+
+  const post = (message: string) =>
+    hub.app.inject({ method: 'POST', url: '/v1/suggest', payload: { message } });
+
+  it('abstains while no skill is indexed (the model builds over nothing), then suggests the first skills written', async () => {
+    const empty = await post('the CI on my PR keeps failing on lint, pull the Actions logs and fix it');
+    expect(empty.statusCode, empty.body).toBe(200);
+    expect(empty.json()).toMatchObject({ abstained: true, results: [] });
+    await seedRepository(hub.db.db, 'devtools', 'skills', {
+      'ci-fix/SKILL.md': skillMd(
+        'ci-fix',
+        'Fix failing GitHub Actions checks on a pull request: read the workflow logs, find the failing step, fix it',
+        body('ci-fix', 'Pull the Actions run logs with gh run view, find the lint step that failed, fix it.'),
+      ),
+    });
+    await eventually(async () =>
+      (await post('the CI on my PR keeps failing on lint, pull the Actions logs and fix it'))
+        .json()
+        .results?.some((r: { identity: string }) => r.identity === 'gh:devtools/skills/ci-fix'),
+    );
+  });
+});

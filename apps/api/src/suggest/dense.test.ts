@@ -55,6 +55,12 @@ describe('LSA dense model', () => {
     expect(dense.cosine(without, q)).toBeGreaterThan(dense.cosine(other, q));
   });
 
+  it('builds over an empty index (a fresh hub) and finds nothing', async () => {
+    const dense = await DenseModel.build(new SemanticModel());
+    expect(dense.stats()).toMatchObject({ terms: 0, skills: 0, clusters: 0 });
+    expect(dense.nearest(new Float32Array(128).fill(1 / Math.sqrt(128)), 10, () => true)).toEqual([]);
+  });
+
   it('folds in added skills, forgets deleted ones, and respects admit', async () => {
     const { model } = build();
     const dense = await DenseModel.build(model);

@@ -332,6 +332,15 @@ export class DenseModel {
 
   /** Spherical k-means over the skill vectors (about sqrt(N) clusters), then every skill to its nearest. */
   private cluster(slots: number[], rand: () => number): void {
+    this.clusterOfRow = new Int32Array(slots.length).fill(-1);
+    this.positionOfRow = new Int32Array(slots.length);
+    // An empty index (a fresh hub) has no terms either, so skills added before the model is rebuilt (see
+    // SemanticModel.needsRemine) have no vector: the term model and the lexical list answer for them.
+    if (slots.length === 0) {
+      this.centroids = new Float32Array(0);
+      this.clusters = [];
+      return;
+    }
     const count = Math.max(1, Math.round(Math.sqrt(slots.length)));
     const step = Math.max(1, slots.length / KMEANS_SAMPLE);
     const sample: Int8Array[] = [];
@@ -357,8 +366,6 @@ export class DenseModel {
       }
     }
     this.clusters = Array.from({ length: count }, () => ({ slots: new Uint32Array(16), length: 0 }));
-    this.clusterOfRow = new Int32Array(slots.length).fill(-1);
-    this.positionOfRow = new Int32Array(slots.length);
     for (const slot of slots) this.place(slot);
   }
 

@@ -7,7 +7,6 @@ import {
   type Database,
   failInterruptedRuns,
   finishCrawlRun,
-  runningRuns,
 } from '@atskills/db';
 import { LinkAccess } from '@atskills/github-auth';
 import {
@@ -126,7 +125,8 @@ function handlers(
     /**
      * A job the queue failed for good (no attempt left, or stalled past the limit) without settling its run:
      * a repository job that left no report (see recordAbandonedRepositoryJob), a link left queued or
-     * indexing (recordAbandonedLinkJob), a discovery whose last attempt threw. The run is completed or ended here, so no waiter waits for ever.
+     * indexing (recordAbandonedLinkJob), a discovery whose last attempt threw. The run is completed or
+     * ended here, so no waiter waits for ever.
      */
     abandoned: async (queue: string, raw: unknown, error: Error) => {
       try {
@@ -209,14 +209,15 @@ type Common = {
   waitForRun: Crawler['waitForRun'];
 };
 
-/** Runs an in-process crawler remembers before it forgets the finished ones. */
-const OPEN_RUNS_PRUNE_AT = 1_000;
-
 function inProcessCrawler(deps: CrawlDeps, linkAccess: LinkAccess, common: Common): Crawler {
   const { settings, logger } = deps;
   const shutdown = new AbortController();
-  /** Runs started here: their jobs live only in this process (see close). */
-  const openRuns = new Set<number>();
+  /** Runs that lost a job to the queues' close: no job of this process will complete them (see close). */
+  const interruptedRuns = new Set<number>();
+  const dropped = (data: unknown) => {
+    const runId = (data as { runId?: unknown }).runId;
+    if (typeof runId === 'number') interruptedRuns.add(runId);
+  };
   const options = {
     attempts: settings.crawlAttempts,
     backoffMs: settings.crawlBackoffMs,
@@ -233,6 +234,7 @@ function inProcessCrawler(deps: CrawlDeps, linkAccess: LinkAccess, common: Commo
     ...options,
     concurrency: 1,
     onFailed: settle(QUEUES.discover.name),
+    onDropped: dropped,
   });
   const repositoryQueue = new InProcessQueue(
     'repository',
@@ -243,6 +245,7 @@ function inProcessCrawler(deps: CrawlDeps, linkAccess: LinkAccess, common: Commo
       concurrency: settings.crawlConcurrency,
       limiter: { max: settings.crawlRateLimitPerMinute, durationMs: 60_000 },
       onFailed: settle(QUEUES.repository.name),
+      onDropped: dropped,
     },
   );
   const linkQueue = new InProcessQueue(
@@ -263,12 +266,6 @@ function inProcessCrawler(deps: CrawlDeps, linkAccess: LinkAccess, common: Commo
     },
     async startRun(input) {
       const runId = await common.startRunRow(input);
-      // Bounded for a hub that runs for months: the finished ones are forgotten now and then.
-      if (openRuns.size >= OPEN_RUNS_PRUNE_AT) {
-        const running = new Set(await runningRuns(deps.db, [...openRuns]));
-        for (const id of openRuns) if (!running.has(id)) openRuns.delete(id);
-      }
-      openRuns.add(runId);
       discoverQueue.add(
         { runId, source: input.source, force: input.force ?? false, requestId: input.requestId },
         jobIds.discover(runId),
@@ -289,13 +286,13 @@ function inProcessCrawler(deps: CrawlDeps, linkAccess: LinkAccess, common: Commo
       const timer = setTimeout(() => shutdown.abort(new ShutdownError()), deadlineMs);
       await closing;
       clearTimeout(timer);
-      // The jobs not run went with the queue: a run they belonged to would stay running for ever, and every
+      // The jobs not run went with the queues: a run they belonged to would stay running for ever, and every
       // later index request of its repositories would join it instead of starting a crawl.
       try {
-        const ended = await failInterruptedRuns(deps.db, [...openRuns]);
+        const ended = await failInterruptedRuns(deps.db, [...interruptedRuns]);
         if (ended.length > 0) logger.warn({ runIds: ended }, 'crawl runs interrupted by shutdown');
       } catch (err) {
-        logger.error({ err, runIds: [...openRuns] }, 'could not end the runs interrupted by shutdown');
+        logger.error({ err, runIds: [...interruptedRuns] }, 'could not end the runs interrupted by shutdown');
       }
       await deps.contentPool.close();
     },

@@ -59,6 +59,29 @@ describe('InProcessQueue', () => {
     expect(queue.counts()).toMatchObject({ completed: 1, failed: 1 });
   });
 
+  it('tells onDropped of the jobs its close leaves unrun: waiting, added after, and retried while closing', async () => {
+    const dropped: unknown[] = [];
+    let release = () => {};
+    const queue = new InProcessQueue(
+      't',
+      async (data: { n: number }) => {
+        await new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        if (data.n === 1) throw new Error('boom');
+      },
+      { concurrency: 1, attempts: 3, backoffMs: 1, onDropped: (data) => dropped.push(data) },
+    );
+    queue.add({ n: 1 }, 'one');
+    queue.add({ n: 2 }, 'two');
+    const closing = queue.close();
+    expect(queue.add({ n: 3 }, 'three')).toBe(false);
+    release();
+    await closing;
+    // Job 1 ran, failed with attempts left and is not retried; 2 was waiting; 3 came after the close.
+    expect(dropped).toEqual([{ n: 2 }, { n: 3 }, { n: 1 }]);
+  });
+
   it('delays a rate-limited job without using an attempt', async () => {
     let calls = 0;
     const queue = new InProcessQueue(

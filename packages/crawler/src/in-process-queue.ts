@@ -17,6 +17,11 @@ export interface InProcessQueueOptions {
   onError?: (error: unknown, job: InProcessJobMeta) => void;
   /** A job that failed its last attempt (not one dropped by close), as BullMQ's final `failed` event. */
   onFailed?: (error: unknown, data: unknown) => void;
+  /**
+   * A job that will never run because the queue closed: waiting at close, added after it, or failed or
+   * rate-limited while closing (BullMQ would keep it in Redis for the next worker; here it is gone).
+   */
+  onDropped?: (data: unknown) => void;
 }
 
 interface Pending<T> {
@@ -58,7 +63,11 @@ export class InProcessQueue<T> {
   add(data: T, jobId: string): boolean {
     const bad = jobIdProblem(jobId);
     if (bad) throw new Error(`Refused a ${this.name} job: ${bad}`);
-    if (this.closed || this.seen.has(jobId)) return false;
+    if (this.seen.has(jobId)) return false;
+    if (this.closed) {
+      this.options.onDropped?.(data);
+      return false;
+    }
     this.seen.add(jobId);
     this.pending.push({ id: jobId, data, attempt: 1, readyAt: 0 });
     this.pump();
@@ -92,6 +101,7 @@ export class InProcessQueue<T> {
   /** Stops starting jobs and drops those not started; running ones finish. */
   async close(): Promise<void> {
     this.closed = true;
+    for (const job of this.pending) this.options.onDropped?.(job.data);
     this.pending.length = 0;
     if (this.timer) clearTimeout(this.timer);
     if (this.active > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
@@ -148,6 +158,7 @@ export class InProcessQueue<T> {
             // As BullMQ's worker.rateLimit(): everything pauses, and the job waits without using an attempt.
             this.pausedUntil = Math.max(this.pausedUntil, Date.now() + error.retryAfterMs);
             if (!this.closed) this.pending.push({ ...job, readyAt: this.pausedUntil });
+            else this.options.onDropped?.(job.data);
             return;
           }
           this.options.onError?.(error, meta);
@@ -157,6 +168,7 @@ export class InProcessQueue<T> {
           } else {
             this.failed++;
             if (!this.closed) this.options.onFailed?.(error, job.data);
+            else this.options.onDropped?.(job.data);
           }
         },
       )

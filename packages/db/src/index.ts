@@ -50,7 +50,6 @@ export {
   finishCrawlRun,
   type ReportEntry,
   recentCrawlRuns,
-  runningRuns,
   setCrawlRunTotal,
 } from './repositories/crawls.js';
 export {

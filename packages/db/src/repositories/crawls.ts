@@ -61,16 +61,6 @@ export async function finishCrawlRun(
     .where(and(eq(crawlRuns.id, runId), eq(crawlRuns.status, 'running')));
 }
 
-/** The runs among `runIds` still running. */
-export async function runningRuns(db: Executor, runIds: number[]): Promise<number[]> {
-  if (runIds.length === 0) return [];
-  const rows = await db
-    .select({ id: crawlRuns.id })
-    .from(crawlRuns)
-    .where(and(eq(crawlRuns.status, 'running'), inArray(crawlRuns.id, runIds)));
-  return rows.map((r) => r.id);
-}
-
 /**
  * Ends as failed (totals `interrupted: 1`) the runs still running among `runIds`, or every running run when
  * none are named: runs whose jobs lived in a process's memory (the in-process queue) and went with it, which

@@ -7,22 +7,30 @@
  * the BM25 baseline (MiniSearch). Prints success@1, recall@5, MRR@10 and the abstention rate per kind, the
  * abstention trade-off curve, and writes bench/results/suggest.json. `--speed` also measures /v1/suggest
  * over HTTP at the 56,804-skill benchmark scale (`npm run bench -- load` first): p50/p99 at c=1 and c=16
- * with the read cache off, the model's build time and memory.
+ * with the read cache off, the model's build time and memory. `--scale` judges the suggestions among the
+ * benchmark scale's skills instead (see its option).
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { connectPostgres } from '@atskills/db';
+import pg from 'pg';
 import { createMemoryEngine } from '../../apps/api/src/search/memory-engine.js';
 import { createPostgresEngine } from '../../apps/api/src/search/postgres.js';
 import { ABSTAIN_BELOW } from '../../apps/api/src/suggest/abstain.js';
-import { createSuggestEngine } from '../../apps/api/src/suggest/engine.js';
-import { ensureDatabase, processMemory, requireIndexedDatabase } from '../lib/env.js';
+import { createSuggestEngine, type SuggestEngineOptions } from '../../apps/api/src/suggest/engine.js';
+import {
+  benchDatabaseName,
+  ensureDatabase,
+  processMemory,
+  requireIndexedDatabase,
+  serverUrl,
+} from '../lib/env.js';
 import { runLoad } from '../lib/load.js';
 import { type BenchRow, writeResult } from '../lib/report.js';
 import { startApi, waitForIndex } from '../lib/servers.js';
 import { round } from '../lib/stats.js';
 import { createBaseline } from '../relevance/baseline.js';
-import { corpusDocuments } from '../relevance/judgements.js';
+import { corpusDocuments, seedRelevanceCorpus } from '../relevance/judgements.js';
 import { type Answer, figuresByKind } from './judgements.js';
 import {
   DEV_MESSAGES_PATH,
@@ -50,13 +58,21 @@ export async function run(args: string[]): Promise<void> {
       /** Writes every message's reranked candidates with their evidence (input of bench/suggest/fit-rerank.py). */
       explain: { type: 'string' },
       total: { type: 'string', default: '800' },
+      /**
+       * Judge at the benchmark scale: the shared corpus seeded into a copy of the benchmark index (54,061
+       * generated skills, `npm run bench -- load` first), suggestions answered with and without the term
+       * model's read cap (no /search, no BM25); writes bench/results/suggest-scale.json.
+       */
+      scale: { type: 'boolean', default: false },
     },
   });
   const file = values.messages ?? (existsSync(MESSAGES_PATH) ? MESSAGES_PATH : DEV_MESSAGES_PATH);
   const judgements = loadMessages(file);
   // BENCH_SUGGEST_DATABASE: a database of one's own when two checkouts run this benchmark at once (each
   // run without --reuse drops and re-seeds it).
-  const url = await ensureDatabase(process.env.BENCH_SUGGEST_DATABASE ?? 'atskills_suggest', !values.reuse);
+  const url = values.scale
+    ? await scaleDatabase(!values.reuse)
+    : await ensureDatabase(process.env.BENCH_SUGGEST_DATABASE ?? 'atskills_suggest', !values.reuse);
   const handle = connectPostgres({ url, max: 4 });
   const extra: Record<string, unknown> = { messagesFile: file.replace(/^.*\/bench\//, 'bench/') };
   const table: BenchRow[] = [];
@@ -78,23 +94,27 @@ export async function run(args: string[]): Promise<void> {
       return [{ ...j, relevant, ...(needs ? { needs } : {}) }];
     });
     extra.messagesLeftOut = judgements.length - judged.length;
-    const memory = createMemoryEngine(handle.db, createPostgresEngine(handle.db), { maxBytes: 2 ** 31 });
+    const memory = createMemoryEngine(handle.db, createPostgresEngine(handle.db), { maxBytes: 2 ** 32 });
     await memory.build();
-    const suggest = createSuggestEngine(handle.db, memory, { maxBytes: 2 ** 31, explain: true });
+    // The options object stays the engine's: the scale run answers again with the caps lifted.
+    const engineOptions: SuggestEngineOptions = { maxBytes: 2 ** 32, explain: true };
+    const suggest = createSuggestEngine(handle.db, memory, engineOptions);
     let started = performance.now();
     await suggest.build();
     extra.model = { ...suggest.status(), buildSeconds: round((performance.now() - started) / 1000, 2) };
     started = performance.now();
-    const baseline = createBaseline(rows, { plain: true });
+    const baseline = values.scale ? null : createBaseline(rows, { plain: true });
     console.error(`baseline indexed ${rows.length} skills in ${Math.round(performance.now() - started)} ms`);
 
     type Result = { judgement: MessageJudgement; answer: Answer; best?: number; matched?: string[] };
-    const results: Record<string, Result[]> = {
-      '/v1/suggest': [],
-      '/v1/suggest, never abstaining': [],
-      '/search (whole message)': [],
-      'bm25 baseline': [],
-    };
+    const results: Record<string, Result[]> = values.scale
+      ? { '/v1/suggest': [], '/v1/suggest, never abstaining': [], '/v1/suggest, uncapped': [] }
+      : {
+          '/v1/suggest': [],
+          '/v1/suggest, never abstaining': [],
+          '/search (whole message)': [],
+          'bm25 baseline': [],
+        };
     const explained: unknown[] = [];
     for (const judgement of judged) {
       const s = await suggest.suggest(judgement.message, ANONYMOUS, DEPTH);
@@ -128,6 +148,16 @@ export async function run(args: string[]): Promise<void> {
           relevant: judgement.relevant.includes(c.identity),
         })),
       });
+      if (values.scale) {
+        engineOptions.readCap = Number.POSITIVE_INFINITY;
+        const uncapped = await suggest.suggest(judgement.message, ANONYMOUS, DEPTH);
+        engineOptions.readCap = undefined;
+        results['/v1/suggest, uncapped']!.push({
+          judgement,
+          answer: { ranking: uncapped.results.map((r) => r.hit.identity), abstained: uncapped.abstained },
+        });
+        continue;
+      }
       const page = await memory.search(judgement.message, {}, ANONYMOUS, DEPTH, undefined);
       results['/search (whole message)']!.push({
         judgement,
@@ -138,7 +168,7 @@ export async function run(args: string[]): Promise<void> {
       });
       results['bm25 baseline']!.push({
         judgement,
-        answer: { ranking: baseline.search(judgement.message, DEPTH), abstained: false },
+        answer: { ranking: baseline!.search(judgement.message, DEPTH), abstained: false },
       });
     }
     const summary: Record<string, ReturnType<typeof figuresByKind>> = {};
@@ -193,7 +223,41 @@ export async function run(args: string[]): Promise<void> {
     await handle.close();
   }
   if (values.speed) extra.speed = await speed(judgements, Number(values.total), table);
-  writeResult('suggest', table, extra);
+  writeResult(values.scale ? 'suggest-scale' : 'suggest', table, extra);
+}
+
+/**
+ * A copy of the benchmark index (its 54,061 generated skills) with the shared corpus seeded into it: the
+ * judged skills then compete with the benchmark scale's (`--scale`). Made again when `fresh`.
+ */
+async function scaleDatabase(fresh: boolean): Promise<string> {
+  const name = `${process.env.BENCH_SUGGEST_DATABASE ?? 'atskills_suggest'}_scale`;
+  await requireIndexedDatabase();
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  let created = false;
+  try {
+    if (fresh) await admin.query(`drop database if exists "${name}" with (force)`);
+    const found = await admin.query('select 1 from pg_database where datname = $1', [name]);
+    if (found.rowCount === 0) {
+      console.error(`copying ${benchDatabaseName} to ${name}...`);
+      await admin.query(`create database "${name}" template "${benchDatabaseName}"`);
+      created = true;
+    }
+  } finally {
+    await admin.end();
+  }
+  const url = await ensureDatabase(name, false);
+  if (created) {
+    console.error('seeding the shared corpus beside the generated skills...');
+    const handle = connectPostgres({ url, max: 4 });
+    try {
+      await seedRelevanceCorpus(handle.db);
+    } finally {
+      await handle.close();
+    }
+  }
+  return url;
 }
 
 /** /v1/suggest over HTTP at the benchmark scale, read cache off, at concurrency 1 and 16. */

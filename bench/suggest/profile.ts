@@ -1,6 +1,6 @@
 /**
- * `npm run bench -- suggest-profile [--database <name>] [--rounds 3] [--cpu-profile <file>] [--census]`: where a
- * suggestion's time goes, in this one process (no HTTP). Builds the in-memory search engine and the
+ * `npm run bench -- suggest-profile [--database <name>] [--rounds 3] [--cpu-profile <file>] [--census]
+ * [--cap-agreement] [--uncapped]`: where a suggestion's time goes, in this one process (no HTTP). Builds the in-memory search engine and the
  * suggestion engine over a database (the benchmark's, BENCH_DATABASE, by default: the 56,804-skill scale
  * `--speed` measures), then answers every judged message serially `rounds` times and prints per-stage time
  * (finding the needs, the term model's search, the LSA search, the lexical search, and the rest: query
@@ -16,8 +16,8 @@ import { SkillIndex } from '../../apps/api/src/search/memory/skill-index.js';
 import { createMemoryEngine } from '../../apps/api/src/search/memory-engine.js';
 import { createPostgresEngine } from '../../apps/api/src/search/postgres.js';
 import { DenseModel } from '../../apps/api/src/suggest/dense.js';
-import { createSuggestEngine } from '../../apps/api/src/suggest/engine.js';
-import { SemanticModel } from '../../apps/api/src/suggest/model.js';
+import { createSuggestEngine, type SuggestEngineOptions } from '../../apps/api/src/suggest/engine.js';
+import { READ_CAP, SemanticModel } from '../../apps/api/src/suggest/model.js';
 import { extractNeeds, taskSignal } from '../../apps/api/src/suggest/needs.js';
 import { benchDatabaseName, ensureDatabase } from '../lib/env.js';
 import { percentile, round } from '../lib/stats.js';
@@ -52,10 +52,15 @@ function timeMethod<T extends object>(proto: T, method: keyof T & string, stage:
   };
 }
 
+/** Read caps per posting list whose saving the census reports. */
+const BEYOND_CAPS = [1000, 2000, 4000, 8000];
+
 /** Work counted per request (see countWork). */
 const work = {
   postings: 0,
   skippable: 0,
+  /** Postings past the first `cap` of each list, per cap in BEYOND_CAPS (what a per-list read cap skips). */
+  beyond: [0, 0, 0, 0],
   scanned: 0,
   postingsPerRequest: [] as number[],
   scannedPerRequest: [] as number[],
@@ -74,7 +79,7 @@ function countWork(): void {
   };
   type DenseInternals = { centroids: Float32Array; clusters: { length: number }[] };
   const termSearch = SemanticModel.prototype.search;
-  SemanticModel.prototype.search = function (this: SemanticModel, query, depth, admit) {
+  SemanticModel.prototype.search = function (this: SemanticModel, query, depth, admit, readCap) {
     const self = this as unknown as TermInternals;
     // What a max-score traversal could skip: the terms of least upper bound whose bounds sum below the
     // depth-th score (an upper bound per term: its weight, idf, and the largest saturation in its list).
@@ -87,6 +92,9 @@ function countWork(): void {
       if (id === undefined || self.df[id]! <= 0) continue;
       const list = self.postings[id]!;
       work.postings += list.length;
+      BEYOND_CAPS.forEach((cap, k) => {
+        work.beyond[k]! += Math.max(0, list.length - cap);
+      });
       let wmax = 0;
       for (let i = 0; i < list.length; i++) wmax = Math.max(wmax, (list.data[i]! & 0x7f) * 0.1);
       terms.push({
@@ -94,7 +102,7 @@ function countWork(): void {
         postings: list.length,
       });
     }
-    const hits = termSearch.call(this, query, depth, admit);
+    const hits = termSearch.call(this, query, depth, admit, readCap);
     if (hits.length === depth) {
       const theta = hits[depth - 1]!.score;
       terms.sort((a, b) => a.bound - b.bound);
@@ -121,6 +129,46 @@ function countWork(): void {
   };
 }
 
+/** Agreement of the term model's capped lists with uncapped ones (see `--cap-agreement`). */
+const agreement = {
+  searches: 0,
+  top10: 0,
+  top50: 0,
+  top10Of: 0,
+  top50Of: 0,
+  identical: 0,
+  answers: 0,
+  sameAnswers: 0,
+  shown: 0,
+  shownOf: 0,
+};
+
+/**
+ * Runs every term-model search a second time with no read cap and counts how many of the uncapped list's
+ * first 10 and 50 skills the capped list returns (in any order), and how many lists are identical.
+ */
+function measureCapAgreement(): void {
+  const capped = SemanticModel.prototype.search;
+  SemanticModel.prototype.search = function (this: SemanticModel, query, depth, admit, readCap) {
+    if (readCap === Number.POSITIVE_INFINITY) return capped.call(this, query, depth, admit, readCap);
+    const hits = capped.call(this, query, depth, admit, readCap);
+    const exact = capped.call(this, query, depth, admit, Number.POSITIVE_INFINITY);
+    const got = new Set(hits.map((h) => h.slot));
+    agreement.searches++;
+    exact.slice(0, 10).forEach((h) => {
+      agreement.top10Of++;
+      if (got.has(h.slot)) agreement.top10++;
+    });
+    exact.forEach((h) => {
+      agreement.top50Of++;
+      if (got.has(h.slot)) agreement.top50++;
+    });
+    if (exact.length === hits.length && exact.every((h, i) => h.slot === hits[i]!.slot))
+      agreement.identical++;
+    return hits;
+  };
+}
+
 export async function run(args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
@@ -130,6 +178,10 @@ export async function run(args: string[]): Promise<void> {
       'cpu-profile': { type: 'string' },
       /** Also count postings read and skills scanned (adds its own time to `rest` and `total`). */
       census: { type: 'boolean', default: false },
+      /** Compare the term model's capped lists with uncapped ones (doubles the term model's time). */
+      'cap-agreement': { type: 'boolean', default: false },
+      /** Time the term model with no read cap (the baseline the cap is measured against). */
+      uncapped: { type: 'boolean', default: false },
     },
   });
   const judgements = loadMessages(existsSync(MESSAGES_PATH) ? MESSAGES_PATH : DEV_MESSAGES_PATH);
@@ -141,7 +193,10 @@ export async function run(args: string[]): Promise<void> {
     await memory.build();
     const searchSeconds = (performance.now() - started) / 1000;
     started = performance.now();
-    const suggest = createSuggestEngine(handle.db, memory, { maxBytes: 2 ** 32 });
+    // The options object stays the engine's: `--cap-agreement` answers each message again uncapped.
+    const readCap = values.uncapped ? Number.POSITIVE_INFINITY : undefined;
+    const engineOptions: SuggestEngineOptions = { maxBytes: 2 ** 32, readCap };
+    const suggest = createSuggestEngine(handle.db, memory, engineOptions);
     await suggest.build();
     const modelSeconds = (performance.now() - started) / 1000;
     const status = suggest.status();
@@ -156,10 +211,12 @@ export async function run(args: string[]): Promise<void> {
     timeMethod(DenseModel.prototype, 'nearest', 'lsaNearest');
 
     if (values.census) countWork();
+    if (values['cap-agreement']) measureCapAgreement();
     // A warm-up round (JIT, lazily built structures: impact heads, rank directories), then the measured ones.
     for (const j of judgements) await suggest.suggest(j.message, ANONYMOUS, LIMIT);
     work.postings = 0;
     work.skippable = 0;
+    work.beyond.fill(0);
     work.scanned = 0;
     const session = values['cpu-profile'] ? new Session() : null;
     if (session) {
@@ -187,8 +244,21 @@ export async function run(args: string[]): Promise<void> {
         spent.lexical = 0;
         const w0 = performance.now();
         const t0 = cpuMs();
-        await suggest.suggest(j.message, ANONYMOUS, LIMIT);
+        const answer = await suggest.suggest(j.message, ANONYMOUS, LIMIT);
         const total = cpuMs() - t0;
+        if (values['cap-agreement'] && r === 0) {
+          engineOptions.readCap = Number.POSITIVE_INFINITY;
+          const exact = await suggest.suggest(j.message, ANONYMOUS, LIMIT);
+          engineOptions.readCap = readCap;
+          const shown = (a: typeof answer) => a.results.map((x) => x.hit.identity).join(' ');
+          agreement.answers++;
+          if (shown(exact) === shown(answer)) agreement.sameAnswers++;
+          const got = new Set(answer.results.map((x) => x.hit.identity));
+          for (const x of exact.results) {
+            agreement.shownOf++;
+            if (got.has(x.hit.identity)) agreement.shown++;
+          }
+        }
         stages.wall!.push(performance.now() - w0);
         // Finding the needs is pure: timed again apart (the engine runs it once per request).
         const t1 = cpuMs();
@@ -232,7 +302,13 @@ export async function run(args: string[]): Promise<void> {
       const read = work.postingsPerRequest.reduce((a, b) => a + b, 0);
       const skip = Math.round((100 * work.skippable) / Math.max(1, read));
       console.log(
-        `work per request: term-model postings mean ${mean(work.postingsPerRequest)} p99 ${Math.round(percentile(work.postingsPerRequest, 99))} (max-score could skip ${skip}%); LSA skills scanned mean ${mean(work.scannedPerRequest)} p99 ${Math.round(percentile(work.scannedPerRequest, 99))}`,
+        `work per request: term-model postings mean ${mean(work.postingsPerRequest)} p99 ${Math.round(percentile(work.postingsPerRequest, 99))} (max-score could skip ${skip}%; a read cap per list of ${BEYOND_CAPS.map((cap, k) => `${cap} skips ${Math.round((100 * work.beyond[k]!) / Math.max(1, read))}%`).join(', ')}); LSA skills scanned mean ${mean(work.scannedPerRequest)} p99 ${Math.round(percentile(work.scannedPerRequest, 99))}`,
+      );
+    }
+    if (values['cap-agreement']) {
+      const share = (a: number, b: number) => round(a / Math.max(1, b), 3);
+      console.log(
+        `term model capped at ${READ_CAP} postings a list, against uncapped (${agreement.searches} searches): first 10 kept ${share(agreement.top10, agreement.top10Of)}, first 50 kept ${share(agreement.top50, agreement.top50Of)}, lists identical ${share(agreement.identical, agreement.searches)}; suggestions (first ${LIMIT}) identical ${share(agreement.sameAnswers, agreement.answers)}, uncapped suggestions kept ${share(agreement.shown, agreement.shownOf)}`,
       );
     }
     slowest.sort((a, b) => b.ms - a.ms);

@@ -104,6 +104,8 @@ export interface SuggestEngineOptions {
    * vectors held here; when it answers null or fails, the vectors held here answer.
    */
   vectorSearch?: VectorSearch;
+  /** Postings the term model reads per word at most (READ_CAP; benchmarks compare with no cap). */
+  readCap?: number;
 }
 
 const reciprocal = (rank: number | undefined) => (rank === undefined ? 0 : 1 / (rank + 1));
@@ -548,7 +550,9 @@ export function createSuggestEngine(
     await Promise.all(
       asks.map(async (need, i) => {
         const weight = i === 0 ? 1 : 0.5;
-        const semantic = m.search(termsOf[i]!, SEMANTIC_DEPTH, admit).map((h) => identityOf(h.slot));
+        const semantic = m
+          .search(termsOf[i]!, SEMANTIC_DEPTH, admit, options.readCap)
+          .map((h) => identityOf(h.slot));
         lists.push({ keys: semantic, weight, label: `${i}:semantic` });
         if (i === 0) remember(wholeRanks.semantic, semantic);
         if (i === 0) for (const k of semantic.slice(0, 10)) semanticTop.add(k);

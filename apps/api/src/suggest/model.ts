@@ -43,10 +43,33 @@ const RELATED_MIN_NPMI = 0.3;
 /** Saturation of a term's weight in a skill (BM25's k1, over field-weighted counts). */
 const SATURATION = 1.5;
 
+/**
+ * Postings read per term by a search at most (about: see `Postings.head`). A word most skills hold ("use",
+ * "file") costs a pass over most of the index and says little about any one skill; past this many
+ * holders a search reads only the skills that weigh the word most (a name, a description, many mentions).
+ * Lists this short or shorter are read whole, so an index of up to this many skills answers exactly as
+ * with no cap.
+ */
+export const READ_CAP = 2_000;
+/** Distinct weight bytes (7 bits: see WEIGHT_STEP). */
+const WEIGHT_LEVELS = 128;
+
 /** A growable list of packed postings (slot << 8 | weight byte). */
 class Postings {
   data = new Uint32Array(4);
   length = 0;
+  /**
+   * For a list with more live holders than a read cap: how many live postings have each weight byte
+   * (kept from the first search that needed it, on every add and removal after), and the head read in
+   * the list's place: every posting of weight `headFloor` or more, the lowest floor that keeps the head
+   * within the cap (or the heaviest weight alone, when it holds more). The floor is a function of the
+   * live postings, so the answer does not depend on the order skills came in. The head covers the list
+   * up to `headUpTo`; postings pushed since are added at the next search.
+   */
+  weightCounts: Int32Array | null = null;
+  head: Postings | null = null;
+  headFloor = 0;
+  headUpTo = 0;
   push(v: number): void {
     if (this.length === this.data.length) {
       const next = new Uint32Array(this.data.length * 2);
@@ -55,6 +78,20 @@ class Postings {
     }
     this.data[this.length++] = v;
   }
+}
+
+/** The lowest weight byte whose postings and heavier ones number at most `cap` (the heaviest weight when it alone holds more). */
+function headFloorOf(counts: Int32Array, cap: number): number {
+  let held = 0;
+  let floor = WEIGHT_LEVELS;
+  for (let w = WEIGHT_LEVELS - 1; w >= 1; w--) {
+    const c = counts[w]!;
+    if (c === 0) continue;
+    if (held + c > cap && floor < WEIGHT_LEVELS) break;
+    held += c;
+    floor = w;
+  }
+  return floor;
 }
 
 interface Doc {
@@ -174,7 +211,9 @@ export class SemanticModel {
       length += q * WEIGHT_STEP;
       this.df[ids[i]!]!++;
       if (topical) this.topicalDf[ids[i]!]!++;
-      this.postings[ids[i]!]!.push((slot << 8) | bytes[k]!);
+      const list = this.postings[ids[i]!]!;
+      list.push((slot << 8) | bytes[k]!);
+      if (list.weightCounts) list.weightCounts[q]!++;
       this.postingCount++;
     });
     const nameAbout = this.aboutTerms(doc.name.replace(/[-_]/g, ' '));
@@ -218,6 +257,8 @@ export class SemanticModel {
     doc.terms.forEach((id, k) => {
       this.df[id]!--;
       if (doc.weights[k]! & TOPICAL_BIT) this.topicalDf[id]!--;
+      const counts = this.postings[id]!.weightCounts;
+      if (counts) counts[doc.weights[k]! & 0x7f]!--;
     });
     this.docs[slot] = undefined;
     this.lengths[slot] = -1;
@@ -250,7 +291,10 @@ export class SemanticModel {
 
   /** Drops the postings of removed skills (slots are never reused, so a dead slot's postings are all stale). */
   private compact(): void {
-    for (const list of this.postings) list.length = 0;
+    for (const list of this.postings) {
+      list.length = 0;
+      list.head = null;
+    }
     this.postingCount = 0;
     this.docs.forEach((doc, slot) => {
       if (!doc) return;
@@ -413,7 +457,12 @@ export class SemanticModel {
    * The `depth` best skills for weighted query terms (field-weighted, saturated, length-normalised term
    * matching), among the slots `admit` lets through (visibility).
    */
-  search(query: readonly QueryTerm[], depth: number, admit: (slot: number) => boolean): ModelHit[] {
+  search(
+    query: readonly QueryTerm[],
+    depth: number,
+    admit: (slot: number) => boolean,
+    readCap = READ_CAP,
+  ): ModelHit[] {
     const scores = this.scores;
     const avg = this.live === 0 ? 1 : this.totalLength / this.live;
     const norms = this.normsFor(avg);
@@ -424,7 +473,8 @@ export class SemanticModel {
       const id = this.vocabulary.get(q.term);
       if (id === undefined || this.df[id]! <= 0) continue;
       const weight = q.weight * this.idf(q.term);
-      const list = this.postings[id]!;
+      const full = this.postings[id]!;
+      const list = this.df[id]! > readCap ? this.headOf(full, readCap) : full;
       const data = list.data;
       const length = list.length;
       for (let i = 0; i < length; i++) {
@@ -446,6 +496,32 @@ export class SemanticModel {
       scores[slot] = 0;
     }
     return topScoredSlots(touched, touchedScores, n, depth, admit);
+  }
+
+  /** What a search reads of a list with more live holders than `cap` (see `Postings.head`), brought up to date. */
+  private headOf(list: Postings, cap: number): Postings {
+    const lengths = this.lengths;
+    if (!list.weightCounts) {
+      const counts = new Int32Array(WEIGHT_LEVELS);
+      for (let i = 0; i < list.length; i++) {
+        const v = list.data[i]!;
+        if (lengths[v >>> 8]! >= 0) counts[v & 0x7f]!++;
+      }
+      list.weightCounts = counts;
+    }
+    const floor = headFloorOf(list.weightCounts, cap);
+    if (!list.head || list.headFloor !== floor) {
+      list.head = new Postings();
+      list.headFloor = floor;
+      list.headUpTo = 0;
+    }
+    const head = list.head;
+    for (let i = list.headUpTo; i < list.length; i++) {
+      const v = list.data[i]!;
+      if ((v & 0x7f) >= floor && lengths[v >>> 8]! >= 0) head.push(v);
+    }
+    list.headUpTo = list.length;
+    return head;
   }
 
   /** The per-slot length normalisations for the average length `avg` (see `norms`). */
@@ -531,7 +607,10 @@ export class SemanticModel {
     for (const d of this.docs)
       if (d) docBytes += d.terms.length * 5 + 120 + d.key.length * 2 + d.about.byteLength + 64;
     let postingBytes = 0;
-    for (const p of this.postings) postingBytes += p.data.byteLength + 40;
+    for (const p of this.postings) {
+      postingBytes += p.data.byteLength + 40;
+      if (p.weightCounts) postingBytes += p.weightCounts.byteLength + (p.head?.data.byteLength ?? 0) + 80;
+    }
     const vocabularyBytes = this.termNames.length * 80 + this.df.byteLength + this.topicalDf.byteLength;
     const slotBytes =
       this.scores.byteLength +

@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { READ_CAP, SemanticModel } from './model.js';
+
+/** A skill holding "widget" in its name (heavy) or once in its body (light). */
+const skill = (i: number, named: boolean) => ({
+  name: named ? `widget-${i}` : `tool-${i}`,
+  folder: '',
+  description: named ? 'Build widget layouts' : `Task number ${i}`,
+  headings: '',
+  body: named ? '' : 'Mentions a widget once.',
+});
+
+const WIDGET = [{ term: 'widget', weight: 1, of: 'widget' }];
+const everyone = () => true;
+
+/** Names of the skills a search returns, sorted (the order of equal scores follows slots). */
+function found(model: SemanticModel, names: Map<number, string>, cap: number): string[] {
+  return model
+    .search(WIDGET, 100, everyone, cap)
+    .map((h) => names.get(h.slot)!)
+    .sort();
+}
+
+describe('the term model read cap', () => {
+  it('reads only the heaviest postings of a word more skills hold than the cap', () => {
+    const model = new SemanticModel();
+    const names = new Map<number, string>();
+    for (let i = 0; i < 30; i++) {
+      const s = skill(i, i % 6 === 0);
+      model.set(i, s);
+      names.set(i, s.name);
+    }
+    const named = [0, 6, 12, 18, 24].map((i) => `widget-${i}`).sort();
+    expect(found(model, names, Number.POSITIVE_INFINITY)).toHaveLength(30);
+    expect(found(model, names, 10)).toEqual(named);
+    // Under the default cap an index this small is read whole.
+    expect(READ_CAP).toBeGreaterThan(30);
+    expect(model.search(WIDGET, 100, everyone)).toHaveLength(30);
+  });
+
+  it('answers the same whatever order the skills came in, and follows adds and removals', () => {
+    const build = (order: number[]) => {
+      const model = new SemanticModel();
+      const names = new Map<number, string>();
+      order.forEach((i, slot) => {
+        const s = skill(i, i % 6 === 0);
+        model.set(slot, s);
+        names.set(slot, s.name);
+      });
+      return { model, names };
+    };
+    const forward = build([...Array(30).keys()]);
+    const backward = build([...Array(30).keys()].reverse());
+    expect(found(backward.model, backward.names, 10)).toEqual(found(forward.model, forward.names, 10));
+
+    const { model, names } = forward;
+    found(model, names, 10);
+    // A heavy holder added after the head was read is found at the next search.
+    model.set(30, skill(30, true));
+    names.set(30, 'widget-30');
+    expect(found(model, names, 10)).toContain('widget-30');
+    // Removing heavy holders leaves the rest of their weight; once few enough hold the word, all are read.
+    for (const slot of [0, 6, 12]) model.delete(slot);
+    expect(found(model, names, 10)).toEqual(['widget-18', 'widget-24', 'widget-30']);
+    for (let slot = 1; slot < 24; slot++) if (slot % 6 !== 0) model.delete(slot);
+    const left = found(model, names, 10);
+    expect(left).toHaveLength(8);
+    expect(left).toEqual(expect.arrayContaining(['tool-25', 'widget-18', 'widget-30']));
+  });
+});

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ABSTAIN_BELOW, calibratedScore, rerankValue, TASK_PRIOR, THIN_WORDS, taskPrior } from './abstain.js';
+import { idfUnit } from './engine.js';
 import { diversify, reciprocalRankFusion } from './fusion.js';
 import { SemanticModel } from './model.js';
 import { extractNeeds, taskSignal, userText } from './needs.js';
@@ -176,5 +177,14 @@ describe('calibrated score', () => {
     expect(rerankValue(strong)).toBeGreaterThan(rerankValue(weak));
     expect(calibratedScore(weak)).toBeLessThan(ABSTAIN_BELOW);
     expect(calibratedScore(strong)).toBeGreaterThan(ABSTAIN_BELOW);
+  });
+});
+
+describe('idf masses across index sizes', () => {
+  it('scales a smaller index up to the fitted one, and never scales a larger one down', () => {
+    expect(idfUnit(10)).toBeGreaterThan(2);
+    expect(idfUnit(100)).toBeGreaterThan(idfUnit(1_000));
+    expect(idfUnit(1_482)).toBe(1);
+    expect(idfUnit(55_543)).toBe(1);
   });
 });

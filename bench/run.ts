@@ -33,6 +33,7 @@ const benchmarks: Record<string, () => Promise<{ run(args: string[]): Promise<vo
   'safety-flags': () => import('./safety-flags/command.js'),
   suggest: () => import('./suggest/command.js'),
   'suggest-profile': () => import('./suggest/profile.js'),
+  'suggest-vectors': () => import('./suggest/vectors.js'),
 };
 
 const [name, ...rest] = process.argv.slice(2);

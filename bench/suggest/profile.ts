@@ -71,13 +71,12 @@ const work = {
  * their private structures (a census for this benchmark, nothing the engine relies on), before each call.
  */
 function countWork(): void {
-  /** The private fields read: the term model's vocabulary and posting lists, the LSA model's clusters. */
+  /** The private fields read: the term model's vocabulary and posting lists. */
   type TermInternals = {
     vocabulary: Map<string, number>;
     df: Int32Array;
     postings: { data: Uint32Array; length: number }[];
   };
-  type DenseInternals = { centroids: Float32Array; clusters: { length: number }[] };
   const termSearch = SemanticModel.prototype.search;
   SemanticModel.prototype.search = function (this: SemanticModel, query, depth, admit, readCap) {
     const self = this as unknown as TermInternals;
@@ -117,14 +116,7 @@ function countWork(): void {
   };
   const nearest = DenseModel.prototype.nearest;
   DenseModel.prototype.nearest = function (this: DenseModel, q, depth, admit) {
-    const self = this as unknown as DenseInternals;
-    const dots = self.clusters.map((_, c) => {
-      let dot = 0;
-      for (let j = 0; j < q.length; j++) dot += self.centroids[c * q.length + j]! * q[j]!;
-      return { c, dot };
-    });
-    dots.sort((a, b) => b.dot - a.dot);
-    for (const { c } of dots.slice(0, 8)) work.scanned += self.clusters[c]!.length;
+    for (const size of this.probedSizes(q)) work.scanned += size;
     return nearest.call(this, q, depth, admit);
   };
 }

@@ -1,7 +1,7 @@
 import { dots } from './dots.js';
-import { grown } from './grow.js';
+import { InvertedFile } from './inverted-file.js';
 import type { QueryTerm, SemanticModel } from './model.js';
-import { type SlotHit, topScoredSlots } from './top-slots.js';
+import type { SlotHit } from './top-slots.js';
 import { VectorRows } from './vector-rows.js';
 
 /**
@@ -11,7 +11,7 @@ import { VectorRows } from './vector-rows.js';
  * et al. 2011) gives every term a vector; a skill's vector and a message's vector are the tf-idf weighted
  * sums of their terms' vectors, so a message reaches a skill that shares few of its words but many of
  * their neighbours. Vectors are int8 (a skill costs DIMS bytes plus a few of bookkeeping); the nearest skills are
- * found through an inverted file (spherical k-means clusters, the PROBE nearest clusters scanned), so a
+ * found through an inverted file (`inverted-file.ts`: spherical k-means clusters, the PROBE nearest scanned), so a
  * request reads about PROBE/sqrt(N) of the skills, never all of them.
  */
 
@@ -25,10 +25,8 @@ const SVD_SAMPLE = 20_000;
 /** Terms in the matrix: held by at least MIN_DF skills and at most MAX_DF_SHARE of them. */
 const MIN_DF = 2;
 const MAX_DF_SHARE = 0.3;
-/** Clusters scanned per query, and k-means iterations and sample. */
+/** Clusters scanned per query (see InvertedFile). */
 const PROBE = 8;
-const KMEANS_ITERATIONS = 8;
-const KMEANS_SAMPLE = 10_000;
 /** Int8 scale of a unit vector's coordinates. */
 const Q = 127;
 
@@ -114,12 +112,6 @@ function symmetricEigen(m: Float64Array, n: number): { values: Float64Array; vec
   return { values, vectors: v };
 }
 
-/** The slots of one cluster of the inverted file, and how many of `slots` are in use. */
-interface ClusterList {
-  slots: Uint32Array;
-  length: number;
-}
-
 /** A skill the dense model ranks, with its cosine to the message. */
 export type DenseHit = SlotHit;
 
@@ -132,21 +124,11 @@ export class DenseModel {
   private readonly termVectors: Int8Array;
   private readonly termScale: Float32Array;
   private readonly skills = new VectorRows(DIMS);
-  private centroids = new Float32Array(0);
-  /** The slots of each cluster (in no particular order: the nearest are picked by score then slot). */
-  private clusters: ClusterList[] = [];
-  /** Per row of `skills`: its cluster (-1: none) and its position in the cluster's list. */
-  private clusterOfRow = new Int32Array(0);
-  private positionOfRow = new Int32Array(0);
-  /** Scratch of `nearest`: the slots of the clusters it scans, their rows' offsets, their scores. */
-  private probedSlots = new Uint32Array(0);
-  private probedBases = new Int32Array(0);
-  private probedScores = new Float64Array(0);
-  /** Scratch of `cosine` (one row) and of the centroid scan. */
+  /** The skills' clusters (the nearest-skill search reads only the probed ones). */
+  private readonly ivf = new InvertedFile(this.skills, DIMS, Q, PROBE);
+  /** Scratch of `cosine` (one row). */
   private readonly oneBase = new Int32Array(1);
   private readonly oneDot = new Float64Array(1);
-  private centroidBases = new Int32Array(0);
-  private centroidDots = new Float64Array(0);
 
   private constructor(
     private readonly model: SemanticModel,
@@ -274,7 +256,7 @@ export class DenseModel {
       if (i % 2_000 === 1_999) await tick();
     }
     await tick();
-    dense.cluster(all, rand);
+    dense.ivf.build(all, rand);
     return dense;
   }
 
@@ -330,99 +312,18 @@ export class DenseModel {
     return this.oneDot[0]! / Q;
   }
 
-  /** Spherical k-means over the skill vectors (about sqrt(N) clusters), then every skill to its nearest. */
-  private cluster(slots: number[], rand: () => number): void {
-    this.clusterOfRow = new Int32Array(slots.length).fill(-1);
-    this.positionOfRow = new Int32Array(slots.length);
-    // An empty index (a fresh hub) has no terms either, so skills added before the model is rebuilt (see
-    // SemanticModel.needsRemine) have no vector: the term model and the lexical list answer for them.
-    if (slots.length === 0) {
-      this.centroids = new Float32Array(0);
-      this.clusters = [];
-      return;
-    }
-    const count = Math.max(1, Math.round(Math.sqrt(slots.length)));
-    const step = Math.max(1, slots.length / KMEANS_SAMPLE);
-    const sample: Int8Array[] = [];
-    for (let i = 0; i < slots.length; i += step) sample.push(this.skills.get(slots[Math.floor(i)]!)!);
-    const centroids = new Float32Array(count * DIMS);
-    for (let c = 0; c < count; c++) {
-      const v = sample[Math.floor(rand() * sample.length)]!;
-      for (let j = 0; j < DIMS; j++) centroids[c * DIMS + j] = v[j]! / Q;
-    }
-    this.centroids = centroids;
-    for (let it = 0; it < KMEANS_ITERATIONS; it++) {
-      const sums = new Float64Array(count * DIMS);
-      for (const v of sample) {
-        const c = this.nearestCluster(v);
-        for (let j = 0; j < DIMS; j++) sums[c * DIMS + j]! += v[j]!;
-      }
-      for (let c = 0; c < count; c++) {
-        let norm = 0;
-        for (let j = 0; j < DIMS; j++) norm += sums[c * DIMS + j]! ** 2;
-        if (norm === 0) continue;
-        norm = Math.sqrt(norm);
-        for (let j = 0; j < DIMS; j++) centroids[c * DIMS + j] = sums[c * DIMS + j]! / norm;
-      }
-    }
-    this.clusters = Array.from({ length: count }, () => ({ slots: new Uint32Array(16), length: 0 }));
-    for (const slot of slots) this.place(slot);
-  }
-
-  private nearestCluster(v: ArrayLike<number>): number {
-    let best = 0;
-    let bestDot = Number.NEGATIVE_INFINITY;
-    const count = this.centroids.length / DIMS;
-    for (let c = 0; c < count; c++) {
-      let dot = 0;
-      for (let j = 0; j < DIMS; j++) dot += this.centroids[c * DIMS + j]! * v[j]!;
-      if (dot > bestDot) {
-        bestDot = dot;
-        best = c;
-      }
-    }
-    return best;
-  }
-
-  private place(slot: number): void {
-    const v = this.skills.get(slot);
-    if (!v || this.clusters.length === 0) return;
-    const c = this.nearestCluster(v);
-    const list = this.clusters[c]!;
-    list.slots = grown(list.slots, list.length + 1);
-    const r = this.skills.row(slot);
-    this.clusterOfRow = grown(this.clusterOfRow, r + 1, -1);
-    this.positionOfRow = grown(this.positionOfRow, r + 1);
-    this.clusterOfRow[r] = c;
-    this.positionOfRow[r] = list.length;
-    list.slots[list.length++] = slot;
-  }
-
   /** Folds a skill added after the build into the model (its terms' vectors; the SVD is not redone). */
   add(slot: number): void {
     this.delete(slot);
     const v = this.skillVector(slot);
     if (!v) return;
     this.skills.set(slot, v);
-    this.place(slot);
+    this.ivf.place(slot);
   }
 
   /** Forgets a skill. */
   delete(slot: number): void {
-    const r = this.skills.row(slot);
-    if (r < 0) return;
-    const c = r < this.clusterOfRow.length ? this.clusterOfRow[r]! : -1;
-    if (c >= 0) {
-      // The cluster's last slot takes the place of the one leaving.
-      const list = this.clusters[c]!;
-      const at = this.positionOfRow[r]!;
-      const last = list.slots[--list.length]!;
-      if (at < list.length) {
-        list.slots[at] = last;
-        this.positionOfRow[this.skills.row(last)] = at;
-      }
-      this.clusterOfRow[r] = -1;
-    }
+    this.ivf.remove(slot);
     this.skills.delete(slot);
   }
 
@@ -431,43 +332,12 @@ export class DenseModel {
    * another cluster is missed), among the slots `admit` lets through.
    */
   nearest(q: Float32Array, depth: number, admit: (slot: number) => boolean): DenseHit[] {
-    const count = this.clusters.length;
-    if (this.centroidBases.length !== count) {
-      this.centroidBases = Int32Array.from({ length: count }, (_, c) => c * DIMS);
-      this.centroidDots = new Float64Array(count);
-    }
-    dots(this.centroids, this.centroidBases, count, q, this.centroidDots);
-    const byCluster: { c: number; dot: number }[] = [];
-    for (let c = 0; c < count; c++) byCluster.push({ c, dot: this.centroidDots[c]! });
-    byCluster.sort((a, b) => b.dot - a.dot);
-    let n = 0;
-    for (const { c } of byCluster.slice(0, PROBE)) n += this.clusters[c]!.length;
-    if (this.probedSlots.length < n) {
-      const size = Math.max(n, this.probedSlots.length * 2);
-      this.probedSlots = new Uint32Array(size);
-      this.probedBases = new Int32Array(size);
-      this.probedScores = new Float64Array(size);
-    }
-    const probed = this.probedSlots;
-    n = 0;
-    for (const { c } of byCluster.slice(0, PROBE)) {
-      const list = this.clusters[c]!;
-      probed.set(list.slots.subarray(0, list.length), n);
-      n += list.length;
-    }
-    // A clustered skill always has a vector (`place`, `delete`); one without would score 0, as in `cosine`.
-    const bases = this.probedBases;
-    const missing: number[] = [];
-    for (let i = 0; i < n; i++) {
-      const r = this.skills.row(probed[i]!);
-      if (r < 0) missing.push(i);
-      bases[i] = r < 0 ? 0 : r * DIMS;
-    }
-    const scores = this.probedScores;
-    dots(this.skills.values, bases, n, q, scores);
-    for (let i = 0; i < n; i++) scores[i] = scores[i]! / Q;
-    for (const i of missing) scores[i] = 0;
-    return topScoredSlots(probed, scores, n, depth, admit);
+    return this.ivf.nearest(q, depth, admit);
+  }
+
+  /** The sizes of the clusters `nearest` scans for a query vector (benchmarks count the work). */
+  probedSizes(q: Float32Array): number[] {
+    return this.ivf.probedSizes(q);
   }
 
   /** Estimated bytes: term vectors, skill vectors (DIMS bytes and a row each), clusters. */
@@ -478,10 +348,7 @@ export class DenseModel {
       this.termIdf.byteLength +
       this.rows.size * 40 +
       this.skills.bytes() +
-      this.clusterOfRow.byteLength +
-      this.positionOfRow.byteLength +
-      this.clusters.reduce((sum, list) => sum + list.slots.byteLength + 48, 0) +
-      this.centroids.byteLength
+      this.ivf.bytes()
     );
   }
 
@@ -490,7 +357,7 @@ export class DenseModel {
     return {
       terms: this.rows.size,
       skills: this.skills.size,
-      clusters: this.clusters.length,
+      clusters: this.ivf.clusterCount,
       bytes: this.bytes(),
     };
   }

@@ -1,15 +1,20 @@
 import { grown } from './grow.js';
 
+/** The element types rows are kept in: int8 (the LSA model's quantised vectors) or float32 (a service's). */
+type Values = Int8Array | Float32Array;
+
 /**
- * Fixed-length int8 vectors by slot, in one flat array: a row per held slot, the rows of forgotten slots
+ * Fixed-length vectors by slot, in one flat array: a row per held slot, the rows of forgotten slots
  * reused, so memory follows the skills held and not the slots ever used (slots are never reused). Written
- * for the LSA model's nearest-skill scan: a Map of small arrays cost a lookup and a pointer chase per
- * skill scanned, and about 100 bytes of bookkeeping per skill.
+ * for the nearest-skill scans (the LSA model's, the embedding service's): a Map of small arrays cost a
+ * lookup and a pointer chase per skill scanned, and about 100 bytes of bookkeeping per skill.
  */
-export class VectorRows {
-  private data: Int8Array;
+export class VectorRows<T extends Values = Int8Array> {
+  private data: T;
   /** Per slot, its row + 1 (0: none). */
   private rowOf = new Int32Array(0);
+  /** Per row, its slot + 1 (0: a free row). */
+  private slotOf = new Int32Array(0);
   private readonly free: number[] = [];
   private used = 0;
   private count = 0;
@@ -17,14 +22,16 @@ export class VectorRows {
   constructor(
     private readonly dims: number,
     capacity = 0,
+    make: (length: number) => T = (length) => new Int8Array(length) as T,
   ) {
-    this.data = new Int8Array(capacity * dims);
+    this.data = make(capacity * dims);
   }
 
   /** Makes room for `rows` vectors and slots below `slots` at once (a build knows both). */
   reserve(rows: number, slots: number): void {
     this.data = grown(this.data, rows * this.dims);
     this.rowOf = grown(this.rowOf, slots);
+    this.slotOf = grown(this.slotOf, rows);
   }
 
   /** Slots held. */
@@ -37,15 +44,25 @@ export class VectorRows {
     return slot < this.rowOf.length ? this.rowOf[slot]! - 1 : -1;
   }
 
+  /** Rows in use or freed (`slotAt` tells them apart). */
+  get rows(): number {
+    return this.used;
+  }
+
+  /** The slot a row holds, or -1 for a free row. */
+  slotAt(row: number): number {
+    return this.slotOf[row]! - 1;
+  }
+
   /** The flat array the rows live in (row r at r * dims); valid until the next `set`. */
-  get values(): Int8Array {
+  get values(): T {
     return this.data;
   }
 
   /** The vector of a slot (a view, valid until the next `set`), or undefined. */
-  get(slot: number): Int8Array | undefined {
+  get(slot: number): T | undefined {
     const r = this.row(slot);
-    return r < 0 ? undefined : this.data.subarray(r * this.dims, (r + 1) * this.dims);
+    return r < 0 ? undefined : (this.data.subarray(r * this.dims, (r + 1) * this.dims) as T);
   }
 
   /** Stores a slot's vector. */
@@ -56,6 +73,8 @@ export class VectorRows {
       this.data = grown(this.data, (r + 1) * this.dims);
       this.rowOf = grown(this.rowOf, slot + 1);
       this.rowOf[slot] = r + 1;
+      this.slotOf = grown(this.slotOf, r + 1);
+      this.slotOf[r] = slot + 1;
       this.count++;
     }
     this.data.set(vector, r * this.dims);
@@ -66,12 +85,13 @@ export class VectorRows {
     const r = this.row(slot);
     if (r < 0) return;
     this.rowOf[slot] = 0;
+    this.slotOf[r] = 0;
     this.free.push(r);
     this.count--;
   }
 
   /** Bytes held. */
   bytes(): number {
-    return this.data.byteLength + this.rowOf.byteLength + this.free.length * 8;
+    return this.data.byteLength + this.rowOf.byteLength + this.slotOf.byteLength + this.free.length * 8;
   }
 }

@@ -1,0 +1,205 @@
+import { dots } from './dots.js';
+import { grown } from './grow.js';
+import { type SlotHit, topScoredSlots } from './top-slots.js';
+import type { VectorRows } from './vector-rows.js';
+
+/** The slots of one cluster, and how many of `slots` are in use. */
+interface ClusterList {
+  slots: Uint32Array;
+  length: number;
+}
+
+/** K-means iterations, and the vectors sampled to place the centroids. */
+const KMEANS_ITERATIONS = 8;
+const KMEANS_SAMPLE = 10_000;
+
+/**
+ * An inverted file over unit vectors held in `VectorRows` (the LSA model's int8 rows, an embedding service's
+ * float32 rows): spherical k-means clusters (about sqrt(N)), every vector in its nearest cluster, and a query
+ * scanning only the `probe` clusters nearest it, so a request reads about probe/sqrt(N) of the vectors.
+ * Written here rather than taken from a library: the vectors stay in the rows the models already hold (no
+ * second copy), skills join and leave one at a time as the index changes, and the scan is the models' own
+ * four-at-once dot product. Approximate: a vector in a cluster not probed is missed.
+ */
+export class InvertedFile<T extends Int8Array | Float32Array> {
+  private centroids = new Float32Array(0);
+  /** The slots of each cluster (in no particular order: the nearest are picked by score then slot). */
+  private clusters: ClusterList[] = [];
+  /** Per row of the vectors: its cluster (-1: none) and its position in the cluster's list. */
+  private clusterOfRow = new Int32Array(0);
+  private positionOfRow = new Int32Array(0);
+  /** Scratch of `nearest`: the slots of the clusters it scans, their rows' offsets, their scores. */
+  private probedSlots = new Uint32Array(0);
+  private probedBases = new Int32Array(0);
+  private probedScores = new Float64Array(0);
+  private centroidBases = new Int32Array(0);
+  private centroidDots = new Float64Array(0);
+
+  /**
+   * `unit`: what a coordinate of 1 is stored as (127 for the int8 rows, 1 for float32 ones); `probe`: the
+   * clusters a query scans.
+   */
+  constructor(
+    private readonly vectors: VectorRows<T>,
+    private readonly dims: number,
+    private readonly unit: number,
+    private readonly probe: number,
+  ) {}
+
+  /** Clusters held (0 before `build`, or over no vectors). */
+  get clusterCount(): number {
+    return this.clusters.length;
+  }
+
+  /** Clusters `slots`' vectors afresh (about sqrt(N) clusters; `rand` places the first centroids). */
+  build(slots: readonly number[], rand: () => number): void {
+    const dims = this.dims;
+    this.clusterOfRow = new Int32Array(slots.length).fill(-1);
+    this.positionOfRow = new Int32Array(slots.length);
+    if (slots.length === 0) {
+      this.centroids = new Float32Array(0);
+      this.clusters = [];
+      return;
+    }
+    const count = Math.max(1, Math.round(Math.sqrt(slots.length)));
+    const step = Math.max(1, slots.length / KMEANS_SAMPLE);
+    const sample: T[] = [];
+    for (let i = 0; i < slots.length; i += step) sample.push(this.vectors.get(slots[Math.floor(i)]!)!);
+    const centroids = new Float32Array(count * dims);
+    for (let c = 0; c < count; c++) {
+      const v = sample[Math.floor(rand() * sample.length)]!;
+      for (let j = 0; j < dims; j++) centroids[c * dims + j] = v[j]! / this.unit;
+    }
+    this.centroids = centroids;
+    for (let it = 0; it < KMEANS_ITERATIONS; it++) {
+      const sums = new Float64Array(count * dims);
+      for (const v of sample) {
+        const c = this.nearestCluster(v);
+        for (let j = 0; j < dims; j++) sums[c * dims + j]! += v[j]!;
+      }
+      for (let c = 0; c < count; c++) {
+        let norm = 0;
+        for (let j = 0; j < dims; j++) norm += sums[c * dims + j]! ** 2;
+        if (norm === 0) continue;
+        norm = Math.sqrt(norm);
+        for (let j = 0; j < dims; j++) centroids[c * dims + j] = sums[c * dims + j]! / norm;
+      }
+    }
+    this.clusters = Array.from({ length: count }, () => ({ slots: new Uint32Array(16), length: 0 }));
+    for (const slot of slots) this.place(slot);
+  }
+
+  private nearestCluster(v: ArrayLike<number>): number {
+    const dims = this.dims;
+    let best = 0;
+    let bestDot = Number.NEGATIVE_INFINITY;
+    const count = this.centroids.length / dims;
+    for (let c = 0; c < count; c++) {
+      let dot = 0;
+      for (let j = 0; j < dims; j++) dot += this.centroids[c * dims + j]! * v[j]!;
+      if (dot > bestDot) {
+        bestDot = dot;
+        best = c;
+      }
+    }
+    return best;
+  }
+
+  /** Puts a slot whose vector is held into its nearest cluster (nothing before the first `build`). */
+  place(slot: number): void {
+    const v = this.vectors.get(slot);
+    if (!v || this.clusters.length === 0) return;
+    const c = this.nearestCluster(v);
+    const list = this.clusters[c]!;
+    list.slots = grown(list.slots, list.length + 1);
+    const r = this.vectors.row(slot);
+    this.clusterOfRow = grown(this.clusterOfRow, r + 1, -1);
+    this.positionOfRow = grown(this.positionOfRow, r + 1);
+    this.clusterOfRow[r] = c;
+    this.positionOfRow[r] = list.length;
+    list.slots[list.length++] = slot;
+  }
+
+  /** Takes a slot out of its cluster; call it before its vector is deleted from the rows. */
+  remove(slot: number): void {
+    const r = this.vectors.row(slot);
+    if (r < 0) return;
+    const c = r < this.clusterOfRow.length ? this.clusterOfRow[r]! : -1;
+    if (c < 0) return;
+    // The cluster's last slot takes the place of the one leaving.
+    const list = this.clusters[c]!;
+    const at = this.positionOfRow[r]!;
+    const last = list.slots[--list.length]!;
+    if (at < list.length) {
+      list.slots[at] = last;
+      this.positionOfRow[this.vectors.row(last)] = at;
+    }
+    this.clusterOfRow[r] = -1;
+  }
+
+  /** The `depth` slots nearest a unit query vector among the `probe` clusters nearest it, that `admit` lets through. */
+  nearest(q: Float32Array, depth: number, admit: (slot: number) => boolean): SlotHit[] {
+    const count = this.clusters.length;
+    if (this.centroidBases.length !== count) {
+      this.centroidBases = Int32Array.from({ length: count }, (_, c) => c * this.dims);
+      this.centroidDots = new Float64Array(count);
+    }
+    dots(this.centroids, this.centroidBases, count, q, this.centroidDots);
+    const byCluster: { c: number; dot: number }[] = [];
+    for (let c = 0; c < count; c++) byCluster.push({ c, dot: this.centroidDots[c]! });
+    byCluster.sort((a, b) => b.dot - a.dot);
+    const probed = byCluster.slice(0, this.probe);
+    let n = 0;
+    for (const { c } of probed) n += this.clusters[c]!.length;
+    if (this.probedSlots.length < n) {
+      const size = Math.max(n, this.probedSlots.length * 2);
+      this.probedSlots = new Uint32Array(size);
+      this.probedBases = new Int32Array(size);
+      this.probedScores = new Float64Array(size);
+    }
+    const slots = this.probedSlots;
+    n = 0;
+    for (const { c } of probed) {
+      const list = this.clusters[c]!;
+      slots.set(list.slots.subarray(0, list.length), n);
+      n += list.length;
+    }
+    // A clustered slot always has a vector (`place`, `remove`); one without would score 0.
+    const bases = this.probedBases;
+    const missing: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const r = this.vectors.row(slots[i]!);
+      if (r < 0) missing.push(i);
+      bases[i] = r < 0 ? 0 : r * this.dims;
+    }
+    const scores = this.probedScores;
+    dots(this.vectors.values, bases, n, q, scores);
+    if (this.unit !== 1) for (let i = 0; i < n; i++) scores[i] = scores[i]! / this.unit;
+    for (const i of missing) scores[i] = 0;
+    return topScoredSlots(slots, scores, n, depth, admit);
+  }
+
+  /** The sizes of the clusters a query vector would scan, nearest first (benchmarks count the work). */
+  probedSizes(q: Float32Array): number[] {
+    const byCluster = this.clusters.map((list, c) => {
+      let dot = 0;
+      for (let j = 0; j < this.dims; j++) dot += this.centroids[c * this.dims + j]! * q[j]!;
+      return { size: list.length, dot };
+    });
+    byCluster.sort((a, b) => b.dot - a.dot);
+    return byCluster.slice(0, this.probe).map((c) => c.size);
+  }
+
+  /** Bytes held (not counting the vectors). */
+  bytes(): number {
+    return (
+      this.clusterOfRow.byteLength +
+      this.positionOfRow.byteLength +
+      this.clusters.reduce((sum, list) => sum + list.slots.byteLength + 48, 0) +
+      this.centroids.byteLength +
+      this.probedSlots.byteLength +
+      this.probedBases.byteLength +
+      this.probedScores.byteLength
+    );
+  }
+}

@@ -5,7 +5,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createCrawler, createLogger, settingsWith } from '@atskills/crawler';
+import {
+  claimRunOwnership,
+  createCrawler,
+  createLogger,
+  type RunOwnership,
+  settingsWith,
+} from '@atskills/crawler';
 import {
   attachIndexRequestRun,
   connectDatabase,
@@ -21,7 +27,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRepo } from '../../../test/support/corpus.js';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
 import { type GithubStandin, startGithubStandin } from '../../../test/support/github-standin.js';
-import { embeddedHubEnv } from '../../../test/support/hub-process.js';
+import { embeddedHubEnv, startHubProcess, stopHubProcess } from '../../../test/support/hub-process.js';
 import { startHub } from '../src/runtime/start.js';
 
 let root: string;
@@ -100,6 +106,90 @@ describe('a hub on the embedded database', () => {
     }
   }, 120_000);
 });
+
+describe('runs of a process on a PostgreSQL server without Redis', () => {
+  it('are ended when their process dies, and only then; runs held in Redis are never touched', async () => {
+    // A hub process of its own (the crawler runs in it): its lock is the process lock in this database.
+    const dataDir = path.join(root, '.data-postgres');
+    const hub = await startHubProcess(
+      embeddedHubEnv(dataDir, {
+        DATABASE_URL: db.url,
+        LOG_LEVEL: 'info',
+        RECRAWL_TICK_MS: '0',
+        SEARCH_ENGINE: 'postgres',
+      }),
+    );
+    let other: RunOwnership | undefined;
+    try {
+      const hubKey = await processLockKey(db.db);
+      expect(hubKey).toBeTypeOf('number');
+      const ownedByHub = await createCrawlRun(db.db, { kind: 'request', ownerLock: hubKey! });
+      const inRedis = await createCrawlRun(db.db, { kind: 'request' });
+      // Another process sweeping while the hub lives leaves its run alone.
+      other = await claimRunOwnership({
+        db: db.db,
+        databaseUrl: db.url,
+        logger: createLogger('silent'),
+      });
+      expect(await runRow(db.db, ownedByHub)).toMatchObject({ status: 'running' });
+      // The hub is killed: nothing of it runs to end its runs, but its lock went with its connection.
+      await stopHubProcess(hub, 'SIGKILL');
+      // The server ends the dead connection's session (and its lock) as soon as it sees the socket close.
+      await waitFor(async () => (await other!.sweep()).includes(ownedByHub));
+      expect(await runRow(db.db, ownedByHub)).toMatchObject({ status: 'failed', totals: { interrupted: 1 } });
+      expect(await runRow(db.db, inRedis)).toMatchObject({ status: 'running' });
+
+      // A run this process's crawler starts carries its key, and is its own: its sweep leaves it alone.
+      const crawler = createCrawler({
+        db: db.db,
+        settings: settingsWith({
+          GITHUB_API_URL: standin.apiUrl,
+          GIT_BASE_URL: standin.gitUrl,
+          LOG_LEVEL: 'silent',
+          CRAWL_CONCURRENCY: 1,
+        }),
+        logger: createLogger('silent'),
+        runOwner: other.key,
+      });
+      const mine = await crawler.startRun({
+        kind: 'request',
+        source: { kind: 'repos', repos: ['acme/skills'] },
+      });
+      expect(await ownerOf(db.db, mine)).toBe(other.key);
+      expect(await other.sweep()).toEqual([]);
+      await crawler.waitForRun(mine);
+      await crawler.close();
+    } finally {
+      await stopHubProcess(hub, 'SIGKILL');
+      await other?.close();
+    }
+  }, 120_000);
+});
+
+/** The key of the one process lock held in this database (the hub's), if any. */
+async function processLockKey(database: Database): Promise<number | undefined> {
+  const result = (await database.execute(
+    `select objid::int as key from pg_locks where locktype = 'advisory' and classid = ${0x61747372} and granted and database = (select oid from pg_database where datname = current_database())` as never,
+  )) as unknown as { rows: { key: number }[] };
+  return result.rows[0]?.key;
+}
+
+/** A run's owner lock as stored. */
+async function ownerOf(database: Database, runId: number) {
+  const result = (await database.execute(
+    `select owner_lock from crawl_runs where id = ${Number(runId)}` as never,
+  )) as unknown as { rows: { owner_lock: number | null }[] };
+  return result.rows[0]?.owner_lock;
+}
+
+/** Polls `done` until it holds (or 20 s pass). */
+async function waitFor(done: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
 
 /** A run's status and totals as stored. */
 async function runRow(database: Database, runId: number) {

@@ -50,6 +50,11 @@ export interface CreateCrawlerOptions {
   metrics?: { githubRateLimit?(remaining: number, resource: string): void };
   /** Credentials of linked repositories; default: from settings.githubAuth (GITHUB_APP_*, LINK_TOKEN_KEYS). */
   linkAccess?: LinkAccess;
+  /**
+   * The key of this process's lock (`claimRunOwnership`), carried by the runs it starts when their jobs run
+   * in this process, so that another process can end them if this one dies.
+   */
+  runOwner?: number;
 }
 
 /**
@@ -172,7 +177,12 @@ export function createCrawler(options: CreateCrawlerOptions): Crawler {
   const redisUrl = options.redis ?? settings.redisUrl;
   const common = {
     startRunRow: (input: { kind: CrawlRunKind; requestId?: string }) =>
-      createCrawlRun(db, { kind: input.kind, requestId: input.requestId }),
+      createCrawlRun(db, {
+        kind: input.kind,
+        requestId: input.requestId,
+        // Only runs whose jobs stay in this process have an owner whose death strands them.
+        ...(!redisUrl && options.runOwner !== undefined ? { ownerLock: options.runOwner } : {}),
+      }),
     progress: (runId: number) => crawlRunProgress(db, runId),
     async waitForRun(
       runId: number,

@@ -4,6 +4,7 @@ export * from './change-feed.js';
 export * from './client.js';
 export * from './embedded-lock.js';
 export * from './migrate.js';
+export * from './process-lock.js';
 export { batches, uniqueBy } from './repositories/batches.js';
 export {
   cachedSafetyVerdicts,
@@ -46,6 +47,7 @@ export {
   crawlRunProgress,
   createCrawlRun,
   failInterruptedRuns,
+  failOrphanedRuns,
   finishCompletedRuns,
   finishCrawlRun,
   type ReportEntry,

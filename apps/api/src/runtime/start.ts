@@ -6,7 +6,12 @@
  */
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { createCrawler, type RecrawlScheduler, startRecrawlScheduler } from '@atskills/crawler';
+import {
+  claimRunOwnership,
+  createCrawler,
+  type RecrawlScheduler,
+  startRecrawlScheduler,
+} from '@atskills/crawler';
 import {
   connectDatabase,
   crawlOutcomeTotals,
@@ -149,8 +154,20 @@ export async function startHub(options: StartOptions = {}): Promise<RunningHub> 
     if (redis) cleanups.push(() => redis.quit().catch(() => redis.disconnect()));
 
     const metrics = createHubMetrics();
+    // Without Redis on a PostgreSQL server, crawl jobs live in this process: its runs carry its lock, and
+    // the runs of hubs or crawlers that died are ended (the embedded database did that above).
+    const ownership =
+      config.databaseUrl && !config.redisUrl
+        ? await claimRunOwnership({
+            db: database.db,
+            databaseUrl: config.databaseUrl,
+            logger: logger.child({ part: 'crawler' }),
+          })
+        : undefined;
+    if (ownership) cleanups.push(() => ownership.close());
     // With Redis, crawl jobs run in the crawler workers (`crawler worker`); this process only enqueues.
     const crawler = createCrawler({
+      ...(ownership ? { runOwner: ownership.key } : {}),
       db: database.db,
       settings: crawlerSettings,
       ...(config.redisUrl ? { redis: config.redisUrl } : {}),

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { createCrawler, loadSettings } from '@atskills/crawler';
+import { claimRunOwnership, createCrawler, loadSettings } from '@atskills/crawler';
 import {
   type CrawlRunProgress,
   crawlReportsOfRun,
@@ -98,13 +98,28 @@ export async function crawlCommand(options: CrawlCommandOptions & { rebuild?: bo
     return outcome.failed.length > 0 ? 1 : 0;
   }
   const { settings, logger, database } = await boot({ quiet: process.stderr.isTTY });
-  const crawler = createCrawler({ db: database.db, settings, logger, work: !options.enqueueOnly });
+  // Without Redis the run's jobs live in this process: its runs carry this process's lock, so a hub or
+  // crawler can end them if this one is killed (and this one ends those of processes that died).
+  const ownership = settings.redisUrl
+    ? undefined
+    : await claimRunOwnership({ db: database.db, databaseUrl: settings.databaseUrl!, logger });
+  const crawler = createCrawler({
+    db: database.db,
+    settings,
+    logger,
+    work: !options.enqueueOnly,
+    ...(ownership ? { runOwner: ownership.key } : {}),
+  });
+  const closeAll = async () => {
+    await crawler.close({ deadlineMs: settings.shutdownTimeoutMs });
+    await ownership?.close();
+    await database.close();
+  };
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
     stopping = true;
-    await crawler.close({ deadlineMs: settings.shutdownTimeoutMs });
-    await database.close();
+    await closeAll();
     process.exit(130);
   };
   process.once('SIGINT', stop);
@@ -134,8 +149,7 @@ export async function crawlCommand(options: CrawlCommandOptions & { rebuild?: bo
     printRunResult(result, failed);
     return failed.length > 0 ? 1 : 0;
   } finally {
-    await crawler.close({ deadlineMs: settings.shutdownTimeoutMs });
-    await database.close();
+    await closeAll();
   }
 }
 

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { Executor } from '../client.js';
 import { crawlReports, crawlRuns } from '../schema/crawls.js';
 import { indexRequests } from '../schema/indexing.js';
@@ -30,7 +30,13 @@ export interface ReportEntry {
 /** Starts a crawl run and returns its id; its total stays -1 (unknown) until discovery sets it. */
 export async function createCrawlRun(
   db: Executor,
-  input: { kind: CrawlRunKind; requestId?: string | null; repositoriesTotal?: number },
+  input: {
+    kind: CrawlRunKind;
+    requestId?: string | null;
+    repositoriesTotal?: number;
+    /** The process lock key of the process whose in-process queue runs its jobs (see ProcessLock). */
+    ownerLock?: number;
+  },
 ): Promise<number> {
   const [row] = await db
     .insert(crawlRuns)
@@ -38,6 +44,7 @@ export async function createCrawlRun(
       kind: input.kind,
       requestId: input.requestId ?? null,
       repositoriesTotal: input.repositoriesTotal ?? -1,
+      ownerLock: input.ownerLock ?? null,
     })
     .returning({ id: crawlRuns.id });
   return row!.id;
@@ -78,6 +85,36 @@ export async function failInterruptedRuns(db: Executor, runIds?: number[]): Prom
     .where(and(eq(crawlRuns.status, 'running'), ...(runIds ? [inArray(crawlRuns.id, runIds)] : [])))
     .returning({ id: crawlRuns.id });
   return rows.map((r) => r.id);
+}
+
+/**
+ * Ends as failed (totals `interrupted: 1`) the running runs whose owning process is gone (`isAlive`: see
+ * ProcessLock): their jobs lived in that process's in-process queue. Runs with no owner (their jobs are in
+ * Redis, which outlives any process) are left alone. Returns the runs ended.
+ */
+export async function failOrphanedRuns(
+  db: Executor,
+  isAlive: (ownerLock: number) => Promise<boolean>,
+): Promise<number[]> {
+  const owners = await db
+    .selectDistinct({ ownerLock: crawlRuns.ownerLock })
+    .from(crawlRuns)
+    .where(and(eq(crawlRuns.status, 'running'), isNotNull(crawlRuns.ownerLock)));
+  const ended: number[] = [];
+  for (const { ownerLock } of owners) {
+    if (ownerLock === null || (await isAlive(ownerLock))) continue;
+    const rows = await db
+      .update(crawlRuns)
+      .set({
+        status: 'failed',
+        finishedAt: new Date(),
+        totals: sql`${crawlRuns.totals} || '{"interrupted": 1}'::jsonb`,
+      })
+      .where(and(eq(crawlRuns.status, 'running'), eq(crawlRuns.ownerLock, ownerLock)))
+      .returning({ id: crawlRuns.id });
+    ended.push(...rows.map((r) => r.id));
+  }
+  return ended;
 }
 
 /** A run with its progress so far. */

@@ -13,6 +13,11 @@ export const crawlRuns = pgTable('crawl_runs', {
   startedAt: timestamp('started_at', { withTimezone: true }).notNull().defaultNow(),
   finishedAt: timestamp('finished_at', { withTimezone: true }),
   totals: jsonb('totals').$type<Record<string, number>>().notNull().default({}),
+  /**
+   * The process lock key (see process-lock.ts) of the process whose in-process queue holds the run's jobs;
+   * null when they are in Redis. A running run whose owner is gone is ended as interrupted.
+   */
+  ownerLock: integer('owner_lock'),
 });
 
 /** What one repository job did, one row per repository per run. */

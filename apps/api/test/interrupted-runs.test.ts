@@ -55,16 +55,7 @@ afterAll(async () => {
 
 describe('an in-process crawler stopped mid-run', () => {
   it('ends the run failed (interrupted), so the next index request of its repository starts a crawl', async () => {
-    const crawler = createCrawler({
-      db: db.db,
-      settings: settingsWith({
-        GITHUB_API_URL: standin.apiUrl,
-        GIT_BASE_URL: standin.gitUrl,
-        LOG_LEVEL: 'silent',
-        CRAWL_CONCURRENCY: 1,
-      }),
-      logger: createLogger('silent'),
-    });
+    const crawler = inProcessCrawler();
     const request = await requestIndexing(db.db, 'acme', 'skills', 'api');
     const runId = await crawler.startRun({
       kind: 'request',
@@ -140,17 +131,7 @@ describe('runs of a process on a PostgreSQL server without Redis', () => {
       expect(await runRow(db.db, inRedis)).toMatchObject({ status: 'running' });
 
       // A run this process's crawler starts carries its key, and is its own: its sweep leaves it alone.
-      const crawler = createCrawler({
-        db: db.db,
-        settings: settingsWith({
-          GITHUB_API_URL: standin.apiUrl,
-          GIT_BASE_URL: standin.gitUrl,
-          LOG_LEVEL: 'silent',
-          CRAWL_CONCURRENCY: 1,
-        }),
-        logger: createLogger('silent'),
-        runOwner: other.key,
-      });
+      const crawler = inProcessCrawler(other.key);
       const mine = await crawler.startRun({
         kind: 'request',
         source: { kind: 'repos', repos: ['acme/skills'] },
@@ -165,6 +146,21 @@ describe('runs of a process on a PostgreSQL server without Redis', () => {
     }
   }, 120_000);
 });
+
+/** A crawler running its jobs in this process, one repository at a time, its runs stamped with `runOwner`. */
+function inProcessCrawler(runOwner?: number) {
+  return createCrawler({
+    db: db.db,
+    settings: settingsWith({
+      GITHUB_API_URL: standin.apiUrl,
+      GIT_BASE_URL: standin.gitUrl,
+      LOG_LEVEL: 'silent',
+      CRAWL_CONCURRENCY: 1,
+    }),
+    logger: createLogger('silent'),
+    ...(runOwner !== undefined ? { runOwner } : {}),
+  });
+}
 
 /** The key of the one process lock held in this database (the hub's), if any. */
 async function processLockKey(database: Database): Promise<number | undefined> {

@@ -68,6 +68,15 @@ export async function finishCrawlRun(
     .where(and(eq(crawlRuns.id, runId), eq(crawlRuns.status, 'running')));
 }
 
+/** What ending a run as interrupted writes: failed now, `interrupted: 1` added to its totals. */
+function interrupted() {
+  return {
+    status: 'failed',
+    finishedAt: new Date(),
+    totals: sql`${crawlRuns.totals} || '{"interrupted": 1}'::jsonb`,
+  };
+}
+
 /**
  * Ends as failed (totals `interrupted: 1`) the runs still running among `runIds`, or every running run when
  * none are named: runs whose jobs lived in a process's memory (the in-process queue) and went with it, which
@@ -77,11 +86,7 @@ export async function failInterruptedRuns(db: Executor, runIds?: number[]): Prom
   if (runIds && runIds.length === 0) return [];
   const rows = await db
     .update(crawlRuns)
-    .set({
-      status: 'failed',
-      finishedAt: new Date(),
-      totals: sql`${crawlRuns.totals} || '{"interrupted": 1}'::jsonb`,
-    })
+    .set(interrupted())
     .where(and(eq(crawlRuns.status, 'running'), ...(runIds ? [inArray(crawlRuns.id, runIds)] : [])))
     .returning({ id: crawlRuns.id });
   return rows.map((r) => r.id);
@@ -105,11 +110,7 @@ export async function failOrphanedRuns(
     if (ownerLock === null || (await isAlive(ownerLock))) continue;
     const rows = await db
       .update(crawlRuns)
-      .set({
-        status: 'failed',
-        finishedAt: new Date(),
-        totals: sql`${crawlRuns.totals} || '{"interrupted": 1}'::jsonb`,
-      })
+      .set(interrupted())
       .where(and(eq(crawlRuns.status, 'running'), eq(crawlRuns.ownerLock, ownerLock)))
       .returning({ id: crawlRuns.id });
     ended.push(...rows.map((r) => r.id));

@@ -139,18 +139,9 @@ export class InvertedFile<T extends Int8Array | Float32Array> {
 
   /** The `depth` slots nearest a unit query vector among the `probe` clusters nearest it, that `admit` lets through. */
   nearest(q: Float32Array, depth: number, admit: (slot: number) => boolean): SlotHit[] {
-    const count = this.clusters.length;
-    if (this.centroidBases.length !== count) {
-      this.centroidBases = Int32Array.from({ length: count }, (_, c) => c * this.dims);
-      this.centroidDots = new Float64Array(count);
-    }
-    dots(this.centroids, this.centroidBases, count, q, this.centroidDots);
-    const byCluster: { c: number; dot: number }[] = [];
-    for (let c = 0; c < count; c++) byCluster.push({ c, dot: this.centroidDots[c]! });
-    byCluster.sort((a, b) => b.dot - a.dot);
-    const probed = byCluster.slice(0, this.probe);
+    const probed = this.probedClusters(q);
     let n = 0;
-    for (const { c } of probed) n += this.clusters[c]!.length;
+    for (const list of probed) n += list.length;
     if (this.probedSlots.length < n) {
       const size = Math.max(n, this.probedSlots.length * 2);
       this.probedSlots = new Uint32Array(size);
@@ -159,8 +150,7 @@ export class InvertedFile<T extends Int8Array | Float32Array> {
     }
     const slots = this.probedSlots;
     n = 0;
-    for (const { c } of probed) {
-      const list = this.clusters[c]!;
+    for (const list of probed) {
       slots.set(list.slots.subarray(0, list.length), n);
       n += list.length;
     }
@@ -181,13 +171,21 @@ export class InvertedFile<T extends Int8Array | Float32Array> {
 
   /** The sizes of the clusters a query vector would scan, nearest first (benchmarks count the work). */
   probedSizes(q: Float32Array): number[] {
-    const byCluster = this.clusters.map((list, c) => {
-      let dot = 0;
-      for (let j = 0; j < this.dims; j++) dot += this.centroids[c * this.dims + j]! * q[j]!;
-      return { size: list.length, dot };
-    });
+    return this.probedClusters(q).map((list) => list.length);
+  }
+
+  /** The `probe` clusters whose centroids are nearest a query vector, nearest first. */
+  private probedClusters(q: Float32Array): ClusterList[] {
+    const count = this.clusters.length;
+    if (this.centroidBases.length !== count) {
+      this.centroidBases = Int32Array.from({ length: count }, (_, c) => c * this.dims);
+      this.centroidDots = new Float64Array(count);
+    }
+    dots(this.centroids, this.centroidBases, count, q, this.centroidDots);
+    const byCluster: { c: number; dot: number }[] = [];
+    for (let c = 0; c < count; c++) byCluster.push({ c, dot: this.centroidDots[c]! });
     byCluster.sort((a, b) => b.dot - a.dot);
-    return byCluster.slice(0, this.probe).map((c) => c.size);
+    return byCluster.slice(0, this.probe).map(({ c }) => this.clusters[c]!);
   }
 
   /** Bytes held (not counting the vectors). */

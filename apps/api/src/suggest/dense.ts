@@ -1,4 +1,5 @@
 import { dots } from './dots.js';
+import { Int8DotKernel } from './int8-dots.js';
 import { InvertedFile } from './inverted-file.js';
 import type { QueryTerm, SemanticModel } from './model.js';
 import type { SlotHit } from './top-slots.js';
@@ -123,9 +124,11 @@ export class DenseModel {
   /** Term vectors, int8 with a scale per row. */
   private readonly termVectors: Int8Array;
   private readonly termScale: Float32Array;
-  private readonly skills = new VectorRows(DIMS);
+  /** The skills' vectors live in the SIMD kernel's memory, which scans them. */
+  private readonly kernel = new Int8DotKernel();
+  private readonly skills = new VectorRows(DIMS, 0, this.kernel.storage);
   /** The skills' clusters (the nearest-skill search reads only the probed ones). */
-  private readonly ivf = new InvertedFile(this.skills, DIMS, Q, PROBE);
+  private readonly ivf = new InvertedFile(this.skills, DIMS, Q, PROBE, this.kernel.dots);
   /** Scratch of `cosine` (one row). */
   private readonly oneBase = new Int32Array(1);
   private readonly oneDot = new Float64Array(1);

@@ -2,7 +2,7 @@ import type { ReadScope } from '@atskills/db';
 import { dots } from './dots.js';
 import { grown } from './grow.js';
 import { topScoredSlots } from './top-slots.js';
-import { VectorRows } from './vector-rows.js';
+import { plainStorage, VectorRows } from './vector-rows.js';
 
 /** An OpenAI-compatible embeddings service (POST {url}/v1/embeddings). */
 export interface EmbeddingsSettings {
@@ -141,7 +141,11 @@ export class VectorStore {
   set(slot: number, v: Float32Array): void {
     if (!this.rows) {
       this.dims = v.length;
-      this.rows = new VectorRows(v.length, 0, (length) => new Float32Array(length));
+      this.rows = new VectorRows(
+        v.length,
+        0,
+        plainStorage((length) => new Float32Array(length)),
+      );
     }
     if (v.length !== this.dims)
       throw new Error(`embedding of ${v.length} dimensions, the store holds ${this.dims}`);

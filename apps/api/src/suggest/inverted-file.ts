@@ -37,13 +37,15 @@ export class InvertedFile<T extends Int8Array | Float32Array> {
 
   /**
    * `unit`: what a coordinate of 1 is stored as (127 for the int8 rows, 1 for float32 ones); `probe`: the
-   * clusters a query scans.
+   * clusters a query scans; `scan`: the dot products of the rows with a query (the int8 kernel's for rows
+   * in its memory).
    */
   constructor(
     private readonly vectors: VectorRows<T>,
     private readonly dims: number,
     private readonly unit: number,
     private readonly probe: number,
+    private readonly scan: typeof dots = dots,
   ) {}
 
   /** Clusters held (0 before `build`, or over no vectors). */
@@ -163,7 +165,7 @@ export class InvertedFile<T extends Int8Array | Float32Array> {
       bases[i] = r < 0 ? 0 : r * this.dims;
     }
     const scores = this.probedScores;
-    dots(this.vectors.values, bases, n, q, scores);
+    this.scan(this.vectors.values, bases, n, q, scores);
     if (this.unit !== 1) for (let i = 0; i < n; i++) scores[i] = scores[i]! / this.unit;
     for (const i of missing) scores[i] = 0;
     return topScoredSlots(slots, scores, n, depth, admit);

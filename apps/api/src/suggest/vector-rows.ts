@@ -4,6 +4,21 @@ import { grown } from './grow.js';
 type Values = Int8Array | Float32Array;
 
 /**
+ * Where the flat array of rows lives and how it grows: a plain typed array (`grown`) by default, the
+ * int8 kernel's WebAssembly memory for the LSA model (int8-dots.ts).
+ */
+export interface RowStorage<T extends Values> {
+  make(length: number): T;
+  /** `data`, or an array holding at least `length` elements that starts with it. */
+  grow(data: T, length: number): T;
+}
+
+/** Rows in plain typed arrays of `make`'s kind. */
+export function plainStorage<T extends Values>(make: (length: number) => T): RowStorage<T> {
+  return { make, grow: (data, length) => grown(data, length) };
+}
+
+/**
  * Fixed-length vectors by slot, in one flat array: a row per held slot, the rows of forgotten slots
  * reused, so memory follows the skills held and not the slots ever used (slots are never reused). Written
  * for the nearest-skill scans (the LSA model's, the embedding service's): a Map of small arrays cost a
@@ -22,14 +37,14 @@ export class VectorRows<T extends Values = Int8Array> {
   constructor(
     private readonly dims: number,
     capacity = 0,
-    make: (length: number) => T = (length) => new Int8Array(length) as T,
+    private readonly storage: RowStorage<T> = plainStorage((length) => new Int8Array(length) as T),
   ) {
-    this.data = make(capacity * dims);
+    this.data = storage.make(capacity * dims);
   }
 
   /** Makes room for `rows` vectors and slots below `slots` at once (a build knows both). */
   reserve(rows: number, slots: number): void {
-    this.data = grown(this.data, rows * this.dims);
+    this.data = this.storage.grow(this.data, rows * this.dims);
     this.rowOf = grown(this.rowOf, slots);
     this.slotOf = grown(this.slotOf, rows);
   }
@@ -70,7 +85,7 @@ export class VectorRows<T extends Values = Int8Array> {
     let r = this.row(slot);
     if (r < 0) {
       r = this.free.pop() ?? this.used++;
-      this.data = grown(this.data, (r + 1) * this.dims);
+      this.data = this.storage.grow(this.data, (r + 1) * this.dims);
       this.rowOf = grown(this.rowOf, slot + 1);
       this.rowOf[slot] = r + 1;
       this.slotOf = grown(this.slotOf, r + 1);

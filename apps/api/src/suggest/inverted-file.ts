@@ -89,6 +89,22 @@ export class InvertedFile<T extends Int8Array | Float32Array> {
     }
     this.clusters = Array.from({ length: count }, () => ({ slots: new Uint32Array(16), length: 0 }));
     for (const slot of slots) this.place(slot);
+    // Rows in cluster order: a probed cluster's rows are then read in one run, not picked out of the whole
+    // array (the scan was waiting on memory more than computing). Skills placed later go where rows are free.
+    this.vectors.reorder(this.clusterOrder());
+    this.clusterOfRow.fill(-1);
+    this.clusters.forEach((list, c) => {
+      for (let at = 0; at < list.length; at++) {
+        const r = this.vectors.row(list.slots[at]!);
+        this.clusterOfRow[r] = c;
+        this.positionOfRow[r] = at;
+      }
+    });
+  }
+
+  /** Every clustered slot, cluster by cluster. */
+  private *clusterOrder(): Generator<number> {
+    for (const list of this.clusters) for (let at = 0; at < list.length; at++) yield list.slots[at]!;
   }
 
   private nearestCluster(v: ArrayLike<number>): number {

@@ -95,6 +95,36 @@ export class VectorRows<T extends Values = Int8Array> {
     this.data.set(vector, r * this.dims);
   }
 
+  /**
+   * Renumbers the rows: the held slots of `order` take rows 0, 1, 2... in that order, the other held slots
+   * the rows after them, and no row is left free. A scan that reads slots in `order` then reads memory in
+   * one run instead of jumping between rows laid out in the order skills arrived.
+   */
+  reorder(order: Iterable<number>): void {
+    const dims = this.dims;
+    const old = this.data.slice(0, this.used * dims) as T;
+    const oldRowOf = this.rowOf.slice();
+    const oldSlotOf = this.slotOf.slice(0, this.used);
+    this.rowOf.fill(0);
+    this.slotOf.fill(0);
+    this.free.length = 0;
+    let next = 0;
+    const put = (slot: number) => {
+      const from = oldRowOf[slot]! - 1;
+      this.data.set(old.subarray(from * dims, (from + 1) * dims), next * dims);
+      this.rowOf[slot] = next + 1;
+      this.slotOf[next] = slot + 1;
+      next++;
+    };
+    for (const slot of order) {
+      if (slot < oldRowOf.length && oldRowOf[slot]! > 0 && this.rowOf[slot] === 0) put(slot);
+    }
+    for (const plusOne of oldSlotOf) {
+      if (plusOne > 0 && this.rowOf[plusOne - 1] === 0) put(plusOne - 1);
+    }
+    this.used = next;
+  }
+
   /** Forgets a slot's vector (its row is reused). */
   delete(slot: number): void {
     const r = this.row(slot);

@@ -557,27 +557,26 @@ export function createSuggestEngine(
     }
     const d = dense;
     const lsaVectors = asks.map((_, i) => (d ? d.queryVector(termsOf[i]!) : null));
+    // The term model and the LSA model search the whole request only: without a need's own lists of theirs
+    // no cross-validated figure moved by more than 0.005 (the per-need evidence, coverage and LSA cosine of
+    // each need, is computed for every candidate without a search), and those lists were two thirds of the
+    // two models' time at 54,061 skills.
+    const semantic = m
+      .search(termsOf[0]!, SEMANTIC_DEPTH, admit, options.readCap)
+      .map((h) => identityOf(h.slot));
+    lists.push({ keys: semantic, weight: 1, label: '0:semantic' });
+    remember(wholeRanks.semantic, semantic);
+    for (const k of semantic.slice(0, 10)) semanticTop.add(k);
+    const lsa = lsaVectors[0];
+    if (lsa && d) {
+      const near = d.nearest(lsa, SEMANTIC_DEPTH, admit).map((h) => identityOf(h.slot));
+      lists.push({ keys: near, weight: 1, label: '0:lsa' });
+      remember(wholeRanks.lsa, near);
+    }
+    // The lexical (and embeddings-service) lists: the whole request's, and each need's own.
     await Promise.all(
       asks.map(async (need, i) => {
         const weight = i === 0 ? 1 : 0.5;
-        // The term model and the LSA model search the whole request only: without a need's own lists of
-        // theirs no cross-validated figure moved by more than 0.005 (the per-need evidence, coverage and
-        // LSA cosine of each need, is computed for every candidate without a search), and those lists were
-        // two thirds of the two models' time at 54,061 skills.
-        if (i === 0) {
-          const semantic = m
-            .search(termsOf[i]!, SEMANTIC_DEPTH, admit, options.readCap)
-            .map((h) => identityOf(h.slot));
-          lists.push({ keys: semantic, weight, label: `${i}:semantic` });
-          remember(wholeRanks.semantic, semantic);
-          for (const k of semantic.slice(0, 10)) semanticTop.add(k);
-          const lsa = lsaVectors[i];
-          if (lsa && d) {
-            const near = d.nearest(lsa, SEMANTIC_DEPTH, admit).map((h) => identityOf(h.slot));
-            lists.push({ keys: near, weight, label: `${i}:lsa` });
-            remember(wholeRanks.lsa, near);
-          }
-        }
         const service = queryVectors?.[i];
         if (service) {
           const near = await serviceNeighbours(service, viewer, admit);

@@ -19,8 +19,10 @@ type DotsKernel = (rows: number, bases: number, count: number, q: number, dims: 
 
 /**
  * Int8 rows held in a WebAssembly memory, and their dot products with a query in WebAssembly SIMD
- * (int8-dots.wat): the LSA model's nearest-skill scan, which reads thousands of rows a request, ran about
- * nine times faster than the four-rows-at-once JavaScript loop (`npm run bench -- suggest-vectors --int8`).
+ * (int8-dots.wat): the LSA model's nearest-skill scan, which reads thousands of rows a request. The dot
+ * products alone ran about nine times faster than the four-rows-at-once JavaScript loop on rows already in
+ * cache; with the first 50 picked, over rows fetched from the whole array, 2.3 times
+ * (`npm run bench -- suggest-vectors --int8`).
  * The query is rounded to int16 on the scale of its largest coordinate, so a sum differs from the exact
  * one by about 1e-4 of a cosine (the int8 rows themselves are rounded 40 times coarser); the integer sums
  * are exact, so copies of one skill still tie. Written here, not taken from a package: no maintained

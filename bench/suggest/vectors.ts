@@ -27,6 +27,8 @@ function unitVector(rng: Rng, dims: number): Float32Array {
   return v;
 }
 
+const mean = (l: number[]) => l.reduce((x, y) => x + y, 0) / l.length;
+
 /** The baseline: a Map of vectors, one dot product at a time. */
 function mapScan(held: Map<number, Float32Array>, q: Float32Array, depth: number) {
   const slots = new Uint32Array(held.size);
@@ -85,7 +87,6 @@ export async function run(args: string[]): Promise<void> {
       times.map.push(mapMs);
     }
   }
-  const mean = (l: number[]) => l.reduce((x, y) => x + y, 0) / l.length;
   console.log(`${skills} vectors of ${dims} dimensions, ${queries.length} queries x ${values.rounds} rounds`);
   console.log(
     `flat rows, four at once: mean ${round(mean(times.store), 2)} ms, p99 ${round(percentile(times.store, 99), 2)} ms`,
@@ -135,7 +136,6 @@ function int8Scan(skills: number, scanned: number, queryCount: number, rounds: n
       for (let i = 0; i < scanned; i++) largest = Math.max(largest, Math.abs(simd[i]! - plain[i]!) / 127);
     }
   }
-  const mean = (l: number[]) => l.reduce((x, y) => x + y, 0) / l.length;
   console.log(
     `${scanned} of ${skills} int8 rows of ${dims} dimensions a scan, ${queryCount} queries x ${rounds} rounds`,
   );

@@ -16,6 +16,7 @@ import { connectPostgres } from '@atskills/db';
 import pg from 'pg';
 import { createMemoryEngine } from '../../apps/api/src/search/memory-engine.js';
 import { createPostgresEngine } from '../../apps/api/src/search/postgres.js';
+import { SEARCH_DRAW } from '../../apps/api/src/search/tuning.js';
 import { ABSTAIN_BELOW } from '../../apps/api/src/suggest/abstain.js';
 import { createSuggestEngine, type SuggestEngineOptions } from '../../apps/api/src/suggest/engine.js';
 import {
@@ -60,8 +61,9 @@ export async function run(args: string[]): Promise<void> {
       total: { type: 'string', default: '800' },
       /**
        * Judge at the benchmark scale: the shared corpus seeded into a copy of the benchmark index (54,061
-       * generated skills, `npm run bench -- load` first), suggestions answered with and without the term
-       * model's read cap (no /search, no BM25); writes bench/results/suggest-scale.json.
+       * generated skills, `npm run bench -- load` first), suggestions answered as shipped, without the term
+       * model's read cap, and with a search page's lexical draw instead of SUGGEST_DRAW (no /search, no
+       * BM25); writes bench/results/suggest-scale.json.
        */
       scale: { type: 'boolean', default: false },
     },
@@ -108,7 +110,12 @@ export async function run(args: string[]): Promise<void> {
 
     type Result = { judgement: MessageJudgement; answer: Answer; best?: number; matched?: string[] };
     const results: Record<string, Result[]> = values.scale
-      ? { '/v1/suggest': [], '/v1/suggest, never abstaining': [], '/v1/suggest, uncapped': [] }
+      ? {
+          '/v1/suggest': [],
+          '/v1/suggest, never abstaining': [],
+          '/v1/suggest, uncapped': [],
+          '/v1/suggest, search draw': [],
+        }
       : {
           '/v1/suggest': [],
           '/v1/suggest, never abstaining': [],
@@ -155,6 +162,13 @@ export async function run(args: string[]): Promise<void> {
         results['/v1/suggest, uncapped']!.push({
           judgement,
           answer: { ranking: uncapped.results.map((r) => r.hit.identity), abstained: uncapped.abstained },
+        });
+        engineOptions.lexicalDraw = SEARCH_DRAW;
+        const searchDraw = await suggest.suggest(judgement.message, ANONYMOUS, DEPTH);
+        engineOptions.lexicalDraw = undefined;
+        results['/v1/suggest, search draw']!.push({
+          judgement,
+          answer: { ranking: searchDraw.results.map((r) => r.hit.identity), abstained: searchDraw.abstained },
         });
         continue;
       }

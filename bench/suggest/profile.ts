@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- suggest-profile [--database <name>] [--rounds 3] [--cpu-profile <file>] [--census]
- * [--cap-agreement] [--uncapped]`: where a suggestion's time goes, in this one process (no HTTP). Builds the in-memory search engine and the
+ * [--cap-agreement] [--uncapped] [--search-draw]`: where a suggestion's time goes, in this one process (no HTTP). Builds the in-memory search engine and the
  * suggestion engine over a database (the benchmark's, BENCH_DATABASE, by default: the 56,804-skill scale
  * `--speed` measures), then answers every judged message serially `rounds` times and prints per-stage time
  * (finding the needs, the term model's search, the LSA search, the lexical search, and the rest: query
@@ -15,6 +15,7 @@ import { connectPostgres } from '@atskills/db';
 import { SkillIndex } from '../../apps/api/src/search/memory/skill-index.js';
 import { createMemoryEngine } from '../../apps/api/src/search/memory-engine.js';
 import { createPostgresEngine } from '../../apps/api/src/search/postgres.js';
+import { SEARCH_DRAW } from '../../apps/api/src/search/tuning.js';
 import { DenseModel } from '../../apps/api/src/suggest/dense.js';
 import { createSuggestEngine, type SuggestEngineOptions } from '../../apps/api/src/suggest/engine.js';
 import { READ_CAP, SemanticModel } from '../../apps/api/src/suggest/model.js';
@@ -174,6 +175,8 @@ export async function run(args: string[]): Promise<void> {
       'cap-agreement': { type: 'boolean', default: false },
       /** Time the term model with no read cap (the baseline the cap is measured against). */
       uncapped: { type: 'boolean', default: false },
+      /** Draw a search page's candidates in the lexical searches (the baseline SUGGEST_DRAW is measured against). */
+      'search-draw': { type: 'boolean', default: false },
     },
   });
   const judgements = loadMessages(existsSync(MESSAGES_PATH) ? MESSAGES_PATH : DEV_MESSAGES_PATH);
@@ -187,7 +190,11 @@ export async function run(args: string[]): Promise<void> {
     started = performance.now();
     // The options object stays the engine's: `--cap-agreement` answers each message again uncapped.
     const readCap = values.uncapped ? Number.POSITIVE_INFINITY : undefined;
-    const engineOptions: SuggestEngineOptions = { maxBytes: 2 ** 32, readCap };
+    const engineOptions: SuggestEngineOptions = {
+      maxBytes: 2 ** 32,
+      readCap,
+      ...(values['search-draw'] ? { lexicalDraw: SEARCH_DRAW } : {}),
+    };
     const suggest = createSuggestEngine(handle.db, memory, engineOptions);
     await suggest.build();
     const modelSeconds = (performance.now() - started) / 1000;

@@ -1,4 +1,5 @@
 import type { ReadScope } from '@atskills/db';
+import type { CandidateDraw } from './tuning.js';
 
 /** Filters of GET /search. */
 export interface SearchFilters {
@@ -70,6 +71,11 @@ export function engineHeader(engine: EngineAnswer): string {
 export interface SearchOptions {
   /** The caller reads one page and never asks for the next: an engine may leave `nextCursor` null. */
   noCursor?: boolean;
+  /**
+   * How many candidates the in-memory engine's lists draw (SEARCH_DRAW by default): a caller that reads
+   * only the first few dozen hits of a long query (suggestions) may draw fewer.
+   */
+  draw?: CandidateDraw;
 }
 
 /** One page of results. */

@@ -270,6 +270,7 @@ export function createMemoryEngine(
         viewer,
         limit,
         after ? { score: Number(after.score), identity: after.identity } : undefined,
+        pageOptions?.draw,
       );
       const last = page.hits[page.hits.length - 1];
       return {

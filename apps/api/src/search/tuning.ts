@@ -43,6 +43,15 @@ export const CANDIDATE_BUDGET = 2000;
 export const MIN_SLOT_CANDIDATES = 300;
 /** Candidates a completion, correction or synonym draws at least. */
 export const MIN_EXPANSION_CANDIDATES = 20;
+
+/** How many candidates a query's lists draw: in all, and at least per slot (the word as typed). */
+export interface CandidateDraw {
+  budget: number;
+  perSlot: number;
+}
+
+/** The draw of a search page: CANDIDATE_BUDGET and MIN_SLOT_CANDIDATES. */
+export const SEARCH_DRAW: CandidateDraw = { budget: CANDIDATE_BUDGET, perSlot: MIN_SLOT_CANDIDATES };
 /**
  * A term's postings are read in one pass when they are at most this many times the candidates, else found
  * by galloping search per candidate (speed only: both find the same postings).

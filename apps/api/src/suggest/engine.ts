@@ -12,7 +12,7 @@ import { hitFromRow } from '../search/hits.js';
 import { headingsOf } from '../search/memory/skill-index.js';
 import { findSynonyms } from '../search/relevance/analyze.js';
 import { applySkillChanges } from '../search/skill-changes.js';
-import { BUILD_BATCH } from '../search/tuning.js';
+import { BUILD_BATCH, type CandidateDraw } from '../search/tuning.js';
 import {
   ABSTAIN_BELOW,
   calibratedScore,
@@ -106,11 +106,19 @@ export interface SuggestEngineOptions {
   vectorSearch?: VectorSearch;
   /** Postings the term model reads per word at most (READ_CAP; benchmarks compare with no cap). */
   readCap?: number;
+  /** Candidates the lexical searches draw (SUGGEST_DRAW; benchmarks compare with a search page's). */
+  lexicalDraw?: CandidateDraw;
 }
 
 const reciprocal = (rank: number | undefined) => (rank === undefined ? 0 : 1 / (rank + 1));
 /** Candidates read from each retrieval (deeper than a page: the reranker picks among them). */
 const LEXICAL_DEPTH = 30;
+/**
+ * Candidates a need's lexical search draws: half a search page's. A page's draw is sized for paging
+ * through hundreds of hits; suggestions read the first 30 of a query of ten words or more, where scoring the
+ * candidates against every word was most of the lexical search's time (see docs/performance.md).
+ */
+export const SUGGEST_DRAW: CandidateDraw = { budget: 1000, perSlot: 150 };
 const SEMANTIC_DEPTH = 50;
 /** Candidates reranked after fusion. */
 const RERANK_DEPTH = 40;
@@ -585,6 +593,7 @@ export function createSuggestEngine(
         }
         const page = await search.search(need.words.join(' '), {}, viewer, LEXICAL_DEPTH, undefined, {
           noCursor: true,
+          draw: options.lexicalDraw ?? SUGGEST_DRAW,
         });
         const lexical = page.hits.filter((h) => h.kind === 'skill').map((h) => h.identity);
         lists.push({ keys: lexical, weight, label: `${i}:lexical` });

@@ -1,6 +1,6 @@
 import { termOf, textWords, typoDistance } from '../relevance/analyze.js';
 import {
-  CANDIDATE_BUDGET,
+  type CandidateDraw,
   COMPACT_DEAD_SHARE,
   COMPACT_MIN_DEAD,
   FIELD_AVG,
@@ -11,9 +11,9 @@ import {
   MAX_BODY_WORDS,
   MAX_WORD_LENGTH,
   MIN_EXPANSION_CANDIDATES,
-  MIN_SLOT_CANDIDATES,
   RANK_DIRECTORY_MIN,
   SCAN_RATIO,
+  SEARCH_DRAW,
 } from '../tuning.js';
 
 /**
@@ -632,7 +632,7 @@ export class InvertedIndex {
   /**
    * Scores the candidates of a query. When `exhaustive`, every live document matching at least one slot is
    * a candidate. Otherwise a term held by many documents contributes only its strongest postings as
-   * candidates (a share of CANDIDATE_BUDGET) (name matches first: see impactKey), while every candidate
+   * candidates (a share of the draw's budget: SEARCH_DRAW for a search page) (name matches first: see impactKey), while every candidate
    * still gets its full score from every term (a lookup in the term's slot-ordered postings): so a common
    * word costs a bounded number of candidates instead of a pass over most of the index, and a score never
    * depends on which candidates were drawn. `extra` adds candidates (exact names); `coverageWeights` (one
@@ -644,12 +644,13 @@ export class InvertedIndex {
     exhaustive: boolean,
     extra: readonly number[] = [],
     coverageWeights: readonly number[] = [],
+    draw: CandidateDraw = SEARCH_DRAW,
   ): CandidateSet {
     // How many candidates each list may draw: the query's budget shared by its slots; within a slot the
     // word as typed draws two thirds of the slot's share, its other readings (completions, corrections,
     // synonyms) the last third by weight. A list no longer than what it may draw is read whole.
-    const draw = new Map<PostingList, number>();
-    const share = Math.max(MIN_SLOT_CANDIDATES, CANDIDATE_BUDGET / Math.max(1, slots.length));
+    const drawn = new Map<PostingList, number>();
+    const share = Math.max(draw.perSlot, draw.budget / Math.max(1, slots.length));
     for (const scoring of slots) {
       const others = scoring.expansions.reduce((sum, e) => sum + (e.weight < 1 ? e.weight : 0), 0);
       for (const expansion of scoring.expansions) {
@@ -661,7 +662,7 @@ export class InvertedIndex {
             : Math.max(MIN_EXPANSION_CANDIDATES, (share * expansion.weight) / (3 * Math.max(1, others)));
         for (const term of expansion.terms) {
           const list = this.postings.get(term);
-          if (list && list.n > 0) draw.set(list, Math.max(draw.get(list) ?? 0, Math.round(cap)));
+          if (list && list.n > 0) drawn.set(list, Math.max(drawn.get(list) ?? 0, Math.round(cap)));
         }
       }
     }
@@ -671,7 +672,7 @@ export class InvertedIndex {
     this.drawnHigh = -1;
     try {
       for (const doc of extra) this.take(doc);
-      for (const [list, cap] of draw) {
+      for (const [list, cap] of drawn) {
         const ids = list.ids;
         if (list.n <= cap) {
           for (let i = 0; i < list.n; i++) this.take(ids[i]! >>> 4);

@@ -63,6 +63,18 @@ describe('SkillIndex at scale', () => {
     expect(names(index, 'kubernetes deploy')[0]).toBe('kubernetes-rollout');
   });
 
+  it('draws fewer candidates when a caller asks for a smaller draw, keeping what the rare words draw', () => {
+    const draw = { budget: 60, perSlot: 60 };
+    const page = index.search('deploy', {}, ANONYMOUS, 1000);
+    const small = index.search('deploy', {}, ANONYMOUS, 1000, undefined, draw);
+    // The word as typed draws two thirds of its slot's share; the exact name is drawn besides.
+    expect(small.hits.length).toBeLessThanOrEqual(41);
+    expect(page.hits.length).toBeGreaterThan(small.hits.length * 10);
+    expect(small.hits[0]!.hit.name).toBe('deploy');
+    const both = index.search('kubernetes deploy', {}, ANONYMOUS, 5, undefined, draw);
+    expect(both.hits[0]!.hit.name).toBe('kubernetes-rollout');
+  });
+
   it('pages through the drawn candidates without repeating a hit', () => {
     const seen = new Set<string>();
     let after: { score: number; identity: string } | undefined;

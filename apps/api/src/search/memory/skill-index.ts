@@ -3,6 +3,7 @@ import { formatReference } from '@atskills/protocol';
 import type { SearchFilters, SearchHit } from '../engine.js';
 import { findSynonyms, nameKey, STOP_WORDS, termOf, textWords, typoBudget } from '../relevance/analyze.js';
 import {
+  type CandidateDraw,
   EXACT_NAME,
   KNOWN_PREFIX_WEIGHT,
   MAX_COMPLETIONS,
@@ -392,13 +393,14 @@ export class SkillIndex {
     return { slots: slots.slice(0, MAX_SCORING_SLOTS), report: { corrected, ignored }, forms };
   }
 
-  /** One page of results for a viewer: best first, after `after` when given. */
+  /** One page of results for a viewer: best first, after `after` when given (`draw`: see SearchOptions). */
   search(
     query: string,
     filters: SearchFilters,
     scope: ReadScope,
     limit: number,
     after?: MemoryPosition,
+    draw?: CandidateDraw,
   ): MemoryPage {
     const { slots, report, forms } = this.plan(query);
     const readable = new Set(scope.readableNamespaces.map((n) => n.toLowerCase()));
@@ -426,7 +428,7 @@ export class SkillIndex {
       for (const slot of prefixed) mark[slot] = NAME_PREFIX_MARK;
       for (const slot of exact) mark[slot] = EXACT_NAME_MARK;
       try {
-        const set = this.index.score(slots, filtered, exact, slotIdf);
+        const set = this.index.score(slots, filtered, exact, slotIdf, draw);
         const context: RankContext = { filters, filtered, scope, readable, names, idfTotal, after };
         this.rank(set, slots.length, context, top);
       } finally {

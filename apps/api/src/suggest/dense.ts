@@ -351,6 +351,7 @@ export class DenseModel {
       this.termIdf.byteLength +
       this.rows.size * 40 +
       this.skills.bytes() +
+      this.kernel.bytes() +
       this.ivf.bytes()
     );
   }

@@ -58,6 +58,11 @@ describe('Int8DotKernel', () => {
     // Past the first page of rows: the memory grows and every view of it is made again.
     for (let s = 1; s < 20_000; s++) rows.set(s, new Int8Array(dims).fill(s % 100));
     expect([...rows.get(0)!]).toEqual([...first]);
+    // Counted once: the rows by VectorRows, the scratch page and the last page's rest by the kernel.
+    expect(kernel.bytes()).toBeGreaterThanOrEqual(65_536);
+    expect(kernel.bytes() + rows.values.byteLength).toBe(
+      Math.ceil((65_536 + rows.values.byteLength) / 65_536) * 65_536,
+    );
     const q = new Float32Array(dims);
     q[15] = 1;
     const out = new Float64Array(2);

@@ -37,6 +37,8 @@ export class Int8DotKernel {
   private q16 = new Int16Array(0);
   private bases32 = new Int32Array(0);
   private sums32 = new Int32Array(0);
+  /** Bytes of the rows' view (what `VectorRows` counts as its own). */
+  private rowBytes = 0;
 
   constructor() {
     compiled ??= new WebAssembly.Module(Buffer.from(INT8_DOTS_WASM, 'base64'));
@@ -56,7 +58,13 @@ export class Int8DotKernel {
     const needed = ROWS_AT + length;
     const have = this.memory.buffer.byteLength;
     if (needed > have) this.memory.grow(Math.ceil((needed - have) / PAGE));
+    this.rowBytes = length;
     return new Int8Array(this.memory.buffer, ROWS_AT, length);
+  }
+
+  /** Bytes of the kernel's memory besides the rows: the scratch page and the rest of the last page. */
+  bytes(): number {
+    return this.memory.buffer.byteLength - this.rowBytes;
   }
 
   /**

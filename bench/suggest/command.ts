@@ -1,6 +1,6 @@
 /**
- * `npm run bench -- suggest [--messages <file>] [--reuse] [--misses] [--speed]`: the suggestion benchmark
- * of issue 25. Seeds the shared corpus into a database of its own (`atskills_suggest`, or
+ * `npm run bench -- suggest [--messages <file>] [--reuse] [--misses] [--speed] [--pool <file>]`: the
+ * suggestion benchmark of issue 25. Seeds the shared corpus into a database of its own (`atskills_suggest`, or
  * BENCH_SUGGEST_DATABASE), then answers every judged message (bench/suggest/messages.json;
  * messages.dev.json while that is not there) three ways in this one process: the suggestion engine (what
  * /v1/suggest answers), the in-memory search engine given the whole message (what /search answers), and
@@ -58,6 +58,11 @@ export async function run(args: string[]): Promise<void> {
       speed: { type: 'boolean', default: false },
       /** Writes every message's reranked candidates with their evidence (input of bench/suggest/fit-rerank.py). */
       explain: { type: 'string' },
+      /**
+       * Writes, per answerable message, the skills any of the three rankings puts in its first five that
+       * the judgement does not list (pooling, as TREC does: what a reviewer should judge next).
+       */
+      pool: { type: 'string' },
       total: { type: 'string', default: '800' },
       /**
        * Judge at the benchmark scale: the shared corpus seeded into a copy of the benchmark index (54,061
@@ -229,6 +234,7 @@ export async function run(args: string[]): Promise<void> {
       }
     }
     if (values.explain) writeFileSync(values.explain, explained.map((e) => JSON.stringify(e)).join('\n'));
+    if (values.pool) writeFileSync(values.pool, JSON.stringify(unjudgedPool(results), null, 1));
     extra.summary = summary;
     extra.abstentionCurve = curve;
     await suggest.close();
@@ -338,4 +344,33 @@ async function speed(judgements: MessageJudgement[], total: number, table: Bench
   } finally {
     await api.stop();
   }
+}
+
+/**
+ * Per answerable message, the skills in the first five of any ranking that the judgement does not list,
+ * with the rankings that put them there.
+ */
+function unjudgedPool(
+  results: Record<string, { judgement: MessageJudgement; answer: Answer }[]>,
+): { id: string; message: string; relevant: string[]; unjudged: Record<string, string[]> }[] {
+  const byMessage = new Map<string, { judgement: MessageJudgement; unjudged: Map<string, string[]> }>();
+  for (const [name, list] of Object.entries(results)) {
+    for (const { judgement, answer } of list) {
+      if (judgement.kind === 'none') continue;
+      const entry = byMessage.get(judgement.id) ?? { judgement, unjudged: new Map<string, string[]>() };
+      byMessage.set(judgement.id, entry);
+      for (const id of answer.ranking.slice(0, 5)) {
+        if (judgement.relevant.includes(id)) continue;
+        entry.unjudged.set(id, [...(entry.unjudged.get(id) ?? []), name]);
+      }
+    }
+  }
+  return [...byMessage.values()]
+    .filter((e) => e.unjudged.size > 0)
+    .map(({ judgement, unjudged }) => ({
+      id: judgement.id,
+      message: judgement.message,
+      relevant: judgement.relevant,
+      unjudged: Object.fromEntries(unjudged),
+    }));
 }

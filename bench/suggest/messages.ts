@@ -39,7 +39,15 @@ export interface MessageJudgement {
 export interface MessageFile {
   about: string;
   aliases: Record<string, string>;
-  messages: { id: string; kind: MessageKind; message: string; relevant: string[]; needs?: string[][] }[];
+  messages: {
+    id: string;
+    kind: MessageKind;
+    message: string;
+    relevant: string[];
+    needs?: string[][];
+    /** The entries of `relevant` added by judging the pool (`suggest --pool`): provenance, not read by the benchmark. */
+    pooled?: string[];
+  }[];
 }
 
 /** Where the set lives, and the development set used while it was being written (same format). */
@@ -119,7 +127,10 @@ export interface CheckReport {
   identitiesJudged: number;
 }
 
-/** Validates the set against the corpus: ids unique, kinds counted, every relevant identity a corpus skill. */
+/**
+ * Validates the set against the corpus: ids unique, kinds counted, every relevant identity a corpus skill, every
+ * need's and pooled entry among the relevant ones.
+ */
 export async function checkMessages(file = MESSAGES_PATH): Promise<CheckReport> {
   const data = readMessageFile(file);
   const skills = await corpusSkills();
@@ -186,6 +197,8 @@ export async function checkMessages(file = MESSAGES_PATH): Promise<CheckReport> 
           if (needs[i]!.some((id) => needs[j]!.includes(id)))
             warnings.push(`${where}: needs ${i + 1} and ${j + 1} share a skill`);
     } else if (m.needs) errors.push(`${where}: only kind multi has needs`);
+    for (const id of (m.pooled ?? []).map((e) => expandEntry(data.aliases, e)))
+      if (!relevant.includes(id)) errors.push(`${where}: pooled ${id} not in relevant`);
   }
   if (withheldJudged.size > 0)
     warnings.push(

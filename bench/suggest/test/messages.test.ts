@@ -1,6 +1,9 @@
 /** The suggestion message set stays valid as it is edited: every judgement resolves to a corpus skill. */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkMessages, loadMessages, MESSAGE_KINDS } from '../messages.js';
+import { checkMessages, loadMessages, MESSAGE_KINDS, readMessageFile } from '../messages.js';
 
 describe('bench/suggest/messages.json', () => {
   it('judges only corpus skills, with unique ids and at least the minimum of every kind', async () => {
@@ -20,5 +23,19 @@ describe('bench/suggest/messages.json', () => {
       }
     }
     expect(messages.filter((m) => m.kind === 'none').every((m) => m.relevant.length === 0)).toBe(true);
+  });
+
+  it('rejects a pooled entry that is not among the relevant skills of its message', async () => {
+    const data = readMessageFile();
+    const target = data.messages.find((m) => m.pooled?.length)!;
+    target.relevant = target.relevant.filter((e) => e !== target.pooled![0]);
+    if (target.needs) target.needs = target.needs.map((n) => n.filter((e) => e !== target.pooled![0]));
+    const dir = mkdtempSync(path.join(tmpdir(), 'suggest-messages-'));
+    const file = path.join(dir, 'messages.json');
+    writeFileSync(file, JSON.stringify(data));
+    const report = await checkMessages(file).finally(() => rmSync(dir, { recursive: true }));
+    expect(report.errors).toEqual([
+      expect.stringMatching(new RegExp(`^message ${target.id}: pooled gh:\\S+ not in relevant$`)),
+    ]);
   });
 });

@@ -93,6 +93,12 @@ export const MAX_SCORING_SLOTS = 30;
 
 /** Relevance added for the exact name, so it comes first (a text score stays far below it). */
 export const EXACT_NAME = 1000;
+/**
+ * Added on top of EXACT_NAME when the name is the query as typed: it comes before names that are the query
+ * only through left-out separators or a corrected word ("styleguide" before "style-guide"), as SPEC 2.4's
+ * "the exact name comes first" reads and the Postgres engine ranks.
+ */
+export const LITERAL_NAME = 1000;
 /** Relevance added for a name the query starts (search-as-you-type). */
 export const NAME_PREFIX = 200;
 /** Sorted names a name-prefix query walks at most (a prefix shared by more names is not telling). */

@@ -17,6 +17,7 @@ import {
   FIELD_BOOST,
   IDF_FLOOR,
   K1,
+  LITERAL_NAME,
   MAX_BODY_WORDS,
   MAX_WORD_LENGTH,
   MIN_EXPANSION_CANDIDATES,
@@ -286,7 +287,11 @@ function referenceSearch(
       ref.nameKey.startsWith(prefix) &&
       ref.nameKey.length > prefix.length &&
       ref.nameKey[prefix.length] !== '-';
-    const bonus = exact ? EXACT_NAME : prefixed ? NAME_PREFIX : 0;
+    const bonus = exact
+      ? EXACT_NAME + (ref.nameKey === typedKey ? LITERAL_NAME : 0)
+      : prefixed
+        ? NAME_PREFIX
+        : 0;
     const coverage = idfTotal === 0 ? 0 : covered / idfTotal;
     const headCoverage = bits(head) / slots.length;
     const raw = text * coverage * coverage * (0.5 + 0.5 * headCoverage) + bonus;

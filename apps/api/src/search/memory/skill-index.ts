@@ -6,6 +6,7 @@ import {
   type CandidateDraw,
   EXACT_NAME,
   KNOWN_PREFIX_WEIGHT,
+  LITERAL_NAME,
   MAX_COMPLETIONS,
   MAX_CORRECTIONS,
   MAX_KNOWN_COMPLETIONS,
@@ -78,6 +79,7 @@ const SCORE_ROUNDING = 1e-4;
 /** nameMark values: the slot's name is the query, or starts with it. */
 const EXACT_NAME_MARK = 1;
 const NAME_PREFIX_MARK = 2;
+const LITERAL_NAME_MARK = 3;
 const LOG_PRIOR_FULL = Math.log1p(PRIOR_FULL_STARS);
 const NO_USES = Object.freeze({ week: 0, total: 0 });
 
@@ -132,7 +134,7 @@ export class SkillIndex {
     collection: new Uint8Array(1024),
     prior: new Float64Array(1024),
   };
-  /** Scratch: per slot, whether its name is the current query (EXACT_NAME_MARK) or starts with it. */
+  /** Scratch: per slot, whether its name is the query as typed (LITERAL_NAME_MARK), through separators or typos (EXACT_NAME_MARK), or starts with it. */
   private nameMark = new Uint8Array(1024);
   /** Distinct name keys, sorted (for name prefixes), and how many documents hold each. */
   private readonly sortedNames: string[] = [];
@@ -426,7 +428,8 @@ export class SkillIndex {
       const prefixed = names.unfinished ? this.namePrefixed(names.unfinished) : [];
       const mark = this.nameMark;
       for (const slot of prefixed) mark[slot] = NAME_PREFIX_MARK;
-      for (const slot of exact) mark[slot] = EXACT_NAME_MARK;
+      for (const slot of exact)
+        mark[slot] = this.docs[slot]?.nameKey === typedKey ? LITERAL_NAME_MARK : EXACT_NAME_MARK;
       try {
         const set = this.index.score(slots, filtered, exact, slotIdf, draw);
         const context: RankContext = { filters, filtered, scope, readable, names, idfTotal, after };
@@ -473,8 +476,16 @@ export class SkillIndex {
       // Relaxation: collections must match every word of their name query.
       if (collection[slot] === 1 && popcount(matched) < slotCount) continue;
       const named = mark[slot]!;
-      let bonus = named === EXACT_NAME_MARK ? EXACT_NAME : named === NAME_PREFIX_MARK ? NAME_PREFIX : 0;
-      if (unlisted && bonus !== EXACT_NAME) {
+      let bonus =
+        named === LITERAL_NAME_MARK
+          ? EXACT_NAME + LITERAL_NAME
+          : named === EXACT_NAME_MARK
+            ? EXACT_NAME
+            : named === NAME_PREFIX_MARK
+              ? NAME_PREFIX
+              : 0;
+      // The literal name is always listed (byName holds it), so an unlisted one is a typo reading.
+      if (unlisted && bonus < EXACT_NAME) {
         doc ??= docs[slot];
         if (doc !== undefined && isExactName(doc, names)) bonus = EXACT_NAME;
       }

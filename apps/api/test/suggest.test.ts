@@ -45,7 +45,7 @@ describe('/v1/suggest', () => {
         'Fix failing GitHub Actions checks on a pull request: read the workflow logs, find the failing step, fix it',
         body(
           'ci-fix',
-          'Pull the Actions run logs with gh run view, find the lint or test step that failed, fix and push.',
+          "Pull the Actions run logs with gh run view, find the lint or test step that failed, fix, push and re-run. If you couldn't find it, ask.",
         ),
       ),
       'release-notes/SKILL.md': skillMd(
@@ -92,6 +92,18 @@ describe('/v1/suggest', () => {
       descriptionTokens: expect.any(Number),
       flags: [],
     });
+  });
+
+  it('quotes whole words of the message, never the end of a contraction', async () => {
+    // ci-fix holds the words "re" (re-run) and "couldn", which "we're" and "couldn't" also leave once their
+    // apostrophes split them.
+    const message = "we're stuck: the CI on my PR keeps failing on lint and the Actions logs say we couldn't";
+    const top = (await post(message)).json().results[0];
+    expect(top.identity).toBe('gh:devtools/skills/ci-fix');
+    const at = message.indexOf(top.matched);
+    expect(at).toBeGreaterThan(0);
+    expect(message.charAt(at - 1)).toBe(' ');
+    expect(top.matched).toMatch(/^CI\b.*\bcouldn't$/);
   });
 
   it('answers GET with the message in q, and the limit', async () => {

@@ -137,6 +137,9 @@ const COVERS = 0.5;
  * shuffled folds, the right skill of an indirect message often scoring a few percent under a wrong one).
  */
 const RESULT_FLOOR = 0.01;
+/** The apostrophes a contraction is written with. */
+const CONTRACTED = /['\u2019]/;
+const CONTRACTION_TAIL = /^['\u2019]\p{L}+/u;
 /** A need word is informative when some skills are about it, but at most this share of them (not "code"). */
 const INFORMATIVE_MAX_SHARE = 0.1;
 /**
@@ -474,17 +477,22 @@ export function createSuggestEngine(
     return about >= 1 && about <= Math.max(1, INFORMATIVE_MAX_SHARE * m.size);
   };
 
-  /** The stretch of the need's text from the first to the last word the skill holds. */
+  /**
+   * The stretch of the need's text from the first to the last word the skill holds. The end of a contraction
+   * ("we're", "I've") is not one: a stretch starting there would start inside a word.
+   */
   const matchedText = (m: SemanticModel, slot: number, need: Need): string => {
     const re = /[\p{L}\p{N}]+/gu;
     let first = -1;
     let last = -1;
     for (const w of need.text.matchAll(re)) {
       const word = w[0].toLowerCase();
-      if (!need.words.includes(word)) continue;
+      if (!need.words.includes(word) || CONTRACTED.test(need.text.charAt(w.index - 1))) continue;
       if (m.match(slot, cachedTermOf(word))) {
         if (first < 0) first = w.index;
-        last = w.index + word.length;
+        // A contraction ends with the word it contracts ("couldn't"), not before its apostrophe.
+        const end = w.index + word.length;
+        last = end + (CONTRACTION_TAIL.exec(need.text.slice(end))?.[0].length ?? 0);
       }
     }
     return first < 0 ? need.text : need.text.slice(first, last);

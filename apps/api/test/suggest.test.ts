@@ -104,6 +104,9 @@ describe('/v1/suggest', () => {
     expect(at).toBeGreaterThan(0);
     expect(message.charAt(at - 1)).toBe(' ');
     expect(top.matched).toMatch(/^CI\b.*\bcouldn't$/);
+    // A word in single quotes is a word of the message, not the end of a contraction.
+    const quoted = "the 'CI' on my PR keeps failing on lint, can you pull the Actions logs";
+    expect((await post(quoted)).json().results[0].matched).toMatch(/^CI' on my PR\b.*\blogs$/);
   });
 
   it('answers GET with the message in q, and the limit', async () => {

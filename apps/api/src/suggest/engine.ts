@@ -137,8 +137,9 @@ const COVERS = 0.5;
  * shuffled folds, the right skill of an indirect message often scoring a few percent under a wrong one).
  */
 const RESULT_FLOOR = 0.01;
-/** The apostrophes a contraction is written with. */
-const CONTRACTED = /['\u2019]/;
+/** The end of the text is a letter and an apostrophe: a word after it ends a contraction ("we're"), not a quote. */
+const CONTRACTED = /\p{L}['\u2019]$/u;
+/** An apostrophe and the letters after it at the start of the text: the rest of a contraction ("couldn't"). */
 const CONTRACTION_TAIL = /^['\u2019]\p{L}+/u;
 /** A need word is informative when some skills are about it, but at most this share of them (not "code"). */
 const INFORMATIVE_MAX_SHARE = 0.1;
@@ -487,7 +488,8 @@ export function createSuggestEngine(
     let last = -1;
     for (const w of need.text.matchAll(re)) {
       const word = w[0].toLowerCase();
-      if (!need.words.includes(word) || CONTRACTED.test(need.text.charAt(w.index - 1))) continue;
+      if (!need.words.includes(word) || CONTRACTED.test(need.text.slice(Math.max(0, w.index - 2), w.index)))
+        continue;
       if (m.match(slot, cachedTermOf(word))) {
         if (first < 0) first = w.index;
         // A contraction ends with the word it contracts ("couldn't"), not before its apostrophe.

@@ -95,7 +95,7 @@ export const MAX_SCORING_SLOTS = 30;
 export const EXACT_NAME = 1000;
 /**
  * Added on top of EXACT_NAME when the name is the query as typed: it comes before names that are the query
- * only through left-out separators or a corrected word ("styleguide" before "style-guide"), as SPEC 2.4's
+ * only through left-out separators or a corrected word ("styleguide" before "style-guide"), as SPEC 2.1's
  * "the exact name comes first" reads and the Postgres engine ranks.
  */
 export const LITERAL_NAME = 1000;

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fetchSuggestions, parseJsonOutput, runCliCaptured } from '../../../test/support/cli.js';
 import { eventually } from '../../../test/support/eventually.js';
 import { unusedPort } from '../../../test/support/ports.js';
+import { MAX_QUOTED_WORDS } from '../src/suggest/matched.js';
 import { createTestHub, type TestHub } from './support/app.js';
 import { seedHubCollection, seedRepository, skillMd } from './support/seed.js';
 import { auth, seedTeam, type Tokens } from './teams-fixtures.js';
@@ -51,7 +52,10 @@ describe('/v1/suggest', () => {
       'release-notes/SKILL.md': skillMd(
         'release-notes',
         'Write release notes and a changelog from the git commits since the last tag',
-        body('release-notes', 'Group commits by type: features, fixes, breaking changes.'),
+        body(
+          'release-notes',
+          'Group commits by type: features, fixes, breaking changes. Two levels of headings.',
+        ),
       ),
       'pdf-extract/SKILL.md': skillMd(
         'pdf-extract',
@@ -94,19 +98,31 @@ describe('/v1/suggest', () => {
     });
   });
 
-  it('quotes whole words of the message, never the end of a contraction', async () => {
+  it('quotes a phrase of the message: whole words, never the end of a contraction', async () => {
     // ci-fix holds the words "re" (re-run) and "couldn", which "we're" and "couldn't" also leave once their
     // apostrophes split them.
-    const message = "we're stuck: the CI on my PR keeps failing on lint and the Actions logs say we couldn't";
+    const message = "we're stuck: the CI lint job and the Actions logs say we couldn't";
     const top = (await post(message)).json().results[0];
     expect(top.identity).toBe('gh:devtools/skills/ci-fix');
-    const at = message.indexOf(top.matched);
-    expect(at).toBeGreaterThan(0);
-    expect(message.charAt(at - 1)).toBe(' ');
-    expect(top.matched).toMatch(/^CI\b.*\bcouldn't$/);
+    expect(top.matched).toBe("CI lint job and the Actions logs say we couldn't");
     // A word in single quotes is a word of the message, not the end of a contraction.
-    const quoted = "the 'CI' on my PR keeps failing on lint, can you pull the Actions logs";
-    expect((await post(quoted)).json().results[0].matched).toMatch(/^CI' on my PR\b.*\blogs$/);
+    const quoted = "the 'CI' lint fails on my PR, fix it";
+    expect((await post(quoted)).json().results[0].matched).toBe("CI' lint fails on my PR, fix");
+  });
+
+  it('quotes the phrase of a long message a skill answers, not a short clause that opens it', async () => {
+    // release-notes holds "two" (its body), the one word of the opening clause.
+    const message =
+      'Two things today. First, the CI on my PR keeps failing on lint again, pull the Actions logs and fix it. ' +
+      'Second, write the release notes and a changelog from the git commits since the last tag, because the ' +
+      'team keeps asking me what shipped this week and I never have an answer ready for them.';
+    const results: { identity: string; matched: string }[] = (await post(message)).json().results;
+    const notes = results.find((r) => r.identity === 'gh:devtools/skills/release-notes');
+    expect(notes?.matched).toMatch(/^(write the )?release notes and a changelog from the git commits\b/);
+    for (const r of results) {
+      expect(message).toContain(r.matched);
+      expect(r.matched.split(' ').length).toBeLessThanOrEqual(MAX_QUOTED_WORDS);
+    }
   });
 
   it('answers GET with the message in q, and the limit', async () => {

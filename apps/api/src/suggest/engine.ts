@@ -31,8 +31,9 @@ import {
   VectorStore,
 } from './embeddings.js';
 import { diversify, type RankedList, reciprocalRankFusion } from './fusion.js';
+import { quotedPhrase } from './matched.js';
 import { type QueryTerm, SemanticModel } from './model.js';
-import { extractNeeds, type Need, taskSignal } from './needs.js';
+import { extractNeeds, MIN_PART_WORDS, type Need, taskSignal } from './needs.js';
 import { cachedTermOf } from './term-cache.js';
 
 /** The model is not there to answer (still building, or over its memory budget). */
@@ -137,10 +138,13 @@ const COVERS = 0.5;
  * shuffled folds, the right skill of an indirect message often scoring a few percent under a wrong one).
  */
 const RESULT_FLOOR = 0.01;
-/** The end of the text is a letter and an apostrophe: a word after it ends a contraction ("we're"), not a quote. */
-const CONTRACTED = /\p{L}['\u2019]$/u;
-/** An apostrophe and the letters after it at the start of the text: the rest of a contraction ("couldn't"). */
-const CONTRACTION_TAIL = /^['\u2019]\p{L}+/u;
+/**
+ * What a need word the skill holds in its body only weighs, against one in its name, description or
+ * headings, when choosing the phrase a suggestion quotes: what a skill says it is for says why it was
+ * suggested ("write any code for the new notifications feature" for a test-first skill, where body words
+ * alone quoted "wrong, a couple of options and which one").
+ */
+const BODY_QUOTE_SHARE = 0.25;
 /** A need word is informative when some skills are about it, but at most this share of them (not "code"). */
 const INFORMATIVE_MAX_SHARE = 0.1;
 /**
@@ -479,26 +483,16 @@ export function createSuggestEngine(
   };
 
   /**
-   * The stretch of the need's text from the first to the last word the skill holds. The end of a contraction
-   * ("we're", "I've") is not one: a stretch starting there would start inside a word.
+   * The phrase of the need's text the skill answers: its densest stretch of need words the skill holds,
+   * words of its name, description or headings weighing most.
    */
-  const matchedText = (m: SemanticModel, slot: number, need: Need): string => {
-    const re = /[\p{L}\p{N}]+/gu;
-    let first = -1;
-    let last = -1;
-    for (const w of need.text.matchAll(re)) {
-      const word = w[0].toLowerCase();
-      if (!need.words.includes(word) || CONTRACTED.test(need.text.slice(Math.max(0, w.index - 2), w.index)))
-        continue;
-      if (m.match(slot, cachedTermOf(word))) {
-        if (first < 0) first = w.index;
-        // A contraction ends with the word it contracts ("couldn't"), not before its apostrophe.
-        const end = w.index + word.length;
-        last = end + (CONTRACTION_TAIL.exec(need.text.slice(end))?.[0].length ?? 0);
-      }
-    }
-    return first < 0 ? need.text : need.text.slice(first, last);
-  };
+  const matchedText = (m: SemanticModel, slot: number, need: Need): string =>
+    quotedPhrase(need.text, (word) => {
+      if (!need.words.includes(word)) return 0;
+      const term = cachedTermOf(word);
+      const held = m.match(slot, term);
+      return held ? m.idf(term) * (held.topical ? 1 : BODY_QUOTE_SHARE) : 0;
+    });
 
   /** The embeddings-service list of a need: the search engine's index when it answers, else the vectors held here. */
   const serviceNeighbours = async (
@@ -694,10 +688,12 @@ export function createSuggestEngine(
       .slice(0, limit)
       .map((c) => {
         // The part of the message it answers: the need it covers best, else the whole request.
+        // A short clause stands as a need only because it opened the message ("Two things today."): a skill
+        // holding its one word answers it in full, and says nothing of why it was suggested.
         let need = needs.whole;
         let bestPart = COVERS;
         c.parts.forEach((p, i) => {
-          if (p > bestPart) {
+          if (p > bestPart && needs.parts[i]!.words.length >= MIN_PART_WORDS) {
             bestPart = p;
             need = needs.parts[i]!;
           }

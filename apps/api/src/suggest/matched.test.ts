@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_QUOTED_WORDS, quotedPhrase } from './matched.js';
+
+/** A skill holding these words, each weighing 1 unless given. */
+const holding =
+  (words: Record<string, number> | string[]) =>
+  (word: string): number =>
+    Array.isArray(words) ? (words.includes(word) ? 1 : 0) : (words[word] ?? 0);
+
+describe('quotedPhrase', () => {
+  it('quotes the densest phrase, not the stretch from the first held word to the last', () => {
+    const text =
+      'Our webhook handler has been flaky since Monday. The signature check compares the computed HMAC ' +
+      'with the header and bails out at the first differing byte, and the security review flagged it; ' +
+      'also the handler logs too much.';
+    const phrase = quotedPhrase(text, holding(['signature', 'compares', 'hmac', 'byte', 'handler', 'logs']));
+    // "byte" is 13 words after "compares": the first three held words are the heaviest phrase.
+    expect(phrase).toBe('signature check compares the computed HMAC');
+    expect(phrase.split(' ').length).toBeLessThanOrEqual(MAX_QUOTED_WORDS);
+  });
+
+  it('weighs words: a rare word the skill is about outweighs two common ones', () => {
+    const text =
+      'review the code and the tests of the module we wrote last week, then the changelog for the release';
+    expect(quotedPhrase(text, holding({ code: 0.2, tests: 0.2, changelog: 3, release: 1 }))).toBe(
+      'changelog for the release',
+    );
+  });
+
+  it('stays inside one sentence', () => {
+    const text = 'Write the release notes. Then deploy to staging; notify the channel';
+    expect(quotedPhrase(text, holding(['notes', 'deploy', 'staging']))).toBe('deploy to staging');
+    expect(quotedPhrase('Use Node.js for it', holding(['node', 'js']))).toBe('Node.js');
+  });
+
+  it('prefers the shorter phrase of equal weight, then the earlier', () => {
+    expect(quotedPhrase('lint fails, the lint step in CI fails', holding(['lint', 'fails']))).toBe(
+      'lint fails',
+    );
+  });
+
+  it('never starts at the end of a contraction, and ends a contraction whole', () => {
+    // "we're" and "couldn't" leave "re" and "couldn" once the apostrophe splits them.
+    const held = holding(['re', 'ci', 'lint', 'couldn']);
+    expect(quotedPhrase("we're red on CI because lint says we couldn't", held)).toBe(
+      "CI because lint says we couldn't",
+    );
+    // A word in single quotes is a word of the message.
+    expect(quotedPhrase("the 'CI' is red on lint", holding(['ci', 'lint']))).toBe("CI' is red on lint");
+    expect(quotedPhrase('we\u2019re red on CI', held)).toBe('CI');
+  });
+
+  it('quotes a file name or a version whole, and no bracket it does not close', () => {
+    expect(
+      quotedPhrase('review their MSA (msa-2025.docx): flag liability caps', holding(['docx', 'liability'])),
+    ).toBe('msa-2025.docx: flag liability');
+    expect(quotedPhrase('a CSV (date, store_id, units, revenue and more)', holding(['csv', 'units']))).toBe(
+      'CSV date, store_id, units',
+    );
+    expect(quotedPhrase('bump to v2.4.0 and tag it', holding(['bump', 'v2']))).toBe('bump to v2.4.0');
+  });
+
+  it('folds line breaks and gaps, and quotes the opening words when the skill holds none', () => {
+    expect(quotedPhrase('deploy  the \t worker', holding(['deploy', 'worker']))).toBe('deploy the worker');
+    expect(quotedPhrase('deploy\nthe worker', holding(['deploy', 'worker']))).toBe('deploy');
+    const words = Array.from({ length: 20 }, (_, i) => `w${i}`).join(' ');
+    expect(quotedPhrase(`${words}. More`, holding([]))).toBe(
+      words.split(' ').slice(0, MAX_QUOTED_WORDS).join(' '),
+    );
+    expect(quotedPhrase('  ', holding([]))).toBe('');
+  });
+});

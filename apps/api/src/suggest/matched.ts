@@ -17,6 +17,7 @@ const CONTRACTED = /\p{L}['\u2019]$/u;
 const CONTRACTION_TAIL = /^['\u2019]\p{L}+/u;
 /** A character inside one token of the message (a file name, a version, a path), beside its letters. */
 const TOKEN_INNER = /[\p{L}\p{N}_.\-/@]/u;
+/** A letter or digit: a quoted phrase starts and ends on one. */
 const WORD_CHAR = /[\p{L}\p{N}]/u;
 /** Between two words: a sentence or clause ends (the quoted phrase stays inside one). */
 const SENTENCE_BREAK = /[.!?;](\s|$)|\n/;
@@ -54,14 +55,14 @@ export function quotedPhrase(text: string, weightOf: (word: string) => number): 
   let best: { from: number; to: number; weight: number } | null = null;
   for (let from = 0; from < words.length; from++) {
     if (words[from]!.weight <= 0) continue;
-    const held = new Map<string, number>();
+    const held = new Set<string>();
     let weight = 0;
     for (let to = from; to < words.length && to - from < MAX_QUOTED_WORDS; to++) {
       const w = words[to]!;
       if (w.sentence !== words[from]!.sentence) break;
       if (w.weight <= 0) continue;
       if (!held.has(w.word)) {
-        held.set(w.word, w.weight);
+        held.add(w.word);
         weight += w.weight;
       }
       const better =

@@ -31,7 +31,7 @@ import {
   VectorStore,
 } from './embeddings.js';
 import { diversify, type RankedList, reciprocalRankFusion } from './fusion.js';
-import { quotedPhrase } from './matched.js';
+import { type PhraseQuoter, phraseQuoter } from './matched.js';
 import { type QueryTerm, SemanticModel } from './model.js';
 import { extractNeeds, MIN_PART_WORDS, type Need, taskSignal } from './needs.js';
 import { cachedTermOf } from './term-cache.js';
@@ -486,8 +486,8 @@ export function createSuggestEngine(
    * The phrase of the need's text the skill answers: its densest stretch of need words the skill holds,
    * words of its name, description or headings weighing most.
    */
-  const matchedText = (m: SemanticModel, slot: number, need: Need): string =>
-    quotedPhrase(need.text, (word) => {
+  const matchedText = (m: SemanticModel, slot: number, need: Need, quote: PhraseQuoter): string =>
+    quote((word) => {
       if (!need.words.includes(word)) return 0;
       const term = cachedTermOf(word);
       const held = m.match(slot, term);
@@ -683,6 +683,16 @@ export function createSuggestEngine(
     if (bestScore < threshold) {
       return { results: [], abstained: true, best: bestScore, ...explain };
     }
+    // Each need's text is split into words once, for every result that quotes it.
+    const quoters = new Map<Need, PhraseQuoter>();
+    const quoterOf = (need: Need) => {
+      let quote = quoters.get(need);
+      if (!quote) {
+        quote = phraseQuoter(need.text);
+        quoters.set(need, quote);
+      }
+      return quote;
+    };
     const results = ordered
       .filter((c) => c.score >= RESULT_FLOOR)
       .slice(0, limit)
@@ -701,7 +711,7 @@ export function createSuggestEngine(
         return {
           hit: held[c.slot]!.hit,
           score: Math.round(c.score * 1000) / 1000,
-          matched: matchedText(m, c.slot, need),
+          matched: matchedText(m, c.slot, need, quoterOf(need)),
         };
       });
     return { results, abstained: false, best: bestScore, ...explain };

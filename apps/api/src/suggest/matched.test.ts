@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_QUOTED_WORDS, quotedPhrase } from './matched.js';
+import { MAX_QUOTED_WORDS, phraseQuoter } from './matched.js';
+
+const quotedPhrase = (text: string, weightOf: (word: string) => number) => phraseQuoter(text)(weightOf);
 
 /** A skill holding these words, each weighing 1 unless given. */
 const holding =
@@ -7,7 +9,7 @@ const holding =
   (word: string): number =>
     Array.isArray(words) ? (words.includes(word) ? 1 : 0) : (words[word] ?? 0);
 
-describe('quotedPhrase', () => {
+describe('phraseQuoter', () => {
   it('quotes the densest phrase, not the stretch from the first held word to the last', () => {
     const text =
       'Our webhook handler has been flaky since Monday. The signature check compares the computed HMAC ' +
@@ -31,6 +33,9 @@ describe('quotedPhrase', () => {
     const text = 'Write the release notes. Then deploy to staging; notify the channel';
     expect(quotedPhrase(text, holding(['notes', 'deploy', 'staging']))).toBe('deploy to staging');
     expect(quotedPhrase('Use Node.js for it', holding(['node', 'js']))).toBe('Node.js');
+    // A full stop inside a word is not the end of a sentence.
+    expect(quotedPhrase('deploy Node.js apps', holding(['deploy', 'apps']))).toBe('deploy Node.js apps');
+    expect(quotedPhrase('is it done? yes. deploy it', holding(['done', 'deploy']))).toBe('done');
   });
 
   it('prefers the shorter phrase of equal weight, then the earlier', () => {
@@ -58,6 +63,13 @@ describe('quotedPhrase', () => {
       'CSV date, store_id, units',
     );
     expect(quotedPhrase('bump to v2.4.0 and tag it', holding(['bump', 'v2']))).toBe('bump to v2.4.0');
+  });
+
+  it('quotes a text once split for each skill it is given', () => {
+    const quote = phraseQuoter('the CI lint step fails. Then write the release notes');
+    expect(quote(holding(['lint', 'fails']))).toBe('lint step fails');
+    expect(quote(holding(['release', 'notes']))).toBe('release notes');
+    expect(quote(holding(['lint']))).toBe('lint');
   });
 
   it('folds line breaks and gaps, and quotes the opening words when the skill holds none', () => {

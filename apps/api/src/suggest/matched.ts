@@ -11,59 +11,91 @@
  */
 export const MAX_QUOTED_WORDS = 12;
 
-/** The end of the text is a letter and an apostrophe: a word after it ends a contraction ("we're"), not a quote. */
-const CONTRACTED = /\p{L}['\u2019]$/u;
+/** A letter and then an apostrophe before a word: the word ends a contraction ("we're"), it is not quoted. */
+const APOSTROPHE = /['\u2019]/;
+const LETTER = /\p{L}/u;
 /** An apostrophe and the letters after it at the start of the text: the rest of a contraction ("couldn't"). */
 const CONTRACTION_TAIL = /^['\u2019]\p{L}+/u;
 /** A character inside one token of the message (a file name, a version, a path), beside its letters. */
 const TOKEN_INNER = /[\p{L}\p{N}_.\-/@]/u;
 /** A letter or digit: a quoted phrase starts and ends on one. */
 const WORD_CHAR = /[\p{L}\p{N}]/u;
-/** Between two words: a sentence or clause ends (the quoted phrase stays inside one). */
-const SENTENCE_BREAK = /[.!?;](\s|$)|\n/;
+
+/** Quotes the phrase of one text a skill answers, given the weight of each word the skill holds. */
+export type PhraseQuoter = (weightOf: (word: string) => number) => string;
 
 interface Word {
-  /** Lowercase, as need words are. */
-  word: string;
+  /** Index of the word (lowercase, as need words are) among the text's distinct words. */
+  id: number;
   start: number;
   end: number;
   sentence: number;
-  /** The word's weight when the skill holds it (its idf), else 0. */
-  weight: number;
+  /**
+   * The end of a contraction ("re" of "we're"): not a word of the message, and a phrase starting there would
+   * start inside a word.
+   */
+  contracted: boolean;
 }
 
 /**
- * The densest phrase of `text` a skill holds: the window of at most MAX_QUOTED_WORDS words within one
- * sentence whose distinct held words weigh most (`weightOf`: a lowercase word's weight when the skill holds
- * it, else 0), from its first held word to its last. Fewer words win a tie, then the earlier phrase. When
- * the skill holds no word (it came from related terms alone), the first words of the text.
+ * Quotes, for each skill it is given, the densest phrase of `text` the skill holds: the window of at most
+ * MAX_QUOTED_WORDS words within one sentence whose distinct held words weigh most (`weightOf`: a lowercase
+ * word's weight when the skill holds it, else 0), from its first held word to its last. Fewer words win a
+ * tie, then the earlier phrase. When the skill holds no word (it came from related terms alone), the first
+ * words of the text. The text is split into words once, however many skills quote it (a request quotes up
+ * to `limit` skills against a message of up to 8,000 characters), and `weightOf` is asked once per distinct word.
  */
-export function quotedPhrase(text: string, weightOf: (word: string) => number): string {
+export function phraseQuoter(text: string): PhraseQuoter {
   const words: Word[] = [];
+  const distinct: string[] = [];
+  const ids = new Map<string, number>();
   let sentence = 0;
   let previousEnd = 0;
   for (const w of text.matchAll(/[\p{L}\p{N}]+/gu)) {
-    if (words.length > 0 && SENTENCE_BREAK.test(text.slice(previousEnd, w.index))) sentence++;
+    if (words.length > 0 && breaksSentence(text, previousEnd, w.index)) sentence++;
     const word = w[0].toLowerCase();
-    // The end of a contraction ("re" of "we're") is not a word of the message: a phrase starting there would
-    // start inside a word.
-    const contracted = CONTRACTED.test(text.slice(Math.max(0, w.index - 2), w.index));
+    let id = ids.get(word);
+    if (id === undefined) {
+      id = distinct.push(word) - 1;
+      ids.set(word, id);
+    }
     const end = w.index + w[0].length;
-    words.push({ word, start: w.index, end, sentence, weight: contracted ? 0 : weightOf(word) });
+    words.push({
+      id,
+      start: w.index,
+      end,
+      sentence,
+      contracted: APOSTROPHE.test(text.charAt(w.index - 1)) && LETTER.test(text.charAt(w.index - 2)),
+    });
     previousEnd = end;
   }
+  const weights = new Float64Array(distinct.length);
+  const counted = new Int32Array(distinct.length);
+  return (weightOf) => {
+    for (let d = 0; d < distinct.length; d++) weights[d] = weightOf(distinct[d]!);
+    counted.fill(-1);
+    return quote(text, words, weights, counted);
+  };
+}
+
+/**
+ * The phrase of `text` whose distinct held words (`weights[id]` > 0) weigh most (see `phraseQuoter`);
+ * `counted[id]` is scratch: the window start that last counted the word.
+ */
+function quote(text: string, words: readonly Word[], weights: Float64Array, counted: Int32Array): string {
+  const weightAt = (i: number) => (words[i]!.contracted ? 0 : weights[words[i]!.id]!);
   let best: { from: number; to: number; weight: number } | null = null;
   for (let from = 0; from < words.length; from++) {
-    if (words[from]!.weight <= 0) continue;
-    const held = new Set<string>();
+    if (weightAt(from) <= 0) continue;
     let weight = 0;
     for (let to = from; to < words.length && to - from < MAX_QUOTED_WORDS; to++) {
       const w = words[to]!;
       if (w.sentence !== words[from]!.sentence) break;
-      if (w.weight <= 0) continue;
-      if (!held.has(w.word)) {
-        held.add(w.word);
-        weight += w.weight;
+      const held = weightAt(to);
+      if (held <= 0) continue;
+      if (counted[w.id] !== from) {
+        counted[w.id] = from;
+        weight += held;
       }
       const better =
         !best ||
@@ -87,6 +119,21 @@ export function quotedPhrase(text: string, weightOf: (word: string) => number): 
   // A contraction ends with the word it contracts ("couldn't"), not before its apostrophe.
   const tail = CONTRACTION_TAIL.exec(text.slice(end))?.[0].length ?? 0;
   return tidy(text.slice(start, end + tail));
+}
+
+/**
+ * Whether a sentence or clause ends between two words (`text` from `from` to `to`): a line break, or one of
+ * . ! ? ; before white space. The quoted phrase stays inside one. A loop over the characters, not a regular
+ * expression over a slice: it runs between every two words of messages up to 8,000 characters.
+ */
+function breaksSentence(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10) return true;
+    if ((c === 46 || c === 33 || c === 63 || c === 59) && i + 1 < to && /\s/.test(text.charAt(i + 1)))
+      return true;
+  }
+  return false;
 }
 
 /**

@@ -110,6 +110,14 @@ describe('/v1/suggest', () => {
     expect((await post(quoted)).json().results[0].matched).toBe("CI' lint fails on my PR, fix");
   });
 
+  it("quotes the user's own characters: a file name keeps its extension", async () => {
+    const message = 'write the release notes into CHANGELOG.md from the git commits since the last tag';
+    const top = (await post(message)).json().results[0];
+    expect(top.identity).toBe('gh:devtools/skills/release-notes');
+    expect(top.matched).toContain('CHANGELOG.md');
+    expect(message).toContain(top.matched);
+  });
+
   it('quotes the phrase of a long message a skill answers, not a short clause that opens it', async () => {
     // release-notes holds "two" (its body), the one word of the opening clause.
     const message =
@@ -121,6 +129,7 @@ describe('/v1/suggest', () => {
     expect(notes?.matched).toMatch(/^(write the )?release notes and a changelog from the git commits\b/);
     for (const r of results) {
       expect(message).toContain(r.matched);
+      expect(r.matched).not.toBe('Two');
       expect(r.matched.split(' ').length).toBeLessThanOrEqual(MAX_QUOTED_WORDS);
     }
   });

@@ -688,7 +688,7 @@ export function createSuggestEngine(
     const quoterOf = (need: Need) => {
       let quote = quoters.get(need);
       if (!quote) {
-        quote = phraseQuoter(need.text);
+        quote = phraseQuoter(need.text, { message, at: need.at });
         quoters.set(need, quote);
       }
       return quote;

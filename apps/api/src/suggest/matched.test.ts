@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_QUOTED_WORDS, phraseQuoter } from './matched.js';
+import { extractNeeds } from './needs.js';
 
 const quotedPhrase = (text: string, weightOf: (word: string) => number) => phraseQuoter(text)(weightOf);
 
@@ -80,5 +81,29 @@ describe('phraseQuoter', () => {
       words.split(' ').slice(0, MAX_QUOTED_WORDS).join(' '),
     );
     expect(quotedPhrase('  ', holding([]))).toBe('');
+  });
+
+  it("quotes the message itself, in the user's characters, when it knows where the text came from", () => {
+    const fromMessage = (message: string, held: string[]) => {
+      const { whole } = extractNeeds(message);
+      return phraseQuoter(whole.text, { message, at: whole.at })(holding(held));
+    };
+    // Need finding reads "CLAUDE" (the extension set aside); the quote is the user's "CLAUDE.md".
+    expect(fromMessage('Our CLAUDE.md is a mess, please audit it', ['claude', 'mess', 'audit'])).toBe(
+      'CLAUDE.md is a mess, please audit',
+    );
+    // A code block between two clauses ends the sentence: the quote does not run across it.
+    const pasted = 'review this view please, it is slow:\n```py\nx = view()\n```\nThe page takes 4s';
+    expect(fromMessage(pasted, ['view', 'page'])).toBe('view');
+    // Inline code comes back as plain text.
+    expect(fromMessage('never run `git push --force` on main', ['git', 'push', 'force', 'main'])).toBe(
+      'git push --force on main',
+    );
+    // A URL need finding set aside comes back, unless it would be most of the quote.
+    expect(fromMessage('deploy https://example.com/x to staging', ['deploy', 'staging'])).toBe(
+      'deploy https://example.com/x to staging',
+    );
+    const long = `deploy https://example.com/${'a'.repeat(300)} to staging`;
+    expect(fromMessage(long, ['deploy', 'staging'])).toBe('deploy to staging');
   });
 });

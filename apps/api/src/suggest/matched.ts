@@ -21,6 +21,15 @@ const TOKEN_INNER = /[\p{L}\p{N}_.\-/@]/u;
 /** A letter or digit: a quoted phrase starts and ends on one. */
 const WORD_CHAR = /[\p{L}\p{N}]/u;
 
+/** Where a text need finding read came from: the message, and for each character of the text its index there. */
+export interface QuoteSource {
+  message: string;
+  at: ArrayLike<number>;
+}
+
+/** Longest phrase quoted from the message itself (see `phrase`). */
+const MAX_QUOTED_CHARS = 240;
+
 /** Quotes the phrase of one text a skill answers, given the weight of each word the skill holds. */
 export type PhraseQuoter = (weightOf: (word: string) => number) => string;
 
@@ -44,15 +53,24 @@ interface Word {
  * tie, then the earlier phrase. When the skill holds no word (it came from related terms alone), the first
  * words of the text. The text is split into words once, however many skills quote it (a request quotes up
  * to `limit` skills against a message of up to 8,000 characters), and `weightOf` is asked once per distinct word.
+ * With `source` (the message and, for each character of `text`, its index there) the phrase is quoted from
+ * the message itself, in the user's characters, and a sentence also ends where the message's own text
+ * between two words does (a code block need finding set aside).
  */
-export function phraseQuoter(text: string): PhraseQuoter {
+export function phraseQuoter(text: string, source?: QuoteSource): PhraseQuoter {
   const words: Word[] = [];
   const distinct: string[] = [];
   const ids = new Map<string, number>();
   let sentence = 0;
   let previousEnd = 0;
   for (const w of text.matchAll(/[\p{L}\p{N}]+/gu)) {
-    if (words.length > 0 && breaksSentence(text, previousEnd, w.index)) sentence++;
+    if (
+      words.length > 0 &&
+      (source
+        ? breaksSentence(source.message, source.at[previousEnd - 1]! + 1, source.at[w.index]!)
+        : breaksSentence(text, previousEnd, w.index))
+    )
+      sentence++;
     const word = w[0].toLowerCase();
     let id = ids.get(word);
     if (id === undefined) {
@@ -74,7 +92,7 @@ export function phraseQuoter(text: string): PhraseQuoter {
   return (weightOf) => {
     for (let d = 0; d < distinct.length; d++) weights[d] = weightOf(distinct[d]!);
     counted.fill(-1);
-    return quote(text, words, weights, counted);
+    return quote(text, words, weights, counted, source);
   };
 }
 
@@ -82,7 +100,13 @@ export function phraseQuoter(text: string): PhraseQuoter {
  * The phrase of `text` whose distinct held words (`weights[id]` > 0) weigh most (see `phraseQuoter`);
  * `counted[id]` is scratch: the window start that last counted the word.
  */
-function quote(text: string, words: readonly Word[], weights: Float64Array, counted: Int32Array): string {
+function quote(
+  text: string,
+  words: readonly Word[],
+  weights: Float64Array,
+  counted: Int32Array,
+  source?: QuoteSource,
+): string {
   const weightAt = (i: number) => (words[i]!.contracted ? 0 : weights[words[i]!.id]!);
   let best: { from: number; to: number; weight: number } | null = null;
   for (let from = 0; from < words.length; from++) {
@@ -106,19 +130,36 @@ function quote(text: string, words: readonly Word[], weights: Float64Array, coun
   }
   if (!best) {
     const first = words.filter((w) => w.sentence === 0).slice(0, MAX_QUOTED_WORDS);
-    return first.length > 0 ? tidy(text.slice(first[0]!.start, first[first.length - 1]!.end)) : text.trim();
+    return first.length > 0
+      ? phrase(text, first[0]!.start, first[first.length - 1]!.end, source)
+      : text.trim();
+  }
+  return phrase(text, words[best.from]!.start, words[best.to]!.end, source);
+}
+
+/** Characters `start` to `end` of `text` as quoted: from the message when there is one, whole tokens, tidied. */
+function phrase(text: string, start: number, end: number, source?: QuoteSource): string {
+  let from = text;
+  if (source) {
+    const messageStart = source.at[start]!;
+    const messageEnd = source.at[end - 1]! + 1;
+    // What need finding set aside inside the phrase (a URL, a long inline code) comes back with it; past this
+    // the phrase would be mostly that, and the text need finding read is quoted instead.
+    if (messageEnd - messageStart <= MAX_QUOTED_CHARS) {
+      from = source.message;
+      start = messageStart;
+      end = messageEnd;
+    }
   }
   // Whole tokens of the message: a file name or a version ("msa-2025.docx") is quoted whole, not from or to
   // one of its words.
-  let start = words[best.from]!.start;
-  while (start > 0 && TOKEN_INNER.test(text.charAt(start - 1))) start--;
-  while (!WORD_CHAR.test(text.charAt(start))) start++;
-  let end = words[best.to]!.end;
-  while (end < text.length && TOKEN_INNER.test(text.charAt(end))) end++;
-  while (!WORD_CHAR.test(text.charAt(end - 1))) end--;
+  while (start > 0 && TOKEN_INNER.test(from.charAt(start - 1))) start--;
+  while (!WORD_CHAR.test(from.charAt(start))) start++;
+  while (end < from.length && TOKEN_INNER.test(from.charAt(end))) end++;
+  while (!WORD_CHAR.test(from.charAt(end - 1))) end--;
   // A contraction ends with the word it contracts ("couldn't"), not before its apostrophe.
-  const tail = CONTRACTION_TAIL.exec(text.slice(end))?.[0].length ?? 0;
-  return tidy(text.slice(start, end + tail));
+  const tail = CONTRACTION_TAIL.exec(from.slice(end))?.[0].length ?? 0;
+  return tidy(from.slice(start, end + tail));
 }
 
 /**
@@ -137,8 +178,9 @@ function breaksSentence(text: string, from: number, to: number): boolean {
 }
 
 /**
- * One space between words (the message's own line breaks, and the gaps code and paths left, folded), and no
- * bracket the phrase does not both open and close (it was cut from a longer sentence).
+ * One space between words (the message's own line breaks, and the gaps code and paths left, folded), no
+ * bracket the phrase does not both open and close (it was cut from a longer sentence), and no backticks (a
+ * phrase is quoted as plain text: `git push --force` reads as git push --force).
  */
 function tidy(phrase: string): string {
   const unmatched = new Set<number>();
@@ -151,6 +193,7 @@ function tidy(phrase: string): string {
   let kept = '';
   for (let i = 0; i < phrase.length; i++) if (!unmatched.has(i)) kept += phrase[i];
   return kept
+    .replace(/`/g, '')
     .replace(/\s+/g, ' ')
     .replace(/ ([,;:])/g, '$1')
     .trim();

@@ -1,9 +1,22 @@
 import { STOP_WORDS, textWords } from '../search/relevance/analyze.js';
+import {
+  joinTracked,
+  replaceTracked,
+  sliceTracked,
+  splitTracked,
+  type TrackedText,
+  tracked,
+} from './tracked-text.js';
 
 /** One need of a message: the clause that states it and its content words. */
 export interface Need {
-  /** The clause as the user wrote it (trimmed), shown as the part of the message a suggestion answers. */
+  /** The clause as need finding reads it (trimmed; code, paths and file extensions set aside). */
   text: string;
+  /**
+   * For each character of `text`, its index in the message: the part of the message a suggestion answers is
+   * quoted from the message itself.
+   */
+  at: Int32Array;
   /** Its content words (lowercase, stop words and filler left out), in order. */
   words: string[];
 }
@@ -75,25 +88,30 @@ const INLINE_CODE = /`[^`\n]{1,200}`/g;
 
 /** The user's own words of a message: code blocks, quoted mail, stack traces, log lines and paths removed. */
 export function userText(message: string): string {
-  let text = message.slice(0, MAX_MESSAGE_CHARS).replace(/\r\n?/g, '\n');
+  return trackedUserText(message).text;
+}
+
+/** `userText`, each character knowing where in the message it came from. */
+function trackedUserText(message: string): TrackedText {
+  let t = replaceTracked(tracked(message.slice(0, MAX_MESSAGE_CHARS)), /\r\n?/g, () => '\n');
   // Fenced code blocks (an unclosed fence runs to the end: it is code the user pasted).
-  text = text.replace(/(^|\n)\s*(```|~~~)[^\n]*\n[\s\S]*?(\n\s*\2[^\n]*(?=\n|$)|$)/g, '\n');
-  const kept: string[] = [];
-  for (const line of text.split('\n')) {
+  t = replaceTracked(t, /(^|\n)\s*(```|~~~)[^\n]*\n[\s\S]*?(\n\s*\2[^\n]*(?=\n|$)|$)/g, () => '\n');
+  const kept: TrackedText[] = [];
+  for (const piece of splitTracked(t, /\n/g)) {
+    const line = piece.text;
     if (QUOTED.test(line) || STACK_FRAME.test(line) || LOG_LINE.test(line)) continue;
     // Indented code (four spaces or a tab) and lines that are mostly symbols (code, tables of numbers).
     if (/^( {4}|\t)\S/.test(line) && !/[a-z]{3,}\s+[a-z]{3,}\s+[a-z]{3,}/i.test(line)) continue;
     const letters = (line.match(/\p{L}/gu) ?? []).length;
     if (line.trim().length > 12 && letters / line.trim().length < 0.5) continue;
-    kept.push(line);
+    kept.push(piece);
   }
-  return kept
-    .join('\n')
-    .replace(INLINE_CODE, (code) => (/^`[\w -]{1,40}`$/.test(code) ? code.slice(1, -1) : ' '))
-    .replace(URL, ' ')
-    .replace(PATH, ' ')
-    .replace(FILE_NAME, (name) => name.replace(/\.\w+$/, ''))
-    .replace(HEX, ' ');
+  t = joinTracked(kept, '\n');
+  t = replaceTracked(t, INLINE_CODE, (code) => (/^`[\w -]{1,40}`$/.test(code) ? code.slice(1, -1) : ' '));
+  t = replaceTracked(t, URL, () => ' ');
+  t = replaceTracked(t, PATH, () => ' ');
+  t = replaceTracked(t, FILE_NAME, (name) => name.replace(/\.\w+$/, ''));
+  return replaceTracked(t, HEX, () => ' ');
 }
 
 /** Content words of a piece of text. */
@@ -102,35 +120,47 @@ export function contentWords(text: string): string[] {
 }
 
 // Where one need ends and another begins: sentence ends, and joiners that start a new request.
-const SENTENCE_END = /(?<=[.!?;])\s+|\n+/;
+const SENTENCE_END = /(?<=[.!?;])\s+|\n+/g;
 const NEW_REQUEST =
-  /\s*,?\s+(?:and\s+also|and\s+then|also|plus|as\s+well\s+as|after\s+that|then|and\s+(?=(?:can|could|would|please|help|write|make|create|add|set|build|generate|draft|review|fix|check|update|convert|deploy|summari[sz]e|analy[sz]e|design|plan|test|find|run|pull|get)\b))\s+/i;
+  /\s*,?\s+(?:and\s+also|and\s+then|also|plus|as\s+well\s+as|after\s+that|then|and\s+(?=(?:can|could|would|please|help|write|make|create|add|set|build|generate|draft|review|fix|check|update|convert|deploy|summari[sz]e|analy[sz]e|design|plan|test|find|run|pull|get)\b))\s+/gi;
 
 /** Finds what a message asks for: its content words, and its separate needs when it names several. */
 export function extractNeeds(message: string): MessageNeeds {
-  const text = userText(message);
+  const text = trackedUserText(message);
   const clauses: Need[] = [];
-  for (const sentence of text.split(SENTENCE_END)) {
-    for (const clause of sentence.split(NEW_REQUEST)) {
-      const words = contentWords(clause);
+  for (const sentence of splitTracked(text, SENTENCE_END)) {
+    for (const clause of splitTracked(sentence, NEW_REQUEST)) {
+      const words = contentWords(clause.text);
       if (words.length === 0) continue;
-      clauses.push({ text: clause.trim().replace(/^[,;:\-\s]+|[,;:\s]+$/g, ''), words });
+      clauses.push({ ...trimClause(clause), words });
     }
   }
   const words = [...new Set(clauses.flatMap((c) => c.words))].slice(0, MAX_WORDS);
-  const wholeText = clauses.map((c) => c.text).join(' ');
-  const whole: Need = { text: wholeText, words };
+  const whole: Need = { ...joinTracked(clauses, ' '), words };
   // Clauses too short to stand alone join the one before (a "fix it" belongs to what it follows).
   const merged: Need[] = [];
   for (const c of clauses) {
     const prev = merged[merged.length - 1];
     if (prev && c.words.length < MIN_PART_WORDS) {
-      prev.text = `${prev.text} ${c.text}`;
+      const joined = joinTracked([prev, c], ' ');
+      prev.text = joined.text;
+      prev.at = joined.at;
       prev.words.push(...c.words);
-    } else merged.push({ text: c.text, words: [...c.words] });
+    } else merged.push({ text: c.text, at: c.at, words: [...c.words] });
   }
   const parts = merged.length > 1 ? merged.slice(0, MAX_PARTS) : [];
   return { words, whole, parts };
+}
+
+/** A clause without the white space and the separating punctuation around it. */
+function trimClause(clause: TrackedText): TrackedText {
+  const text = clause.text;
+  const start = text.length - text.trimStart().length;
+  const end = text.trimEnd().length;
+  const trimmed = text.slice(start, end);
+  const lead = /^[,;:\-\s]+/.exec(trimmed)?.[0].length ?? 0;
+  const trail = /[,;:\s]+$/.exec(trimmed.slice(lead))?.[0].length ?? 0;
+  return sliceTracked(clause, start + lead, end - trail);
 }
 
 /** Whether a message holds a task for a skill, read from its wording alone (before any skill is scored). */

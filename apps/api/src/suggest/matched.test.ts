@@ -1,8 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_QUOTED_WORDS, phraseQuoter } from './matched.js';
 import { extractNeeds } from './needs.js';
+import { tracked } from './tracked-text.js';
 
-const quotedPhrase = (text: string, weightOf: (word: string) => number) => phraseQuoter(text)(weightOf);
+/** A text quoted as a message of its own (each character from where it is). */
+const sourceOf = (text: string) => ({ message: text, at: tracked(text).at });
+const quotedPhrase = (text: string, weightOf: (word: string) => number) =>
+  phraseQuoter(text, sourceOf(text))(weightOf);
 
 /** A skill holding these words, each weighing 1 unless given. */
 const holding =
@@ -67,7 +71,8 @@ describe('phraseQuoter', () => {
   });
 
   it('quotes a text once split for each skill it is given', () => {
-    const quote = phraseQuoter('the CI lint step fails. Then write the release notes');
+    const text = 'the CI lint step fails. Then write the release notes';
+    const quote = phraseQuoter(text, sourceOf(text));
     expect(quote(holding(['lint', 'fails']))).toBe('lint step fails');
     expect(quote(holding(['release', 'notes']))).toBe('release notes');
     expect(quote(holding(['lint']))).toBe('lint');

@@ -53,11 +53,11 @@ interface Word {
  * tie, then the earlier phrase. When the skill holds no word (it came from related terms alone), the first
  * words of the text. The text is split into words once, however many skills quote it (a request quotes up
  * to `limit` skills against a message of up to 8,000 characters), and `weightOf` is asked once per distinct word.
- * With `source` (the message and, for each character of `text`, its index there) the phrase is quoted from
- * the message itself, in the user's characters, and a sentence also ends where the message's own text
- * between two words does (a code block need finding set aside).
+ * `source` is the message and, for each character of `text`, its index there: the phrase is quoted from the
+ * message itself, in the user's characters, and a sentence ends where the message's own text between two
+ * words ends one (a code block need finding set aside does).
  */
-export function phraseQuoter(text: string, source?: QuoteSource): PhraseQuoter {
+export function phraseQuoter(text: string, source: QuoteSource): PhraseQuoter {
   const words: Word[] = [];
   const distinct: string[] = [];
   const ids = new Map<string, number>();
@@ -66,9 +66,7 @@ export function phraseQuoter(text: string, source?: QuoteSource): PhraseQuoter {
   for (const w of text.matchAll(/[\p{L}\p{N}]+/gu)) {
     if (
       words.length > 0 &&
-      (source
-        ? breaksSentence(source.message, source.at[previousEnd - 1]! + 1, source.at[w.index]!)
-        : breaksSentence(text, previousEnd, w.index))
+      breaksSentence(source.message, source.at[previousEnd - 1]! + 1, source.at[w.index]!)
     )
       sentence++;
     const word = w[0].toLowerCase();
@@ -105,7 +103,7 @@ function quote(
   words: readonly Word[],
   weights: Float64Array,
   counted: Int32Array,
-  source?: QuoteSource,
+  source: QuoteSource,
 ): string {
   const weightAt = (i: number) => (words[i]!.contracted ? 0 : weights[words[i]!.id]!);
   let best: { from: number; to: number; weight: number } | null = null;
@@ -137,19 +135,17 @@ function quote(
   return phrase(text, words[best.from]!.start, words[best.to]!.end, source);
 }
 
-/** Characters `start` to `end` of `text` as quoted: from the message when there is one, whole tokens, tidied. */
-function phrase(text: string, start: number, end: number, source?: QuoteSource): string {
+/** Characters `start` to `end` of `text` as quoted: from the message, whole tokens, tidied. */
+function phrase(text: string, start: number, end: number, source: QuoteSource): string {
   let from = text;
-  if (source) {
-    const messageStart = source.at[start]!;
-    const messageEnd = source.at[end - 1]! + 1;
-    // What need finding set aside inside the phrase (a URL, a long inline code) comes back with it; past this
-    // the phrase would be mostly that, and the text need finding read is quoted instead.
-    if (messageEnd - messageStart <= MAX_QUOTED_CHARS) {
-      from = source.message;
-      start = messageStart;
-      end = messageEnd;
-    }
+  const messageStart = source.at[start]!;
+  const messageEnd = source.at[end - 1]! + 1;
+  // What need finding set aside inside the phrase (a URL, a long inline code) comes back with it; past this
+  // the phrase would be mostly that, and the text need finding read is quoted instead.
+  if (messageEnd - messageStart <= MAX_QUOTED_CHARS) {
+    from = source.message;
+    start = messageStart;
+    end = messageEnd;
   }
   // Whole tokens of the message: a file name or a version ("msa-2025.docx") is quoted whole, not from or to
   // one of its words.

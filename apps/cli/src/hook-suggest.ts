@@ -1,7 +1,13 @@
 // Suggestions in the user-prompt hook (SPEC 2.7): the skills the hub finds for the message, named (identity
 // and one-line description, never bodies) after the injected references, within a small budget of the
 // model's context. Descriptions are third-party text, so they sit in the untrusted frame.
-import { frameUntrusted, refusingVerdict, type SuggestResult, UNTRUSTED_NOTICE } from '@atskills/protocol';
+import {
+  activeFlagCodes,
+  frameUntrusted,
+  refusingVerdict,
+  type SuggestResult,
+  UNTRUSTED_NOTICE,
+} from '@atskills/protocol';
 
 /** The most characters the suggestions add to a hook answer (about 300 tokens). */
 export const SUGGESTIONS_CAP = 1_200;
@@ -43,8 +49,9 @@ export function renderSuggestions(
     `${INTRO}\n${frameUntrusted('suggestions', { source: 'hub', count: String(lines.length) }, lines.join('\n'))}`;
   for (const r of results) {
     if (rows.length >= limit) break;
-    if (isKnown(r.identity, known) || refusingVerdict(r.flags.map((f) => f.code))) continue;
-    const flags = r.flags.length ? ` [flagged: ${r.flags.map((f) => f.code).join(', ')}]` : '';
+    const codes = activeFlagCodes(r.flags);
+    if (isKnown(r.identity, known) || refusingVerdict(codes)) continue;
+    const flags = codes.length ? ` [flagged: ${codes.join(', ')}]` : '';
     const row = `@skills:${r.identity} (${oneLine(r.name, 64)}): ${oneLine(r.description, DESCRIPTION_MAX)}${flags}`;
     if (compose([...rows, row]).length > SUGGESTIONS_CAP) continue;
     rows.push(row);

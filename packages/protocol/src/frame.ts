@@ -40,6 +40,13 @@ export interface FrameOptions {
   boundary?: string;
 }
 
+/** The codes of a skill's wire flags that still hold (an accepted dispute suppressed the others). */
+export function activeFlagCodes(
+  flags: readonly { code: string; suppressed?: boolean | undefined }[],
+): string[] {
+  return [...new Set(flags.filter((f) => f.suppressed !== true).map((f) => f.code))];
+}
+
 /** The refusing verdict among `flags`, if any (`reported-malicious`). */
 export function refusingVerdict(flags: readonly string[] | undefined): string | undefined {
   return flags?.find((flag) => REFUSING_FLAGS.has(flag));

@@ -12,7 +12,7 @@ import {
 import { ChangeFollower, type FollowedStructure } from './change-follower.js';
 import { readSearchCursor, searchCursor } from './cursor.js';
 import type { SearchEngine, SearchFilters, SearchOptions, SearchPage } from './engine.js';
-import { hitFromRow } from './hits.js';
+import { flagSummary, hitFromRow } from './hits.js';
 import { headingsOf, type IndexDocument, SkillIndex } from './memory/skill-index.js';
 import { applySkillChanges } from './skill-changes.js';
 import {
@@ -206,6 +206,7 @@ export function createMemoryEngine(
       patch: (row) =>
         target.patch(row.identity, (d) => {
           d.hit.stars = row.stars;
+          d.hit.flags = row.flags.map(flagSummary);
           d.visibility = row.visibility;
         }),
       upsert: (row) => {

@@ -20,7 +20,7 @@ export interface SkillHolder {
   readonly size: number;
   /** The skill is gone or no longer live. */
   remove(identity: string): void;
-  /** Same text, new stars or visibility. */
+  /** Same text, new stars, visibility or flags (a report decided). */
   patch(row: ChangedSkill): void;
   /** New text (or a new skill): its whole document. */
   upsert(row: SearchDocumentRow): void;
@@ -30,8 +30,8 @@ export interface SkillHolder {
 export type SkillChangeScan = { nextMark: ChangeMark; changed: number } | null;
 
 /**
- * Applies every skill change committed since `mark` to `holder`: removals, patches of stars and
- * visibility, reloads of changed text (in batches), and skills deleted outright. The search index and
+ * Applies every skill change committed since `mark` to `holder`: removals, patches of stars, visibility
+ * and flags, reloads of changed text (in batches), and skills deleted outright. The search index and
  * the suggestion model both keep their skills current through this one scan.
  */
 export async function applySkillChanges(

@@ -1,5 +1,6 @@
 import { type Database, findLiveSkillSummaries, type ReadScope } from '@atskills/db';
 import {
+  activeFlagCodes,
   formatReference,
   frameSkill,
   frameUntrusted,
@@ -221,7 +222,7 @@ export function buildMcpServer(deps: McpDeps): McpServer {
         });
         const page = searchPageResponse(outcome);
         const results = page.results.map((r) => {
-          const flags = r.flags.map((f) => f.code);
+          const flags = activeFlagCodes(r.flags);
           const verdict = refusingVerdict(flags);
           return {
             reference: r.reference,

@@ -1,5 +1,5 @@
 import type { ReadScope } from '@atskills/db';
-import { frameUntrusted, SUGGEST_MAX_MESSAGE, UNTRUSTED_NOTICE } from '@atskills/protocol';
+import { activeFlagCodes, frameUntrusted, SUGGEST_MAX_MESSAGE, UNTRUSTED_NOTICE } from '@atskills/protocol';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -50,15 +50,20 @@ export function registerSuggestTool(
     async (args): Promise<CallToolResult> => {
       try {
         const page = await suggestSkills(engine, deps.viewer, args.message, args.limit);
-        const results = page.results.map((r) => ({
-          reference: r.reference,
-          identity: r.identity,
-          name: r.name,
-          description: r.description,
-          descriptionTokens: r.descriptionTokens,
-          score: r.score,
-          matched: r.matched,
-        }));
+        // The hub never suggests a skill it judged malicious; other flags are named, as search_skills does.
+        const results = page.results.map((r) => {
+          const flags = activeFlagCodes(r.flags);
+          return {
+            reference: r.reference,
+            identity: r.identity,
+            name: r.name,
+            description: r.description,
+            descriptionTokens: r.descriptionTokens,
+            score: r.score,
+            matched: r.matched,
+            ...(flags.length ? { flags } : {}),
+          };
+        });
         // Descriptions are third-party text: they reach the model inside the frame, like every tool's.
         const text = page.abstained
           ? 'No skill fits this message well enough (abstained).'
@@ -68,7 +73,7 @@ export function registerSuggestTool(
               results
                 .map(
                   (r) =>
-                    `${r.reference} (score ${r.score}, for "${r.matched}"): ${r.description.replace(/\s+/g, ' ')}`,
+                    `${r.reference} (score ${r.score}${r.flags ? `, flags: ${r.flags.join(', ')}` : ''}, for "${r.matched}"): ${r.description.replace(/\s+/g, ' ')}`,
                 )
                 .join('\n'),
             )}`;

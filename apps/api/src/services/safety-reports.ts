@@ -15,6 +15,7 @@ import {
 } from '@atskills/db';
 import { skillContentHash } from '@atskills/protocol/content';
 import { problem } from '../problems.js';
+import type { SearchEngine } from '../search/engine.js';
 import type { ActionContext } from './auth/accounts.js';
 import { isHubAdmin } from './auth/permissions.js';
 import type { Viewer } from './auth/viewer.js';
@@ -176,7 +177,7 @@ export async function reviewQueue(
  * dispute suppresses that rule for that content hash (shown as suppressed, out of X-Skill-Flags; a new
  * revision is scanned afresh); an accepted "malicious" report adds a `reported-malicious` flag to the
  * judged content: the skill at that revision, any revision of it with the same content, and (as they are
- * written or read) every other revision with that content.
+ * written or read) every other revision with that content. `search` indexes the skills whose flags changed.
  */
 export async function decideReport(
   db: Database,
@@ -184,6 +185,7 @@ export async function decideReport(
   decision: 'accept' | 'reject',
   note: string,
   ctx: ActionContext,
+  search?: Pick<SearchEngine, 'index'>,
 ): Promise<ReportView> {
   requireHubAdmin(ctx);
   const report = await findSkillReport(db, id);
@@ -192,12 +194,14 @@ export async function decideReport(
   const actor = ctx.authority.kind === 'viewer' ? ctx.authority.viewer.userId : null;
   const namespaceId = await auditNamespaceOf(db, report.identity);
   const status = decision === 'accept' ? 'accepted' : 'rejected';
+  /** Skills whose flags the decision rewrote: an engine keeping its own copy of hits indexes them again. */
+  let reflagged: string[] = [];
   await db.transaction(async (tx) => {
     if (!(await decideSkillReport(tx, { id, status, decidedBy: actor, note: note.trim(), at: ctx.now }))) {
       throw problem('conflict', `Report ${id} was already decided.`);
     }
     if (decision === 'accept' && report.kind === 'dispute' && report.rule && report.contentHash) {
-      await suppressFlag(tx, {
+      reflagged = await suppressFlag(tx, {
         contentHash: report.contentHash,
         revision: report.revision,
         rule: report.rule,
@@ -206,7 +210,7 @@ export async function decideReport(
     }
     if (decision === 'accept' && report.kind === 'malicious') {
       const judged = report.contentHash;
-      await addReportedFlag(
+      reflagged = await addReportedFlag(
         tx,
         {
           revision: report.revision,
@@ -227,6 +231,9 @@ export async function decideReport(
       at: ctx.now,
     });
   });
+  // The flags changed without a new revision, so no crawl or publish re-indexes them (Meilisearch keeps
+  // its own copy of each hit; the in-memory engines follow the change feed, and this only syncs them now).
+  if (reflagged.length > 0) await search?.index([...new Set(reflagged)]);
   const decided = (await findSkillReport(db, id)) as SkillReportRow;
   return view(decided, {
     decider: ctx.authority.kind === 'viewer' ? (ctx.authority.viewer.userName ?? null) : 'operator',

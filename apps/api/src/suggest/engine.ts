@@ -6,9 +6,10 @@ import {
   type ReadScope,
   type SearchDocumentRow,
 } from '@atskills/db';
+import { refusingVerdict } from '@atskills/protocol';
 import { ChangeFollower, type FollowedStructure } from '../search/change-follower.js';
 import type { SearchEngine, SearchHit } from '../search/engine.js';
-import { hitFromRow } from '../search/hits.js';
+import { flagSummary, hitFromRow } from '../search/hits.js';
 import { headingsOf } from '../search/memory/skill-index.js';
 import { findSynonyms } from '../search/relevance/analyze.js';
 import { applySkillChanges } from '../search/skill-changes.js';
@@ -176,6 +177,16 @@ interface Held {
   revision: string;
   /** What the embedding is computed from. */
   text: string;
+  /** Judged malicious (a refusing verdict no dispute suppressed): held, never suggested. */
+  refused: boolean;
+}
+
+/**
+ * Whether a skill's flags hold a refusing verdict (SPEC 2.8): a suggestion puts the skill in front of a
+ * model, so the hub holds it back itself rather than leaving every client to filter it.
+ */
+function refuses(flags: SearchHit['flags']): boolean {
+  return flags.some((f) => f.suppressedBy === undefined && refusingVerdict([f.rule]) !== undefined);
 }
 
 /**
@@ -280,6 +291,7 @@ export function createSuggestEngine(
       ownerKey: row.owner.toLowerCase(),
       revision: row.revision,
       text: skillEmbeddingText(row, headings),
+      refused: refuses(hit.flags),
     };
     slots.set(row.identity, slot);
     if (target === model) dense?.add(slot);
@@ -384,8 +396,9 @@ export function createSuggestEngine(
       remove: (identity) => drop(target, identity),
       patch: (row) => {
         const h = held[slots.get(row.identity)!]!;
-        h.hit = { ...h.hit, stars: row.stars };
+        h.hit = { ...h.hit, stars: row.stars, flags: row.flags.map(flagSummary) };
         h.visibility = row.visibility;
+        h.refused = refuses(h.hit.flags);
       },
       upsert: (row) => add(target, row),
     });
@@ -532,7 +545,7 @@ export function createSuggestEngine(
     const readable = new Set(viewer.readableNamespaces.map((n) => n.toLowerCase()));
     const admit = (slot: number) => {
       const h = held[slot];
-      if (!h) return false;
+      if (!h || h.refused) return false;
       return h.visibility === 'public' || viewer.isAdmin || readable.has(h.ownerKey);
     };
     const asks: Need[] = [needs.whole, ...needs.parts];
@@ -611,7 +624,10 @@ export function createSuggestEngine(
     );
     const messageTerms = new Set(termsOf[0]!.filter((t) => t.term === t.of).map((t) => t.term));
     const fused = [...reciprocalRankFusion(lists)]
-      .filter(([identity]) => slots.has(identity))
+      .filter(([identity]) => {
+        const slot = slots.get(identity);
+        return slot !== undefined && !held[slot]!.refused;
+      })
       .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
       .slice(0, RERANK_DEPTH);
     const best = fused[0]?.[1] ?? 1;

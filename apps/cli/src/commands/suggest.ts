@@ -1,4 +1,4 @@
-import { SuggestResponse } from '@atskills/protocol';
+import { activeFlagCodes, SuggestResponse } from '@atskills/protocol';
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 
@@ -51,8 +51,9 @@ export function registerSuggest(program: Command, ctx: CliContext): void {
       if (opts.json) return ctx.json(answer.data);
       if (answer.data.abstained) return ctx.out('No skill fits this message well enough.');
       for (const r of answer.data.results) {
+        const flags = activeFlagCodes(r.flags);
         ctx.out(
-          `@skills:${r.identity}  (score ${r.score.toFixed(2)}, for "${r.matched}")\n    ${r.name}: ${r.description.replace(/\s+/g, ' ').slice(0, 200)}`,
+          `@skills:${r.identity}  (score ${r.score.toFixed(2)}, for "${r.matched}")${flags.length ? `  [flagged: ${flags.join(', ')}]` : ''}\n    ${r.name}: ${r.description.replace(/\s+/g, ' ').slice(0, 200)}`,
         );
       }
     });

@@ -418,6 +418,8 @@ export interface ChangedSkill {
   revision: string;
   stars: number;
   visibility: string;
+  /** Flags change without a new revision (a report decided): holders patch them like stars. */
+  flags: SafetyFinding[];
   live: boolean;
 }
 
@@ -437,7 +439,7 @@ export async function changedSkills(
   const result = await rowsOf(
     db,
     sql`
-    select s.id, s.identity, s.revision, s.stars, s.visibility, (${LIVE}) as live
+    select s.id, s.identity, s.revision, s.stars, s.visibility, s.flags, (${LIVE}) as live
     from skills s where s.xmin::text::bigint >= ${low}::bigint`,
   );
   const count = await rowsOf(db, sql`select count(*)::int as n from skills s where ${LIVE}`);
@@ -448,6 +450,7 @@ export async function changedSkills(
       revision: String(r.revision),
       stars: Number(r.stars),
       visibility: String(r.visibility),
+      flags: (r.flags ?? []) as SafetyFinding[],
       live: r.live === true || r.live === 't',
     })),
     liveCount: Number(count.rows[0]!.n),

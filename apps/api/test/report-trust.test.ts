@@ -8,7 +8,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packCollection, skillMd } from '../../../test/fixtures/archives/make.js';
 import { MAX_REPORTS_PER_HOUR } from '../src/services/safety-reports.js';
 import { createTestHub, type TestHub } from './support/app.js';
-import { auth, type Caller, callAs, publish, seedTeam, type Tokens } from './teams-fixtures.js';
+import {
+  acceptedReport,
+  auth,
+  type Caller,
+  callAs,
+  publish,
+  seedTeam,
+  type Tokens,
+} from './teams-fixtures.js';
 
 let hub: TestHub;
 let tokens: Tokens;
@@ -59,15 +67,10 @@ describe('a "malicious" verdict is keyed by content', () => {
 
   it('holds through a re-publish that leaves the skill byte-identical', async () => {
     judged = (await flagsOf(`/v1/skills/${SKILL}`)).revision;
-    const filed = await call('reader', 'POST', `/v1/skills/${SKILL}/reports`, {
+    await acceptedReport(hub.app, tokens, SKILL, 'reader', {
       kind: 'malicious',
       note: 'Exfiltrates credentials.',
     });
-    expect(filed.statusCode, filed.body).toBe(201);
-    const accepted = await call('admin', 'POST', `/admin/reports/${filed.json().id}/accept`, {
-      note: 'Confirmed.',
-    });
-    expect(accepted.statusCode, accepted.body).toBe(200);
     expect((await flagsOf(`/v1/skills/${SKILL}`)).header).toContain('reported-malicious');
 
     await republish('v1');

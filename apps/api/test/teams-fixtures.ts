@@ -90,6 +90,27 @@ export function callAs(
   });
 }
 
+/**
+ * Files a report on `identity` as `reporter` (`kind` malicious, or a dispute of `rule`) and has the hub
+ * administrator accept it with `note`; checks both answers and gives the report's id.
+ */
+export async function acceptedReport(
+  app: FastifyInstance,
+  tokens: Tokens,
+  identity: string,
+  reporter: Caller,
+  report: { kind: 'malicious' | 'dispute'; rule?: string; note: string },
+  note = 'Confirmed.',
+): Promise<number> {
+  const filed = await callAs(app, tokens, reporter, 'POST', `/v1/skills/${identity}/reports`, report);
+  if (filed.statusCode !== 201) throw new Error(`report not filed: ${filed.statusCode} ${filed.body}`);
+  const id = (filed.json() as { id: number }).id;
+  const decided = await callAs(app, tokens, 'admin', 'POST', `/admin/reports/${id}/accept`, { note });
+  if (decided.statusCode !== 200)
+    throw new Error(`report not accepted: ${decided.statusCode} ${decided.body}`);
+  return id;
+}
+
 /** PUT a collection archive. */
 export function publish(
   app: FastifyInstance,

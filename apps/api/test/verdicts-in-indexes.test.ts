@@ -15,7 +15,15 @@ import { packCollection, skillMd } from '../../../test/fixtures/archives/make.js
 import { runCliCaptured } from '../../../test/support/cli.js';
 import { eventually } from '../../../test/support/eventually.js';
 import { createTestHub, type TestHub } from './support/app.js';
-import { auth, type Caller, callAs, publish, seedTeam, type Tokens } from './teams-fixtures.js';
+import {
+  acceptedReport,
+  auth,
+  type Caller,
+  callAs,
+  publish,
+  seedTeam,
+  type Tokens,
+} from './teams-fixtures.js';
 
 let hub: TestHub;
 let tokens: Tokens;
@@ -114,16 +122,14 @@ describe('report decisions reach the in-memory indexes', () => {
   it('shows an accepted dispute as suppressed in search, without a new revision', async () => {
     const before = await searchHit('toolchain installer', INSTALLER);
     expect(before?.flags.find((f) => f.code === 'remote-exec')?.suppressed).toBeUndefined();
-    const filed = await call('publisher', 'POST', `/v1/skills/${INSTALLER}/reports`, {
-      kind: 'dispute',
-      rule: 'remote-exec',
-      note: 'Our own installer, served from our domain.',
-    });
-    expect(filed.statusCode, filed.body).toBe(201);
-    const decided = await call('admin', 'POST', `/admin/reports/${filed.json().id}/accept`, {
-      note: 'Benign.',
-    });
-    expect(decided.statusCode, decided.body).toBe(200);
+    await acceptedReport(
+      hub.app,
+      tokens,
+      INSTALLER,
+      'publisher',
+      { kind: 'dispute', rule: 'remote-exec', note: 'Our own installer, served from our domain.' },
+      'Benign.',
+    );
     await eventually(
       async () =>
         (await searchHit('toolchain installer', INSTALLER))?.flags.find((f) => f.code === 'remote-exec')
@@ -142,15 +148,10 @@ describe('report decisions reach the in-memory indexes', () => {
     const first = await suggested(MESSAGE);
     expect(first.abstained).toBe(false);
     expect(first.results[0]?.identity).toBe(INSTALLER);
-    const filed = await call('reader', 'POST', `/v1/skills/${INSTALLER}/reports`, {
+    await acceptedReport(hub.app, tokens, INSTALLER, 'reader', {
       kind: 'malicious',
       note: 'The script exfiltrates ~/.ssh.',
     });
-    expect(filed.statusCode, filed.body).toBe(201);
-    const decided = await call('admin', 'POST', `/admin/reports/${filed.json().id}/accept`, {
-      note: 'Confirmed.',
-    });
-    expect(decided.statusCode, decided.body).toBe(200);
     await eventually(async () =>
       Boolean(
         (await searchHit('toolchain installer', INSTALLER))?.flags.some(

@@ -1,16 +1,17 @@
 /**
- * Crawls written by worker processes reach the external search engine through the API's periodic sync.
+ * What any writer changes in Postgres (crawler workers in other processes, publishes, report decisions)
+ * reaches the external search engine through the API's periodic sync of the skills change feed.
  * Meilisearch cannot run here, so the engine is a recording double; the database and Redis are real.
  */
-import { repositories } from '@atskills/db';
-import { eq } from 'drizzle-orm';
+import { skills } from '@atskills/db';
+import { eq, sql } from 'drizzle-orm';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
 import { dropQueuePrefix, redisUrl, uniqueQueuePrefix } from '../../../test/support/redis.js';
 import { startSearchSync } from '../src/runtime/search-sync.js';
 import type { SearchEngine } from '../src/search/engine.js';
-import { seedRepository, skillMd } from './support/seed.js';
+import { seedHubCollection, seedRepository, skillMd } from './support/seed.js';
 
 let database: TestDatabase;
 let redis: Redis;
@@ -41,32 +42,43 @@ afterAll(async () => {
   await database?.drop();
 });
 
+/** A write to a skill row as a crawl or a report decision makes one (its text unchanged). */
+const touch = (identity: string) =>
+  database.db
+    .update(skills)
+    .set({ stars: sql`${skills.stars} + 1` })
+    .where(eq(skills.identity, identity));
+
 describe('search sync', () => {
-  it('sends everything on its first run, then only repositories crawled since, across replicas', async () => {
-    let now = new Date(Date.now() + 5 * 60_000);
-    const start = () =>
-      startSearchSync({ db: database.db, engine, redis, prefix, everyMs: 3_600_000, clock: () => now });
+  it('sends every skill on its first run, then what any writer changed since, across replicas', async () => {
+    const start = () => startSearchSync({ db: database.db, engine, redis, prefix, everyMs: 3_600_000 });
     const first = start();
     expect(await first.tick()).toBe(2);
     expect(indexed.flat().sort()).toEqual(['gh:acme/one/a', 'gh:acme/two/b']);
     await first.close();
 
-    // A replica started later reads the watermark from Redis: nothing new, nothing sent.
+    // A replica started later reads the mark from Redis: nothing new, nothing sent.
     indexed.length = 0;
     const second = start();
     expect(await second.tick()).toBe(0);
-    // A worker re-crawls acme/two (well after the overlap window): only its skills are sent.
-    now = new Date(now.getTime() + 10 * 60_000);
-    await database.db
-      .update(repositories)
-      .set({ lastCrawledAt: new Date(now.getTime() - 1_000) })
-      .where(eq(repositories.name, 'two'));
+    // A worker re-crawls acme/two: only its skill is sent.
+    await touch('gh:acme/two/b');
     expect(await second.tick()).toBe(1);
     expect(indexed).toEqual([['gh:acme/two/b']]);
+    // A publish through the API: a hub collection has no repository, and the crawl-only sync never sent it.
+    indexed.length = 0;
+    await seedHubCollection(database.db, 'acme', 'kit', { 'c/SKILL.md': skillMd('c', 'Third skill.') });
+    expect(await second.tick()).toBe(1);
+    expect(indexed).toEqual([['hub:acme/kit/c']]);
+    // A report decision rewrites flags only (no crawl, no publish): sent as well.
+    indexed.length = 0;
+    await database.db.update(skills).set({ flags: [] }).where(eq(skills.identity, 'gh:acme/one/a'));
+    expect(await second.tick()).toBe(1);
+    expect(indexed).toEqual([['gh:acme/one/a']]);
     await second.close();
   });
 
-  it('keeps the watermark when the engine fails, so the next run sends the same repositories', async () => {
+  it('keeps the mark when the engine fails, so the next run sends the same skills', async () => {
     const attempted: string[] = [];
     const failing: SearchEngine = {
       ...engine,
@@ -75,33 +87,15 @@ describe('search sync', () => {
         throw new Error('meilisearch unreachable');
       },
     };
-    const later = new Date(Date.now() + 60 * 60_000);
-    await database.db
-      .update(repositories)
-      .set({ lastCrawledAt: new Date(later.getTime() - 1_000) })
-      .where(eq(repositories.name, 'one'));
-    const broken = startSearchSync({
-      db: database.db,
-      engine: failing,
-      redis,
-      prefix,
-      everyMs: 3_600_000,
-      clock: () => later,
-    });
+    await touch('gh:acme/one/a');
+    const broken = startSearchSync({ db: database.db, engine: failing, redis, prefix, everyMs: 3_600_000 });
     await expect(broken.tick()).rejects.toThrow('meilisearch unreachable');
     await broken.close();
     indexed.length = 0;
-    const healed = startSearchSync({
-      db: database.db,
-      engine,
-      redis,
-      prefix,
-      everyMs: 3_600_000,
-      clock: () => later,
-    });
+    const healed = startSearchSync({ db: database.db, engine, redis, prefix, everyMs: 3_600_000 });
     expect(await healed.tick()).toBe(attempted.length);
-    expect(attempted).toContain('gh:acme/one/a');
-    expect(indexed.flat().sort()).toEqual(attempted.sort());
+    expect(attempted).toEqual(['gh:acme/one/a']);
+    expect(indexed.flat()).toEqual(attempted);
     await healed.close();
   });
 });

@@ -189,7 +189,6 @@ export {
   upsertHubSkills,
 } from './repositories/skills/hub.js';
 export {
-  crawledSkillIdentities,
   findLiveSkillRevision,
   findLiveSkillSummaries,
   findSkillAt,

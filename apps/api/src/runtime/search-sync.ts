@@ -1,31 +1,43 @@
 /**
- * Keeps an external search engine (Meilisearch) in step with what the crawler workers wrote to Postgres.
- * Publishes index themselves (the API does both), but crawls run in other processes, so a periodic sync
- * re-indexes the containers of every repository crawled since the last sync. The watermark lives in
- * Redis when there is one (a restarted or added API replica carries on where the last sync stopped, and
- * a lock lets one replica sync at a time); a missing watermark means a first, full sync.
+ * Keeps an external search engine (Meilisearch) in step with Postgres. Every writer changes skill rows:
+ * crawler workers in other processes, publishes, link indexes, report decisions (flags), stars and
+ * visibility. A periodic sync reads the skills change feed (rows written since a change mark, whoever
+ * wrote them) and re-indexes their containers, so nothing depends on a writer remembering to tell the
+ * engine. The mark lives in Redis when there is one (a restarted or added API replica carries on where the
+ * last sync stopped, and a lock lets one replica sync at a time); a missing mark means a first, full sync.
  */
-import { crawledSkillIdentities, type Database } from '@atskills/db';
+import {
+  type ChangeMark,
+  changedSkills,
+  currentChangeMark,
+  type Database,
+  liveSkillIdentities,
+} from '@atskills/db';
 import type { Redis } from 'ioredis';
 import type { SearchEngine } from '../search/engine.js';
 
-/** How often crawled repositories are pushed to the search engine. */
+/** How often changed skills are pushed to the search engine. */
 export const SEARCH_SYNC_MS = 30_000;
 const BATCH = 500;
-// A crawl stamps last_crawled_at before its transaction commits: look back this far past the watermark so a
-// commit that lands after a sync's query is caught by the next one (re-indexing is idempotent).
-const OVERLAP_MS = 60_000;
 
-/** Re-indexes the skills of repositories crawled in (since, until]; returns how many identities it sent. */
-export async function syncCrawledSkills(
+/**
+ * Re-indexes the skills written since `mark` (every live skill when there is none, or when the transaction
+ * counter wrapped since); answers how many identities it sent and the mark the next sync starts from.
+ * Skills that are gone go too: re-indexing their container drops them.
+ */
+export async function syncChangedSkills(
   db: Database,
   engine: SearchEngine,
-  since: Date,
-  until: Date,
-): Promise<number> {
-  const identities = await crawledSkillIdentities(db, since, until);
+  mark: ChangeMark | undefined,
+): Promise<{ sent: number; nextMark: ChangeMark }> {
+  // Taken first: a row committed while this sync reads is at or above it, so the next sync sends it.
+  const nextMark = await currentChangeMark(db);
+  const changes = mark === undefined ? null : await changedSkills(db, mark);
+  const identities = changes
+    ? [...new Set(changes.rows.map((row) => row.identity))]
+    : await liveSkillIdentities(db);
   for (let i = 0; i < identities.length; i += BATCH) await engine.index(identities.slice(i, i + BATCH));
-  return identities.length;
+  return { sent: identities.length, nextMark };
 }
 
 export interface SearchSync {
@@ -41,22 +53,21 @@ export function startSearchSync(options: {
   redis?: Redis;
   prefix?: string;
   everyMs?: number;
-  clock?: () => Date;
   logger?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }): SearchSync {
-  const clock = options.clock ?? (() => new Date());
   const key = `${options.prefix ?? 'atskills'}:search-sync`;
-  let memoryWatermark: Date | undefined;
+  let memoryMark: ChangeMark | undefined;
   let running: Promise<number> = Promise.resolve(0);
 
-  const readWatermark = async () => {
-    if (!options.redis) return memoryWatermark;
-    const value = await options.redis.get(`${key}:watermark`);
-    return value ? new Date(value) : undefined;
+  // Kept under `:mark`; the crawl-only sync this replaced kept a timestamp under `:watermark`, which is no
+  // change mark (an upgraded hub starts with one full sync).
+  const readMark = async () => {
+    if (!options.redis) return memoryMark;
+    return (await options.redis.get(`${key}:mark`)) ?? undefined;
   };
-  const writeWatermark = async (at: Date) => {
-    memoryWatermark = at;
-    await options.redis?.set(`${key}:watermark`, at.toISOString());
+  const writeMark = async (mark: ChangeMark) => {
+    memoryMark = mark;
+    await options.redis?.set(`${key}:mark`, mark);
   };
 
   const once = async (): Promise<number> => {
@@ -65,12 +76,11 @@ export function startSearchSync(options: {
     if (options.redis && (await options.redis.set(`${key}:lock`, '1', 'PX', everyMs * 4, 'NX')) !== 'OK')
       return 0;
     try {
-      const until = clock();
-      const watermark = await readWatermark();
-      const since = watermark ? new Date(watermark.getTime() - OVERLAP_MS) : new Date(0);
-      const sent = await syncCrawledSkills(options.db, options.engine, since, until);
-      await writeWatermark(until);
-      if (sent > 0) options.logger?.info({ identities: sent, since }, 'search index synced with crawls');
+      const mark = await readMark();
+      const { sent, nextMark } = await syncChangedSkills(options.db, options.engine, mark);
+      await writeMark(nextMark);
+      if (sent > 0)
+        options.logger?.info({ identities: sent, full: mark === undefined }, 'search index synced');
       return sent;
     } finally {
       await options.redis?.del(`${key}:lock`);
@@ -82,7 +92,7 @@ export function startSearchSync(options: {
   };
 
   const timer = setInterval(() => {
-    // A search engine that is down keeps the watermark: the next tick sends the same repositories again.
+    // A search engine that is down keeps the mark: the next tick sends the same skills again.
     tick().catch((err: Error) =>
       options.logger?.warn({ err: { message: err.message } }, 'search sync failed'),
     );

@@ -1,6 +1,6 @@
 import type { SafetyFinding } from '@atskills/protocol';
-import { and, asc, desc, eq, gt, inArray, isNull, lte, type SQL, sql } from 'drizzle-orm';
-import type { Database, Executor } from '../../client.js';
+import { and, asc, desc, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
+import type { Database } from '../../client.js';
 import { repositories } from '../../schema/repositories.js';
 import { skillRevisions, skills } from '../../schema/skills.js';
 import { collectionRevisions } from '../../schema/teams.js';
@@ -228,19 +228,6 @@ export async function findLiveSkillSummaries(
     // One array parameter, not one per identity: the statement text (and its plan) is the same for any batch.
     .where(and(sql`${skills.identity} = any(${sql.param(identities)}::text[])`, liveAndVisible(scope)));
   return rows as LiveSkillSummary[];
-}
-
-/**
- * Identities of the skills of every repository crawled in (since, until]: what a search engine fed from
- * another process must re-index.
- */
-export async function crawledSkillIdentities(db: Executor, since: Date, until: Date): Promise<string[]> {
-  const rows = await db
-    .select({ identity: skills.identity })
-    .from(skills)
-    .innerJoin(repositories, eq(skills.repositoryId, repositories.id))
-    .where(and(gt(repositories.lastCrawledAt, since), lte(repositories.lastCrawledAt, until)));
-  return rows.map((r) => r.identity);
 }
 
 /** One stored revision of a skill, for the history list. */

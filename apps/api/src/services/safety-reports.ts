@@ -231,9 +231,10 @@ export async function decideReport(
       at: ctx.now,
     });
   });
-  // The flags changed without a new revision, so no crawl or publish re-indexes them (Meilisearch keeps
-  // its own copy of each hit; the in-memory engines follow the change feed, and this only syncs them now).
-  if (reflagged.length > 0) await search?.index([...new Set(reflagged)]);
+  // The flags changed without a new revision: engines keeping their own copy of each hit take them now
+  // rather than at their next sync. The decision is committed, so a failing engine does not fail it (the
+  // change feed and the search sync bring the flags later).
+  if (reflagged.length > 0) await search?.index([...new Set(reflagged)]).catch(() => undefined);
   const decided = (await findSkillReport(db, id)) as SkillReportRow;
   return view(decided, {
     decider: ctx.authority.kind === 'viewer' ? (ctx.authority.viewer.userName ?? null) : 'operator',

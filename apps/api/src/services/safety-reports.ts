@@ -15,7 +15,6 @@ import {
 } from '@atskills/db';
 import { skillContentHash } from '@atskills/protocol/content';
 import { problem } from '../problems.js';
-import type { SearchEngine } from '../search/engine.js';
 import type { ActionContext } from './auth/accounts.js';
 import { isHubAdmin } from './auth/permissions.js';
 import type { Viewer } from './auth/viewer.js';
@@ -177,7 +176,7 @@ export async function reviewQueue(
  * dispute suppresses that rule for that content hash (shown as suppressed, out of X-Skill-Flags; a new
  * revision is scanned afresh); an accepted "malicious" report adds a `reported-malicious` flag to the
  * judged content: the skill at that revision, any revision of it with the same content, and (as they are
- * written or read) every other revision with that content. `search` indexes the skills whose flags changed.
+ * written or read) every other revision with that content.
  */
 export async function decideReport(
   db: Database,
@@ -185,7 +184,6 @@ export async function decideReport(
   decision: 'accept' | 'reject',
   note: string,
   ctx: ActionContext,
-  search?: Pick<SearchEngine, 'index'>,
 ): Promise<ReportView> {
   requireHubAdmin(ctx);
   const report = await findSkillReport(db, id);
@@ -194,14 +192,12 @@ export async function decideReport(
   const actor = ctx.authority.kind === 'viewer' ? ctx.authority.viewer.userId : null;
   const namespaceId = await auditNamespaceOf(db, report.identity);
   const status = decision === 'accept' ? 'accepted' : 'rejected';
-  /** Skills whose flags the decision rewrote: an engine keeping its own copy of hits indexes them again. */
-  let reflagged: string[] = [];
   await db.transaction(async (tx) => {
     if (!(await decideSkillReport(tx, { id, status, decidedBy: actor, note: note.trim(), at: ctx.now }))) {
       throw problem('conflict', `Report ${id} was already decided.`);
     }
     if (decision === 'accept' && report.kind === 'dispute' && report.rule && report.contentHash) {
-      reflagged = await suppressFlag(tx, {
+      await suppressFlag(tx, {
         contentHash: report.contentHash,
         revision: report.revision,
         rule: report.rule,
@@ -210,7 +206,7 @@ export async function decideReport(
     }
     if (decision === 'accept' && report.kind === 'malicious') {
       const judged = report.contentHash;
-      reflagged = await addReportedFlag(
+      await addReportedFlag(
         tx,
         {
           revision: report.revision,
@@ -231,10 +227,6 @@ export async function decideReport(
       at: ctx.now,
     });
   });
-  // The flags changed without a new revision: engines keeping their own copy of each hit take them now
-  // rather than at their next sync. The decision is committed, so a failing engine does not fail it (the
-  // change feed and the search sync bring the flags later).
-  if (reflagged.length > 0) await search?.index([...new Set(reflagged)]).catch(() => undefined);
   const decided = (await findSkillReport(db, id)) as SkillReportRow;
   return view(decided, {
     decider: ctx.authority.kind === 'viewer' ? (ctx.authority.viewer.userName ?? null) : 'operator',

@@ -95,18 +95,17 @@ export async function decideSkillReport(
 /**
  * Suppresses `rule` for one content hash (an accepted dispute) and marks the matching flags of every
  * current skill row at that revision, so every read path (skill, header, search, page) shows the flag as
- * disputed; the write goes through `skills`, whose change feed drops the API's read caches. Answers the
- * identities whose flags it rewrote (for search engines that keep their own copy).
+ * disputed; the write goes through `skills`, whose change feed drops the API's read caches.
  */
 export async function suppressFlag(
   tx: Executor,
   input: { contentHash: string; revision: string; rule: string; reportId: number },
-): Promise<string[]> {
+): Promise<void> {
   await tx
     .insert(flagSuppressions)
     .values({ contentHash: input.contentHash, rule: input.rule, reportId: input.reportId })
     .onConflictDoNothing();
-  return rewriteFlags(tx, input.revision, (flags) =>
+  await rewriteFlags(tx, input.revision, (flags) =>
     flags.map((f) =>
       f.rule === input.rule && f.suppressedBy === undefined ? { ...f, suppressedBy: input.reportId } : f,
     ),
@@ -132,21 +131,17 @@ export function reportedMaliciousFlag(note: string | null): SafetyFinding {
  * Adds a flag to the current skill rows at `revision` and to those of `identity` whose content is the
  * judged content (`sameContent` on their files: a re-publish or re-crawl of the same bytes under a new
  * revision). Copies under other identities take it at their next publish or crawl (contentVerdictsFor).
- * Answers the identities flagged.
  */
 export async function addReportedFlag(
   tx: Executor,
   target: { revision: string; identity: string; sameContent: (files: SkillFile[]) => boolean },
   flag: SafetyFinding,
-): Promise<string[]> {
+): Promise<void> {
   const rows = await skillFlagsAtRevisionOrIdentity(tx, target.revision, target.identity);
-  const flagged: string[] = [];
   for (const row of rows) {
     if (row.revision !== target.revision && !target.sameContent(row.files)) continue;
     await setSkillFlags(tx, row.id, withContentVerdict(row.flags, flag));
-    flagged.push(row.identity);
   }
-  return flagged;
 }
 
 /**
@@ -185,15 +180,15 @@ export function withContentVerdict(
   return verdict ? [...flags.filter((f) => f.rule !== verdict.rule), verdict] : flags;
 }
 
-/** Rewrites the flags of every current skill row at `revision`; answers the identities rewritten. */
+/** Rewrites the flags of every current skill row at `revision`. */
 async function rewriteFlags(
   tx: Executor,
   revision: string,
   change: (flags: SafetyFinding[]) => SafetyFinding[],
-): Promise<string[]> {
-  const rows = await skillFlagsAtRevision(tx, revision);
-  for (const row of rows) await setSkillFlags(tx, row.id, change(row.flags));
-  return rows.map((row) => row.identity);
+) {
+  for (const row of await skillFlagsAtRevision(tx, revision)) {
+    await setSkillFlags(tx, row.id, change(row.flags));
+  }
 }
 
 /** The rules suppressed for each of these content hashes (accepted disputes), with their report ids. */

@@ -344,7 +344,6 @@ const adminRoutes: FastifyPluginAsyncZod = async (app) => {
         request.params.decision,
         request.body.note,
         ctx(request),
-        app.searchEngine,
       )) as z.infer<typeof ReportResponse>,
   );
 

@@ -10,11 +10,8 @@ import { type SkillFile, skills } from '../../schema/skills.js';
 export async function skillFlagsAtRevision(
   tx: Executor,
   revision: string,
-): Promise<{ id: number; identity: string; flags: SafetyFinding[] }[]> {
-  return tx
-    .select({ id: skills.id, identity: skills.identity, flags: skills.flags })
-    .from(skills)
-    .where(eq(skills.revision, revision));
+): Promise<{ id: number; flags: SafetyFinding[] }[]> {
+  return tx.select({ id: skills.id, flags: skills.flags }).from(skills).where(eq(skills.revision, revision));
 }
 
 /** The flags, revision and files of the skill rows at `revision` or of `identity` (candidates for a verdict). */
@@ -22,15 +19,9 @@ export async function skillFlagsAtRevisionOrIdentity(
   tx: Executor,
   revision: string,
   identity: string,
-): Promise<{ id: number; identity: string; flags: SafetyFinding[]; revision: string; files: SkillFile[] }[]> {
+): Promise<{ id: number; flags: SafetyFinding[]; revision: string; files: SkillFile[] }[]> {
   return tx
-    .select({
-      id: skills.id,
-      identity: skills.identity,
-      flags: skills.flags,
-      revision: skills.revision,
-      files: skills.files,
-    })
+    .select({ id: skills.id, flags: skills.flags, revision: skills.revision, files: skills.files })
     .from(skills)
     .where(or(eq(skills.revision, revision), eq(skills.identity, identity)));
 }

@@ -14,6 +14,7 @@ import { headingsOf } from '../search/memory/skill-index.js';
 import { findSynonyms } from '../search/relevance/analyze.js';
 import { applySkillChanges } from '../search/skill-changes.js';
 import { BUILD_BATCH, type CandidateDraw } from '../search/tuning.js';
+import { flagRules } from '../services/flags.js';
 import {
   ABSTAIN_BELOW,
   calibratedScore,
@@ -186,7 +187,7 @@ interface Held {
  * model, so the hub holds it back itself rather than leaving every client to filter it.
  */
 function refuses(flags: SearchHit['flags']): boolean {
-  return flags.some((f) => f.suppressedBy === undefined && refusingVerdict([f.rule]) !== undefined);
+  return refusingVerdict(flagRules(flags)) !== undefined;
 }
 
 /**
@@ -624,9 +625,10 @@ export function createSuggestEngine(
     );
     const messageTerms = new Set(termsOf[0]!.filter((t) => t.term === t.of).map((t) => t.term));
     const fused = [...reciprocalRankFusion(lists)]
+      // The lexical lists come from the search engine: the same admission as the models' lists.
       .filter(([identity]) => {
         const slot = slots.get(identity);
-        return slot !== undefined && !held[slot]!.refused;
+        return slot !== undefined && admit(slot);
       })
       .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
       .slice(0, RERANK_DEPTH);

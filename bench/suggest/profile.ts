@@ -261,8 +261,7 @@ export async function run(args: string[]): Promise<void> {
         stages.wall!.push(performance.now() - w0);
         // Finding the needs is pure: timed again apart (the engine runs it once per request).
         const t1 = cpuMs();
-        extractNeeds(j.message);
-        taskSignal(j.message);
+        taskSignal(j.message, extractNeeds(j.message).text);
         const needs = cpuMs() - t1;
         work.postingsPerRequest.push(work.postings);
         work.scannedPerRequest.push(work.scanned);

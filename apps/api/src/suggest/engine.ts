@@ -537,7 +537,7 @@ export function createSuggestEngine(
     const m = model;
     const needs = extractNeeds(message);
     if (needs.words.length === 0) return { results: [], abstained: true, best: 0 };
-    const signal = taskSignal(message);
+    const signal = taskSignal(message, needs.text);
     const task: TaskEvidence = {
       ...signal,
       informative: needs.words.filter((w) => informative(m, cachedTermOf(w))).length,

@@ -23,6 +23,8 @@ export interface Need {
 
 /** What a message asks for: the whole request and, when it names several, each need apart. */
 export interface MessageNeeds {
+  /** The user's own words of the message (`userText`): what `taskSignal` reads. */
+  text: string;
   /** Content words of the whole request (every clause), in order, without repeats. */
   words: string[];
   /** The request as one clause (`text` is the cleaned message). */
@@ -149,7 +151,7 @@ export function extractNeeds(message: string): MessageNeeds {
     } else merged.push({ text: c.text, at: c.at, words: [...c.words] });
   }
   const parts = merged.length > 1 ? merged.slice(0, MAX_PARTS) : [];
-  return { words, whole, parts };
+  return { text: text.text, words, whole, parts };
 }
 
 /** A clause without the white space and the separating punctuation around it. */
@@ -190,9 +192,11 @@ const IMPERATIVE =
 const REQUEST_FRAME =
   /\b(can|could|would|will) (you|u|we|someone)\b|\b(i|we) (need|want|would like|'d like|have to|must|should|am trying|'m trying|are trying|'re trying)\b|\bhelp (me|us)\b|\bhow (do|can|should|would) (i|we|you)\b|\b(is there a way|what'?s the best way|let'?s)\b|\bplease\b|\b(keeps?|is|are|started) (failing|failing on|broken|crashing|timing out|throwing|slow)\b|\b(fails?|failing|broke|broken|crash(es|ing)?|errors? out)\b|\b(i|we)'?d (like|love)\b|\b(which|what) .{0,60}\b(should|can|could|do|did) (i|we|she|he|they)\b|\bis there a (skill|tool|way)\b|\b(doesn'?t|don'?t|won'?t|can'?t|isn'?t|aren'?t) (work|load|render|show|respond|connect|build|compile|start|scale)|\b(not working|too slow|stutters?|ignores?|hangs?|leaks?|flaky|keeps?)\b|\b(i'?m|we'?re) (not sure|not convinced|worried|stuck)\b|\b(i|we) (can'?t|cannot|couldn'?t) (figure|work|find|get|tell|decide)\b|\bshould\b.{0,60}\b(better|faster|cleaner|clearer|stronger|shorter|simpler)\b/i;
 
-/** Reads whether a message holds a task for a skill from its wording (the need's own clauses). */
-export function taskSignal(message: string): TaskSignal {
-  const text = userText(message);
+/**
+ * Reads whether a message holds a task for a skill from its wording (the need's own clauses). `text` is the
+ * message's `userText`, passed when the caller has it (`extractNeeds` made it) rather than made again.
+ */
+export function taskSignal(message: string, text = userText(message)): TaskSignal {
   const clauses = text
     .split(SENTENCE_END)
     .flatMap((s) => s.split(/\s*,\s+|\s+(?:and|but|so)\s+/i))

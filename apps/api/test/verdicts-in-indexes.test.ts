@@ -93,8 +93,27 @@ const mcpSuggestion = async () => {
 };
 
 /** `atskills suggest` against the hub, as a user runs it. */
-const cliSuggestion = async () => {
-  const result = await runCliCaptured(['suggest', '--limit', '1'], {
+const cliSuggestion = () => runCli(['suggest', '--limit', '1'], MESSAGE);
+
+/** `atskills search toolchain installer` against the hub. */
+const cliSearch = () => runCli(['search', 'toolchain', 'installer']);
+
+/** The badges of the web pages: the search results and the "describe your task" suggestions. */
+const webBadges = async () => {
+  const pages = await Promise.all(
+    [`/?q=${encodeURIComponent('toolchain installer')}`, `/suggest?q=${encodeURIComponent(MESSAGE)}`].map(
+      (url) => call('anonymous', 'GET', url),
+    ),
+  );
+  return pages.map((page) => {
+    expect(page.statusCode, page.body).toBe(200);
+    expect(page.body).toContain('toolchain-installer');
+    return [...page.body.matchAll(/<span class="flag [^>]*>([^<]+)<\/span>/g)].map((m) => m[1]);
+  });
+};
+
+const runCli = async (args: string[], stdin?: string) => {
+  const result = await runCliCaptured(args, {
     cwd: dir,
     env: {
       PATH: process.env.PATH,
@@ -103,7 +122,7 @@ const cliSuggestion = async () => {
       ATSKILLS_CACHE: path.join(dir, 'cache'),
       ATSKILLS_HUB: hubUrl,
     },
-    stdin: MESSAGE,
+    ...(stdin !== undefined ? { stdin } : {}),
   });
   expect(result.code, result.stderr).toBe(0);
   return result.stdout;
@@ -117,6 +136,8 @@ describe('report decisions reach the in-memory indexes', () => {
     const cli = await cliSuggestion();
     expect(cli).toContain(`@skills:${INSTALLER}`);
     expect(cli).toContain('[flagged: remote-exec]');
+    expect(await cliSearch()).toContain(`@skills:${INSTALLER}  [flagged: remote-exec]`);
+    expect(await webBadges()).toEqual([['remote-exec'], ['remote-exec']]);
   });
 
   it('shows an accepted dispute as suppressed in search, without a new revision', async () => {
@@ -142,6 +163,14 @@ describe('report decisions reach the in-memory indexes', () => {
       return mcp.first?.identity === INSTALLER && mcp.first.flags === undefined;
     });
     expect(await cliSuggestion()).not.toContain('flagged');
+    // Search still carries the suppressed flag (with `suppressed`), but neither the CLI nor the web pages
+    // show it as holding; the skill page's table lists it as suppressed.
+    const search = await cliSearch();
+    expect(search).toContain(`@skills:${INSTALLER}\n`);
+    expect(search).not.toContain('flagged');
+    expect(await webBadges()).toEqual([[], []]);
+    const page = await call('anonymous', 'GET', `/s/${INSTALLER}`);
+    expect(page.body).toContain('dispute accepted');
   });
 
   it('stops suggesting a skill once it is judged malicious, and search shows the verdict', async () => {

@@ -119,6 +119,7 @@ function toResultView(hit: SearchHitResponse, storedFlags: SafetyFinding[] | und
           message: f.message,
           ...(f.file !== undefined ? { file: f.file } : {}),
           ...(f.line !== undefined ? { line: f.line } : {}),
+          ...(f.suppressedBy !== undefined ? { suppressedBy: f.suppressedBy } : {}),
         }),
       ),
   };

@@ -25,8 +25,12 @@ export function flagTitle(flag: FlagView): string {
   return `${flag.rule} (${flag.severity})${where}: ${flag.message.replace(/\.$/, '')}.${evidence}`;
 }
 
-/** One badge per rule that fired (several hits of one rule collapse into one badge listing them all). */
-export function flagBadges(flags: readonly FlagView[]): SafeHtml {
+/**
+ * One badge per rule that fired and still holds (several hits of one rule collapse into one badge listing
+ * them all). A flag an accepted dispute suppressed gets no badge: the skill page's table lists it as such.
+ */
+export function flagBadges(all: readonly FlagView[]): SafeHtml {
+  const flags = all.filter((f) => f.suppressedBy === undefined);
   if (flags.length === 0) return html``;
   const byRule = new Map<string, FlagView[]>();
   for (const flag of flags) byRule.set(flag.rule, [...(byRule.get(flag.rule) ?? []), flag]);

@@ -1,4 +1,4 @@
-import { SearchResponse } from '@atskills/protocol';
+import { activeFlagCodes, SearchResponse } from '@atskills/protocol';
 import { type Command, Option } from 'commander';
 import type { CliContext } from '../context.js';
 
@@ -56,9 +56,10 @@ export function registerSearch(program: Command, ctx: CliContext): void {
       if (opts.json) return ctx.json({ ...first, results, nextCursor: cursor ?? null });
       if (results.length === 0) return ctx.out('No skills found.');
       for (const r of results) {
-        const flags = r.flags.length > 0 ? `  [${r.flags.map((f) => f.code).join(', ')}]` : '';
+        // A flag an accepted dispute suppressed no longer holds: named as `atskills suggest` and the hook do.
+        const flags = activeFlagCodes(r.flags);
         ctx.out(
-          `@skills:${r.identity}${flags}\n    ${r.name}: ${r.description.replace(/\s+/g, ' ').slice(0, 200)}`,
+          `@skills:${r.identity}${flags.length ? `  [flagged: ${flags.join(', ')}]` : ''}\n    ${r.name}: ${r.description.replace(/\s+/g, ' ').slice(0, 200)}`,
         );
       }
       if (cursor) ctx.err(`next page: atskills search --cursor ${cursor} ${words.join(' ')}`);

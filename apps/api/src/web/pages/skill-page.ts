@@ -42,7 +42,7 @@ export function renderSkillPage(model: SkillPageModel): string {
           }
         : {}),
     },
-    html`<h1 class="skill-title">${model.name || model.identity} ${flagBadges(model.flags.filter((f) => f.suppressedBy === undefined))}</h1>
+    html`<h1 class="skill-title">${model.name || model.identity} ${flagBadges(model.flags)}</h1>
 <p class="lead">${model.description}</p>
 ${model.pinned ? html`<p class="notice">This page shows the pinned revision <code>${model.revision}</code>. <a href="${skillPageUrl(model.identity)}">Show the current revision</a>.</p>` : ''}
 <dl class="facts">

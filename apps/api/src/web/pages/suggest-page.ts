@@ -40,6 +40,7 @@ ${flagBadges(
     message: f.message,
     ...(f.file !== undefined ? { file: f.file } : {}),
     ...(f.line !== undefined ? { line: f.line } : {}),
+    ...(f.suppressedBy !== undefined ? { suppressedBy: f.suppressedBy } : {}),
   })),
 )}
 ${referenceBox(r.reference)}

@@ -3,7 +3,14 @@
  * reaches the external search engine through the API's periodic sync of the skills change feed.
  * Meilisearch cannot run here, so the engine is a recording double; the database and Redis are real.
  */
-import { skills } from '@atskills/db';
+import {
+  currentChangeMark,
+  listSkillContainers,
+  liveSkillIdentities,
+  moveRepository,
+  repositories,
+  skills,
+} from '@atskills/db';
 import { eq, sql } from 'drizzle-orm';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +18,7 @@ import { createTestDatabase, type TestDatabase } from '../../../test/support/dat
 import { dropQueuePrefix, redisUrl, uniqueQueuePrefix } from '../../../test/support/redis.js';
 import { startSearchSync } from '../src/runtime/search-sync.js';
 import type { SearchEngine } from '../src/search/engine.js';
+import { applySkillChanges, type SkillHolder } from '../src/search/skill-changes.js';
 import { seedHubCollection, seedRepository, skillMd } from './support/seed.js';
 
 let database: TestDatabase;
@@ -97,5 +105,67 @@ describe('search sync', () => {
     expect(attempted).toEqual(['gh:acme/one/a']);
     expect(indexed.flat()).toEqual(attempted);
     await healed.close();
+  });
+
+  it('sends the identities a moved or deleted repository left, with the container they were in', async () => {
+    await seedRepository(database.db, 'acme', 'three', { 'c/SKILL.md': skillMd('c', 'Third skill.') });
+    const sync = startSearchSync({ db: database.db, engine, redis, prefix, everyMs: 3_600_000 });
+    await sync.tick();
+    // An in-memory holder (the search index, the suggestion model) following the same feed.
+    const held = new Map((await liveSkillIdentities(database.db)).map((identity) => [identity, 'seen']));
+    expect(held.has('gh:acme/three/c')).toBe(true);
+    let scannedAll = 0;
+    const holder: SkillHolder = {
+      revisionOf: (identity) => held.get(identity),
+      identities: () => {
+        scannedAll++;
+        return held.keys();
+      },
+      get size() {
+        return held.size;
+      },
+      remove: (identity) => held.delete(identity),
+      patch: () => {},
+      upsert: (row) => held.set(row.identity, row.revision),
+    };
+    let mark = await currentChangeMark(database.db);
+
+    // The repository moved (GitHub redirected its old name): its skill took the new name's identity, and
+    // no skills row names the old one. Meilisearch held a document for it, which only this sync can drop.
+    indexed.length = 0;
+    const moved = await moveRepository(
+      database.db,
+      { owner: 'acme', name: 'three' },
+      { owner: 'newco', name: 'three' },
+    );
+    expect(moved.identities).toEqual([{ from: 'gh:acme/three/c', to: 'gh:newco/three/c' }]);
+    expect(await sync.tick()).toBe(2);
+    expect(indexed.flat().sort()).toEqual(['gh:acme/three/c', 'gh:newco/three/c']);
+    // Re-indexing the old identity replaces the old container's documents with what it holds: nothing.
+    expect(await listSkillContainers(database.db, ['gh:acme/three/c'])).toEqual([
+      { source: 'gh', owner: 'acme', container: 'three' },
+    ]);
+    const scan = await applySkillChanges(database.db, mark, holder);
+    mark = scan!.nextMark;
+    expect(held.has('gh:acme/three/c')).toBe(false);
+    expect(held.get('gh:newco/three/c')).toBeDefined();
+    // The holder learnt it from the feed, without reading every live identity to find out.
+    expect(scannedAll).toBe(0);
+
+    // The repository row deleted outright (its skills go by cascade).
+    indexed.length = 0;
+    await database.db.delete(repositories).where(eq(repositories.owner, 'newco'));
+    expect(await sync.tick()).toBe(1);
+    expect(indexed).toEqual([['gh:newco/three/c']]);
+    expect(await listSkillContainers(database.db, ['gh:newco/three/c'])).toEqual([
+      { source: 'gh', owner: 'newco', container: 'three' },
+    ]);
+    await applySkillChanges(database.db, mark, holder);
+    expect(held.has('gh:newco/three/c')).toBe(false);
+    expect(scannedAll).toBe(0);
+    // Nothing changed since: nothing is sent again.
+    indexed.length = 0;
+    expect(await sync.tick()).toBe(0);
+    await sync.close();
   });
 });

@@ -175,6 +175,7 @@ export {
   type SearchKeyset,
   type SearchRow,
   type SearchSkillsInput,
+  type SkillChanges,
   searchSkills,
   USES_STAR_WEIGHT,
 } from './repositories/search.js';

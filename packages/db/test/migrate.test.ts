@@ -21,7 +21,7 @@ async function rows(handle: DatabaseHandle, query: ReturnType<typeof sql>): Prom
 
 /**
  * Migrates an empty database from zero (twice: idempotent), writes one skill and checks what the hub relies
- * on: full-text and typo search, and the change feed hearing the write.
+ * on: full-text and typo search, the change feed hearing the write, and the identities a skill leaves.
  */
 async function checkFromZero(handle: DatabaseHandle): Promise<void> {
   expect(await migrationsApplied(handle)).toBe(false);
@@ -50,6 +50,16 @@ async function checkFromZero(handle: DatabaseHandle): Promise<void> {
   const hit = sql`select identity from skills where search @@ websearch_to_tsquery('english', 'merging forms')`;
   expect(await rows(handle, hit)).toHaveLength(1);
   expect(await rows(handle, sql`select identity from skills where name % 'pdf-froms'`)).toHaveLength(1);
+  // The identity a skill leaves (renamed, then deleted) is kept for the change feed, with its container.
+  await handle.db.execute(sql`update skills set identity = 'gh:o/r2/pdf', container = 'r2'`);
+  await handle.db.execute(sql`update skills set stars = 3`);
+  await handle.db.execute(sql`delete from skills`);
+  expect(
+    await rows(handle, sql`select identity, container from skill_tombstones order by left_at, identity`),
+  ).toEqual([
+    { identity: 'gh:o/r/pdf', container: 'r' },
+    { identity: 'gh:o/r2/pdf', container: 'r2' },
+  ]);
 }
 
 describe('migrations', () => {

@@ -23,7 +23,7 @@ const BATCH = 500;
 /**
  * Re-indexes the skills written since `mark` (every live skill when there is none, or when the transaction
  * counter wrapped since); answers how many identities it sent and the mark the next sync starts from.
- * Skills that are gone go too: re-indexing their container drops them.
+ * Skills that are gone, deleted or moved go too: re-indexing their container drops them.
  */
 export async function syncChangedSkills(
   db: Database,
@@ -33,8 +33,10 @@ export async function syncChangedSkills(
   // Taken first: a row committed while this sync reads is at or above it, so the next sync sends it.
   const nextMark = await currentChangeMark(db);
   const changes = mark === undefined ? null : await changedSkills(db, mark);
+  // An identity a skill left (deleted outright, or its repository moved) names its old container, whose
+  // documents the engine replaces with what is there now: nothing, for a container that is gone.
   const identities = changes
-    ? [...new Set(changes.rows.map((row) => row.identity))]
+    ? [...new Set([...changes.left, ...changes.rows.map((row) => row.identity)])]
     : await liveSkillIdentities(db);
   for (let i = 0; i < identities.length; i += BATCH) await engine.index(identities.slice(i, i + BATCH));
   return { sent: identities.length, nextMark };

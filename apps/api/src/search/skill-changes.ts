@@ -31,7 +31,7 @@ export type SkillChangeScan = { nextMark: ChangeMark; changed: number } | null;
 
 /**
  * Applies every skill change committed since `mark` to `holder`: removals, patches of stars, visibility
- * and flags, reloads of changed text (in batches), and skills deleted outright. The search index and
+ * and flags, reloads of changed text (in batches), and identities skills left (deleted outright or renamed). The search index and
  * the suggestion model both keep their skills current through this one scan.
  */
 export async function applySkillChanges(
@@ -42,6 +42,8 @@ export async function applySkillChanges(
   const nextMark = await currentChangeMark(db);
   const changes = await changedSkills(db, mark);
   if (!changes) return null;
+  // What a skill left first: an identity deleted and written again since the mark is in `rows` too.
+  for (const identity of changes.left) if (holder.revisionOf(identity) !== undefined) holder.remove(identity);
   const reload: number[] = [];
   for (const row of changes.rows) {
     if (!row.live) {
@@ -53,7 +55,8 @@ export async function applySkillChanges(
     for (const row of await loadSearchDocumentsById(db, reload.slice(i, i + BUILD_BATCH))) holder.upsert(row);
   }
   if (changes.liveCount !== holder.size) {
-    // Rows were deleted outright (a repository removed with its skills): drop what is no longer there.
+    // Rows deleted outright more than the tombstones' seven days ago (a follower that long behind), or
+    // anything else the holder missed: drop what is no longer there.
     const live = new Set(await liveSkillIdentities(db));
     for (const identity of [...holder.identities()]) if (!live.has(identity)) holder.remove(identity);
   }

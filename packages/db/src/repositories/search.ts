@@ -423,14 +423,25 @@ export interface ChangedSkill {
   live: boolean;
 }
 
+/** What a change scan found since a mark. */
+export interface SkillChanges {
+  /** Skill rows written since the mark. */
+  rows: ChangedSkill[];
+  /**
+   * Identities skills left since the mark (rows deleted outright, or renamed by a repository move) that no
+   * skills row holds now: holders drop them. Read from migration 0015's tombstones, kept seven days.
+   */
+  left: string[];
+  /** How many live skills there are now. */
+  liveCount: number;
+}
+
 /**
- * Skills written since `mark` (by xmin, so no timestamp column has to be kept right by every writer), or
- * null when the transaction counter wrapped since (the caller reloads everything), plus the live count.
+ * Skills written since `mark` (by xmin, so no timestamp column has to be kept right by every writer) and
+ * the identities they left, or null when the transaction counter wrapped since (the caller reloads
+ * everything), plus the live count.
  */
-export async function changedSkills(
-  db: Database,
-  mark: ChangeMark,
-): Promise<{ rows: ChangedSkill[]; liveCount: number } | null> {
+export async function changedSkills(db: Database, mark: ChangeMark): Promise<SkillChanges | null> {
   const since = BigInt(mark);
   const epoch = since >> 32n;
   const current = await rowsOf(db, sql`select pg_snapshot_xmin(pg_current_snapshot())::text as mark`);
@@ -442,8 +453,16 @@ export async function changedSkills(
     select s.id, s.identity, s.revision, s.stars, s.visibility, s.flags, (${LIVE}) as live
     from skills s where s.xmin::text::bigint >= ${low}::bigint`,
   );
+  const left = await rowsOf(
+    db,
+    sql`
+    select distinct t.identity from skill_tombstones t
+    where t.xmin::text::bigint >= ${low}::bigint
+      and not exists (select 1 from skills s where s.identity = t.identity)`,
+  );
   const count = await rowsOf(db, sql`select count(*)::int as n from skills s where ${LIVE}`);
   return {
+    left: left.rows.map((r) => String(r.identity)),
     rows: result.rows.map((r) => ({
       id: Number(r.id),
       identity: String(r.identity),

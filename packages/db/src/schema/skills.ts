@@ -157,3 +157,23 @@ export const skillRevisions = pgTable(
   },
   (t) => [primaryKey({ columns: [t.skillId, t.revision] })],
 );
+
+/**
+ * Identities skills left: rows deleted outright or renamed (a moved repository), written by triggers on
+ * `skills` (migration 0015) and read by the change feed beside the skills rows, with the container each
+ * was in. Pruned after seven days.
+ */
+export const skillTombstones = pgTable(
+  'skill_tombstones',
+  {
+    identity: text('identity').notNull(),
+    source: text('source').notNull(),
+    owner: text('owner').notNull(),
+    container: text('container').notNull(),
+    leftAt: timestamp('left_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('skill_tombstones_identity_idx').on(t.identity),
+    index('skill_tombstones_left_at_idx').on(t.leftAt),
+  ],
+);

@@ -2,7 +2,7 @@ import type { SafetyFinding } from '@atskills/protocol';
 import { and, asc, desc, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../client.js';
 import { repositories } from '../../schema/repositories.js';
-import { skillRevisions, skills } from '../../schema/skills.js';
+import { skillRevisions, skills, skillTombstones } from '../../schema/skills.js';
 import { collectionRevisions } from '../../schema/teams.js';
 import { type ReadScope, visibleTo } from '../scope.js';
 
@@ -137,7 +137,10 @@ export async function listContainerSkills(
     .orderBy(asc(skills.path));
 }
 
-/** The distinct repositories/collections holding skills, optionally only those of some identities. */
+/**
+ * The distinct repositories/collections holding skills, optionally only those of some identities (with the
+ * containers identities were left from, so an engine replacing a container's documents drops them).
+ */
 export async function listSkillContainers(
   db: Database,
   identities?: string[],
@@ -146,6 +149,21 @@ export async function listSkillContainers(
     .selectDistinct({ source: skills.source, owner: skills.owner, container: skills.container })
     .from(skills)
     .where(identities ? inArray(skills.identity, identities) : sql`true`);
+  if (identities?.length) {
+    // An identity a skill left (deleted, or its repository moved) names the container it was in.
+    const left = await db
+      .selectDistinct({
+        source: skillTombstones.source,
+        owner: skillTombstones.owner,
+        container: skillTombstones.container,
+      })
+      .from(skillTombstones)
+      .where(inArray(skillTombstones.identity, identities));
+    const key = (r: { source: string; owner: string; container: string }) =>
+      `${r.source}\n${r.owner}\n${r.container}`;
+    const seen = new Set(rows.map(key));
+    for (const row of left) if (!seen.has(key(row))) rows.push(row);
+  }
   return rows as { source: 'gh' | 'hub'; owner: string; container: string }[];
 }
 

@@ -134,6 +134,17 @@ describe('/v1/suggest', () => {
     }
   });
 
+  it('quotes the phrase holding most of what the skill is about, not a short clause it covers', async () => {
+    // pdf-extract covers more of the last clause (two of its three words) than of the first sentence, whose
+    // densest phrase holds over twice the evidence (five words it is about).
+    const message =
+      'From the old billing portal I got sixty supplier PDF files and need text and tables extracted. ' +
+      'Copy-pasting by hand is killing me. Keep tables as markdown.';
+    const top = (await post(message)).json().results[0];
+    expect(top.identity).toBe('gh:devtools/skills/pdf-extract');
+    expect(top.matched).toBe('PDF files and need text and tables extracted');
+  });
+
   it('answers GET with the message in q, and the limit', async () => {
     const r = await hub.app.inject({
       url: `/v1/suggest?q=${encodeURIComponent('write release notes from my commits')}&limit=1`,

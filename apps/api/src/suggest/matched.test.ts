@@ -6,7 +6,7 @@ import { tracked } from './tracked-text.js';
 /** A text quoted as a message of its own (each character from where it is). */
 const sourceOf = (text: string) => ({ message: text, at: tracked(text).at });
 const quotedPhrase = (text: string, weightOf: (word: string) => number) =>
-  phraseQuoter(text, sourceOf(text))(weightOf);
+  phraseQuoter(text, sourceOf(text))(weightOf).phrase;
 
 /** A skill holding these words, each weighing 1 unless given. */
 const holding =
@@ -73,9 +73,11 @@ describe('phraseQuoter', () => {
   it('quotes a text once split for each skill it is given', () => {
     const text = 'the CI lint step fails. Then write the release notes';
     const quote = phraseQuoter(text, sourceOf(text));
-    expect(quote(holding(['lint', 'fails']))).toBe('lint step fails');
-    expect(quote(holding(['release', 'notes']))).toBe('release notes');
-    expect(quote(holding(['lint']))).toBe('lint');
+    expect(quote(holding(['lint', 'fails']))).toEqual({ phrase: 'lint step fails', weight: 2 });
+    expect(quote(holding({ release: 2, notes: 0.5 }))).toEqual({ phrase: 'release notes', weight: 2.5 });
+    expect(quote(holding(['lint']))).toEqual({ phrase: 'lint', weight: 1 });
+    // A skill holding none of its words: the opening words, weighing nothing.
+    expect(quote(holding([]))).toEqual({ phrase: 'the CI lint step fails', weight: 0 });
   });
 
   it('folds line breaks and gaps, and quotes the opening words when the skill holds none', () => {
@@ -91,7 +93,7 @@ describe('phraseQuoter', () => {
   it("quotes the message itself, in the user's characters, when it knows where the text came from", () => {
     const fromMessage = (message: string, held: string[]) => {
       const { whole } = extractNeeds(message);
-      return phraseQuoter(whole.text, { message, at: whole.at })(holding(held));
+      return phraseQuoter(whole.text, { message, at: whole.at })(holding(held)).phrase;
     };
     // Need finding reads "CLAUDE" (the extension set aside); the quote is the user's "CLAUDE.md".
     expect(fromMessage('Our CLAUDE.md is a mess, please audit it', ['claude', 'mess', 'audit'])).toBe(

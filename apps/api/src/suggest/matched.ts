@@ -30,8 +30,14 @@ export interface QuoteSource {
 /** Longest phrase quoted from the message itself (see `phrase`). */
 const MAX_QUOTED_CHARS = 240;
 
+/** A quoted phrase and the weight of the distinct held words in it (0 when the skill holds none). */
+export interface Quote {
+  phrase: string;
+  weight: number;
+}
+
 /** Quotes the phrase of one text a skill answers, given the weight of each word the skill holds. */
-export type PhraseQuoter = (weightOf: (word: string) => number) => string;
+export type PhraseQuoter = (weightOf: (word: string) => number) => Quote;
 
 interface Word {
   /** Index of the word (lowercase, as need words are) among the text's distinct words. */
@@ -49,7 +55,7 @@ interface Word {
 /**
  * Quotes, for each skill it is given, the densest phrase of `text` the skill holds: the window of at most
  * MAX_QUOTED_WORDS words within one sentence whose distinct held words weigh most (`weightOf`: a lowercase
- * word's weight when the skill holds it, else 0), from its first held word to its last. Fewer words win a
+ * word's weight when the skill holds it, else 0), from its first held word to its last, with that weight. Fewer words win a
  * tie, then the earlier phrase. When the skill holds no word (it came from related terms alone), the first
  * words of the text. The text is split into words once, however many skills quote it (a request quotes up
  * to `limit` skills against a message of up to 8,000 characters), and `weightOf` is asked once per distinct word.
@@ -104,7 +110,7 @@ function quote(
   weights: Float64Array,
   counted: Int32Array,
   source: QuoteSource,
-): string {
+): Quote {
   const weightAt = (i: number) => (words[i]!.contracted ? 0 : weights[words[i]!.id]!);
   let best: { from: number; to: number; weight: number } | null = null;
   for (let from = 0; from < words.length; from++) {
@@ -128,11 +134,13 @@ function quote(
   }
   if (!best) {
     const first = words.filter((w) => w.sentence === 0).slice(0, MAX_QUOTED_WORDS);
-    return first.length > 0
-      ? phrase(text, first[0]!.start, first[first.length - 1]!.end, source)
-      : text.trim();
+    return {
+      phrase:
+        first.length > 0 ? phrase(text, first[0]!.start, first[first.length - 1]!.end, source) : text.trim(),
+      weight: 0,
+    };
   }
-  return phrase(text, words[best.from]!.start, words[best.to]!.end, source);
+  return { phrase: phrase(text, words[best.from]!.start, words[best.to]!.end, source), weight: best.weight };
 }
 
 /** Characters `start` to `end` of `text` as quoted: from the message, whole tokens, tidied. */

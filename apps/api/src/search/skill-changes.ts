@@ -31,8 +31,8 @@ export type SkillChangeScan = { nextMark: ChangeMark; changed: number } | null;
 
 /**
  * Applies every skill change committed since `mark` to `holder`: removals, patches of stars, visibility
- * and flags, reloads of changed text (in batches), and identities skills left (deleted outright or renamed). The search index and
- * the suggestion model both keep their skills current through this one scan.
+ * and flags, reloads of changed text (in batches), and identities skills left (deleted outright or
+ * renamed). The search index and the suggestion model both keep their skills current through this one scan.
  */
 export async function applySkillChanges(
   db: Database,

@@ -55,8 +55,8 @@ interface Word {
 /**
  * Quotes, for each skill it is given, the densest phrase of `text` the skill holds: the window of at most
  * MAX_QUOTED_WORDS words within one sentence whose distinct held words weigh most (`weightOf`: a lowercase
- * word's weight when the skill holds it, else 0), from its first held word to its last, with that weight. Fewer words win a
- * tie, then the earlier phrase. When the skill holds no word (it came from related terms alone), the first
+ * word's weight when the skill holds it, else 0), from its first held word to its last, with that weight.
+ * Fewer words win a tie, then the earlier phrase. When the skill holds no word (it came from related terms alone), the first
  * words of the text. The text is split into words once, however many skills quote it (a request quotes up
  * to `limit` skills against a message of up to 8,000 characters), and `weightOf` is asked once per distinct word.
  * `source` is the message and, for each character of `text`, its index there: the phrase is quoted from the

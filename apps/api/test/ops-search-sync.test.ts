@@ -167,5 +167,19 @@ describe('search sync', () => {
     indexed.length = 0;
     expect(await sync.tick()).toBe(0);
     await sync.close();
+    // A sync without a mark (its Redis lost) sends every live skill and what skills left this week.
+    const fresh = startSearchSync({
+      db: database.db,
+      engine,
+      redis,
+      prefix: `${prefix}-fresh`,
+      everyMs: 3_600_000,
+    });
+    await fresh.tick();
+    await fresh.close();
+    await redis.del(`${prefix}-fresh:search-sync:mark`);
+    const sent = indexed.flat();
+    expect(sent).toEqual(expect.arrayContaining(['gh:acme/three/c', 'gh:newco/three/c', 'gh:acme/one/a']));
+    expect(sent).toHaveLength((await liveSkillIdentities(database.db)).length + 2);
   });
 });

@@ -168,6 +168,7 @@ export {
   loadSearchFolders,
   loadSkillUses,
   queryWords,
+  recentlyLeftIdentities,
   refreshSearchStatistics,
   type SearchDocumentRow,
   type SearchFiltersInput,

@@ -12,6 +12,7 @@ import {
   currentChangeMark,
   type Database,
   liveSkillIdentities,
+  recentlyLeftIdentities,
 } from '@atskills/db';
 import type { Redis } from 'ioredis';
 import type { SearchEngine } from '../search/engine.js';
@@ -21,8 +22,8 @@ export const SEARCH_SYNC_MS = 30_000;
 const BATCH = 500;
 
 /**
- * Re-indexes the skills written since `mark` (every live skill when there is none, or when the transaction
- * counter wrapped since); answers how many identities it sent and the mark the next sync starts from.
+ * Re-indexes the skills written since `mark` (every live skill and the identities skills left in the last
+ * seven days when there is none, or when the transaction counter wrapped since); answers how many identities it sent and the mark the next sync starts from.
  * Skills that are gone, deleted or moved go too: re-indexing their container drops them.
  */
 export async function syncChangedSkills(
@@ -37,7 +38,7 @@ export async function syncChangedSkills(
   // documents the engine replaces with what is there now: nothing, for a container that is gone.
   const identities = changes
     ? [...new Set([...changes.left, ...changes.rows.map((row) => row.identity)])]
-    : await liveSkillIdentities(db);
+    : [...(await recentlyLeftIdentities(db)), ...(await liveSkillIdentities(db))];
   for (let i = 0; i < identities.length; i += BATCH) await engine.index(identities.slice(i, i + BATCH));
   return { sent: identities.length, nextMark };
 }

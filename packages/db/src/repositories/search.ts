@@ -453,16 +453,10 @@ export async function changedSkills(db: Database, mark: ChangeMark): Promise<Ski
     select s.id, s.identity, s.revision, s.stars, s.visibility, s.flags, (${LIVE}) as live
     from skills s where s.xmin::text::bigint >= ${low}::bigint`,
   );
-  const left = await rowsOf(
-    db,
-    sql`
-    select distinct t.identity from skill_tombstones t
-    where t.xmin::text::bigint >= ${low}::bigint
-      and not exists (select 1 from skills s where s.identity = t.identity)`,
-  );
+  const left = await leftIdentities(db, sql`t.xmin::text::bigint >= ${low}::bigint`);
   const count = await rowsOf(db, sql`select count(*)::int as n from skills s where ${LIVE}`);
   return {
-    left: left.rows.map((r) => String(r.identity)),
+    left,
     rows: result.rows.map((r) => ({
       id: Number(r.id),
       identity: String(r.identity),
@@ -474,6 +468,26 @@ export async function changedSkills(db: Database, mark: ChangeMark): Promise<Ski
     })),
     liveCount: Number(count.rows[0]!.n),
   };
+}
+
+/** Identities skills left (tombstones matching `where`) that no skills row holds now. */
+async function leftIdentities(db: Database, where: SQL): Promise<string[]> {
+  const result = await rowsOf(
+    db,
+    sql`
+    select distinct t.identity from skill_tombstones t
+    where ${where} and not exists (select 1 from skills s where s.identity = t.identity)`,
+  );
+  return result.rows.map((r) => String(r.identity));
+}
+
+/**
+ * Every identity skills left in the tombstones' seven days that no skills row holds now: a sync with no
+ * change mark (a first one, or Redis lost) sends them beside the live skills, so the containers deleted or
+ * moved meanwhile are emptied too.
+ */
+export function recentlyLeftIdentities(db: Database): Promise<string[]> {
+  return leftIdentities(db, sql`true`);
 }
 
 /** Identities of every live, parsable skill (to reconcile after rows were deleted outright). */

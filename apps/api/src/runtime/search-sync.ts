@@ -23,8 +23,9 @@ const BATCH = 500;
 
 /**
  * Re-indexes the skills written since `mark` (every live skill and the identities skills left in the last
- * seven days when there is none, or when the transaction counter wrapped since); answers how many identities it sent and the mark the next sync starts from.
- * Skills that are gone, deleted or moved go too: re-indexing their container drops them.
+ * seven days when there is none, or when the transaction counter wrapped since); answers how many
+ * identities it sent and the mark the next sync starts from. Skills that are gone, deleted or moved go
+ * too: re-indexing their container drops them.
  */
 export async function syncChangedSkills(
   db: Database,

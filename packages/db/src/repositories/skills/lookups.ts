@@ -145,25 +145,23 @@ export async function listSkillContainers(
   db: Database,
   identities?: string[],
 ): Promise<{ source: 'gh' | 'hub'; owner: string; container: string }[]> {
-  const rows = await db
+  const held = db
     .selectDistinct({ source: skills.source, owner: skills.owner, container: skills.container })
     .from(skills)
     .where(identities ? inArray(skills.identity, identities) : sql`true`);
-  if (identities?.length) {
-    // An identity a skill left (deleted, or its repository moved) names the container it was in.
-    const left = await db
-      .selectDistinct({
-        source: skillTombstones.source,
-        owner: skillTombstones.owner,
-        container: skillTombstones.container,
-      })
-      .from(skillTombstones)
-      .where(inArray(skillTombstones.identity, identities));
-    const key = (r: { source: string; owner: string; container: string }) =>
-      `${r.source}\n${r.owner}\n${r.container}`;
-    const seen = new Set(rows.map(key));
-    for (const row of left) if (!seen.has(key(row))) rows.push(row);
-  }
+  // An identity a skill left (deleted, or its repository moved) names the container it was in.
+  const rows = identities?.length
+    ? await held.union(
+        db
+          .select({
+            source: skillTombstones.source,
+            owner: skillTombstones.owner,
+            container: skillTombstones.container,
+          })
+          .from(skillTombstones)
+          .where(inArray(skillTombstones.identity, identities)),
+      )
+    : await held;
   return rows as { source: 'gh' | 'hub'; owner: string; container: string }[];
 }
 

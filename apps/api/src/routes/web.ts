@@ -17,6 +17,7 @@ import { getSkillView } from '../services/skill-view.js';
 import { suggestSkills } from '../services/suggest.js';
 import { ASSETS } from '../web/assets/index.js';
 import { renderUsesBadge } from '../web/badge.js';
+import { wireFlagView } from '../web/components.js';
 import { CONTENT_SECURITY_POLICY } from '../web/layout.js';
 import { renderErrorPage } from '../web/pages/error-page.js';
 import { renderMenuPage } from '../web/pages/menu-page.js';
@@ -29,7 +30,6 @@ import { repositoryPageUrl } from '../web/urls.js';
 import type {
   CrawlStatusView,
   ErrorPageModel,
-  FlagView,
   SearchFilters,
   SearchPageModel,
   SearchResultView,
@@ -110,18 +110,7 @@ function toResultView(hit: SearchHitResponse, storedFlags: SafetyFinding[] | und
     ...(hit.uses ? { uses: hit.uses } : {}),
     ...(hit.skillCount !== undefined ? { skillCount: hit.skillCount } : {}),
     // The stored findings carry the evidence excerpt for the badge's hover text; the wire flags do not.
-    flags:
-      storedFlags ??
-      hit.flags.map(
-        (f): FlagView => ({
-          rule: f.code,
-          severity: f.severity,
-          message: f.message,
-          ...(f.file !== undefined ? { file: f.file } : {}),
-          ...(f.line !== undefined ? { line: f.line } : {}),
-          ...(f.suppressedBy !== undefined ? { suppressedBy: f.suppressedBy } : {}),
-        }),
-      ),
+    flags: storedFlags ?? hit.flags.map(wireFlagView),
   };
 }
 

@@ -1,4 +1,4 @@
-import { formatReference } from '@atskills/protocol';
+import { formatReference, type SafetyFlag } from '@atskills/protocol';
 import { html, type SafeHtml } from './html.js';
 import type { FlagView } from './view-models.js';
 
@@ -16,6 +16,18 @@ export function referenceText(
  */
 export function referenceBox(reference: string, label = 'Copy'): SafeHtml {
   return html`<div class="reference"><code>${reference}</code><button type="button" class="copy" data-copy="${reference}" aria-label="${`${label} ${reference}`}" hidden>${label}</button></div>`;
+}
+
+/** A flag as an API answer carries it (no evidence excerpt), as a badge shows it. */
+export function wireFlagView(flag: SafetyFlag): FlagView {
+  return {
+    rule: flag.code,
+    severity: flag.severity,
+    message: flag.message,
+    ...(flag.file !== undefined ? { file: flag.file } : {}),
+    ...(flag.line !== undefined ? { line: flag.line } : {}),
+    ...(flag.suppressedBy !== undefined ? { suppressedBy: flag.suppressedBy } : {}),
+  };
 }
 
 /** The hover text of a flag: the rule, what it means, where it fired and the evidence excerpt. */

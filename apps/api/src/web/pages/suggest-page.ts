@@ -1,5 +1,5 @@
 import type { SuggestPageResponse } from '../../schemas.js';
-import { flagBadges, referenceBox } from '../components.js';
+import { flagBadges, referenceBox, wireFlagView } from '../components.js';
 import { html } from '../html.js';
 import { layout } from '../layout.js';
 import { skillPageUrl } from '../urls.js';
@@ -33,16 +33,7 @@ ${
 <h2><a href="${skillPageUrl(r.identity)}">${r.name}</a> <span class="score" title="Estimated chance that this skill helps">${`score ${r.score.toFixed(2)}`}</span></h2>
 <p>${r.description}</p>
 <p class="matched">For: <q>${r.matched}</q></p>
-${flagBadges(
-  r.flags.map((f) => ({
-    rule: f.code,
-    severity: f.severity,
-    message: f.message,
-    ...(f.file !== undefined ? { file: f.file } : {}),
-    ...(f.line !== undefined ? { line: f.line } : {}),
-    ...(f.suppressedBy !== undefined ? { suppressedBy: f.suppressedBy } : {}),
-  })),
-)}
+${flagBadges(r.flags.map(wireFlagView))}
 ${referenceBox(r.reference)}
 </li>`,
         )}</ol>`

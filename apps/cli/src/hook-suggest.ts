@@ -8,6 +8,7 @@ import {
   type SuggestResult,
   UNTRUSTED_NOTICE,
 } from '@atskills/protocol';
+import { flaggedNote } from './format/flags.js';
 
 /** The most characters the suggestions add to a hook answer (about 300 tokens). */
 export const SUGGESTIONS_CAP = 1_200;
@@ -51,8 +52,7 @@ export function renderSuggestions(
     if (rows.length >= limit) break;
     const codes = activeFlagCodes(r.flags);
     if (isKnown(r.identity, known) || refusingVerdict(codes)) continue;
-    const flags = codes.length ? ` [flagged: ${codes.join(', ')}]` : '';
-    const row = `@skills:${r.identity} (${oneLine(r.name, 64)}): ${oneLine(r.description, DESCRIPTION_MAX)}${flags}`;
+    const row = `@skills:${r.identity} (${oneLine(r.name, 64)}): ${oneLine(r.description, DESCRIPTION_MAX)}${flaggedNote(codes, ' ')}`;
     if (compose([...rows, row]).length > SUGGESTIONS_CAP) continue;
     rows.push(row);
   }

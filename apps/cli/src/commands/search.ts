@@ -1,6 +1,7 @@
 import { activeFlagCodes, SearchResponse } from '@atskills/protocol';
 import { type Command, Option } from 'commander';
 import type { CliContext } from '../context.js';
+import { flaggedNote } from '../format/flags.js';
 
 /** `atskills search <query...>`: the hub's search (GET /v1/search?q=). */
 export function registerSearch(program: Command, ctx: CliContext): void {
@@ -59,7 +60,7 @@ export function registerSearch(program: Command, ctx: CliContext): void {
         // A flag an accepted dispute suppressed no longer holds: named as `atskills suggest` and the hook do.
         const flags = activeFlagCodes(r.flags);
         ctx.out(
-          `@skills:${r.identity}${flags.length ? `  [flagged: ${flags.join(', ')}]` : ''}\n    ${r.name}: ${r.description.replace(/\s+/g, ' ').slice(0, 200)}`,
+          `@skills:${r.identity}${flaggedNote(flags)}\n    ${r.name}: ${r.description.replace(/\s+/g, ' ').slice(0, 200)}`,
         );
       }
       if (cursor) ctx.err(`next page: atskills search --cursor ${cursor} ${words.join(' ')}`);

@@ -1,6 +1,7 @@
 import { activeFlagCodes, SuggestResponse } from '@atskills/protocol';
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
+import { flaggedNote } from '../format/flags.js';
 
 async function readStdin(ctx: CliContext): Promise<string> {
   if (!ctx.io.stdin || (ctx.io.stdin as { isTTY?: boolean }).isTTY) return '';
@@ -53,7 +54,7 @@ export function registerSuggest(program: Command, ctx: CliContext): void {
       for (const r of answer.data.results) {
         const flags = activeFlagCodes(r.flags);
         ctx.out(
-          `@skills:${r.identity}  (score ${r.score.toFixed(2)}, for "${r.matched}")${flags.length ? `  [flagged: ${flags.join(', ')}]` : ''}\n    ${r.name}: ${r.description.replace(/\s+/g, ' ').slice(0, 200)}`,
+          `@skills:${r.identity}  (score ${r.score.toFixed(2)}, for "${r.matched}")${flaggedNote(flags)}\n    ${r.name}: ${r.description.replace(/\s+/g, ' ').slice(0, 200)}`,
         );
       }
     });

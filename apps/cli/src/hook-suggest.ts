@@ -3,12 +3,12 @@
 // model's context. Descriptions are third-party text, so they sit in the untrusted frame.
 import {
   activeFlagCodes,
+  flaggedNote,
   frameUntrusted,
   refusingVerdict,
   type SuggestResult,
   UNTRUSTED_NOTICE,
 } from '@atskills/protocol';
-import { flaggedNote } from './format/flags.js';
 
 /** The most characters the suggestions add to a hook answer (about 300 tokens). */
 export const SUGGESTIONS_CAP = 1_200;

@@ -47,6 +47,15 @@ export function activeFlagCodes(
   return [...new Set(flags.filter((f) => f.suppressed !== true).map((f) => f.code))];
 }
 
+/**
+ * How a listed skill's flags that hold are named where a person or model reads the list (the resident
+ * block, `atskills search` and `suggest`, the hook's suggestions): nothing when there are none, else
+ * `[flagged: a, b]` after `gap`.
+ */
+export function flaggedNote(codes: readonly string[], gap = '  '): string {
+  return codes.length > 0 ? `${gap}[flagged: ${codes.join(', ')}]` : '';
+}
+
 /** The refusing verdict among `flags`, if any (`reported-malicious`). */
 export function refusingVerdict(flags: readonly string[] | undefined): string | undefined {
   return flags?.find((flag) => REFUSING_FLAGS.has(flag));

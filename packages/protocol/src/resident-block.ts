@@ -1,4 +1,5 @@
 import { type AutotriggerWarning, expandAutotrigger } from './autotrigger.js';
+import { flaggedNote } from './frame.js';
 import { tryParseSkillMarkdown } from './frontmatter.js';
 import { diskPath, formatIdentity, parseIdentity } from './identity.js';
 
@@ -21,7 +22,7 @@ export function renderResidentBlock(entries: ResidentEntry[]): string {
   for (const entry of entries) {
     if (seen.has(entry.identity)) continue;
     seen.add(entry.identity);
-    const flagged = entry.flags?.length ? ` [flagged: ${entry.flags.map(oneLine).join(', ')}]` : '';
+    const flagged = flaggedNote(entry.flags?.map(oneLine) ?? [], ' ');
     rows.push(`- ${oneLine(entry.name)}: ${oneLine(entry.description)} (${entry.identity})${flagged}`);
   }
   return rows.join('\n');

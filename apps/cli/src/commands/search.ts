@@ -1,7 +1,6 @@
-import { activeFlagCodes, SearchResponse } from '@atskills/protocol';
+import { activeFlagCodes, flaggedNote, SearchResponse } from '@atskills/protocol';
 import { type Command, Option } from 'commander';
 import type { CliContext } from '../context.js';
-import { flaggedNote } from '../format/flags.js';
 
 /** `atskills search <query...>`: the hub's search (GET /v1/search?q=). */
 export function registerSearch(program: Command, ctx: CliContext): void {

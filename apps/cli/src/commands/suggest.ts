@@ -1,7 +1,6 @@
-import { activeFlagCodes, SuggestResponse } from '@atskills/protocol';
+import { activeFlagCodes, flaggedNote, SuggestResponse } from '@atskills/protocol';
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
-import { flaggedNote } from '../format/flags.js';
 
 async function readStdin(ctx: CliContext): Promise<string> {
   if (!ctx.io.stdin || (ctx.io.stdin as { isTTY?: boolean }).isTTY) return '';

@@ -28,6 +28,7 @@ const benchmarks: Record<string, () => Promise<{ run(args: string[]): Promise<vo
   'resolve-batch': () => import('./resolve-batch/command.js'),
   'cold-resolve': () => import('./cold-resolve/command.js'),
   memory: () => import('./memory/command.js'),
+  builds: () => import('./builds/command.js'),
   client: () => import('./client/command.js'),
   relevance: () => import('./relevance/command.js'),
   'safety-flags': () => import('./safety-flags/command.js'),

@@ -8,6 +8,7 @@ import {
   loadSearchDocumentsById,
   type SearchDocumentRow,
 } from '@atskills/db';
+import { TimeSlicer } from '../runtime/time-slice.js';
 import { BUILD_BATCH } from './tuning.js';
 
 /** What an in-memory structure holds of the skills, and how it takes each kind of change. */
@@ -51,8 +52,13 @@ export async function applySkillChanges(
     } else if (holder.revisionOf(row.identity) === row.revision) holder.patch(row);
     else reload.push(row.id);
   }
+  // A batch of reloads is a second of work for the suggestion model: requests are answered in between.
+  const slice = new TimeSlicer();
   for (let i = 0; i < reload.length; i += BUILD_BATCH) {
-    for (const row of await loadSearchDocumentsById(db, reload.slice(i, i + BUILD_BATCH))) holder.upsert(row);
+    for (const row of await loadSearchDocumentsById(db, reload.slice(i, i + BUILD_BATCH))) {
+      if (slice.due()) await slice.pause();
+      holder.upsert(row);
+    }
   }
   if (changes.liveCount !== holder.size) {
     // Rows deleted outright more than the tombstones' seven days ago (a follower that long behind), or

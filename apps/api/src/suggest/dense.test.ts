@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { TimeSlicer } from '../runtime/time-slice.js';
 import { DenseModel } from './dense.js';
 import { SemanticModel } from './model.js';
 
@@ -10,7 +11,7 @@ const TOPICS = [
   ['timing', 'constant', 'comparison', 'hmac', 'signature', 'secret'],
 ];
 
-function build(): { model: SemanticModel; topicOf: Map<number, number> } {
+async function build(slice?: TimeSlicer): Promise<{ model: SemanticModel; topicOf: Map<number, number> }> {
   const model = new SemanticModel();
   const topicOf = new Map<number, number>();
   let slot = 0;
@@ -29,7 +30,7 @@ function build(): { model: SemanticModel; topicOf: Map<number, number> } {
       slot++;
     }
   });
-  model.mineRelated();
+  await model.mineRelated(slice);
   return { model, topicOf };
 }
 
@@ -37,7 +38,7 @@ const query = (words: string[]) => words.map((w) => ({ term: w, weight: 1, of: w
 
 describe('LSA dense model', () => {
   it('ranks skills of the query topic first, also those sharing none of its words', async () => {
-    const { model, topicOf } = build();
+    const { model, topicOf } = await build();
     const dense = await DenseModel.build(model);
     const q = dense.queryVector(query(['hmac', 'signature']))!;
     expect(q).not.toBeNull();
@@ -62,7 +63,7 @@ describe('LSA dense model', () => {
   });
 
   it('folds in added skills, forgets deleted ones, and respects admit', async () => {
-    const { model } = build();
+    const { model } = await build();
     const dense = await DenseModel.build(model);
     model.set(1000, {
       name: 'helm-charts',
@@ -81,7 +82,7 @@ describe('LSA dense model', () => {
   });
 
   it('answers as before after skills leave and others take their rows (the same nearest as a fresh fold)', async () => {
-    const { model } = build();
+    const { model } = await build();
     const dense = await DenseModel.build(model);
     const q = dense.queryVector(query(['invoice', 'ledger']))!;
     const before = dense.nearest(q, 48, () => true);
@@ -94,8 +95,33 @@ describe('LSA dense model', () => {
     expect(dense.nearest(q, 48, () => true)).toEqual(before);
   });
 
+  it('builds in slices that let requests in, into the same model as a build that never pauses', async () => {
+    const whole = new TimeSlicer(Number.POSITIVE_INFINITY);
+    const { model: unsliced } = await build(whole);
+    const once = await DenseModel.build(unsliced, whole);
+    expect(whole.pauses).toBe(0);
+    // A slice of 0 ms pauses at every row: an event-loop turn scheduled before the build runs during it.
+    const everyRow = new TimeSlicer(0);
+    let turned = false;
+    setImmediate(() => {
+      turned = true;
+    });
+    const { model } = await build(everyRow);
+    expect(turned).toBe(true);
+    const sliced = await DenseModel.build(model, everyRow);
+    expect(everyRow.pauses).toBeGreaterThan(48);
+    for (const term of ['hmac', 'invoic', 'kubernet', 'resum']) {
+      expect(model.relatedTerms(term)).toEqual(unsliced.relatedTerms(term));
+    }
+    for (const words of [['hmac', 'signature'], ['invoice', 'ledger'], ['helm']]) {
+      const q = sliced.queryVector(query(words))!;
+      expect(q).toEqual(once.queryVector(query(words)));
+      expect(sliced.nearest(q, 48, () => true)).toEqual(once.nearest(q, 48, () => true));
+    }
+  });
+
   it('holds a skill in about DIMS bytes plus bookkeeping', async () => {
-    const { model } = build();
+    const { model } = await build();
     const dense = await DenseModel.build(model);
     expect(dense.stats().skills).toBe(48);
     expect(dense.queryVector(query(['nothing-known']))).toBeNull();

@@ -1,3 +1,4 @@
+import { TimeSlicer } from '../runtime/time-slice.js';
 import { dots } from './dots.js';
 import { Int8DotKernel } from './int8-dots.js';
 import { InvertedFile } from './inverted-file.js';
@@ -43,11 +44,8 @@ function random(seed: number): () => number {
   };
 }
 
-/** Lets the event loop run (the build is long at 57,000 skills; requests keep being answered meanwhile). */
-const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 /** Orthonormalises the `cols` columns of a row-major `rows` x `cols` matrix in place (modified Gram-Schmidt, twice). */
-async function orthonormalize(a: Float64Array, rows: number, cols: number): Promise<void> {
+async function orthonormalize(a: Float64Array, rows: number, cols: number, slice: TimeSlicer): Promise<void> {
   const col = new Float64Array(rows);
   const basis: Float64Array[] = [];
   for (let j = 0; j < cols; j++) {
@@ -66,16 +64,21 @@ async function orthonormalize(a: Float64Array, rows: number, cols: number): Prom
     for (let i = 0; i < rows; i++) unit[i] = col[i]! / norm;
     basis.push(unit);
     for (let i = 0; i < rows; i++) a[i * cols + j] = unit[i]!;
-    if (j % 8 === 7) await tick();
+    if (slice.due()) await slice.pause();
   }
 }
 
 /** Eigen-decomposition of a symmetric n x n matrix (cyclic Jacobi): eigenvalues and column eigenvectors. */
-function symmetricEigen(m: Float64Array, n: number): { values: Float64Array; vectors: Float64Array } {
+async function symmetricEigen(
+  m: Float64Array,
+  n: number,
+  slice: TimeSlicer,
+): Promise<{ values: Float64Array; vectors: Float64Array }> {
   const a = Float64Array.from(m);
   const v = new Float64Array(n * n);
   for (let i = 0; i < n; i++) v[i * n + i] = 1;
   for (let sweep = 0; sweep < 60; sweep++) {
+    if (slice.due()) await slice.pause();
     let off = 0;
     for (let p = 0; p < n; p++) for (let q = p + 1; q < n; q++) off += a[p * n + q]! ** 2;
     if (off < 1e-20) break;
@@ -155,8 +158,11 @@ export class DenseModel {
     }
   }
 
-  /** Builds the model from the term model's skills (randomized truncated SVD of their tf-idf matrix). */
-  static async build(model: SemanticModel): Promise<DenseModel> {
+  /**
+   * Builds the model from the term model's skills (randomized truncated SVD of their tf-idf matrix), in
+   * `slice`s: a minute of work at 57,000 skills, and requests are answered meanwhile.
+   */
+  static async build(model: SemanticModel, slice = new TimeSlicer()): Promise<DenseModel> {
     const { all, distinct } = model.slots();
     // The SVD sees each skill once (copies published in several repositories would weigh their terms twice).
     const step = Math.max(1, distinct.length / SVD_SAMPLE);
@@ -165,7 +171,10 @@ export class DenseModel {
     const n = sample.length;
     const sampleDf = new Map<number, number>();
     const docs = sample.map((slot) => model.termWeights(slot)!);
-    for (const d of docs) for (const id of d.terms) sampleDf.set(id, (sampleDf.get(id) ?? 0) + 1);
+    for (const d of docs) {
+      if (slice.due()) await slice.pause();
+      for (const id of d.terms) sampleDf.set(id, (sampleDf.get(id) ?? 0) + 1);
+    }
     const terms = [...sampleDf]
       .filter(([, df]) => df >= MIN_DF && df <= Math.max(MIN_DF, MAX_DF_SHARE * n))
       .map(([id]) => id)
@@ -179,7 +188,9 @@ export class DenseModel {
     const rowStart = new Int32Array(n + 1);
     const cols: number[] = [];
     const vals: number[] = [];
-    docs.forEach((d, i) => {
+    for (let i = 0; i < n; i++) {
+      if (slice.due()) await slice.pause();
+      const d = docs[i]!;
       const from = cols.length;
       let norm = 0;
       d.terms.forEach((id, k) => {
@@ -193,73 +204,80 @@ export class DenseModel {
       norm = Math.sqrt(norm) || 1;
       for (let k = from; k < vals.length; k++) vals[k]! /= norm;
       rowStart[i + 1] = cols.length;
-    });
+    }
     const T = terms.length;
     const l = Math.min(DIMS + OVERSAMPLE, Math.max(1, Math.min(n, T)));
-    const xTimes = (m: Float64Array) => {
+    const xTimes = async (m: Float64Array) => {
       const out = new Float64Array(n * l);
-      for (let i = 0; i < n; i++)
+      for (let i = 0; i < n; i++) {
+        if (slice.due()) await slice.pause();
         for (let k = rowStart[i]!; k < rowStart[i + 1]!; k++) {
           const c = cols[k]!;
           const v = vals[k]!;
           for (let j = 0; j < l; j++) out[i * l + j]! += v * m[c * l + j]!;
         }
+      }
       return out;
     };
-    const xtTimes = (m: Float64Array) => {
+    const xtTimes = async (m: Float64Array) => {
       const out = new Float64Array(T * l);
-      for (let i = 0; i < n; i++)
+      for (let i = 0; i < n; i++) {
+        if (slice.due()) await slice.pause();
         for (let k = rowStart[i]!; k < rowStart[i + 1]!; k++) {
           const c = cols[k]!;
           const v = vals[k]!;
           for (let j = 0; j < l; j++) out[c * l + j]! += v * m[i * l + j]!;
         }
+      }
       return out;
     };
     const rand = random(0x5eed);
     const omega = new Float64Array(T * l);
-    for (let i = 0; i < omega.length; i++)
+    for (let i = 0; i < omega.length; i++) {
+      if (i % l === 0 && slice.due()) await slice.pause();
       omega[i] = Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
-    let y = xTimes(omega);
-    await orthonormalize(y, n, l);
+    }
+    let y = await xTimes(omega);
+    await orthonormalize(y, n, l, slice);
     for (let p = 0; p < POWER_ITERATIONS; p++) {
-      const z = xtTimes(y);
-      await tick();
-      await orthonormalize(z, T, l);
-      y = xTimes(z);
-      await tick();
-      await orthonormalize(y, n, l);
+      const z = await xtTimes(y);
+      await orthonormalize(z, T, l, slice);
+      y = await xTimes(z);
+      await orthonormalize(y, n, l, slice);
     }
     // B = Qᵀ X (held as its transpose, T x l); the right singular vectors come from eig(B Bᵀ).
-    const bt = xtTimes(y);
+    const bt = await xtTimes(y);
     const gram = new Float64Array(l * l);
-    for (let c = 0; c < T; c++)
+    for (let c = 0; c < T; c++) {
+      if (slice.due()) await slice.pause();
       for (let a = 0; a < l; a++) {
         const v = bt[c * l + a]!;
         if (v === 0) continue;
         for (let b = 0; b < l; b++) gram[a * l + b]! += v * bt[c * l + b]!;
       }
-    const { values, vectors } = symmetricEigen(gram, l);
+    }
+    const { values, vectors } = await symmetricEigen(gram, l, slice);
     const order = [...values.keys()].sort((a, b) => values[b]! - values[a]!).slice(0, DIMS);
     // Term vectors: the right singular vectors V = Bᵀ w / σ (per kept eigenvector w of B Bᵀ), so a
     // skill's folded-in tf-idf row x V is its U Σ.
     const termVectors = new Float64Array(T * DIMS);
-    order.forEach((e, j) => {
+    for (let j = 0; j < order.length; j++) {
+      if (slice.due()) await slice.pause();
+      const e = order[j]!;
       const sigma = Math.sqrt(Math.max(values[e]!, 1e-12));
       for (let c = 0; c < T; c++) {
         let s = 0;
         for (let a = 0; a < l; a++) s += bt[c * l + a]! * vectors[a * l + e]!;
         termVectors[c * DIMS + j] = s / sigma;
       }
-    });
+    }
     const dense = new DenseModel(model, terms, idf, termVectors);
     dense.skills.reserve(all.length, (all[all.length - 1] ?? -1) + 1);
     for (let i = 0; i < all.length; i++) {
+      if (slice.due()) await slice.pause();
       dense.skills.set(all[i]!, dense.skillVector(all[i]!) ?? new Int8Array(DIMS));
-      if (i % 2_000 === 1_999) await tick();
     }
-    await tick();
-    dense.ivf.build(all, rand);
+    await dense.ivf.build(all, rand, slice);
     return dense;
   }
 

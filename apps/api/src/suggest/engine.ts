@@ -7,6 +7,7 @@ import {
   type SearchDocumentRow,
 } from '@atskills/db';
 import { refusingVerdict } from '@atskills/protocol';
+import { TimeSlicer } from '../runtime/time-slice.js';
 import { ChangeFollower, type FollowedStructure } from '../search/change-follower.js';
 import type { SearchEngine, SearchHit } from '../search/engine.js';
 import { flagSummary, hitFromRow } from '../search/hits.js';
@@ -111,6 +112,11 @@ export interface SuggestEngineOptions {
   readCap?: number;
   /** Candidates the lexical searches draw (SUGGEST_DRAW; benchmarks compare with a search page's). */
   lexicalDraw?: CandidateDraw;
+  /**
+   * Milliseconds the model's build and re-mining hold the event loop at a time (SLICE_MS; benchmarks
+   * compare with Infinity, a build that never lets requests in).
+   */
+  buildSliceMs?: number;
 }
 
 const reciprocal = (rank: number | undefined) => (rank === undefined ? 0 : 1 / (rank + 1));
@@ -361,6 +367,7 @@ export function createSuggestEngine(
 
   const doBuild = async () => {
     const started = performance.now();
+    const slice = new TimeSlicer(options.buildSliceMs);
     const fresh = new SemanticModel();
     dense = null;
     held = [];
@@ -371,17 +378,19 @@ export function createSuggestEngine(
     for (;;) {
       const rows = await loadBatch(afterId);
       if (rows.length === 0) break;
-      for (const row of rows) add(fresh, row);
+      for (const row of rows) {
+        if (slice.due()) await slice.pause();
+        add(fresh, row);
+      }
       afterId = rows[rows.length - 1]!.id;
       if (bytes() + fresh.stats().bytes > options.maxBytes) {
         throw new Error(
           `the suggestion model would exceed its memory budget (${Math.round(options.maxBytes / 2 ** 20)} MiB) at ${slots.size} skills`,
         );
       }
-      await new Promise((resolve) => setImmediate(resolve));
     }
-    fresh.mineRelated();
-    dense = await DenseModel.build(fresh);
+    await fresh.mineRelated(slice);
+    dense = await DenseModel.build(fresh, slice);
     model = fresh;
     mark = startMark;
     buildSeconds = (performance.now() - started) / 1000;
@@ -416,8 +425,10 @@ export function createSuggestEngine(
       return;
     }
     if (target.needsRemine()) {
-      target.mineRelated();
-      dense = await DenseModel.build(target);
+      // Requests go on with the related terms and vectors of before until both are rebuilt.
+      const slice = new TimeSlicer(options.buildSliceMs);
+      await target.mineRelated(slice);
+      dense = await DenseModel.build(target, slice);
     }
     mark = scan.nextMark;
     embedPending();

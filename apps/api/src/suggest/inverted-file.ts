@@ -1,3 +1,4 @@
+import type { TimeSlicer } from '../runtime/time-slice.js';
 import { dots } from './dots.js';
 import { grown } from './grow.js';
 import { type SlotHit, topScoredSlots } from './top-slots.js';
@@ -53,8 +54,11 @@ export class InvertedFile<T extends Int8Array | Float32Array> {
     return this.clusters.length;
   }
 
-  /** Clusters `slots`' vectors afresh (about sqrt(N) clusters; `rand` places the first centroids). */
-  build(slots: readonly number[], rand: () => number): void {
+  /**
+   * Clusters `slots`' vectors afresh (about sqrt(N) clusters; `rand` places the first centroids), in
+   * `slice`s (seconds of work at 57,000 skills). Queries must wait for it: the clusters are rebuilt in place.
+   */
+  async build(slots: readonly number[], rand: () => number, slice: TimeSlicer): Promise<void> {
     const dims = this.dims;
     this.clusterOfRow = new Int32Array(slots.length).fill(-1);
     this.positionOfRow = new Int32Array(slots.length);
@@ -76,6 +80,7 @@ export class InvertedFile<T extends Int8Array | Float32Array> {
     for (let it = 0; it < KMEANS_ITERATIONS; it++) {
       const sums = new Float64Array(count * dims);
       for (const v of sample) {
+        if (slice.due()) await slice.pause();
         const c = this.nearestCluster(v);
         for (let j = 0; j < dims; j++) sums[c * dims + j]! += v[j]!;
       }
@@ -88,7 +93,10 @@ export class InvertedFile<T extends Int8Array | Float32Array> {
       }
     }
     this.clusters = Array.from({ length: count }, () => ({ slots: new Uint32Array(16), length: 0 }));
-    for (const slot of slots) this.place(slot);
+    for (const slot of slots) {
+      if (slice.due()) await slice.pause();
+      this.place(slot);
+    }
     // Rows in cluster order: a probed cluster's rows are then read in one run, not picked out of the whole
     // array (the scan was waiting on memory more than computing). Skills placed later go where rows are free.
     this.vectors.reorder(this.clusterOrder());

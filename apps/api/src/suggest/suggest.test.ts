@@ -103,8 +103,8 @@ describe('semantic model', () => {
     expect(model.search(q, 10, (slot) => slot !== 3).map((h) => h.slot)).not.toContain(3);
   });
 
-  it('mines related terms from co-occurrence, and forgets removed skills', () => {
-    model.mineRelated();
+  it('mines related terms from co-occurrence, and forgets removed skills', async () => {
+    await model.mineRelated();
     expect(model.relatedTerms('releas').map((r) => r.term)).toContain('note');
     expect(model.match(3, 'tabl')?.topical).toBe(false);
     expect(model.match(3, 'pdf')?.topical).toBe(true);

@@ -1,5 +1,6 @@
 import type { ReadScope } from '@atskills/db';
 import { formatReference } from '@atskills/protocol';
+import type { TimeSlicer } from '../../runtime/time-slice.js';
 import type { SearchFilters, SearchHit } from '../engine.js';
 import { findSynonyms, nameKey, STOP_WORDS, termOf, textWords, typoBudget } from '../relevance/analyze.js';
 import {
@@ -255,11 +256,20 @@ export class SkillIndex {
     return this.byIdentity.keys();
   }
 
-  /** Freezes scoring statistics (see InvertedIndex.freezeStatistics); again once the index drifted by a fifth. */
-  freezeStatistics(force = false): void {
+  /** Whether the index drifted by a fifth since its scoring statistics were frozen. */
+  get statisticsDue(): boolean {
     const drift = this.index.statisticsDrift;
-    if (force || drift < STATISTICS_DRIFT.below || drift > STATISTICS_DRIFT.above)
-      this.index.freezeStatistics();
+    return drift < STATISTICS_DRIFT.below || drift > STATISTICS_DRIFT.above;
+  }
+
+  /** Freezes scoring statistics (see InvertedIndex.freezeStatistics) when forced or `statisticsDue`. */
+  freezeStatistics(force = false): void {
+    if (force || this.statisticsDue) this.index.freezeStatistics();
+  }
+
+  /** Gives back the posting lists' spare capacity in `slice`s (see InvertedIndex.trimSpare). */
+  trimSpare(slice: TimeSlicer): Promise<void> {
+    return this.index.trimSpare(slice);
   }
 
   /** Removes a document. */

@@ -369,6 +369,9 @@ export function createSuggestEngine(
     const started = performance.now();
     const slice = new TimeSlicer(options.buildSliceMs);
     const fresh = new SemanticModel();
+    // A rebuild (the change feed could not say what changed) renumbers the slots the old model's postings
+    // point at: until the fresh model serves, suggestions answer 503 rather than name other skills.
+    model = null;
     dense = null;
     held = [];
     slots = new Map();

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { ReadEntry } from 'tar';
+import { activeFlagCodes } from '../frame.js';
 import type { MenuResponse, ProblemDetails, ResolveResult, SkillResponse } from '../http.js';
 import type { Identity } from '../identity.js';
 import type { SkillCache } from './cache.js';
@@ -40,15 +41,13 @@ export function flagCodes(header: string | undefined, bodyFlags?: readonly unkno
       .split(',')
       .map((f) => f.trim())
       .filter((f) => f !== '');
-  const codes = new Set<string>();
-  for (const flag of bodyFlags ?? []) {
-    if (typeof flag === 'string') codes.add(flag);
-    else if (flag && typeof flag === 'object') {
-      const { code, suppressed } = flag as { code?: unknown; suppressed?: unknown };
-      if (typeof code === 'string' && suppressed !== true) codes.add(code);
-    }
-  }
-  return [...codes].sort();
+  // A batch answer names bare codes, a skill answer flag objects (with `suppressed`).
+  const flags = (bodyFlags ?? []).flatMap((flag) => {
+    if (typeof flag === 'string') return [{ code: flag }];
+    const { code, suppressed } = (flag ?? {}) as { code?: unknown; suppressed?: unknown };
+    return typeof code === 'string' ? [{ code, suppressed: suppressed === true }] : [];
+  });
+  return activeFlagCodes(flags).sort();
 }
 
 /**

@@ -170,6 +170,7 @@ export function createMemoryEngine(
     }
     const folders = await loadFolders(fresh);
     for (const id of [...fresh.identities()]) {
+      if (slice.due()) await slice.pause();
       if (fresh.get(id)?.hit.kind === 'collection' && !folders.has(id)) fresh.remove(id);
     }
     await fresh.trimSpare(slice);

@@ -7,6 +7,12 @@
  * (slices of SLICE_MS). A timer every 5 ms records how long each turn of the loop waited: the longest
  * waits, and how many exceeded 100 ms. Both builds must answer alike: every judged message's suggestions
  * and the search index's answers to their words are compared (exit 1 when one differs).
+ *
+ * `--http [--against <checkout>]`: the same from a client's side. Starts the API (a child process) on the
+ * benchmark index and sends `HEAD /v1/skills/<identity>` (what an agent's client sends per reference, read
+ * cache off) one after another from the moment it listens until both structures serve, and reports how
+ * long those probes took; `--against` starts another checkout's API the same way first (say main before
+ * a change, in a `git worktree` with its own `npm ci`), rows marked `[against]`.
  */
 import { isDeepStrictEqual, parseArgs } from 'node:util';
 import { connectPostgres, type Database } from '@atskills/db';
@@ -15,8 +21,10 @@ import { createMemoryEngine } from '../../apps/api/src/search/memory-engine.js';
 import { createPostgresEngine } from '../../apps/api/src/search/postgres.js';
 import { createSuggestEngine } from '../../apps/api/src/suggest/engine.js';
 import { benchDatabaseName, ensureDatabase } from '../lib/env.js';
+import { pickSkills, skillPath } from '../lib/identities.js';
 import { type BenchRow, writeResult } from '../lib/report.js';
-import { round } from '../lib/stats.js';
+import { startApi } from '../lib/servers.js';
+import { percentile, round } from '../lib/stats.js';
 import { loadMessages, MESSAGES_PATH } from '../suggest/messages.js';
 
 const PROBE_MS = 5;
@@ -40,20 +48,22 @@ async function watchLoop<T>(
   return { result, seconds, waits: waits.sort((a, b) => b - a) };
 }
 
-function row(structure: string, variant: string, measured: { seconds: number; waits: number[] }): BenchRow {
-  const over = measured.waits.filter((w) => w > 100);
+/** The longest of `waits` (sorted longest first), the next four, and those over 100 ms. */
+function longWaits(waits: number[]): BenchRow {
+  const over = waits.filter((ms) => ms > 100);
   return {
-    structure,
-    variant,
-    'build s': round(measured.seconds, 1),
-    'longest wait ms': Math.round(measured.waits[0] ?? 0),
-    'waits ms (2nd-5th)': measured.waits
+    'longest ms': Math.round(waits[0] ?? 0),
+    'next four ms': waits
       .slice(1, 5)
-      .map((w) => Math.round(w))
+      .map((ms) => Math.round(ms))
       .join(' '),
-    'waits > 100 ms': over.length,
+    'over 100 ms': over.length,
     'their sum s': round(over.reduce((a, b) => a + b, 0) / 1000, 1),
   };
+}
+
+function row(structure: string, variant: string, measured: { seconds: number; waits: number[] }): BenchRow {
+  return { structure, variant, 'build s': round(measured.seconds, 1), ...longWaits(measured.waits) };
 }
 
 async function measure(db: Database, sliceMs: number, messages: string[]) {
@@ -77,9 +87,77 @@ async function measure(db: Database, sliceMs: number, messages: string[]) {
   return { search, model, documents, suggestions, searches };
 }
 
+/** Whether the API's search index and suggestion model both serve (its /metrics). */
+async function bothServe(baseUrl: string): Promise<boolean> {
+  const text = await (await fetch(`${baseUrl}/metrics`)).text();
+  return /^atskills_search_index_ready 1$/m.test(text) && /^atskills_suggest_model_ready 1$/m.test(text);
+}
+
+/** Starts the API of `root` and probes it, one HEAD at a time, until both structures serve. */
+async function probeWhileBuilding(url: string, root: string | undefined, paths: string[]) {
+  const api = await startApi(url, { READ_CACHE_MB: '0' }, root);
+  const started = performance.now();
+  const latencies: number[] = [];
+  let failed = 0;
+  let ready = false;
+  let checked = performance.now();
+  try {
+    for (let i = 0; !ready; i++) {
+      const sent = performance.now();
+      const answer = await fetch(`${api.url}${paths[i % paths.length]}`, { method: 'HEAD' });
+      latencies.push(performance.now() - sent);
+      if (answer.status !== 200) failed++;
+      if (performance.now() - checked > 1_000) {
+        ready = await bothServe(api.url);
+        checked = performance.now();
+      }
+    }
+  } finally {
+    await api.stop();
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const sorted = [...latencies].sort((a, b) => b - a);
+  return { seconds, latencies, sorted, failed };
+}
+
+function httpRow(label: string, probed: Awaited<ReturnType<typeof probeWhileBuilding>>): BenchRow {
+  return {
+    api: label,
+    'until both serve s': round(probed.seconds, 1),
+    probes: probed.latencies.length,
+    'not 200': probed.failed,
+    'p50 ms': round(percentile(probed.latencies, 50), 2),
+    'p99 ms': round(percentile(probed.latencies, 99), 1),
+    ...longWaits(probed.sorted),
+  };
+}
+
+async function runHttp(url: string, against: string | undefined): Promise<void> {
+  const paths = (await pickSkills(url, 256)).map((skill) => skillPath(skill.identity));
+  const rows: BenchRow[] = [];
+  if (against) {
+    const probed = await probeWhileBuilding(url, against, paths);
+    rows.push(httpRow(`[against] ${against}`, probed));
+  }
+  const probed = await probeWhileBuilding(url, undefined, paths);
+  rows.push(httpRow('this checkout', probed));
+  writeResult('builds-http', rows, { probe: 'HEAD /v1/skills/<identity>, one at a time, READ_CACHE_MB=0' });
+}
+
 export async function run(args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { database: { type: 'string' } } });
+  const { values } = parseArgs({
+    args,
+    options: {
+      database: { type: 'string' },
+      http: { type: 'boolean', default: false },
+      against: { type: 'string' },
+    },
+  });
   const url = await ensureDatabase(values.database ?? benchDatabaseName, false);
+  if (values.http) {
+    await runHttp(url, values.against);
+    return;
+  }
   const handle = connectPostgres({ url, max: 4 });
   const messages = loadMessages(MESSAGES_PATH).map((j) => j.message);
   try {

@@ -19,6 +19,7 @@ import { connectPostgres, type Database } from '@atskills/db';
 import { SLICE_MS } from '../../apps/api/src/runtime/time-slice.js';
 import { createMemoryEngine } from '../../apps/api/src/search/memory-engine.js';
 import { createPostgresEngine } from '../../apps/api/src/search/postgres.js';
+import { ANONYMOUS_VIEWER } from '../../apps/api/src/services/auth/viewer.js';
 import { createSuggestEngine } from '../../apps/api/src/suggest/engine.js';
 import { benchDatabaseName, ensureDatabase } from '../lib/env.js';
 import { pickSkills, skillPath } from '../lib/identities.js';
@@ -28,7 +29,6 @@ import { percentile, round } from '../lib/stats.js';
 import { loadMessages, MESSAGES_PATH } from '../suggest/messages.js';
 
 const PROBE_MS = 5;
-const ANONYMOUS = { isAdmin: false, readableNamespaces: [] };
 
 /** Runs `work` while a timer records every wait of the event loop (ms between its turns). */
 async function watchLoop<T>(
@@ -78,9 +78,9 @@ async function measure(db: Database, sliceMs: number, messages: string[]) {
   const suggestions = [];
   const searches = [];
   for (const message of messages) {
-    suggestions.push(await suggest.suggest(message, ANONYMOUS, 5));
+    suggestions.push(await suggest.suggest(message, ANONYMOUS_VIEWER, 5));
     const words = message.split(/\s+/).slice(0, 6).join(' ');
-    searches.push(await memory.search(words, {}, ANONYMOUS, 10, undefined));
+    searches.push(await memory.search(words, {}, ANONYMOUS_VIEWER, 10, undefined));
   }
   await suggest.close();
   await memory.close();

@@ -11,6 +11,7 @@ import type { SearchEngine } from '../../apps/api/src/search/engine.js';
 import { createMeilisearchEngine } from '../../apps/api/src/search/meilisearch.js';
 import { createMemoryEngine } from '../../apps/api/src/search/memory-engine.js';
 import { createPostgresEngine } from '../../apps/api/src/search/postgres.js';
+import { ANONYMOUS_VIEWER } from '../../apps/api/src/services/auth/viewer.js';
 import { ensureDatabase } from '../lib/env.js';
 import { type BenchRow, writeResult } from '../lib/report.js';
 import { createBaseline } from './baseline.js';
@@ -23,7 +24,6 @@ import {
   type Ranking,
 } from './judgements.js';
 
-const ANONYMOUS = { isAdmin: false, readableNamespaces: [] };
 const DEPTH = 20;
 
 export async function run(args: string[]): Promise<void> {
@@ -69,7 +69,7 @@ export async function run(args: string[]): Promise<void> {
     };
     for (const [name, engine] of engines) {
       await run(name, async (q) => {
-        const page = await engine.search(q, {}, ANONYMOUS, DEPTH, undefined);
+        const page = await engine.search(q, {}, ANONYMOUS_VIEWER, DEPTH, undefined);
         return page.hits.filter((h) => h.kind === 'skill').map((h) => h.identity);
       });
     }

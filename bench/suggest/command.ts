@@ -17,6 +17,7 @@ import pg from 'pg';
 import { createMemoryEngine } from '../../apps/api/src/search/memory-engine.js';
 import { createPostgresEngine } from '../../apps/api/src/search/postgres.js';
 import { SEARCH_DRAW } from '../../apps/api/src/search/tuning.js';
+import { ANONYMOUS_VIEWER } from '../../apps/api/src/services/auth/viewer.js';
 import { ABSTAIN_BELOW } from '../../apps/api/src/suggest/abstain.js';
 import { createSuggestEngine, type SuggestEngineOptions } from '../../apps/api/src/suggest/engine.js';
 import {
@@ -41,7 +42,6 @@ import {
   type MessageJudgement,
 } from './messages.js';
 
-const ANONYMOUS = { isAdmin: false, readableNamespaces: [] };
 const DEPTH = 10;
 /** Thresholds of the trade-off curve (the shipped one, ABSTAIN_BELOW, among them). */
 const THRESHOLDS = [...new Set([0.05, 0.08, 0.1, 0.12, 0.15, 0.2, 0.25, 0.3, 0.4, ABSTAIN_BELOW])].sort(
@@ -129,14 +129,14 @@ export async function run(args: string[]): Promise<void> {
         };
     const explained: unknown[] = [];
     for (const judgement of judged) {
-      const s = await suggest.suggest(judgement.message, ANONYMOUS, DEPTH);
+      const s = await suggest.suggest(judgement.message, ANONYMOUS_VIEWER, DEPTH);
       results['/v1/suggest']!.push({
         judgement,
         answer: { ranking: s.results.map((r) => r.hit.identity), abstained: s.abstained },
         ...(s.best !== undefined ? { best: s.best } : {}),
         matched: s.results.slice(0, 3).map((r) => `${r.score} ${r.matched}`),
       });
-      const all = await suggest.suggest(judgement.message, ANONYMOUS, DEPTH, 0);
+      const all = await suggest.suggest(judgement.message, ANONYMOUS_VIEWER, DEPTH, 0);
       results['/v1/suggest, never abstaining']!.push({
         judgement,
         answer: { ranking: all.results.map((r) => r.hit.identity), abstained: false },
@@ -162,14 +162,14 @@ export async function run(args: string[]): Promise<void> {
       });
       if (values.scale) {
         engineOptions.readCap = Number.POSITIVE_INFINITY;
-        const uncapped = await suggest.suggest(judgement.message, ANONYMOUS, DEPTH);
+        const uncapped = await suggest.suggest(judgement.message, ANONYMOUS_VIEWER, DEPTH);
         engineOptions.readCap = undefined;
         results['/v1/suggest, uncapped']!.push({
           judgement,
           answer: { ranking: uncapped.results.map((r) => r.hit.identity), abstained: uncapped.abstained },
         });
         engineOptions.lexicalDraw = SEARCH_DRAW;
-        const searchDraw = await suggest.suggest(judgement.message, ANONYMOUS, DEPTH);
+        const searchDraw = await suggest.suggest(judgement.message, ANONYMOUS_VIEWER, DEPTH);
         engineOptions.lexicalDraw = undefined;
         results['/v1/suggest, search draw']!.push({
           judgement,
@@ -177,7 +177,7 @@ export async function run(args: string[]): Promise<void> {
         });
         continue;
       }
-      const page = await memory.search(judgement.message, {}, ANONYMOUS, DEPTH, undefined);
+      const page = await memory.search(judgement.message, {}, ANONYMOUS_VIEWER, DEPTH, undefined);
       results['/search (whole message)']!.push({
         judgement,
         answer: {

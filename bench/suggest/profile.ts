@@ -16,6 +16,7 @@ import { SkillIndex } from '../../apps/api/src/search/memory/skill-index.js';
 import { createMemoryEngine } from '../../apps/api/src/search/memory-engine.js';
 import { createPostgresEngine } from '../../apps/api/src/search/postgres.js';
 import { SEARCH_DRAW } from '../../apps/api/src/search/tuning.js';
+import { ANONYMOUS_VIEWER } from '../../apps/api/src/services/auth/viewer.js';
 import { DenseModel } from '../../apps/api/src/suggest/dense.js';
 import { createSuggestEngine, type SuggestEngineOptions } from '../../apps/api/src/suggest/engine.js';
 import { READ_CAP, SemanticModel } from '../../apps/api/src/suggest/model.js';
@@ -24,7 +25,6 @@ import { benchDatabaseName, ensureDatabase } from '../lib/env.js';
 import { percentile, round } from '../lib/stats.js';
 import { DEV_MESSAGES_PATH, loadMessages, MESSAGES_PATH } from './messages.js';
 
-const ANONYMOUS = { isAdmin: false, readableNamespaces: [] };
 /** What the API asks for (the `--speed` load sends limit 5). */
 const LIMIT = 5;
 
@@ -212,7 +212,7 @@ export async function run(args: string[]): Promise<void> {
     if (values.census) countWork();
     if (values['cap-agreement']) measureCapAgreement();
     // A warm-up round (JIT, lazily built structures: impact heads, rank directories), then the measured ones.
-    for (const j of judgements) await suggest.suggest(j.message, ANONYMOUS, LIMIT);
+    for (const j of judgements) await suggest.suggest(j.message, ANONYMOUS_VIEWER, LIMIT);
     work.postings = 0;
     work.skippable = 0;
     work.beyond.fill(0);
@@ -243,11 +243,11 @@ export async function run(args: string[]): Promise<void> {
         spent.lexical = 0;
         const w0 = performance.now();
         const t0 = cpuMs();
-        const answer = await suggest.suggest(j.message, ANONYMOUS, LIMIT);
+        const answer = await suggest.suggest(j.message, ANONYMOUS_VIEWER, LIMIT);
         const total = cpuMs() - t0;
         if (values['cap-agreement'] && r === 0) {
           engineOptions.readCap = Number.POSITIVE_INFINITY;
-          const exact = await suggest.suggest(j.message, ANONYMOUS, LIMIT);
+          const exact = await suggest.suggest(j.message, ANONYMOUS_VIEWER, LIMIT);
           engineOptions.readCap = readCap;
           const shown = (a: typeof answer) => a.results.map((x) => x.hit.identity).join(' ');
           agreement.answers++;

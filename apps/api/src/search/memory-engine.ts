@@ -237,7 +237,7 @@ export function createMemoryEngine(
     if (Date.now() - usesReadAt >= USES_REFRESH_MS) await readUses();
     if (target.statisticsDue) {
       await target.trimSpare(new TimeSlicer(options.buildSliceMs));
-      target.freezeStatistics();
+      target.freezeStatistics(true);
     }
     mark = scan.nextMark;
   };

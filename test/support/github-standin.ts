@@ -96,6 +96,8 @@ type RepositoryAnswer = Pick<
 };
 
 export interface ApiRequestLog {
+  /** When the request arrived (performance.now(), ms). */
+  at: number;
   method: string;
   path: string;
   status: number;
@@ -469,6 +471,7 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const entry: ApiRequestLog = {
+      at: performance.now(),
       method: req.method ?? 'GET',
       path: url.pathname + url.search,
       status: 0,

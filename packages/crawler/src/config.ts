@@ -15,6 +15,9 @@ import {
 import { z } from 'zod';
 import { defaultContentProcesses } from './content/content-pool.js';
 
+/** GitHub asks for about 2 s between search requests (octokit's own pacing); GITHUB_SEARCH_INTERVAL_MS sets it. */
+export const DEFAULT_SEARCH_INTERVAL_MS = 2_000;
+
 /** Every setting of the crawler, read once from the environment (docs/settings.md is generated from it). */
 export const CrawlerSettingsSchema = z.object({
   GITHUB_TOKEN: optionalText.describe(
@@ -24,6 +27,9 @@ export const CrawlerSettingsSchema = z.object({
     .url()
     .default('https://api.github.com')
     .describe("GitHub's REST base (GitHub Enterprise: `https://HOST/api/v3`)."),
+  GITHUB_SEARCH_INTERVAL_MS: integer(DEFAULT_SEARCH_INTERVAL_MS).describe(
+    "Least time between two GitHub search requests in discovery (ms). GitHub's secondary rate limits ask for about 2 s; a GitHub Enterprise server with other limits may allow less.",
+  ),
   GIT_BASE_URL: z
     .url()
     .default('https://github.com')

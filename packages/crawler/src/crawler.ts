@@ -162,6 +162,7 @@ export function createCrawler(options: CreateCrawlerOptions): Crawler {
     baseUrl: settings.githubApiUrl,
     token: settings.githubToken,
     logger,
+    searchIntervalMs: settings.githubSearchIntervalMs,
     ...(options.metrics?.githubRateLimit ? { onRateLimitRemaining: options.metrics.githubRateLimit } : {}),
   });
   const deps: CrawlDeps = {

@@ -34,6 +34,8 @@ export async function startCrawlFixture(
         GIT_BASE_URL: standin.gitUrl,
         DATABASE_URL: db.url,
         CRAWL_BACKOFF_MS: 200,
+        // The stand-in has no secondary rate limit to respect; GitHub's 2 s pacing made discovery tests wait a minute.
+        GITHUB_SEARCH_INTERVAL_MS: 0,
         ...overrides,
       }),
     async close() {

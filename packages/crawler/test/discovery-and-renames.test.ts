@@ -55,7 +55,12 @@ describe('discovery of a corpus larger than the code-search cap', () => {
     expect(reachable.size).toBeLessThan(names.length);
 
     fx.standin.searchIncompleteNext(2);
-    const github = new GithubClient({ baseUrl: fx.standin.apiUrl, logger: testLogger });
+    const settings = fx.settings();
+    const github = new GithubClient({
+      baseUrl: settings.githubApiUrl,
+      logger: testLogger,
+      searchIntervalMs: settings.githubSearchIntervalMs,
+    });
     const found = await listRepositories({ db: fx.db.db, github }, { kind: 'code-search' });
     expect(found).toEqual([...names].sort());
     // No part was paged past the cap.
@@ -117,6 +122,23 @@ describe('renames, problems', () => {
       ['', 'over-cap'],
       ['pack', 'over-cap'],
     ]);
+  });
+
+  it('keeps GITHUB_SEARCH_INTERVAL_MS between search requests', async () => {
+    const intervalMs = 300;
+    const github = new GithubClient({
+      baseUrl: standin.apiUrl,
+      logger: testLogger,
+      searchIntervalMs: intervalMs,
+    });
+    const before = standin.apiLog.length;
+    expect(await github.searchSkillRepositories()).toEqual(['acme/many', 'acme/old-name']);
+    const searches = standin.apiLog.slice(before).filter((e) => e.path.startsWith('/search/'));
+    // Code search, then one repository search per skills topic.
+    expect(searches.length).toBeGreaterThanOrEqual(3);
+    // The pacer starts each request at least the interval after the last one started (1 ms for the clock).
+    for (let i = 1; i < searches.length; i++)
+      expect(searches[i]!.at - searches[i - 1]!.at).toBeGreaterThanOrEqual(intervalMs - 1);
   });
 
   it("follows GitHub's redirect during a crawl: the skills move, the old name redirects", async () => {

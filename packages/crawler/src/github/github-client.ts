@@ -3,7 +3,9 @@ import type { components } from '@octokit/openapi-types';
 import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
 import { Octokit } from '@octokit/rest';
+import Bottleneck from 'bottleneck';
 import type { Logger } from 'pino';
+import { DEFAULT_SEARCH_INTERVAL_MS } from '../config.js';
 import { RateLimitedError, retryAfterFromHeaders } from './rate-limited-error.js';
 import { type SearchPage, splitSearch } from './search-split.js';
 
@@ -29,6 +31,25 @@ const ThrottledOctokit = Octokit.plugin(throttling, retry);
 /** GitHub's code search indexes files up to 384 KB; larger ones are asked for as one last part. */
 const CODE_SEARCH_MAX_FILE_BYTES = 384 * 1024;
 
+/**
+ * One search pacer per interval for the whole process, as octokit keeps its own: GitHub counts a token's
+ * searches, not a client's, so clients made apart (the crawler's, a discovery's) must queue together.
+ */
+const searchPacers = new Map<number, Bottleneck.Group>();
+
+function searchPacer(intervalMs: number): Bottleneck.Group {
+  let pacer = searchPacers.get(intervalMs);
+  if (!pacer) {
+    pacer = new Bottleneck.Group({
+      id: `atskills-search-${intervalMs}`,
+      maxConcurrent: 1,
+      minTime: intervalMs,
+    });
+    searchPacers.set(intervalMs, pacer);
+  }
+  return pacer;
+}
+
 /** Repository topics that mark skill collections, searched besides code search. */
 const SKILL_TOPICS = ['agent-skills', 'claude-skills'];
 
@@ -43,6 +64,8 @@ export class GithubClient {
     logger: Logger;
     /** Called with GitHub's `x-ratelimit-remaining` of every answer (for the rate-limit gauge). */
     onRateLimitRemaining?: (remaining: number, resource: string) => void;
+    /** Least time between two search requests (ms; GITHUB_SEARCH_INTERVAL_MS). */
+    searchIntervalMs?: number;
   }) {
     const { logger } = options;
     this.logger = logger;
@@ -61,7 +84,11 @@ export class GithubClient {
       baseUrl: options.baseUrl.replace(/\/+$/, ''),
       auth: options.token,
       userAgent: 'atskills-crawler',
-      throttle: { onRateLimit: onLimit('primary'), onSecondaryRateLimit: onLimit('secondary') },
+      throttle: {
+        onRateLimit: onLimit('primary'),
+        onSecondaryRateLimit: onLimit('secondary'),
+        search: searchPacer(options.searchIntervalMs ?? DEFAULT_SEARCH_INTERVAL_MS),
+      },
       // 429 is a rate limit: the throttling plugin and the job delay handle it, not blind retries.
       retry: { doNotRetry: [400, 401, 403, 404, 410, 422, 429, 451] },
       // Octokit logs every non-2xx answer (304s and 404s included) as an error; the crawler reports what

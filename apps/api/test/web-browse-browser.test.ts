@@ -4,7 +4,8 @@
 // Chromium (playwright-core) over the listening app with the browse data: a person browses home -> owner ->
 // repository -> skill, searches with filters, searches by keyboard alone, and every page type fits a 375 px
 // phone with nothing wider than the screen. Screenshots of each page type, desktop and phone, go to
-// $WEB_SCREENSHOTS or the git-ignored .screenshots/web/ for a person to look at.
+// $WEB_SCREENSHOTS or the git-ignored .screenshots/web/ for a person to look at; under CI (nobody looks, and
+// encoding 56 PNGs was 60% of this file's time on the serial path) only when WEB_SCREENSHOTS asks.
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,15 +42,16 @@ describe.skipIf(!chromiumFound.path)('browsing in Chromium', () => {
   let hub: TestHub;
   let browser: BrowserSession;
   let baseUrl: string;
-  let shots: string;
+  let shots: string | undefined;
 
   beforeAll(async () => {
     hub = await createTestHub('web_browse_browser');
     await seedBrowseFixtures(hub.app, hub.db.db);
     baseUrl = await hub.app.listen({ host: '127.0.0.1', port: 0 });
     browser = await launchBrowser(chromiumFound.path as string);
-    shots = process.env.WEB_SCREENSHOTS ?? path.join(ROOT, '.screenshots', 'web');
-    await mkdir(shots, { recursive: true });
+    shots =
+      process.env.WEB_SCREENSHOTS ?? (process.env.CI ? undefined : path.join(ROOT, '.screenshots', 'web'));
+    if (shots) await mkdir(shots, { recursive: true });
   });
 
   afterAll(async () => {
@@ -187,84 +189,90 @@ describe.skipIf(!chromiumFound.path)('browsing in Chromium', () => {
 
   it('labels every control, orders headings and keeps text contrast at AA, light and dark, on our page types', async () => {
     // /docs is the API reference's own page (Swagger UI), checked for width only.
-    for (const [{ url }, colorScheme] of PAGE_TYPES.filter((p) => p.name !== 'docs').flatMap((p) =>
-      (['light', 'dark'] as const).map((scheme) => [p, scheme] as const),
-    )) {
+    // One tab per colour scheme, sent to each page type in turn (a new tab costs about 0.3 s here).
+    for (const colorScheme of ['light', 'dark'] as const) {
       const page = await browser.context.newPage();
       await page.emulateMedia({ colorScheme });
-      await page.goto(`${baseUrl}${url}`);
-      const report = await page.evaluate(() => {
-        const unlabelled = [...document.querySelectorAll('input:not([type=hidden]), select, button, summary')]
-          .filter((el) => {
-            if ((el as HTMLElement).hidden) return false;
-            const id = el.getAttribute('id');
-            const label = id ? document.querySelector(`label[for="${id}"]`)?.textContent?.trim() : '';
-            return !(label || el.getAttribute('aria-label') || el.textContent?.trim());
-          })
-          .map((el) => el.outerHTML.slice(0, 80));
-        // The skill's own Markdown body keeps its author's headings; the page's outline is ours.
-        const levels = [...document.querySelectorAll('h1, h2, h3, h4, h5, h6')]
-          .filter((h) => !h.closest('.markdown'))
-          .map((h) => Number(h.tagName[1]));
-        const jumps = levels.filter((level, i) => i > 0 && level > (levels[i - 1] as number) + 1);
-        const luminance = (rgb: number[]) => {
-          const [r, g, b] = rgb.map((v) => {
-            const c = v / 255;
-            return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-          }) as [number, number, number];
-          return 0.2126 * r + 0.7152 * g + 0.0722 * b;
-        };
-        const parse = (color: string) => (color.match(/[\d.]+/g) ?? []).map(Number);
-        const background = (el: Element | null): number[] => {
-          for (let e = el; e; e = e.parentElement) {
-            const c = parse(getComputedStyle(e).backgroundColor);
-            if (c.length >= 3 && (c[3] ?? 1) > 0) return c.slice(0, 3);
+      for (const { url } of PAGE_TYPES.filter((p) => p.name !== 'docs')) {
+        await page.goto(`${baseUrl}${url}`);
+        const report = await page.evaluate(() => {
+          const unlabelled = [
+            ...document.querySelectorAll('input:not([type=hidden]), select, button, summary'),
+          ]
+            .filter((el) => {
+              if ((el as HTMLElement).hidden) return false;
+              const id = el.getAttribute('id');
+              const label = id ? document.querySelector(`label[for="${id}"]`)?.textContent?.trim() : '';
+              return !(label || el.getAttribute('aria-label') || el.textContent?.trim());
+            })
+            .map((el) => el.outerHTML.slice(0, 80));
+          // The skill's own Markdown body keeps its author's headings; the page's outline is ours.
+          const levels = [...document.querySelectorAll('h1, h2, h3, h4, h5, h6')]
+            .filter((h) => !h.closest('.markdown'))
+            .map((h) => Number(h.tagName[1]));
+          const jumps = levels.filter((level, i) => i > 0 && level > (levels[i - 1] as number) + 1);
+          const luminance = (rgb: number[]) => {
+            const [r, g, b] = rgb.map((v) => {
+              const c = v / 255;
+              return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+            }) as [number, number, number];
+            return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+          };
+          const parse = (color: string) => (color.match(/[\d.]+/g) ?? []).map(Number);
+          const background = (el: Element | null): number[] => {
+            for (let e = el; e; e = e.parentElement) {
+              const c = parse(getComputedStyle(e).backgroundColor);
+              if (c.length >= 3 && (c[3] ?? 1) > 0) return c.slice(0, 3);
+            }
+            return [255, 255, 255];
+          };
+          const lowContrast: string[] = [];
+          for (const el of document.querySelectorAll('body *')) {
+            const text = [...el.childNodes].some(
+              (n) => n.nodeType === 3 && (n.textContent ?? '').trim() !== '',
+            );
+            if (!text || el.getClientRects().length === 0) continue;
+            const style = getComputedStyle(el);
+            const fg = luminance(parse(style.color).slice(0, 3));
+            const bg = luminance(background(el));
+            const ratio = (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
+            const large =
+              Number.parseFloat(style.fontSize) >= 24 ||
+              (Number.parseFloat(style.fontSize) >= 18.66 && Number(style.fontWeight) >= 700);
+            if (ratio < (large ? 3 : 4.5))
+              lowContrast.push(`${el.tagName.toLowerCase()}.${el.className} ${ratio.toFixed(2)}`);
           }
-          return [255, 255, 255];
-        };
-        const lowContrast: string[] = [];
-        for (const el of document.querySelectorAll('body *')) {
-          const text = [...el.childNodes].some(
-            (n) => n.nodeType === 3 && (n.textContent ?? '').trim() !== '',
-          );
-          if (!text || el.getClientRects().length === 0) continue;
-          const style = getComputedStyle(el);
-          const fg = luminance(parse(style.color).slice(0, 3));
-          const bg = luminance(background(el));
-          const ratio = (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
-          const large =
-            Number.parseFloat(style.fontSize) >= 24 ||
-            (Number.parseFloat(style.fontSize) >= 18.66 && Number(style.fontWeight) >= 700);
-          if (ratio < (large ? 3 : 4.5))
-            lowContrast.push(`${el.tagName.toLowerCase()}.${el.className} ${ratio.toFixed(2)}`);
-        }
-        return {
-          unlabelled,
-          h1: levels.filter((l) => l === 1).length,
-          jumps,
-          lowContrast: lowContrast.slice(0, 5),
-        };
-      });
-      expect(report, `${url} (${colorScheme})`).toEqual({
-        unlabelled: [],
-        h1: 1,
-        jumps: [],
-        lowContrast: [],
-      });
+          return {
+            unlabelled,
+            h1: levels.filter((l) => l === 1).length,
+            jumps,
+            lowContrast: lowContrast.slice(0, 5),
+          };
+        });
+        expect(report, `${url} (${colorScheme})`).toEqual({
+          unlabelled: [],
+          h1: 1,
+          jumps: [],
+          lowContrast: [],
+        });
+      }
       await page.close();
     }
   });
 
   it('fits every page type on a 375 px screen, and screenshots each at both widths', async () => {
-    for (const { name, url, status } of PAGE_TYPES) {
-      for (const width of [1280, 375]) {
-        const page = await browser.context.newPage();
-        await page.setViewportSize({ width, height: 900 });
+    // One tab per width, sent to each page type in turn (a fresh document each time).
+    for (const width of [1280, 375]) {
+      const page = await browser.context.newPage();
+      await page.setViewportSize({ width, height: 900 });
+      for (const { name, url, status } of PAGE_TYPES) {
         const res = await page.goto(`${baseUrl}${url}`);
         expect(res?.status(), url).toBe(status);
-        await page.screenshot({ path: path.join(shots, `${name}-${width}.png`), fullPage: true });
-        // The first screenful as well, at full resolution, for reading the details.
-        await page.screenshot({ path: path.join(shots, `${name}-${width}-top.png`) });
+        if (shots) {
+          await page.screenshot({ path: path.join(shots, `${name}-${width}.png`), fullPage: true });
+          // The first screenful as well, at full resolution, for reading the details.
+          await page.screenshot({ path: path.join(shots, `${name}-${width}-top.png`) });
+        }
         // Table headers are single words: none is split over lines (a column squashed to a letter or two).
         const splitHeaders = await page.evaluate(() =>
           [...document.querySelectorAll('th')]
@@ -301,8 +309,8 @@ describe.skipIf(!chromiumFound.path)('browsing in Chromium', () => {
           );
           expect(slivers, url).toEqual([]);
         }
-        await page.close();
       }
+      await page.close();
     }
     // 14 page types x 2 widths x 2 screenshots: about 20 s on a quiet machine; a loaded 2-core one took 60 s.
   }, 180_000);

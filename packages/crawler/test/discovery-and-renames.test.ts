@@ -136,9 +136,10 @@ describe('renames, problems', () => {
     const searches = standin.apiLog.slice(before).filter((e) => e.path.startsWith('/search/'));
     // Code search, then one repository search per skills topic.
     expect(searches.length).toBeGreaterThanOrEqual(3);
-    // The pacer starts each request at least the interval after the last one started (1 ms for the clock).
+    // The pacer sends each request at least the interval after the last one was sent; the stand-in sees them
+    // arrive give or take the socket's latency (295 ms was seen on a busy machine). Unpaced, they come a few ms apart.
     for (let i = 1; i < searches.length; i++)
-      expect(searches[i]!.at - searches[i - 1]!.at).toBeGreaterThanOrEqual(intervalMs - 1);
+      expect(searches[i]!.at - searches[i - 1]!.at).toBeGreaterThanOrEqual(intervalMs * 0.75);
   });
 
   it("follows GitHub's redirect during a crawl: the skills move, the old name redirects", async () => {

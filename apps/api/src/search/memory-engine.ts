@@ -63,8 +63,8 @@ export interface MemoryEngineOptions {
   maxBytes: number;
   onError?: (err: unknown) => void;
   /**
-   * Milliseconds the build holds the event loop at a time (SLICE_MS; benchmarks compare with Infinity, a
-   * build that never lets requests in between its rows).
+   * Milliseconds the build and catch-ups hold the event loop at a time (SLICE_MS; benchmarks compare with
+   * Infinity, a build that never lets requests in between its rows).
    */
   buildSliceMs?: number;
 }
@@ -202,27 +202,32 @@ export function createMemoryEngine(
   const doSync = async () => {
     const target = index;
     if (!target || !mark) return;
-    const scan = await applySkillChanges(db, mark, {
-      revisionOf: (identity) => revisions.get(identity),
-      identities: () => revisions.keys(),
-      get size() {
-        return revisions.size;
+    const scan = await applySkillChanges(
+      db,
+      mark,
+      {
+        revisionOf: (identity) => revisions.get(identity),
+        identities: () => revisions.keys(),
+        get size() {
+          return revisions.size;
+        },
+        remove: (identity) => {
+          revisions.delete(identity);
+          target.remove(identity);
+        },
+        patch: (row) =>
+          target.patch(row.identity, (d) => {
+            d.hit.stars = row.stars;
+            d.hit.flags = row.flags.map(flagSummary);
+            d.visibility = row.visibility;
+          }),
+        upsert: (row) => {
+          target.upsert(skillDocument(row, uses));
+          revisions.set(row.identity, row.revision);
+        },
       },
-      remove: (identity) => {
-        revisions.delete(identity);
-        target.remove(identity);
-      },
-      patch: (row) =>
-        target.patch(row.identity, (d) => {
-          d.hit.stars = row.stars;
-          d.hit.flags = row.flags.map(flagSummary);
-          d.visibility = row.visibility;
-        }),
-      upsert: (row) => {
-        target.upsert(skillDocument(row, uses));
-        revisions.set(row.identity, row.revision);
-      },
-    });
+      new TimeSlicer(options.buildSliceMs),
+    );
     if (!scan) {
       // The transaction counter wrapped since the last scan: start over.
       await doBuild();

@@ -33,12 +33,14 @@ export type SkillChangeScan = { nextMark: ChangeMark; changed: number } | null;
 /**
  * Applies every skill change committed since `mark` to `holder`: removals, patches of stars, visibility
  * and flags, reloads of changed text (in batches), and identities skills left (deleted outright or
- * renamed). The search index and the suggestion model both keep their skills current through this one scan.
+ * renamed). The search index and the suggestion model both keep their skills current through this one scan,
+ * each reloading in its own build's slices.
  */
 export async function applySkillChanges(
   db: Database,
   mark: ChangeMark,
   holder: SkillHolder,
+  slice = new TimeSlicer(),
 ): Promise<SkillChangeScan> {
   const nextMark = await currentChangeMark(db);
   const changes = await changedSkills(db, mark);
@@ -53,7 +55,6 @@ export async function applySkillChanges(
     else reload.push(row.id);
   }
   // A batch of reloads is a second of work for the suggestion model: requests are answered in between.
-  const slice = new TimeSlicer();
   for (let i = 0; i < reload.length; i += BUILD_BATCH) {
     for (const row of await loadSearchDocumentsById(db, reload.slice(i, i + BUILD_BATCH))) {
       if (slice.due()) await slice.pause();

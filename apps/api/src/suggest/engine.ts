@@ -113,8 +113,8 @@ export interface SuggestEngineOptions {
   /** Candidates the lexical searches draw (SUGGEST_DRAW; benchmarks compare with a search page's). */
   lexicalDraw?: CandidateDraw;
   /**
-   * Milliseconds the model's build and re-mining hold the event loop at a time (SLICE_MS; benchmarks
-   * compare with Infinity, a build that never lets requests in).
+   * Milliseconds the model's build, re-mining and catch-ups hold the event loop at a time (SLICE_MS;
+   * benchmarks compare with Infinity, a build that never lets requests in).
    */
   buildSliceMs?: number;
 }
@@ -405,24 +405,29 @@ export function createSuggestEngine(
   const doSync = async () => {
     const target = model;
     if (!target || !mark) return;
-    const scan = await applySkillChanges(db, mark, {
-      revisionOf: (identity) => {
-        const slot = slots.get(identity);
-        return slot === undefined ? undefined : held[slot]?.revision;
+    const scan = await applySkillChanges(
+      db,
+      mark,
+      {
+        revisionOf: (identity) => {
+          const slot = slots.get(identity);
+          return slot === undefined ? undefined : held[slot]?.revision;
+        },
+        identities: () => slots.keys(),
+        get size() {
+          return slots.size;
+        },
+        remove: (identity) => drop(target, identity),
+        patch: (row) => {
+          const h = held[slots.get(row.identity)!]!;
+          h.hit = { ...h.hit, stars: row.stars, flags: row.flags.map(flagSummary) };
+          h.visibility = row.visibility;
+          h.refused = refuses(h.hit.flags);
+        },
+        upsert: (row) => add(target, row),
       },
-      identities: () => slots.keys(),
-      get size() {
-        return slots.size;
-      },
-      remove: (identity) => drop(target, identity),
-      patch: (row) => {
-        const h = held[slots.get(row.identity)!]!;
-        h.hit = { ...h.hit, stars: row.stars, flags: row.flags.map(flagSummary) };
-        h.visibility = row.visibility;
-        h.refused = refuses(h.hit.flags);
-      },
-      upsert: (row) => add(target, row),
-    });
+      new TimeSlicer(options.buildSliceMs),
+    );
     if (!scan) {
       await doBuild();
       return;

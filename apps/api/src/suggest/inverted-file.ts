@@ -99,7 +99,7 @@ export class InvertedFile<T extends Int8Array | Float32Array> {
     }
     // Rows in cluster order: a probed cluster's rows are then read in one run, not picked out of the whole
     // array (the scan was waiting on memory more than computing). Skills placed later go where rows are free.
-    this.vectors.reorder(this.clusterOrder());
+    await this.vectors.reorder(this.clusterOrder(), slice);
     this.clusterOfRow.fill(-1);
     this.clusters.forEach((list, c) => {
       for (let at = 0; at < list.length; at++) {

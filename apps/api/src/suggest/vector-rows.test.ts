@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { TimeSlicer } from '../runtime/time-slice.js';
 import { VectorRows } from './vector-rows.js';
 
 describe('VectorRows', () => {
@@ -26,20 +27,28 @@ describe('VectorRows', () => {
     expect(rows.size).toBe(3);
   });
 
-  it('renumbers rows in a given order, keeping each slot its vector and leaving no row free', () => {
-    const rows = new VectorRows(2);
-    for (let slot = 0; slot < 6; slot++) rows.set(slot, [slot, 10 - slot]);
-    rows.delete(2);
-    rows.reorder([5, 3, 42, 5, 1]);
-    expect([5, 3, 1].map((slot) => rows.row(slot))).toEqual([0, 1, 2]);
-    // The held slots not listed follow, in their former row order; the deleted one stays deleted.
-    expect([0, 4].map((slot) => rows.row(slot))).toEqual([3, 4]);
-    expect(rows.row(2)).toBe(-1);
-    for (const slot of [0, 1, 3, 4, 5]) expect([...rows.get(slot)!]).toEqual([slot, 10 - slot]);
-    expect(rows.slotAt(0)).toBe(5);
-    expect(rows.size).toBe(5);
-    // No row was left free: a new slot takes the next one.
-    rows.set(7, [7, -7]);
-    expect(rows.row(7)).toBe(5);
-  });
+  it.each([
+    ['in one step', Number.POSITIVE_INFINITY],
+    ['letting the event loop run at every slot', 0],
+  ])(
+    'renumbers rows in a given order, keeping each slot its vector and leaving no row free (%s)',
+    async (_, sliceMs) => {
+      const rows = new VectorRows(2);
+      for (let slot = 0; slot < 6; slot++) rows.set(slot, [slot, 10 - slot]);
+      rows.delete(2);
+      const slice = new TimeSlicer(sliceMs);
+      await rows.reorder([5, 3, 42, 5, 1], slice);
+      expect(slice.pauses).toBe(sliceMs === 0 ? 5 + 6 : 0);
+      expect([5, 3, 1].map((slot) => rows.row(slot))).toEqual([0, 1, 2]);
+      // The held slots not listed follow, in their former row order; the deleted one stays deleted.
+      expect([0, 4].map((slot) => rows.row(slot))).toEqual([3, 4]);
+      expect(rows.row(2)).toBe(-1);
+      for (const slot of [0, 1, 3, 4, 5]) expect([...rows.get(slot)!]).toEqual([slot, 10 - slot]);
+      expect(rows.slotAt(0)).toBe(5);
+      expect(rows.size).toBe(5);
+      // No row was left free: a new slot takes the next one.
+      rows.set(7, [7, -7]);
+      expect(rows.row(7)).toBe(5);
+    },
+  );
 });

@@ -1,3 +1,4 @@
+import { TimeSlicer } from '../runtime/time-slice.js';
 import { grown } from './grow.js';
 
 /** The element types rows are kept in: int8 (the LSA model's quantised vectors) or float32 (a service's). */
@@ -98,9 +99,11 @@ export class VectorRows<T extends Values = Int8Array> {
   /**
    * Renumbers the rows: the held slots of `order` take rows 0, 1, 2... in that order, the other held slots
    * the rows after them, and no row is left free. A scan that reads slots in `order` then reads memory in
-   * one run instead of jumping between rows laid out in the order skills arrived.
+   * one run instead of jumping between rows laid out in the order skills arrived. It lets the event loop
+   * run when `slice` is due (about 200 ms at 54,000 skills), so it is for rows nobody reads meanwhile: a
+   * model being built, before it serves.
    */
-  reorder(order: Iterable<number>): void {
+  async reorder(order: Iterable<number>, slice = new TimeSlicer(Number.POSITIVE_INFINITY)): Promise<void> {
     const dims = this.dims;
     const old = this.data.slice(0, this.used * dims) as T;
     const oldRowOf = this.rowOf.slice();
@@ -117,9 +120,11 @@ export class VectorRows<T extends Values = Int8Array> {
       next++;
     };
     for (const slot of order) {
+      if (slice.due()) await slice.pause();
       if (slot < oldRowOf.length && oldRowOf[slot]! > 0 && this.rowOf[slot] === 0) put(slot);
     }
     for (const plusOne of oldSlotOf) {
+      if (slice.due()) await slice.pause();
       if (plusOne > 0 && this.rowOf[plusOne - 1] === 0) put(plusOne - 1);
     }
     this.used = next;

@@ -16,7 +16,13 @@ export async function suggestSkills(
     answer = await engine.suggest(message, viewer, limit);
   } catch (err) {
     if (!(err instanceof SuggestUnavailableError)) throw err;
-    throw problem('unavailable', `Suggestions are not available yet: ${(err as Error).message}`);
+    const wait = err.retryAfterSeconds;
+    throw problem(
+      'unavailable',
+      `Suggestions are not available yet: ${err.message}`,
+      wait === undefined ? undefined : { retryAfterSeconds: wait },
+      wait === undefined ? undefined : { 'retry-after': String(wait) },
+    );
   }
   return {
     results: answer.results.map(

@@ -39,8 +39,22 @@ import { type QueryTerm, SemanticModel } from './model.js';
 import { extractNeeds, MIN_PART_WORDS, type Need, taskSignal } from './needs.js';
 import { cachedTermOf } from './term-cache.js';
 
+/**
+ * Seconds a client waits before asking again while the model builds: it takes 1-2 minutes at 57,000
+ * skills (docs/performance.md) and a few seconds in a small hub.
+ */
+export const BUILDING_RETRY_AFTER_S = 30;
+
 /** The model is not there to answer (still building, or over its memory budget). */
-export class SuggestUnavailableError extends Error {}
+export class SuggestUnavailableError extends Error {
+  constructor(
+    message: string,
+    /** When asking again makes sense (the model builds); none when an operator must act first. */
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+  }
+}
 
 /** One suggestion: the skill, its calibrated score, and the part of the message it answers. */
 export interface Suggestion {
@@ -557,8 +571,11 @@ export function createSuggestEngine(
     if (!model) {
       const { building } = follower;
       if (building) await Promise.race([building, new Promise((r) => setTimeout(r, 2_000).unref())]);
-      if (!model)
-        throw new SuggestUnavailableError(follower.error ?? 'the suggestion model is still building');
+      if (!model) {
+        throw follower.error
+          ? new SuggestUnavailableError(follower.error)
+          : new SuggestUnavailableError('the suggestion model is still building', BUILDING_RETRY_AFTER_S);
+      }
     }
     if (follower.dirty) await sync();
     const m = model;

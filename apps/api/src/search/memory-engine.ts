@@ -174,7 +174,7 @@ export function createMemoryEngine(
       if (fresh.get(id)?.hit.kind === 'collection' && !folders.has(id)) fresh.remove(id);
     }
     await fresh.trimSpare(slice);
-    fresh.freezeStatistics(true);
+    fresh.freezeStatistics();
     index = fresh;
     revisions = nextRevisions;
     mark = startMark;
@@ -242,7 +242,7 @@ export function createMemoryEngine(
     if (Date.now() - usesReadAt >= USES_REFRESH_MS) await readUses();
     if (target.statisticsDue) {
       await target.trimSpare(new TimeSlicer(options.buildSliceMs));
-      target.freezeStatistics(true);
+      target.freezeStatistics();
     }
     mark = scan.nextMark;
   };

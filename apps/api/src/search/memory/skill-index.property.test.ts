@@ -141,7 +141,7 @@ const filtersArb: fc.Arbitrary<SearchFilters> = fc.record(
 function build(docs: readonly IndexDocument[]): SkillIndex {
   const index = new SkillIndex();
   for (const d of docs) index.upsert(d);
-  index.freezeStatistics(true);
+  index.freezeStatistics();
   return index;
 }
 
@@ -417,10 +417,10 @@ describe('SkillIndex against a naive reference scorer', () => {
           const grown = new SkillIndex();
           const half = Math.ceil(docs.length / 2);
           for (const d of [...docs.slice(half)].reverse()) grown.upsert(d);
-          grown.freezeStatistics(true);
+          grown.freezeStatistics();
           for (const q of queries) grown.search(q, {}, scope, 5);
           for (const d of docs.slice(0, half)) grown.upsert(d);
-          grown.freezeStatistics(true);
+          grown.freezeStatistics();
           for (const q of queries)
             expect(ranked(page(grown, q, {}, scope, 100))).toEqual(ranked(page(built, q, {}, scope, 100)));
         },

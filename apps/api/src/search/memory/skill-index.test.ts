@@ -52,7 +52,7 @@ describe('SkillIndex at scale', () => {
   add(index, 'helm-charts', 'Kubernetes charts', 'kubernetes packaging');
   add(index, 'popular-a', 'widget maker', 'widget', 0);
   add(index, 'popular-b', 'widget maker', 'widget', 500);
-  index.freezeStatistics(true);
+  index.freezeStatistics();
 
   it('puts the exact name first however many skills hold the word', () => {
     expect(names(index, 'deploy')[0]).toBe('deploy');
@@ -111,7 +111,7 @@ describe('SkillIndex name prefixes', () => {
     add(index, 'pdf-processor', 'Fill forms', 'forms');
     add(index, 'pdf', 'Read documents', 'pdf pdf pdf proc processing processing');
     add(index, 'pdfproc-tools', 'Fill forms', 'forms');
-    index.freezeStatistics(true);
+    index.freezeStatistics();
     // "pdf" is whole, "proc" unfinished: both pdf-proc* names come before the skill that only mentions them.
     expect(names(index, 'pdf proc', 2).sort()).toEqual(['pdf-processing', 'pdf-processor']);
     index.remove('gh:acme/tools/pdf-processing');

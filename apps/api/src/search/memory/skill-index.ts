@@ -262,9 +262,9 @@ export class SkillIndex {
     return drift < STATISTICS_DRIFT.below || drift > STATISTICS_DRIFT.above;
   }
 
-  /** Freezes scoring statistics (see InvertedIndex.freezeStatistics) when forced or `statisticsDue`. */
-  freezeStatistics(force = false): void {
-    if (force || this.statisticsDue) this.index.freezeStatistics();
+  /** Freezes scoring statistics (see InvertedIndex.freezeStatistics); the engine asks `statisticsDue` first. */
+  freezeStatistics(): void {
+    this.index.freezeStatistics();
   }
 
   /** Gives back the posting lists' spare capacity in `slice`s (see InvertedIndex.trimSpare). */

@@ -202,6 +202,7 @@ export function createMemoryEngine(
   const doSync = async () => {
     const target = index;
     if (!target || !mark) return;
+    const slice = new TimeSlicer(options.buildSliceMs);
     const scan = await applySkillChanges(
       db,
       mark,
@@ -226,7 +227,7 @@ export function createMemoryEngine(
           revisions.set(row.identity, row.revision);
         },
       },
-      new TimeSlicer(options.buildSliceMs),
+      slice,
     );
     if (!scan) {
       // The transaction counter wrapped since the last scan: start over.
@@ -241,7 +242,7 @@ export function createMemoryEngine(
     }
     if (Date.now() - usesReadAt >= USES_REFRESH_MS) await readUses();
     if (target.statisticsDue) {
-      await target.trimSpare(new TimeSlicer(options.buildSliceMs));
+      await target.trimSpare(slice);
       target.freezeStatistics();
     }
     mark = scan.nextMark;

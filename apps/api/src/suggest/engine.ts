@@ -419,6 +419,7 @@ export function createSuggestEngine(
   const doSync = async () => {
     const target = model;
     if (!target || !mark) return;
+    const slice = new TimeSlicer(options.buildSliceMs);
     const scan = await applySkillChanges(
       db,
       mark,
@@ -440,7 +441,7 @@ export function createSuggestEngine(
         },
         upsert: (row) => add(target, row),
       },
-      new TimeSlicer(options.buildSliceMs),
+      slice,
     );
     if (!scan) {
       await doBuild();
@@ -448,7 +449,6 @@ export function createSuggestEngine(
     }
     if (target.needsRemine()) {
       // Requests go on with the related terms and vectors of before until both are rebuilt.
-      const slice = new TimeSlicer(options.buildSliceMs);
       await target.mineRelated(slice);
       dense = await DenseModel.build(target, slice);
     }

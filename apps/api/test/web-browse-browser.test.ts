@@ -5,7 +5,7 @@
 // repository -> skill, searches with filters, searches by keyboard alone, and every page type fits a 375 px
 // phone with nothing wider than the screen. Screenshots of each page type, desktop and phone, go to
 // $WEB_SCREENSHOTS or the git-ignored .screenshots/web/ for a person to look at; under CI (nobody looks, and
-// encoding 56 PNGs was 60% of this file's time on the serial path) only when WEB_SCREENSHOTS asks.
+// the 56 PNGs took 13 s of this file's 51 s on the serial path) only when WEB_SCREENSHOTS asks.
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -312,6 +312,7 @@ describe.skipIf(!chromiumFound.path)('browsing in Chromium', () => {
       }
       await page.close();
     }
-    // 14 page types x 2 widths x 2 screenshots: about 20 s on a quiet machine; a loaded 2-core one took 60 s.
+    // 14 page types x 2 widths, with 2 screenshots each: about 20 s on a quiet machine; a loaded 2-core one took
+    // 60 s when each page had a tab of its own.
   }, 180_000);
 });

@@ -11,8 +11,9 @@
  * `--http [--against <checkout>]`: the same from a client's side. Starts the API (a child process) on the
  * benchmark index and sends `HEAD /v1/skills/<identity>` (what an agent's client sends per reference, read
  * cache off) one after another from the moment it listens until both structures serve, and reports how
- * long those probes took; `--against` starts another checkout's API the same way first (say main before
- * a change, in a `git worktree` with its own `npm ci`), rows marked `[against]`.
+ * long those probes took, when each structure began to serve and the API's peak resident memory;
+ * `--against` starts another checkout's API the same way first (say main before a change, in a
+ * `git worktree` with its own `npm ci`), rows marked `[against]`.
  */
 import { isDeepStrictEqual, parseArgs } from 'node:util';
 import { connectPostgres, type Database } from '@atskills/db';
@@ -21,7 +22,7 @@ import { createMemoryEngine } from '../../apps/api/src/search/memory-engine.js';
 import { createPostgresEngine } from '../../apps/api/src/search/postgres.js';
 import { ANONYMOUS_VIEWER } from '../../apps/api/src/services/auth/viewer.js';
 import { createSuggestEngine } from '../../apps/api/src/suggest/engine.js';
-import { benchDatabaseName, ensureDatabase } from '../lib/env.js';
+import { benchDatabaseName, ensureDatabase, processMemory } from '../lib/env.js';
 import { pickSkills, skillPath } from '../lib/identities.js';
 import { type BenchRow, writeResult } from '../lib/report.js';
 import { startApi } from '../lib/servers.js';
@@ -85,41 +86,63 @@ async function measure(db: Database, sliceMs: number, messages: string[]) {
   return { search, model, documents, suggestions, searches };
 }
 
-/** Whether the API's search index and suggestion model both serve (its /metrics). */
-async function bothServe(baseUrl: string): Promise<boolean> {
+/** Which of the API's structures serve: the search index and the suggestion model (its /metrics). */
+async function serving(baseUrl: string): Promise<{ search: boolean; model: boolean }> {
   const text = await (await fetch(`${baseUrl}/metrics`)).text();
-  return /^atskills_search_index_ready 1$/m.test(text) && /^atskills_suggest_model_ready 1$/m.test(text);
+  return {
+    search: /^atskills_search_index_ready 1$/m.test(text),
+    model: /^atskills_suggest_model_ready 1$/m.test(text),
+  };
 }
 
-/** Starts the API of `root` and probes it, one HEAD at a time, until both structures serve. */
+/**
+ * Starts the API of `root` and probes it, one HEAD at a time, until both structures serve; notes when each
+ * began to serve (read every half second) and the API's peak resident memory.
+ */
 async function probeWhileBuilding(url: string, root: string | undefined, paths: string[]) {
   const api = await startApi(url, { READ_CACHE_MB: '0' }, root);
   const started = performance.now();
   const latencies: number[] = [];
   let failed = 0;
-  let ready = false;
+  let searchServes: number | undefined;
+  let modelServes: number | undefined;
   let checked = performance.now();
+  let peakMiB = 0;
   try {
-    for (let i = 0; !ready; i++) {
+    for (let i = 0; searchServes === undefined || modelServes === undefined; i++) {
       const sent = performance.now();
       const answer = await fetch(`${api.url}${paths[i % paths.length]}`, { method: 'HEAD' });
       latencies.push(performance.now() - sent);
       if (answer.status !== 200) failed++;
-      if (performance.now() - checked > 1_000) {
-        ready = await bothServe(api.url);
+      if (performance.now() - checked > 500) {
+        const now = await serving(api.url);
+        const seconds = (performance.now() - started) / 1000;
+        if (now.search) searchServes ??= seconds;
+        if (now.model) modelServes ??= seconds;
         checked = performance.now();
       }
     }
+    peakMiB = processMemory(api.pid).peakMiB;
   } finally {
     await api.stop();
   }
-  return { seconds: (performance.now() - started) / 1000, latencies, failed };
+  return {
+    seconds: (performance.now() - started) / 1000,
+    searchServes: searchServes ?? 0,
+    modelServes: modelServes ?? 0,
+    peakMiB,
+    latencies,
+    failed,
+  };
 }
 
 function httpRow(label: string, probed: Awaited<ReturnType<typeof probeWhileBuilding>>): BenchRow {
   return {
     api: label,
+    'search serves s': round(probed.searchServes, 1),
+    'suggestions serve s': round(probed.modelServes, 1),
     'until both serve s': round(probed.seconds, 1),
+    'peak RSS MiB': probed.peakMiB,
     probes: probed.latencies.length,
     'not 200': probed.failed,
     'p50 ms': round(percentile(probed.latencies, 50), 2),

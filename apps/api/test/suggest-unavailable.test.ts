@@ -2,8 +2,10 @@
  * Suggestions when the model cannot answer, through suggestSkills (what /v1/suggest, MCP `suggest_skills`
  * and the web page call): while the model builds, a 503 that says so with Retry-After, since it is coming;
  * over its memory budget (SUGGEST_MODEL_MB), a 503 naming the budget and no Retry-After, since asking
- * again changes nothing until an operator raises it.
+ * again changes nothing until an operator raises it. The model builds after the search index's first
+ * build (`startAfter`), and answers 503 while it waits.
  */
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
 import { isHttpProblem } from '../src/problems.js';
@@ -11,6 +13,7 @@ import { createPostgresEngine } from '../src/search/postgres.js';
 import { ANONYMOUS_VIEWER } from '../src/services/auth/viewer.js';
 import { suggestSkills } from '../src/services/suggest.js';
 import { BUILDING_RETRY_AFTER_S, createSuggestEngine } from '../src/suggest/engine.js';
+import { createTestHub } from './support/app.js';
 import { seedRepository, skillMd } from './support/seed.js';
 
 const MESSAGE = 'write release notes from my git commits';
@@ -45,6 +48,97 @@ describe('suggestions the model cannot answer', () => {
       expect(answer.results[0]?.identity).toBe('gh:o/r/release-notes');
     } finally {
       await engine.close();
+    }
+  });
+
+  it('builds only once `startAfter` settles, answering 503 with Retry-After while it waits', async () => {
+    let searchIndexBuilt!: () => void;
+    const startAfter = new Promise<void>((resolve) => {
+      searchIndexBuilt = resolve;
+    });
+    const engine = createSuggestEngine(db.db, createPostgresEngine(db.db), { maxBytes: 2 ** 28, startAfter });
+    try {
+      const building = engine.build();
+      // A suggestion waits up to 2 s for a build in progress: two skills build in milliseconds, so only
+      // a build that has not started yet leaves this one refused.
+      const refused = await suggestSkills(engine, ANONYMOUS_VIEWER, MESSAGE, 3).catch((err: unknown) => err);
+      expect(refused).toMatchObject({
+        status: 503,
+        headers: { 'retry-after': String(BUILDING_RETRY_AFTER_S) },
+      });
+      expect(engine.status().ready).toBe(false);
+      searchIndexBuilt();
+      await building;
+      const answer = await suggestSkills(engine, ANONYMOUS_VIEWER, MESSAGE, 3);
+      expect(answer.results[0]?.identity).toBe('gh:o/r/release-notes');
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('closes while waiting for `startAfter` without building', async () => {
+    const engine = createSuggestEngine(db.db, createPostgresEngine(db.db), {
+      maxBytes: 2 ** 28,
+      startAfter: new Promise<void>(() => {}),
+    });
+    const building = engine.build();
+    await engine.close();
+    await building;
+    expect(engine.status()).toMatchObject({ ready: false, documents: 0 });
+    expect(engine.status().error).toBeUndefined();
+  });
+
+  it('in the app, builds after the in-memory search index it reads, one build at a time', async () => {
+    const ended: string[] = [];
+    let modelReadyWhenIndexWas: boolean | undefined;
+    // The search index's build reads skill_uses and the model's does not: while a transaction locks that
+    // table the index cannot finish, and a model built beside it (not after it) would serve regardless.
+    let unlock!: () => void;
+    let locking: Promise<unknown> | undefined;
+    const hub = await createTestHub('suggest_after_search', { SEARCH_ENGINE: 'memory' }, {}, async (own) => {
+      await seedRepository(own.db, 'o', 'r', {
+        'release-notes/SKILL.md': skillMd('release-notes', 'Write release notes from git commits'),
+      });
+      await new Promise<void>((locked) => {
+        locking = own.db.transaction(async (tx) => {
+          await tx.execute(sql`lock table skill_uses in access exclusive mode`);
+          locked();
+          await new Promise<void>((resolve) => {
+            unlock = resolve;
+          });
+        });
+      });
+    });
+    try {
+      void hub.app.searchIndexFirstBuild.then(() => {
+        ended.push('search index');
+        modelReadyWhenIndexWas = hub.app.suggestEngine.status().ready;
+      });
+      void hub.app.suggestEngine.firstBuild().then(() => ended.push('suggestion model'));
+      // A suggestion waits 2 s for a build in progress: a model built beside the blocked index would be
+      // ready by then (one skill); this one has not started.
+      const waited = await hub.app.inject({
+        method: 'POST',
+        url: '/v1/suggest',
+        payload: { message: MESSAGE },
+      });
+      expect(waited.statusCode).toBe(503);
+      expect(waited.headers['retry-after']).toBe(String(BUILDING_RETRY_AFTER_S));
+      unlock();
+      await locking;
+      await hub.app.suggestEngine.firstBuild();
+      expect(ended).toEqual(['search index', 'suggestion model']);
+      expect(modelReadyWhenIndexWas).toBe(false);
+      expect(hub.app.suggestEngine.status()).toMatchObject({ ready: true, documents: 1 });
+      const answered = await hub.app.inject({
+        method: 'POST',
+        url: '/v1/suggest',
+        payload: { message: MESSAGE },
+      });
+      expect(answered.json().results[0].identity).toBe('gh:o/r/release-notes');
+    } finally {
+      unlock?.();
+      await hub.close();
     }
   });
 

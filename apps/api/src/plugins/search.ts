@@ -19,6 +19,11 @@ declare module 'fastify' {
     searchUsesWritten: () => void;
     /** Skills nearest an embedding by the search engine's index (Meilisearch with EMBEDDINGS_URL), else null. */
     searchVectors: VectorSearch | null;
+    /**
+     * Settles once the in-memory search index's first build has ended, serving or failed (at once for the
+     * other engines, which build nothing in this process): the suggestion model builds after it.
+     */
+    searchIndexFirstBuild: Promise<void>;
   }
 }
 
@@ -73,6 +78,7 @@ export default fp(
   async function searchPlugin(app: FastifyInstance, opts: SearchPluginOptions) {
     let engine = opts.engine;
     let searchVectors: VectorSearch | null = null;
+    let firstBuild = Promise.resolve();
     if (!engine) {
       const postgres = createPostgresEngine(app.db);
       if (opts.config.meiliUrl) {
@@ -102,6 +108,7 @@ export default fp(
         });
         if (app.hasDecorator('metrics')) reportIndex(app, memory);
         app.decorate('searchUsesWritten', () => memory.noteUsesWritten());
+        firstBuild = memory.firstBuild();
         engine = memory;
       } else {
         engine = postgres;
@@ -115,6 +122,7 @@ export default fp(
       app.hasDecorator('metrics') ? instrumentSearchEngine(engine, app.metrics) : engine,
     );
     app.decorate('searchVectors', searchVectors);
+    app.decorate('searchIndexFirstBuild', firstBuild);
   },
   { name: 'atskills-search', dependencies: ['atskills-database'] },
 );

@@ -64,8 +64,9 @@ function reportModel(app: FastifyInstance, engine: SuggestEngine) {
 }
 
 /**
- * The suggestion engine: its model is built from the index when the app is ready, follows the index change
- * feed (like the in-memory search index), and retrieves lexically through the app's search engine.
+ * The suggestion engine: its model is built from the index when the app is ready, after the in-memory search
+ * index's first build, follows the index change feed (like the search index), and retrieves lexically
+ * through the app's search engine.
  */
 export default fp(
   async function suggestPlugin(app: FastifyInstance, opts: SuggestPluginOptions) {
@@ -76,6 +77,8 @@ export default fp(
       // Meilisearch holds the same vectors when it indexes with the embeddings service: its hybrid search
       // gives the semantic list, the vectors held in memory answer while it cannot.
       ...(app.searchVectors ? { vectorSearch: app.searchVectors } : {}),
+      // One build at a time at start: the search index first (it serves sooner, and suggestions read it).
+      startAfter: app.searchIndexFirstBuild,
       onError: (err) => app.log.warn({ err }, 'suggestion model'),
     });
     app.addHook('onReady', async () => {

@@ -22,6 +22,8 @@ export interface FollowedStructure {
   build(): Promise<void>;
   /** Builds in the background and follows the change feed. */
   start(watch: (onEvent: (event: IndexChangeEvent) => void) => Promise<IndexWatch>): void;
+  /** Settles once the first build has ended, serving or failed (or the structure closed before one did). */
+  firstBuild(): Promise<void>;
   /** Brings the structure up to date with every committed write now. */
   sync(): Promise<void>;
   /** A write went through this process: the next read catches up first, so its author sees it. */
@@ -46,6 +48,11 @@ export class ChangeFollower {
   #watch: IndexWatch | undefined;
   #timer: NodeJS.Timeout | undefined;
   #debounce: NodeJS.Timeout | undefined;
+  #firstBuildEnded!: () => void;
+  /** Settles once the first build has ended, serving or failed, or the follower closed before one did. */
+  readonly firstBuild = new Promise<void>((resolve) => {
+    this.#firstBuildEnded = resolve;
+  });
 
   constructor(private readonly steps: FollowerSteps) {}
 
@@ -74,6 +81,7 @@ export class ChangeFollower {
       )
       .finally(() => {
         this.#building = null;
+        this.#firstBuildEnded();
       });
     return this.#building;
   }
@@ -118,6 +126,7 @@ export class ChangeFollower {
   /** Stops following and waits for the build and catch-up in progress. */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#firstBuildEnded();
     clearInterval(this.#timer);
     clearTimeout(this.#debounce);
     await this.#watch?.close();

@@ -352,6 +352,7 @@ export function createMemoryEngine(
     start(watchChanges) {
       follower.start(watchChanges);
     },
+    firstBuild: () => follower.firstBuild,
     async close() {
       await follower.close();
       await fallback.close?.();

@@ -127,6 +127,13 @@ export interface SuggestEngineOptions {
   /** Candidates the lexical searches draw (SUGGEST_DRAW; benchmarks compare with a search page's). */
   lexicalDraw?: CandidateDraw;
   /**
+   * The first build starts once this settles: the search index's first build (plugins/suggest.ts). Both
+   * build on one event loop at start, and built side by side neither served until both were done (search
+   * answering from Postgres meanwhile); a suggestion's lexical lists read that index, and on the Postgres
+   * fallback each need of a message would be a Postgres search.
+   */
+  startAfter?: Promise<void>;
+  /**
    * Milliseconds the model's build, re-mining and catch-ups hold the event loop at a time (SLICE_MS;
    * benchmarks compare with Infinity, a build that never lets requests in).
    */
@@ -379,7 +386,16 @@ export function createSuggestEngine(
     }
   };
 
+  let markClosed!: () => void;
+  const closed = new Promise<void>((resolve) => {
+    markClosed = resolve;
+  });
+
   const doBuild = async () => {
+    if (options.startAfter) {
+      await Promise.race([options.startAfter, closed]);
+      if (follower.closed) return;
+    }
     const started = performance.now();
     const slice = new TimeSlicer(options.buildSliceMs);
     const fresh = new SemanticModel();
@@ -797,6 +813,7 @@ export function createSuggestEngine(
     start(watchChanges) {
       follower.start(watchChanges);
     },
+    firstBuild: () => follower.firstBuild,
     status() {
       const s = model?.stats();
       return {
@@ -814,6 +831,7 @@ export function createSuggestEngine(
       };
     },
     async close() {
+      markClosed();
       await follower.close();
       await embedding?.catch(() => {});
     },

@@ -10,13 +10,18 @@ export interface TestHub {
   close(): Promise<void>;
 }
 
-/** Builds the real app against a new migrated database; `close` closes the app and drops the database. */
+/**
+ * Builds the real app against a new migrated database; `close` closes the app and drops the database.
+ * `seed` writes to the database before the app is built (what the app should find at its start).
+ */
 export async function createTestHub(
   label: string,
   env: Record<string, string> = {},
   deps: Omit<AppDeps, 'database'> = {},
+  seed?: (db: TestDatabase) => Promise<void>,
 ): Promise<TestHub> {
   const db = await createTestDatabase(label);
+  await seed?.(db);
   // The read cache is off unless a test asks for it: tests write through their own connection and read at
   // once, which would race the NOTIFY that drops the cache (test/read-cache.test.ts covers the cache).
   // The same goes for the in-memory search index (test/search-memory.test.ts covers it): Postgres answers.

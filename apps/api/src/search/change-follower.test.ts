@@ -1,0 +1,70 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { ChangeFollower } from './change-follower.js';
+
+/** Whether a promise has settled by the next turn of the event loop. */
+async function settledYet(promise: Promise<unknown>): Promise<boolean> {
+  let settled = false;
+  void promise.then(
+    () => {
+      settled = true;
+    },
+    () => {
+      settled = true;
+    },
+  );
+  await nextTurn();
+  return settled;
+}
+
+/** A build that ends when the test says so. */
+function gatedBuild() {
+  let open!: () => void;
+  let fail!: (err: Error) => void;
+  const gate = new Promise<void>((resolve, reject) => {
+    open = resolve;
+    fail = reject;
+  });
+  let builds = 0;
+  const follower = new ChangeFollower({
+    ready: () => builds > 0,
+    build: async () => {
+      await gate;
+      builds++;
+    },
+    catchUp: async () => {},
+  });
+  return { follower, open, fail, builds: () => builds };
+}
+
+describe('ChangeFollower.firstBuild', () => {
+  it('settles when the first build ends, not before, and stays settled through later builds', async () => {
+    const { follower, open, builds } = gatedBuild();
+    const building = follower.build();
+    expect(await settledYet(follower.firstBuild)).toBe(false);
+    open();
+    await building;
+    expect(await settledYet(follower.firstBuild)).toBe(true);
+    await follower.build();
+    expect(builds()).toBe(2);
+    expect(await settledYet(follower.firstBuild)).toBe(true);
+    await follower.close();
+  });
+
+  it('settles when the first build fails, with the failure in `error`', async () => {
+    const { follower, fail } = gatedBuild();
+    const building = follower.build();
+    fail(new Error('over budget'));
+    await building;
+    expect(await settledYet(follower.firstBuild)).toBe(true);
+    expect(follower.error).toBe('over budget');
+    await follower.close();
+  });
+
+  it('settles when the follower closes before any build, so nothing waits on it forever', async () => {
+    const { follower } = gatedBuild();
+    expect(await settledYet(follower.firstBuild)).toBe(false);
+    await follower.close();
+    expect(await settledYet(follower.firstBuild)).toBe(true);
+  });
+});

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TimeSlicer } from '../runtime/time-slice.js';
-import { DenseModel } from './dense.js';
+import { DenseModel, DIMS, foldTermRows, orthonormalize } from './dense.js';
 import { SemanticModel } from './model.js';
 
 /** Skills of a few topics, each described in its own mix of the topic's words. */
@@ -125,5 +125,104 @@ describe('LSA dense model', () => {
     const dense = await DenseModel.build(model);
     expect(dense.stats().skills).toBe(48);
     expect(dense.queryVector(query(['nothing-known']))).toBeNull();
+  });
+});
+
+/** A deterministic generator for the reference checks (mulberry32). */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Modified Gram-Schmidt twice, one column at a time: what `orthonormalize` must equal to the last bit. */
+function referenceOrthonormalize(a: Float64Array, rows: number, cols: number): void {
+  const col = new Float64Array(rows);
+  const basis: Float64Array[] = [];
+  for (let j = 0; j < cols; j++) {
+    for (let i = 0; i < rows; i++) col[i] = a[i * cols + j]!;
+    for (let pass = 0; pass < 2; pass++) {
+      for (const b of basis) {
+        let dot = 0;
+        for (let i = 0; i < rows; i++) dot += col[i]! * b[i]!;
+        for (let i = 0; i < rows; i++) col[i]! -= dot * b[i]!;
+      }
+    }
+    let norm = 0;
+    for (let i = 0; i < rows; i++) norm += col[i]! * col[i]!;
+    norm = Math.sqrt(norm) || 1;
+    const unit = new Float64Array(rows);
+    for (let i = 0; i < rows; i++) unit[i] = col[i]! / norm;
+    basis.push(unit);
+    for (let i = 0; i < rows; i++) a[i * cols + j] = unit[i]!;
+  }
+}
+
+/** One row at a time into a float32 vector, then unit length: what `foldTermRows` must equal to the last bit. */
+function referenceFold(
+  vectors: Int8Array,
+  scales: Float32Array,
+  rows: Int32Array,
+  weights: Float64Array,
+  count: number,
+): Float32Array | null {
+  if (count === 0) return null;
+  const out = new Float32Array(DIMS);
+  for (let e = 0; e < count; e++) {
+    const scale = weights[e]! * scales[rows[e]!]!;
+    for (let j = 0; j < DIMS; j++) out[j]! += scale * vectors[rows[e]! * DIMS + j]!;
+  }
+  let norm = 0;
+  for (let j = 0; j < DIMS; j++) norm += out[j]! * out[j]!;
+  norm = Math.sqrt(norm);
+  if (norm === 0) return null;
+  for (let j = 0; j < DIMS; j++) out[j]! /= norm;
+  return out;
+}
+
+describe('the LSA build arithmetic, against one column and one row at a time', () => {
+  it('orthonormalises to the same bits as modified Gram-Schmidt one column at a time', async () => {
+    const rand = seeded(7);
+    for (const [rows, cols] of [
+      [1, 1],
+      [5, 1],
+      [40, 2],
+      [300, 17],
+      [64, 64],
+    ] as const) {
+      const a = Float64Array.from({ length: rows * cols }, () => rand() * 2 - 1);
+      // A column that repeats another, and a zero one: the degenerate cases of a sparse term matrix.
+      if (cols > 3)
+        for (let i = 0; i < rows; i++) {
+          a[i * cols + 2] = a[i * cols]!;
+          a[i * cols + 3] = 0;
+        }
+      const expected = Float64Array.from(a);
+      referenceOrthonormalize(expected, rows, cols);
+      await orthonormalize(a, rows, cols, new TimeSlicer(0));
+      expect(Buffer.from(a.buffer).equals(Buffer.from(expected.buffer))).toBe(true);
+    }
+  });
+
+  it('folds term rows to the same float32 bits as one row at a time, for every remainder of four', () => {
+    const rand = seeded(11);
+    const terms = 20;
+    const vectors = Int8Array.from({ length: terms * DIMS }, () => Math.round(rand() * 254 - 127));
+    const scales = Float32Array.from({ length: terms }, () => rand() / 100);
+    for (let count = 0; count <= 13; count++) {
+      const rows = Int32Array.from({ length: count }, () => Math.floor(rand() * terms));
+      const weights = Float64Array.from({ length: count }, () => rand() * 3);
+      const got = foldTermRows(vectors, scales, rows, weights, count);
+      const expected = referenceFold(vectors, scales, rows, weights, count);
+      if (expected === null) expect(got).toBeNull();
+      else expect(got && Buffer.from(got.buffer).equals(Buffer.from(expected.buffer))).toBe(true);
+    }
+    // Rows that cancel out fold to nothing.
+    const zero = new Int8Array(DIMS * 2);
+    expect(foldTermRows(zero, new Float32Array(2), Int32Array.of(0, 1), Float64Array.of(1, 1), 2)).toBeNull();
   });
 });

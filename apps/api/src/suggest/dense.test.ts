@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TimeSlicer } from '../runtime/time-slice.js';
-import { DenseModel, DIMS, foldTermRows, orthonormalize } from './dense.js';
+import { DenseModel, DIMS, foldTermRows, orthonormalize, sparseTimes } from './dense.js';
 import { SemanticModel } from './model.js';
 
 /** Skills of a few topics, each described in its own mix of the topic's words. */
@@ -206,6 +206,25 @@ describe('the LSA build arithmetic, against one column and one row at a time', (
       await orthonormalize(a, rows, cols, new TimeSlicer(0));
       expect(Buffer.from(a.buffer).equals(Buffer.from(expected.buffer))).toBe(true);
     }
+  });
+
+  it('multiplies a sparse matrix to the same bits as one entry at a time, for every remainder of four', async () => {
+    const rand = seeded(13);
+    const outer = 14;
+    const inner = 9;
+    const width = 6;
+    // Row r holds r entries (0 to 13), in no particular column order, some columns twice.
+    const start = Int32Array.from({ length: outer + 1 }, (_, r) => (r * (r - 1)) / 2);
+    const entries = start[outer]!;
+    const index = Int32Array.from({ length: entries }, () => Math.floor(rand() * inner));
+    const values = Float64Array.from({ length: entries }, () => rand() * 2 - 1);
+    const m = Float64Array.from({ length: inner * width }, () => rand() * 2 - 1);
+    const expected = new Float64Array(outer * width);
+    for (let r = 0; r < outer; r++)
+      for (let k = start[r]!; k < start[r + 1]!; k++)
+        for (let j = 0; j < width; j++) expected[r * width + j]! += values[k]! * m[index[k]! * width + j]!;
+    const got = await sparseTimes(start, index, values, outer, m, width, new TimeSlicer(0));
+    expect(Buffer.from(got.buffer).equals(Buffer.from(expected.buffer))).toBe(true);
   });
 
   it('folds term rows to the same float32 bits as one row at a time, for every remainder of four', () => {

@@ -128,6 +128,53 @@ export async function orthonormalize(
   }
 }
 
+/**
+ * The product of a sparse matrix (`outer` rows; row r's entries `start[r]` to `start[r + 1]` of `index`,
+ * `values`) with the dense row-major `m` of `width` columns. Each output row adds its entries' rows of `m`
+ * in entry order, four entries a pass with the sum held in a register: the output row is read and written
+ * once per four entries instead of once per entry, and the result is that of one entry at a time to the last
+ * bit (`dense.test.ts`). The SVD's products (six per build) were a quarter of the LSA build at 54,061 skills.
+ */
+export async function sparseTimes(
+  start: Int32Array,
+  index: Int32Array,
+  values: Float64Array,
+  outer: number,
+  m: Float64Array,
+  width: number,
+  slice: TimeSlicer,
+): Promise<Float64Array> {
+  const out = new Float64Array(outer * width);
+  for (let r = 0; r < outer; r++) {
+    if (slice.due()) await slice.pause();
+    const to = r * width;
+    const end = start[r + 1]!;
+    let k = start[r]!;
+    for (; k + 3 < end; k += 4) {
+      const v0 = values[k]!;
+      const v1 = values[k + 1]!;
+      const v2 = values[k + 2]!;
+      const v3 = values[k + 3]!;
+      const b0 = index[k]! * width;
+      const b1 = index[k + 1]! * width;
+      const b2 = index[k + 2]! * width;
+      const b3 = index[k + 3]! * width;
+      for (let j = 0; j < width; j++) {
+        let o = out[to + j]! + v0 * m[b0 + j]!;
+        o += v1 * m[b1 + j]!;
+        o += v2 * m[b2 + j]!;
+        out[to + j] = o + v3 * m[b3 + j]!;
+      }
+    }
+    for (; k < end; k++) {
+      const v = values[k]!;
+      const from = index[k]! * width;
+      for (let j = 0; j < width; j++) out[to + j]! += v * m[from + j]!;
+    }
+  }
+  return out;
+}
+
 /** Eigen-decomposition of a symmetric n x n matrix (cyclic Jacobi): eigenvalues and column eigenvectors. */
 async function symmetricEigen(
   m: Float64Array,
@@ -316,30 +363,25 @@ export class DenseModel {
     }
     const T = terms.length;
     const l = Math.min(DIMS + OVERSAMPLE, Math.max(1, Math.min(n, T)));
-    const xTimes = async (m: Float64Array) => {
-      const out = new Float64Array(n * l);
-      for (let i = 0; i < n; i++) {
-        if (slice.due()) await slice.pause();
-        for (let k = rowStart[i]!; k < rowStart[i + 1]!; k++) {
-          const c = cols[k]!;
-          const v = vals[k]!;
-          for (let j = 0; j < l; j++) out[i * l + j]! += v * m[c * l + j]!;
-        }
+    // The transpose (CSC), skills ascending within each term: Xᵀ M adds each term's products in the order
+    // X's rows held them, as one pass over the rows did.
+    const colStart = new Int32Array(T + 1);
+    for (const c of cols) colStart[c + 1]!++;
+    for (let c = 0; c < T; c++) colStart[c + 1]! += colStart[c]!;
+    const rowOf = new Int32Array(cols.length);
+    const valT = new Float64Array(cols.length);
+    const filled = colStart.slice(0, T);
+    for (let i = 0; i < n; i++) {
+      for (let k = rowStart[i]!; k < rowStart[i + 1]!; k++) {
+        const at = filled[cols[k]!]!++;
+        rowOf[at] = i;
+        valT[at] = vals[k]!;
       }
-      return out;
-    };
-    const xtTimes = async (m: Float64Array) => {
-      const out = new Float64Array(T * l);
-      for (let i = 0; i < n; i++) {
-        if (slice.due()) await slice.pause();
-        for (let k = rowStart[i]!; k < rowStart[i + 1]!; k++) {
-          const c = cols[k]!;
-          const v = vals[k]!;
-          for (let j = 0; j < l; j++) out[c * l + j]! += v * m[i * l + j]!;
-        }
-      }
-      return out;
-    };
+    }
+    const colOf = Int32Array.from(cols);
+    const valOf = Float64Array.from(vals);
+    const xTimes = (m: Float64Array) => sparseTimes(rowStart, colOf, valOf, n, m, l, slice);
+    const xtTimes = (m: Float64Array) => sparseTimes(colStart, rowOf, valT, T, m, l, slice);
     const rand = random(0x5eed);
     const omega = new Float64Array(T * l);
     for (let i = 0; i < omega.length; i++) {

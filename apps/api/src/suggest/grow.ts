@@ -1,5 +1,5 @@
 /** The typed arrays the suggestion models keep per slot, row or cluster. */
-type Growable = Int8Array | Int32Array | Uint32Array | Float32Array | Float64Array;
+type Growable = Int8Array | Uint8Array | Int32Array | Uint32Array | Float32Array | Float64Array;
 
 /**
  * `array`, or a copy of it of the same kind that holds at least `size` elements (at least half as many

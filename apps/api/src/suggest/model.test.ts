@@ -68,3 +68,29 @@ describe('the term model read cap', () => {
     expect(left).toEqual(expect.arrayContaining(['tool-25', 'widget-18', 'widget-30']));
   });
 });
+
+describe('the scratch of adding skills', () => {
+  it('gives the same model when its numbering starts over every few terms', async () => {
+    const words = 'invoice ledger kubernetes helm resume hiring timing hmac widget layout tax pod'.split(' ');
+    const doc = (i: number) => ({
+      name: `${words[i % 12]}-tool-${i}`,
+      folder: i % 3 === 0 ? `folder-${i}` : '',
+      description: `Helps with ${words[(i * 5) % 12]} and ${words[(i * 7) % 12]} for team ${i % 9}.`,
+      headings: `Usage ${words[(i + 1) % 12]}`,
+      body: Array.from({ length: 40 }, (_, k) => words[(i * k + k) % 12]).join(' ') + ` note${i}`,
+    });
+    const roomy = new SemanticModel();
+    const tight = new SemanticModel(4);
+    for (let i = 0; i < 60; i++) {
+      roomy.set(i, doc(i));
+      tight.set(i, doc(i));
+    }
+    roomy.delete(7);
+    tight.delete(7);
+    await roomy.mineRelated();
+    await tight.mineRelated();
+    for (let i = 0; i < 60; i++) expect(tight.termWeights(i)).toEqual(roomy.termWeights(i));
+    for (const w of words) expect(tight.relatedTerms(w)).toEqual(roomy.relatedTerms(w));
+    expect(tight.slots()).toEqual(roomy.slots());
+  });
+});

@@ -53,6 +53,8 @@ const SATURATION = 1.5;
  * with no cap.
  */
 export const READ_CAP = 2_000;
+/** Terms the scratch of `SemanticModel.set` numbers at most (about 5 MiB with their weights). */
+const SCRATCH_TERMS = 65_536;
 /** Distinct weight bytes (7 bits: see WEIGHT_STEP). */
 const WEIGHT_LEVELS = 128;
 
@@ -187,6 +189,12 @@ export class SemanticModel {
   private scratchWeights = new Float64Array(1024);
   private scratchTopical = new Uint8Array(1024);
 
+  /**
+   * `scratchTermsHeld`: the terms the scratch of `set` numbers at most; past it the numbering starts over,
+   * which bounds its memory (a skill's terms are numbered afresh as met, so no answer changes).
+   */
+  constructor(private readonly scratchTermsHeld = SCRATCH_TERMS) {}
+
   /** Skills held. */
   get size(): number {
     return this.live;
@@ -199,6 +207,11 @@ export class SemanticModel {
     // of them was topical, in scratch arrays reused from skill to skill; before, a Map emptied and grown
     // again per skill and an object per term: adding 54,061 skills took 28 s, now 21 s (means of 4 runs).
     const index = this.scratchIndex;
+    if (this.scratchTerms.length > this.scratchTermsHeld) {
+      // Stamps of the old numbering are of earlier skills, so none reads as this skill's.
+      index.clear();
+      this.scratchTerms.length = 0;
+    }
     const serial = ++this.scratchSerial;
     const met = this.scratchMet;
     met.length = 0;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TimeSlicer } from '../runtime/time-slice.js';
-import { DenseModel, DIMS, foldTermRows, orthonormalize, sparseTimes } from './dense.js';
+import { DenseModel, DIMS, foldTermRows, orthonormalize, sparseTimes, toUnit } from './dense.js';
 import { SemanticModel } from './model.js';
 
 /** Skills of a few topics, each described in its own mix of the topic's words. */
@@ -172,16 +172,9 @@ function referenceFold(
 ): Float32Array | null {
   if (count === 0) return null;
   const out = new Float32Array(DIMS);
-  for (let e = 0; e < count; e++) {
-    const scale = weights[e]! * scales[rows[e]!]!;
-    for (let j = 0; j < DIMS; j++) out[j]! += scale * vectors[rows[e]! * DIMS + j]!;
-  }
-  let norm = 0;
-  for (let j = 0; j < DIMS; j++) norm += out[j]! * out[j]!;
-  norm = Math.sqrt(norm);
-  if (norm === 0) return null;
-  for (let j = 0; j < DIMS; j++) out[j]! /= norm;
-  return out;
+  for (let e = 0; e < count; e++)
+    for (let j = 0; j < DIMS; j++) out[j]! += weights[e]! * scales[rows[e]!]! * vectors[rows[e]! * DIMS + j]!;
+  return toUnit(out);
 }
 
 describe('the LSA build arithmetic, against one column and one row at a time', () => {

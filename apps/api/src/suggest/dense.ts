@@ -261,12 +261,17 @@ export function foldTermRows(
     const base = rows[e]! * DIMS;
     for (let j = 0; j < DIMS; j++) out[j]! += scale * vectors[base + j]!;
   }
+  return toUnit(out);
+}
+
+/** `v` divided by its length in place, or null when it is all zeros. */
+export function toUnit(v: Float32Array): Float32Array | null {
   let norm = 0;
-  for (let j = 0; j < DIMS; j++) norm += out[j]! * out[j]!;
+  for (let j = 0; j < v.length; j++) norm += v[j]! * v[j]!;
   norm = Math.sqrt(norm);
   if (norm === 0) return null;
-  for (let j = 0; j < DIMS; j++) out[j]! /= norm;
-  return out;
+  for (let j = 0; j < v.length; j++) v[j]! /= norm;
+  return v;
 }
 
 /** A skill the dense model ranks, with its cosine to the message. */

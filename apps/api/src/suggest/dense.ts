@@ -92,8 +92,8 @@ function projectTwo(x: Float64Array, y: Float64Array, basis: readonly Float64Arr
  * twice). Pipelined: column j's second pass runs beside column j + 1's first (both over the basis before
  * j), then column j + 1 is projected off column j's unit vector, which ends its first pass; every column
  * sees the same projections in the same order as one column at a time, so the result is the same to the
- * last bit (`dense.test.ts`), in about half the time (the orthonormalisations were 6 s of the model's build
- * at 54,061 skills).
+ * last bit (`dense.test.ts`), in two thirds of the time (the orthonormalisations were 6 s of the model's
+ * build at 54,061 skills).
  */
 export async function orthonormalize(
   a: Float64Array,

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { TimeSlicer } from '../runtime/time-slice.js';
-import { DenseModel, DIMS, foldTermRows, orthonormalize, sparseTimes, toUnit } from './dense.js';
+import { DenseModel, DIMS, foldTermRows, orthonormalize, sparseTimes } from './dense.js';
 import { SemanticModel } from './model.js';
+import { toUnit } from './unit-vector.js';
 
 /** Skills of a few topics, each described in its own mix of the topic's words. */
 const TOPICS = [

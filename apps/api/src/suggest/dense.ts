@@ -5,6 +5,7 @@ import { Int8DotKernel } from './int8-dots.js';
 import { InvertedFile } from './inverted-file.js';
 import type { QueryTerm, SemanticModel } from './model.js';
 import type { SlotHit } from './top-slots.js';
+import { toUnit } from './unit-vector.js';
 import { VectorRows } from './vector-rows.js';
 
 /**
@@ -262,16 +263,6 @@ export function foldTermRows(
     for (let j = 0; j < DIMS; j++) out[j]! += scale * vectors[base + j]!;
   }
   return toUnit(out);
-}
-
-/** `v` divided by its length in place, or null when it is all zeros. */
-export function toUnit(v: Float32Array): Float32Array | null {
-  let norm = 0;
-  for (let j = 0; j < v.length; j++) norm += v[j]! * v[j]!;
-  norm = Math.sqrt(norm);
-  if (norm === 0) return null;
-  for (let j = 0; j < v.length; j++) v[j]! /= norm;
-  return v;
 }
 
 /** A skill the dense model ranks, with its cosine to the message. */

@@ -2,6 +2,7 @@ import type { ReadScope } from '@atskills/db';
 import { dots } from './dots.js';
 import { grown } from './grow.js';
 import { topScoredSlots } from './top-slots.js';
+import { toUnit } from './unit-vector.js';
 import { plainStorage, VectorRows } from './vector-rows.js';
 
 /** An OpenAI-compatible embeddings service (POST {url}/v1/embeddings). */
@@ -45,13 +46,10 @@ export function embeddingsEndpoint(url: string): string {
   return base.endsWith('/embeddings') ? base : `${base.endsWith('/v1') ? base : `${base}/v1`}/embeddings`;
 }
 
+/** A service's vector as a float32 unit vector (all zeros stays as it is). */
 function unit(values: readonly number[]): Float32Array {
   const v = Float32Array.from(values);
-  let norm = 0;
-  for (const x of v) norm += x * x;
-  norm = Math.sqrt(norm) || 1;
-  for (let i = 0; i < v.length; i++) v[i]! /= norm;
-  return v;
+  return toUnit(v) ?? v;
 }
 
 /** A client of an OpenAI-compatible `/v1/embeddings` endpoint: batched, retried with back-off, timed out. */

@@ -67,4 +67,35 @@ describe('ChangeFollower.firstBuild', () => {
     await follower.close();
     expect(await settledYet(follower.firstBuild)).toBe(true);
   });
+
+  it('starts building only once `startAfter` settles, and not at all when closed first', async () => {
+    let settle!: () => void;
+    const startAfter = new Promise<void>((resolve) => {
+      settle = resolve;
+    });
+    let builds = 0;
+    const steps = {
+      ready: () => builds > 0,
+      build: async () => {
+        builds++;
+      },
+      catchUp: async () => {},
+      startAfter,
+    };
+    const waiting = new ChangeFollower(steps);
+    const building = waiting.build();
+    expect(await settledYet(building)).toBe(false);
+    expect(builds).toBe(0);
+    settle();
+    await building;
+    expect(builds).toBe(1);
+    await waiting.close();
+
+    const closing = new ChangeFollower({ ...steps, startAfter: new Promise<void>(() => {}) });
+    const never = closing.build();
+    await closing.close();
+    await never;
+    expect(builds).toBe(1);
+    expect(closing.error).toBeUndefined();
+  });
 });

@@ -14,6 +14,8 @@ export interface FollowerSteps {
   debounceMs?: number;
   /** A catch-up at least this often, for changes the feed missed (default SYNC_INTERVAL_MS). */
   intervalMs?: number;
+  /** Builds start once this settles (another structure built first); a close meanwhile builds nothing. */
+  startAfter?: Promise<void> | undefined;
 }
 
 /** What a structure kept by a ChangeFollower offers the plugin that drives it. */
@@ -68,8 +70,7 @@ export class ChangeFollower {
 
   /** Builds (once at a time); resolves when the build ends, failed or not (`error` says which). */
   build(): Promise<void> {
-    this.#building ??= this.steps
-      .build()
+    this.#building ??= this.#startBuild()
       .then(
         () => {
           this.error = undefined;
@@ -84,6 +85,16 @@ export class ChangeFollower {
         this.#firstBuildEnded();
       });
     return this.#building;
+  }
+
+  /** The steps' build, once `startAfter` has settled; none when the follower closed meanwhile. */
+  #startBuild(): Promise<void> {
+    const { startAfter } = this.steps;
+    if (!startAfter) return this.steps.build();
+    // Before a build has ended, `firstBuild` settles only when the follower closes.
+    return Promise.race([startAfter, this.firstBuild]).then(() =>
+      this.#closed ? undefined : this.steps.build(),
+    );
   }
 
   /** Catches up with every committed write now (after the build when it is still running). */

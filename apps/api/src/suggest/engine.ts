@@ -386,16 +386,7 @@ export function createSuggestEngine(
     }
   };
 
-  let markClosed!: () => void;
-  const closed = new Promise<void>((resolve) => {
-    markClosed = resolve;
-  });
-
   const doBuild = async () => {
-    if (options.startAfter) {
-      await Promise.race([options.startAfter, closed]);
-      if (follower.closed) return;
-    }
     const started = performance.now();
     const slice = new TimeSlicer(options.buildSliceMs);
     const fresh = new SemanticModel();
@@ -477,6 +468,7 @@ export function createSuggestEngine(
     build: doBuild,
     catchUp: doSync,
     onError: options.onError,
+    startAfter: options.startAfter,
   });
   const sync = () => follower.sync();
   const build = () => follower.build();
@@ -831,7 +823,6 @@ export function createSuggestEngine(
       };
     },
     async close() {
-      markClosed();
       await follower.close();
       await embedding?.catch(() => {});
     },

@@ -13,15 +13,22 @@
  * cache off) one after another from the moment it listens until both structures serve, and reports how
  * long those probes took, when each structure began to serve and the API's peak resident memory;
  * `--against` starts another checkout's API the same way first (say main before a change, in a
- * `git worktree` with its own `npm ci`), rows marked `[against]`.
+ * `git worktree` with its own `npm ci`), rows marked `[against]`. `--restart`: this checkout's API twice,
+ * the stored suggestion model deleted before the first start (which builds and stores it) and kept for the
+ * second (which restores it): what a restart costs a client with SUGGEST_SNAPSHOTS on.
+ *
+ * `--snapshot`: the stored suggestion model in one process: the model built and stored, then a second
+ * engine restoring it; build, store and restore times, the snapshot's size, the event loop's longest waits
+ * in each, and every judged message's suggestions (with their evidence) compared (exit 1 when one differs).
  */
 import { isDeepStrictEqual, parseArgs } from 'node:util';
-import { connectPostgres, type Database } from '@atskills/db';
+import { connectPostgres, type Database, deleteModelSnapshot, modelSnapshotHeader } from '@atskills/db';
 import { SLICE_MS } from '../../apps/api/src/runtime/time-slice.js';
 import { createMemoryEngine } from '../../apps/api/src/search/memory-engine.js';
 import { createPostgresEngine } from '../../apps/api/src/search/postgres.js';
 import { ANONYMOUS_VIEWER } from '../../apps/api/src/services/auth/viewer.js';
-import { createSuggestEngine } from '../../apps/api/src/suggest/engine.js';
+import { createSuggestEngine, type SnapshotEvent } from '../../apps/api/src/suggest/engine.js';
+import { SUGGESTION_SNAPSHOT } from '../../apps/api/src/suggest/snapshot.js';
 import { benchDatabaseName, ensureDatabase, processMemory } from '../lib/env.js';
 import { pickSkills, skillPath } from '../lib/identities.js';
 import { type BenchRow, writeResult } from '../lib/report.js';
@@ -99,7 +106,12 @@ async function serving(baseUrl: string): Promise<{ search: boolean; model: boole
  * Starts the API of `root` and probes it, one HEAD at a time, until both structures serve; notes when each
  * began to serve (read every half second) and the API's peak resident memory.
  */
-async function probeWhileBuilding(url: string, root: string | undefined, paths: string[]) {
+async function probeWhileBuilding(
+  url: string,
+  root: string | undefined,
+  paths: string[],
+  untilStored?: Database,
+) {
   const api = await startApi(url, { READ_CACHE_MB: '0' }, root);
   const started = performance.now();
   const latencies: number[] = [];
@@ -121,6 +133,10 @@ async function probeWhileBuilding(url: string, root: string | undefined, paths: 
         if (now.model) modelServes ??= seconds;
         checked = performance.now();
       }
+    }
+    // The model is stored once it serves: a restart must find it there.
+    while (untilStored && !(await modelSnapshotHeader(untilStored, SUGGESTION_SNAPSHOT))) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
     }
     peakMiB = processMemory(api.pid).peakMiB;
   } finally {
@@ -151,9 +167,28 @@ function httpRow(label: string, probed: Awaited<ReturnType<typeof probeWhileBuil
   };
 }
 
-async function runHttp(url: string, against: string | undefined): Promise<void> {
+async function runHttp(url: string, against: string | undefined, restart: boolean): Promise<void> {
   const paths = (await pickSkills(url, 256)).map((skill) => skillPath(skill.identity));
   const rows: BenchRow[] = [];
+  if (restart) {
+    const handle = connectPostgres({ url, max: 2 });
+    try {
+      await deleteModelSnapshot(handle.db, SUGGESTION_SNAPSHOT);
+      const first = await probeWhileBuilding(url, undefined, paths, handle.db);
+      rows.push(httpRow('first start (builds the model, stores it)', first));
+      const again = await probeWhileBuilding(url, undefined, paths);
+      rows.push(httpRow('restart (restores the stored model)', again));
+      const stored = await modelSnapshotHeader(handle.db, SUGGESTION_SNAPSHOT);
+      writeResult('builds-restart', rows, {
+        probe: 'HEAD /v1/skills/<identity>, one at a time, READ_CACHE_MB=0',
+        snapshotMiB: round((stored?.bytes ?? 0) / 2 ** 20, 1),
+        suggestionsServeRatio: round(first.modelServes / again.modelServes, 2),
+      });
+    } finally {
+      await handle.close();
+    }
+    return;
+  }
   if (against) {
     const probed = await probeWhileBuilding(url, against, paths);
     rows.push(httpRow(`[against] ${against}`, probed));
@@ -170,15 +205,25 @@ export async function run(args: string[]): Promise<void> {
       database: { type: 'string' },
       http: { type: 'boolean', default: false },
       against: { type: 'string' },
+      restart: { type: 'boolean', default: false },
+      snapshot: { type: 'boolean', default: false },
     },
   });
   const url = await ensureDatabase(values.database ?? benchDatabaseName, false);
   if (values.http) {
-    await runHttp(url, values.against);
+    await runHttp(url, values.against, values.restart);
     return;
   }
   const handle = connectPostgres({ url, max: 4 });
   const messages = loadMessages(MESSAGES_PATH).map((j) => j.message);
+  if (values.snapshot) {
+    try {
+      await measureSnapshot(handle.db, messages);
+    } finally {
+      await handle.close();
+    }
+    return;
+  }
   try {
     const unsliced = await measure(handle.db, Number.POSITIVE_INFINITY, messages);
     globalThis.gc?.();
@@ -214,4 +259,60 @@ export async function run(args: string[]): Promise<void> {
   } finally {
     await handle.close();
   }
+}
+
+/** The model built and stored, then restored by a second engine (see `--snapshot`). */
+async function measureSnapshot(db: Database, messages: string[]): Promise<void> {
+  await deleteModelSnapshot(db, SUGGESTION_SNAPSHOT);
+  const memory = createMemoryEngine(db, createPostgresEngine(db), { maxBytes: 2 ** 32 });
+  await memory.build();
+  const events: SnapshotEvent[] = [];
+  const engine = () =>
+    createSuggestEngine(db, memory, {
+      maxBytes: 2 ** 32,
+      snapshots: true,
+      explain: true,
+      onSnapshot: (event) => events.push(event),
+    });
+  const answers = async (e: ReturnType<typeof engine>) => {
+    const out = [];
+    for (const message of messages) out.push(await e.suggest(message, ANONYMOUS_VIEWER, 5));
+    return out;
+  };
+  const built = engine();
+  const building = await watchLoop(() => built.build());
+  const stored = events.find((e) => e.kind === 'stored');
+  const builtAnswers = await answers(built);
+  const documents = built.status().documents;
+  const rssBuilt = Math.round(process.memoryUsage().rss / 2 ** 20);
+  await built.close();
+  globalThis.gc?.();
+  const restoring = engine();
+  const restore = await watchLoop(() => restoring.build());
+  const restored = events.find((e) => e.kind === 'restored');
+  const same = isDeepStrictEqual(await answers(restoring), builtAnswers);
+  await restoring.close();
+  await memory.close();
+  if (stored?.kind !== 'stored' || restored?.kind !== 'restored') {
+    throw new Error(`the model was not stored and restored: ${JSON.stringify(events)}`);
+  }
+  const rows = [
+    row('suggestion model', 'built, then stored (as shipped)', building),
+    row('suggestion model', 'restored from the stored snapshot', restore),
+  ];
+  writeResult('builds-snapshot', rows, {
+    skills: documents,
+    messages: messages.length,
+    buildSeconds: round(building.seconds - stored.seconds, 1),
+    storeSeconds: round(stored.seconds, 1),
+    restoreSeconds: round(restored.seconds, 1),
+    snapshotMiB: round(stored.bytes / 2 ** 20, 1),
+    buildToRestoreRatio: round((building.seconds - stored.seconds) / restore.seconds, 1),
+    rssAfterBuildMiB: rssBuilt,
+    sameSuggestions: same,
+  });
+  console.log(
+    `\nrestore ${round(restore.seconds, 1)} s against a build of ${round(building.seconds - stored.seconds, 1)} s; snapshot ${round(stored.bytes / 2 ** 20, 1)} MiB stored in ${round(stored.seconds, 1)} s; suggestions identical: ${same} (${messages.length} messages)`,
+  );
+  if (!same) process.exitCode = 1;
 }

@@ -134,6 +134,13 @@ export const HubEnvSchema = z.object({
     .max(65536)
     .default(1024)
     .describe('Memory budget of the suggestion model (SPEC 2.7), MiB; over it `/v1/suggest` answers 503.'),
+  SUGGEST_SNAPSHOTS: z
+    .enum(['true', 'false', '1', '0'])
+    .default('true')
+    .transform((v) => v === 'true' || v === '1')
+    .describe(
+      'Store the suggestion model in Postgres after it builds, and load it at start instead of building it again (`false`: build at every start).',
+    ),
   EMBEDDINGS_URL: optionalUrl.describe(
     'An OpenAI-compatible embeddings service (its base URL or its `/v1/embeddings` URL) for suggestions; unset, the model the hub builds from its own index.',
   ),
@@ -189,6 +196,8 @@ export interface AppConfig {
   readonly searchIndexBytes: number;
   /** Bytes the suggestion model may hold. */
   readonly suggestModelBytes: number;
+  /** Whether the suggestion model is stored in Postgres and loaded at start. */
+  readonly suggestSnapshots: boolean;
   /** The embeddings service of suggestions, when one is configured. */
   readonly embeddings:
     | { readonly url: string; readonly model: string | undefined; readonly apiKey: string | undefined }
@@ -261,6 +270,7 @@ export function appConfigFrom(e: HubValues, githubAuth: GithubAuthSettings): App
     searchEngine: e.SEARCH_ENGINE,
     searchIndexBytes: e.SEARCH_INDEX_MB * 1024 * 1024,
     suggestModelBytes: e.SUGGEST_MODEL_MB * 1024 * 1024,
+    suggestSnapshots: e.SUGGEST_SNAPSHOTS,
     embeddings: e.EMBEDDINGS_URL
       ? Object.freeze({
           url: e.EMBEDDINGS_URL,

@@ -208,6 +208,13 @@ export {
   skillIdsByIdentity,
 } from './repositories/skills/lookups.js';
 export {
+  deleteModelSnapshot,
+  type ModelSnapshotHeader,
+  modelSnapshotHeader,
+  modelSnapshotPart,
+  saveModelSnapshot,
+} from './repositories/snapshots.js';
+export {
   type AuditEntry,
   type AuditRow,
   appendAudit,

@@ -57,6 +57,11 @@ function reportModel(app: FastifyInstance, engine: SuggestEngine) {
     () => engine.status().buildSeconds ?? 0,
   );
   gauge(
+    'atskills_suggest_model_restore_seconds',
+    'How long the suggestion model took to load from its stored snapshot at start (0 when it was built)',
+    () => engine.status().restoreSeconds ?? 0,
+  );
+  gauge(
     'atskills_suggest_embeddings_up',
     '0 when the embeddings service failed last time it was asked (1 otherwise, or when none is set)',
     () => (engine.status().embeddingsError ? 0 : 1),
@@ -80,6 +85,12 @@ export default fp(
       // One build at a time at start: the search index first (it serves sooner, and suggestions read it).
       startAfter: app.searchIndexFirstBuild,
       onError: (err) => app.log.warn({ err }, 'suggestion model'),
+      snapshots: config.suggestSnapshots,
+      onSnapshot: (event) => {
+        if (event.kind === 'unusable')
+          app.log.info({ reason: event.reason }, 'suggestion model: no stored snapshot to load, building');
+        else app.log.info(event, `suggestion model: snapshot ${event.kind}`);
+      },
     });
     app.addHook('onReady', async () => {
       engine.start((onEvent) => app.database.watchIndexChanges(onEvent));

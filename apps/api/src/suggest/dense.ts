@@ -265,6 +265,16 @@ export function foldTermRows(
   return toUnit(out);
 }
 
+/** What a snapshot keeps of a DenseModel (see `DenseModel.snapshot`). */
+export interface DenseModelSnapshot {
+  /** The term model's term id of each row of the vectors. */
+  terms: Int32Array;
+  idf: Float32Array;
+  vectors: Int8Array;
+  scales: Float32Array;
+  centroids: Float32Array;
+}
+
 /** A skill the dense model ranks, with its cosine to the message. */
 export type DenseHit = SlotHit;
 
@@ -290,24 +300,29 @@ export class DenseModel {
 
   private constructor(
     private readonly model: SemanticModel,
-    terms: number[],
+    terms: ArrayLike<number>,
     idf: Float32Array,
-    vectors: Float64Array,
+    termVectors: Int8Array,
+    termScale: Float32Array,
   ) {
-    terms.forEach((id, row) => {
-      this.rows.set(id, row);
-    });
+    for (let row = 0; row < terms.length; row++) this.rows.set(terms[row]!, row);
     this.termIdf = idf;
-    this.termVectors = new Int8Array(terms.length * DIMS);
-    this.termScale = new Float32Array(terms.length);
-    for (let r = 0; r < terms.length; r++) {
+    this.termVectors = termVectors;
+    this.termScale = termScale;
+  }
+
+  /** The `rows` x DIMS term vectors as int8, with a scale per row (the row's largest coordinate / Q). */
+  private static quantize(vectors: Float64Array, rows: number): { values: Int8Array; scales: Float32Array } {
+    const values = new Int8Array(rows * DIMS);
+    const scales = new Float32Array(rows);
+    for (let r = 0; r < rows; r++) {
       let max = 0;
       for (let j = 0; j < DIMS; j++) max = Math.max(max, Math.abs(vectors[r * DIMS + j]!));
       const scale = max / Q || 1;
-      this.termScale[r] = scale;
-      for (let j = 0; j < DIMS; j++)
-        this.termVectors[r * DIMS + j] = Math.round(vectors[r * DIMS + j]! / scale);
+      scales[r] = scale;
+      for (let j = 0; j < DIMS; j++) values[r * DIMS + j] = Math.round(vectors[r * DIMS + j]! / scale);
     }
+    return { values, scales };
   }
 
   /**
@@ -418,13 +433,50 @@ export class DenseModel {
         termVectors[c * DIMS + j] = s / sigma;
       }
     }
-    const dense = new DenseModel(model, terms, idf, termVectors);
-    dense.skills.reserve(all.length, (all[all.length - 1] ?? -1) + 1);
+    const quantized = DenseModel.quantize(termVectors, T);
+    const dense = new DenseModel(model, terms, idf, quantized.values, quantized.scales);
+    await dense.foldSkills(all, slice);
+    await dense.ivf.build(all, rand, slice);
+    return dense;
+  }
+
+  /** Every held skill's vector, folded from its terms' (in `slice`s). */
+  private async foldSkills(all: readonly number[], slice: TimeSlicer): Promise<void> {
+    this.skills.reserve(all.length, (all[all.length - 1] ?? -1) + 1);
     for (let i = 0; i < all.length; i++) {
       if (slice.due()) await slice.pause();
-      dense.skills.set(all[i]!, dense.skillVector(all[i]!) ?? new Int8Array(DIMS));
+      this.skills.set(all[i]!, this.skillVector(all[i]!) ?? new Int8Array(DIMS));
     }
-    await dense.ivf.build(all, rand, slice);
+  }
+
+  /** What a snapshot keeps of the model: the term vectors and the centroids (skill vectors are folded again). */
+  snapshot(): DenseModelSnapshot {
+    const terms = new Int32Array(this.rows.size);
+    for (const [id, row] of this.rows) terms[row] = id;
+    return {
+      terms,
+      idf: this.termIdf.slice(),
+      vectors: this.termVectors.slice(),
+      scales: this.termScale.slice(),
+      centroids: this.ivf.centroidValues(),
+    };
+  }
+
+  /**
+   * The model a snapshot was taken of, over `model` (the term model restored from the same snapshot): each
+   * skill's vector is folded from the stored term vectors and placed at the nearest stored centroid, as
+   * every skill was after the build and every skill added since, so it answers as that model did. A few
+   * seconds at 57,000 skills, against a minute for the SVD.
+   */
+  static async restore(
+    model: SemanticModel,
+    s: DenseModelSnapshot,
+    slice = new TimeSlicer(),
+  ): Promise<DenseModel> {
+    const dense = new DenseModel(model, s.terms, s.idf, s.vectors, s.scales);
+    const { all } = model.slots();
+    await dense.foldSkills(all, slice);
+    await dense.ivf.restore(all, s.centroids, slice);
     return dense;
   }
 
@@ -481,12 +533,14 @@ export class DenseModel {
     return this.oneDot[0]! / Q;
   }
 
-  /** Folds a skill added after the build into the model (its terms' vectors; the SVD is not redone). */
+  /**
+   * Folds a skill added after the build into the model (its terms' vectors; the SVD is not redone). A skill
+   * holding no model term gets a zero vector, as in the build, so a restored model (which cannot tell the
+   * two apart) holds what this one does.
+   */
   add(slot: number): void {
     this.delete(slot);
-    const v = this.skillVector(slot);
-    if (!v) return;
-    this.skills.set(slot, v);
+    this.skills.set(slot, this.skillVector(slot) ?? new Int8Array(DIMS));
     this.ivf.place(slot);
   }
 

@@ -37,6 +37,7 @@ import { diversify, type RankedList, reciprocalRankFusion } from './fusion.js';
 import { type PhraseQuoter, phraseQuoter, type Quote } from './matched.js';
 import { type QueryTerm, SemanticModel } from './model.js';
 import { extractNeeds, MIN_PART_WORDS, type Need, taskSignal } from './needs.js';
+import { loadSuggestionSnapshot, type SuggestionSnapshot, saveSuggestionSnapshot } from './snapshot.js';
 import { cachedTermOf } from './term-cache.js';
 
 /**
@@ -95,6 +96,8 @@ export interface SuggestStatus {
   /** Estimated bytes of the LSA vectors (included in `bytes`). */
   denseBytes: number;
   buildSeconds: number | null;
+  /** Seconds the model took to restore from its stored snapshot (null when it was built). */
+  restoreSeconds: number | null;
   /** The embeddings service failed last time it was asked (the default model answers meanwhile). */
   embeddingsError?: string;
   error?: string;
@@ -138,7 +141,23 @@ export interface SuggestEngineOptions {
    * benchmarks compare with Infinity, a build that never lets requests in).
    */
   buildSliceMs?: number;
+  /**
+   * Keep the model in Postgres (model_snapshots, snapshot.ts): stored after each build and re-mining, loaded
+   * at start in place of the first build and caught up from its change mark.
+   */
+  snapshots?: boolean;
+  /** What happened to a snapshot (restored, stored, or why the stored one was not used), for the log. */
+  onSnapshot?: (event: SnapshotEvent) => void;
 }
+
+/** A snapshot of the model was restored, stored, or found unusable (the model is then built). */
+export type SnapshotEvent =
+  | { kind: 'restored'; skills: number; bytes: number; seconds: number; createdAt: Date }
+  | { kind: 'stored'; skills: number; bytes: number; seconds: number }
+  | { kind: 'unusable'; reason: string };
+
+/** How often a model that took changes is stored again, so a restart catches up from hours ago at most. */
+const SNAPSHOT_EVERY_MS = 6 * 60 * 60 * 1000;
 
 const reciprocal = (rank: number | undefined) => (rank === undefined ? 0 : 1 / (rank + 1));
 /** Candidates read from each retrieval (deeper than a page: the reranker picks among them). */
@@ -288,6 +307,11 @@ export function createSuggestEngine(
   let nextSlot = 0;
   let mark: ChangeMark | null = null;
   let buildSeconds: number | null = null;
+  let restoreSeconds: number | null = null;
+  /** When the model was last stored or restored, and whether it took changes since. */
+  let snapshotAt = 0;
+  let changedSinceSnapshot = false;
+  let triedRestore = false;
   let embeddingsError: string | undefined;
   const embedder: EmbeddingsClient | null = !options.embeddings
     ? null
@@ -418,9 +442,99 @@ export function createSuggestEngine(
     model = fresh;
     mark = startMark;
     buildSeconds = (performance.now() - started) / 1000;
+    restoreSeconds = null;
     follower.error = undefined;
     embedPending();
+    await storeSnapshot(slice);
     await doSync();
+  };
+
+  /**
+   * Stores the model as it is now (inside a build or catch-up: no other one changes it meanwhile). A failure
+   * is reported and costs only the next start's time.
+   */
+  const storeSnapshot = async (slice: TimeSlicer) => {
+    if (!options.snapshots || !model || !dense || !mark) return;
+    try {
+      const entries: SuggestionSnapshot<Held>['entries'] = [];
+      for (const [identity, slot] of slots) entries.push([identity, slot, held[slot]!]);
+      const written = await saveSuggestionSnapshot(
+        db,
+        mark,
+        { semantic: await model.snapshot(slice), dense: dense.snapshot(), entries, nextSlot },
+        slice,
+      );
+      snapshotAt = Date.now();
+      changedSinceSnapshot = false;
+      options.onSnapshot?.({ kind: 'stored', skills: entries.length, ...written });
+    } catch (err) {
+      options.onError?.(err);
+    }
+  };
+
+  /** Restores the stored snapshot (current to its mark); false when there is none this code can use. */
+  const restoreSnapshot = async (): Promise<boolean> => {
+    const started = performance.now();
+    const slice = new TimeSlicer(options.buildSliceMs);
+    const read = await loadSuggestionSnapshot<Held>(db, await currentChangeMark(db), slice);
+    if ('unusable' in read) {
+      options.onSnapshot?.({ kind: 'unusable', reason: read.unusable });
+      return false;
+    }
+    const { snapshot } = read;
+    const restored = await SemanticModel.restore(snapshot.semantic, slice);
+    const restoredDense = await DenseModel.restore(restored, snapshot.dense, slice);
+    if (restored.stats().bytes + restoredDense.bytes() + snapshot.entries.length * 200 > options.maxBytes) {
+      // A budget lowered since it was stored: the build says what the budget is and refuses.
+      options.onSnapshot?.({ kind: 'unusable', reason: 'it would exceed the memory budget' });
+      return false;
+    }
+    held = [];
+    slots = new Map();
+    for (const [identity, slot, entry] of snapshot.entries) {
+      held[slot] = entry;
+      slots.set(identity, slot);
+      if (embedder) toEmbed.add(slot);
+    }
+    nextSlot = snapshot.nextSlot;
+    model = restored;
+    dense = restoredDense;
+    mark = read.mark;
+    restoreSeconds = (performance.now() - started) / 1000;
+    snapshotAt = Date.now();
+    changedSinceSnapshot = false;
+    follower.error = undefined;
+    options.onSnapshot?.({
+      kind: 'restored',
+      skills: slots.size,
+      bytes: read.bytes,
+      seconds: restoreSeconds,
+      createdAt: read.createdAt,
+    });
+    embedPending();
+    return true;
+  };
+
+  /** The follower's build: the stored snapshot the first time, when there is one; else from every skill. */
+  const buildOrRestore = async () => {
+    if (options.snapshots && !triedRestore) {
+      triedRestore = true;
+      let restored = false;
+      try {
+        restored = await restoreSnapshot();
+      } catch (err) {
+        // A snapshot that cannot be read is only a slower start: build instead.
+        options.onSnapshot?.({ kind: 'unusable', reason: (err as Error).message });
+        model = null;
+        dense = null;
+      }
+      if (restored) {
+        // Every change committed since the snapshot's mark, as after a build.
+        await doSync();
+        return;
+      }
+    }
+    await doBuild();
   };
 
   const doSync = async () => {
@@ -454,18 +568,23 @@ export function createSuggestEngine(
       await doBuild();
       return;
     }
-    if (target.needsRemine()) {
+    if (scan.changed > 0) changedSinceSnapshot = true;
+    const remined = target.needsRemine();
+    if (remined) {
       // Requests go on with the related terms and vectors of before until both are rebuilt.
       await target.mineRelated(slice);
       dense = await DenseModel.build(target, slice);
     }
     mark = scan.nextMark;
     embedPending();
+    if (remined || (changedSinceSnapshot && Date.now() - snapshotAt > SNAPSHOT_EVERY_MS)) {
+      await storeSnapshot(slice);
+    }
   };
 
   const follower = new ChangeFollower({
     ready: () => model !== null,
-    build: doBuild,
+    build: buildOrRestore,
     catchUp: doSync,
     onError: options.onError,
     startAfter: options.startAfter,
@@ -818,6 +937,7 @@ export function createSuggestEngine(
         vectors: vectors.size,
         denseBytes: dense?.bytes() ?? 0,
         buildSeconds,
+        restoreSeconds,
         ...(embeddingsError ? { embeddingsError } : {}),
         ...(follower.error ? { error: follower.error } : {}),
       };

@@ -96,6 +96,29 @@ export class InvertedFile<T extends Int8Array | Float32Array> {
         for (let j = 0; j < dims; j++) centroids[c * dims + j] = sums[c * dims + j]! / norm;
       }
     }
+    await this.assign(slots, slice);
+  }
+
+  /** The centroids, one after the other (a copy: what a snapshot keeps of the clusters). */
+  centroidValues(): Float32Array {
+    return this.centroids.slice();
+  }
+
+  /**
+   * The clusters of `slots`' vectors around these centroids (`centroidValues` of an earlier build): each
+   * vector's cluster is its nearest centroid, as after `build`, so the same centroids and vectors give the
+   * same clusters whatever order skills came and left in.
+   */
+  async restore(slots: readonly number[], centroids: Float32Array, slice: TimeSlicer): Promise<void> {
+    this.clusterOfRow = new Int32Array(slots.length).fill(-1);
+    this.positionOfRow = new Int32Array(slots.length);
+    this.centroids = centroids.slice();
+    await this.assign(slots, slice);
+  }
+
+  /** Places `slots` in the nearest of the current centroids' clusters, then lays the rows out cluster by cluster. */
+  private async assign(slots: readonly number[], slice: TimeSlicer): Promise<void> {
+    const count = this.centroids.length / this.dims;
     this.clusters = Array.from({ length: count }, () => ({ slots: new Uint32Array(16), length: 0 }));
     for (const slot of slots) {
       if (slice.due()) await slice.pause();

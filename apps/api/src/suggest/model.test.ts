@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { TimeSlicer } from '../runtime/time-slice.js';
 import { READ_CAP, SemanticModel } from './model.js';
 
 /** A skill holding "widget" in its name (heavy) or once in its body (light). */
@@ -92,5 +93,72 @@ describe('the scratch of adding skills', () => {
     for (let i = 0; i < 60; i++) expect(tight.termWeights(i)).toEqual(roomy.termWeights(i));
     for (const w of words) expect(tight.relatedTerms(w)).toEqual(roomy.relatedTerms(w));
     expect(tight.slots()).toEqual(roomy.slots());
+  });
+});
+
+describe('a snapshot of the model', () => {
+  const words = 'invoice ledger kubernetes helm resume hiring timing hmac widget layout tax pod'.split(' ');
+  const doc = (i: number) => ({
+    name: `${words[i % 12]}-tool-${i}`,
+    folder: i % 3 === 0 ? `folder-${i}` : '',
+    description: `Helps with ${words[(i * 5) % 12]} and ${words[(i * 7) % 12]} for team ${i % 9}, rare${i % 15} pair${i % 15}.`,
+    headings: `Usage ${words[(i + 1) % 12]}`,
+    body: Array.from({ length: 40 }, (_, k) => words[(i * k + k) % 12]).join(' ') + ` note${i}`,
+  });
+  /** Every answer a suggestion asks of a model, for every word and skill. */
+  const answers = (m: SemanticModel) => {
+    const queries = [...words, 'rare3', 'pair7'].map((w, i) => [
+      { term: w, weight: 1, of: w },
+      { term: words[(i + 3) % 12]!, weight: 0.5, of: w },
+    ]);
+    const message = new Set(words.slice(0, 5));
+    return {
+      size: m.size,
+      // Bytes are an estimate that counts scratch and postings not yet compacted.
+      stats: { ...m.stats(), bytes: 0 },
+      slots: m.slots(),
+      searches: queries.map((q) => [m.search(q, 20, everyone), m.search(q, 20, everyone, 5)]),
+      terms: [...words, 'rare3', 'pair7'].map((w) => [
+        m.idf(w),
+        m.topicalCount(w),
+        m.relatedTerms(w),
+        m.termIdOf(w),
+      ]),
+      skills: Array.from({ length: 70 }, (_, slot) => [
+        m.termWeights(slot),
+        m.reverseCoverage(slot, message),
+        words.map((w) => [m.match(slot, w), m.presence(slot, m.termIdOf(w) ?? -1)]),
+      ]),
+    };
+  };
+
+  it('restores a model that answers as the one it was taken of, and takes changes alike', async () => {
+    const model = new SemanticModel();
+    for (let i = 0; i < 60; i++) model.set(i, doc(i));
+    await model.mineRelated();
+    // Removed skills (their postings not yet compacted) and one added after mining.
+    for (const slot of [3, 7, 8]) model.delete(slot);
+    model.set(60, doc(61));
+    // A search that read a capped head before the snapshot.
+    model.search([{ term: 'widget', weight: 1, of: 'widget' }], 10, everyone, 5);
+
+    expect(model.stats().relatedPairs).toBeGreaterThan(10);
+    // Pausing at every skill (a slice of 0 ms) takes and restores the same snapshot.
+    const taken = await model.snapshot(new TimeSlicer(0));
+    expect(taken).toEqual(await model.snapshot());
+    const restored = await SemanticModel.restore(structuredClone(taken), new TimeSlicer(0));
+    expect(answers(restored)).toEqual(answers(model));
+    expect(await restored.snapshot()).toEqual(taken);
+    expect(restored.needsRemine()).toBe(model.needsRemine());
+
+    for (const m of [model, restored]) {
+      m.set(61, doc(62));
+      m.delete(10);
+      m.set(62, doc(5));
+    }
+    expect(answers(restored)).toEqual(answers(model));
+    await model.mineRelated();
+    await restored.mineRelated();
+    expect(answers(restored)).toEqual(answers(model));
   });
 });

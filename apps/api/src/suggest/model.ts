@@ -137,6 +137,37 @@ function termIndex(terms: Uint32Array, id: number): number {
 export type ModelHit = SlotHit;
 
 /**
+ * What a snapshot keeps of a SemanticModel (snapshot.ts stores it): every held skill's terms, weights and
+ * name and description terms, the vocabulary in id order, and the mined related terms, in flat arrays. The
+ * postings, document frequencies and lengths are derived from the skills' terms on restore, in
+ * milliseconds per thousand skills; reading and analysing the skills' text again is what a build spends
+ * its time on.
+ */
+export interface SemanticModelSnapshot {
+  termNames: string[];
+  /** Slots ever used (the next skill's slot is at least this). */
+  slotCount: number;
+  /** The held skills' slots, ascending; the arrays below follow this order. */
+  docSlots: Int32Array;
+  termStart: Int32Array;
+  terms: Uint32Array;
+  weights: Uint8Array;
+  aboutStart: Int32Array;
+  about: Int32Array;
+  aboutName: Int32Array;
+  keys: string[];
+  aboutExtra: (string[] | null)[];
+  /** Kept as summed, not summed again: a float sum in another order can differ in the last bit. */
+  totalLength: number;
+  changesSinceMine: number;
+  relatedPairs: number;
+  relatedOf: Uint32Array;
+  relatedStart: Int32Array;
+  relatedIds: Uint32Array;
+  relatedNpmi: Float32Array;
+}
+
+/**
  * The default semantic model, built from the hub's own index with nothing to download: a field-weighted
  * term index of every skill (name, description, headings and the opening of the body) plus related terms
  * mined from co-occurrence (normalised PMI) in names, descriptions and headings, which let a message
@@ -664,6 +695,125 @@ export class SemanticModel {
   /** Skills holding the term with this id. */
   dfOf(id: number): number {
     return this.df[id] ?? 0;
+  }
+
+  /** The model as a snapshot stores it (see SemanticModelSnapshot); it shares no array with the model. */
+  async snapshot(slice = new TimeSlicer(Number.POSITIVE_INFINITY)): Promise<SemanticModelSnapshot> {
+    const held: number[] = [];
+    let termCount = 0;
+    let aboutCount = 0;
+    this.docs.forEach((doc, slot) => {
+      if (!doc) return;
+      held.push(slot);
+      termCount += doc.terms.length;
+      aboutCount += doc.about.length;
+    });
+    const termStart = new Int32Array(held.length + 1);
+    const aboutStart = new Int32Array(held.length + 1);
+    const terms = new Uint32Array(termCount);
+    const weights = new Uint8Array(termCount);
+    const about = new Int32Array(aboutCount);
+    const aboutName = new Int32Array(held.length);
+    const keys: string[] = [];
+    const aboutExtra: (string[] | null)[] = [];
+    for (let i = 0; i < held.length; i++) {
+      if (slice.due()) await slice.pause();
+      const doc = this.docs[held[i]!]!;
+      terms.set(doc.terms, termStart[i]!);
+      weights.set(doc.weights, termStart[i]!);
+      termStart[i + 1] = termStart[i]! + doc.terms.length;
+      about.set(doc.about, aboutStart[i]!);
+      aboutStart[i + 1] = aboutStart[i]! + doc.about.length;
+      aboutName[i] = doc.aboutName;
+      keys.push(doc.key);
+      aboutExtra.push(doc.aboutExtra ?? null);
+    }
+    const relatedOf = Uint32Array.from(this.related.keys());
+    const relatedStart = new Int32Array(relatedOf.length + 1);
+    const relatedIds = new Uint32Array(this.relatedPairs);
+    const relatedNpmi = new Float32Array(this.relatedPairs);
+    relatedOf.forEach((id, i) => {
+      const r = this.related.get(id)!;
+      relatedIds.set(r.ids, relatedStart[i]!);
+      relatedNpmi.set(r.npmi, relatedStart[i]!);
+      relatedStart[i + 1] = relatedStart[i]! + r.ids.length;
+    });
+    return {
+      termNames: [...this.termNames],
+      slotCount: this.docs.length,
+      docSlots: Int32Array.from(held),
+      termStart,
+      terms,
+      weights,
+      aboutStart,
+      about,
+      aboutName,
+      keys,
+      aboutExtra,
+      totalLength: this.totalLength,
+      changesSinceMine: this.changesSinceMine,
+      relatedPairs: this.relatedPairs,
+      relatedOf,
+      relatedStart,
+      relatedIds,
+      relatedNpmi,
+    };
+  }
+
+  /**
+   * The model a snapshot was taken of: it answers every search, match and coverage as that model did
+   * (model.test.ts). Postings come back in slot order, the order skills were added in (slots only grow),
+   * without the removed skills' postings a compaction had not dropped yet (searches skip those).
+   */
+  static async restore(
+    s: SemanticModelSnapshot,
+    slice = new TimeSlicer(Number.POSITIVE_INFINITY),
+  ): Promise<SemanticModel> {
+    const m = new SemanticModel();
+    for (const term of s.termNames) m.termId(term);
+    const size = Math.max(1024, s.slotCount);
+    m.scores = new Float32Array(size);
+    m.lengths = new Float64Array(size).fill(-1);
+    // Slots with no skill (removed ones) hold undefined, as in a model that held and removed them.
+    for (let slot = 0; slot < s.slotCount; slot++) m.docs.push(undefined);
+    for (let i = 0; i < s.docSlots.length; i++) {
+      if (slice.due()) await slice.pause();
+      const slot = s.docSlots[i]!;
+      const from = s.termStart[i]!;
+      const to = s.termStart[i + 1]!;
+      const terms = s.terms.slice(from, to);
+      const weights = s.weights.slice(from, to);
+      let length = 0;
+      for (let k = 0; k < terms.length; k++) {
+        const id = terms[k]!;
+        const b = weights[k]!;
+        length += (b & 0x7f) * WEIGHT_STEP;
+        m.df[id]!++;
+        if (b & TOPICAL_BIT) m.topicalDf[id]!++;
+        m.postings[id]!.push((slot << 8) | b);
+      }
+      m.postingCount += terms.length;
+      m.docs[slot] = {
+        terms,
+        weights,
+        length,
+        key: s.keys[i]!,
+        about: s.about.slice(s.aboutStart[i]!, s.aboutStart[i + 1]!),
+        aboutName: s.aboutName[i]!,
+        aboutExtra: s.aboutExtra[i] ?? undefined,
+      };
+      m.lengths[slot] = length;
+      m.live++;
+    }
+    m.totalLength = s.totalLength;
+    m.changesSinceMine = s.changesSinceMine;
+    m.relatedPairs = s.relatedPairs;
+    s.relatedOf.forEach((id, i) => {
+      const from = s.relatedStart[i]!;
+      const to = s.relatedStart[i + 1]!;
+      m.related.set(id, { ids: s.relatedIds.slice(from, to), npmi: s.relatedNpmi.slice(from, to) });
+    });
+    return m;
   }
 
   /** Figures for /metrics: skills, vocabulary, postings, related pairs, estimated bytes. */

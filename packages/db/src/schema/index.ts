@@ -5,5 +5,6 @@ export * from './links.js';
 export * from './repositories.js';
 export * from './security.js';
 export * from './skills.js';
+export * from './snapshots.js';
 export * from './teams.js';
 export * from './uses.js';

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { TimeSlicer } from '../runtime/time-slice.js';
+import { fromParts, snapshotFormat, toParts } from './snapshot.js';
+
+describe('the parts of a stored snapshot', () => {
+  const value = () => {
+    const wide = new Float64Array(1001).map((_, i) => i / 7);
+    return {
+      semantic: {
+        names: Array.from({ length: 2503 }, (_, i) => `term-${i}\u0000${'é'.repeat(i % 5)}`),
+        // A view into a larger buffer, at an offset that is no multiple of 8 bytes of the whole.
+        terms: Uint32Array.from({ length: 3000 }, (_, i) => i * 2_654_435_761).subarray(3),
+        weights: Uint8Array.from({ length: 5000 }, (_, i) => i % 251),
+        about: Int32Array.from({ length: 777 }, (_, i) => -i),
+        npmi: Float32Array.from({ length: 1500 }, (_, i) => Math.sin(i)),
+        vectors: Int8Array.from({ length: 4097 }, (_, i) => (i % 255) - 127),
+        wide,
+        totalLength: 12_345.678_9,
+        missing: null,
+        extras: [null, ['a', 'b'], null],
+      },
+      entries: Array.from({ length: 1234 }, (_, i) => [
+        `gh:o/r/s${i}`,
+        i * 3,
+        { hit: { stars: i }, text: 't' },
+      ]),
+      nextSlot: 3702,
+    };
+  };
+
+  it('splits large arrays into parts of bounded size and puts them back as they were', async () => {
+    const parts = await toParts(value(), new TimeSlicer(0), { bytes: 1000, items: 500 });
+    expect(parts.length).toBeGreaterThan(40);
+    // Every piece of a typed array holds at most the limit; the first part holds the rest.
+    expect(Math.max(...parts.slice(1).map((p) => p.length))).toBeLessThan(40_000);
+    const back = (await fromParts(parts, new TimeSlicer(0))) as ReturnType<typeof value>;
+    expect(back).toEqual(value());
+    expect(back.semantic.terms).toBeInstanceOf(Uint32Array);
+    expect(back.semantic.wide).toBeInstanceOf(Float64Array);
+  });
+
+  it('keeps small values in one part', async () => {
+    const parts = await toParts({ a: new Int32Array(3), b: [1, 2] }, new TimeSlicer());
+    expect(parts).toHaveLength(1);
+    expect(await fromParts(parts, new TimeSlicer())).toEqual({ a: new Int32Array(3), b: [1, 2] });
+  });
+
+  it('names its layout, the Node major and a hash of the model code', async () => {
+    expect(await snapshotFormat()).toMatch(/^\d+;node\d+;[0-9a-f]{24}$/);
+  });
+});

@@ -1,0 +1,165 @@
+/**
+ * The suggestion model stored in Postgres (SUGGEST_SNAPSHOTS): a build stores it, the next engine over the
+ * same database restores it instead of building and answers exactly as the built one did, catches up with
+ * what changed since, and a snapshot it cannot use (other code, a mark the database cannot catch up from,
+ * damaged bytes) costs only a build.
+ */
+import { modelSnapshotHeader } from '@atskills/db';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
+import { createPostgresEngine } from '../src/search/postgres.js';
+import { ANONYMOUS_VIEWER } from '../src/services/auth/viewer.js';
+import { createSuggestEngine, type SnapshotEvent, type SuggestEngine } from '../src/suggest/engine.js';
+import { SUGGESTION_SNAPSHOT } from '../src/suggest/snapshot.js';
+import { seedCorpus, seedRepository, skillMd } from './support/seed.js';
+
+const MESSAGES = [
+  'Generate a changelog from the git commits since v1.4 for the release notes',
+  "I'm stuck in a rebase with merge conflicts in three files, help me resolve them",
+  'Build an MCP server that exposes our internal ticket API',
+  'the tests pass locally but fail in CI, find out why',
+  'write a design doc for the new billing service and review it with the team',
+  'reconcile the quarterly ledger against the bank statements',
+  'thanks, that worked!',
+];
+
+const RECONCILE = 'ledger-reconcile/SKILL.md';
+const files = (description: string) => ({
+  [RECONCILE]: skillMd('ledger-reconcile', description),
+  'pdf-extract/SKILL.md': skillMd('pdf-extract', 'Extract tables and text from PDF files'),
+  'cron-audit/SKILL.md': skillMd('cron-audit', 'Audit scheduled cron jobs for overlaps and drift'),
+});
+
+describe('the stored suggestion model', () => {
+  let db: TestDatabase;
+  const events: SnapshotEvent[] = [];
+  const engines: SuggestEngine[] = [];
+  const engine = (snapshots = true) => {
+    const e = createSuggestEngine(db.db, createPostgresEngine(db.db), {
+      maxBytes: 2 ** 28,
+      snapshots,
+      explain: true,
+      onSnapshot: (event) => events.push(event),
+    });
+    engines.push(e);
+    return e;
+  };
+  /** Every message's answer with its candidates' evidence: two models that answer these alike are alike. */
+  const answers = (e: SuggestEngine) => Promise.all(MESSAGES.map((m) => e.suggest(m, ANONYMOUS_VIEWER, 5)));
+  const lastEvent = () => events[events.length - 1];
+
+  beforeAll(async () => {
+    db = await createTestDatabase('suggest_snapshot');
+    await seedCorpus(db.db, [
+      'anthropics/skills',
+      'obra/superpowers',
+      'getsentry/skills',
+      'mattpocock/skills',
+    ]);
+    await seedRepository(db.db, 'acme', 'finance', files('Match invoices to payments in a spreadsheet'));
+  }, 120_000);
+  afterAll(async () => {
+    for (const e of engines) await e.close();
+    await db?.drop();
+  });
+
+  it('is stored by a build and restored by the next engine, which answers exactly as the built one', async () => {
+    const built = engine();
+    await built.build();
+    expect(lastEvent()).toMatchObject({ kind: 'stored' });
+    const header = await modelSnapshotHeader(db.db, SUGGESTION_SNAPSHOT);
+    expect(header?.skills).toBe(built.status().documents);
+    expect(header?.bytes).toBeGreaterThan(0);
+
+    const restored = engine();
+    await restored.build();
+    expect(lastEvent()).toMatchObject({ kind: 'restored', skills: built.status().documents });
+    expect(restored.status()).toMatchObject({ ready: true, buildSeconds: null });
+    expect(restored.status().restoreSeconds).toBeGreaterThan(0);
+    const { buildSeconds, restoreSeconds, bytes, ...same } = built.status();
+    expect(restored.status()).toMatchObject(same);
+    expect(await answers(restored)).toEqual(await answers(built));
+  });
+
+  it('catches up from the snapshot with what changed since, as a running model does', async () => {
+    // A model built (not restored) keeps running beside the restored one.
+    await db.db.execute(sql`delete from model_snapshots`);
+    const running = engine();
+    await running.build();
+    expect(lastEvent()).toMatchObject({ kind: 'stored' });
+    // After the snapshot: one skill's text changes, one leaves, one arrives.
+    const { 'cron-audit/SKILL.md': _gone, ...kept } = files(
+      'Reconcile the quarterly ledger against bank statements and flag mismatches',
+    );
+    await seedRepository(db.db, 'acme', 'finance', {
+      ...kept,
+      'tax-forms/SKILL.md': skillMd('tax-forms', 'Fill in quarterly tax forms from the ledger'),
+    });
+    await running.sync();
+    const restored = engine();
+    await restored.build();
+    expect(lastEvent()).toMatchObject({ kind: 'restored' });
+    const after = await answers(restored);
+    expect(after).toEqual(await answers(running));
+    const ledger = after[5]!;
+    expect(ledger.results[0]?.hit.identity).toBe('gh:acme/finance/ledger-reconcile');
+    const held = await restored.suggest('audit scheduled cron jobs for drift', ANONYMOUS_VIEWER, 5);
+    expect(held.results.map((r) => r.hit.identity)).not.toContain('gh:acme/finance/cron-audit');
+  });
+
+  it('is not used when other code wrote it, and the build stores one of this code', async () => {
+    await db.db.execute(sql`update model_snapshots set format = 'another-format'`);
+    const e = engine();
+    await e.build();
+    expect(events.slice(-2)).toMatchObject([
+      { kind: 'unusable', reason: expect.stringContaining('written by other code (another-format') },
+      { kind: 'stored' },
+    ]);
+    expect((await modelSnapshotHeader(db.db, SUGGESTION_SNAPSHOT))?.format).not.toBe('another-format');
+  });
+
+  it('is not used when its change mark is ahead of the database (restored elsewhere)', async () => {
+    await db.db.execute(sql`update model_snapshots set mark = (mark::bigint + 1000000)::text`);
+    const e = engine();
+    await e.build();
+    expect(events.slice(-2)).toMatchObject([
+      { kind: 'unusable', reason: expect.stringContaining('cannot be caught up from') },
+      { kind: 'stored' },
+    ]);
+    expect(await e.suggest(MESSAGES[0]!, ANONYMOUS_VIEWER, 5)).toMatchObject({ abstained: false });
+  });
+
+  it('costs only a build when its bytes are damaged', async () => {
+    await db.db.execute(sql`update model_snapshot_parts set content = '\\x00010203'::bytea where part = 0`);
+    const e = engine();
+    await e.build();
+    expect(events.slice(-2)).toMatchObject([{ kind: 'unusable' }, { kind: 'stored' }]);
+    expect(e.status()).toMatchObject({ ready: true, restoreSeconds: null });
+    expect(await e.suggest(MESSAGES[0]!, ANONYMOUS_VIEWER, 5)).toMatchObject({ abstained: false });
+  });
+
+  it('is not restored over a memory budget lowered since, and the build refuses with the budget', async () => {
+    const small = createSuggestEngine(db.db, createPostgresEngine(db.db), {
+      maxBytes: 100_000,
+      snapshots: true,
+      onSnapshot: (event) => events.push(event),
+    });
+    engines.push(small);
+    await small.build();
+    expect(lastEvent()).toMatchObject({ kind: 'unusable', reason: 'it would exceed the memory budget' });
+    expect(small.status()).toMatchObject({
+      ready: false,
+      error: expect.stringContaining('would exceed its memory budget'),
+    });
+  });
+
+  it('is neither stored nor read with SUGGEST_SNAPSHOTS off', async () => {
+    await db.db.execute(sql`delete from model_snapshots`);
+    const count = events.length;
+    const e = engine(false);
+    await e.build();
+    expect(events.length).toBe(count);
+    expect(await modelSnapshotHeader(db.db, SUGGESTION_SNAPSHOT)).toBeNull();
+  });
+});

@@ -108,6 +108,29 @@ describe('the stored suggestion model', () => {
     expect(held.results.map((r) => r.hit.identity)).not.toContain('gh:acme/finance/cron-audit');
   });
 
+  it('is stored again once it is old and the model took changes, not while nothing changed', async () => {
+    const e = createSuggestEngine(db.db, createPostgresEngine(db.db), {
+      maxBytes: 2 ** 28,
+      snapshots: true,
+      snapshotEveryMs: 0,
+      onSnapshot: (event) => events.push(event),
+    });
+    engines.push(e);
+    const before = events.length;
+    await e.build();
+    // The catch-up after the restore took the changes of the test before: stored again at once.
+    expect(events.slice(before)).toMatchObject([{ kind: 'restored' }, { kind: 'stored' }]);
+    const count = events.length;
+    await e.sync();
+    expect(events.length).toBe(count);
+    await seedRepository(db.db, 'acme', 'payroll', {
+      'payslips/SKILL.md': skillMd('payslips', 'Generate monthly payslips from the payroll sheet'),
+    });
+    await e.sync();
+    expect(events.slice(count)).toMatchObject([{ kind: 'stored' }]);
+    expect((await modelSnapshotHeader(db.db, SUGGESTION_SNAPSHOT))?.skills).toBe(e.status().documents);
+  });
+
   it('is not used when other code wrote it, and the build stores one of this code', async () => {
     await db.db.execute(sql`update model_snapshots set format = 'another-format'`);
     const e = engine();

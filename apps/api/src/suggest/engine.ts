@@ -148,6 +148,8 @@ export interface SuggestEngineOptions {
   snapshots?: boolean;
   /** What happened to a snapshot (restored, stored, or why the stored one was not used), for the log. */
   onSnapshot?: (event: SnapshotEvent) => void;
+  /** A model that took changes is stored again once its snapshot is this old (SNAPSHOT_EVERY_MS). */
+  snapshotEveryMs?: number;
 }
 
 /** A snapshot of the model was restored, stored, or found unusable (the model is then built). */
@@ -577,7 +579,8 @@ export function createSuggestEngine(
     }
     mark = scan.nextMark;
     embedPending();
-    if (remined || (changedSinceSnapshot && Date.now() - snapshotAt > SNAPSHOT_EVERY_MS)) {
+    const every = options.snapshotEveryMs ?? SNAPSHOT_EVERY_MS;
+    if (remined || (changedSinceSnapshot && Date.now() - snapshotAt >= every)) {
       await storeSnapshot(slice);
     }
   };

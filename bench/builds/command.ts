@@ -15,25 +15,29 @@
  * `--against` starts another checkout's API the same way first (say main before a change, in a
  * `git worktree` with its own `npm ci`), rows marked `[against]`. `--restart`: this checkout's API twice,
  * the stored suggestion model deleted before the first start (which builds and stores it) and kept for the
- * second (which restores it): what a restart costs a client with SUGGEST_SNAPSHOTS on.
+ * second (which restores it), and the same for the search index: what a restart costs a client with
+ * INDEX_SNAPSHOTS on.
  *
- * `--snapshot`: the stored suggestion model in one process: the model built and stored, then a second
- * engine restoring it; build, store and restore times, the snapshot's size, the event loop's longest waits
- * in each, and every judged message's suggestions (with their evidence) compared (exit 1 when one differs).
+ * `--snapshot`: the stored structures in one process: the search index and then the suggestion model built
+ * and stored, then second engines restoring them; build, store and restore times, the snapshots' sizes,
+ * the event loop's longest waits in each, and every judged query's search and every judged message's
+ * suggestions (with their evidence) compared (exit 1 when one differs).
  */
 import { isDeepStrictEqual, parseArgs } from 'node:util';
 import { connectPostgres, type Database, deleteModelSnapshot, modelSnapshotHeader } from '@atskills/db';
+import type { SnapshotEvent } from '../../apps/api/src/runtime/snapshots.js';
 import { SLICE_MS } from '../../apps/api/src/runtime/time-slice.js';
-import { createMemoryEngine } from '../../apps/api/src/search/memory-engine.js';
+import { createMemoryEngine, SEARCH_INDEX_SNAPSHOT } from '../../apps/api/src/search/memory-engine.js';
 import { createPostgresEngine } from '../../apps/api/src/search/postgres.js';
 import { ANONYMOUS_VIEWER } from '../../apps/api/src/services/auth/viewer.js';
-import { createSuggestEngine, type SnapshotEvent } from '../../apps/api/src/suggest/engine.js';
+import { createSuggestEngine } from '../../apps/api/src/suggest/engine.js';
 import { SUGGESTION_SNAPSHOT } from '../../apps/api/src/suggest/snapshot.js';
 import { benchDatabaseName, ensureDatabase, processMemory } from '../lib/env.js';
 import { pickSkills, skillPath } from '../lib/identities.js';
 import { type BenchRow, writeResult } from '../lib/report.js';
 import { startApi } from '../lib/servers.js';
 import { percentile, round } from '../lib/stats.js';
+import { JUDGEMENTS } from '../relevance/judgements.js';
 import { loadMessages, MESSAGES_PATH } from '../suggest/messages.js';
 
 const PROBE_MS = 5;
@@ -134,8 +138,11 @@ async function probeWhileBuilding(
         checked = performance.now();
       }
     }
-    // The model is stored once it serves: a restart must find it there.
-    while (untilStored && !(await modelSnapshotHeader(untilStored, SUGGESTION_SNAPSHOT))) {
+    // Each structure is stored once it serves: a restart must find both there.
+    const stored = async (db: Database) =>
+      (await modelSnapshotHeader(db, SEARCH_INDEX_SNAPSHOT)) &&
+      (await modelSnapshotHeader(db, SUGGESTION_SNAPSHOT));
+    while (untilStored && !(await stored(untilStored))) {
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
     peakMiB = processMemory(api.pid).peakMiB;
@@ -173,15 +180,19 @@ async function runHttp(url: string, against: string | undefined, restart: boolea
   if (restart) {
     const handle = connectPostgres({ url, max: 2 });
     try {
+      await deleteModelSnapshot(handle.db, SEARCH_INDEX_SNAPSHOT);
       await deleteModelSnapshot(handle.db, SUGGESTION_SNAPSHOT);
       const first = await probeWhileBuilding(url, undefined, paths, handle.db);
-      rows.push(httpRow('first start (builds the model, stores it)', first));
+      rows.push(httpRow('first start (builds both, stores them)', first));
       const again = await probeWhileBuilding(url, undefined, paths);
-      rows.push(httpRow('restart (restores the stored model)', again));
-      const stored = await modelSnapshotHeader(handle.db, SUGGESTION_SNAPSHOT);
+      rows.push(httpRow('restart (restores both)', again));
+      const mib = async (name: string) =>
+        round(((await modelSnapshotHeader(handle.db, name))?.bytes ?? 0) / 2 ** 20, 1);
       writeResult('builds-restart', rows, {
         probe: 'HEAD /v1/skills/<identity>, one at a time, READ_CACHE_MB=0',
-        snapshotMiB: round((stored?.bytes ?? 0) / 2 ** 20, 1),
+        searchIndexSnapshotMiB: await mib(SEARCH_INDEX_SNAPSHOT),
+        suggestionModelSnapshotMiB: await mib(SUGGESTION_SNAPSHOT),
+        searchServesRatio: round(first.searchServes / again.searchServes, 2),
         suggestionsServeRatio: round(first.modelServes / again.modelServes, 2),
       });
     } finally {
@@ -261,58 +272,120 @@ export async function run(args: string[]): Promise<void> {
   }
 }
 
-/** The model built and stored, then restored by a second engine (see `--snapshot`). */
-async function measureSnapshot(db: Database, messages: string[]): Promise<void> {
-  await deleteModelSnapshot(db, SUGGESTION_SNAPSHOT);
-  const memory = createMemoryEngine(db, createPostgresEngine(db), { maxBytes: 2 ** 32 });
-  await memory.build();
+/** What a snapshot event says, as a row's figures (seconds excluded from the build's). */
+type Stored = Extract<SnapshotEvent, { kind: 'stored' }>;
+type Restored = Extract<SnapshotEvent, { kind: 'restored' }>;
+
+/** Runs `build` and returns the loop's waits with the event it reported (throws when it reported none of `kind`). */
+async function withEvent<K extends 'stored' | 'restored'>(
+  kind: K,
+  build: (onSnapshot: (event: SnapshotEvent) => void) => Promise<void>,
+) {
   const events: SnapshotEvent[] = [];
-  const engine = () =>
-    createSuggestEngine(db, memory, {
-      maxBytes: 2 ** 32,
-      snapshots: true,
-      explain: true,
-      onSnapshot: (event) => events.push(event),
-    });
+  const measured = await watchLoop(() => build((event) => events.push(event)));
+  const event = events.find((e) => e.kind === kind);
+  if (!event) throw new Error(`no snapshot was ${kind}: ${JSON.stringify(events)}`);
+  return { measured, event: event as K extends 'stored' ? Stored : Restored };
+}
+
+/**
+ * Both structures built and stored, then restored by second engines (see `--snapshot`); every judged
+ * query's and message's answers compared.
+ */
+async function measureSnapshot(db: Database, messages: string[]): Promise<void> {
+  await deleteModelSnapshot(db, SEARCH_INDEX_SNAPSHOT);
+  await deleteModelSnapshot(db, SUGGESTION_SNAPSHOT);
+  const memory = (onSnapshot: (event: SnapshotEvent) => void) =>
+    createMemoryEngine(db, createPostgresEngine(db), { maxBytes: 2 ** 32, snapshots: true, onSnapshot });
+  const queries = [
+    ...JUDGEMENTS.map((j) => j.q),
+    ...messages.map((m) => m.split(/\s+/).slice(0, 6).join(' ')),
+  ];
+  const searches = async (e: ReturnType<typeof memory>) => {
+    const out = [];
+    for (const q of queries) out.push(await e.search(q, {}, ANONYMOUS_VIEWER, 10, undefined));
+    return out;
+  };
+  let builtIndex!: ReturnType<typeof memory>;
+  const indexBuild = await withEvent('stored', (onSnapshot) => {
+    builtIndex = memory(onSnapshot);
+    return builtIndex.build();
+  });
+  const builtSearches = await searches(builtIndex);
+  await builtIndex.close();
+  globalThis.gc?.();
+  let index!: ReturnType<typeof memory>;
+  const indexRestore = await withEvent('restored', (onSnapshot) => {
+    index = memory(onSnapshot);
+    return index.build();
+  });
+  const sameSearches = isDeepStrictEqual(await searches(index), builtSearches);
+
+  const engine = (onSnapshot: (event: SnapshotEvent) => void) =>
+    createSuggestEngine(db, index, { maxBytes: 2 ** 32, snapshots: true, explain: true, onSnapshot });
   const answers = async (e: ReturnType<typeof engine>) => {
     const out = [];
     for (const message of messages) out.push(await e.suggest(message, ANONYMOUS_VIEWER, 5));
     return out;
   };
-  const built = engine();
-  const building = await watchLoop(() => built.build());
-  const stored = events.find((e) => e.kind === 'stored');
+  let built!: ReturnType<typeof engine>;
+  const modelBuild = await withEvent('stored', (onSnapshot) => {
+    built = engine(onSnapshot);
+    return built.build();
+  });
   const builtAnswers = await answers(built);
   const documents = built.status().documents;
-  const rssBuilt = Math.round(process.memoryUsage().rss / 2 ** 20);
   await built.close();
   globalThis.gc?.();
-  const restoring = engine();
-  const restore = await watchLoop(() => restoring.build());
-  const restored = events.find((e) => e.kind === 'restored');
-  const same = isDeepStrictEqual(await answers(restoring), builtAnswers);
-  await restoring.close();
-  await memory.close();
-  if (stored?.kind !== 'stored' || restored?.kind !== 'restored') {
-    throw new Error(`the model was not stored and restored: ${JSON.stringify(events)}`);
-  }
-  const rows = [
-    row('suggestion model', 'built, then stored (as shipped)', building),
-    row('suggestion model', 'restored from the stored snapshot', restore),
-  ];
-  writeResult('builds-snapshot', rows, {
-    skills: documents,
-    messages: messages.length,
-    buildSeconds: round(building.seconds - stored.seconds, 1),
-    storeSeconds: round(stored.seconds, 1),
-    restoreSeconds: round(restored.seconds, 1),
-    snapshotMiB: round(stored.bytes / 2 ** 20, 1),
-    buildToRestoreRatio: round((building.seconds - stored.seconds) / restore.seconds, 1),
-    rssAfterBuildMiB: rssBuilt,
-    sameSuggestions: same,
+  let restoring!: ReturnType<typeof engine>;
+  const modelRestore = await withEvent('restored', (onSnapshot) => {
+    restoring = engine(onSnapshot);
+    return restoring.build();
   });
-  console.log(
-    `\nrestore ${round(restore.seconds, 1)} s against a build of ${round(building.seconds - stored.seconds, 1)} s; snapshot ${round(stored.bytes / 2 ** 20, 1)} MiB stored in ${round(stored.seconds, 1)} s; suggestions identical: ${same} (${messages.length} messages)`,
+  const sameSuggestions = isDeepStrictEqual(await answers(restoring), builtAnswers);
+  await restoring.close();
+  await index.close();
+
+  const figures = (built: typeof indexBuild, restored: typeof indexRestore) => {
+    const buildSeconds = built.measured.seconds - built.event.seconds;
+    return {
+      buildSeconds: round(buildSeconds, 1),
+      storeSeconds: round(built.event.seconds, 1),
+      restoreSeconds: round(restored.measured.seconds, 1),
+      snapshotMiB: round(built.event.bytes / 2 ** 20, 1),
+      buildToRestoreRatio: round(buildSeconds / restored.measured.seconds, 1),
+    };
+  };
+  const search = figures(indexBuild, indexRestore);
+  const model = figures(modelBuild, modelRestore);
+  writeResult(
+    'builds-snapshot',
+    [
+      row('search index', 'built, then stored (as shipped)', indexBuild.measured),
+      row('search index', 'restored from the stored snapshot', indexRestore.measured),
+      row('suggestion model', 'built, then stored (as shipped)', modelBuild.measured),
+      row('suggestion model', 'restored from the stored snapshot', modelRestore.measured),
+    ],
+    {
+      skills: documents,
+      queries: queries.length,
+      messages: messages.length,
+      searchIndex: search,
+      suggestionModel: model,
+      sameSearches,
+      sameSuggestions,
+    },
   );
-  if (!same) process.exitCode = 1;
+  for (const [name, f] of [
+    ['search index', search],
+    ['suggestion model', model],
+  ] as const) {
+    console.log(
+      `${name}: restored in ${f.restoreSeconds} s against a build of ${f.buildSeconds} s (${f.buildToRestoreRatio}x); snapshot ${f.snapshotMiB} MiB stored in ${f.storeSeconds} s`,
+    );
+  }
+  console.log(
+    `answers identical: searches ${sameSearches} (${queries.length} queries), suggestions ${sameSuggestions} (${messages.length} messages)`,
+  );
+  if (!sameSearches || !sameSuggestions) process.exitCode = 1;
 }

@@ -134,12 +134,12 @@ export const HubEnvSchema = z.object({
     .max(65536)
     .default(1024)
     .describe('Memory budget of the suggestion model (SPEC 2.7), MiB; over it `/v1/suggest` answers 503.'),
-  SUGGEST_SNAPSHOTS: z
+  INDEX_SNAPSHOTS: z
     .enum(['true', 'false', '1', '0'])
     .default('true')
     .transform((v) => v === 'true' || v === '1')
     .describe(
-      'Store the suggestion model in Postgres after it builds, and load it at start instead of building it again (`false`: build at every start).',
+      'Store the in-memory search index and the suggestion model in Postgres after they build, and load them at start instead of building them again (`false`: build at every start).',
     ),
   EMBEDDINGS_URL: optionalUrl.describe(
     'An OpenAI-compatible embeddings service (its base URL or its `/v1/embeddings` URL) for suggestions; unset, the model the hub builds from its own index.',
@@ -196,8 +196,8 @@ export interface AppConfig {
   readonly searchIndexBytes: number;
   /** Bytes the suggestion model may hold. */
   readonly suggestModelBytes: number;
-  /** Whether the suggestion model is stored in Postgres and loaded at start. */
-  readonly suggestSnapshots: boolean;
+  /** Whether the in-memory search index and the suggestion model are stored in Postgres and loaded at start. */
+  readonly indexSnapshots: boolean;
   /** The embeddings service of suggestions, when one is configured. */
   readonly embeddings:
     | { readonly url: string; readonly model: string | undefined; readonly apiKey: string | undefined }
@@ -270,7 +270,7 @@ export function appConfigFrom(e: HubValues, githubAuth: GithubAuthSettings): App
     searchEngine: e.SEARCH_ENGINE,
     searchIndexBytes: e.SEARCH_INDEX_MB * 1024 * 1024,
     suggestModelBytes: e.SUGGEST_MODEL_MB * 1024 * 1024,
-    suggestSnapshots: e.SUGGEST_SNAPSHOTS,
+    indexSnapshots: e.INDEX_SNAPSHOTS,
     embeddings: e.EMBEDDINGS_URL
       ? Object.freeze({
           url: e.EMBEDDINGS_URL,

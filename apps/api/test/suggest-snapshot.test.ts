@@ -1,5 +1,5 @@
 /**
- * The suggestion model stored in Postgres (SUGGEST_SNAPSHOTS): a build stores it, the next engine over the
+ * The suggestion model stored in Postgres (INDEX_SNAPSHOTS): a build stores it, the next engine over the
  * same database restores it instead of building and answers exactly as the built one did, catches up with
  * what changed since, and a snapshot it cannot use (other code, a mark the database cannot catch up from,
  * damaged bytes) costs only a build.
@@ -8,9 +8,10 @@ import { modelSnapshotHeader } from '@atskills/db';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
+import type { SnapshotEvent } from '../src/runtime/snapshots.js';
 import { createPostgresEngine } from '../src/search/postgres.js';
 import { ANONYMOUS_VIEWER } from '../src/services/auth/viewer.js';
-import { createSuggestEngine, type SnapshotEvent, type SuggestEngine } from '../src/suggest/engine.js';
+import { createSuggestEngine, type SuggestEngine } from '../src/suggest/engine.js';
 import { SUGGESTION_SNAPSHOT } from '../src/suggest/snapshot.js';
 import { seedCorpus, seedRepository, skillMd } from './support/seed.js';
 
@@ -177,7 +178,7 @@ describe('the stored suggestion model', () => {
     });
   });
 
-  it('is neither stored nor read with SUGGEST_SNAPSHOTS off', async () => {
+  it('is neither stored nor read with INDEX_SNAPSHOTS off', async () => {
     await db.db.execute(sql`delete from model_snapshots`);
     const count = events.length;
     const e = engine(false);

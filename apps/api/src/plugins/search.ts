@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Gauge } from 'prom-client';
 import type { AppConfig } from '../config.js';
+import { logSnapshot } from '../runtime/snapshots.js';
 import type { SearchEngine } from '../search/engine.js';
 import { createFallbackEngine } from '../search/fallback.js';
 import { createMeilisearchEngine } from '../search/meilisearch.js';
@@ -68,6 +69,14 @@ function reportIndex(app: FastifyInstance, engine: MemoryEngine) {
       this.set(engine.status().buildSeconds ?? 0);
     },
   });
+  new Gauge({
+    name: 'atskills_search_index_restore_seconds',
+    help: 'How long the in-memory search index took to load from its stored snapshot at start (0 when it was built)',
+    registers,
+    collect() {
+      this.set(engine.status().restoreSeconds ?? 0);
+    },
+  });
 }
 
 /**
@@ -96,6 +105,8 @@ export default fp(
         const memory = createMemoryEngine(app.db, postgres, {
           maxBytes: opts.config.searchIndexBytes,
           onError: (err) => app.log.warn({ err }, 'in-memory search index'),
+          snapshots: opts.config.indexSnapshots,
+          onSnapshot: (event) => logSnapshot(app, 'in-memory search index', event),
         });
         app.addHook('onReady', async () => {
           memory.start((onEvent) => app.database.watchIndexChanges(onEvent));

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Gauge } from 'prom-client';
 import type { AppConfig } from '../config.js';
+import { logSnapshot } from '../runtime/snapshots.js';
 import { createSuggestEngine, type SuggestEngine } from '../suggest/engine.js';
 import { wroteThroughThisProcess } from './local-write.js';
 
@@ -85,12 +86,8 @@ export default fp(
       // One build at a time at start: the search index first (it serves sooner, and suggestions read it).
       startAfter: app.searchIndexFirstBuild,
       onError: (err) => app.log.warn({ err }, 'suggestion model'),
-      snapshots: config.suggestSnapshots,
-      onSnapshot: (event) => {
-        if (event.kind === 'unusable')
-          app.log.info({ reason: event.reason }, 'suggestion model: no stored snapshot to load, building');
-        else app.log.info(event, `suggestion model: snapshot ${event.kind}`);
-      },
+      snapshots: config.indexSnapshots,
+      onSnapshot: (event) => logSnapshot(app, 'suggestion model', event),
     });
     app.addHook('onReady', async () => {
       engine.start((onEvent) => app.database.watchIndexChanges(onEvent));

@@ -9,12 +9,13 @@ import {
   type SearchDocumentRow,
   type SearchFolderRow,
 } from '@atskills/db';
+import { loadSnapshot, type SnapshotEvent, saveSnapshot, snapshotFormat } from '../runtime/snapshots.js';
 import { TimeSlicer } from '../runtime/time-slice.js';
 import { ChangeFollower, type FollowedStructure } from './change-follower.js';
 import { readSearchCursor, searchCursor } from './cursor.js';
 import type { SearchEngine, SearchFilters, SearchOptions, SearchPage } from './engine.js';
 import { flagSummary, hitFromRow } from './hits.js';
-import { headingsOf, type IndexDocument, SkillIndex } from './memory/skill-index.js';
+import { headingsOf, type IndexDocument, SkillIndex, type SkillIndexSnapshot } from './memory/skill-index.js';
 import { applySkillChanges } from './skill-changes.js';
 import {
   BUILD_BATCH,
@@ -23,6 +24,25 @@ import {
   BYTES_PER_WORD,
   USES_REFRESH_MS,
 } from './tuning.js';
+
+/** The name the in-memory search index is stored under (model_snapshots). */
+export const SEARCH_INDEX_SNAPSHOT = 'search-index';
+/** The code a stored index depends on (snapshotFormat): the index, the analyser, the hits and this file. */
+const SNAPSHOT_SOURCES = [
+  'search/memory',
+  'search/relevance',
+  'search/hits',
+  'search/tuning',
+  'search/memory-engine',
+];
+/** How often an index that took changes is stored again, so a restart catches up from hours ago at most. */
+const SNAPSHOT_EVERY_MS = 6 * 60 * 60 * 1000;
+
+/** What a snapshot of the engine keeps: the index, and the revision held of each skill. */
+interface SearchIndexSnapshot {
+  index: SkillIndexSnapshot;
+  revisions: [identity: string, revision: string][];
+}
 
 /** Prefix of cursors handed out while Postgres answered for the index ('.' never occurs in base64url). */
 const FALLBACK_CURSOR = 'p.';
@@ -45,6 +65,8 @@ export interface MemoryIndexStatus {
   bytes: number;
   /** Seconds the last full build took (null before the first one ends). */
   buildSeconds: number | null;
+  /** Seconds the index took to restore from its stored snapshot (null when it was built). */
+  restoreSeconds: number | null;
   /** Skills loaded so far by a build in progress. */
   loading: number;
   /** Set when the index stays off (over its memory budget, or its build failed). */
@@ -67,6 +89,15 @@ export interface MemoryEngineOptions {
    * Infinity, a build that never lets requests in between its rows).
    */
   buildSliceMs?: number;
+  /**
+   * Keep the index in Postgres (model_snapshots, runtime/snapshots.ts): stored after each build and each
+   * refreeze of its statistics, loaded at start in place of the first build and caught up from its mark.
+   */
+  snapshots?: boolean;
+  /** What happened to a snapshot (restored, stored, or why the stored one was not used), for the log. */
+  onSnapshot?: (event: SnapshotEvent) => void;
+  /** An index that took changes is stored again once its snapshot is this old (SNAPSHOT_EVERY_MS). */
+  snapshotEveryMs?: number;
 }
 
 function skillDocument(row: SearchDocumentRow, uses: ReadonlyMap<string, SkillUsesFigures>): IndexDocument {
@@ -105,6 +136,11 @@ export function createMemoryEngine(
   let revisions = new Map<string, string>();
   let loading = 0;
   let buildSeconds: number | null = null;
+  let restoreSeconds: number | null = null;
+  /** When the index was last stored or restored, and whether it took changes since. */
+  let snapshotAt = 0;
+  let changedSinceSnapshot = false;
+  let triedRestore = false;
   let usesReadAt = 0;
   /** The uses last read (new and changed skills take theirs from here). */
   let uses: UsesMap = new Map();
@@ -181,8 +217,96 @@ export function createMemoryEngine(
     uses = buildUses;
     usesReadAt = Date.now();
     buildSeconds = (performance.now() - started) / 1000;
+    restoreSeconds = null;
     follower.error = undefined;
+    await storeSnapshot(slice);
     await doSync();
+  };
+
+  /**
+   * Stores the index as it is now (inside a build or catch-up: no other one changes it meanwhile). A failure
+   * is reported and costs only the next start's time.
+   */
+  const storeSnapshot = async (slice: TimeSlicer) => {
+    if (!options.snapshots || !index || !mark) return;
+    try {
+      const value: SearchIndexSnapshot = { index: await index.snapshot(slice), revisions: [...revisions] };
+      const written = await saveSnapshot(
+        db,
+        {
+          name: SEARCH_INDEX_SNAPSHOT,
+          format: await snapshotFormat(SNAPSHOT_SOURCES),
+          mark,
+          skills: revisions.size,
+          value,
+        },
+        slice,
+      );
+      snapshotAt = Date.now();
+      changedSinceSnapshot = false;
+      options.onSnapshot?.({ kind: 'stored', skills: revisions.size, ...written });
+    } catch (err) {
+      options.onError?.(err);
+    }
+  };
+
+  /** Restores the stored snapshot (current to its mark); false when there is none this code can use. */
+  const restoreSnapshot = async (): Promise<boolean> => {
+    const started = performance.now();
+    const slice = new TimeSlicer(options.buildSliceMs);
+    const read = await loadSnapshot<SearchIndexSnapshot>(
+      db,
+      SEARCH_INDEX_SNAPSHOT,
+      await snapshotFormat(SNAPSHOT_SOURCES),
+      await currentChangeMark(db),
+      slice,
+    );
+    if ('unusable' in read) {
+      options.onSnapshot?.({ kind: 'unusable', reason: read.unusable });
+      return false;
+    }
+    const restored = await SkillIndex.restore(read.value.index, slice);
+    if (estimateBytes(restored) > options.maxBytes) {
+      options.onSnapshot?.({ kind: 'unusable', reason: 'it would exceed the memory budget' });
+      return false;
+    }
+    index = restored;
+    revisions = new Map(read.value.revisions);
+    mark = read.mark;
+    restoreSeconds = (performance.now() - started) / 1000;
+    snapshotAt = Date.now();
+    changedSinceSnapshot = false;
+    follower.error = undefined;
+    options.onSnapshot?.({
+      kind: 'restored',
+      skills: revisions.size,
+      bytes: read.bytes,
+      seconds: restoreSeconds,
+      createdAt: read.createdAt,
+    });
+    return true;
+  };
+
+  /** The follower's build: the stored snapshot the first time, when there is one; else from every skill. */
+  const buildOrRestore = async () => {
+    if (options.snapshots && !triedRestore) {
+      triedRestore = true;
+      let restored = false;
+      try {
+        restored = await restoreSnapshot();
+      } catch (err) {
+        // A snapshot that cannot be read is only a slower start: build instead.
+        options.onSnapshot?.({ kind: 'unusable', reason: (err as Error).message });
+        index = null;
+      }
+      if (restored) {
+        // Uses as they are now (a build reads them first), then every change since the snapshot's mark.
+        await readUses();
+        await doSync();
+        return;
+      }
+    }
+    await doBuild();
   };
 
   /** Re-reads every skill's uses (one grouped query; uses roll up per day, so this is rare). */
@@ -241,16 +365,20 @@ export function createMemoryEngine(
       }
     }
     if (Date.now() - usesReadAt >= USES_REFRESH_MS) await readUses();
-    if (target.statisticsDue) {
+    if (scan.changed > 0) changedSinceSnapshot = true;
+    const refrozen = target.statisticsDue;
+    if (refrozen) {
       await target.trimSpare(slice);
       target.freezeStatistics();
     }
     mark = scan.nextMark;
+    const every = options.snapshotEveryMs ?? SNAPSHOT_EVERY_MS;
+    if (refrozen || (changedSinceSnapshot && Date.now() - snapshotAt >= every)) await storeSnapshot(slice);
   };
 
   const follower = new ChangeFollower({
     ready: () => index !== null,
-    build: doBuild,
+    build: buildOrRestore,
     catchUp: doSync,
     onError: options.onError,
   });
@@ -337,6 +465,7 @@ export function createMemoryEngine(
         postings,
         bytes: index ? estimateBytes(index) : 0,
         buildSeconds,
+        restoreSeconds,
         loading,
         ...(follower.error ? { error: follower.error } : {}),
       };

@@ -7,6 +7,7 @@ import {
   type SearchDocumentRow,
 } from '@atskills/db';
 import { refusingVerdict } from '@atskills/protocol';
+import type { SnapshotEvent } from '../runtime/snapshots.js';
 import { TimeSlicer } from '../runtime/time-slice.js';
 import { ChangeFollower, type FollowedStructure } from '../search/change-follower.js';
 import type { SearchEngine, SearchHit } from '../search/engine.js';
@@ -151,12 +152,6 @@ export interface SuggestEngineOptions {
   /** A model that took changes is stored again once its snapshot is this old (SNAPSHOT_EVERY_MS). */
   snapshotEveryMs?: number;
 }
-
-/** A snapshot of the model was restored, stored, or found unusable (the model is then built). */
-export type SnapshotEvent =
-  | { kind: 'restored'; skills: number; bytes: number; seconds: number; createdAt: Date }
-  | { kind: 'stored'; skills: number; bytes: number; seconds: number }
-  | { kind: 'unusable'; reason: string };
 
 /** How often a model that took changes is stored again, so a restart catches up from hours ago at most. */
 const SNAPSHOT_EVERY_MS = 6 * 60 * 60 * 1000;
@@ -483,7 +478,7 @@ export function createSuggestEngine(
       options.onSnapshot?.({ kind: 'unusable', reason: read.unusable });
       return false;
     }
-    const { snapshot } = read;
+    const snapshot = read.value;
     const restored = await SemanticModel.restore(snapshot.semantic, slice);
     const restoredDense = await DenseModel.restore(restored, snapshot.dense, slice);
     if (restored.stats().bytes + restoredDense.bytes() + snapshot.entries.length * 200 > options.maxBytes) {

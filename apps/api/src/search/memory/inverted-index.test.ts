@@ -2,6 +2,7 @@
 // scan they replace: after the build, for documents added after a directory was built (its tail), and
 // after removals and compaction.
 import { describe, expect, it } from 'vitest';
+import { TimeSlicer } from '../../runtime/time-slice.js';
 import { termOf } from '../relevance/analyze.js';
 import { type CandidateSet, InvertedIndex, type ScoringSlot } from './inverted-index.js';
 
@@ -88,5 +89,56 @@ describe('InvertedIndex rank directories', () => {
     expect(set.headMatched[at]).toBe(1);
     expect(set.headMatched[(at + 1) % set.count]).toBe(0);
     expect(set.text[at]).toBeGreaterThan(set.text[(at + 1) % set.count]!);
+  });
+});
+
+describe('a snapshot of the InvertedIndex', () => {
+  /** What searches read of an index: candidates scored both ways, completions, corrections, counts. */
+  const answers = (index: InvertedIndex) => ({
+    size: index.size,
+    vocabulary: index.vocabularySize,
+    postings: index.postingCount,
+    drift: index.statisticsDrift,
+    drawn: snapshot(index.score(slots, false, [7], [1, 2, 3], { budget: 40, perSlot: 10 })),
+    all: snapshot(index.score(slots, true, [], [1, 2, 3])),
+    completions: ['de', 'rel', 'tool-1', 'x'].map((p) => index.completions(p, 20)),
+    near: ['deplyo', 'relase', 'kubernets'].map((w) => index.nearWords(w, 2, 10)),
+    idf: ['deploy', 'pdf', 'notes'].map((w) => [index.termIdf(termOf(w)), index.wordFrequency(w)]),
+    alive: [0, 3, 9, 3998, 4001].map((slot) => index.isAlive(slot)),
+  });
+
+  it('restores an index that answers as the one it was taken of, and takes changes alike', async () => {
+    const index = new InvertedIndex({ rankDirectoryMin: 1 });
+    for (let i = 0; i < 3000; i++) index.add(documentText(i));
+    index.freezeStatistics();
+    for (let slot = 0; slot < 3000; slot += 3) index.remove(slot);
+    for (let i = 3000; i < 3200; i++) index.add(documentText(i));
+    // Heads and directories built before the snapshot (a restored index builds its own).
+    index.score(slots, false, [], [1, 2, 3], { budget: 40, perSlot: 10 });
+
+    const taken = await index.snapshot(new TimeSlicer(0));
+    const restored = await InvertedIndex.restore(structuredClone(taken), new TimeSlicer(0), {
+      rankDirectoryMin: 1,
+    });
+    // The live index's heads were built over fewer postings: a fresh index built from the same documents
+    // draws what the restored one draws.
+    const fresh = new InvertedIndex({ rankDirectoryMin: 1 });
+    for (let i = 0; i < 3000; i++) fresh.add(documentText(i));
+    fresh.freezeStatistics();
+    for (let slot = 0; slot < 3000; slot += 3) fresh.remove(slot);
+    for (let i = 3000; i < 3200; i++) fresh.add(documentText(i));
+    expect(answers(restored)).toEqual(answers(fresh));
+    expect(answers(restored).all).toEqual(answers(index).all);
+    expect(await restored.snapshot(new TimeSlicer())).toEqual(taken);
+
+    for (const target of [fresh, restored]) {
+      for (let i = 3200; i < 4200; i++) target.add(documentText(i));
+      target.add({ name: 'zebra-tool', description: 'brand new word', headings: '', body: 'zebra' });
+      for (let slot = 1; slot < 4000; slot += 7) target.remove(slot);
+      target.compact();
+      target.freezeStatistics();
+    }
+    expect(answers(restored)).toEqual(answers(fresh));
+    expect(restored.completions('zeb', 5)).toEqual([{ word: 'zebra', df: 1 }]);
   });
 });

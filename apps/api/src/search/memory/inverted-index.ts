@@ -309,6 +309,30 @@ export interface CandidateSet {
   covered: Float64Array;
 }
 
+/**
+ * What a snapshot keeps of an InvertedIndex: the posting lists (by term, in the order terms were first met),
+ * the surface words with their document counts and terms, and which slots are live. Typo buckets, letter
+ * masks and the lazily built heads and rank directories are derived again on restore.
+ */
+export interface InvertedIndexSnapshot {
+  terms: string[];
+  /** Per term, its postings' start in `ids` and `weights` (terms.length + 1 entries). */
+  listStart: Int32Array;
+  frozenDf: Int32Array;
+  ids: Uint32Array;
+  weights: Float32Array;
+  words: string[];
+  wordDf: Int32Array;
+  /** Per word, the index of its term in `terms`. */
+  wordTerm: Int32Array;
+  alive: Uint8Array;
+  slots: number;
+  live: number;
+  deadPostings: number;
+  statsN: number;
+  totalPostings: number;
+}
+
 /** The inverted index: slots (document numbers) are never reused until a rebuild. */
 export class InvertedIndex {
   private readonly rankDirectoryMin: number;
@@ -464,22 +488,111 @@ export class InvertedIndex {
     return slot;
   }
 
+  /** The index as a snapshot stores it (see InvertedIndexSnapshot); it shares no array with the index. */
+  async snapshot(slice: TimeSlicer): Promise<InvertedIndexSnapshot> {
+    const terms = [...this.postings.keys()];
+    const lists = [...this.postings.values()];
+    const listStart = new Int32Array(lists.length + 1);
+    for (let t = 0; t < lists.length; t++) listStart[t + 1] = listStart[t]! + lists[t]!.n;
+    const ids = new Uint32Array(listStart[lists.length]!);
+    const weights = new Float32Array(ids.length);
+    const frozenDf = new Int32Array(lists.length);
+    const termIndex = new Map<PostingList, number>();
+    for (let t = 0; t < lists.length; t++) {
+      if (slice.due()) await slice.pause();
+      const list = lists[t]!;
+      ids.set(list.ids.subarray(0, list.n), listStart[t]!);
+      weights.set(list.weights.subarray(0, list.n), listStart[t]!);
+      frozenDf[t] = list.frozenDf;
+      termIndex.set(list, t);
+    }
+    return {
+      terms,
+      listStart,
+      frozenDf,
+      ids,
+      weights,
+      words: [...this.words],
+      wordDf: this.wordDf.slice(0, this.words.length),
+      wordTerm: Int32Array.from(this.wordList, (list) => termIndex.get(list)!),
+      alive: this.alive.slice(0, this.slots),
+      slots: this.slots,
+      live: this.live,
+      deadPostings: this.deadPostings,
+      statsN: this.statsN,
+      totalPostings: this.totalPostings,
+    };
+  }
+
+  /**
+   * The index a snapshot was taken of: the same postings in the same order, statistics, words and counts,
+   * so it scores and draws candidates as that index would once its lazily built heads were built again
+   * (inverted-index.test.ts).
+   */
+  static async restore(
+    s: InvertedIndexSnapshot,
+    slice: TimeSlicer,
+    options: InvertedIndexOptions = {},
+  ): Promise<InvertedIndex> {
+    const index = new InvertedIndex(options);
+    const lists: PostingList[] = [];
+    for (let t = 0; t < s.terms.length; t++) {
+      if (slice.due()) await slice.pause();
+      const list = new PostingList(0);
+      // Views of the snapshot's arrays (they do not overlap); a list grows into arrays of its own.
+      list.ids = s.ids.subarray(s.listStart[t]!, s.listStart[t + 1]!);
+      list.weights = s.weights.subarray(s.listStart[t]!, s.listStart[t + 1]!);
+      list.n = list.ids.length;
+      list.frozenDf = s.frozenDf[t]!;
+      index.postings.set(s.terms[t]!, list);
+      lists.push(list);
+    }
+    index.ensureWordCapacity(s.words.length);
+    for (let id = 0; id < s.words.length; id++) {
+      if (slice.due()) await slice.pause();
+      const word = s.words[id]!;
+      index.words.push(word);
+      index.wordIds.set(word, id);
+      index.wordDf[id] = s.wordDf[id]!;
+      index.wordMask[id] = letterMask(word);
+      index.wordList.push(lists[s.wordTerm[id]!]!);
+      const key = `${word[0]}${word.length}`;
+      const bucket = index.buckets.get(key);
+      if (bucket) bucket.push(id);
+      else index.buckets.set(key, [id]);
+    }
+    index.sortedStale = true;
+    index.ensureCapacity(s.slots);
+    index.alive.set(s.alive);
+    index.slots = s.slots;
+    index.live = s.live;
+    index.deadPostings = s.deadPostings;
+    index.statsN = s.statsN;
+    index.totalPostings = s.totalPostings;
+    return index;
+  }
+
+  /** Grows the per-word arrays to hold `n` words. */
+  private ensureWordCapacity(n: number): void {
+    if (n <= this.wordDf.length) return;
+    const size = Math.max(n, this.wordDf.length * 2);
+    const df = new Int32Array(size);
+    df.set(this.wordDf);
+    this.wordDf = df;
+    const st = new Int32Array(size);
+    st.set(this.wordStamp);
+    this.wordStamp = st;
+    const masks = new Uint32Array(size);
+    masks.set(this.wordMask);
+    this.wordMask = masks;
+  }
+
   /** Numbers a word the index has not seen, with its term's posting list and typo bucket. */
   private newWord(word: string): number {
     const id = this.words.length;
     this.words.push(word);
     this.wordIds.set(word, id);
-    if (id >= this.wordDf.length) {
-      const df = new Int32Array(this.wordDf.length * 2);
-      df.set(this.wordDf);
-      this.wordDf = df;
-      const st = new Int32Array(this.wordStamp.length * 2);
-      st.set(this.wordStamp);
-      this.wordStamp = st;
-      const masks = new Uint32Array(this.wordMask.length * 2);
-      masks.set(this.wordMask);
-      this.wordMask = masks;
-    }
+    this.ensureWordCapacity(id + 1);
     this.wordMask[id] = letterMask(word);
     const term = termOf(word);
     let list = this.postings.get(term);

@@ -27,7 +27,13 @@ import {
   TYPO_WEIGHT,
   USES_STAR_WEIGHT,
 } from '../tuning.js';
-import { type CandidateSet, type Expansion, InvertedIndex, type ScoringSlot } from './inverted-index.js';
+import {
+  type CandidateSet,
+  type Expansion,
+  InvertedIndex,
+  type InvertedIndexSnapshot,
+  type ScoringSlot,
+} from './inverted-index.js';
 
 /** A document of the in-memory index: a search hit plus what filtering needs. */
 export interface IndexDocument {
@@ -122,9 +128,16 @@ interface WordReading {
 /** Query words whose reading is kept (cleared past this, and whenever the index changes). */
 const MAX_WORD_READINGS = 4096;
 
+/** What a snapshot keeps of a SkillIndex: the inverted index, and each slot's hit and visibility. */
+export interface SkillIndexSnapshot {
+  index: InvertedIndexSnapshot;
+  /** Per slot: its document's hit and visibility, or null for a slot whose document left. */
+  docs: ({ hit: SearchHit; visibility: string } | null)[];
+}
+
 /** Skills and collections in memory, searchable with typo tolerance, prefixes, synonyms and relaxation. */
 export class SkillIndex {
-  private readonly index = new InvertedIndex();
+  constructor(private readonly index = new InvertedIndex()) {}
   private readonly docs: (StoredDocument | undefined)[] = [];
   /**
    * Per slot, what ranking reads for every candidate, in typed columns: following a candidate's document
@@ -177,22 +190,64 @@ export class SkillIndex {
       headings: doc.headings,
       body: doc.body,
     });
+    if (this.register(slot, storedHit(doc.hit, doc.uses), doc.visibility)) {
+      this.sortedNames.splice(lowerBound(this.sortedNames, key), 0, key);
+    }
+  }
+
+  /**
+   * Stores a document the inverted index holds in `slot`, with what is looked up by name and identity;
+   * true when its name key is new (the caller puts it in `sortedNames`).
+   */
+  private register(slot: number, hit: Readonly<SearchHit>, visibility: string): boolean {
+    const key = nameKey(hit.name);
     this.docs[slot] = {
-      hit: storedHit(doc.hit, doc.uses),
-      visibility: doc.visibility,
-      ownerKey: doc.hit.owner.toLowerCase(),
-      containerKey: doc.hit.container.toLowerCase(),
+      hit,
+      visibility,
+      ownerKey: hit.owner.toLowerCase(),
+      containerKey: hit.container.toLowerCase(),
       nameKey: key,
       nameParts: key.split('-'),
       compactName: key.replace(/-/g, ''),
     };
     this.setColumns(slot);
-    this.byIdentity.set(doc.hit.identity, slot);
+    this.byIdentity.set(hit.identity, slot);
     addTo(this.byName, key, slot);
     addTo(this.byName, key.replace(/-/g, ''), slot);
     const held = this.nameCounts.get(key) ?? 0;
-    if (held === 0) this.sortedNames.splice(lowerBound(this.sortedNames, key), 0, key);
     this.nameCounts.set(key, held + 1);
+    return held === 0;
+  }
+
+  /** The index as a snapshot stores it (see SkillIndexSnapshot). */
+  async snapshot(slice: TimeSlicer): Promise<SkillIndexSnapshot> {
+    const docs: SkillIndexSnapshot['docs'] = [];
+    for (let slot = 0; slot < this.docs.length; slot++) {
+      const doc = this.docs[slot];
+      docs.push(doc ? { hit: doc.hit, visibility: doc.visibility } : null);
+    }
+    return { index: await this.index.snapshot(slice), docs };
+  }
+
+  /**
+   * The index a snapshot was taken of: the inverted index restored, and every document registered again
+   * in its slot, so it answers every query as that index would (memory snapshot tests compare them).
+   */
+  static async restore(s: SkillIndexSnapshot, slice: TimeSlicer): Promise<SkillIndex> {
+    const restored = new SkillIndex(await InvertedIndex.restore(s.index, slice));
+    for (let slot = 0; slot < s.docs.length; slot++) {
+      if (slice.due()) await slice.pause();
+      const doc = s.docs[slot];
+      // Frozen again (a deserialised object is not): a stored hit never changes.
+      if (doc) restored.register(slot, storedHit(doc.hit, doc.hit.uses), doc.visibility);
+      else {
+        restored.docs[slot] = undefined;
+        restored.setColumns(slot);
+      }
+    }
+    // Sorted once: inserting each new key in place is quadratic in the number of names.
+    for (const key of [...restored.nameCounts.keys()].sort()) restored.sortedNames.push(key);
+    return restored;
   }
 
   /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { TimeSlicer } from '../runtime/time-slice.js';
-import { fromParts, snapshotFormat, toParts } from './snapshot.js';
+import { fromParts, snapshotFormat, toParts } from './snapshots.js';
+import { TimeSlicer } from './time-slice.js';
 
 describe('the parts of a stored snapshot', () => {
   const value = () => {
@@ -45,7 +45,10 @@ describe('the parts of a stored snapshot', () => {
     expect(await fromParts(parts, new TimeSlicer())).toEqual({ a: new Int32Array(3), b: [1, 2] });
   });
 
-  it('names its layout, the Node major and a hash of the model code', async () => {
-    expect(await snapshotFormat()).toMatch(/^\d+;node\d+;[0-9a-f]{24}$/);
+  it('names its layout, the Node major and a hash of the code it depends on', async () => {
+    const suggest = await snapshotFormat(['suggest', 'search/hits']);
+    expect(suggest).toMatch(/^\d+;node\d+;[0-9a-f]{24}$/);
+    expect(await snapshotFormat(['suggest', 'search/hits'])).toBe(suggest);
+    expect(await snapshotFormat(['search/memory', 'search/hits'])).not.toBe(suggest);
   });
 });

@@ -1,0 +1,268 @@
+import { createHash } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { deserialize, serialize } from 'node:v8';
+import { gunzip, gzip } from 'node:zlib';
+import {
+  type ChangeMark,
+  type Database,
+  modelSnapshotHeader,
+  modelSnapshotPart,
+  saveModelSnapshot,
+} from '@atskills/db';
+import type { FastifyInstance } from 'fastify';
+import type { TimeSlicer } from './time-slice.js';
+
+// Snapshots of the API's in-memory structures (the search index, the suggestion model), stored in Postgres
+// (model_snapshots) so a restart, or another replica, loads them instead of building them from every
+// skill's text. Each structure says what it stores; this file splits, compresses, stores and checks.
+
+const gzipAsync = promisify(gzip);
+const gunzipAsync = promisify(gunzip);
+
+/**
+ * Bytes of a typed array, and items of a plain array, per stored part: each part is read, parsed and
+ * serialised in one go on the event loop, so this bounds how long one holds it (a 27 MB part held it 0.7 s
+ * on a pg answer alone at 54,061 skills).
+ */
+const PIECE_BYTES = 4 * 2 ** 20;
+const PIECE_ITEMS = 4_000;
+/** The layout of the parts below; the code fingerprint covers the rest. */
+const LAYOUT = 2;
+/** apps/api/src (this file is in runtime/). */
+const SOURCE_ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+const fingerprints = new Map<string, Promise<string>>();
+
+/**
+ * The format a snapshot is written in: the layout, the Node major (the serialiser's), and a hash of the code
+ * that builds the structure (`sources`: folders, or modules without their extension, under apps/api/src).
+ * A snapshot of other code is never loaded: a changed stemmer would stem a query one way and the stored
+ * skills another, and no catch-up notices that. Hashing the files (not a version number someone must
+ * remember to raise) keeps a developer's edited checkout and a benchmark from loading a stale structure.
+ */
+export function snapshotFormat(sources: readonly string[]): Promise<string> {
+  const key = sources.join('|');
+  let held = fingerprints.get(key);
+  if (!held) {
+    held = (async () => {
+      const hash = createHash('sha256');
+      for (const source of sources) {
+        for (const file of await codeFiles(path.join(SOURCE_ROOT, source))) {
+          hash.update(path.basename(file)).update(await readFile(file));
+        }
+      }
+      return `${LAYOUT};node${process.versions.node.split('.')[0]};${hash.digest('hex').slice(0, 24)}`;
+    })();
+    fingerprints.set(key, held);
+  }
+  return held;
+}
+
+/** The code files of a folder (sorted), or of one module given without its extension (.ts or .js). */
+async function codeFiles(source: string): Promise<string[]> {
+  const isCode = (name: string) => /\.(ts|js)$/.test(name) && !/\.test\.|\.d\.ts$/.test(name);
+  try {
+    const names = await readdir(source);
+    return names
+      .filter(isCode)
+      .sort()
+      .map((name) => path.join(source, name));
+  } catch {
+    const dir = path.dirname(source);
+    const base = path.basename(source);
+    const names = await readdir(dir);
+    return names
+      .filter((name) => isCode(name) && name.replace(/\.(ts|js)$/, '') === base)
+      .map((name) => path.join(dir, name));
+  }
+}
+
+/** A snapshot was restored, stored, or found unusable (the structure is then built), for the log. */
+export type SnapshotEvent =
+  | { kind: 'restored'; skills: number; bytes: number; seconds: number; createdAt: Date }
+  | { kind: 'stored'; skills: number; bytes: number; seconds: number }
+  | { kind: 'unusable'; reason: string };
+
+/** Logs what happened to a structure's snapshot (an unusable one is why the structure builds). */
+export function logSnapshot(app: FastifyInstance, structure: string, event: SnapshotEvent): void {
+  if (event.kind === 'unusable')
+    app.log.info({ reason: event.reason }, `${structure}: no stored snapshot to load, building`);
+  else app.log.info(event, `${structure}: snapshot ${event.kind}`);
+}
+
+/** What storing a snapshot took. */
+export interface SnapshotWrite {
+  bytes: number;
+  seconds: number;
+}
+
+type Typed = Int8Array | Uint8Array | Int32Array | Uint32Array | Float32Array | Float64Array;
+const TYPED = { Int8Array, Uint8Array, Int32Array, Uint32Array, Float32Array, Float64Array };
+type TypedName = keyof typeof TYPED;
+
+/** Where a large array went: the parts holding its pieces, in order. */
+interface PieceRef {
+  $pieces: number[];
+  /** A typed array's constructor (its pieces are its raw bytes), or absent for a plain array (serialised). */
+  typed?: TypedName;
+}
+
+const EMPTY = Buffer.alloc(0);
+
+const isPieceRef = (v: unknown): v is PieceRef =>
+  typeof v === 'object' && v !== null && Array.isArray((v as PieceRef).$pieces);
+
+/**
+ * Splits a snapshot into parts of bounded size: the first holds the snapshot with each large array (typed or
+ * plain, at any depth of plain objects) replaced by the numbers of the parts its pieces went to. A typed
+ * array's pieces are its bytes as they are, a plain array's are serialised. Node's structured-clone
+ * serialiser (`v8`) writes the rest: typed arrays as bytes and plain objects as they are, and the code
+ * fingerprint pins the version that reads it, so no format of our own is needed beyond the pieces.
+ */
+export async function toParts(
+  value: unknown,
+  slice: TimeSlicer,
+  limits = { bytes: PIECE_BYTES, items: PIECE_ITEMS },
+): Promise<Buffer[]> {
+  const parts: Buffer[] = [Buffer.alloc(0)];
+  const piece = async (buffer: Buffer) => {
+    if (slice.due()) await slice.pause();
+    parts.push(buffer);
+    return parts.length - 1;
+  };
+  const walk = async (v: unknown): Promise<unknown> => {
+    if (ArrayBuffer.isView(v) && !(v instanceof DataView) && v.byteLength > limits.bytes) {
+      const typed = v as Typed;
+      const refs: number[] = [];
+      const per = Math.max(1, Math.floor(limits.bytes / typed.BYTES_PER_ELEMENT));
+      for (let i = 0; i < typed.length; i += per) {
+        const chunk = typed.subarray(i, i + per);
+        refs.push(
+          await piece(Buffer.from(chunk.buffer.slice(chunk.byteOffset, chunk.byteOffset + chunk.byteLength))),
+        );
+      }
+      return { $pieces: refs, typed: typed.constructor.name as TypedName } satisfies PieceRef;
+    }
+    if (Array.isArray(v) && v.length > limits.items) {
+      const refs: number[] = [];
+      for (let i = 0; i < v.length; i += limits.items)
+        refs.push(await piece(serialize(v.slice(i, i + limits.items))));
+      return { $pieces: refs } satisfies PieceRef;
+    }
+    if (v && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
+      const out: Record<string, unknown> = {};
+      for (const [key, inner] of Object.entries(v)) out[key] = await walk(inner);
+      return out;
+    }
+    return v;
+  };
+  parts[0] = serialize(await walk(value));
+  return parts;
+}
+
+/** The snapshot `toParts` split, from its (decompressed) parts. */
+export async function fromParts(parts: Buffer[], slice: TimeSlicer): Promise<unknown> {
+  /** A part's bytes, once: the reference is dropped so a large snapshot is not held twice while it loads. */
+  const take = (k: number) => {
+    const part = parts[k]!;
+    parts[k] = EMPTY;
+    return part;
+  };
+  const walk = async (v: unknown): Promise<unknown> => {
+    if (isPieceRef(v)) {
+      if (slice.due()) await slice.pause();
+      if (v.typed) {
+        // Each piece copied into place in its own slice: one copy of a 122 MiB list held the loop 0.7 s.
+        const pieces = v.$pieces.map(take);
+        const length = pieces.reduce((sum, p) => sum + p.length, 0);
+        const Make = TYPED[v.typed];
+        const out = new Make(length / Make.BYTES_PER_ELEMENT);
+        const bytes = new Uint8Array(out.buffer);
+        let at = 0;
+        for (const piece of pieces) {
+          if (slice.due()) await slice.pause();
+          bytes.set(piece, at);
+          at += piece.length;
+        }
+        return out;
+      }
+      const out: unknown[] = [];
+      for (const k of v.$pieces) {
+        if (slice.due()) await slice.pause();
+        for (const item of deserialize(take(k)) as unknown[]) out.push(item);
+      }
+      return out;
+    }
+    if (v && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
+      const out: Record<string, unknown> = {};
+      for (const [key, inner] of Object.entries(v)) out[key] = await walk(inner);
+      return out;
+    }
+    return v;
+  };
+  return walk(deserialize(take(0)));
+}
+
+/**
+ * Stores `value` as the snapshot `name`, current to `mark` (of `skills` skills), in parts of a few megabytes
+ * (serialised on the event loop in `slice`s, compressed off it on zlib's threads).
+ */
+export async function saveSnapshot(
+  db: Database,
+  stored: { name: string; format: string; mark: ChangeMark; skills: number; value: unknown },
+  slice: TimeSlicer,
+): Promise<SnapshotWrite> {
+  const started = performance.now();
+  const raw = await toParts(stored.value, slice);
+  const parts = await Promise.all(raw.map((part) => gzipAsync(part, { level: 1 })));
+  await saveModelSnapshot(db, { ...stored, parts });
+  return {
+    bytes: parts.reduce((sum, p) => sum + p.length, 0),
+    seconds: (performance.now() - started) / 1000,
+  };
+}
+
+/** A stored snapshot read back, or why none could be used. */
+export type SnapshotRead<T> =
+  | { value: T; mark: ChangeMark; createdAt: Date; bytes: number }
+  | { unusable: string };
+
+/**
+ * The stored snapshot `name`, when one of `format` is there and its mark is one this database can catch up
+ * from: of the current transaction epoch (changedSkills) and not ahead of it (a database restored from a
+ * dump into another server numbers transactions afresh, and a mark ahead of them would miss every change).
+ */
+export async function loadSnapshot<T>(
+  db: Database,
+  name: string,
+  format: string,
+  currentMark: ChangeMark,
+  slice: TimeSlicer,
+): Promise<SnapshotRead<T>> {
+  const header = await modelSnapshotHeader(db, name);
+  if (!header) return { unusable: 'none stored' };
+  if (header.format !== format)
+    return { unusable: `written by other code (${header.format}, this is ${format})` };
+  const stored = BigInt(header.mark);
+  const now = BigInt(currentMark);
+  if (stored > now || stored >> 32n !== now >> 32n) {
+    return {
+      unusable: `its change mark ${header.mark} cannot be caught up from (the database is at ${currentMark})`,
+    };
+  }
+  const parts: Buffer[] = [];
+  for (let part = 0; part < header.parts; part++) {
+    const content = await modelSnapshotPart(db, name, part);
+    if (!content) return { unusable: `part ${part} is missing (replaced while it was read)` };
+    parts.push(await gunzipAsync(content));
+  }
+  return {
+    value: (await fromParts(parts, slice)) as T,
+    mark: header.mark,
+    createdAt: header.createdAt,
+    bytes: header.bytes,
+  };
+}

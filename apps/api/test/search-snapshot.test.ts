@@ -139,6 +139,18 @@ describe('the stored search index', () => {
     expect(e.status()).toMatchObject({ ready: true, restoreSeconds: null });
   });
 
+  it('is not used once older than the change feed records (the tombstones of seven days)', async () => {
+    await db.db.execute(
+      sql`update model_snapshots set created_at = now() - interval '7 days' where name = 'search-index'`,
+    );
+    const e = engine();
+    await e.build();
+    expect(events.slice(-2)).toMatchObject([
+      { kind: 'unusable', reason: expect.stringMatching(/^stored 7\.0 days ago/) },
+      { kind: 'stored' },
+    ]);
+  });
+
   it('is neither stored nor read with INDEX_SNAPSHOTS off', async () => {
     await db.db.execute(sql`delete from model_snapshots`);
     const count = events.length;

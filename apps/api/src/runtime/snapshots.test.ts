@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fromParts, snapshotFormat, toParts } from './snapshots.js';
+import { fromParts, snapshotDue, snapshotFormat, toParts } from './snapshots.js';
 import { TimeSlicer } from './time-slice.js';
 
 describe('the parts of a stored snapshot', () => {
@@ -39,6 +39,12 @@ describe('the parts of a stored snapshot', () => {
     expect(back.semantic.wide).toBeInstanceOf(Float64Array);
   });
 
+  it('refuses to store a large array of a kind it cannot read back', async () => {
+    await expect(
+      toParts({ a: new Uint16Array(100) }, new TimeSlicer(), { bytes: 10, items: 10 }),
+    ).rejects.toThrow('a snapshot cannot hold a large Uint16Array');
+  });
+
   it('keeps small values in one part', async () => {
     const parts = await toParts({ a: new Int32Array(3), b: [1, 2] }, new TimeSlicer());
     expect(parts).toHaveLength(1);
@@ -50,5 +56,17 @@ describe('the parts of a stored snapshot', () => {
     expect(suggest).toMatch(/^\d+;node\d+;[0-9a-f]{24}$/);
     expect(await snapshotFormat(['suggest', 'search/hits'])).toBe(suggest);
     expect(await snapshotFormat(['search/memory', 'search/hits'])).not.toBe(suggest);
+  });
+});
+
+describe('when a stored structure is stored again', () => {
+  const hours = (n: number) => n * 3_600_000;
+  it('after 6 hours when it took changes, after a day when it took none', () => {
+    expect(snapshotDue(hours(5.9), true)).toBe(false);
+    expect(snapshotDue(hours(6), true)).toBe(true);
+    expect(snapshotDue(hours(23), false)).toBe(false);
+    expect(snapshotDue(hours(24), false)).toBe(true);
+    expect(snapshotDue(0, true, 0)).toBe(true);
+    expect(snapshotDue(0, false, 0)).toBe(false);
   });
 });

@@ -80,6 +80,21 @@ async function codeFiles(source: string): Promise<string[]> {
   }
 }
 
+/** A structure that took changes is stored again once its snapshot is this old: a restart catches up hours, not days. */
+const SNAPSHOT_EVERY_MS = 6 * 60 * 60 * 1000;
+/** One that took none, once a day, so a quiet hub's snapshot stays young enough to load (below). */
+const SNAPSHOT_REFRESH_MS = 24 * 60 * 60 * 1000;
+/**
+ * Snapshots older than this are not loaded: a catch-up learns which identities skills left from the
+ * tombstones, kept seven days (migration 0015), so from an older mark a removal could go unnoticed.
+ */
+export const SNAPSHOT_MAX_AGE_MS = 6 * 24 * 60 * 60 * 1000;
+
+/** Whether a structure whose snapshot is `ageMs` old, and which `changed` since or not, is due to be stored again. */
+export function snapshotDue(ageMs: number, changed: boolean, everyMs = SNAPSHOT_EVERY_MS): boolean {
+  return ageMs >= everyMs && (changed || ageMs >= SNAPSHOT_REFRESH_MS);
+}
+
 /** A snapshot was restored, stored, or found unusable (the structure is then built), for the log. */
 export type SnapshotEvent =
   | { kind: 'restored'; skills: number; bytes: number; seconds: number; createdAt: Date }
@@ -136,6 +151,9 @@ export async function toParts(
   const walk = async (v: unknown): Promise<unknown> => {
     if (ArrayBuffer.isView(v) && !(v instanceof DataView) && v.byteLength > limits.bytes) {
       const typed = v as Typed;
+      const name = typed.constructor.name;
+      // Refused when stored, not when loaded: a snapshot that cannot be read back would cost every start a build.
+      if (!(name in TYPED)) throw new Error(`a snapshot cannot hold a large ${name}`);
       const refs: number[] = [];
       const per = Math.max(1, Math.floor(limits.bytes / typed.BYTES_PER_ELEMENT));
       for (let i = 0; i < typed.length; i += per) {
@@ -144,7 +162,7 @@ export async function toParts(
           await piece(Buffer.from(chunk.buffer.slice(chunk.byteOffset, chunk.byteOffset + chunk.byteLength))),
         );
       }
-      return { $pieces: refs, typed: typed.constructor.name as TypedName } satisfies PieceRef;
+      return { $pieces: refs, typed: name as TypedName } satisfies PieceRef;
     }
     if (Array.isArray(v) && v.length > limits.items) {
       const refs: number[] = [];
@@ -246,6 +264,12 @@ export async function loadSnapshot<T>(
   if (!header) return { unusable: 'none stored' };
   if (header.format !== format)
     return { unusable: `written by other code (${header.format}, this is ${format})` };
+  const ageMs = Date.now() - header.createdAt.getTime();
+  if (ageMs > SNAPSHOT_MAX_AGE_MS) {
+    return {
+      unusable: `stored ${(ageMs / 86_400_000).toFixed(1)} days ago, before what the change feed still records`,
+    };
+  }
   const stored = BigInt(header.mark);
   const now = BigInt(currentMark);
   if (stored > now || stored >> 32n !== now >> 32n) {

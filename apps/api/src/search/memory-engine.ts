@@ -9,7 +9,13 @@ import {
   type SearchDocumentRow,
   type SearchFolderRow,
 } from '@atskills/db';
-import { loadSnapshot, type SnapshotEvent, saveSnapshot, snapshotFormat } from '../runtime/snapshots.js';
+import {
+  loadSnapshot,
+  type SnapshotEvent,
+  saveSnapshot,
+  snapshotDue,
+  snapshotFormat,
+} from '../runtime/snapshots.js';
 import { TimeSlicer } from '../runtime/time-slice.js';
 import { ChangeFollower, type FollowedStructure } from './change-follower.js';
 import { readSearchCursor, searchCursor } from './cursor.js';
@@ -35,9 +41,6 @@ const SNAPSHOT_SOURCES = [
   'search/tuning',
   'search/memory-engine',
 ];
-/** How often an index that took changes is stored again, so a restart catches up from hours ago at most. */
-const SNAPSHOT_EVERY_MS = 6 * 60 * 60 * 1000;
-
 /** What a snapshot of the engine keeps: the index, and the revision held of each skill. */
 interface SearchIndexSnapshot {
   index: SkillIndexSnapshot;
@@ -96,7 +99,7 @@ export interface MemoryEngineOptions {
   snapshots?: boolean;
   /** What happened to a snapshot (restored, stored, or why the stored one was not used), for the log. */
   onSnapshot?: (event: SnapshotEvent) => void;
-  /** An index that took changes is stored again once its snapshot is this old (SNAPSHOT_EVERY_MS). */
+  /** An index that took changes is stored again once its snapshot is this old (6 hours: snapshotDue). */
   snapshotEveryMs?: number;
 }
 
@@ -372,8 +375,8 @@ export function createMemoryEngine(
       target.freezeStatistics();
     }
     mark = scan.nextMark;
-    const every = options.snapshotEveryMs ?? SNAPSHOT_EVERY_MS;
-    if (refrozen || (changedSinceSnapshot && Date.now() - snapshotAt >= every)) await storeSnapshot(slice);
+    if (refrozen || snapshotDue(Date.now() - snapshotAt, changedSinceSnapshot, options.snapshotEveryMs))
+      await storeSnapshot(slice);
   };
 
   const follower = new ChangeFollower({

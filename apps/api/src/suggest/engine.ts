@@ -7,7 +7,7 @@ import {
   type SearchDocumentRow,
 } from '@atskills/db';
 import { refusingVerdict } from '@atskills/protocol';
-import type { SnapshotEvent } from '../runtime/snapshots.js';
+import { type SnapshotEvent, snapshotDue } from '../runtime/snapshots.js';
 import { TimeSlicer } from '../runtime/time-slice.js';
 import { ChangeFollower, type FollowedStructure } from '../search/change-follower.js';
 import type { SearchEngine, SearchHit } from '../search/engine.js';
@@ -149,12 +149,9 @@ export interface SuggestEngineOptions {
   snapshots?: boolean;
   /** What happened to a snapshot (restored, stored, or why the stored one was not used), for the log. */
   onSnapshot?: (event: SnapshotEvent) => void;
-  /** A model that took changes is stored again once its snapshot is this old (SNAPSHOT_EVERY_MS). */
+  /** A model that took changes is stored again once its snapshot is this old (6 hours: snapshotDue). */
   snapshotEveryMs?: number;
 }
-
-/** How often a model that took changes is stored again, so a restart catches up from hours ago at most. */
-const SNAPSHOT_EVERY_MS = 6 * 60 * 60 * 1000;
 
 const reciprocal = (rank: number | undefined) => (rank === undefined ? 0 : 1 / (rank + 1));
 /** Candidates read from each retrieval (deeper than a page: the reranker picks among them). */
@@ -574,8 +571,7 @@ export function createSuggestEngine(
     }
     mark = scan.nextMark;
     embedPending();
-    const every = options.snapshotEveryMs ?? SNAPSHOT_EVERY_MS;
-    if (remined || (changedSinceSnapshot && Date.now() - snapshotAt >= every)) {
+    if (remined || snapshotDue(Date.now() - snapshotAt, changedSinceSnapshot, options.snapshotEveryMs)) {
       await storeSnapshot(slice);
     }
   };

@@ -272,20 +272,24 @@ export async function run(args: string[]): Promise<void> {
   }
 }
 
-/** What a snapshot event says, as a row's figures (seconds excluded from the build's). */
+/** The snapshot events a build and a restore report. */
 type Stored = Extract<SnapshotEvent, { kind: 'stored' }>;
 type Restored = Extract<SnapshotEvent, { kind: 'restored' }>;
 
-/** Runs `build` and returns the loop's waits with the event it reported (throws when it reported none of `kind`). */
-async function withEvent<K extends 'stored' | 'restored'>(
+/**
+ * Makes an engine and builds it (a build or a restore), returning the engine, the loop's waits and the
+ * snapshot event of `kind` it reported (throws when it reported none).
+ */
+async function buildWith<E extends { build(): Promise<void> }, K extends 'stored' | 'restored'>(
   kind: K,
-  build: (onSnapshot: (event: SnapshotEvent) => void) => Promise<void>,
+  make: (onSnapshot: (event: SnapshotEvent) => void) => E,
 ) {
   const events: SnapshotEvent[] = [];
-  const measured = await watchLoop(() => build((event) => events.push(event)));
+  const engine = make((event) => events.push(event));
+  const measured = await watchLoop(() => engine.build());
   const event = events.find((e) => e.kind === kind);
   if (!event) throw new Error(`no snapshot was ${kind}: ${JSON.stringify(events)}`);
-  return { measured, event: event as K extends 'stored' ? Stored : Restored };
+  return { engine, measured, event: event as K extends 'stored' ? Stored : Restored };
 }
 
 /**
@@ -306,19 +310,12 @@ async function measureSnapshot(db: Database, messages: string[]): Promise<void> 
     for (const q of queries) out.push(await e.search(q, {}, ANONYMOUS_VIEWER, 10, undefined));
     return out;
   };
-  let builtIndex!: ReturnType<typeof memory>;
-  const indexBuild = await withEvent('stored', (onSnapshot) => {
-    builtIndex = memory(onSnapshot);
-    return builtIndex.build();
-  });
-  const builtSearches = await searches(builtIndex);
-  await builtIndex.close();
+  const indexBuild = await buildWith('stored', memory);
+  const builtSearches = await searches(indexBuild.engine);
+  await indexBuild.engine.close();
   globalThis.gc?.();
-  let index!: ReturnType<typeof memory>;
-  const indexRestore = await withEvent('restored', (onSnapshot) => {
-    index = memory(onSnapshot);
-    return index.build();
-  });
+  const indexRestore = await buildWith('restored', memory);
+  const index = indexRestore.engine;
   const sameSearches = isDeepStrictEqual(await searches(index), builtSearches);
 
   const engine = (onSnapshot: (event: SnapshotEvent) => void) =>
@@ -328,25 +325,21 @@ async function measureSnapshot(db: Database, messages: string[]): Promise<void> 
     for (const message of messages) out.push(await e.suggest(message, ANONYMOUS_VIEWER, 5));
     return out;
   };
-  let built!: ReturnType<typeof engine>;
-  const modelBuild = await withEvent('stored', (onSnapshot) => {
-    built = engine(onSnapshot);
-    return built.build();
-  });
-  const builtAnswers = await answers(built);
-  const documents = built.status().documents;
-  await built.close();
+  const modelBuild = await buildWith('stored', engine);
+  const builtAnswers = await answers(modelBuild.engine);
+  const documents = modelBuild.engine.status().documents;
+  await modelBuild.engine.close();
   globalThis.gc?.();
-  let restoring!: ReturnType<typeof engine>;
-  const modelRestore = await withEvent('restored', (onSnapshot) => {
-    restoring = engine(onSnapshot);
-    return restoring.build();
-  });
+  const modelRestore = await buildWith('restored', engine);
+  const restoring = modelRestore.engine;
   const sameSuggestions = isDeepStrictEqual(await answers(restoring), builtAnswers);
   await restoring.close();
   await index.close();
 
-  const figures = (built: typeof indexBuild, restored: typeof indexRestore) => {
+  const figures = (
+    built: { measured: { seconds: number }; event: Stored },
+    restored: { measured: { seconds: number } },
+  ) => {
     const buildSeconds = built.measured.seconds - built.event.seconds;
     return {
       buildSeconds: round(buildSeconds, 1),

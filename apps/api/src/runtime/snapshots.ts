@@ -7,13 +7,14 @@ import { deserialize, serialize } from 'node:v8';
 import { gunzip, gzip } from 'node:zlib';
 import {
   type ChangeMark,
+  currentChangeMark,
   type Database,
   modelSnapshotHeader,
   modelSnapshotPart,
   saveModelSnapshot,
 } from '@atskills/db';
 import type { FastifyInstance } from 'fastify';
-import type { TimeSlicer } from './time-slice.js';
+import { TimeSlicer } from './time-slice.js';
 
 // Snapshots of the API's in-memory structures (the search index, the suggestion model), stored in Postgres
 // (model_snapshots) so a restart, or another replica, loads them instead of building them from every
@@ -245,7 +246,7 @@ export async function saveSnapshot(
 
 /** A stored snapshot read back, or why none could be used. */
 export type SnapshotRead<T> =
-  | { value: T; mark: ChangeMark; createdAt: Date; bytes: number }
+  | { value: T; mark: ChangeMark; createdAt: Date; bytes: number; skills: number }
   | { unusable: string };
 
 /**
@@ -288,5 +289,131 @@ export async function loadSnapshot<T>(
     mark: header.mark,
     createdAt: header.createdAt,
     bytes: header.bytes,
+    skills: header.skills,
   };
+}
+
+/** How a structure is stored and restored (see SnapshotKeeper). */
+export interface SnapshotSettings {
+  /** Its name in model_snapshots. */
+  name: string;
+  /** The code it depends on (snapshotFormat). */
+  sources: readonly string[];
+  /** Off: never stored nor loaded (INDEX_SNAPSHOTS=false). */
+  enabled: boolean;
+  onSnapshot?: ((event: SnapshotEvent) => void) | undefined;
+  onError?: ((err: unknown) => void) | undefined;
+  /** Stored again once this old after taking changes (snapshotDue's default otherwise). */
+  everyMs?: number | undefined;
+  /** Slices of the event loop a restore takes at a time (the structure's build slices). */
+  sliceMs?: number | undefined;
+}
+
+/** What a structure does with its snapshot: put a stored one in place, catch up from there, or build. */
+export interface SnapshotSteps<T> {
+  /** Puts a stored snapshot in place (current to `mark`); a reason when it cannot (it is then built). */
+  restore(value: T, mark: ChangeMark, slice: TimeSlicer): Promise<string | null>;
+  /** Every change since the restored snapshot's mark. */
+  catchUp(): Promise<void>;
+  build(): Promise<void>;
+}
+
+/**
+ * The snapshot side of a structure a ChangeFollower keeps (the search index, the suggestion model): loads
+ * the stored one in place of the first build, stores it after builds and when `due`, and reports both.
+ */
+export class SnapshotKeeper<T> {
+  /** Seconds the last restore took (null once the structure was built instead). */
+  restoreSeconds: number | null = null;
+  private storedAt = 0;
+  private changed = false;
+  private tried = false;
+
+  constructor(
+    private readonly db: Database,
+    private readonly settings: SnapshotSettings,
+  ) {}
+
+  /** The follower's build step: the stored snapshot the first time, when one can be used, then a catch-up; else a build. */
+  async buildOrRestore(steps: SnapshotSteps<T>): Promise<void> {
+    if (this.settings.enabled && !this.tried) {
+      this.tried = true;
+      if (await this.restore(steps)) {
+        await steps.catchUp();
+        return;
+      }
+    }
+    await steps.build();
+  }
+
+  private async restore(steps: SnapshotSteps<T>): Promise<boolean> {
+    const { name, sources, sliceMs, onSnapshot } = this.settings;
+    const started = performance.now();
+    const slice = new TimeSlicer(sliceMs);
+    try {
+      const read = await loadSnapshot<T>(
+        this.db,
+        name,
+        await snapshotFormat(sources),
+        await currentChangeMark(this.db),
+        slice,
+      );
+      const refused = 'unusable' in read ? read.unusable : await steps.restore(read.value, read.mark, slice);
+      if ('unusable' in read || refused !== null) {
+        onSnapshot?.({ kind: 'unusable', reason: refused ?? '' });
+        return false;
+      }
+      this.restoreSeconds = (performance.now() - started) / 1000;
+      this.storedAt = Date.now();
+      this.changed = false;
+      onSnapshot?.({
+        kind: 'restored',
+        skills: read.skills,
+        bytes: read.bytes,
+        seconds: this.restoreSeconds,
+        createdAt: read.createdAt,
+      });
+      return true;
+    } catch (err) {
+      // A snapshot that cannot be read is only a slower start: build instead.
+      onSnapshot?.({ kind: 'unusable', reason: (err as Error).message });
+      return false;
+    }
+  }
+
+  /** The structure was built from the database (it restores nothing until the next start). */
+  built(): void {
+    this.restoreSeconds = null;
+  }
+
+  /** A catch-up applied `changed` rows. */
+  tookChanges(changed: number): void {
+    if (changed > 0) this.changed = true;
+  }
+
+  /** Whether the stored snapshot is old enough to store again (snapshotDue). */
+  get due(): boolean {
+    return snapshotDue(Date.now() - this.storedAt, this.changed, this.settings.everyMs);
+  }
+
+  /**
+   * Stores `value()` (of `skills` skills) current to `mark`, inside a build or catch-up (no other one changes
+   * the structure meanwhile). A failure is reported and costs only the next start's time.
+   */
+  async store(mark: ChangeMark, skills: number, value: () => Promise<T>, slice: TimeSlicer): Promise<void> {
+    const { name, sources, enabled, onSnapshot, onError } = this.settings;
+    if (!enabled) return;
+    try {
+      const written = await saveSnapshot(
+        this.db,
+        { name, format: await snapshotFormat(sources), mark, skills, value: await value() },
+        slice,
+      );
+      this.storedAt = Date.now();
+      this.changed = false;
+      onSnapshot?.({ kind: 'stored', skills, ...written });
+    } catch (err) {
+      onError?.(err);
+    }
+  }
 }

@@ -9,13 +9,7 @@ import {
   type SearchDocumentRow,
   type SearchFolderRow,
 } from '@atskills/db';
-import {
-  loadSnapshot,
-  type SnapshotEvent,
-  saveSnapshot,
-  snapshotDue,
-  snapshotFormat,
-} from '../runtime/snapshots.js';
+import { type SnapshotEvent, SnapshotKeeper } from '../runtime/snapshots.js';
 import { TimeSlicer } from '../runtime/time-slice.js';
 import { ChangeFollower, type FollowedStructure } from './change-follower.js';
 import { readSearchCursor, searchCursor } from './cursor.js';
@@ -139,11 +133,6 @@ export function createMemoryEngine(
   let revisions = new Map<string, string>();
   let loading = 0;
   let buildSeconds: number | null = null;
-  let restoreSeconds: number | null = null;
-  /** When the index was last stored or restored, and whether it took changes since. */
-  let snapshotAt = 0;
-  let changedSinceSnapshot = false;
-  let triedRestore = false;
   let usesReadAt = 0;
   /** The uses last read (new and changed skills take theirs from here). */
   let uses: UsesMap = new Map();
@@ -220,96 +209,33 @@ export function createMemoryEngine(
     uses = buildUses;
     usesReadAt = Date.now();
     buildSeconds = (performance.now() - started) / 1000;
-    restoreSeconds = null;
+    snapshots.built();
     follower.error = undefined;
     await storeSnapshot(slice);
     await doSync();
   };
 
-  /**
-   * Stores the index as it is now (inside a build or catch-up: no other one changes it meanwhile). A failure
-   * is reported and costs only the next start's time.
-   */
-  const storeSnapshot = async (slice: TimeSlicer) => {
-    if (!options.snapshots || !index || !mark) return;
-    try {
-      const value: SearchIndexSnapshot = { index: await index.snapshot(slice), revisions: [...revisions] };
-      const written = await saveSnapshot(
-        db,
-        {
-          name: SEARCH_INDEX_SNAPSHOT,
-          format: await snapshotFormat(SNAPSHOT_SOURCES),
-          mark,
-          skills: revisions.size,
-          value,
-        },
-        slice,
-      );
-      snapshotAt = Date.now();
-      changedSinceSnapshot = false;
-      options.onSnapshot?.({ kind: 'stored', skills: revisions.size, ...written });
-    } catch (err) {
-      options.onError?.(err);
-    }
-  };
-
-  /** Restores the stored snapshot (current to its mark); false when there is none this code can use. */
-  const restoreSnapshot = async (): Promise<boolean> => {
-    const started = performance.now();
-    const slice = new TimeSlicer(options.buildSliceMs);
-    const read = await loadSnapshot<SearchIndexSnapshot>(
-      db,
-      SEARCH_INDEX_SNAPSHOT,
-      await snapshotFormat(SNAPSHOT_SOURCES),
-      await currentChangeMark(db),
+  /** Stores the index as it is now (with the revision held of each skill). */
+  const storeSnapshot = (slice: TimeSlicer) => {
+    const held = index;
+    if (!held || !mark) return Promise.resolve();
+    return snapshots.store(
+      mark,
+      revisions.size,
+      async () => ({ index: await held.snapshot(slice), revisions: [...revisions] }),
       slice,
     );
-    if ('unusable' in read) {
-      options.onSnapshot?.({ kind: 'unusable', reason: read.unusable });
-      return false;
-    }
-    const restored = await SkillIndex.restore(read.value.index, slice);
-    if (estimateBytes(restored) > options.maxBytes) {
-      options.onSnapshot?.({ kind: 'unusable', reason: 'it would exceed the memory budget' });
-      return false;
-    }
-    index = restored;
-    revisions = new Map(read.value.revisions);
-    mark = read.mark;
-    restoreSeconds = (performance.now() - started) / 1000;
-    snapshotAt = Date.now();
-    changedSinceSnapshot = false;
-    follower.error = undefined;
-    options.onSnapshot?.({
-      kind: 'restored',
-      skills: revisions.size,
-      bytes: read.bytes,
-      seconds: restoreSeconds,
-      createdAt: read.createdAt,
-    });
-    return true;
   };
 
-  /** The follower's build: the stored snapshot the first time, when there is one; else from every skill. */
-  const buildOrRestore = async () => {
-    if (options.snapshots && !triedRestore) {
-      triedRestore = true;
-      let restored = false;
-      try {
-        restored = await restoreSnapshot();
-      } catch (err) {
-        // A snapshot that cannot be read is only a slower start: build instead.
-        options.onSnapshot?.({ kind: 'unusable', reason: (err as Error).message });
-        index = null;
-      }
-      if (restored) {
-        // Uses as they are now (a build reads them first), then every change since the snapshot's mark.
-        await readUses();
-        await doSync();
-        return;
-      }
-    }
-    await doBuild();
+  /** Puts a stored index in place; a reason when it cannot. */
+  const restoreSnapshot = async (value: SearchIndexSnapshot, from: ChangeMark, slice: TimeSlicer) => {
+    const restored = await SkillIndex.restore(value.index, slice);
+    if (estimateBytes(restored) > options.maxBytes) return 'it would exceed the memory budget';
+    index = restored;
+    revisions = new Map(value.revisions);
+    mark = from;
+    follower.error = undefined;
+    return null;
   };
 
   /** Re-reads every skill's uses (one grouped query; uses roll up per day, so this is rare). */
@@ -368,20 +294,37 @@ export function createMemoryEngine(
       }
     }
     if (Date.now() - usesReadAt >= USES_REFRESH_MS) await readUses();
-    if (scan.changed > 0) changedSinceSnapshot = true;
+    snapshots.tookChanges(scan.changed);
     const refrozen = target.statisticsDue;
     if (refrozen) {
       await target.trimSpare(slice);
       target.freezeStatistics();
     }
     mark = scan.nextMark;
-    if (refrozen || snapshotDue(Date.now() - snapshotAt, changedSinceSnapshot, options.snapshotEveryMs))
-      await storeSnapshot(slice);
+    if (refrozen || snapshots.due) await storeSnapshot(slice);
   };
 
+  const snapshots = new SnapshotKeeper<SearchIndexSnapshot>(db, {
+    name: SEARCH_INDEX_SNAPSHOT,
+    sources: SNAPSHOT_SOURCES,
+    enabled: options.snapshots ?? false,
+    onSnapshot: options.onSnapshot,
+    onError: options.onError,
+    everyMs: options.snapshotEveryMs,
+    sliceMs: options.buildSliceMs,
+  });
   const follower = new ChangeFollower({
     ready: () => index !== null,
-    build: buildOrRestore,
+    // Uses as they are now after a restore (a build reads them first), then every change since its mark.
+    build: () =>
+      snapshots.buildOrRestore({
+        restore: restoreSnapshot,
+        catchUp: async () => {
+          await readUses();
+          await doSync();
+        },
+        build: doBuild,
+      }),
     catchUp: doSync,
     onError: options.onError,
   });
@@ -468,7 +411,7 @@ export function createMemoryEngine(
         postings,
         bytes: index ? estimateBytes(index) : 0,
         buildSeconds,
-        restoreSeconds,
+        restoreSeconds: snapshots.restoreSeconds,
         loading,
         ...(follower.error ? { error: follower.error } : {}),
       };

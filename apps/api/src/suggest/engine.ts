@@ -7,7 +7,7 @@ import {
   type SearchDocumentRow,
 } from '@atskills/db';
 import { refusingVerdict } from '@atskills/protocol';
-import { type SnapshotEvent, snapshotDue } from '../runtime/snapshots.js';
+import { type SnapshotEvent, SnapshotKeeper } from '../runtime/snapshots.js';
 import { TimeSlicer } from '../runtime/time-slice.js';
 import { ChangeFollower, type FollowedStructure } from '../search/change-follower.js';
 import type { SearchEngine, SearchHit } from '../search/engine.js';
@@ -38,7 +38,7 @@ import { diversify, type RankedList, reciprocalRankFusion } from './fusion.js';
 import { type PhraseQuoter, phraseQuoter, type Quote } from './matched.js';
 import { type QueryTerm, SemanticModel } from './model.js';
 import { extractNeeds, MIN_PART_WORDS, type Need, taskSignal } from './needs.js';
-import { loadSuggestionSnapshot, type SuggestionSnapshot, saveSuggestionSnapshot } from './snapshot.js';
+import { SUGGESTION_SNAPSHOT, SUGGESTION_SOURCES, type SuggestionSnapshot } from './snapshot.js';
 import { cachedTermOf } from './term-cache.js';
 
 /**
@@ -301,11 +301,6 @@ export function createSuggestEngine(
   let nextSlot = 0;
   let mark: ChangeMark | null = null;
   let buildSeconds: number | null = null;
-  let restoreSeconds: number | null = null;
-  /** When the model was last stored or restored, and whether it took changes since. */
-  let snapshotAt = 0;
-  let changedSinceSnapshot = false;
-  let triedRestore = false;
   let embeddingsError: string | undefined;
   const embedder: EmbeddingsClient | null = !options.embeddings
     ? null
@@ -436,99 +431,51 @@ export function createSuggestEngine(
     model = fresh;
     mark = startMark;
     buildSeconds = (performance.now() - started) / 1000;
-    restoreSeconds = null;
+    snapshots.built();
     follower.error = undefined;
     embedPending();
     await storeSnapshot(slice);
     await doSync();
   };
 
-  /**
-   * Stores the model as it is now (inside a build or catch-up: no other one changes it meanwhile). A failure
-   * is reported and costs only the next start's time.
-   */
-  const storeSnapshot = async (slice: TimeSlicer) => {
-    if (!options.snapshots || !model || !dense || !mark) return;
-    try {
-      const entries: SuggestionSnapshot<Held>['entries'] = [];
-      for (const [identity, slot] of slots) entries.push([identity, slot, held[slot]!]);
-      const written = await saveSuggestionSnapshot(
-        db,
-        mark,
-        { semantic: await model.snapshot(slice), dense: dense.snapshot(), entries, nextSlot },
-        slice,
-      );
-      snapshotAt = Date.now();
-      changedSinceSnapshot = false;
-      options.onSnapshot?.({ kind: 'stored', skills: entries.length, ...written });
-    } catch (err) {
-      options.onError?.(err);
-    }
+  /** Stores the model as it is now (with what the engine holds per skill). */
+  const storeSnapshot = (slice: TimeSlicer) => {
+    const [m, d] = [model, dense];
+    if (!m || !d || !mark) return Promise.resolve();
+    return snapshots.store(
+      mark,
+      slots.size,
+      async () => {
+        const entries: SuggestionSnapshot<Held>['entries'] = [];
+        for (const [identity, slot] of slots) entries.push([identity, slot, held[slot]!]);
+        return { semantic: await m.snapshot(slice), dense: d.snapshot(), entries, nextSlot };
+      },
+      slice,
+    );
   };
 
-  /** Restores the stored snapshot (current to its mark); false when there is none this code can use. */
-  const restoreSnapshot = async (): Promise<boolean> => {
-    const started = performance.now();
-    const slice = new TimeSlicer(options.buildSliceMs);
-    const read = await loadSuggestionSnapshot<Held>(db, await currentChangeMark(db), slice);
-    if ('unusable' in read) {
-      options.onSnapshot?.({ kind: 'unusable', reason: read.unusable });
-      return false;
-    }
-    const snapshot = read.value;
-    const restored = await SemanticModel.restore(snapshot.semantic, slice);
-    const restoredDense = await DenseModel.restore(restored, snapshot.dense, slice);
-    if (restored.stats().bytes + restoredDense.bytes() + snapshot.entries.length * 200 > options.maxBytes) {
-      // A budget lowered since it was stored: the build says what the budget is and refuses.
-      options.onSnapshot?.({ kind: 'unusable', reason: 'it would exceed the memory budget' });
-      return false;
+  /** Puts a stored model in place; a reason when it cannot. */
+  const restoreSnapshot = async (value: SuggestionSnapshot<Held>, from: ChangeMark, slice: TimeSlicer) => {
+    const restored = await SemanticModel.restore(value.semantic, slice);
+    const restoredDense = await DenseModel.restore(restored, value.dense, slice);
+    // A budget lowered since it was stored: the build says what the budget is and refuses.
+    if (restored.stats().bytes + restoredDense.bytes() + value.entries.length * 200 > options.maxBytes) {
+      return 'it would exceed the memory budget';
     }
     held = [];
     slots = new Map();
-    for (const [identity, slot, entry] of snapshot.entries) {
+    for (const [identity, slot, entry] of value.entries) {
       held[slot] = entry;
       slots.set(identity, slot);
       if (embedder) toEmbed.add(slot);
     }
-    nextSlot = snapshot.nextSlot;
+    nextSlot = value.nextSlot;
     model = restored;
     dense = restoredDense;
-    mark = read.mark;
-    restoreSeconds = (performance.now() - started) / 1000;
-    snapshotAt = Date.now();
-    changedSinceSnapshot = false;
+    mark = from;
     follower.error = undefined;
-    options.onSnapshot?.({
-      kind: 'restored',
-      skills: slots.size,
-      bytes: read.bytes,
-      seconds: restoreSeconds,
-      createdAt: read.createdAt,
-    });
     embedPending();
-    return true;
-  };
-
-  /** The follower's build: the stored snapshot the first time, when there is one; else from every skill. */
-  const buildOrRestore = async () => {
-    if (options.snapshots && !triedRestore) {
-      triedRestore = true;
-      let restored = false;
-      try {
-        restored = await restoreSnapshot();
-      } catch (err) {
-        // A snapshot that cannot be read is only a slower start: build instead.
-        options.onSnapshot?.({ kind: 'unusable', reason: (err as Error).message });
-        model = null;
-        dense = null;
-      }
-      if (restored) {
-        // Every change committed since the snapshot's mark, as after a build.
-        await doSync();
-        return;
-      }
-    }
-    await doBuild();
+    return null;
   };
 
   const doSync = async () => {
@@ -562,7 +509,7 @@ export function createSuggestEngine(
       await doBuild();
       return;
     }
-    if (scan.changed > 0) changedSinceSnapshot = true;
+    snapshots.tookChanges(scan.changed);
     const remined = target.needsRemine();
     if (remined) {
       // Requests go on with the related terms and vectors of before until both are rebuilt.
@@ -571,14 +518,21 @@ export function createSuggestEngine(
     }
     mark = scan.nextMark;
     embedPending();
-    if (remined || snapshotDue(Date.now() - snapshotAt, changedSinceSnapshot, options.snapshotEveryMs)) {
-      await storeSnapshot(slice);
-    }
+    if (remined || snapshots.due) await storeSnapshot(slice);
   };
 
+  const snapshots = new SnapshotKeeper<SuggestionSnapshot<Held>>(db, {
+    name: SUGGESTION_SNAPSHOT,
+    sources: SUGGESTION_SOURCES,
+    enabled: options.snapshots ?? false,
+    onSnapshot: options.onSnapshot,
+    onError: options.onError,
+    everyMs: options.snapshotEveryMs,
+    sliceMs: options.buildSliceMs,
+  });
   const follower = new ChangeFollower({
     ready: () => model !== null,
-    build: buildOrRestore,
+    build: () => snapshots.buildOrRestore({ restore: restoreSnapshot, catchUp: doSync, build: doBuild }),
     catchUp: doSync,
     onError: options.onError,
     startAfter: options.startAfter,
@@ -931,7 +885,7 @@ export function createSuggestEngine(
         vectors: vectors.size,
         denseBytes: dense?.bytes() ?? 0,
         buildSeconds,
-        restoreSeconds,
+        restoreSeconds: snapshots.restoreSeconds,
         ...(embeddingsError ? { embeddingsError } : {}),
         ...(follower.error ? { error: follower.error } : {}),
       };

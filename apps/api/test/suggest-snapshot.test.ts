@@ -6,6 +6,7 @@
  */
 import { modelSnapshotHeader } from '@atskills/db';
 import { sql } from 'drizzle-orm';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
 import type { SnapshotEvent } from '../src/runtime/snapshots.js';
@@ -110,26 +111,42 @@ describe('the stored suggestion model', () => {
   });
 
   it('is stored again once it is old and the model took changes, not while nothing changed', async () => {
-    const e = createSuggestEngine(db.db, createPostgresEngine(db.db), {
-      maxBytes: 2 ** 28,
-      snapshots: true,
-      snapshotEveryMs: 0,
-      onSnapshot: (event) => events.push(event),
-    });
-    engines.push(e);
-    const before = events.length;
-    await e.build();
-    // The catch-up after the restore took the changes of the test before: stored again at once.
-    expect(events.slice(before)).toMatchObject([{ kind: 'restored' }, { kind: 'stored' }]);
-    const count = events.length;
-    await e.sync();
-    expect(events.length).toBe(count);
-    await seedRepository(db.db, 'acme', 'payroll', {
-      'payslips/SKILL.md': skillMd('payslips', 'Generate monthly payslips from the payroll sheet'),
-    });
-    await e.sync();
-    expect(events.slice(count)).toMatchObject([{ kind: 'stored' }]);
-    expect((await modelSnapshotHeader(db.db, SUGGESTION_SNAPSHOT))?.skills).toBe(e.status().documents);
+    // A transaction left open holds the change mark back (it is the oldest running anywhere on the server,
+    // as another database's can be), so every catch-up sees the rows written since it began again.
+    const holder = new pg.Client({ connectionString: db.url });
+    await holder.connect();
+    try {
+      await holder.query('begin');
+      await holder.query('select pg_current_xact_id()');
+      await seedRepository(db.db, 'acme', 'payroll', {
+        'payslips/SKILL.md': skillMd('payslips', 'Generate monthly payslips from the payroll sheet'),
+      });
+      const e = createSuggestEngine(db.db, createPostgresEngine(db.db), {
+        maxBytes: 2 ** 28,
+        snapshots: true,
+        snapshotEveryMs: 0,
+        onSnapshot: (event) => events.push(event),
+      });
+      engines.push(e);
+      const before = events.length;
+      await e.build();
+      // The catch-up after the restore took the new skill: stored again at once.
+      expect(events.slice(before)).toMatchObject([{ kind: 'restored' }, { kind: 'stored' }]);
+      const count = events.length;
+      // The same rows again, nothing to take: not stored.
+      await e.sync();
+      await e.sync();
+      expect(events.length).toBe(count);
+      await seedRepository(db.db, 'acme', 'payroll', {
+        'payslips/SKILL.md': skillMd('payslips', 'Generate monthly payslips and tax forms'),
+      });
+      await e.sync();
+      expect(events.slice(count)).toMatchObject([{ kind: 'stored' }]);
+      expect((await modelSnapshotHeader(db.db, SUGGESTION_SNAPSHOT))?.skills).toBe(e.status().documents);
+    } finally {
+      await holder.query('rollback');
+      await holder.end();
+    }
   });
 
   it('is not used when other code wrote it, and the build stores one of this code', async () => {

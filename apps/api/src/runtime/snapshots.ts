@@ -386,9 +386,9 @@ export class SnapshotKeeper<T> {
     this.restoreSeconds = null;
   }
 
-  /** A catch-up applied `changed` rows. */
-  tookChanges(changed: number): void {
-    if (changed > 0) this.changed = true;
+  /** A catch-up removed or reloaded `applied` skills. */
+  tookChanges(applied: number): void {
+    if (applied > 0) this.changed = true;
   }
 
   /** Whether the stored snapshot is old enough to store again (snapshotDue). */

@@ -294,7 +294,7 @@ export function createMemoryEngine(
       }
     }
     if (Date.now() - usesReadAt >= USES_REFRESH_MS) await readUses();
-    snapshots.tookChanges(scan.changed);
+    snapshots.tookChanges(scan.applied);
     const refrozen = target.statisticsDue;
     if (refrozen) {
       await target.trimSpare(slice);

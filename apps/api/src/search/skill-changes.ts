@@ -27,8 +27,13 @@ export interface SkillHolder {
   upsert(row: SearchDocumentRow): void;
 }
 
-/** What one catch-up found: null when the transaction counter wrapped and the caller must rebuild. */
-export type SkillChangeScan = { nextMark: ChangeMark; changed: number } | null;
+/**
+ * What one catch-up found: null when the transaction counter wrapped and the caller must rebuild. `changed`
+ * counts the rows written since the mark (rows seen already may come again: the mark is the oldest
+ * transaction running anywhere on the server), `applied` the skills removed or reloaded (what a holder
+ * really took).
+ */
+export type SkillChangeScan = { nextMark: ChangeMark; changed: number; applied: number } | null;
 
 /**
  * Applies every skill change committed since `mark` to `holder`: removals, patches of stars, visibility
@@ -45,13 +50,18 @@ export async function applySkillChanges(
   const nextMark = await currentChangeMark(db);
   const changes = await changedSkills(db, mark);
   if (!changes) return null;
+  let applied = 0;
+  const remove = (identity: string) => {
+    if (holder.revisionOf(identity) === undefined) return;
+    holder.remove(identity);
+    applied++;
+  };
   // What a skill left first: an identity deleted and written again since the mark is in `rows` too.
-  for (const identity of changes.left) if (holder.revisionOf(identity) !== undefined) holder.remove(identity);
+  for (const identity of changes.left) remove(identity);
   const reload: number[] = [];
   for (const row of changes.rows) {
-    if (!row.live) {
-      if (holder.revisionOf(row.identity) !== undefined) holder.remove(row.identity);
-    } else if (holder.revisionOf(row.identity) === row.revision) holder.patch(row);
+    if (!row.live) remove(row.identity);
+    else if (holder.revisionOf(row.identity) === row.revision) holder.patch(row);
     else reload.push(row.id);
   }
   // A batch of reloads is a second of work for the suggestion model: requests are answered in between.
@@ -59,13 +69,14 @@ export async function applySkillChanges(
     for (const row of await loadSearchDocumentsById(db, reload.slice(i, i + BUILD_BATCH))) {
       if (slice.due()) await slice.pause();
       holder.upsert(row);
+      applied++;
     }
   }
   if (changes.liveCount !== holder.size) {
     // Rows deleted outright more than the tombstones' seven days ago (a follower that long behind), or
     // anything else the holder missed: drop what is no longer there.
     const live = new Set(await liveSkillIdentities(db));
-    for (const identity of [...holder.identities()]) if (!live.has(identity)) holder.remove(identity);
+    for (const identity of [...holder.identities()]) if (!live.has(identity)) remove(identity);
   }
-  return { nextMark, changed: changes.rows.length };
+  return { nextMark, changed: changes.rows.length, applied };
 }

@@ -509,7 +509,7 @@ export function createSuggestEngine(
       await doBuild();
       return;
     }
-    snapshots.tookChanges(scan.changed);
+    snapshots.tookChanges(scan.applied);
     const remined = target.needsRemine();
     if (remined) {
       // Requests go on with the related terms and vectors of before until both are rebuilt.

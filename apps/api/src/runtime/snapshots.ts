@@ -89,7 +89,7 @@ const SNAPSHOT_REFRESH_MS = 24 * 60 * 60 * 1000;
  * Snapshots older than this are not loaded: a catch-up learns which identities skills left from the
  * tombstones, kept seven days (migration 0015), so from an older mark a removal could go unnoticed.
  */
-export const SNAPSHOT_MAX_AGE_MS = 6 * 24 * 60 * 60 * 1000;
+const SNAPSHOT_MAX_AGE_MS = 6 * 24 * 60 * 60 * 1000;
 
 /** Whether a structure whose snapshot is `ageMs` old, and which `changed` since or not, is due to be stored again. */
 export function snapshotDue(ageMs: number, changed: boolean, everyMs = SNAPSHOT_EVERY_MS): boolean {
@@ -110,7 +110,7 @@ export function logSnapshot(app: FastifyInstance, structure: string, event: Snap
 }
 
 /** What storing a snapshot took. */
-export interface SnapshotWrite {
+interface SnapshotWrite {
   bytes: number;
   seconds: number;
 }
@@ -229,7 +229,7 @@ export async function fromParts(parts: Buffer[], slice: TimeSlicer): Promise<unk
  * Stores `value` as the snapshot `name`, current to `mark` (of `skills` skills), in parts of a few megabytes
  * (serialised on the event loop in `slice`s, compressed off it on zlib's threads).
  */
-export async function saveSnapshot(
+async function saveSnapshot(
   db: Database,
   stored: { name: string; format: string; mark: ChangeMark; skills: number; value: unknown },
   slice: TimeSlicer,
@@ -245,7 +245,7 @@ export async function saveSnapshot(
 }
 
 /** A stored snapshot read back, or why none could be used. */
-export type SnapshotRead<T> =
+type SnapshotRead<T> =
   | { value: T; mark: ChangeMark; createdAt: Date; bytes: number; skills: number }
   | { unusable: string };
 
@@ -254,7 +254,7 @@ export type SnapshotRead<T> =
  * from: of the current transaction epoch (changedSkills) and not ahead of it (a database restored from a
  * dump into another server numbers transactions afresh, and a mark ahead of them would miss every change).
  */
-export async function loadSnapshot<T>(
+async function loadSnapshot<T>(
   db: Database,
   name: string,
   format: string,
@@ -358,11 +358,9 @@ export class SnapshotKeeper<T> {
         await currentChangeMark(this.db),
         slice,
       );
-      const refused = 'unusable' in read ? read.unusable : await steps.restore(read.value, read.mark, slice);
-      if ('unusable' in read || refused !== null) {
-        onSnapshot?.({ kind: 'unusable', reason: refused ?? '' });
-        return false;
-      }
+      if ('unusable' in read) return this.unusable(read.unusable);
+      const refused = await steps.restore(read.value, read.mark, slice);
+      if (refused !== null) return this.unusable(refused);
       this.restoreSeconds = (performance.now() - started) / 1000;
       this.storedAt = Date.now();
       this.changed = false;
@@ -376,9 +374,14 @@ export class SnapshotKeeper<T> {
       return true;
     } catch (err) {
       // A snapshot that cannot be read is only a slower start: build instead.
-      onSnapshot?.({ kind: 'unusable', reason: (err as Error).message });
-      return false;
+      return this.unusable((err as Error).message);
     }
+  }
+
+  /** Reports why the stored snapshot is not used (the structure is built instead). */
+  private unusable(reason: string): false {
+    this.settings.onSnapshot?.({ kind: 'unusable', reason });
+    return false;
   }
 
   /** The structure was built from the database (it restores nothing until the next start). */

@@ -234,7 +234,6 @@ export function createMemoryEngine(
     index = restored;
     revisions = new Map(value.revisions);
     mark = from;
-    follower.error = undefined;
     return null;
   };
 

@@ -312,8 +312,10 @@ export function createSuggestEngine(
   const toEmbed = new Set<number>();
   let embedding: Promise<void> | null = null;
 
-  const bytes = () =>
-    (model?.stats().bytes ?? 0) + (dense?.bytes() ?? 0) + vectors.bytes() + slots.size * 200;
+  /** What the memory budget counts: a model, its LSA vectors, the service's vectors and `skills` held skills. */
+  const bytesOf = (m: SemanticModel | null, d: DenseModel | null, skills: number) =>
+    (m?.stats().bytes ?? 0) + (d?.bytes() ?? 0) + vectors.bytes() + skills * 200;
+  const bytes = () => bytesOf(model, dense, slots.size);
 
   const add = (target: SemanticModel, row: SearchDocumentRow) => {
     const old = slots.get(row.identity);
@@ -459,7 +461,7 @@ export function createSuggestEngine(
     const restored = await SemanticModel.restore(value.semantic, slice);
     const restoredDense = await DenseModel.restore(restored, value.dense, slice);
     // A budget lowered since it was stored: the build says what the budget is and refuses.
-    if (restored.stats().bytes + restoredDense.bytes() + value.entries.length * 200 > options.maxBytes) {
+    if (bytesOf(restored, restoredDense, value.entries.length) > options.maxBytes) {
       return 'it would exceed the memory budget';
     }
     held = [];
@@ -473,7 +475,6 @@ export function createSuggestEngine(
     model = restored;
     dense = restoredDense;
     mark = from;
-    follower.error = undefined;
     embedPending();
     return null;
   };

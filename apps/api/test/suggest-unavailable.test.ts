@@ -2,17 +2,20 @@
  * Suggestions when the model cannot answer, through suggestSkills (what /v1/suggest, MCP `suggest_skills`
  * and the web page call): while the model builds, a 503 that says so with Retry-After, since it is coming;
  * over its memory budget (SUGGEST_MODEL_MB), a 503 naming the budget and no Retry-After, since asking
- * again changes nothing until an operator raises it. The model builds after the search index's first
- * build (`startAfter`), and answers 503 while it waits.
+ * again changes nothing until an operator raises it. The model builds once the search index serves
+ * (`startAfter`), and answers 503 while it waits; not once the index's snapshot is stored too.
  */
+import { modelSnapshotHeader } from '@atskills/db';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
 import { isHttpProblem } from '../src/problems.js';
+import { SEARCH_INDEX_SNAPSHOT } from '../src/search/memory-engine.js';
 import { createPostgresEngine } from '../src/search/postgres.js';
 import { ANONYMOUS_VIEWER } from '../src/services/auth/viewer.js';
 import { suggestSkills } from '../src/services/suggest.js';
 import { BUILDING_RETRY_AFTER_S, createSuggestEngine } from '../src/suggest/engine.js';
+import { SUGGESTION_SNAPSHOT } from '../src/suggest/snapshot.js';
 import { createTestHub } from './support/app.js';
 import { seedRepository, skillMd } from './support/seed.js';
 
@@ -110,7 +113,7 @@ describe('suggestions the model cannot answer', () => {
       });
     });
     try {
-      void hub.app.searchIndexFirstBuild.then(() => {
+      void hub.app.searchIndexServes.then(() => {
         ended.push('search index');
         modelReadyWhenIndexWas = hub.app.suggestEngine.status().ready;
       });
@@ -136,6 +139,47 @@ describe('suggestions the model cannot answer', () => {
         payload: { message: MESSAGE },
       });
       expect(answered.json().results[0].identity).toBe('gh:o/r/release-notes');
+    } finally {
+      unlock?.();
+      await hub.close();
+    }
+  });
+
+  it("in the app, does not wait for the search index's snapshot to be stored", async () => {
+    // A writer of the search index's snapshot takes this lock (saveModelSnapshot): held here, the index
+    // serves but its first build cannot end until the lock is let go.
+    let unlock!: () => void;
+    let locking: Promise<unknown> | undefined;
+    const hub = await createTestHub('suggest_before_store', { SEARCH_ENGINE: 'memory' }, {}, async (own) => {
+      await seedRepository(own.db, 'o', 'r', {
+        'release-notes/SKILL.md': skillMd('release-notes', 'Write release notes from git commits'),
+      });
+      await new Promise<void>((locked) => {
+        locking = own.db.transaction(async (tx) => {
+          await tx.execute(
+            sql`select pg_advisory_xact_lock(hashtext(${`model_snapshot:${SEARCH_INDEX_SNAPSHOT}`}))`,
+          );
+          locked();
+          await new Promise<void>((resolve) => {
+            unlock = resolve;
+          });
+        });
+      });
+    });
+    try {
+      let indexBuildEnded = false;
+      void hub.app.searchIndexFirstBuild.then(() => {
+        indexBuildEnded = true;
+      });
+      await hub.app.suggestEngine.firstBuild();
+      expect(hub.app.suggestEngine.status()).toMatchObject({ ready: true, documents: 1 });
+      expect(indexBuildEnded).toBe(false);
+      expect(await modelSnapshotHeader(hub.db.db, SUGGESTION_SNAPSHOT)).not.toBeNull();
+      expect(await modelSnapshotHeader(hub.db.db, SEARCH_INDEX_SNAPSHOT)).toBeNull();
+      unlock();
+      await locking;
+      await hub.app.searchIndexFirstBuild;
+      expect(await modelSnapshotHeader(hub.db.db, SEARCH_INDEX_SNAPSHOT)).toMatchObject({ skills: 1 });
     } finally {
       unlock?.();
       await hub.close();

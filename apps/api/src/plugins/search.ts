@@ -22,9 +22,14 @@ declare module 'fastify' {
     searchVectors: VectorSearch | null;
     /**
      * Settles once the in-memory search index's first build has ended, serving or failed (at once for the
-     * other engines, which build nothing in this process): the suggestion model builds after it.
+     * other engines, which build nothing in this process).
      */
     searchIndexFirstBuild: Promise<void>;
+    /**
+     * Settles once the in-memory search index first serves, or its first build ended without it (at once for
+     * the other engines): the suggestion model builds after it, while the index is stored.
+     */
+    searchIndexServes: Promise<void>;
   }
 }
 
@@ -88,6 +93,7 @@ export default fp(
     let engine = opts.engine;
     let searchVectors: VectorSearch | null = null;
     let firstBuild = Promise.resolve();
+    let firstServes = Promise.resolve();
     if (!engine) {
       const postgres = createPostgresEngine(app.db);
       if (opts.config.meiliUrl) {
@@ -120,6 +126,7 @@ export default fp(
         if (app.hasDecorator('metrics')) reportIndex(app, memory);
         app.decorate('searchUsesWritten', () => memory.noteUsesWritten());
         firstBuild = memory.firstBuild();
+        firstServes = memory.firstServes();
         engine = memory;
       } else {
         engine = postgres;
@@ -134,6 +141,7 @@ export default fp(
     );
     app.decorate('searchVectors', searchVectors);
     app.decorate('searchIndexFirstBuild', firstBuild);
+    app.decorate('searchIndexServes', firstServes);
   },
   { name: 'atskills-search', dependencies: ['atskills-database'] },
 );

@@ -84,7 +84,8 @@ export default fp(
       // gives the semantic list, the vectors held in memory answer while it cannot.
       ...(app.searchVectors ? { vectorSearch: app.searchVectors } : {}),
       // One build at a time at start: the search index first (it serves sooner, and suggestions read it).
-      startAfter: app.searchIndexFirstBuild,
+      // Not after its snapshot is stored (6-9 s at 54,061 skills), which the model build need not wait for.
+      startAfter: app.searchIndexServes,
       onError: (err) => app.log.warn({ err }, 'suggestion model'),
       snapshots: config.indexSnapshots,
       onSnapshot: (event) => logSnapshot(app, 'suggestion model', event),

@@ -75,6 +75,11 @@ export interface MemoryEngine extends Omit<SearchEngine, 'close'>, FollowedStruc
   status(): MemoryIndexStatus;
   /** This process wrote uses: the next search re-reads them first (others' within USES_REFRESH_MS). */
   noteUsesWritten(): void;
+  /**
+   * Settles once the index first serves (built or restored), before the first build's snapshot is stored
+   * and its catch-up ends; or once the first build ended without it (failed, or the engine closed).
+   */
+  firstServes(): Promise<void>;
 }
 
 export interface MemoryEngineOptions {
@@ -139,6 +144,10 @@ export function createMemoryEngine(
   /** This process wrote uses: the next search re-reads them first. */
   let usesDirty = false;
   let usesReading: Promise<void> | null = null;
+  let nowServes!: () => void;
+  const serves = new Promise<void>((resolve) => {
+    nowServes = resolve;
+  });
 
   const estimateBytes = (i: SkillIndex) => {
     const s = i.stats();
@@ -204,6 +213,7 @@ export function createMemoryEngine(
     await fresh.trimSpare(slice);
     fresh.freezeStatistics();
     index = fresh;
+    nowServes();
     revisions = nextRevisions;
     mark = startMark;
     uses = buildUses;
@@ -232,6 +242,7 @@ export function createMemoryEngine(
     const restored = await SkillIndex.restore(value.index, slice);
     if (estimateBytes(restored) > options.maxBytes) return 'it would exceed the memory budget';
     index = restored;
+    nowServes();
     revisions = new Map(value.revisions);
     mark = from;
     return null;
@@ -427,6 +438,7 @@ export function createMemoryEngine(
       follower.start(watchChanges);
     },
     firstBuild: () => follower.firstBuild,
+    firstServes: () => Promise.race([serves, follower.firstBuild]),
     async close() {
       await follower.close();
       await fallback.close?.();

@@ -70,8 +70,8 @@ function reportModel(app: FastifyInstance, engine: SuggestEngine) {
 }
 
 /**
- * The suggestion engine: its model is built from the index when the app is ready, after the in-memory search
- * index's first build, follows the index change feed (like the search index), and retrieves lexically
+ * The suggestion engine: its model is built from the index when the app is ready, once the in-memory search
+ * index serves, follows the index change feed (like the search index), and retrieves lexically
  * through the app's search engine.
  */
 export default fp(

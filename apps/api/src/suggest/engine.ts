@@ -131,7 +131,7 @@ export interface SuggestEngineOptions {
   /** Candidates the lexical searches draw (SUGGEST_DRAW; benchmarks compare with a search page's). */
   lexicalDraw?: CandidateDraw;
   /**
-   * The first build starts once this settles: the search index's first build (plugins/suggest.ts). Both
+   * The first build starts once this settles: when the search index first serves (plugins/suggest.ts). Both
    * build on one event loop at start, and built side by side neither served until both were done (search
    * answering from Postgres meanwhile); a suggestion's lexical lists read that index, and on the Postgres
    * fallback each need of a message would be a Postgres search.

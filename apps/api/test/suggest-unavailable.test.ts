@@ -6,7 +6,7 @@
  * (`startAfter`), and answers 503 while it waits; not once the index's snapshot is stored too.
  */
 import { modelSnapshotHeader } from '@atskills/db';
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
 import { isHttpProblem } from '../src/problems.js';
@@ -20,6 +20,34 @@ import { createTestHub } from './support/app.js';
 import { seedRepository, skillMd } from './support/seed.js';
 
 const MESSAGE = 'write release notes from my git commits';
+
+/**
+ * An in-memory-search hub over one skill whose seed ends holding the lock `statement` takes, in a
+ * transaction left open until `release` (which waits for it to end; calling it again does nothing).
+ */
+async function hubHolding(name: string, statement: SQL) {
+  let unlock: (() => void) | undefined;
+  let locking: Promise<unknown> | undefined;
+  const hub = await createTestHub(name, { SEARCH_ENGINE: 'memory' }, {}, async (own) => {
+    await seedRepository(own.db, 'o', 'r', {
+      'release-notes/SKILL.md': skillMd('release-notes', 'Write release notes from git commits'),
+    });
+    await new Promise<void>((locked) => {
+      locking = own.db.transaction(async (tx) => {
+        await tx.execute(statement);
+        locked();
+        await new Promise<void>((resolve) => {
+          unlock = resolve;
+        });
+      });
+    });
+  });
+  const release = async () => {
+    unlock?.();
+    await locking;
+  };
+  return { hub, release };
+}
 
 describe('suggestions the model cannot answer', () => {
   let db: TestDatabase;
@@ -96,22 +124,10 @@ describe('suggestions the model cannot answer', () => {
     let modelReadyWhenIndexWas: boolean | undefined;
     // The search index's build reads skill_uses and the model's does not: while a transaction locks that
     // table the index cannot finish, and a model built beside it (not after it) would serve regardless.
-    let unlock!: () => void;
-    let locking: Promise<unknown> | undefined;
-    const hub = await createTestHub('suggest_after_search', { SEARCH_ENGINE: 'memory' }, {}, async (own) => {
-      await seedRepository(own.db, 'o', 'r', {
-        'release-notes/SKILL.md': skillMd('release-notes', 'Write release notes from git commits'),
-      });
-      await new Promise<void>((locked) => {
-        locking = own.db.transaction(async (tx) => {
-          await tx.execute(sql`lock table skill_uses in access exclusive mode`);
-          locked();
-          await new Promise<void>((resolve) => {
-            unlock = resolve;
-          });
-        });
-      });
-    });
+    const { hub, release } = await hubHolding(
+      'suggest_after_search',
+      sql`lock table skill_uses in access exclusive mode`,
+    );
     try {
       void hub.app.searchIndexServes.then(() => {
         ended.push('search index');
@@ -127,8 +143,7 @@ describe('suggestions the model cannot answer', () => {
       });
       expect(waited.statusCode).toBe(503);
       expect(waited.headers['retry-after']).toBe(String(BUILDING_RETRY_AFTER_S));
-      unlock();
-      await locking;
+      await release();
       await hub.app.suggestEngine.firstBuild();
       expect(ended).toEqual(['search index', 'suggestion model']);
       expect(modelReadyWhenIndexWas).toBe(false);
@@ -140,7 +155,7 @@ describe('suggestions the model cannot answer', () => {
       });
       expect(answered.json().results[0].identity).toBe('gh:o/r/release-notes');
     } finally {
-      unlock?.();
+      await release();
       await hub.close();
     }
   });
@@ -148,24 +163,10 @@ describe('suggestions the model cannot answer', () => {
   it("in the app, does not wait for the search index's snapshot to be stored", async () => {
     // A writer of the search index's snapshot takes this lock (saveModelSnapshot): held here, the index
     // serves but its first build cannot end until the lock is let go.
-    let unlock!: () => void;
-    let locking: Promise<unknown> | undefined;
-    const hub = await createTestHub('suggest_before_store', { SEARCH_ENGINE: 'memory' }, {}, async (own) => {
-      await seedRepository(own.db, 'o', 'r', {
-        'release-notes/SKILL.md': skillMd('release-notes', 'Write release notes from git commits'),
-      });
-      await new Promise<void>((locked) => {
-        locking = own.db.transaction(async (tx) => {
-          await tx.execute(
-            sql`select pg_advisory_xact_lock(hashtext(${`model_snapshot:${SEARCH_INDEX_SNAPSHOT}`}))`,
-          );
-          locked();
-          await new Promise<void>((resolve) => {
-            unlock = resolve;
-          });
-        });
-      });
-    });
+    const { hub, release } = await hubHolding(
+      'suggest_before_store',
+      sql`select pg_advisory_xact_lock(hashtext(${`model_snapshot:${SEARCH_INDEX_SNAPSHOT}`}))`,
+    );
     try {
       let indexBuildEnded = false;
       void hub.app.searchIndexFirstBuild.then(() => {
@@ -176,12 +177,11 @@ describe('suggestions the model cannot answer', () => {
       expect(indexBuildEnded).toBe(false);
       expect(await modelSnapshotHeader(hub.db.db, SUGGESTION_SNAPSHOT)).not.toBeNull();
       expect(await modelSnapshotHeader(hub.db.db, SEARCH_INDEX_SNAPSHOT)).toBeNull();
-      unlock();
-      await locking;
+      await release();
       await hub.app.searchIndexFirstBuild;
       expect(await modelSnapshotHeader(hub.db.db, SEARCH_INDEX_SNAPSHOT)).toMatchObject({ skills: 1 });
     } finally {
-      unlock?.();
+      await release();
       await hub.close();
     }
   });

@@ -141,6 +141,14 @@ export const HubEnvSchema = z.object({
     .describe(
       'Store the in-memory search index and the suggestion model in Postgres after they build, and load them at start instead of building them again (`false`: build at every start).',
     ),
+  SUGGEST_BUILD_THREAD_MIN_SKILLS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(5000)
+    .describe(
+      'Build the suggestion model in a worker thread (another core; this one keeps answering) when no stored one can be loaded and the index holds at least this many skills; it is stored and loaded from there. Needs a Postgres server and `INDEX_SNAPSHOTS`; `0`: always build in the main thread.',
+    ),
   EMBEDDINGS_URL: optionalUrl.describe(
     'An OpenAI-compatible embeddings service (its base URL or its `/v1/embeddings` URL) for suggestions; unset, the model the hub builds from its own index.',
   ),
@@ -198,6 +206,8 @@ export interface AppConfig {
   readonly suggestModelBytes: number;
   /** Whether the in-memory search index and the suggestion model are stored in Postgres and loaded at start. */
   readonly indexSnapshots: boolean;
+  /** Skills from which the suggestion model builds in a worker thread (0: never). */
+  readonly suggestBuildThreadMinSkills: number;
   /** The embeddings service of suggestions, when one is configured. */
   readonly embeddings:
     | { readonly url: string; readonly model: string | undefined; readonly apiKey: string | undefined }
@@ -271,6 +281,7 @@ export function appConfigFrom(e: HubValues, githubAuth: GithubAuthSettings): App
     searchIndexBytes: e.SEARCH_INDEX_MB * 1024 * 1024,
     suggestModelBytes: e.SUGGEST_MODEL_MB * 1024 * 1024,
     indexSnapshots: e.INDEX_SNAPSHOTS,
+    suggestBuildThreadMinSkills: e.SUGGEST_BUILD_THREAD_MIN_SKILLS,
     embeddings: e.EMBEDDINGS_URL
       ? Object.freeze({
           url: e.EMBEDDINGS_URL,

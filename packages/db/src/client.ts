@@ -29,6 +29,8 @@ export interface DatabaseHandle {
   mode: 'postgres' | 'embedded';
   /** Where the data lives: the URL without password, or the embedded data folder. */
   location: string;
+  /** The server's connection URL (postgres mode only): for a worker thread to open its own connections. */
+  url?: string;
   /** Runs `select 1`; throws when the database is unreachable. */
   ping(): Promise<void>;
   /** Reports every committed write to `skills`, by any process (see change-feed.ts). */
@@ -87,6 +89,7 @@ export function connectPostgres(options: PostgresOptions): DatabaseHandle {
     db,
     mode: 'postgres',
     location: redactUrl(options.url),
+    url: options.url,
     async ping() {
       await pool.query('select 1');
     },

@@ -161,6 +161,7 @@ export {
   type ChangedSkill,
   type ChangeMark,
   changedSkills,
+  countSearchDocuments,
   currentChangeMark,
   liveSkillIdentities,
   loadSearchDocuments,

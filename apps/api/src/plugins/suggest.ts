@@ -1,9 +1,11 @@
+import { countSearchDocuments } from '@atskills/db';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Gauge } from 'prom-client';
 import type { AppConfig } from '../config.js';
 import { logSnapshot } from '../runtime/snapshots.js';
-import { createSuggestEngine, type SuggestEngine } from '../suggest/engine.js';
+import { buildModelInThread } from '../suggest/build-thread.js';
+import { createSuggestEngine, type SuggestEngine, type SuggestEngineOptions } from '../suggest/engine.js';
 import { wroteThroughThisProcess } from './local-write.js';
 
 declare module 'fastify' {
@@ -63,10 +65,33 @@ function reportModel(app: FastifyInstance, engine: SuggestEngine) {
     () => engine.status().restoreSeconds ?? 0,
   );
   gauge(
+    'atskills_suggest_model_built_in_thread',
+    '1 when the last build of the suggestion model ran in a worker thread (SUGGEST_BUILD_THREAD_MIN_SKILLS)',
+    () => (engine.status().builtInThread ? 1 : 0),
+  );
+  gauge(
     'atskills_suggest_embeddings_up',
     '0 when the embeddings service failed last time it was asked (1 otherwise, or when none is set)',
     () => (engine.status().embeddingsError ? 0 : 1),
   );
+}
+
+/**
+ * The first build in a worker thread (SUGGEST_BUILD_THREAD_MIN_SKILLS), when the hub runs on a Postgres
+ * server with INDEX_SNAPSHOTS; the thread stores the model and the engine loads it.
+ */
+function buildThread(app: FastifyInstance, config: AppConfig): SuggestEngineOptions['buildElsewhere'] {
+  const url = app.database.url;
+  const minSkills = config.suggestBuildThreadMinSkills;
+  if (!url || minSkills === 0 || !config.indexSnapshots) return undefined;
+  return async (signal) => {
+    const skills = await countSearchDocuments(app.db);
+    if (skills < minSkills) return null;
+    app.log.info({ skills }, 'suggestion model: building in a worker thread');
+    const seconds = await buildModelInThread({ url, maxBytes: config.suggestModelBytes }, signal);
+    app.log.info({ skills, seconds }, 'suggestion model: built in a worker thread, loading it');
+    return seconds;
+  };
 }
 
 /**
@@ -89,6 +114,7 @@ export default fp(
       onError: (err) => app.log.warn({ err }, 'suggestion model'),
       snapshots: config.indexSnapshots,
       onSnapshot: (event) => logSnapshot(app, 'suggestion model', event),
+      buildElsewhere: buildThread(app, config),
     });
     app.addHook('onReady', async () => {
       engine.start((onEvent) => app.database.watchIndexChanges(onEvent));

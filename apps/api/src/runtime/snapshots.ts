@@ -9,6 +9,7 @@ import {
   type ChangeMark,
   currentChangeMark,
   type Database,
+  type ModelSnapshotHeader,
   modelSnapshotHeader,
   modelSnapshotPart,
   saveModelSnapshot,
@@ -249,6 +250,26 @@ type SnapshotRead<T> =
   | { value: T; mark: ChangeMark; createdAt: Date; bytes: number; skills: number }
   | { unusable: string };
 
+/** Why a stored snapshot (its header) cannot be loaded by code of `format` at `currentMark`; null when it can. */
+function whyUnusable(
+  header: ModelSnapshotHeader | null,
+  format: string,
+  currentMark: ChangeMark,
+): string | null {
+  if (!header) return 'none stored';
+  if (header.format !== format) return `written by other code (${header.format}, this is ${format})`;
+  const ageMs = Date.now() - header.createdAt.getTime();
+  if (ageMs > SNAPSHOT_MAX_AGE_MS) {
+    return `stored ${(ageMs / 86_400_000).toFixed(1)} days ago, before what the change feed still records`;
+  }
+  const stored = BigInt(header.mark);
+  const now = BigInt(currentMark);
+  if (stored > now || stored >> 32n !== now >> 32n) {
+    return `its change mark ${header.mark} cannot be caught up from (the database is at ${currentMark})`;
+  }
+  return null;
+}
+
 /**
  * The stored snapshot `name`, when one of `format` is there and its mark is one this database can catch up
  * from: of the current transaction epoch (changedSkills) and not ahead of it (a database restored from a
@@ -262,22 +283,8 @@ async function loadSnapshot<T>(
   slice: TimeSlicer,
 ): Promise<SnapshotRead<T>> {
   const header = await modelSnapshotHeader(db, name);
-  if (!header) return { unusable: 'none stored' };
-  if (header.format !== format)
-    return { unusable: `written by other code (${header.format}, this is ${format})` };
-  const ageMs = Date.now() - header.createdAt.getTime();
-  if (ageMs > SNAPSHOT_MAX_AGE_MS) {
-    return {
-      unusable: `stored ${(ageMs / 86_400_000).toFixed(1)} days ago, before what the change feed still records`,
-    };
-  }
-  const stored = BigInt(header.mark);
-  const now = BigInt(currentMark);
-  if (stored > now || stored >> 32n !== now >> 32n) {
-    return {
-      unusable: `its change mark ${header.mark} cannot be caught up from (the database is at ${currentMark})`,
-    };
-  }
+  const unusable = whyUnusable(header, format, currentMark);
+  if (unusable !== null || !header) return { unusable: unusable ?? 'none stored' };
   const parts: Buffer[] = [];
   for (let part = 0; part < header.parts; part++) {
     const content = await modelSnapshotPart(db, name, part);
@@ -376,6 +383,17 @@ export class SnapshotKeeper<T> {
       // A snapshot that cannot be read is only a slower start: build instead.
       return this.unusable((err as Error).message);
     }
+  }
+
+  /**
+   * Whether the first build would load the stored snapshot (its header passes every check; its parts are
+   * not read). False when snapshots are off or the first build already ran.
+   */
+  async storedUsable(): Promise<boolean> {
+    const { name, sources, enabled } = this.settings;
+    if (!enabled || this.tried) return false;
+    const header = await modelSnapshotHeader(this.db, name);
+    return whyUnusable(header, await snapshotFormat(sources), await currentChangeMark(this.db)) === null;
   }
 
   /** Reports why the stored snapshot is not used (the structure is built instead). */

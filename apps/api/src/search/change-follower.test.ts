@@ -98,4 +98,39 @@ describe('ChangeFollower.firstBuild', () => {
     expect(builds).toBe(1);
     expect(closing.error).toBeUndefined();
   });
+
+  it('runs `beforeFirstBuild` at once beside `startAfter`, builds once both settle, and only the first time', async () => {
+    let settle!: () => void;
+    const startAfter = new Promise<void>((resolve) => {
+      settle = resolve;
+    });
+    let prepare!: () => void;
+    let prepared = 0;
+    let builds = 0;
+    const follower = new ChangeFollower({
+      ready: () => builds > 0,
+      build: async () => {
+        builds++;
+      },
+      catchUp: async () => {},
+      startAfter,
+      beforeFirstBuild: () => {
+        prepared++;
+        return new Promise<void>((resolve) => {
+          prepare = resolve;
+        });
+      },
+    });
+    const building = follower.build();
+    await nextTurn();
+    expect(prepared).toBe(1);
+    settle();
+    expect(await settledYet(building)).toBe(false);
+    prepare();
+    await building;
+    expect(builds).toBe(1);
+    await follower.build();
+    expect([prepared, builds]).toEqual([1, 2]);
+    await follower.close();
+  });
 });

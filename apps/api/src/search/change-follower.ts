@@ -16,6 +16,11 @@ export interface FollowerSteps {
   intervalMs?: number;
   /** Builds start once this settles (another structure built first); a close meanwhile builds nothing. */
   startAfter?: Promise<void> | undefined;
+  /**
+   * Run at the first build, at once, beside the wait for `startAfter` (which it does not wait for); the
+   * build starts once both have settled. Must not reject.
+   */
+  beforeFirstBuild?: (() => Promise<void>) | undefined;
 }
 
 /** What a structure kept by a ChangeFollower offers the plugin that drives it. */
@@ -47,6 +52,7 @@ export class ChangeFollower {
   #syncing: Promise<void> | null = null;
   #syncAgain = false;
   #closed = false;
+  #started = false;
   #watch: IndexWatch | undefined;
   #timer: NodeJS.Timeout | undefined;
   #debounce: NodeJS.Timeout | undefined;
@@ -87,12 +93,17 @@ export class ChangeFollower {
     return this.#building;
   }
 
-  /** The steps' build, once `startAfter` has settled; none when the follower closed meanwhile. */
+  /**
+   * The steps' build, once `startAfter` (and, the first time, `beforeFirstBuild`) has settled; none when
+   * the follower closed meanwhile.
+   */
   #startBuild(): Promise<void> {
     const { startAfter } = this.steps;
-    if (!startAfter) return this.steps.build();
+    const prepared = this.#started ? undefined : this.steps.beforeFirstBuild?.();
+    this.#started = true;
+    if (!startAfter && !prepared) return this.steps.build();
     // Before a build has ended, `firstBuild` settles only when the follower closes.
-    return Promise.race([startAfter, this.firstBuild]).then(() =>
+    return Promise.race([Promise.all([startAfter, prepared]), this.firstBuild]).then(() =>
       this.#closed ? undefined : this.steps.build(),
     );
   }

@@ -99,6 +99,8 @@ export interface SuggestStatus {
   buildSeconds: number | null;
   /** Seconds the model took to restore from its stored snapshot (null when it was built). */
   restoreSeconds: number | null;
+  /** The last build ran in a worker thread (buildElsewhere) and was loaded from what it stored. */
+  builtInThread: boolean;
   /** The embeddings service failed last time it was asked (the default model answers meanwhile). */
   embeddingsError?: string;
   error?: string;
@@ -151,6 +153,13 @@ export interface SuggestEngineOptions {
   onSnapshot?: (event: SnapshotEvent) => void;
   /** A model that took changes is stored again once its snapshot is this old (6 hours: snapshotDue). */
   snapshotEveryMs?: number;
+  /**
+   * Builds the model in another thread at the first build when no stored snapshot can be loaded, beside
+   * the wait for `startAfter`: that thread stores what it built and this engine loads it, so this event
+   * loop holds the load, not the build. Resolves with the build's seconds, or null when it built nothing;
+   * the model is then built here, as when it rejects. Needs `snapshots`; aborted when the engine closes.
+   */
+  buildElsewhere?: (signal: AbortSignal) => Promise<number | null>;
 }
 
 const reciprocal = (rank: number | undefined) => (rank === undefined ? 0 : 1 / (rank + 1));
@@ -301,6 +310,10 @@ export function createSuggestEngine(
   let nextSlot = 0;
   let mark: ChangeMark | null = null;
   let buildSeconds: number | null = null;
+  /** Seconds another thread took to build the model the first build is about to load (buildElsewhere). */
+  let builtElsewhere: number | null = null;
+  let builtInThread = false;
+  const closing = new AbortController();
   let embeddingsError: string | undefined;
   const embedder: EmbeddingsClient | null = !options.embeddings
     ? null
@@ -433,6 +446,7 @@ export function createSuggestEngine(
     model = fresh;
     mark = startMark;
     buildSeconds = (performance.now() - started) / 1000;
+    builtInThread = false;
     snapshots.built();
     follower.error = undefined;
     embedPending();
@@ -531,12 +545,31 @@ export function createSuggestEngine(
     everyMs: options.snapshotEveryMs,
     sliceMs: options.buildSliceMs,
   });
+  /** The first build's model built by another thread (buildElsewhere), unless a stored one can be loaded. */
+  const buildInAnotherThread = async () => {
+    try {
+      if (!options.buildElsewhere || (await snapshots.storedUsable())) return;
+      builtElsewhere = await options.buildElsewhere(closing.signal);
+    } catch (err) {
+      if (!closing.signal.aborted) options.onError?.(err);
+    }
+  };
   const follower = new ChangeFollower({
     ready: () => model !== null,
-    build: () => snapshots.buildOrRestore({ restore: restoreSnapshot, catchUp: doSync, build: doBuild }),
+    build: async () => {
+      await snapshots.buildOrRestore({ restore: restoreSnapshot, catchUp: doSync, build: doBuild });
+      if (builtElsewhere !== null && snapshots.restoreSeconds !== null) {
+        // Loaded from what the other thread stored: a build, for /metrics, not a restore.
+        buildSeconds = builtElsewhere;
+        builtInThread = true;
+        snapshots.built();
+      }
+      builtElsewhere = null;
+    },
     catchUp: doSync,
     onError: options.onError,
     startAfter: options.startAfter,
+    beforeFirstBuild: options.buildElsewhere && options.snapshots ? buildInAnotherThread : undefined,
   });
   const sync = () => follower.sync();
   const build = () => follower.build();
@@ -887,11 +920,13 @@ export function createSuggestEngine(
         denseBytes: dense?.bytes() ?? 0,
         buildSeconds,
         restoreSeconds: snapshots.restoreSeconds,
+        builtInThread,
         ...(embeddingsError ? { embeddingsError } : {}),
         ...(follower.error ? { error: follower.error } : {}),
       };
     },
     async close() {
+      closing.abort();
       await follower.close();
       await embedding?.catch(() => {});
     },

@@ -345,6 +345,12 @@ export async function loadSearchDocuments(
   return result.rows.map(documentRow);
 }
 
+/** How many skills loadSearchDocuments would return, all pages together. */
+export async function countSearchDocuments(db: Database): Promise<number> {
+  const result = await rowsOf(db, sql`select count(*) as n from skills s where ${LIVE}`);
+  return Number(result.rows[0]?.n ?? 0);
+}
+
 /** These skills, when live and parsable (every visibility). */
 export async function loadSearchDocumentsById(db: Database, ids: number[]): Promise<SearchDocumentRow[]> {
   if (ids.length === 0) return [];

@@ -1,0 +1,59 @@
+import { Worker } from 'node:worker_threads';
+
+/** What the build thread is given: the database to build from and store to, and the model's memory budget. */
+export interface BuildThreadData {
+  /** A Postgres server's connection URL (the thread opens its own connections). */
+  url: string;
+  maxBytes: number;
+}
+
+/** What the build thread answers: the build's seconds (null when a stored model was loaded instead), or why it failed. */
+export type BuildThreadAnswer = { seconds: number | null } | { error: string };
+
+/**
+ * The worker running `build-thread-worker`: the compiled module beside this one, or, when this runs from
+ * TypeScript (tsx, vitest), the source through tsx's loader, resolving the workspace packages to their
+ * sources as this thread does.
+ */
+function startWorker(data: BuildThreadData): Worker {
+  const fromSource = import.meta.url.endsWith('.ts');
+  const entry = new URL(`./build-thread-worker.${fromSource ? 'ts' : 'js'}`, import.meta.url);
+  if (!fromSource) return new Worker(entry, { workerData: data });
+  const boot = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); })`;
+  return new Worker(boot, { eval: true, workerData: data, execArgv: ['--conditions=@atskills/source'] });
+}
+
+/**
+ * Builds the suggestion model in a worker thread over the database at `data.url` and stores it there
+ * (SUGGESTION_SNAPSHOT), for the engine of this thread to load: the build's CPU goes to another core and
+ * holds none of this event loop. Resolves with the build's seconds (null when the thread found a stored
+ * model it could load, and built nothing); `signal` stops the thread.
+ */
+export function buildModelInThread(data: BuildThreadData, signal: AbortSignal): Promise<number | null> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(new Error('the suggestion model build thread was stopped'));
+      return;
+    }
+    const worker = startWorker(data);
+    const stop = () => void worker.terminate();
+    signal.addEventListener('abort', stop, { once: true });
+    let answer: BuildThreadAnswer | undefined;
+    let failure: Error | undefined;
+    worker.once('message', (message: BuildThreadAnswer) => {
+      answer = message;
+    });
+    worker.once('error', (err) => {
+      failure = err;
+    });
+    worker.once('exit', (code) => {
+      signal.removeEventListener('abort', stop);
+      if (answer && 'seconds' in answer) resolve(answer.seconds);
+      else {
+        const why =
+          answer?.error ?? failure?.message ?? (signal.aborted ? 'stopped' : `exited with code ${code}`);
+        reject(new Error(`the suggestion model build thread failed: ${why}`));
+      }
+    });
+  });
+}

@@ -108,8 +108,9 @@ export default fp(
       // Meilisearch holds the same vectors when it indexes with the embeddings service: its hybrid search
       // gives the semantic list, the vectors held in memory answer while it cannot.
       ...(app.searchVectors ? { vectorSearch: app.searchVectors } : {}),
-      // One build at a time at start: the search index first (it serves sooner, and suggestions read it).
-      // Not after its snapshot is stored (6-9 s at 54,061 skills), which the model build need not wait for.
+      // One build at a time on this event loop at start: the search index first (it serves sooner, and
+      // suggestions read it), not waiting for its snapshot to be stored (6-9 s at 54,061 skills). A model
+      // built in a worker thread meanwhile (buildThread) is loaded then.
       startAfter: app.searchIndexServes,
       onError: (err) => app.log.warn({ err }, 'suggestion model'),
       snapshots: config.indexSnapshots,

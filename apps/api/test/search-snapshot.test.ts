@@ -8,12 +8,12 @@ import { modelSnapshotHeader } from '@atskills/db';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JUDGEMENTS } from '../../../bench/relevance/judgements.js';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
-import type { SnapshotEvent } from '../src/runtime/snapshots.js';
+import type { TestDatabase } from '../../../test/support/database.js';
 import { createMemoryEngine, type MemoryEngine, SEARCH_INDEX_SNAPSHOT } from '../src/search/memory-engine.js';
 import { createPostgresEngine } from '../src/search/postgres.js';
 import { ANONYMOUS_VIEWER } from '../src/services/auth/viewer.js';
-import { seedCorpus, seedRepository, skillMd } from './support/seed.js';
+import { seedRepository, skillMd } from './support/seed.js';
+import { createSnapshotDatabase, snapshotEngines } from './support/snapshots.js';
 
 const QUERIES = [
   ...JUDGEMENTS.map((j) => j.q),
@@ -32,17 +32,9 @@ const QUERIES = [
 
 describe('the stored search index', () => {
   let db: TestDatabase;
-  const events: SnapshotEvent[] = [];
-  const engines: MemoryEngine[] = [];
-  const engine = (snapshots = true) => {
-    const e = createMemoryEngine(db.db, createPostgresEngine(db.db), {
-      maxBytes: 2 ** 30,
-      snapshots,
-      onSnapshot: (event) => events.push(event),
-    });
-    engines.push(e);
-    return e;
-  };
+  const { events, engine, lastEvent, closeAll } = snapshotEngines((snapshots, onSnapshot) =>
+    createMemoryEngine(db.db, createPostgresEngine(db.db), { maxBytes: 2 ** 30, snapshots, onSnapshot }),
+  );
   /** Every query's first page and the page after it, and a page per owner filter. */
   const answers = async (e: MemoryEngine) => {
     const out = [];
@@ -57,24 +49,12 @@ describe('the stored search index', () => {
     }
     return out;
   };
-  const lastEvent = () => events[events.length - 1];
 
   beforeAll(async () => {
-    db = await createTestDatabase('search_snapshot');
-    await seedCorpus(db.db, [
-      'anthropics/skills',
-      'obra/superpowers',
-      'getsentry/skills',
-      'mattpocock/skills',
-    ]);
-    await seedRepository(db.db, 'acme', 'finance', {
-      'ledger-reconcile/SKILL.md': skillMd('ledger-reconcile', 'Match invoices to payments in a spreadsheet'),
-      'pdf-extract/SKILL.md': skillMd('pdf-extract', 'Extract tables and text from PDF files'),
-      'cron-audit/SKILL.md': skillMd('cron-audit', 'Audit scheduled cron jobs for overlaps and drift'),
-    });
+    db = await createSnapshotDatabase('search_snapshot');
   }, 120_000);
   afterAll(async () => {
-    for (const e of engines) await e.close();
+    await closeAll();
     await db?.drop();
   });
 

@@ -8,13 +8,13 @@ import { modelSnapshotHeader } from '@atskills/db';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
-import type { SnapshotEvent } from '../src/runtime/snapshots.js';
+import type { TestDatabase } from '../../../test/support/database.js';
 import { createPostgresEngine } from '../src/search/postgres.js';
 import { ANONYMOUS_VIEWER } from '../src/services/auth/viewer.js';
 import { createSuggestEngine, type SuggestEngine } from '../src/suggest/engine.js';
 import { SUGGESTION_SNAPSHOT } from '../src/suggest/snapshot.js';
-import { seedCorpus, seedRepository, skillMd } from './support/seed.js';
+import { seedRepository, skillMd } from './support/seed.js';
+import { createSnapshotDatabase, financeSkills, snapshotEngines } from './support/snapshots.js';
 
 const MESSAGES = [
   'Generate a changelog from the git commits since v1.4 for the release notes',
@@ -26,43 +26,25 @@ const MESSAGES = [
   'thanks, that worked!',
 ];
 
-const RECONCILE = 'ledger-reconcile/SKILL.md';
-const files = (description: string) => ({
-  [RECONCILE]: skillMd('ledger-reconcile', description),
-  'pdf-extract/SKILL.md': skillMd('pdf-extract', 'Extract tables and text from PDF files'),
-  'cron-audit/SKILL.md': skillMd('cron-audit', 'Audit scheduled cron jobs for overlaps and drift'),
-});
-
 describe('the stored suggestion model', () => {
   let db: TestDatabase;
-  const events: SnapshotEvent[] = [];
-  const engines: SuggestEngine[] = [];
-  const engine = (snapshots = true) => {
-    const e = createSuggestEngine(db.db, createPostgresEngine(db.db), {
-      maxBytes: 2 ** 28,
-      snapshots,
-      explain: true,
-      onSnapshot: (event) => events.push(event),
-    });
-    engines.push(e);
-    return e;
-  };
+  const { events, onSnapshot, track, engine, lastEvent, closeAll } = snapshotEngines(
+    (snapshots, onSnapshot) =>
+      createSuggestEngine(db.db, createPostgresEngine(db.db), {
+        maxBytes: 2 ** 28,
+        snapshots,
+        explain: true,
+        onSnapshot,
+      }),
+  );
   /** Every message's answer with its candidates' evidence: two models that answer these alike are alike. */
   const answers = (e: SuggestEngine) => Promise.all(MESSAGES.map((m) => e.suggest(m, ANONYMOUS_VIEWER, 5)));
-  const lastEvent = () => events[events.length - 1];
 
   beforeAll(async () => {
-    db = await createTestDatabase('suggest_snapshot');
-    await seedCorpus(db.db, [
-      'anthropics/skills',
-      'obra/superpowers',
-      'getsentry/skills',
-      'mattpocock/skills',
-    ]);
-    await seedRepository(db.db, 'acme', 'finance', files('Match invoices to payments in a spreadsheet'));
+    db = await createSnapshotDatabase('suggest_snapshot');
   }, 120_000);
   afterAll(async () => {
-    for (const e of engines) await e.close();
+    await closeAll();
     await db?.drop();
   });
 
@@ -91,7 +73,7 @@ describe('the stored suggestion model', () => {
     await running.build();
     expect(lastEvent()).toMatchObject({ kind: 'stored' });
     // After the snapshot: one skill's text changes, one leaves, one arrives.
-    const { 'cron-audit/SKILL.md': _gone, ...kept } = files(
+    const { 'cron-audit/SKILL.md': _gone, ...kept } = financeSkills(
       'Reconcile the quarterly ledger against bank statements and flag mismatches',
     );
     await seedRepository(db.db, 'acme', 'finance', {
@@ -121,13 +103,14 @@ describe('the stored suggestion model', () => {
       await seedRepository(db.db, 'acme', 'payroll', {
         'payslips/SKILL.md': skillMd('payslips', 'Generate monthly payslips from the payroll sheet'),
       });
-      const e = createSuggestEngine(db.db, createPostgresEngine(db.db), {
-        maxBytes: 2 ** 28,
-        snapshots: true,
-        snapshotEveryMs: 0,
-        onSnapshot: (event) => events.push(event),
-      });
-      engines.push(e);
+      const e = track(
+        createSuggestEngine(db.db, createPostgresEngine(db.db), {
+          maxBytes: 2 ** 28,
+          snapshots: true,
+          snapshotEveryMs: 0,
+          onSnapshot,
+        }),
+      );
       const before = events.length;
       await e.build();
       // The catch-up after the restore took the new skill: stored again at once.
@@ -181,12 +164,13 @@ describe('the stored suggestion model', () => {
   });
 
   it('is not restored over a memory budget lowered since, and the build refuses with the budget', async () => {
-    const small = createSuggestEngine(db.db, createPostgresEngine(db.db), {
-      maxBytes: 100_000,
-      snapshots: true,
-      onSnapshot: (event) => events.push(event),
-    });
-    engines.push(small);
+    const small = track(
+      createSuggestEngine(db.db, createPostgresEngine(db.db), {
+        maxBytes: 100_000,
+        snapshots: true,
+        onSnapshot,
+      }),
+    );
     await small.build();
     expect(lastEvent()).toMatchObject({ kind: 'unusable', reason: 'it would exceed the memory budget' });
     expect(small.status()).toMatchObject({

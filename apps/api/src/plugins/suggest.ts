@@ -83,7 +83,8 @@ function reportModel(app: FastifyInstance, engine: SuggestEngine) {
 function buildThread(app: FastifyInstance, config: AppConfig): SuggestEngineOptions['buildElsewhere'] {
   const url = app.database.url;
   const minSkills = config.suggestBuildThreadMinSkills;
-  if (!url || minSkills === 0 || !config.indexSnapshots) return undefined;
+  // Without INDEX_SNAPSHOTS the engine never calls it (there is nothing to hand the model over through).
+  if (!url || minSkills === 0) return undefined;
   return async (signal) => {
     const skills = await countSearchDocuments(app.db);
     if (skills < minSkills) return null;

@@ -213,9 +213,9 @@ export function createMemoryEngine(
     await fresh.trimSpare(slice);
     fresh.freezeStatistics();
     index = fresh;
-    nowServes();
     revisions = nextRevisions;
     mark = startMark;
+    nowServes();
     uses = buildUses;
     usesReadAt = Date.now();
     buildSeconds = (performance.now() - started) / 1000;
@@ -242,9 +242,9 @@ export function createMemoryEngine(
     const restored = await SkillIndex.restore(value.index, slice);
     if (estimateBytes(restored) > options.maxBytes) return 'it would exceed the memory budget';
     index = restored;
-    nowServes();
     revisions = new Map(value.revisions);
     mark = from;
+    nowServes();
     return null;
   };
 

@@ -28,6 +28,8 @@ export interface HubProcess {
   child: ChildProcess;
   url: string;
   exited: Promise<number | null>;
+  /** Everything it wrote to stdout so far (its log lines). */
+  output(): string;
 }
 
 /**
@@ -47,7 +49,7 @@ export function startHubProcess(env: NodeJS.ProcessEnv): Promise<HubProcess> {
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
       stdout += chunk;
       const match = /"msg":"hub listening on (http:\/\/[^"]+)"/.exec(stdout);
-      if (match?.[1]) resolve({ child, url: match[1], exited });
+      if (match?.[1]) resolve({ child, url: match[1], exited, output: () => stdout });
     });
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;

@@ -25,6 +25,10 @@ export interface HubMetrics {
    * process ran them) instead of counting this process's jobs.
    */
   setCrawlOutcomeSource(source: () => Promise<Record<string, number>>): void;
+  /** The exposition `/metrics` serves: this registry's, or every cluster worker's (see setScrape). */
+  scrape(): Promise<string>;
+  /** Replaces what `scrape` reads (a cluster worker asks the primary for all workers' series). */
+  setScrape(source: () => Promise<string>): void;
 }
 
 /** What the crawler feeds; plain functions so the crawler needs no prom-client types. */
@@ -41,6 +45,7 @@ export function createHubMetrics(options: { defaultMetrics?: boolean } = {}): Hu
   if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'atskills_' });
   const queueSources = new Map<string, () => Promise<QueueDepth>>();
   let crawlOutcomeSource: (() => Promise<Record<string, number>>) | undefined;
+  let scrapeSource = () => registry.metrics();
 
   const queueDepth = new Gauge({
     name: 'atskills_queue_jobs',
@@ -104,6 +109,10 @@ export function createHubMetrics(options: { defaultMetrics?: boolean } = {}): Hu
     },
     setCrawlOutcomeSource(source) {
       crawlOutcomeSource = source;
+    },
+    scrape: () => scrapeSource(),
+    setScrape(source) {
+      scrapeSource = source;
     },
   };
 }

@@ -31,6 +31,7 @@ import type { AppConfig } from '../config.js';
 import { createReadiness } from '../plugins/health.js';
 import { crawlMetricsSink, createHubMetrics } from '../plugins/metrics.js';
 import { adminSocketPath, startAdminSocket } from './admin-socket.js';
+import { clusterWorkerId, joinClusterMetrics, reportListening } from './cluster.js';
 import { loadDemo } from './demo.js';
 import { startGithubRateLimitPoll } from './github-rate-limit.js';
 import { loadHubSettings } from './hub-settings.js';
@@ -109,7 +110,10 @@ export async function startHub(options: StartOptions = {}): Promise<RunningHub> 
   // The one parse of this process's settings; each part gets its own below.
   const { config, ops, crawler: crawlerSettings } = loadHubSettings(env);
   const demo = ops.atskillsDemo || (options.argv ?? []).includes('--demo');
-  const logger = createHubLogger(config.logLevel === 'silent' ? 'silent' : config.logLevel);
+  const workerId = clusterWorkerId();
+  const hubLogger = createHubLogger(config.logLevel === 'silent' ? 'silent' : config.logLevel);
+  // A cluster's workers log to one stream: each line says which worker wrote it.
+  const logger = workerId === undefined ? hubLogger : hubLogger.child({ worker: workerId });
 
   const modes = describeModes(config);
   for (const [part, { mode, location, summary }] of Object.entries(modes)) {
@@ -154,6 +158,7 @@ export async function startHub(options: StartOptions = {}): Promise<RunningHub> 
     if (redis) cleanups.push(() => redis.quit().catch(() => redis.disconnect()));
 
     const metrics = createHubMetrics();
+    if (workerId !== undefined) joinClusterMetrics(metrics, workerId);
     // Without Redis on a PostgreSQL server, crawl jobs live in this process: its runs carry its lock, and
     // the runs of hubs or crawlers that died are ended (the embedded database did that above).
     const ownership =
@@ -177,10 +182,13 @@ export async function startHub(options: StartOptions = {}): Promise<RunningHub> 
     });
     cleanups.push(() => crawler.close({ deadlineMs: ops.shutdownTimeoutMs }));
 
-    for (const queue of CRAWL_QUEUE_NAMES) {
-      metrics.setQueueDepthSource(queue, async () => (await crawler.counts())[queue] ?? {});
+    // Shared figures (queues, crawl totals from Postgres): one cluster worker reports them, not each.
+    if (workerId === undefined || workerId === 1) {
+      for (const queue of CRAWL_QUEUE_NAMES) {
+        metrics.setQueueDepthSource(queue, async () => (await crawler.counts())[queue] ?? {});
+      }
+      metrics.setCrawlOutcomeSource(() => crawlOutcomeTotals(database.db));
     }
-    metrics.setCrawlOutcomeSource(() => crawlOutcomeTotals(database.db));
 
     // The dashboard reads the crawler's queues through its own handles (same names and prefix).
     const boardQueues = redis
@@ -251,7 +259,8 @@ export async function startHub(options: StartOptions = {}): Promise<RunningHub> 
       sync.tick().catch((err: Error) => logger.warn({ err: { message: err.message } }, 'search sync failed'));
     }
 
-    if (demo) {
+    // The demo skills are loaded once per cluster, by its first worker.
+    if (demo && (workerId === undefined || workerId === 1)) {
       const answers = await loadDemo(database.db, { search: app.searchEngine, requestId: 'demo-load' });
       logger.info(
         {
@@ -281,6 +290,7 @@ export async function startHub(options: StartOptions = {}): Promise<RunningHub> 
       );
     }
     logger.info({ url: address, publicUrl: config.publicUrl }, `hub listening on ${address}`);
+    if (workerId !== undefined) reportListening(address);
 
     let stopping: Promise<void> | undefined;
     return {

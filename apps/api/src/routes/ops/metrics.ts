@@ -19,7 +19,7 @@ export default async function metricsRoutes(app: FastifyInstance, options: { pub
         // The same 404 as any unknown route: the endpoint's existence is not advertised.
         throw problem('not-found', 'No route GET /metrics');
       }
-      const body = await app.metrics.registry.metrics();
+      const body = await app.metrics.scrape();
       return reply
         .header('content-type', app.metrics.registry.contentType)
         .header('cache-control', 'no-store')

@@ -1,0 +1,188 @@
+/**
+ * `API_WORKERS` > 1: this process becomes the primary of a node:cluster and forks that many hub processes
+ * sharing its port (the primary holds the listening socket and hands connections round robin). Each is a
+ * full replica, as behind a load balancer (docs/deploy.md): its own search index and suggestion model,
+ * state in Postgres and Redis. A suggestion is answered on one event loop, so a machine's other cores serve
+ * suggestions only through more processes. The primary runs no hub: it restarts a worker that dies, stops
+ * them all on SIGTERM or SIGINT, and gathers every worker's metrics for whichever worker is scraped.
+ */
+import cluster, { type Worker } from 'node:cluster';
+import { ConfigError } from '@atskills/protocol/config';
+import type { Logger } from 'pino';
+import { AggregatorRegistry } from 'prom-client';
+import type { HubMetrics } from '../plugins/metrics.js';
+import { loadHubSettings } from './hub-settings.js';
+
+/** The environment variable that tells a forked hub which worker it is (1..API_WORKERS). */
+const WORKER_ID = 'ATSKILLS_WORKER_ID';
+/** Restarts within RESTART_WINDOW_MS past which the primary gives up: a hub that keeps dying is broken. */
+const MAX_RESTARTS = 5;
+const RESTART_WINDOW_MS = 60_000;
+const RESTART_DELAY_MS = 1_000;
+/** prom-client's own cluster requests time out after 5 s; a worker waits a little longer for the primary. */
+const METRICS_TIMEOUT_MS = 6_000;
+
+type ClusterMessage =
+  | { type: 'atskills:listening'; url: string }
+  | { type: 'atskills:metrics-request'; requestId: number }
+  | { type: 'atskills:metrics'; requestId: number; body?: string; error?: string };
+
+/**
+ * How many hub processes to run: 1 in a forked worker, else API_WORKERS. Parses every setting once, so a
+ * bad one fails here with its name instead of in each worker; more than one needs a Postgres server (the
+ * embedded database is one process's).
+ */
+export function clusterSize(env: Record<string, string | undefined>): number {
+  if (cluster.isWorker) return 1;
+  const { config, ops } = loadHubSettings(env);
+  if (ops.apiWorkers > 1 && !config.databaseUrl) {
+    throw new ConfigError(
+      'Invalid configuration: API_WORKERS: more than one hub process needs DATABASE_URL (the embedded database belongs to one process); unset API_WORKERS or set DATABASE_URL',
+    );
+  }
+  return ops.apiWorkers;
+}
+
+/** This process's worker number when it is one of a cluster's hubs, else undefined. */
+export function clusterWorkerId(): number | undefined {
+  return cluster.isWorker ? Number(process.env[WORKER_ID]) || cluster.worker?.id : undefined;
+}
+
+/**
+ * Wires a worker's metrics into the cluster: its series carry `worker="<n>"`, it answers the primary's
+ * requests for them, and a scrape of `/metrics` on it returns every worker's series (through the primary).
+ */
+export function joinClusterMetrics(metrics: HubMetrics, workerId: number): void {
+  metrics.registry.setDefaultLabels({ worker: String(workerId) });
+  AggregatorRegistry.setRegistries([metrics.registry]);
+  // Constructing one installs prom-client's listener that answers the primary's requests in this worker.
+  new AggregatorRegistry();
+  let next = 0;
+  metrics.setScrape(
+    () =>
+      new Promise<string>((resolve, reject) => {
+        const requestId = next++;
+        const timer = setTimeout(() => {
+          process.off('message', onMessage);
+          reject(new Error('the cluster primary did not gather the workers’ metrics in time'));
+        }, METRICS_TIMEOUT_MS);
+        const onMessage = (message: ClusterMessage) => {
+          if (message?.type !== 'atskills:metrics' || message.requestId !== requestId) return;
+          clearTimeout(timer);
+          process.off('message', onMessage);
+          if (message.error !== undefined) reject(new Error(message.error));
+          else resolve(message.body ?? '');
+        };
+        process.on('message', onMessage);
+        process.send?.({ type: 'atskills:metrics-request', requestId } satisfies ClusterMessage);
+      }),
+  );
+}
+
+/** Tells the primary this worker listens (the primary logs once all do). */
+export function reportListening(url: string): void {
+  process.send?.({ type: 'atskills:listening', url } satisfies ClusterMessage);
+}
+
+/**
+ * Runs the primary: forks `workers` hubs (each runs this same entry as a worker), restarts one that dies
+ * after it listened (at most MAX_RESTARTS a minute), stops all and exits 1 when one fails to start, and on
+ * SIGTERM/SIGINT stops them (each drains as a single hub does) and exits 0 once all exited cleanly.
+ */
+export function runClusterPrimary(options: {
+  workers: number;
+  logger: Logger;
+  shutdownTimeoutMs: number;
+}): void {
+  const { workers, logger } = options;
+  const aggregator = new AggregatorRegistry();
+  const running = new Map<Worker, { id: number; listening: boolean }>();
+  let restarts: number[] = [];
+  let stopping = false;
+  let exitCode = 0;
+  let announced = false;
+
+  const fork = (id: number) => {
+    running.set(cluster.fork({ [WORKER_ID]: String(id) }), { id, listening: false });
+  };
+  const exitWhenDone = () => {
+    if (stopping && running.size === 0) {
+      logger.info({ exitCode }, 'all hub workers stopped');
+      process.exit(exitCode);
+    }
+  };
+  const stop = (reason: string, code = 0) => {
+    exitCode = Math.max(exitCode, code);
+    if (stopping) return;
+    stopping = true;
+    logger.info({ reason, workers: running.size }, 'stopping the hub workers');
+    for (const worker of running.keys()) worker.process.kill('SIGTERM');
+    // Each worker ends itself past its own deadline; this is the net under a worker that hangs anyway.
+    setTimeout(() => {
+      logger.error(
+        { workers: running.size },
+        'hub workers still running past the shutdown deadline, killing them',
+      );
+      for (const worker of running.keys()) worker.process.kill('SIGKILL');
+      process.exit(1);
+    }, options.shutdownTimeoutMs + 10_000).unref();
+    exitWhenDone();
+  };
+
+  cluster.on('message', (worker, message: ClusterMessage) => {
+    const state = running.get(worker);
+    if (message?.type === 'atskills:listening' && state) {
+      state.listening = true;
+      if (announced) {
+        logger.info({ worker: state.id, url: message.url }, 'a replacement hub worker listens');
+      } else if ([...running.values()].every((s) => s.listening)) {
+        announced = true;
+        logger.info({ url: message.url, workers }, `hub listening on ${message.url} (${workers} workers)`);
+      }
+    } else if (message?.type === 'atskills:metrics-request') {
+      aggregator.clusterMetrics().then(
+        (body) => worker.send({ type: 'atskills:metrics', requestId: message.requestId, body }),
+        (err: Error) =>
+          worker.send({ type: 'atskills:metrics', requestId: message.requestId, error: err.message }),
+      );
+    }
+  });
+
+  cluster.on('exit', (worker, code, signal) => {
+    const state = running.get(worker);
+    running.delete(worker);
+    if (!state) return;
+    if (stopping) {
+      // A worker still starting has no handler yet: the SIGTERM sent to it ends it, which is no failure.
+      if (code !== 0 && signal !== 'SIGTERM') exitCode = 1;
+      exitWhenDone();
+      return;
+    }
+    if (!state.listening) {
+      // It said why on its stderr (server.ts's one line); the others would fail the same way.
+      logger.error({ worker: state.id, code, signal }, 'a hub worker failed to start; stopping the others');
+      stop('a worker failed to start', 1);
+      return;
+    }
+    const now = Date.now();
+    restarts = restarts.filter((at) => now - at < RESTART_WINDOW_MS);
+    restarts.push(now);
+    if (restarts.length > MAX_RESTARTS) {
+      logger.error(
+        { worker: state.id, code, signal, restarts: restarts.length },
+        'hub workers keep dying; stopping',
+      );
+      stop('workers keep dying', 1);
+      return;
+    }
+    logger.error({ worker: state.id, code, signal }, 'a hub worker exited; starting another in its place');
+    setTimeout(() => {
+      if (!stopping) fork(state.id);
+    }, RESTART_DELAY_MS);
+  });
+
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+  logger.info({ workers }, `starting ${workers} hub workers`);
+  for (let id = 1; id <= workers; id++) fork(id);
+}

@@ -32,15 +32,24 @@ export function startFloor(bytes: number): Promise<ChildServer> {
   return startChildServer(path.join(repoRoot, 'bench/lib/floor-server.ts'), { FLOOR_BYTES: String(bytes) });
 }
 
-/** Waits until the API's in-memory index serves; returns its build time (s) as /metrics reports it. */
-export async function waitForIndex(baseUrl: string): Promise<number> {
+/**
+ * Waits until the API's in-memory index serves (in each of `workers` processes with API_WORKERS, whose
+ * series carry a worker label); returns its build time (s) as /metrics reports it (the longest).
+ */
+export async function waitForIndex(baseUrl: string, workers = 1): Promise<number> {
   const deadline = Date.now() + 30 * 60_000;
   while (Date.now() < deadline) {
     const text = await (await fetch(`${baseUrl}/metrics`)).text();
-    if (/^atskills_search_index_ready 1$/m.test(text)) {
-      return Number(text.match(/^atskills_search_index_build_seconds ([\d.e+-]+)$/m)?.[1] ?? 0);
+    if (metricValues(text, 'atskills_search_index_ready').filter((v) => v === 1).length >= workers) {
+      return Math.max(0, ...metricValues(text, 'atskills_search_index_build_seconds'));
     }
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
   throw new Error('the API did not finish building its search index');
+}
+
+/** The values of a metric's series in a Prometheus exposition, labelled or not (one per cluster worker). */
+export function metricValues(text: string, name: string): number[] {
+  const line = new RegExp(`^${name}(?:\\{[^}]*\\})? ([\\d.e+-]+)$`, 'gm');
+  return [...text.matchAll(line)].map((m) => Number(m[1]));
 }

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- suggest [--messages <file>] [--reuse] [--misses] [--speed] [--pool <file>]`: the
+ * `npm run bench -- suggest [--messages <file>] [--reuse] [--misses] [--speed [--workers 1,2]] [--pool <file>]`: the
  * suggestion benchmark of issue 25. Seeds the shared corpus into a database of its own (`atskills_suggest`, or
  * BENCH_SUGGEST_DATABASE), then answers every judged message (bench/suggest/messages.json;
  * messages.dev.json while that is not there) three ways in this one process: the suggestion engine (what
@@ -7,10 +7,11 @@
  * the BM25 baseline (MiniSearch). Prints success@1, recall@5, MRR@10 and the abstention rate per kind, the
  * abstention trade-off curve, and writes bench/results/suggest.json. `--speed` also measures /v1/suggest
  * over HTTP at the 56,804-skill benchmark scale (`npm run bench -- load` first): p50/p99 at c=1 and c=16
- * with the read cache off, the model's build time and memory. `--scale` judges the suggestions among the
+ * with the read cache off, the model's build time and memory, for a single hub and then for `--workers`
+ * hub processes (API_WORKERS) sharing the port. `--scale` judges the suggestions among the
  * benchmark scale's skills instead (see its option).
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { connectPostgres } from '@atskills/db';
 import pg from 'pg';
@@ -22,15 +23,16 @@ import { ABSTAIN_BELOW } from '../../apps/api/src/suggest/abstain.js';
 import { createSuggestEngine, type SuggestEngineOptions } from '../../apps/api/src/suggest/engine.js';
 import {
   benchDatabaseName,
+  type ChildServer,
   ensureDatabase,
   processMemory,
   requireIndexedDatabase,
   serverUrl,
 } from '../lib/env.js';
-import { runLoad } from '../lib/load.js';
+import { type LoadResult, runLoad } from '../lib/load.js';
 import { type BenchRow, writeResult } from '../lib/report.js';
-import { startApi, waitForIndex } from '../lib/servers.js';
-import { round } from '../lib/stats.js';
+import { metricValues, startApi, waitForIndex } from '../lib/servers.js';
+import { median, round } from '../lib/stats.js';
 import { createBaseline } from '../relevance/baseline.js';
 import { corpusDocuments, seedRelevanceCorpus } from '../relevance/judgements.js';
 import { type Answer, figuresByKind } from './judgements.js';
@@ -64,6 +66,10 @@ export async function run(args: string[]): Promise<void> {
        */
       pool: { type: 'string' },
       total: { type: 'string', default: '800' },
+      /** With --speed: the counts of hub processes (API_WORKERS) measured in turn, comma-separated. */
+      workers: { type: 'string', default: '1,2' },
+      /** With --speed: alternating measured rounds over the configurations (medians reported). */
+      rounds: { type: 'string', default: '3' },
       /**
        * Judge at the benchmark scale: the shared corpus seeded into a copy of the benchmark index (54,061
        * generated skills, `npm run bench -- load` first), suggestions answered as shipped, without the term
@@ -242,7 +248,14 @@ export async function run(args: string[]): Promise<void> {
   } finally {
     await handle.close();
   }
-  if (values.speed) extra.speed = await speed(judgements, Number(values.total), table);
+  if (values.speed)
+    extra.speed = await speed(
+      judgements,
+      Number(values.total),
+      table,
+      parseWorkerCounts(values.workers),
+      Number(values.rounds),
+    );
   writeResult(values.scale ? 'suggest-scale' : 'suggest', table, extra);
 }
 
@@ -281,68 +294,155 @@ async function scaleDatabase(fresh: boolean): Promise<string> {
 }
 
 /** /v1/suggest over HTTP at the benchmark scale, read cache off, at concurrency 1 and 16. */
-async function speed(judgements: MessageJudgement[], total: number, table: BenchRow[]) {
+/**
+ * /v1/suggest over HTTP at the benchmark scale, read cache off, for each count of hub processes in
+ * `workerCounts` (API_WORKERS; 1 is the single hub the targets are set for): p50/p99 at c=1 and c=16.
+ * Every configuration runs at once (idle ones cost memory, not CPU), each warmed at c=16, then measured
+ * in `rounds` alternating rounds (the machine's speed drifts between minutes); medians are reported.
+ */
+async function speed(
+  judgements: MessageJudgement[],
+  total: number,
+  table: BenchRow[],
+  workerCounts: number[],
+  rounds: number,
+): Promise<Record<string, unknown>> {
   const url = await requireIndexedDatabase();
-  const api = await startApi(url, { SEARCH_ENGINE: 'memory', READ_CACHE_MB: '0' });
+  const requests = judgements.map((j) => ({
+    method: 'POST',
+    path: '/v1/suggest',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ message: j.message, limit: 5 }),
+  }));
+  const hubs: { workers: number; api: ChildServer; figures: Record<string, unknown> }[] = [];
   try {
-    const started = performance.now();
-    const searchBuildSeconds = await waitForIndex(api.url);
-    const deadline = Date.now() + 30 * 60_000;
-    let modelBuildSeconds = 0;
-    let modelBytes = 0;
-    while (Date.now() < deadline) {
-      const text = await (await fetch(`${api.url}/metrics`)).text();
-      if (/^atskills_suggest_model_ready 1$/m.test(text)) {
-        modelBuildSeconds = Number(
-          text.match(/^atskills_suggest_model_build_seconds ([\d.e+-]+)$/m)?.[1] ?? 0,
-        );
-        modelBytes = Number(text.match(/^atskills_suggest_model_bytes ([\d.e+-]+)$/m)?.[1] ?? 0);
-        break;
+    for (const workers of workerCounts) {
+      const api = await startApi(url, {
+        SEARCH_ENGINE: 'memory',
+        READ_CACHE_MB: '0',
+        API_WORKERS: String(workers),
+      });
+      hubs.push({ workers, api, figures: {} });
+      const started = performance.now();
+      const searchBuildSeconds = await waitForIndex(api.url, workers);
+      const deadline = Date.now() + 30 * 60_000;
+      let modelBuildSeconds = 0;
+      let modelRestoreSeconds = 0;
+      let searchRestoreSeconds = 0;
+      let modelBytes = 0;
+      while (Date.now() < deadline) {
+        const text = await (await fetch(`${api.url}/metrics`)).text();
+        if (metricValues(text, 'atskills_suggest_model_ready').filter((v) => v === 1).length >= workers) {
+          modelBuildSeconds = Math.max(0, ...metricValues(text, 'atskills_suggest_model_build_seconds'));
+          modelRestoreSeconds = Math.max(0, ...metricValues(text, 'atskills_suggest_model_restore_seconds'));
+          searchRestoreSeconds = Math.max(0, ...metricValues(text, 'atskills_search_index_restore_seconds'));
+          modelBytes = Math.max(0, ...metricValues(text, 'atskills_suggest_model_bytes'));
+          break;
+        }
+        await new Promise((r) => setTimeout(r, 500));
       }
-      await new Promise((r) => setTimeout(r, 500));
+      Object.assign(hubs.at(-1)!.figures, {
+        // Built when nothing was stored, else restored (0 for the other): builds-restart.json has both.
+        searchBuildSeconds,
+        searchRestoreSeconds: round(searchRestoreSeconds, 1),
+        modelBuildSeconds,
+        modelRestoreSeconds: round(modelRestoreSeconds, 1),
+        modelMiB: round(modelBytes / 2 ** 20, 1),
+        readyAfterSeconds: round((performance.now() - started) / 1000, 1),
+      });
+      // Every worker's code warmed (each of the 16 connections lands on one worker).
+      console.error(`warming ${workers} hub process(es)...`);
+      await runLoad({ baseUrl: api.url, requests, concurrency: 16, total: requests.length * 3, warmup: 0 });
     }
-    const readyAfterSeconds = round((performance.now() - started) / 1000, 1);
-    const requests = judgements.map((j) => ({
-      method: 'POST',
-      path: '/v1/suggest',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ message: j.message, limit: 5 }),
-    }));
-    const out: Record<string, unknown> = {
-      searchBuildSeconds,
-      modelBuildSeconds,
-      modelMiB: round(modelBytes / 2 ** 20, 1),
-      readyAfterSeconds,
-      apiMemory: processMemory(api.pid),
-    };
-    for (const c of [1, 16]) {
-      console.error(`/v1/suggest at concurrency ${c}...`);
-      const r = await runLoad({
-        baseUrl: api.url,
-        requests,
-        concurrency: c,
-        total: c === 1 ? requests.length * 2 : total,
-        warmup: requests.length,
-      });
-      table.push({
-        answered: 'speed /v1/suggest (read cache off)',
-        kind: `c=${c}`,
-        messages: r.count,
-        p50: r.p50,
-        p99: r.p99,
-        'req/s': r.requestsPerSecond,
-      });
-      out[`c${c}`] = {
-        p50: r.p50,
-        p95: r.p95,
-        p99: r.p99,
-        requestsPerSecond: r.requestsPerSecond,
-        statuses: r.statuses,
-      };
+    const measured = new Map<string, LoadResult[]>();
+    for (let r = 0; r < rounds; r++) {
+      for (const { workers, api } of hubs) {
+        for (const c of [1, 16]) {
+          console.error(`round ${r + 1}/${rounds}: /v1/suggest at c=${c}, ${workers} hub process(es)...`);
+          const result = await runLoad({
+            baseUrl: api.url,
+            requests,
+            concurrency: c,
+            total: c === 1 ? requests.length * 2 : total,
+            warmup: c === 1 ? 20 : 64,
+          });
+          const key = `${workers}:${c}`;
+          measured.set(key, [...(measured.get(key) ?? []), result]);
+        }
+      }
+    }
+    const out: Record<string, unknown> = { rounds };
+    for (const { workers, api, figures } of hubs) {
+      figures.apiMemory = treeMemory(api.pid);
+      for (const c of [1, 16]) {
+        const results = measured.get(`${workers}:${c}`) ?? [];
+        const med = (pick: (r: LoadResult) => number) => round(median(results.map(pick)), 3);
+        const row = {
+          p50: med((r) => r.p50),
+          p95: med((r) => r.p95),
+          p99: med((r) => r.p99),
+          requestsPerSecond: med((r) => r.requestsPerSecond),
+          p99ByRound: results.map((r) => r.p99),
+          statuses: results.reduce<Record<string, number>>((all, r) => {
+            for (const [status, n] of Object.entries(r.statuses)) all[status] = (all[status] ?? 0) + n;
+            return all;
+          }, {}),
+        };
+        figures[`c${c}`] = row;
+        table.push({
+          answered: `speed /v1/suggest (read cache off)${workers > 1 ? `, API_WORKERS=${workers}` : ''}`,
+          kind: `c=${c}`,
+          messages: results.reduce((sum, r) => sum + r.count, 0),
+          p50: row.p50,
+          p99: row.p99,
+          'req/s': row.requestsPerSecond,
+        });
+      }
+      // The single hub's figures stay at the top level (earlier results are read that way).
+      if (workers === 1) Object.assign(out, figures);
+      else out[`apiWorkers${workers}`] = figures;
     }
     return out;
   } finally {
-    await api.stop();
+    for (const { api } of hubs) await api.stop();
+  }
+}
+
+/** `--workers 1,2` as counts of hub processes, each at least 1. */
+function parseWorkerCounts(text: string | undefined): number[] {
+  const counts = (text ?? '1').split(',').map((part) => Number(part.trim()));
+  if (counts.length === 0 || counts.some((n) => !Number.isInteger(n) || n < 1)) {
+    throw new Error(`--workers: expected counts of hub processes such as 1,2, got "${text}"`);
+  }
+  return counts;
+}
+
+/** Resident memory of a process and its children (a cluster's primary and its workers), summed. */
+function treeMemory(pid: number): { rssMiB: number; peakMiB: number; processes: number } {
+  const pids = [pid, ...childPids(pid)];
+  const each = pids.map((p) => processMemory(p));
+  return {
+    rssMiB: round(
+      each.reduce((sum, m) => sum + m.rssMiB, 0),
+      1,
+    ),
+    peakMiB: round(
+      each.reduce((sum, m) => sum + m.peakMiB, 0),
+      1,
+    ),
+    processes: pids.length,
+  };
+}
+
+function childPids(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
   }
 }
 

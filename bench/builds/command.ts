@@ -16,7 +16,8 @@
  * `git worktree` with its own `npm ci`), rows marked `[against]`. `--restart`: this checkout's API twice,
  * the stored suggestion model deleted before the first start (which builds and stores it) and kept for the
  * second (which restores it), and the same for the search index: what a restart costs a client with
- * INDEX_SNAPSHOTS on.
+ * INDEX_SNAPSHOTS on; `--workers N` runs API_WORKERS=N hub processes (a structure serves once it serves in
+ * all of them; builds-restart-workersN.json).
  *
  * `--snapshot`: the stored structures in one process: the search index and then the suggestion model built
  * and stored, then second engines restoring them; build, store and restore times, the snapshots' sizes,
@@ -32,10 +33,10 @@ import { createPostgresEngine } from '../../apps/api/src/search/postgres.js';
 import { ANONYMOUS_VIEWER } from '../../apps/api/src/services/auth/viewer.js';
 import { createSuggestEngine } from '../../apps/api/src/suggest/engine.js';
 import { SUGGESTION_SNAPSHOT } from '../../apps/api/src/suggest/snapshot.js';
-import { benchDatabaseName, ensureDatabase, processMemory } from '../lib/env.js';
+import { benchDatabaseName, ensureDatabase, treeMemory } from '../lib/env.js';
 import { pickSkills, skillPath } from '../lib/identities.js';
 import { type BenchRow, writeResult } from '../lib/report.js';
-import { startApi } from '../lib/servers.js';
+import { metricValues, startApi } from '../lib/servers.js';
 import { percentile, round } from '../lib/stats.js';
 import { JUDGEMENTS } from '../relevance/judgements.js';
 import { loadMessages, MESSAGES_PATH } from '../suggest/messages.js';
@@ -97,13 +98,14 @@ async function measure(db: Database, sliceMs: number, messages: string[]) {
   return { search, model, documents, suggestions, searches };
 }
 
-/** Which of the API's structures serve: the search index and the suggestion model (its /metrics). */
-async function serving(baseUrl: string): Promise<{ search: boolean; model: boolean }> {
+/**
+ * Which of the API's structures serve: the search index and the suggestion model (its /metrics), in every
+ * one of `workers` hub processes (API_WORKERS).
+ */
+async function serving(baseUrl: string, workers: number): Promise<{ search: boolean; model: boolean }> {
   const text = await (await fetch(`${baseUrl}/metrics`)).text();
-  return {
-    search: /^atskills_search_index_ready 1$/m.test(text),
-    model: /^atskills_suggest_model_ready 1$/m.test(text),
-  };
+  const all = (name: string) => metricValues(text, name).filter((v) => v === 1).length >= workers;
+  return { search: all('atskills_search_index_ready'), model: all('atskills_suggest_model_ready') };
 }
 
 /**
@@ -115,8 +117,9 @@ async function probeWhileBuilding(
   root: string | undefined,
   paths: string[],
   untilStored?: Database,
+  workers = 1,
 ) {
-  const api = await startApi(url, { READ_CACHE_MB: '0' }, root);
+  const api = await startApi(url, { READ_CACHE_MB: '0', API_WORKERS: String(workers) }, root);
   const started = performance.now();
   const latencies: number[] = [];
   let failed = 0;
@@ -131,7 +134,7 @@ async function probeWhileBuilding(
       latencies.push(performance.now() - sent);
       if (answer.status !== 200) failed++;
       if (performance.now() - checked > 500) {
-        const now = await serving(api.url);
+        const now = await serving(api.url, workers);
         const seconds = (performance.now() - started) / 1000;
         if (now.search) searchServes ??= seconds;
         if (now.model) modelServes ??= seconds;
@@ -145,7 +148,8 @@ async function probeWhileBuilding(
     while (untilStored && !(await stored(untilStored))) {
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
-    peakMiB = processMemory(api.pid).peakMiB;
+    // With API_WORKERS, the sum of each process's own peak.
+    peakMiB = treeMemory(api.pid).peakMiB;
   } finally {
     await api.stop();
   }
@@ -174,7 +178,12 @@ function httpRow(label: string, probed: Awaited<ReturnType<typeof probeWhileBuil
   };
 }
 
-async function runHttp(url: string, against: string | undefined, restart: boolean): Promise<void> {
+async function runHttp(
+  url: string,
+  against: string | undefined,
+  restart: boolean,
+  workers: number,
+): Promise<void> {
   const paths = (await pickSkills(url, 256)).map((skill) => skillPath(skill.identity));
   const rows: BenchRow[] = [];
   if (restart) {
@@ -182,14 +191,16 @@ async function runHttp(url: string, against: string | undefined, restart: boolea
     try {
       await deleteModelSnapshot(handle.db, SEARCH_INDEX_SNAPSHOT);
       await deleteModelSnapshot(handle.db, SUGGESTION_SNAPSHOT);
-      const first = await probeWhileBuilding(url, undefined, paths, handle.db);
-      rows.push(httpRow('first start (builds both, stores them)', first));
-      const again = await probeWhileBuilding(url, undefined, paths);
-      rows.push(httpRow('restart (restores both)', again));
+      const first = await probeWhileBuilding(url, undefined, paths, handle.db, workers);
+      const label = workers > 1 ? `, API_WORKERS=${workers}` : '';
+      rows.push(httpRow(`first start (builds both, stores them)${label}`, first));
+      const again = await probeWhileBuilding(url, undefined, paths, undefined, workers);
+      rows.push(httpRow(`restart (restores both)${label}`, again));
       const mib = async (name: string) =>
         round(((await modelSnapshotHeader(handle.db, name))?.bytes ?? 0) / 2 ** 20, 1);
-      writeResult('builds-restart', rows, {
+      writeResult(workers > 1 ? `builds-restart-workers${workers}` : 'builds-restart', rows, {
         probe: 'HEAD /v1/skills/<identity>, one at a time, READ_CACHE_MB=0',
+        apiWorkers: workers,
         searchIndexSnapshotMiB: await mib(SEARCH_INDEX_SNAPSHOT),
         suggestionModelSnapshotMiB: await mib(SUGGESTION_SNAPSHOT),
         searchServesRatio: round(first.searchServes / again.searchServes, 2),
@@ -218,11 +229,16 @@ export async function run(args: string[]): Promise<void> {
       against: { type: 'string' },
       restart: { type: 'boolean', default: false },
       snapshot: { type: 'boolean', default: false },
+      /** With --http --restart: hub processes (API_WORKERS); a structure serves once it serves in all. */
+      workers: { type: 'string', default: '1' },
     },
   });
   const url = await ensureDatabase(values.database ?? benchDatabaseName, false);
   if (values.http) {
-    await runHttp(url, values.against, values.restart);
+    const workers = Number(values.workers);
+    if (!Number.isInteger(workers) || workers < 1)
+      throw new Error(`--workers: expected a count of hub processes, got "${values.workers}"`);
+    await runHttp(url, values.against, values.restart, workers);
     return;
   }
   const handle = connectPostgres({ url, max: 4 });

@@ -130,6 +130,32 @@ export function processMemory(pid: number): { rssMiB: number; peakMiB: number } 
   return { rssMiB: Math.round(kib('VmRSS') / 102.4) / 10, peakMiB: Math.round(kib('VmHWM') / 102.4) / 10 };
 }
 
+const roundTenth = (value: number) => Math.round(value * 10) / 10;
+
+/** Resident memory of a process and its children (a cluster's primary and its workers), summed. */
+export function treeMemory(pid: number): { rssMiB: number; peakMiB: number; processes: number } {
+  const pids = [pid, ...childPids(pid)];
+  const each = pids.map((p) => processMemory(p));
+  return {
+    rssMiB: roundTenth(each.reduce((sum, m) => sum + m.rssMiB, 0)),
+    peakMiB: roundTenth(each.reduce((sum, m) => sum + m.peakMiB, 0)),
+    processes: pids.length,
+  };
+}
+
+/** The pids of a process's children (a cluster primary's workers). */
+export function childPids(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
 /** A server running as a child process. */
 export interface ChildServer {
   url: string;

@@ -11,7 +11,7 @@
  * hub processes (API_WORKERS) sharing the port. `--scale` judges the suggestions among the
  * benchmark scale's skills instead (see its option).
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { connectPostgres } from '@atskills/db';
 import pg from 'pg';
@@ -25,9 +25,9 @@ import {
   benchDatabaseName,
   type ChildServer,
   ensureDatabase,
-  processMemory,
   requireIndexedDatabase,
   serverUrl,
+  treeMemory,
 } from '../lib/env.js';
 import { type LoadResult, runLoad } from '../lib/load.js';
 import { type BenchRow, writeResult } from '../lib/report.js';
@@ -415,35 +415,6 @@ function parseWorkerCounts(text: string | undefined): number[] {
     throw new Error(`--workers: expected counts of hub processes such as 1,2, got "${text}"`);
   }
   return counts;
-}
-
-/** Resident memory of a process and its children (a cluster's primary and its workers), summed. */
-function treeMemory(pid: number): { rssMiB: number; peakMiB: number; processes: number } {
-  const pids = [pid, ...childPids(pid)];
-  const each = pids.map((p) => processMemory(p));
-  return {
-    rssMiB: round(
-      each.reduce((sum, m) => sum + m.rssMiB, 0),
-      1,
-    ),
-    peakMiB: round(
-      each.reduce((sum, m) => sum + m.peakMiB, 0),
-      1,
-    ),
-    processes: pids.length,
-  };
-}
-
-function childPids(pid: number): number[] {
-  try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
-      .trim()
-      .split(/\s+/)
-      .filter(Boolean)
-      .map(Number);
-  } catch {
-    return [];
-  }
 }
 
 /**

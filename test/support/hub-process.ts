@@ -48,7 +48,7 @@ export function startHubProcess(env: NodeJS.ProcessEnv): Promise<HubProcess> {
     let stderr = '';
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
       stdout += chunk;
-      const match = /"msg":"hub listening on (http:\/\/[^"]+)"/.exec(stdout);
+      const match = /"msg":"hub listening on (http:\/\/[^"\s]+)/.exec(stdout);
       if (match?.[1]) resolve({ child, url: match[1], exited, output: () => stdout });
     });
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {

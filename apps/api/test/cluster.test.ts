@@ -1,6 +1,7 @@
 // API_WORKERS: the hub as a node:cluster of replicas sharing one port, started as a real process
-// (server.ts), against a Postgres server: both workers answer, /metrics gathers both, a worker that dies
-// is replaced, SIGTERM stops them all with exit 0, and the settings that cannot work are refused.
+// (server.ts), against a Postgres server: the first worker builds and stores, the second loads, both
+// answer, /metrics gathers both, a worker that dies is replaced, SIGTERM stops them all with exit 0, and
+// the settings that cannot work are refused.
 import { readFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -80,13 +81,32 @@ describe('API_WORKERS', () => {
     const started = hub;
     await eventually(
       async () => started.output().includes(`"msg":"hub listening on ${url} (2 workers)"`),
-      30_000,
+      60_000,
     ).catch(() => {
       throw new Error(
-        `both workers did not listen within 30 s; the hub wrote:\n${started.output().slice(-4000)}`,
+        `both workers did not listen within 60 s; the hub wrote:\n${started.output().slice(-4000)}`,
       );
     });
     expect(childPids(primary)).toHaveLength(2);
+    // Worker 1 built and stored the search index and the model alone; worker 2 started then and loaded both.
+    const lines = started.output().split('\n');
+    const othersStarted = lines.findIndex((l) =>
+      l.includes('"msg":"worker 1 loaded or built its search index and suggestion model'),
+    );
+    const firstOfWorker2 = lines.findIndex((l) => l.includes('"worker":2,'));
+    expect(othersStarted).toBeGreaterThanOrEqual(0);
+    expect(firstOfWorker2).toBeGreaterThan(othersStarted);
+    for (const structure of ['in-memory search index', 'suggestion model']) {
+      expect(
+        lines.some((l) => l.includes('"worker":1,') && l.includes(`"msg":"${structure}: snapshot stored"`)),
+      ).toBe(true);
+      await eventually(async () =>
+        started
+          .output()
+          .split('\n')
+          .some((l) => l.includes('"worker":2,') && l.includes(`"msg":"${structure}: snapshot restored"`)),
+      );
+    }
 
     // Every request answers, and connections reach both workers.
     for (let i = 0; i < 16; i++) {
@@ -126,7 +146,28 @@ describe('API_WORKERS', () => {
     expect(await hub.exited).toBe(0);
     for (const pid of workers) expect(() => process.kill(pid, 0)).toThrow();
     hub = undefined;
-  }, 120_000);
+
+    // A restart finds both stored: worker 2 starts once worker 1's index is loaded, and both load both.
+    hub = await startHubProcess(clusterEnv());
+    const restarted = hub;
+    await eventually(async () => restarted.output().includes('(2 workers)"'), 60_000);
+    for (const id of [1, 2]) {
+      for (const structure of ['in-memory search index', 'suggestion model']) {
+        await eventually(async () =>
+          restarted
+            .output()
+            .split('\n')
+            .some(
+              (l) => l.includes(`"worker":${id},`) && l.includes(`"msg":"${structure}: snapshot restored"`),
+            ),
+        );
+      }
+    }
+    expect(restarted.output()).not.toContain('snapshot stored');
+    await stopHubProcess(restarted);
+    expect(await restarted.exited).toBe(0);
+    hub = undefined;
+  }, 180_000);
 
   it('refuses more than one worker on the embedded database, naming the setting', async () => {
     const refused = await startHubProcess(

@@ -30,6 +30,11 @@ declare module 'fastify' {
      * the other engines): the suggestion model builds after it, while the index is stored.
      */
     searchIndexServes: Promise<void>;
+    /**
+     * Whether the in-memory index's first build loads its stored snapshot (a restart), known from the
+     * snapshot's header before the first build starts; false when it builds or another engine answers.
+     */
+    searchIndexLoads: Promise<boolean>;
   }
 }
 
@@ -94,6 +99,7 @@ export default fp(
     let searchVectors: VectorSearch | null = null;
     let firstBuild = Promise.resolve();
     let firstServes = Promise.resolve();
+    let loads = Promise.resolve(false);
     if (!engine) {
       const postgres = createPostgresEngine(app.db);
       if (opts.config.meiliUrl) {
@@ -127,6 +133,8 @@ export default fp(
         app.decorate('searchUsesWritten', () => memory.noteUsesWritten());
         firstBuild = memory.firstBuild();
         firstServes = memory.firstServes();
+        // Asked now, before onReady starts the first build (which the answer describes).
+        loads = memory.storedSnapshotUsable().catch(() => false);
         engine = memory;
       } else {
         engine = postgres;
@@ -142,6 +150,7 @@ export default fp(
     app.decorate('searchVectors', searchVectors);
     app.decorate('searchIndexFirstBuild', firstBuild);
     app.decorate('searchIndexServes', firstServes);
+    app.decorate('searchIndexLoads', loads);
   },
   { name: 'atskills-search', dependencies: ['atskills-database'] },
 );

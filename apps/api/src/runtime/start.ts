@@ -31,7 +31,7 @@ import type { AppConfig } from '../config.js';
 import { createReadiness } from '../plugins/health.js';
 import { crawlMetricsSink, createHubMetrics } from '../plugins/metrics.js';
 import { adminSocketPath, startAdminSocket } from './admin-socket.js';
-import { clusterWorkerId, joinClusterMetrics, reportListening } from './cluster.js';
+import { clusterWorkerId, joinClusterMetrics, reportListening, reportStructuresReady } from './cluster.js';
 import { loadDemo } from './demo.js';
 import { startGithubRateLimitPoll } from './github-rate-limit.js';
 import { loadHubSettings } from './hub-settings.js';
@@ -291,6 +291,15 @@ export async function startHub(options: StartOptions = {}): Promise<RunningHub> 
     }
     logger.info({ url: address, publicUrl: config.publicUrl }, `hub listening on ${address}`);
     if (workerId !== undefined) reportListening(address);
+    if (workerId === 1) {
+      // A restart (a stored index to load, so the model is stored too): the other workers start at once and
+      // load beside this one. A first start: once both first builds ended (built and stored, or failed), so
+      // that they load what this one stored instead of each building its own.
+      const suggestBuilt = app.hasDecorator('suggestEngine') ? app.suggestEngine.firstBuild() : undefined;
+      void app.searchIndexLoads
+        .then((loads) => (loads ? undefined : Promise.all([app.searchIndexFirstBuild, suggestBuilt])))
+        .then(reportStructuresReady);
+    }
 
     let stopping: Promise<void> | undefined;
     return {

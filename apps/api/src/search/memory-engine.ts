@@ -80,6 +80,11 @@ export interface MemoryEngine extends Omit<SearchEngine, 'close'>, FollowedStruc
    * and its catch-up ends; or once the first build ended without it (failed, or the engine closed).
    */
   firstServes(): Promise<void>;
+  /**
+   * Whether the first build will load the stored snapshot (its header passes every check): a restart.
+   * Asked before the first build starts; false once it has.
+   */
+  storedSnapshotUsable(): Promise<boolean>;
 }
 
 export interface MemoryEngineOptions {
@@ -439,6 +444,7 @@ export function createMemoryEngine(
     },
     firstBuild: () => follower.firstBuild,
     firstServes: () => Promise.race([serves, follower.firstBuild]),
+    storedSnapshotUsable: () => snapshots.storedUsable(),
     async close() {
       await follower.close();
       await fallback.close?.();

@@ -97,8 +97,9 @@ export function reportStructuresReady(): void {
 /**
  * Runs the primary: forks `workers` hubs (each runs this same entry as a worker; the first alone until its
  * search index and suggestion model are ready, so that the others load what it stored), restarts one that
- * dies after it listened (at most MAX_RESTARTS a minute), stops all and exits 1 when one fails to start,
- * and on SIGTERM/SIGINT stops them (each drains as a single hub does) and exits 0 once all exited cleanly.
+ * dies after it listened, and a replacement that fails (at most MAX_RESTARTS a minute), stops all and exits
+ * 1 when a first start fails, and on SIGTERM/SIGINT stops them (each drains as a single hub does) and
+ * exits 0 once all exited cleanly.
  */
 export function runClusterPrimary(options: {
   workers: number;
@@ -182,8 +183,9 @@ export function runClusterPrimary(options: {
       exitWhenDone();
       return;
     }
-    if (!state.listening) {
-      // It said why on its stderr (server.ts's one line); the others would fail the same way.
+    if (!state.listening && !state.replacement) {
+      // It said why on its stderr (server.ts's one line); the others would fail the same way. A replacement
+      // that cannot start (the database down a moment) is retried below, within the restart budget.
       logger.error({ worker: state.id, code, signal }, 'a hub worker failed to start; stopping the others');
       stop('a worker failed to start', 1);
       return;

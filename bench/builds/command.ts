@@ -36,7 +36,7 @@ import { SUGGESTION_SNAPSHOT } from '../../apps/api/src/suggest/snapshot.js';
 import { benchDatabaseName, ensureDatabase, treeMemory } from '../lib/env.js';
 import { pickSkills, skillPath } from '../lib/identities.js';
 import { type BenchRow, writeResult } from '../lib/report.js';
-import { metricValues, startApi } from '../lib/servers.js';
+import { setInEvery, startApi } from '../lib/servers.js';
 import { percentile, round } from '../lib/stats.js';
 import { JUDGEMENTS } from '../relevance/judgements.js';
 import { loadMessages, MESSAGES_PATH } from '../suggest/messages.js';
@@ -104,8 +104,10 @@ async function measure(db: Database, sliceMs: number, messages: string[]) {
  */
 async function serving(baseUrl: string, workers: number): Promise<{ search: boolean; model: boolean }> {
   const text = await (await fetch(`${baseUrl}/metrics`)).text();
-  const all = (name: string) => metricValues(text, name).filter((v) => v === 1).length >= workers;
-  return { search: all('atskills_search_index_ready'), model: all('atskills_suggest_model_ready') };
+  return {
+    search: setInEvery(text, 'atskills_search_index_ready', workers),
+    model: setInEvery(text, 'atskills_suggest_model_ready', workers),
+  };
 }
 
 /**

@@ -37,15 +37,32 @@ export function startFloor(bytes: number): Promise<ChildServer> {
  * series carry a worker label); returns its build time (s) as /metrics reports it (the longest).
  */
 export async function waitForIndex(baseUrl: string, workers = 1): Promise<number> {
+  const text = await waitForMetric(baseUrl, 'atskills_search_index_ready', workers, 'its search index');
+  return Math.max(0, ...metricValues(text, 'atskills_search_index_build_seconds'));
+}
+
+/**
+ * Waits until the 0/1 gauge `name` is 1 in each of `workers` hub processes (30 minutes at most); returns
+ * the /metrics text that said so.
+ */
+export async function waitForMetric(
+  baseUrl: string,
+  name: string,
+  workers: number,
+  what: string,
+): Promise<string> {
   const deadline = Date.now() + 30 * 60_000;
   while (Date.now() < deadline) {
     const text = await (await fetch(`${baseUrl}/metrics`)).text();
-    if (metricValues(text, 'atskills_search_index_ready').filter((v) => v === 1).length >= workers) {
-      return Math.max(0, ...metricValues(text, 'atskills_search_index_build_seconds'));
-    }
+    if (setInEvery(text, name, workers)) return text;
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
-  throw new Error('the API did not finish building its search index');
+  throw new Error(`the API did not finish building ${what}`);
+}
+
+/** Whether the 0/1 gauge `name` is 1 in at least `workers` series of a Prometheus exposition. */
+export function setInEvery(text: string, name: string, workers: number): boolean {
+  return metricValues(text, name).filter((v) => v === 1).length >= workers;
 }
 
 /** The values of a metric's series in a Prometheus exposition, labelled or not (one per cluster worker). */

@@ -31,7 +31,7 @@ import {
 } from '../lib/env.js';
 import { type LoadResult, runLoad } from '../lib/load.js';
 import { type BenchRow, writeResult } from '../lib/report.js';
-import { metricValues, startApi, waitForIndex } from '../lib/servers.js';
+import { metricValues, startApi, waitForIndex, waitForMetric } from '../lib/servers.js';
 import { median, round } from '../lib/stats.js';
 import { createBaseline } from '../relevance/baseline.js';
 import { corpusDocuments, seedRelevanceCorpus } from '../relevance/judgements.js';
@@ -293,7 +293,6 @@ async function scaleDatabase(fresh: boolean): Promise<string> {
   return url;
 }
 
-/** /v1/suggest over HTTP at the benchmark scale, read cache off, at concurrency 1 and 16. */
 /**
  * /v1/suggest over HTTP at the benchmark scale, read cache off, for each count of hub processes in
  * `workerCounts` (API_WORKERS; 1 is the single hub the targets are set for): p50/p99 at c=1 and c=16.
@@ -325,22 +324,17 @@ async function speed(
       hubs.push({ workers, api, figures: {} });
       const started = performance.now();
       const searchBuildSeconds = await waitForIndex(api.url, workers);
-      const deadline = Date.now() + 30 * 60_000;
-      let modelBuildSeconds = 0;
-      let modelRestoreSeconds = 0;
-      let searchRestoreSeconds = 0;
-      let modelBytes = 0;
-      while (Date.now() < deadline) {
-        const text = await (await fetch(`${api.url}/metrics`)).text();
-        if (metricValues(text, 'atskills_suggest_model_ready').filter((v) => v === 1).length >= workers) {
-          modelBuildSeconds = Math.max(0, ...metricValues(text, 'atskills_suggest_model_build_seconds'));
-          modelRestoreSeconds = Math.max(0, ...metricValues(text, 'atskills_suggest_model_restore_seconds'));
-          searchRestoreSeconds = Math.max(0, ...metricValues(text, 'atskills_search_index_restore_seconds'));
-          modelBytes = Math.max(0, ...metricValues(text, 'atskills_suggest_model_bytes'));
-          break;
-        }
-        await new Promise((r) => setTimeout(r, 500));
-      }
+      const text = await waitForMetric(
+        api.url,
+        'atskills_suggest_model_ready',
+        workers,
+        'its suggestion model',
+      );
+      const longest = (name: string) => Math.max(0, ...metricValues(text, name));
+      const modelBuildSeconds = longest('atskills_suggest_model_build_seconds');
+      const modelRestoreSeconds = longest('atskills_suggest_model_restore_seconds');
+      const searchRestoreSeconds = longest('atskills_search_index_restore_seconds');
+      const modelBytes = longest('atskills_suggest_model_bytes');
       Object.assign(hubs.at(-1)!.figures, {
         // Built when nothing was stored, else restored (0 for the other): builds-restart.json has both.
         searchBuildSeconds,

@@ -1,7 +1,5 @@
 import cluster from 'node:cluster';
-import { clusterSize, runClusterPrimary } from './runtime/cluster.js';
-import { loadHubSettings } from './runtime/hub-settings.js';
-import { createHubLogger } from './runtime/logging.js';
+import { clusterPlan, runClusterPrimary } from './runtime/cluster.js';
 import { type RunningHub, startHub } from './runtime/start.js';
 import { describeStartupError } from './runtime/startup-errors.js';
 
@@ -13,25 +11,24 @@ const fail = (err: unknown): never => {
   process.exit(1);
 };
 
-let workers = 1;
+let plan: ReturnType<typeof clusterPlan> = { workers: 1 };
 try {
-  workers = clusterSize(process.env);
+  plan = clusterPlan(process.env);
 } catch (err) {
   fail(err);
 }
 
-if (workers > 1) {
+if (plan.workers > 1 && plan.settings) {
   // API_WORKERS > 1: this process only forks, watches and stops the hubs (runtime/cluster.ts).
-  const { config, ops } = loadHubSettings(process.env);
-  runClusterPrimary({
-    workers,
-    logger: createHubLogger(config.logLevel === 'silent' ? 'silent' : config.logLevel),
-    shutdownTimeoutMs: ops.shutdownTimeoutMs,
-  });
+  runClusterPrimary(plan.workers, plan.settings);
 } else {
   let hub: RunningHub | undefined;
   try {
-    hub = await startHub({ env: process.env, argv: process.argv.slice(2) });
+    hub = await startHub({
+      env: process.env,
+      argv: process.argv.slice(2),
+      ...(plan.settings ? { settings: plan.settings } : {}),
+    });
   } catch (err) {
     fail(err);
   }

@@ -8,10 +8,10 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import { ConfigError } from '@atskills/protocol/config';
-import type { Logger } from 'pino';
 import { AggregatorRegistry } from 'prom-client';
 import type { HubMetrics } from '../plugins/metrics.js';
-import { loadHubSettings } from './hub-settings.js';
+import { type HubSettings, loadHubSettings } from './hub-settings.js';
+import { createHubLogger } from './logging.js';
 
 /** The environment variable that tells a forked hub which worker it is (1..API_WORKERS). */
 const WORKER_ID = 'ATSKILLS_WORKER_ID';
@@ -29,19 +29,22 @@ type ClusterMessage =
   | { type: 'atskills:metrics'; requestId: number; body?: string; error?: string };
 
 /**
- * How many hub processes to run: 1 in a forked worker, else API_WORKERS. Parses every setting once, so a
- * bad one fails here with its name instead of in each worker; more than one needs a Postgres server (the
- * embedded database is one process's).
+ * How many hub processes to run, with the settings parsed for them: 1 and none in a forked worker (its
+ * startHub parses them), else API_WORKERS. Parsed once here, so a bad setting fails with its name before
+ * any worker starts; more than one needs a Postgres server (the embedded database is one process's).
  */
-export function clusterSize(env: Record<string, string | undefined>): number {
-  if (cluster.isWorker) return 1;
-  const { config, ops } = loadHubSettings(env);
-  if (ops.apiWorkers > 1 && !config.databaseUrl) {
+export function clusterPlan(env: Record<string, string | undefined>): {
+  workers: number;
+  settings?: HubSettings;
+} {
+  if (cluster.isWorker) return { workers: 1 };
+  const settings = loadHubSettings(env);
+  if (settings.ops.apiWorkers > 1 && !settings.config.databaseUrl) {
     throw new ConfigError(
       'Invalid configuration: API_WORKERS: more than one hub process needs DATABASE_URL (the embedded database belongs to one process); unset API_WORKERS or set DATABASE_URL',
     );
   }
-  return ops.apiWorkers;
+  return { workers: settings.ops.apiWorkers, settings };
 }
 
 /** This process's worker number when it is one of a cluster's hubs, else undefined. */
@@ -101,12 +104,9 @@ export function reportStructuresReady(): void {
  * 1 when a first start fails, and on SIGTERM/SIGINT stops them (each drains as a single hub does) and
  * exits 0 once all exited cleanly.
  */
-export function runClusterPrimary(options: {
-  workers: number;
-  logger: Logger;
-  shutdownTimeoutMs: number;
-}): void {
-  const { workers, logger } = options;
+export function runClusterPrimary(workers: number, settings: HubSettings): void {
+  const logger = createHubLogger(settings.config.logLevel);
+  const { shutdownTimeoutMs } = settings.ops;
   const aggregator = new AggregatorRegistry();
   const running = new Map<Worker, { id: number; listening: boolean; replacement: boolean }>();
   let restarts: number[] = [];
@@ -138,7 +138,7 @@ export function runClusterPrimary(options: {
       );
       for (const worker of running.keys()) worker.process.kill('SIGKILL');
       process.exit(1);
-    }, options.shutdownTimeoutMs + 10_000).unref();
+    }, shutdownTimeoutMs + 10_000).unref();
     exitWhenDone();
   };
 

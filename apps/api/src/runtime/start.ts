@@ -34,7 +34,7 @@ import { adminSocketPath, startAdminSocket } from './admin-socket.js';
 import { clusterWorkerId, joinClusterMetrics, reportListening, reportStructuresReady } from './cluster.js';
 import { loadDemo } from './demo.js';
 import { startGithubRateLimitPoll } from './github-rate-limit.js';
-import { loadHubSettings } from './hub-settings.js';
+import { type HubSettings, loadHubSettings } from './hub-settings.js';
 import { createHubLogger } from './logging.js';
 import type { OpsConfig } from './ops-config.js';
 import { startSearchSync } from './search-sync.js';
@@ -43,6 +43,8 @@ export interface StartOptions {
   env?: Record<string, string | undefined>;
   /** Command-line arguments after the script (`--demo`). */
   argv?: string[];
+  /** `env` already parsed (server.ts parses it to choose between one hub and a cluster). */
+  settings?: HubSettings;
 }
 
 /** A started hub: its address and how to stop it. */
@@ -108,9 +110,11 @@ export function describeModes(config: AppConfig) {
 export async function startHub(options: StartOptions = {}): Promise<RunningHub> {
   const env = options.env ?? process.env;
   // The one parse of this process's settings; each part gets its own below.
-  const { config, ops, crawler: crawlerSettings } = loadHubSettings(env);
+  const { config, ops, crawler: crawlerSettings } = options.settings ?? loadHubSettings(env);
   const demo = ops.atskillsDemo || (options.argv ?? []).includes('--demo');
   const workerId = clusterWorkerId();
+  // Work done once for all the hub processes sharing the database: the first worker's, or a single hub's.
+  const leadsCluster = workerId === undefined || workerId === 1;
   const hubLogger = createHubLogger(config.logLevel === 'silent' ? 'silent' : config.logLevel);
   // A cluster's workers log to one stream: each line says which worker wrote it.
   const logger = workerId === undefined ? hubLogger : hubLogger.child({ worker: workerId });
@@ -183,7 +187,7 @@ export async function startHub(options: StartOptions = {}): Promise<RunningHub> 
     cleanups.push(() => crawler.close({ deadlineMs: ops.shutdownTimeoutMs }));
 
     // Shared figures (queues, crawl totals from Postgres): one cluster worker reports them, not each.
-    if (workerId === undefined || workerId === 1) {
+    if (leadsCluster) {
       for (const queue of CRAWL_QUEUE_NAMES) {
         metrics.setQueueDepthSource(queue, async () => (await crawler.counts())[queue] ?? {});
       }
@@ -259,8 +263,8 @@ export async function startHub(options: StartOptions = {}): Promise<RunningHub> 
       sync.tick().catch((err: Error) => logger.warn({ err: { message: err.message } }, 'search sync failed'));
     }
 
-    // The demo skills are loaded once per cluster, by its first worker.
-    if (demo && (workerId === undefined || workerId === 1)) {
+    // The demo skills are loaded once per cluster.
+    if (demo && leadsCluster) {
       const answers = await loadDemo(database.db, { search: app.searchEngine, requestId: 'demo-load' });
       logger.info(
         {

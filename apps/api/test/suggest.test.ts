@@ -264,6 +264,32 @@ describe('/v1/suggest', () => {
     expect(Number(text.match(/^atskills_suggest_model_documents (\d+)/m)?.[1])).toBeGreaterThanOrEqual(4);
   });
 
+  it('answers suggestions sent at once in the order they came, each as it answers alone', async () => {
+    const messages = [
+      'write release notes from my git commits since the last tag',
+      'thanks, that worked',
+      'review my pull request for security problems',
+      'make a pdf from this markdown report',
+    ];
+    const ask = (message: string) =>
+      hub.app.inject({ method: 'POST', url: '/v1/suggest', payload: { message, limit: 3 } });
+    const alone = [];
+    for (const message of messages) alone.push((await ask(message)).json());
+    const finished: number[] = [];
+    const together = await Promise.all(
+      messages.map((message, i) =>
+        ask(message).then((res) => {
+          finished.push(i);
+          return res.json();
+        }),
+      ),
+    );
+    expect(together).toEqual(alone);
+    expect(finished).toEqual([0, 1, 2, 3]);
+    const text = (await hub.app.inject({ url: '/metrics' })).body;
+    expect(text).toMatch(/^atskills_suggest_queued 0$/m);
+  });
+
   describe('on every agent path, against the running hub', () => {
     let hubUrl: string;
     let dir: string;

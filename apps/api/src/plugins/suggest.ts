@@ -70,6 +70,11 @@ function reportModel(app: FastifyInstance, engine: SuggestEngine) {
     () => (engine.status().builtInThread ? 1 : 0),
   );
   gauge(
+    'atskills_suggest_queued',
+    'Suggestions waiting for their turn on this process (answered first come, first served): a queue that stays long wants another process',
+    () => engine.status().queued,
+  );
+  gauge(
     'atskills_suggest_embeddings_up',
     '0 when the embeddings service failed last time it was asked (1 otherwise, or when none is set)',
     () => (engine.status().embeddingsError ? 0 : 1),

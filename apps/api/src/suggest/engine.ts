@@ -40,6 +40,7 @@ import { type QueryTerm, SemanticModel } from './model.js';
 import { extractNeeds, MIN_PART_WORDS, type Need, taskSignal } from './needs.js';
 import { SUGGESTION_SNAPSHOT, SUGGESTION_SOURCES, type SuggestionSnapshot } from './snapshot.js';
 import { cachedTermOf } from './term-cache.js';
+import { Turns } from './turns.js';
 
 /**
  * Seconds a client waits before asking again while the model builds: it takes 1-2 minutes at 57,000
@@ -104,6 +105,8 @@ export interface SuggestStatus {
   /** The embeddings service failed last time it was asked (the default model answers meanwhile). */
   embeddingsError?: string;
   error?: string;
+  /** Suggestions waiting for their turn on this process's event loop (see Turns). */
+  queued: number;
 }
 
 /** The suggestion engine a plugin drives. */
@@ -321,6 +324,7 @@ export function createSuggestEngine(
       ? options.embeddings
       : createEmbeddingsClient(options.embeddings);
   const vectors = new VectorStore();
+  const turns = new Turns();
   /** Slots waiting for their embedding. */
   const toEmbed = new Set<number>();
   let embedding: Promise<void> | null = null;
@@ -687,6 +691,9 @@ export function createSuggestEngine(
       }
     }
     if (follower.dirty) await sync();
+    // The work below is CPU alone (up to the embeddings service's answer): it runs in its turn, so that
+    // under load suggestions are answered in the order they came (see Turns).
+    await turns.take();
     const m = model;
     const needs = extractNeeds(message);
     if (needs.words.length === 0) return { results: [], abstained: true, best: 0 };
@@ -921,6 +928,7 @@ export function createSuggestEngine(
         buildSeconds,
         restoreSeconds: snapshots.restoreSeconds,
         builtInThread,
+        queued: turns.queued,
         ...(embeddingsError ? { embeddingsError } : {}),
         ...(follower.error ? { error: follower.error } : {}),
       };

@@ -44,6 +44,7 @@ import type { SearchEngine } from './search/engine.js';
 import { compiledSerializerCompiler } from './serializer.js';
 import { DEFAULT_CLIENT_PACKAGE_DIR } from './services/client-package.js';
 import type { LinkIndexQueue } from './services/links/links.js';
+import type { WindowCounter } from './services/rate-windows.js';
 
 /** What buildApp can be handed instead of building it from the config (tests, the CLI, benchmarks). */
 export interface AppDeps {
@@ -82,6 +83,8 @@ export interface OpsDeps {
   boardQueues?: Queue[];
   /** Describes the crawl queue for /readyz when there is no Redis (e.g. `{ mode: 'in-process' }`). */
   queueMode?: string;
+  /** Without Redis, rate-limit counters shared by the processes of one hub (API_WORKERS: the primary's). */
+  sharedRateLimit?: WindowCounter;
 }
 
 declare module 'fastify' {
@@ -238,6 +241,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
     max: opsConfig.rateLimitMax,
     timeWindow: opsConfig.rateLimitWindow,
     ...(ops.redis ? { redis: ops.redis } : {}),
+    ...(ops.sharedRateLimit ? { shared: ops.sharedRateLimit } : {}),
   });
   await app.register(opsRoutes, { metricsPublic: opsConfig.metricsPublic });
   if (ops.boardQueues?.length) {

@@ -1,7 +1,7 @@
 // API_WORKERS: the hub as a node:cluster of replicas sharing one port, started as a real process
 // (server.ts), against a Postgres server: the first worker builds and stores, the second loads, both
-// answer, /metrics gathers both, a worker that dies is replaced, SIGTERM stops them all with exit 0, and
-// the settings that cannot work are refused.
+// answer, /metrics gathers both, a worker that dies is replaced, SIGTERM stops them all with exit 0, rate
+// limits hold for the hub as a whole without Redis, and the settings that cannot work are refused.
 import { readFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -149,7 +149,7 @@ describe('API_WORKERS', () => {
     hub = undefined;
 
     // A restart finds both stored: worker 2 starts without waiting for worker 1's builds, and both load both.
-    hub = await startHubProcess(clusterEnv());
+    hub = await startHubProcess(clusterEnv({ RATE_LIMIT_MAX: '5' }));
     const restarted = hub;
     await eventually(async () => restarted.output().includes('(2 workers)"'), 60_000);
     for (const id of [1, 2]) {
@@ -158,6 +158,14 @@ describe('API_WORKERS', () => {
       }
     }
     expect(restarted.output()).not.toContain('snapshot stored');
+
+    // Without Redis the workers count rate limits together (in the primary): a caller whose connections
+    // reach both gets the hub's limit, not the limit once per worker.
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i++) statuses.push((await freshGet(`${hub.url}/v1/search?q=review`)).status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(5);
+    expect(statuses.slice(5)).toEqual([429, 429, 429, 429, 429]);
+    expect([...(await searchesByWorker(hub.url)).keys()].sort()).toEqual(['1', '2']);
     await stopHubProcess(restarted);
     expect(await restarted.exited).toBe(0);
     hub = undefined;

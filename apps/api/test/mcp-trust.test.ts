@@ -11,7 +11,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOSTILE_BODY } from '../../../packages/protocol/src/frame.test-support.js';
 import { redisUrl, uniqueQueuePrefix } from '../../../test/support/redis.js';
-import { CountingStore } from '../src/plugins/rate-limit.js';
+import { CountingStore, RedisWindows } from '../src/plugins/rate-limit.js';
 import { loadOpsConfig } from '../src/runtime/ops-config.js';
 import { createTestHub, type TestHub } from './support/app.js';
 import { seedHubCollection, seedRepository, skillMd } from './support/seed.js';
@@ -245,7 +245,7 @@ describe('finding 7: the shared (Redis) rate-limit counter', () => {
     const redis = new Redis(await redisUrl());
     const prefix = `${uniqueQueuePrefix('mcp-trust')}:ratelimit:`;
     try {
-      const store = new CountingStore(redis, prefix);
+      const store = new CountingStore(new RedisWindows(redis), prefix);
       expect(await store.add('ip:203.0.113.7', 1, 60_000)).toMatchObject({ current: 1 });
       const charged = await store.add('ip:203.0.113.7', 127, 60_000);
       expect(charged.current).toBe(128);

@@ -4,6 +4,7 @@ import fp from 'fastify-plugin';
 import type { Redis } from 'ioredis';
 import { problem } from '../problems.js';
 import { rateLimitKey } from '../services/caller-key.js';
+import { MemoryWindows, type WindowCount, type WindowCounter } from '../services/rate-windows.js';
 
 export { rateLimitKey };
 
@@ -14,6 +15,11 @@ export interface RateLimitSettings {
   timeWindow: number | string;
   /** Shared counters across API replicas; without it each instance counts on its own. */
   redis?: Redis;
+  /**
+   * Without Redis, counters shared by the processes of one hub (the cluster primary's, `API_WORKERS`);
+   * without either, this process counts alone.
+   */
+  shared?: WindowCounter;
 }
 
 declare module 'fastify' {
@@ -29,11 +35,7 @@ declare module 'fastify' {
 
 const NAMESPACE = 'atskills:ratelimit:';
 
-interface Count {
-  current: number;
-  ttl: number;
-}
-type StoreCallback = (error: Error | null, result?: Count) => void;
+type StoreCallback = (error: Error | null, result?: WindowCount) => void;
 
 // INCRBY with the window set on the first unit: the plugin's own script only increments by one, and a batch
 // must be charged per item against the same counter.
@@ -47,41 +49,42 @@ end
 return {current, ttl}
 `;
 
-/**
- * The rate-limit store, written here instead of the plugin's (which can only add one per request) so that
- * a route can charge a batch per item against the very counter the plugin reads: fixed windows per caller,
- * in Redis when the deployment has one, else in memory.
- */
-export class CountingStore {
-  private readonly local = new Map<string, { current: number; startedAt: number }>();
-
-  constructor(
-    private readonly redis: Redis | undefined,
-    private readonly prefix = NAMESPACE,
-  ) {
-    if (redis && !('atskillsIncrBy' in redis))
+/** Fixed windows in Redis, shared by every replica of the hub. */
+export class RedisWindows implements WindowCounter {
+  constructor(private readonly redis: Redis) {
+    if (!('atskillsIncrBy' in redis))
       redis.defineCommand('atskillsIncrBy', { numberOfKeys: 1, lua: INCR_BY });
   }
 
+  async add(key: string, units: number, timeWindow: number): Promise<WindowCount> {
+    const run = (this.redis as unknown as Record<string, (...args: unknown[]) => Promise<[number, number]>>)
+      .atskillsIncrBy;
+    const [current, ttl] = await run!.call(this.redis, key, timeWindow, units);
+    return { current, ttl };
+  }
+
+  async read(key: string): Promise<WindowCount> {
+    const replies = await this.redis.multi().get(key).pttl(key).exec();
+    const current = Number(replies?.[0]?.[1] ?? 0);
+    const ttl = Number(replies?.[1]?.[1] ?? 0);
+    return { current, ttl: Math.max(ttl, 0) };
+  }
+}
+
+/**
+ * The rate-limit store, written here instead of the plugin's (which can only add one per request) so that
+ * a route can charge a batch per item against the very counter the plugin reads: fixed windows per caller,
+ * kept by `counter` (Redis, the cluster primary, or this process), each key under this store's prefix.
+ */
+export class CountingStore {
+  constructor(
+    private readonly counter: WindowCounter,
+    private readonly prefix = NAMESPACE,
+  ) {}
+
   /** Adds `units` to `key`'s count in the current window (opened now when there is none). */
-  async add(key: string, units: number, timeWindow: number): Promise<Count> {
-    if (this.redis) {
-      const run = (this.redis as unknown as Record<string, (...args: unknown[]) => Promise<[number, number]>>)
-        .atskillsIncrBy;
-      const [current, ttl] = await run!.call(this.redis, this.prefix + key, timeWindow, units);
-      return { current, ttl };
-    }
-    const now = Date.now();
-    if (this.local.size > 10_000) {
-      for (const [k, w] of this.local) if (now - w.startedAt >= timeWindow) this.local.delete(k);
-    }
-    let window = this.local.get(key);
-    if (!window || now - window.startedAt >= timeWindow) {
-      window = { current: 0, startedAt: now };
-      this.local.set(key, window);
-    }
-    window.current += units;
-    return { current: window.current, ttl: window.startedAt + timeWindow - now };
+  add(key: string, units: number, timeWindow: number): Promise<WindowCount> {
+    return this.counter.add(this.prefix + key, units, timeWindow);
   }
 
   incr(key: string, callback: StoreCallback, timeWindow: number): void {
@@ -92,32 +95,16 @@ export class CountingStore {
   }
 
   read(key: string, callback: StoreCallback, timeWindow: number): void {
-    if (this.redis) {
-      this.redis
-        .multi()
-        .get(this.prefix + key)
-        .pttl(this.prefix + key)
-        .exec()
-        .then(
-          (replies) => {
-            const current = Number(replies?.[0]?.[1] ?? 0);
-            const ttl = Number(replies?.[1]?.[1] ?? 0);
-            callback(null, { current, ttl: Math.max(ttl, 0) });
-          },
-          (error: Error) => callback(error),
-        );
-      return;
-    }
-    const window = this.local.get(key);
-    const now = Date.now();
-    if (!window || now - window.startedAt >= timeWindow) callback(null, { current: 0, ttl: 0 });
-    else callback(null, { current: window.current, ttl: window.startedAt + timeWindow - now });
+    this.counter.read(this.prefix + key, timeWindow).then(
+      (count) => callback(null, count),
+      (error: Error) => callback(error),
+    );
   }
 
   /** Routes with their own limits count apart (the plugin asks for this; no route sets one today). */
   child(routeOptions: { routeInfo: { method?: string; url?: string } }): CountingStore {
     const { method = '', url = '' } = routeOptions.routeInfo;
-    return new CountingStore(this.redis, `${this.prefix}${method}${url}-`);
+    return new CountingStore(this.counter, `${this.prefix}${method}${url}-`);
   }
 }
 
@@ -161,7 +148,9 @@ export default fp(
         });
       });
     }
-    const store = new CountingStore(counters);
+    const store = new CountingStore(
+      counters ? new RedisWindows(counters) : (settings.shared ?? new MemoryWindows()),
+    );
     let windowMs = 60_000;
     await app.register(fastifyRateLimit, {
       max: settings.max,
@@ -181,7 +170,7 @@ export default fp(
 
     app.decorate('chargeRateLimit', async (request: FastifyRequest, reply: FastifyReply, units: number) => {
       if (units <= 0) return;
-      let count: Count;
+      let count: WindowCount;
       try {
         count = await store.add(rateLimitKey(request), units, windowMs);
       } catch {

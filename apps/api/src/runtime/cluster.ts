@@ -10,6 +10,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { ConfigError } from '@atskills/protocol/config';
 import { AggregatorRegistry } from 'prom-client';
 import type { HubMetrics } from '../plugins/metrics.js';
+import { MemoryWindows, type WindowCount, type WindowCounter } from '../services/rate-windows.js';
 import { type HubSettings, loadHubSettings } from './hub-settings.js';
 import { createHubLogger } from './logging.js';
 
@@ -21,12 +22,23 @@ const RESTART_WINDOW_MS = 60_000;
 const RESTART_DELAY_MS = 1_000;
 /** prom-client's own cluster requests time out after 5 s; a worker waits a little longer for the primary. */
 const METRICS_TIMEOUT_MS = 6_000;
+/**
+ * A rate-limit count the primary has not answered in this time counts nothing, as when Redis is away: a
+ * request is never held up by its rate limit's bookkeeping.
+ */
+const RATE_COUNT_TIMEOUT_MS = 1_000;
 
 type ClusterMessage =
   | { type: 'atskills:listening'; url: string }
   | { type: 'atskills:structures-ready' }
   | { type: 'atskills:metrics-request'; requestId: number }
-  | { type: 'atskills:metrics'; requestId: number; body?: string; error?: string };
+  | { type: 'atskills:metrics'; requestId: number; body?: string; error?: string }
+  | { type: 'atskills:rate-add'; requestId: number; key: string; units: number; timeWindow: number }
+  | { type: 'atskills:rate-read'; requestId: number; key: string; timeWindow: number }
+  | { type: 'atskills:rate-count'; requestId: number; current: number; ttl: number };
+/** A worker's rate-limit request to the primary (see clusterWindows). */
+type RateMessage = Extract<ClusterMessage, { type: 'atskills:rate-add' | 'atskills:rate-read' }>;
+type WithoutRequestId<T> = T extends unknown ? Omit<T, 'requestId'> : never;
 
 /**
  * How many hub processes to run, with the settings parsed for them: 1 and none in a forked worker (its
@@ -83,6 +95,53 @@ export function joinClusterMetrics(metrics: HubMetrics, workerId: number): void 
   );
 }
 
+/**
+ * A worker's rate-limit counters when the hub has no Redis: kept by the primary, so that the hub's limit
+ * holds for a caller whichever worker their connections reach (N workers counting apart would let N times
+ * the limit through). One listener for every answer: the count is asked on every request.
+ */
+export function clusterWindows(): WindowCounter {
+  const pending = new Map<number, { resolve: (count: WindowCount) => void; reject: (err: Error) => void }>();
+  let next = 0;
+  process.on('message', (message: ClusterMessage) => {
+    if (message?.type !== 'atskills:rate-count') return;
+    const waiting = pending.get(message.requestId);
+    pending.delete(message.requestId);
+    waiting?.resolve({ current: message.current, ttl: message.ttl });
+  });
+  const ask = (message: WithoutRequestId<RateMessage>) =>
+    new Promise<WindowCount>((resolve, reject) => {
+      if (!process.send || !process.connected) {
+        reject(new Error('no cluster primary to count rate limits'));
+        return;
+      }
+      const requestId = next++;
+      const fail = (err: Error) => {
+        clearTimeout(timer);
+        pending.delete(requestId);
+        reject(err);
+      };
+      const timer = setTimeout(
+        () => fail(new Error('the cluster primary did not answer a rate-limit count in time')),
+        RATE_COUNT_TIMEOUT_MS,
+      );
+      pending.set(requestId, {
+        resolve: (count) => {
+          clearTimeout(timer);
+          resolve(count);
+        },
+        reject: fail,
+      });
+      process.send({ ...message, requestId } satisfies RateMessage, (err: Error | null) => {
+        if (err) fail(err);
+      });
+    });
+  return {
+    add: (key, units, timeWindow) => ask({ type: 'atskills:rate-add', key, units, timeWindow }),
+    read: (key, timeWindow) => ask({ type: 'atskills:rate-read', key, timeWindow }),
+  };
+}
+
 /** Tells the primary this worker listens (the primary logs once all do). */
 export function reportListening(url: string): void {
   process.send?.({ type: 'atskills:listening', url } satisfies ClusterMessage);
@@ -108,6 +167,8 @@ export function runClusterPrimary(workers: number, settings: HubSettings): void 
   const logger = createHubLogger(settings.config.logLevel);
   const { shutdownTimeoutMs } = settings.ops;
   const aggregator = new AggregatorRegistry();
+  /** The workers' rate-limit counters when there is no Redis (see clusterWindows). */
+  const rateWindows = new MemoryWindows();
   const running = new Map<Worker, { id: number; listening: boolean; replacement: boolean }>();
   let restarts: number[] = [];
   let stopping = false;
@@ -164,6 +225,18 @@ export function runClusterPrimary(workers: number, settings: HubSettings): void 
         'worker 1 loaded or built its search index and suggestion model: starting the others',
       );
       for (let id = 2; id <= workers; id++) fork(id);
+    } else if (message?.type === 'atskills:rate-add' || message?.type === 'atskills:rate-read') {
+      const count =
+        message.type === 'atskills:rate-add'
+          ? rateWindows.addNow(message.key, message.units, message.timeWindow)
+          : rateWindows.readNow(message.key, message.timeWindow);
+      if (worker.isConnected()) {
+        worker.send({
+          type: 'atskills:rate-count',
+          requestId: message.requestId,
+          ...count,
+        } satisfies ClusterMessage);
+      }
     } else if (message?.type === 'atskills:metrics-request') {
       aggregator.clusterMetrics().then(
         (body) => worker.send({ type: 'atskills:metrics', requestId: message.requestId, body }),

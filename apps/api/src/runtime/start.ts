@@ -31,7 +31,13 @@ import type { AppConfig } from '../config.js';
 import { createReadiness } from '../plugins/health.js';
 import { crawlMetricsSink, createHubMetrics } from '../plugins/metrics.js';
 import { adminSocketPath, startAdminSocket } from './admin-socket.js';
-import { clusterWorkerId, joinClusterMetrics, reportListening, reportStructuresReady } from './cluster.js';
+import {
+  clusterWindows,
+  clusterWorkerId,
+  joinClusterMetrics,
+  reportListening,
+  reportStructuresReady,
+} from './cluster.js';
 import { loadDemo } from './demo.js';
 import { startGithubRateLimitPoll } from './github-rate-limit.js';
 import { type HubSettings, loadHubSettings } from './hub-settings.js';
@@ -212,6 +218,8 @@ export async function startHub(options: StartOptions = {}): Promise<RunningHub> 
         config: ops,
         readiness,
         ...(redis ? { redis, boardQueues } : { queueMode: 'in-process' }),
+        // A cluster's workers count rate limits together: in Redis when there is one, else in the primary.
+        ...(!redis && workerId !== undefined ? { sharedRateLimit: clusterWindows() } : {}),
       },
     });
     cleanups.push(() => app.close());

@@ -101,13 +101,14 @@ export function joinClusterMetrics(metrics: HubMetrics, workerId: number): void 
  * the limit through). One listener for every answer: the count is asked on every request.
  */
 export function clusterWindows(): WindowCounter {
-  const pending = new Map<number, { resolve: (count: WindowCount) => void; reject: (err: Error) => void }>();
+  /** The answer each request id waits for. */
+  const pending = new Map<number, (count: WindowCount) => void>();
   let next = 0;
   process.on('message', (message: ClusterMessage) => {
     if (message?.type !== 'atskills:rate-count') return;
-    const waiting = pending.get(message.requestId);
+    const answer = pending.get(message.requestId);
     pending.delete(message.requestId);
-    waiting?.resolve({ current: message.current, ttl: message.ttl });
+    answer?.({ current: message.current, ttl: message.ttl });
   });
   const ask = (message: WithoutRequestId<RateMessage>) =>
     new Promise<WindowCount>((resolve, reject) => {
@@ -125,12 +126,9 @@ export function clusterWindows(): WindowCounter {
         () => fail(new Error('the cluster primary did not answer a rate-limit count in time')),
         RATE_COUNT_TIMEOUT_MS,
       );
-      pending.set(requestId, {
-        resolve: (count) => {
-          clearTimeout(timer);
-          resolve(count);
-        },
-        reject: fail,
+      pending.set(requestId, (count) => {
+        clearTimeout(timer);
+        resolve(count);
       });
       process.send({ ...message, requestId } satisfies RateMessage, (err: Error | null) => {
         if (err) fail(err);

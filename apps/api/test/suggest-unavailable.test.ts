@@ -82,6 +82,27 @@ describe('suggestions the model cannot answer', () => {
     }
   });
 
+  it('answers 503 with Retry-After when a rebuild begins while a suggestion waits for its turn', async () => {
+    const engine = createSuggestEngine(db.db, createPostgresEngine(db.db), { maxBytes: 2 ** 28 });
+    try {
+      await engine.build();
+      // The suggestion waits for its turn on the event loop; the rebuild drops the model meanwhile.
+      const waiting = suggestSkills(engine, ANONYMOUS_VIEWER, MESSAGE, 3).catch((err: unknown) => err);
+      const rebuilding = engine.build();
+      expect(engine.status().ready).toBe(false);
+      expect(await waiting).toMatchObject({
+        status: 503,
+        detail: 'Suggestions are not available yet: the suggestion model is rebuilding',
+        headers: { 'retry-after': String(BUILDING_RETRY_AFTER_S) },
+      });
+      await rebuilding;
+      const answer = await suggestSkills(engine, ANONYMOUS_VIEWER, MESSAGE, 3);
+      expect(answer.results[0]?.identity).toBe('gh:o/r/release-notes');
+    } finally {
+      await engine.close();
+    }
+  });
+
   it('builds only once `startAfter` settles, answering 503 with Retry-After while it waits', async () => {
     let searchIndexBuilt!: () => void;
     const startAfter = new Promise<void>((resolve) => {

@@ -695,6 +695,10 @@ export function createSuggestEngine(
     // under load suggestions are answered in the order they came (see Turns).
     await turns.take();
     const m = model;
+    // A rebuild that began while this request waited for its turn holds no model yet.
+    if (!m) {
+      throw new SuggestUnavailableError('the suggestion model is rebuilding', BUILDING_RETRY_AFTER_S);
+    }
     const needs = extractNeeds(message);
     if (needs.words.length === 0) return { results: [], abstained: true, best: 0 };
     const signal = taskSignal(message, needs.text);

@@ -14,7 +14,7 @@ import { SEARCH_INDEX_SNAPSHOT } from '../src/search/memory-engine.js';
 import { createPostgresEngine } from '../src/search/postgres.js';
 import { ANONYMOUS_VIEWER } from '../src/services/auth/viewer.js';
 import { suggestSkills } from '../src/services/suggest.js';
-import { BUILDING_RETRY_AFTER_S, createSuggestEngine } from '../src/suggest/engine.js';
+import { BUILDING_RETRY_AFTER_S, createSuggestEngine, SuggestAbandonedError } from '../src/suggest/engine.js';
 import { SUGGESTION_SNAPSHOT } from '../src/suggest/snapshot.js';
 import { createTestHub } from './support/app.js';
 import { seedRepository, skillMd } from './support/seed.js';
@@ -98,6 +98,23 @@ describe('suggestions the model cannot answer', () => {
       await rebuilding;
       const answer = await suggestSkills(engine, ANONYMOUS_VIEWER, MESSAGE, 3);
       expect(answer.results[0]?.identity).toBe('gh:o/r/release-notes');
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('skips a suggestion whose caller left before its turn, and answers the others', async () => {
+    const engine = createSuggestEngine(db.db, createPostgresEngine(db.db), { maxBytes: 2 ** 28 });
+    try {
+      await engine.build();
+      const left = new AbortController();
+      const abandoned = engine.suggest(MESSAGE, ANONYMOUS_VIEWER, 3, undefined, left.signal);
+      const kept = engine.suggest(MESSAGE, ANONYMOUS_VIEWER, 3, undefined, new AbortController().signal);
+      // The caller's connection closes while its suggestion waits for its turn.
+      left.abort();
+      await expect(abandoned).rejects.toBeInstanceOf(SuggestAbandonedError);
+      expect((await kept).results[0]?.hit.identity).toBe('gh:o/r/release-notes');
+      expect(engine.status().queued).toBe(0);
     } finally {
       await engine.close();
     }

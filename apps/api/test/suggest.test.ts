@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fetchSuggestions, parseJsonOutput, runCliCaptured } from '../../../test/support/cli.js';
 import { eventually } from '../../../test/support/eventually.js';
 import { unusedPort } from '../../../test/support/ports.js';
+import { SuggestAbandonedError } from '../src/suggest/engine.js';
 import { MAX_QUOTED_WORDS } from '../src/suggest/matched.js';
 import { createTestHub, type TestHub } from './support/app.js';
 import { seedHubCollection, seedRepository, skillMd } from './support/seed.js';
@@ -262,6 +263,25 @@ describe('/v1/suggest', () => {
     expect(text).toMatch(/^atskills_suggest_model_ready 1$/m);
     expect(Number(text.match(/^atskills_suggest_model_bytes (\d+)/m)?.[1])).toBeGreaterThan(0);
     expect(Number(text.match(/^atskills_suggest_model_documents (\d+)/m)?.[1])).toBeGreaterThanOrEqual(4);
+  });
+
+  it('answers 499 to a caller that left before its suggestion was computed', async () => {
+    const skipped = vi
+      .spyOn(hub.app.suggestEngine, 'suggest')
+      .mockRejectedValueOnce(new SuggestAbandonedError());
+    try {
+      const res = await hub.app.inject({
+        method: 'POST',
+        url: '/v1/suggest',
+        payload: { message: 'write release notes from my git commits' },
+      });
+      expect(res.statusCode).toBe(499);
+      expect(res.body).toBe('');
+      // The route hands the engine a signal of the caller leaving.
+      expect(skipped.mock.calls[0]?.[4]).toBeInstanceOf(AbortSignal);
+    } finally {
+      skipped.mockRestore();
+    }
   });
 
   it('answers suggestions sent at once in the order they came, each as it answers alone', async () => {

@@ -109,10 +109,30 @@ export interface SuggestStatus {
   queued: number;
 }
 
+/**
+ * The caller gave up (its connection closed) before its suggestion's turn came: the work was skipped.
+ * Under overload a client with a deadline (an agent's hook) leaves, and answering it anyway would only
+ * make the queue behind it longer.
+ */
+export class SuggestAbandonedError extends Error {
+  constructor() {
+    super('the caller left before its suggestion was computed');
+  }
+}
+
 /** The suggestion engine a plugin drives. */
 export interface SuggestEngine extends FollowedStructure {
-  /** Suggestions for a message (`threshold`: the abstention threshold, ABSTAIN_BELOW unless a benchmark varies it). */
-  suggest(message: string, viewer: ReadScope, limit: number, threshold?: number): Promise<SuggestAnswer>;
+  /**
+   * Suggestions for a message (`threshold`: the abstention threshold, ABSTAIN_BELOW unless a benchmark
+   * varies it). Rejects with SuggestAbandonedError when `callerLeft` aborted before the work began.
+   */
+  suggest(
+    message: string,
+    viewer: ReadScope,
+    limit: number,
+    threshold?: number,
+    callerLeft?: AbortSignal,
+  ): Promise<SuggestAnswer>;
   status(): SuggestStatus;
 }
 
@@ -680,6 +700,7 @@ export function createSuggestEngine(
     viewer: ReadScope,
     limit: number,
     threshold = ABSTAIN_BELOW,
+    callerLeft?: AbortSignal,
   ): Promise<SuggestAnswer> => {
     if (!model) {
       const { building } = follower;
@@ -694,6 +715,7 @@ export function createSuggestEngine(
     // The work below is CPU alone (up to the embeddings service's answer): it runs in its turn, so that
     // under load suggestions are answered in the order they came (see Turns).
     await turns.take();
+    if (callerLeft?.aborted) throw new SuggestAbandonedError();
     const m = model;
     // A rebuild that began while this request waited for its turn holds no model yet.
     if (!m) {

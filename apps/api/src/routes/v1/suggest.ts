@@ -1,6 +1,34 @@
+import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { problems, SuggestBody, SuggestPageResponse, SuggestQuery } from '../../schemas.js';
 import { suggestSkills } from '../../services/suggest.js';
+import { SuggestAbandonedError } from '../../suggest/engine.js';
+
+/**
+ * Nginx's "client closed request": the caller left before its suggestion's turn, so none was computed.
+ * Nobody reads it; the request metrics count it apart from answers and errors.
+ */
+const CLIENT_CLOSED_REQUEST = 499;
+
+/** Aborts when the connection closes before the answer was written (the caller gave up). */
+export function callerLeftSignal(reply: FastifyReply): AbortSignal {
+  const left = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) left.abort();
+  });
+  return left.signal;
+}
+
+/** A suggestion's answer, or nothing for a caller that left before it was computed. */
+async function answerOrNothing<T>(reply: FastifyReply, answer: Promise<T>): Promise<T | undefined> {
+  try {
+    return await answer;
+  } catch (err) {
+    if (!(err instanceof SuggestAbandonedError)) throw err;
+    reply.code(CLIENT_CLOSED_REQUEST).send();
+    return undefined;
+  }
+}
 
 const DESCRIPTION =
   'The skills that would help with a message a user typed to their agent (SPEC 2.7). The hub finds the need in ' +
@@ -25,7 +53,16 @@ const suggestRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       reply.header('cache-control', 'no-cache');
-      return suggestSkills(app.suggestEngine, request.viewer, request.query.q, request.query.limit);
+      return answerOrNothing(
+        reply,
+        suggestSkills(
+          app.suggestEngine,
+          request.viewer,
+          request.query.q,
+          request.query.limit,
+          callerLeftSignal(reply),
+        ),
+      );
     },
   );
   app.post(
@@ -45,7 +82,16 @@ const suggestRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       reply.header('cache-control', 'no-cache');
-      return suggestSkills(app.suggestEngine, request.viewer, request.body.message, request.body.limit);
+      return answerOrNothing(
+        reply,
+        suggestSkills(
+          app.suggestEngine,
+          request.viewer,
+          request.body.message,
+          request.body.limit,
+          callerLeftSignal(reply),
+        ),
+      );
     },
   );
 };

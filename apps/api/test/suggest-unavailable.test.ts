@@ -14,12 +14,33 @@ import { SEARCH_INDEX_SNAPSHOT } from '../src/search/memory-engine.js';
 import { createPostgresEngine } from '../src/search/postgres.js';
 import { ANONYMOUS_VIEWER } from '../src/services/auth/viewer.js';
 import { suggestSkills } from '../src/services/suggest.js';
-import { BUILDING_RETRY_AFTER_S, createSuggestEngine, SuggestAbandonedError } from '../src/suggest/engine.js';
+import {
+  BUILDING_RETRY_AFTER_S,
+  createSuggestEngine,
+  SuggestAbandonedError,
+  type SuggestEngine,
+} from '../src/suggest/engine.js';
 import { SUGGESTION_SNAPSHOT } from '../src/suggest/snapshot.js';
 import { createTestHub } from './support/app.js';
 import { seedRepository, skillMd } from './support/seed.js';
 
 const MESSAGE = 'write release notes from my git commits';
+
+/** Runs `check` on a suggestion engine over `db` (built by `check` when it needs), closing it after. */
+async function withEngine(db: TestDatabase, check: (engine: SuggestEngine) => Promise<void>): Promise<void> {
+  const engine = createSuggestEngine(db.db, createPostgresEngine(db.db), { maxBytes: 2 ** 28 });
+  try {
+    await check(engine);
+  } finally {
+    await engine.close();
+  }
+}
+
+/** The engine answers MESSAGE with its skill first. */
+async function expectAnswers(engine: SuggestEngine): Promise<void> {
+  const answer = await suggestSkills(engine, ANONYMOUS_VIEWER, MESSAGE, 3);
+  expect(answer.results[0]?.identity).toBe('gh:o/r/release-notes');
+}
 
 /**
  * An in-memory-search hub over one skill whose seed ends holding the lock `statement` takes, in a
@@ -63,8 +84,7 @@ describe('suggestions the model cannot answer', () => {
   });
 
   it('answers 503 with Retry-After until the model is built, then answers', async () => {
-    const engine = createSuggestEngine(db.db, createPostgresEngine(db.db), { maxBytes: 2 ** 28 });
-    try {
+    await withEngine(db, async (engine) => {
       const refused = await suggestSkills(engine, ANONYMOUS_VIEWER, MESSAGE, 3).catch((err: unknown) => err);
       expect(isHttpProblem(refused)).toBe(true);
       expect(refused).toMatchObject({
@@ -75,16 +95,12 @@ describe('suggestions the model cannot answer', () => {
         headers: { 'retry-after': String(BUILDING_RETRY_AFTER_S) },
       });
       await engine.build();
-      const answer = await suggestSkills(engine, ANONYMOUS_VIEWER, MESSAGE, 3);
-      expect(answer.results[0]?.identity).toBe('gh:o/r/release-notes');
-    } finally {
-      await engine.close();
-    }
+      await expectAnswers(engine);
+    });
   });
 
   it('answers 503 with Retry-After when a rebuild begins while a suggestion waits for its turn', async () => {
-    const engine = createSuggestEngine(db.db, createPostgresEngine(db.db), { maxBytes: 2 ** 28 });
-    try {
+    await withEngine(db, async (engine) => {
       await engine.build();
       // The suggestion waits for its turn on the event loop; the rebuild drops the model meanwhile.
       const waiting = suggestSkills(engine, ANONYMOUS_VIEWER, MESSAGE, 3).catch((err: unknown) => err);
@@ -96,28 +112,22 @@ describe('suggestions the model cannot answer', () => {
         headers: { 'retry-after': String(BUILDING_RETRY_AFTER_S) },
       });
       await rebuilding;
-      const answer = await suggestSkills(engine, ANONYMOUS_VIEWER, MESSAGE, 3);
-      expect(answer.results[0]?.identity).toBe('gh:o/r/release-notes');
-    } finally {
-      await engine.close();
-    }
+      await expectAnswers(engine);
+    });
   });
 
   it('skips a suggestion whose caller left before its turn, and answers the others', async () => {
-    const engine = createSuggestEngine(db.db, createPostgresEngine(db.db), { maxBytes: 2 ** 28 });
-    try {
+    await withEngine(db, async (engine) => {
       await engine.build();
       const left = new AbortController();
       const abandoned = engine.suggest(MESSAGE, ANONYMOUS_VIEWER, 3, undefined, left.signal);
-      const kept = engine.suggest(MESSAGE, ANONYMOUS_VIEWER, 3, undefined, new AbortController().signal);
+      const kept = suggestSkills(engine, ANONYMOUS_VIEWER, MESSAGE, 3, new AbortController().signal);
       // The caller's connection closes while its suggestion waits for its turn.
       left.abort();
       await expect(abandoned).rejects.toBeInstanceOf(SuggestAbandonedError);
-      expect((await kept).results[0]?.hit.identity).toBe('gh:o/r/release-notes');
+      expect((await kept).results[0]?.identity).toBe('gh:o/r/release-notes');
       expect(engine.status().queued).toBe(0);
-    } finally {
-      await engine.close();
-    }
+    });
   });
 
   it('builds only once `startAfter` settles, answering 503 with Retry-After while it waits', async () => {

@@ -35,6 +35,7 @@ const benchmarks: Record<string, () => Promise<{ run(args: string[]): Promise<vo
   suggest: () => import('./suggest/command.js'),
   'suggest-profile': () => import('./suggest/profile.js'),
   'suggest-vectors': () => import('./suggest/vectors.js'),
+  'suggest-overload': () => import('./suggest/overload.js'),
 };
 
 const [name, ...rest] = process.argv.slice(2);

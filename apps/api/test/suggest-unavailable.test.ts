@@ -120,8 +120,10 @@ describe('suggestions the model cannot answer', () => {
     await withEngine(db, async (engine) => {
       await engine.build();
       const left = new AbortController();
-      const abandoned = engine.suggest(MESSAGE, ANONYMOUS_VIEWER, 3, undefined, left.signal);
-      const kept = suggestSkills(engine, ANONYMOUS_VIEWER, MESSAGE, 3, new AbortController().signal);
+      const abandoned = engine.suggest(MESSAGE, ANONYMOUS_VIEWER, 3, undefined, { callerLeft: left.signal });
+      const kept = suggestSkills(engine, ANONYMOUS_VIEWER, MESSAGE, 3, {
+        callerLeft: new AbortController().signal,
+      });
       // The caller's connection closes while its suggestion waits for its turn.
       left.abort();
       await expect(abandoned).rejects.toBeInstanceOf(SuggestAbandonedError);

@@ -277,11 +277,63 @@ describe('/v1/suggest', () => {
       });
       expect(res.statusCode).toBe(499);
       expect(res.body).toBe('');
-      // The route hands the engine a signal of the caller leaving.
-      expect(skipped.mock.calls[0]?.[4]).toBeInstanceOf(AbortSignal);
+      // The route hands the engine a signal of the caller leaving, and no deadline when none was asked.
+      expect(skipped.mock.calls[0]?.[4]?.callerLeft).toBeInstanceOf(AbortSignal);
+      expect(skipped.mock.calls[0]?.[4]?.deadline).toBeUndefined();
     } finally {
       skipped.mockRestore();
     }
+  });
+
+  it('hands the engine the deadline of atskills-timeout-ms, counted from when the request arrived', async () => {
+    const seen = vi.spyOn(hub.app.suggestEngine, 'suggest');
+    try {
+      const before = performance.now();
+      const res = await post('write release notes from my git commits', { 'atskills-timeout-ms': '800' });
+      expect(res.statusCode).toBe(200);
+      const deadline = seen.mock.calls[0]?.[4]?.deadline as number;
+      expect(deadline).toBeGreaterThan(before + 700);
+      expect(deadline).toBeLessThanOrEqual(performance.now() + 800);
+    } finally {
+      seen.mockRestore();
+    }
+  });
+
+  it('answers 400 naming atskills-timeout-ms when it is not a whole number of milliseconds in range', async () => {
+    for (const value of ['soon', '0', '2.5', '600001']) {
+      const res = await post('write release notes', { 'atskills-timeout-ms': value });
+      expect(res.statusCode, value).toBe(400);
+      expect(res.json().detail, value).toContain('atskills-timeout-ms');
+    }
+    const get = await hub.app.inject({
+      url: `/v1/suggest?q=${encodeURIComponent('write release notes')}`,
+      headers: { 'atskills-timeout-ms': '-5' },
+    });
+    expect(get.statusCode).toBe(400);
+  });
+
+  it("answers 503 with Retry-After at once when the suggestions queued ahead outlast the caller's deadline", async () => {
+    const messages = [
+      'write release notes from my git commits since the last tag',
+      'review my pull request for security problems',
+      'make a pdf from this markdown report',
+    ];
+    const batch = () => messages.flatMap((m) => [post(m), post(m), post(m)]);
+    // A first batch back to back teaches the hub how long a turn takes.
+    for (const res of await Promise.all(batch())) expect(res.statusCode).toBe(200);
+    const queued = batch();
+    const hurried = post(messages[0]!, { 'atskills-timeout-ms': '1' });
+    const patient = post(messages[1]!, { 'atskills-timeout-ms': '60000' });
+    const refused = await hurried;
+    expect(refused.statusCode).toBe(503);
+    expect(refused.headers['retry-after']).toBe('1');
+    expect(refused.json()).toMatchObject({ code: 'unavailable', retryAfterSeconds: 1 });
+    expect(refused.json().detail).toContain('atskills-timeout-ms');
+    // The others are answered as if it had not asked.
+    for (const res of await Promise.all(queued)) expect(res.statusCode).toBe(200);
+    expect((await patient).statusCode).toBe(200);
+    const text = (await hub.app.inject({ url: '/metrics' })).body;
+    expect(text).toMatch(/^atskills_suggest_queued 0$/m);
   });
 
   it('answers suggestions sent at once in the order they came, each as it answers alone', async () => {

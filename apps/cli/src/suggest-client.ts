@@ -21,18 +21,21 @@ export async function fetchSuggestions(
     if (text === '') return [];
     // The resolver's start-up entry (already loaded for the settings), not the node barrel: the hook's
     // request leaves before anything heavy loads.
-    const { httpRequest } = await import('@atskills/protocol/node/resolving');
+    const { httpRequest, SUGGEST_TIMEOUT_HEADER } = await import('@atskills/protocol/node/resolving');
+    const timeoutMs = Math.max(1, Math.floor(options.deadlineMs ?? 800));
     const answer = await httpRequest(`${hub.hubUrl.replace(/\/+$/, '')}/v1/suggest`, {
       method: 'POST',
       headers: {
         accept: 'application/json',
         'content-type': 'application/json',
         ...(hub.hubToken ? { authorization: `Bearer ${hub.hubToken}` } : {}),
+        // A hub too busy to answer by then says so at once (503), instead of after the whole wait.
+        [SUGGEST_TIMEOUT_HEADER]: String(timeoutMs),
       },
       body: Buffer.from(
         JSON.stringify({ message: text, limit: Math.min(10, Math.max(1, options.limit ?? 3)) }),
       ),
-      timeoutMs: options.deadlineMs ?? 800,
+      timeoutMs,
     });
     if (!answer.ok) return [];
     return readSuggestions(JSON.parse(answer.body.toString('utf8')));

@@ -11,3 +11,4 @@ export * from './references.js';
 export * from './resident-block.js';
 export * from './safety/index.js';
 export * from './source-stamp.js';
+export * from './suggest-timeout.js';

@@ -40,7 +40,7 @@ import { type QueryTerm, SemanticModel } from './model.js';
 import { extractNeeds, MIN_PART_WORDS, type Need, taskSignal } from './needs.js';
 import { SUGGESTION_SNAPSHOT, SUGGESTION_SOURCES, type SuggestionSnapshot } from './snapshot.js';
 import { cachedTermOf } from './term-cache.js';
-import { Turns } from './turns.js';
+import { type TurnOptions, TurnRefusedError, Turns } from './turns.js';
 
 /**
  * Seconds a client waits before asking again while the model builds: it takes 1-2 minutes at 57,000
@@ -120,18 +120,42 @@ export class SuggestAbandonedError extends Error {
   }
 }
 
+/**
+ * The caller's deadline (SuggestWaiting.deadline) comes before its turn could: the suggestions queued ahead
+ * of it take longer than it waits. Refused at once, so it goes on without suggestions now rather than at
+ * its deadline, and the callers queued ahead of it keep theirs.
+ */
+export class SuggestOverloadedError extends Error {
+  constructor(
+    /** Suggestions waiting ahead of it. */
+    readonly ahead: number,
+    /** Their estimated time (ms), 0 when the deadline had passed by its turn. */
+    readonly expectedWaitMs: number,
+  ) {
+    super(
+      expectedWaitMs > 0
+        ? `${ahead} suggestions are waiting ahead of this one, about ${Math.ceil(expectedWaitMs)} ms of work, longer than its deadline allows`
+        : 'its deadline passed while it waited for its turn',
+    );
+  }
+}
+
+/** How a suggestion waits for its turn: its caller leaving, and the caller's deadline. */
+export type SuggestWaiting = TurnOptions;
+
 /** The suggestion engine a plugin drives. */
 export interface SuggestEngine extends FollowedStructure {
   /**
    * Suggestions for a message (`threshold`: the abstention threshold, ABSTAIN_BELOW unless a benchmark
-   * varies it). Rejects with SuggestAbandonedError when `callerLeft` aborted before the work began.
+   * varies it). Rejects with SuggestAbandonedError when the caller left (`waiting.callerLeft`) before the
+   * work began, and with SuggestOverloadedError when it could not begin in time for `waiting.deadline`.
    */
   suggest(
     message: string,
     viewer: ReadScope,
     limit: number,
     threshold?: number,
-    callerLeft?: AbortSignal,
+    waiting?: SuggestWaiting,
   ): Promise<SuggestAnswer>;
   status(): SuggestStatus;
 }
@@ -700,7 +724,7 @@ export function createSuggestEngine(
     viewer: ReadScope,
     limit: number,
     threshold = ABSTAIN_BELOW,
-    callerLeft?: AbortSignal,
+    waiting: SuggestWaiting = {},
   ): Promise<SuggestAnswer> => {
     if (!model) {
       const { building } = follower;
@@ -714,8 +738,14 @@ export function createSuggestEngine(
     if (follower.dirty) await sync();
     // The work below is CPU alone (up to the embeddings service's answer): it runs in its turn, so that
     // under load suggestions are answered in the order they came (see Turns).
-    await turns.take();
-    if (callerLeft?.aborted) throw new SuggestAbandonedError();
+    try {
+      await turns.take(waiting);
+    } catch (err) {
+      if (!(err instanceof TurnRefusedError)) throw err;
+      throw err.reason === 'left'
+        ? new SuggestAbandonedError()
+        : new SuggestOverloadedError(err.ahead, err.expectedWaitMs);
+    }
     const m = model;
     // A rebuild that began while this request waited for its turn holds no model yet.
     if (!m) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Turns } from './turns.js';
+import { TurnRefusedError, Turns } from './turns.js';
 
 /** Holds the thread for `ms` (the CPU-bound work a turn stands for). */
 function busy(ms: number): void {
@@ -52,5 +52,59 @@ describe('Turns', () => {
     expect(served).toBe(500);
     expect(turns.queued).toBe(0);
     expect((turns as unknown as { waiting: unknown[] }).waiting.length).toBeLessThanOrEqual(100);
+  });
+
+  /** Gives `count` turns back to back, each holding the thread `ms`: the turns learn how long one takes. */
+  async function warm(turns: Turns, count: number, ms: number): Promise<void> {
+    await Promise.all(Array.from({ length: count }, () => turns.take().then(() => busy(ms))));
+  }
+
+  it('refuses at once a caller whose deadline comes before the turns queued ahead of it', async () => {
+    const turns = new Turns();
+    await warm(turns, 4, 5);
+    const ahead = Array.from({ length: 10 }, () => turns.take().then(() => busy(5)));
+    // Ten turns of about 5 ms ahead: 50 ms of work, and it waits 20.
+    const refused = await turns.take({ deadline: performance.now() + 20 }).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(TurnRefusedError);
+    expect(refused).toMatchObject({ reason: 'late', ahead: 10 });
+    expect((refused as TurnRefusedError).expectedWaitMs).toBeGreaterThan(20);
+    // One that waits long enough is queued behind them, and served.
+    const patient = turns.take({ deadline: performance.now() + 10_000 });
+    expect(turns.queued).toBe(11);
+    await Promise.all([...ahead, patient]);
+    expect(turns.queued).toBe(0);
+  });
+
+  it('admits a caller with any deadline when nothing waits', async () => {
+    const turns = new Turns();
+    // A turn takes about 60 ms: a caller that waits 50 would be refused behind even one.
+    await warm(turns, 3, 60);
+    await expect(turns.take({ deadline: performance.now() + 50 })).resolves.toBeUndefined();
+  });
+
+  it('refuses at its turn a caller admitted on an estimate that proved short', async () => {
+    const turns = new Turns();
+    // No turn measured yet: the estimate is 0, so it is admitted behind a turn that holds the thread 30 ms.
+    const first = turns.take().then(() => busy(30));
+    const late = turns.take({ deadline: performance.now() + 10 }).catch((err: unknown) => err);
+    await first;
+    expect(await late).toMatchObject({ reason: 'late', expectedWaitMs: 0 });
+  });
+
+  it('gives up the place of a caller that left, at once, and serves the others in order', async () => {
+    const turns = new Turns();
+    const order: string[] = [];
+    const left = new AbortController();
+    const a = turns.take().then(() => order.push('a'));
+    const gone = turns.take({ callerLeft: left.signal }).catch((err: unknown) => err);
+    const c = turns.take({ callerLeft: new AbortController().signal }).then(() => order.push('c'));
+    left.abort();
+    expect(turns.queued).toBe(2);
+    expect(await gone).toMatchObject({ reason: 'left' });
+    await Promise.all([a, c]);
+    expect(order).toEqual(['a', 'c']);
+    // A caller that already left is refused without queueing.
+    await expect(turns.take({ callerLeft: left.signal })).rejects.toMatchObject({ reason: 'left' });
+    expect(turns.queued).toBe(0);
   });
 });

@@ -2,6 +2,8 @@
 // needs to be built, without the rest of the node half (save, install, git, tar). A bundler that code-splits
 // the client loads only these modules (and what they import) for `atskills get`; the `./node` barrel would
 // bring every module it re-exports.
+
+export { SUGGEST_TIMEOUT_HEADER } from '../suggest-timeout.js';
 export { isMissing } from './fs-tree.js';
 export { httpRequest } from './http-request.js';
 export { findProjectDir } from './project.js';

@@ -1,8 +1,10 @@
+import { SUGGEST_TIMEOUT_HEADER, SUGGEST_TIMEOUT_MAX_MS } from '@atskills/protocol';
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { problems, SuggestBody, SuggestPageResponse, SuggestQuery } from '../../schemas.js';
 import { suggestSkills } from '../../services/suggest.js';
-import { SuggestAbandonedError } from '../../suggest/engine.js';
+import { SuggestAbandonedError, type SuggestWaiting } from '../../suggest/engine.js';
 
 /**
  * Nginx's "client closed request": the caller left before its suggestion's turn, so none was computed.
@@ -17,6 +19,28 @@ export function callerLeftSignal(reply: FastifyReply): AbortSignal {
     if (!reply.raw.writableFinished) left.abort();
   });
   return left.signal;
+}
+
+/** The caller's deadline header; every other header passes through untouched (authorization among them). */
+const SuggestHeaders = z.looseObject({
+  [SUGGEST_TIMEOUT_HEADER]: z.coerce
+    .number()
+    .int(`${SUGGEST_TIMEOUT_HEADER} must be a whole number of milliseconds`)
+    .min(1)
+    .max(SUGGEST_TIMEOUT_MAX_MS)
+    .optional()
+    .describe(
+      'How long the caller waits for the answer (ms). When the suggestions queued ahead of this one would ' +
+        'keep it longer, the hub answers at once 503 with Retry-After instead of late (an agent hook sends its deadline).',
+    ),
+});
+
+/** How this request waits for its turn: until its connection closes, or its stated deadline passes. */
+function waitingOf(reply: FastifyReply, timeoutMs: number | undefined): SuggestWaiting {
+  const callerLeft = callerLeftSignal(reply);
+  if (timeoutMs === undefined) return { callerLeft };
+  // The caller's clock started when it sent the request: count what the hub spent on it already.
+  return { callerLeft, deadline: performance.now() - reply.elapsedTime + timeoutMs };
 }
 
 /** A suggestion's answer, or nothing for a caller that left before it was computed. */
@@ -48,6 +72,7 @@ const suggestRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'Suggest skills for a message (short messages in the query string)',
         description: `${DESCRIPTION} Messages over 2,000 characters go in a POST.`,
         querystring: SuggestQuery,
+        headers: SuggestHeaders,
         response: { 200: SuggestPageResponse, ...problems(400, 503) },
       },
     },
@@ -60,7 +85,7 @@ const suggestRoutes: FastifyPluginAsyncZod = async (app) => {
           request.viewer,
           request.query.q,
           request.query.limit,
-          callerLeftSignal(reply),
+          waitingOf(reply, request.headers[SUGGEST_TIMEOUT_HEADER]),
         ),
       );
     },
@@ -77,6 +102,7 @@ const suggestRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'Suggest skills for a message (up to 8,000 characters)',
         description: DESCRIPTION,
         body: SuggestBody,
+        headers: SuggestHeaders,
         response: { 200: SuggestPageResponse, ...problems(400, 503) },
       },
     },
@@ -89,7 +115,7 @@ const suggestRoutes: FastifyPluginAsyncZod = async (app) => {
           request.viewer,
           request.body.message,
           request.body.limit,
-          callerLeftSignal(reply),
+          waitingOf(reply, request.headers[SUGGEST_TIMEOUT_HEADER]),
         ),
       );
     },

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fetchSuggestions, parseJsonOutput, runCliCaptured } from '../../../test/support/cli.js';
 import { eventually } from '../../../test/support/eventually.js';
 import { unusedPort } from '../../../test/support/ports.js';
-import { SuggestAbandonedError } from '../src/suggest/engine.js';
+import { SuggestAbandonedError, SuggestOverloadedError } from '../src/suggest/engine.js';
 import { MAX_QUOTED_WORDS } from '../src/suggest/matched.js';
 import { createTestHub, type TestHub } from './support/app.js';
 import { seedHubCollection, seedRepository, skillMd } from './support/seed.js';
@@ -334,6 +334,39 @@ describe('/v1/suggest', () => {
     expect((await patient).statusCode).toBe(200);
     const text = (await hub.app.inject({ url: '/metrics' })).body;
     expect(text).toMatch(/^atskills_suggest_queued 0$/m);
+  });
+
+  it('refuses an overloaded caller before reading its body (a body that is no JSON gets the 503, not a 400)', async () => {
+    const refusal = vi
+      .spyOn(hub.app.suggestEngine, 'refusal')
+      .mockReturnValueOnce(new SuggestOverloadedError(40, 900));
+    try {
+      const res = await hub.app.inject({
+        method: 'POST',
+        url: '/v1/suggest',
+        headers: { 'content-type': 'application/json', 'atskills-timeout-ms': '400' },
+        payload: '{not json',
+      });
+      expect(res.statusCode).toBe(503);
+      expect(res.headers['retry-after']).toBe('1');
+      expect(res.json()).toMatchObject({ code: 'unavailable', ahead: 40 });
+      expect(res.json().detail).toContain(
+        '40 suggestions are waiting ahead of this one, about 900 ms of work',
+      );
+      // The deadline it was asked about: 400 ms from when the request arrived.
+      expect(refusal.mock.calls[0]?.[0]).toBeGreaterThan(performance.now() + 300);
+      // Without the header the engine is not asked, and the body is read (and refused as such).
+      const plain = await hub.app.inject({
+        method: 'POST',
+        url: '/v1/suggest',
+        headers: { 'content-type': 'application/json' },
+        payload: '{not json',
+      });
+      expect(plain.statusCode).toBe(400);
+      expect(refusal).toHaveBeenCalledTimes(1);
+    } finally {
+      refusal.mockRestore();
+    }
   });
 
   it('answers suggestions sent at once in the order they came, each as it answers alone', async () => {

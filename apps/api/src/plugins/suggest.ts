@@ -6,6 +6,7 @@ import type { AppConfig } from '../config.js';
 import { logSnapshot } from '../runtime/snapshots.js';
 import { buildModelInThread } from '../suggest/build-thread.js';
 import { createSuggestEngine, type SuggestEngine, type SuggestEngineOptions } from '../suggest/engine.js';
+import { ConnectionIntake } from '../suggest/turns.js';
 import { wroteThroughThisProcess } from './local-write.js';
 
 declare module 'fastify' {
@@ -108,7 +109,10 @@ function buildThread(app: FastifyInstance, config: AppConfig): SuggestEngineOpti
 export default fp(
   async function suggestPlugin(app: FastifyInstance, opts: SuggestPluginOptions) {
     const { config } = opts;
+    const intake = new ConnectionIntake();
+    intake.watch(app.server);
     const engine = createSuggestEngine(app.db, app.searchEngine, {
+      intake,
       maxBytes: config.suggestModelBytes,
       ...(config.embeddings ? { embeddings: config.embeddings } : {}),
       // Meilisearch holds the same vectors when it indexes with the embeddings service: its hybrid search

@@ -1,6 +1,6 @@
 import type { ReadScope } from '@atskills/db';
 import { SUGGEST_TIMEOUT_HEADER } from '@atskills/protocol';
-import { problem } from '../problems.js';
+import { type HttpProblem, problem } from '../problems.js';
 import type { SuggestHitResponse, SuggestPageResponse } from '../schemas.js';
 import {
   type SuggestEngine,
@@ -12,6 +12,16 @@ import { searchHitResponse } from './search.js';
 
 /** A queue too long for one caller's deadline drains in well under a second. */
 const OVERLOADED_RETRY_AFTER_S = 1;
+
+/** The 503 answer to a suggestion refused as overloaded (SuggestOverloadedError). */
+export function overloadedProblem(err: SuggestOverloadedError): HttpProblem {
+  return problem(
+    'unavailable',
+    `The hub is too busy to suggest before the deadline in ${SUGGEST_TIMEOUT_HEADER}: ${err.message}.`,
+    { retryAfterSeconds: OVERLOADED_RETRY_AFTER_S, ahead: err.ahead },
+    { 'retry-after': String(OVERLOADED_RETRY_AFTER_S) },
+  );
+}
 
 /**
  * Suggestions for a message in their wire shape (GET/POST /v1/suggest, MCP, the web page). Rejects with
@@ -29,14 +39,7 @@ export async function suggestSkills(
   try {
     answer = await engine.suggest(message, viewer, limit, undefined, waiting);
   } catch (err) {
-    if (err instanceof SuggestOverloadedError) {
-      throw problem(
-        'unavailable',
-        `The hub is too busy to suggest before the deadline in ${SUGGEST_TIMEOUT_HEADER}: ${err.message}.`,
-        { retryAfterSeconds: OVERLOADED_RETRY_AFTER_S, ahead: err.ahead },
-        { 'retry-after': String(OVERLOADED_RETRY_AFTER_S) },
-      );
-    }
+    if (err instanceof SuggestOverloadedError) throw overloadedProblem(err);
     if (!(err instanceof SuggestUnavailableError)) throw err;
     const wait = err.retryAfterSeconds;
     throw problem(

@@ -40,7 +40,7 @@ import { type QueryTerm, SemanticModel } from './model.js';
 import { extractNeeds, MIN_PART_WORDS, type Need, taskSignal } from './needs.js';
 import { SUGGESTION_SNAPSHOT, SUGGESTION_SOURCES, type SuggestionSnapshot } from './snapshot.js';
 import { cachedTermOf } from './term-cache.js';
-import { type TurnOptions, TurnRefusedError, Turns } from './turns.js';
+import { type ConnectionIntake, type TurnOptions, TurnRefusedError, Turns } from './turns.js';
 
 /**
  * Seconds a client waits before asking again while the model builds: it takes 1-2 minutes at 57,000
@@ -157,10 +157,17 @@ export interface SuggestEngine extends FollowedStructure {
     threshold?: number,
     waiting?: SuggestWaiting,
   ): Promise<SuggestAnswer>;
+  /**
+   * Why a suggestion asked now with `deadline` (performance.now() time) would be refused as overloaded,
+   * before anything of the request is read; undefined when it would take its turn.
+   */
+  refusal(deadline: number): SuggestOverloadedError | undefined;
   status(): SuggestStatus;
 }
 
 export interface SuggestEngineOptions {
+  /** The server's accepted connections: turns let waiting connections in first (see Turns). */
+  intake?: ConnectionIntake;
   /** Refuse to hold more than this (bytes): the model then stays off and suggestions answer 503. */
   maxBytes: number;
   /** An OpenAI-compatible embeddings service; without it the model built from the index is the semantic side. */
@@ -368,7 +375,7 @@ export function createSuggestEngine(
       ? options.embeddings
       : createEmbeddingsClient(options.embeddings);
   const vectors = new VectorStore();
-  const turns = new Turns();
+  const turns = new Turns(options.intake);
   /** Slots waiting for their embedding. */
   const toEmbed = new Set<number>();
   let embedding: Promise<void> | null = null;
@@ -961,6 +968,10 @@ export function createSuggestEngine(
 
   return {
     suggest,
+    refusal(deadline) {
+      const refused = turns.refusal(deadline);
+      return refused && new SuggestOverloadedError(refused.ahead, refused.expectedWaitMs);
+    },
     build,
     sync,
     noteLocalWrite() {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TurnRefusedError, Turns } from './turns.js';
+import { ConnectionIntake, INTAKE_PASSES, TurnRefusedError, Turns } from './turns.js';
 
 /** Holds the thread for `ms` (the CPU-bound work a turn stands for). */
 function busy(ms: number): void {
@@ -68,6 +68,9 @@ describe('Turns', () => {
     expect(refused).toBeInstanceOf(TurnRefusedError);
     expect(refused).toMatchObject({ reason: 'late', ahead: 10 });
     expect((refused as TurnRefusedError).expectedWaitMs).toBeGreaterThan(20);
+    // What a caller would hear, asked before it queues (the route asks before reading a body).
+    expect(turns.refusal(performance.now() + 20)).toMatchObject({ reason: 'late', ahead: 10 });
+    expect(turns.refusal(performance.now() + 10_000)).toBeUndefined();
     // One that waits long enough is queued behind them, and served.
     const patient = turns.take({ deadline: performance.now() + 10_000 });
     expect(turns.queued).toBe(11);
@@ -106,5 +109,66 @@ describe('Turns', () => {
     // A caller that already left is refused without queueing.
     await expect(turns.take({ callerLeft: left.signal })).rejects.toMatchObject({ reason: 'left' });
     expect(turns.queued).toBe(0);
+  });
+
+  /**
+   * Counts passes of the event loop until `turn` settles, accepting a connection (as the server's
+   * 'connection' event would) in each of the first `accepting` passes.
+   */
+  async function passesUntil(
+    intake: ConnectionIntake,
+    accepting: number,
+    turn: Promise<void>,
+  ): Promise<number> {
+    let passes = 0;
+    let given = false;
+    const pass = () => {
+      passes++;
+      if (passes <= accepting) intake.accepted++;
+      if (!given) setImmediate(pass);
+    };
+    setImmediate(pass);
+    await turn;
+    given = true;
+    return passes;
+  }
+
+  it('lets connections waiting to be accepted in before a turn: one pass of the loop for each', async () => {
+    const intake = new ConnectionIntake();
+    const turns = new Turns(intake);
+    intake.accepted++;
+    const passes = await passesUntil(intake, 10, turns.take());
+    // Ten more connections came, one a pass: the turn waited for them, then for one pass without any.
+    expect(passes).toBeGreaterThanOrEqual(10);
+    expect(passes).toBeLessThanOrEqual(13);
+    // Without connections the turn comes in the next pass.
+    expect(await passesUntil(intake, 0, turns.take())).toBeLessThanOrEqual(2);
+  });
+
+  it('gives the turn after INTAKE_PASSES passes however many connections keep coming', async () => {
+    const intake = new ConnectionIntake();
+    const turns = new Turns(intake);
+    intake.accepted++;
+    const passes = await passesUntil(intake, Number.POSITIVE_INFINITY, turns.take());
+    expect(passes).toBeGreaterThanOrEqual(INTAKE_PASSES - 1);
+    expect(passes).toBeLessThanOrEqual(INTAKE_PASSES + 2);
+  });
+
+  it('counts the connections a server accepts', async () => {
+    const { createServer, request } = await import('node:http');
+    const intake = new ConnectionIntake();
+    const server = createServer((_req, res) => res.end('ok'));
+    intake.watch(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    const get = () =>
+      new Promise<void>((resolve, reject) =>
+        request({ host: '127.0.0.1', port, agent: false }, (res) => res.resume().on('end', resolve))
+          .on('error', reject)
+          .end(),
+      );
+    await Promise.all([get(), get(), get()]);
+    await new Promise((resolve) => server.close(resolve));
+    expect(intake.accepted).toBe(3);
   });
 });

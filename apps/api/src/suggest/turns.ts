@@ -11,6 +11,13 @@
  * now what it would otherwise learn at its deadline, and the queue stays short enough for the callers
  * in it to make theirs (deadline-aware admission; the order stays first come, first served, so no caller
  * starves as under a LIFO). A caller that leaves gives its place up at once.
+ *
+ * Connections waiting to be accepted are let in before each turn. libuv accepts one connection per pass of
+ * the loop (one accept4 per epoll wait, seen with strace on Node 20), so with one turn of several ms a pass,
+ * a caller that opens a connection per request (an agent's hook) waited in the kernel's accept queue, where
+ * the hub could neither see it, nor refuse it, nor notice it leave: at 64 such callers a health check took
+ * 0.2-0.5 s in a minimal server. While the last pass accepted a connection, the next turn waits for one more
+ * pass (at most INTAKE_PASSES), so the queue forms here instead.
  */
 export class Turns {
   private readonly waiting: Waiter[] = [];
@@ -21,6 +28,14 @@ export class Turns {
   private lastGiven: number | undefined;
   /** Mean time between two turns under load (ms, exponentially weighted): one turn's work and what ran beside it. */
   private interval = 0;
+  /** Connections accepted when the last turn was given (of intake.accepted), and passes let by since. */
+  private seenAccepted = 0;
+  private intakePasses = 0;
+
+  constructor(
+    /** The server's count of accepted connections (ConnectionIntake), when requests come over a socket. */
+    private readonly intake?: ConnectionIntake,
+  ) {}
 
   /**
    * Resolves when it is this caller's turn; the caller's synchronous work then runs alone in that pass.
@@ -30,12 +45,8 @@ export class Turns {
   take(options: TurnOptions = {}): Promise<void> {
     const { callerLeft, deadline } = options;
     if (callerLeft?.aborted) return Promise.reject(new TurnRefusedError('left', this.live, 0));
-    if (deadline !== undefined) {
-      // Its own turn counts too: the answer is due when its work is done, not when it starts.
-      const expected = this.expectedWait(this.live + 1);
-      if (performance.now() + expected > deadline)
-        return Promise.reject(new TurnRefusedError('late', this.live, expected));
-    }
+    const refused = deadline === undefined ? undefined : this.refusal(deadline);
+    if (refused) return Promise.reject(refused);
     return new Promise((resolve, reject) => {
       const waiter: Waiter = { resolve, reject, deadline, callerLeft, gone: false, onLeft: undefined };
       if (callerLeft) {
@@ -53,9 +64,18 @@ export class Turns {
     return this.live;
   }
 
-  /** The expected wait (ms) for a caller with `ahead` turns to be given before its own is done; 0 when idle. */
-  expectedWait(ahead: number): number {
-    return this.live === 0 ? 0 : ahead * this.interval;
+  /**
+   * Why a caller asking now with `deadline` (performance.now() time) would be refused: the turns queued
+   * ahead of it and its own, at the time a turn has taken lately, end past it. Undefined when it would
+   * be admitted (always when nothing waits).
+   */
+  refusal(deadline: number): TurnRefusedError | undefined {
+    if (this.live === 0) return undefined;
+    // Its own turn counts too: the answer is due when its work is done, not when it starts.
+    const expected = (this.live + 1) * this.interval;
+    return performance.now() + expected > deadline
+      ? new TurnRefusedError('late', this.live, expected)
+      : undefined;
   }
 
   private leave(waiter: Waiter): void {
@@ -73,35 +93,69 @@ export class Turns {
 
   private readonly give = (): void => {
     this.scheduled = false;
+    const accepted = this.intake?.accepted ?? 0;
+    if (accepted !== this.seenAccepted && this.intakePasses < INTAKE_PASSES) {
+      // The last pass accepted a connection: another may wait behind it. A pass without a turn is cheap.
+      this.seenAccepted = accepted;
+      this.intakePasses++;
+      this.scheduled = true;
+      setImmediate(this.give);
+      return;
+    }
+    this.seenAccepted = accepted;
+    this.intakePasses = 0;
+    const now = performance.now();
     let next: Waiter | undefined;
     while (this.head < this.waiting.length && !next) {
       const waiter = this.waiting[this.head++]!;
-      if (!waiter.gone) next = waiter;
+      if (waiter.gone) continue;
+      this.settle(waiter);
+      if (waiter.deadline !== undefined && now >= waiter.deadline) {
+        // Admitted on an estimate that proved short: its caller no longer waits for the answer. Refused
+        // without a turn, so the time between turns goes on measuring turns that work.
+        waiter.reject(new TurnRefusedError('late', this.live, 0));
+      } else next = waiter;
     }
     if (this.head > 64 && this.head * 2 > this.waiting.length) {
       this.waiting.splice(0, this.head);
       this.head = 0;
     }
-    if (!next) return;
-    next.gone = true;
-    this.live--;
-    if (next.onLeft) next.callerLeft?.removeEventListener('abort', next.onLeft);
-    const now = performance.now();
+    if (!next) {
+      this.lastGiven = undefined;
+      return;
+    }
     if (this.lastGiven !== undefined) {
       const since = now - this.lastGiven;
-      this.interval = this.interval === 0 ? since : this.interval * 0.8 + since * 0.2;
+      this.interval = this.interval === 0 ? since : this.interval * 0.95 + since * 0.05;
     }
     // Only the time between two turns given back to back measures a turn (an idle gap does not).
     this.lastGiven = this.live > 0 ? now : undefined;
     // Scheduled before the turn's work runs: an immediate queued now runs in the loop's next pass.
     this.schedule();
-    if (next.deadline !== undefined && now >= next.deadline) {
-      // Admitted on an estimate that proved short: its caller no longer waits for the answer.
-      next.reject(new TurnRefusedError('late', this.live, 0));
-      return;
-    }
     next.resolve();
   };
+
+  /** Takes a waiter out of the queue (its turn came, or it was refused at it). */
+  private settle(waiter: Waiter): void {
+    waiter.gone = true;
+    this.live--;
+    if (waiter.onLeft) waiter.callerLeft?.removeEventListener('abort', waiter.onLeft);
+  }
+}
+
+/** Passes of the loop a turn waits at most while connections are being accepted (one a pass). */
+export const INTAKE_PASSES = 64;
+
+/** Counts the connections a server accepted (its 'connection' events): see Turns. */
+export class ConnectionIntake {
+  accepted = 0;
+
+  /** Counts every connection `server` accepts. */
+  watch(server: { on(event: 'connection', listener: () => void): unknown }): void {
+    server.on('connection', () => {
+      this.accepted++;
+    });
+  }
 }
 
 /** How a caller waits for its turn. */

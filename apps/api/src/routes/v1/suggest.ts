@@ -1,9 +1,9 @@
 import { SUGGEST_TIMEOUT_HEADER, SUGGEST_TIMEOUT_MAX_MS } from '@atskills/protocol';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { problems, SuggestBody, SuggestPageResponse, SuggestQuery } from '../../schemas.js';
-import { suggestSkills } from '../../services/suggest.js';
+import { overloadedProblem, suggestSkills } from '../../services/suggest.js';
 import { SuggestAbandonedError, type SuggestWaiting } from '../../suggest/engine.js';
 
 /**
@@ -35,12 +35,16 @@ const SuggestHeaders = z.looseObject({
     ),
 });
 
+/** When (performance.now() time) a caller that waits `timeoutMs` stops waiting. */
+function deadlineOf(reply: FastifyReply, timeoutMs: number): number {
+  // The caller's clock started when it sent the request: count what the hub spent on it already.
+  return performance.now() - reply.elapsedTime + timeoutMs;
+}
+
 /** How this request waits for its turn: until its connection closes, or its stated deadline passes. */
 function waitingOf(reply: FastifyReply, timeoutMs: number | undefined): SuggestWaiting {
   const callerLeft = callerLeftSignal(reply);
-  if (timeoutMs === undefined) return { callerLeft };
-  // The caller's clock started when it sent the request: count what the hub spent on it already.
-  return { callerLeft, deadline: performance.now() - reply.elapsedTime + timeoutMs };
+  return timeoutMs === undefined ? { callerLeft } : { callerLeft, deadline: deadlineOf(reply, timeoutMs) };
 }
 
 /** A suggestion's answer, or nothing for a caller that left before it was computed. */
@@ -63,9 +67,23 @@ const DESCRIPTION =
 
 /** GET and POST /v1/suggest (SPEC 2.7). */
 const suggestRoutes: FastifyPluginAsyncZod = async (app) => {
+  /**
+   * A caller the queue would keep past its deadline is refused before its body is read: under overload
+   * the refusals must cost next to nothing, or they take the time the admitted suggestions need. A header
+   * that is no valid timeout is left to the schema (400).
+   */
+  const refuseEarly = async (request: FastifyRequest, reply: FastifyReply) => {
+    const stated = request.headers[SUGGEST_TIMEOUT_HEADER];
+    const timeoutMs = typeof stated === 'string' && /^\d{1,6}$/.test(stated) ? Number(stated) : 0;
+    if (timeoutMs < 1 || timeoutMs > SUGGEST_TIMEOUT_MAX_MS) return;
+    const refused = app.suggestEngine.refusal(deadlineOf(reply, timeoutMs));
+    if (refused) throw overloadedProblem(refused);
+  };
+
   app.get(
     '/suggest',
     {
+      onRequest: refuseEarly,
       schema: {
         operationId: 'suggest',
         tags: ['search'],
@@ -96,6 +114,7 @@ const suggestRoutes: FastifyPluginAsyncZod = async (app) => {
       // A POST that only reads: it must not drop the read cache, nor send the in-memory index and the
       // suggestion model to the database for changes before the next request (plugins/search.ts).
       config: { readOnly: true },
+      onRequest: refuseEarly,
       schema: {
         operationId: 'suggestMessage',
         tags: ['search'],

@@ -263,6 +263,8 @@ describe('/v1/suggest', () => {
     expect(text).toMatch(/^atskills_suggest_model_ready 1$/m);
     expect(Number(text.match(/^atskills_suggest_model_bytes (\d+)/m)?.[1])).toBeGreaterThan(0);
     expect(Number(text.match(/^atskills_suggest_model_documents (\d+)/m)?.[1])).toBeGreaterThanOrEqual(4);
+    // Suggestions were answered above: what a turn takes is known.
+    expect(Number(text.match(/^atskills_suggest_turn_ms ([\d.e+-]+)$/m)?.[1])).toBeGreaterThan(0);
   });
 
   it('answers 499 to a caller that left before its suggestion was computed', async () => {

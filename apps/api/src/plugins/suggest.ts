@@ -76,6 +76,11 @@ function reportModel(app: FastifyInstance, engine: SuggestEngine) {
     () => engine.status().queued,
   );
   gauge(
+    'atskills_suggest_turn_ms',
+    'What a suggestion turn takes lately (ms); times atskills_suggest_queued, the wait of the next caller (the deadline check of atskills-timeout-ms)',
+    () => engine.status().turnMs,
+  );
+  gauge(
     'atskills_suggest_embeddings_up',
     '0 when the embeddings service failed last time it was asked (1 otherwise, or when none is set)',
     () => (engine.status().embeddingsError ? 0 : 1),

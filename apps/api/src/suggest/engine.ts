@@ -107,6 +107,8 @@ export interface SuggestStatus {
   error?: string;
   /** Suggestions waiting for their turn on this process's event loop (see Turns). */
   queued: number;
+  /** What a suggestion's turn takes lately (ms): the queue times this is the wait of the next caller. */
+  turnMs: number;
 }
 
 /**
@@ -996,6 +998,7 @@ export function createSuggestEngine(
         restoreSeconds: snapshots.restoreSeconds,
         builtInThread,
         queued: turns.queued,
+        turnMs: turns.turnMs,
         ...(embeddingsError ? { embeddingsError } : {}),
         ...(follower.error ? { error: follower.error } : {}),
       };

@@ -78,6 +78,17 @@ describe('Turns', () => {
     expect(turns.queued).toBe(0);
   });
 
+  it('learns what a turn takes from turns given one at a time, and forgets a slow first one', async () => {
+    const turns = new Turns();
+    await turns.take().then(() => busy(100));
+    expect(turns.turnMs).toBeGreaterThanOrEqual(0);
+    // Never queued: each turn is measured all the same (a cold first turn must not stay the estimate).
+    for (let i = 0; i < 40; i++) await turns.take().then(() => busy(3));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(turns.turnMs).toBeGreaterThan(2.5);
+    expect(turns.turnMs).toBeLessThan(10);
+  });
+
   it('admits a caller with any deadline when nothing waits', async () => {
     const turns = new Turns();
     // A turn takes about 60 ms: a caller that waits 50 would be refused behind even one.

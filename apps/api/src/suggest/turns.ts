@@ -6,7 +6,7 @@
  * the work to its own pass of the loop (setImmediate), and each pass lets the loop read what arrived
  * meanwhile before the next turn is given: requests are served first come, first served.
  *
- * A caller may bring a deadline (an agent's hook waits 800 ms, then goes on without an answer). When
+ * A caller may bring a deadline (an agent's hook waits 400 ms, then goes on without an answer). When
  * the turns ahead of it cannot be given before then, it is refused at once instead of queued: it learns
  * now what it would otherwise learn at its deadline, and the queue stays short enough for the callers
  * in it to make theirs (deadline-aware admission; the order stays first come, first served, so no caller
@@ -24,9 +24,14 @@ export class Turns {
   private head = 0;
   private live = 0;
   private scheduled = false;
-  /** When the last turn was given while others waited (performance.now()), else undefined (idle). */
+  /** When the last turn was given (performance.now()), until the pass after it measured it. */
   private lastGiven: number | undefined;
-  /** Mean time between two turns under load (ms, exponentially weighted): one turn's work and what ran beside it. */
+  private measuring = false;
+  /**
+   * What a turn takes (ms, exponentially weighted): from giving it to the next pass of the loop, so its
+   * work and what the loop read beside it. Measured on every turn, not only on turns given back to back:
+   * a hub that is seldom queued would otherwise keep one slow early turn (a cold start) as its estimate.
+   */
   private interval = 0;
   /** Connections accepted when the last turn was given (of intake.accepted), and passes let by since. */
   private seenAccepted = 0;
@@ -91,8 +96,27 @@ export class Turns {
     setImmediate(this.give);
   }
 
+  /** The estimated time a turn takes (ms; 0 before the first). */
+  get turnMs(): number {
+    return this.interval;
+  }
+
+  /** Takes the time since the last turn was given as one measure of a turn (in the pass after it). */
+  private measure(now: number): void {
+    if (this.lastGiven === undefined) return;
+    const since = now - this.lastGiven;
+    this.lastGiven = undefined;
+    this.interval = this.interval === 0 ? since : this.interval * 0.9 + since * 0.1;
+  }
+
+  private readonly measured = (): void => {
+    this.measuring = false;
+    this.measure(performance.now());
+  };
+
   private readonly give = (): void => {
     this.scheduled = false;
+    this.measure(performance.now());
     const accepted = this.intake?.accepted ?? 0;
     if (accepted !== this.seenAccepted && this.intakePasses < INTAKE_PASSES) {
       // The last pass accepted a connection: another may wait behind it. A pass without a turn is cheap.
@@ -120,18 +144,15 @@ export class Turns {
       this.waiting.splice(0, this.head);
       this.head = 0;
     }
-    if (!next) {
-      this.lastGiven = undefined;
-      return;
-    }
-    if (this.lastGiven !== undefined) {
-      const since = now - this.lastGiven;
-      this.interval = this.interval === 0 ? since : this.interval * 0.95 + since * 0.05;
-    }
-    // Only the time between two turns given back to back measures a turn (an idle gap does not).
-    this.lastGiven = this.live > 0 ? now : undefined;
-    // Scheduled before the turn's work runs: an immediate queued now runs in the loop's next pass.
+    if (!next) return;
+    this.lastGiven = now;
+    // Scheduled before the turn's work runs: an immediate queued now runs in the loop's next pass, which
+    // measures the turn (the next give, or `measured` when nobody waits).
     this.schedule();
+    if (!this.scheduled && !this.measuring) {
+      this.measuring = true;
+      setImmediate(this.measured);
+    }
     next.resolve();
   };
 

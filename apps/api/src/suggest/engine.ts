@@ -140,6 +140,11 @@ export class SuggestOverloadedError extends Error {
         : 'its deadline passed while it waited for its turn',
     );
   }
+
+  /** The suggestion's side of a turn refused as late. */
+  static of(refused: TurnRefusedError): SuggestOverloadedError {
+    return new SuggestOverloadedError(refused.ahead, refused.expectedWaitMs);
+  }
 }
 
 /** How a suggestion waits for its turn: its caller leaving, and the caller's deadline. */
@@ -751,9 +756,7 @@ export function createSuggestEngine(
       await turns.take(waiting);
     } catch (err) {
       if (!(err instanceof TurnRefusedError)) throw err;
-      throw err.reason === 'left'
-        ? new SuggestAbandonedError()
-        : new SuggestOverloadedError(err.ahead, err.expectedWaitMs);
+      throw err.reason === 'left' ? new SuggestAbandonedError() : SuggestOverloadedError.of(err);
     }
     const m = model;
     // A rebuild that began while this request waited for its turn holds no model yet.
@@ -972,7 +975,7 @@ export function createSuggestEngine(
     suggest,
     refusal(deadline) {
       const refused = turns.refusal(deadline);
-      return refused && new SuggestOverloadedError(refused.ahead, refused.expectedWaitMs);
+      return refused && SuggestOverloadedError.of(refused);
     },
     build,
     sync,

@@ -85,8 +85,7 @@ export class Turns {
 
   private leave(waiter: Waiter): void {
     if (waiter.gone) return;
-    waiter.gone = true;
-    this.live--;
+    this.settle(waiter);
     waiter.reject(new TurnRefusedError('left', this.live, 0));
   }
 

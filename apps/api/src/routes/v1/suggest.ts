@@ -21,18 +21,19 @@ export function callerLeftSignal(reply: FastifyReply): AbortSignal {
   return left.signal;
 }
 
+/** The value of SUGGEST_TIMEOUT_HEADER: read by the schema, and before the body by refuseEarly. */
+const TimeoutMs = z.coerce
+  .number()
+  .int(`${SUGGEST_TIMEOUT_HEADER} must be a whole number of milliseconds`)
+  .min(1)
+  .max(SUGGEST_TIMEOUT_MAX_MS);
+
 /** The caller's deadline header; every other header passes through untouched (authorization among them). */
 const SuggestHeaders = z.looseObject({
-  [SUGGEST_TIMEOUT_HEADER]: z.coerce
-    .number()
-    .int(`${SUGGEST_TIMEOUT_HEADER} must be a whole number of milliseconds`)
-    .min(1)
-    .max(SUGGEST_TIMEOUT_MAX_MS)
-    .optional()
-    .describe(
-      'How long the caller waits for the answer (ms). When the suggestions queued ahead of this one would ' +
-        'keep it longer, the hub answers at once 503 with Retry-After instead of late (an agent hook sends its deadline).',
-    ),
+  [SUGGEST_TIMEOUT_HEADER]: TimeoutMs.optional().describe(
+    'How long the caller waits for the answer (ms). When the suggestions queued ahead of this one would ' +
+      'keep it longer, the hub answers at once 503 with Retry-After instead of late (an agent hook sends its deadline).',
+  ),
 });
 
 /** When (performance.now() time) a caller that waits `timeoutMs` stops waiting. */
@@ -74,9 +75,10 @@ const suggestRoutes: FastifyPluginAsyncZod = async (app) => {
    */
   const refuseEarly = async (request: FastifyRequest, reply: FastifyReply) => {
     const stated = request.headers[SUGGEST_TIMEOUT_HEADER];
-    const timeoutMs = typeof stated === 'string' && /^\d{1,6}$/.test(stated) ? Number(stated) : 0;
-    if (timeoutMs < 1 || timeoutMs > SUGGEST_TIMEOUT_MAX_MS) return;
-    const refused = app.suggestEngine.refusal(deadlineOf(reply, timeoutMs));
+    if (stated === undefined) return;
+    const timeoutMs = TimeoutMs.safeParse(stated);
+    if (!timeoutMs.success) return;
+    const refused = app.suggestEngine.refusal(deadlineOf(reply, timeoutMs.data));
     if (refused) throw overloadedProblem(refused);
   };
 

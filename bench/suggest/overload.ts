@@ -64,11 +64,9 @@ export async function run(args: string[]): Promise<void> {
     await waitForIndex(api.url);
     await waitForMetric(api.url, 'atskills_suggest_model_ready', 1, 'its suggestion model');
     console.error('warming, then measuring capacity at c=16...');
-    const requests = messages.map((message) => ({
-      method: 'POST',
-      path: '/v1/suggest',
-      body: JSON.stringify({ message, limit: 5 }),
-    }));
+    // One body per message, for the capacity run and the overload runs alike: both send the same request.
+    const bodies = messages.map((message) => JSON.stringify({ message, limit: 5 }));
+    const requests = bodies.map((body) => ({ method: 'POST', path: '/v1/suggest', body }));
     await runLoad({ baseUrl: api.url, requests, concurrency: 16, total: requests.length * 2, warmup: 0 });
     const capacity = (
       await runLoad({ baseUrl: api.url, requests, concurrency: 16, total: requests.length * 3, warmup: 16 })
@@ -83,7 +81,7 @@ export async function run(args: string[]): Promise<void> {
         for (const mode of r % 2 === 0 ? MODES : [...MODES].reverse()) {
           console.error(`round ${r + 1}/${rounds}: ${round(rate, 0)}/s (${load} x capacity), ${mode}...`);
           const arrivals = poissonArrivals(rng, rate, seconds);
-          measured[mode].push(await overload(api.url, messages, arrivals, deadlineMs, mode === 'header'));
+          measured[mode].push(await overload(api.url, bodies, arrivals, deadlineMs, mode === 'header'));
           // Callers that left are dropped from the hub's queue when their connection closes; let it settle.
           await new Promise((resolve) => setTimeout(resolve, 2_000));
         }
@@ -164,7 +162,7 @@ function poissonArrivals(rng: Rng, rate: number, seconds: number): number[] {
  */
 async function overload(
   baseUrl: string,
-  messages: string[],
+  bodies: string[],
   arrivals: number[],
   deadlineMs: number,
   withHeader: boolean,
@@ -182,7 +180,7 @@ async function overload(
     refusedMs: [],
     answeredMs: [],
   };
-  const one = (message: string) =>
+  const one = (body: string) =>
     new Promise<void>((resolve) => {
       outcome.sent++;
       const started = performance.now();
@@ -229,14 +227,14 @@ async function overload(
         settle(() => outcome.timedOut++);
       }, deadlineMs);
       req.on('error', () => settle(() => outcome.other++));
-      req.end(JSON.stringify({ message, limit: 5 }));
+      req.end(body);
     });
   const started = performance.now();
   const pending: Promise<void>[] = [];
   for (let i = 0; i < arrivals.length; i++) {
     const wait = arrivals[i]! - (performance.now() - started);
     if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
-    pending.push(one(messages[i % messages.length]!));
+    pending.push(one(bodies[i % bodies.length]!));
   }
   await Promise.all(pending);
   agent.destroy();

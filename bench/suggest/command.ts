@@ -35,7 +35,7 @@ import { metricValues, startApi, waitForIndex, waitForMetric } from '../lib/serv
 import { median, round } from '../lib/stats.js';
 import { createBaseline } from '../relevance/baseline.js';
 import { corpusDocuments, seedRelevanceCorpus } from '../relevance/judgements.js';
-import { type Answer, figuresByKind } from './judgements.js';
+import { type Answer, explainLine, figuresByKind } from './judgements.js';
 import {
   DEV_MESSAGES_PATH,
   loadMessages,
@@ -147,25 +147,7 @@ export async function run(args: string[]): Promise<void> {
         judgement,
         answer: { ranking: all.results.map((r) => r.hit.identity), abstained: false },
       });
-      // What the fit needs to score a reranking as this benchmark does: the judged skills' count, which need
-      // each candidate answers (multi), copies of one skill (same name and description), and the candidates'
-      // coverage of each need (diversification).
-      explained.push({
-        id: judgement.id,
-        kind: judgement.kind,
-        task: s.task,
-        relevantCount: judgement.relevant.length,
-        needCount: judgement.needs?.length ?? 0,
-        candidates: (s.explained ?? []).map((c) => ({
-          ...c.evidence,
-          identity: c.identity,
-          copyOf: copyKey.get(c.identity),
-          parts: c.parts,
-          ranks: c.ranks,
-          needs: (judgement.needs ?? []).flatMap((n, i) => (n.includes(c.identity) ? [i] : [])),
-          relevant: judgement.relevant.includes(c.identity),
-        })),
-      });
+      explained.push(explainLine(judgement, s, copyKey));
       if (values.scale) {
         engineOptions.readCap = Number.POSITIVE_INFINITY;
         const uncapped = await suggest.suggest(judgement.message, ANONYMOUS_VIEWER, DEPTH);

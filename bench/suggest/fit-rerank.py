@@ -31,10 +31,14 @@ figures are reported at each scale. Fitted on the corpus alone, the reranker lea
 score, each need's lexical rank), which fall for the right skill among 37 times as many neighbours: at
 scale it abstained on 0.16 of the answerable messages held out.
 
-Usage: python3 bench/suggest/fit-rerank.py explain.jsonl [--scale explain-scale.jsonl [--corpus-weight N]]
-       [--features a,b,c] [--repeat N]   (numpy, scipy)
+With `--check suite.jsonl` the weights fitted on all are also scored on messages the fit never saw (the
+relevance suite's, written by the suite with SUGGEST_SUITE_EXPLAIN set), naming the answerable ones they
+abstain on: the suite runs in `npm test` with floors, and two refits that looked better here failed it.
+
+Usage: python3 bench/suggest/fit-rerank.py explain.jsonl [more.jsonl ...] [--scale explain-scale.jsonl ...
+       [--corpus-weight N]] [--check suite.jsonl] [--features a,b,c] [--repeat N]   (numpy, scipy)
 """
-import argparse, json, math, random
+import argparse, json, math, random, re
 import numpy as np
 from scipy.optimize import minimize
 
@@ -56,6 +60,22 @@ LOG = {"topicalIdf", "allIdf"}  # fed as log(1 + x), as abstain.ts does
 # As in engine.ts and fusion.ts.
 COVERS = 0.5
 RESULT_FLOOR = 0.01
+
+
+def read_explain(paths):
+    """The messages of one or more explain files (one JSON object a line), in file order."""
+    return [json.loads(l) for path in paths for l in open(path) if l.strip()]
+
+
+def shipped_model(feats, path="apps/api/src/suggest/abstain.ts"):
+    """The weights abstain.ts ships (RERANK, PLATT.bias, ABSTAIN_BELOW; the Platt scale is folded into RERANK)
+    as a model of this script, for features it has a weight for (0 otherwise)."""
+    text = open(path).read()
+    rerank = re.search(r"export const RERANK = \{(.*?)\} as const;", text, re.S).group(1)
+    weights = {k: float(v) for k, v in re.findall(r"(\w+): (-?[\d.]+)", rerank)}
+    bias = float(re.search(r"export const PLATT = \{ scale: 1, bias: (-?[\d.]+) \}", text).group(1))
+    threshold = float(re.search(r"export const ABSTAIN_BELOW = ([\d.]+);", text).group(1))
+    return np.array([weights.get(f, 0.0) for f in feats]), np.array([1.0, bias]), PRIOR, threshold
 
 
 def vec(c, feats):
@@ -245,21 +265,24 @@ def line(s):
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
-    ap.add_argument("explain")
+    ap.add_argument("explain", nargs="+", help="explain files (several are pooled: the main set and the short set)")
     ap.add_argument("--features", default=",".join(FEATURES))
     ap.add_argument("--repeat", type=int, default=0)
-    ap.add_argument("--scale", help="the same messages' explain file at the benchmark scale (fitted on both)")
+    ap.add_argument("--scale", nargs="+", help="the same messages' explain files at the benchmark scale (fitted on both)")
+    ap.add_argument("--check", action="append", default=[],
+                    help="an explain file scored, never fitted, with the weights fitted on all (the relevance suite's: "
+                         "SUGGEST_SUITE_EXPLAIN=<file> npx vitest run test/suggest-relevance.test.ts in apps/api)")
     ap.add_argument("--corpus-weight", type=int, default=2)
     args = ap.parse_args()
-    ms = [json.loads(l) for l in open(args.explain) if l.strip()]
+    ms = read_explain(args.explain)
     feats = args.features.split(",")
     prepare(ms, feats)
     scale = None
     if args.scale:
-        at_scale = {e["id"]: e for e in (json.loads(l) for l in open(args.scale) if l.strip())}
+        at_scale = {e["id"]: e for e in read_explain(args.scale)}
         missing = [m["id"] for m in ms if m["id"] not in at_scale]
         if missing:
-            raise SystemExit(f"--scale lacks {len(missing)} messages of {args.explain} (first: {missing[0]})")
+            raise SystemExit(f"--scale lacks {len(missing)} messages of {' '.join(args.explain)} (first: {missing[0]})")
         scale = [at_scale[m["id"]] for m in ms]
         prepare(scale, feats)
     weight = args.corpus_weight
@@ -285,6 +308,22 @@ if __name__ == "__main__":
     print("in sample:              ", line(summarize([(m, answer(m, model)) for m in ms])))
     if scale:
         print("in sample, at scale:    ", line(summarize([(m, answer(m, model)) for m in scale])))
+    shipped = shipped_model(feats)
+    if scale:
+        print("shipped (abstain.ts):   ", line(summarize([(m, answer(m, shipped)) for m in ms])))
+        print("shipped, at scale:      ", line(summarize([(m, answer(m, shipped)) for m in scale])))
+    else:
+        print("shipped (abstain.ts):   ", line(summarize([(m, answer(m, shipped)) for m in ms])))
+    for path in args.check:
+        checked = read_explain([path])
+        prepare(checked, feats)
+        for label, mod in (("fitted", model), ("shipped", shipped)):
+            print(f"checked, {label} ({path}):", line(summarize([(m, answer(m, mod)) for m in checked])))
+            missed = [f"{m['id']} {best(m, mod, mod[2]):.3f}" for m in checked
+                      if m["kind"] != "none" and best(m, mod, mod[2]) < mod[3]]
+            if missed:
+                more = f" and {len(missed) - 6} more" if len(missed) > 6 else ""
+                print(f"  abstains under {mod[3]} on {', '.join(missed[:6])}{more}")
     print("fitted on all: no-request prior", p[0], "thin prior", p[1], "threshold", t)
     print("curve (threshold: abstention on none / false abstention), fitted on all:")
     for tt in [0.02, 0.05, 0.07, 0.08, 0.1, 0.12, 0.15, 0.2, 0.25, 0.3, 0.4]:

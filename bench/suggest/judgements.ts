@@ -2,6 +2,7 @@
  * How a suggestion ranking over judged agent messages (messages.ts) is scored. Shared by `npm run bench --
  * suggest` and the suggestion relevance suite.
  */
+import type { SuggestAnswer } from '../../apps/api/src/suggest/engine.js';
 import { MESSAGE_KINDS, type MessageJudgement, type MessageKind } from './messages.js';
 
 // The message file's format and loader live in messages.ts; this type stays importable from here for the
@@ -75,4 +76,34 @@ export function figuresByKind(
   } as Record<MessageKind | 'answerable', SuggestFigures>;
   for (const kind of MESSAGE_KINDS) out[kind] = figures(results.filter((r) => r.judgement.kind === kind));
   return out;
+}
+
+/**
+ * One line of an explain file (what bench/suggest/fit-rerank.py reads): the message's task evidence and its
+ * reranked candidates with their evidence, plus what the fit needs to score a reranking as the benchmark
+ * does: the judged skills' count, which need each candidate answers (multi), copies of one skill (same
+ * `copyKey`: name and description), and the candidates' coverage of each need (diversification). `answer`
+ * comes from an engine built with `explain: true`.
+ */
+export function explainLine(
+  judgement: MessageJudgement,
+  answer: SuggestAnswer,
+  copyKey: ReadonlyMap<string, string>,
+): Record<string, unknown> {
+  return {
+    id: judgement.id,
+    kind: judgement.kind,
+    task: answer.task,
+    relevantCount: judgement.relevant.length,
+    needCount: judgement.needs?.length ?? 0,
+    candidates: (answer.explained ?? []).map((c) => ({
+      ...c.evidence,
+      identity: c.identity,
+      copyOf: copyKey.get(c.identity),
+      parts: c.parts,
+      ranks: c.ranks,
+      needs: (judgement.needs ?? []).flatMap((n, i) => (n.includes(c.identity) ? [i] : [])),
+      relevant: judgement.relevant.includes(c.identity),
+    })),
+  };
 }

@@ -2,10 +2,19 @@
  * The suggestion relevance suite (SPEC 2.7): 30 agent messages of its own (not the benchmark's set), over
  * the shared-corpus repositories they draw on, scored like `npm run bench -- suggest`. Floors sit a little
  * under the measured figures, so a change that makes suggestions find the right skill less often, or
- * abstain where they should not (or fail to where they should), fails the tests.
+ * abstain where they should not (or fail to where they should), fails the tests. With SUGGEST_SUITE_EXPLAIN set
+ * to a file, it also writes the suite's explain lines there, for `fit-rerank.py --check` (a refit's figures
+ * on this suite before it is shipped).
  */
+import { writeFileSync } from 'node:fs';
+import { loadSearchDocuments } from '@atskills/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Answer, figuresByKind, type MessageJudgement } from '../../../bench/suggest/judgements.js';
+import {
+  type Answer,
+  explainLine,
+  figuresByKind,
+  type MessageJudgement,
+} from '../../../bench/suggest/judgements.js';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
 import { createMemoryEngine } from '../src/search/memory-engine.js';
 import { createPostgresEngine } from '../src/search/postgres.js';
@@ -212,8 +221,12 @@ beforeAll(async () => {
   await seedCorpus(db.db, REPOS, {});
   const memory = createMemoryEngine(db.db, createPostgresEngine(db.db), { maxBytes: 2 ** 30 });
   await memory.build();
-  const engine = createSuggestEngine(db.db, memory, { maxBytes: 2 ** 30 });
+  const explainTo = process.env.SUGGEST_SUITE_EXPLAIN;
+  const engine = createSuggestEngine(db.db, memory, { maxBytes: 2 ** 30, explain: Boolean(explainTo) });
   await engine.build();
+  const documents = explainTo ? await loadSearchDocuments(db.db, 0, 100_000) : [];
+  const copyKey = new Map(documents.map((d) => [d.identity, `${d.name}\u0000${d.description}`]));
+  const explained: Record<string, unknown>[] = [];
   const results: { judgement: MessageJudgement; answer: Answer }[] = [];
   for (const [key, kind, message, relevant, needs] of MESSAGES) {
     const judgement: MessageJudgement = {
@@ -228,7 +241,9 @@ beforeAll(async () => {
       judgement,
       answer: { ranking: s.results.map((r) => r.hit.identity), abstained: s.abstained },
     });
+    if (explainTo) explained.push(explainLine(judgement, s, copyKey));
   }
+  if (explainTo) writeFileSync(explainTo, `${explained.map((e) => JSON.stringify(e)).join('\n')}\n`);
   figures = figuresByKind(results);
   await engine.close();
   await memory.close();

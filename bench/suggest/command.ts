@@ -35,7 +35,7 @@ import { metricValues, startApi, waitForIndex, waitForMetric } from '../lib/serv
 import { median, round } from '../lib/stats.js';
 import { createBaseline } from '../relevance/baseline.js';
 import { corpusDocuments, seedRelevanceCorpus } from '../relevance/judgements.js';
-import { type Answer, explainLine, figuresByKind } from './judgements.js';
+import { type Answer, copyKeys, explainLine, figuresByKind } from './judgements.js';
 import {
   DEV_MESSAGES_PATH,
   loadMessages,
@@ -92,7 +92,7 @@ export async function run(args: string[]): Promise<void> {
   try {
     const rows = await corpusDocuments(handle.db, url);
     const live = new Set(rows.map((r) => r.identity));
-    const copyKey = new Map(rows.map((r) => [r.identity, `${r.name}\u0000${r.description}`]));
+    const copyKey = copyKeys(rows);
     // Skills the index does not hold (a withheld SKILL.md, a repository the seed skips) cannot be suggested:
     // they leave the judgement, and a message left with none of its skills leaves the run.
     const unknown = judgements.flatMap((j) =>

@@ -309,18 +309,16 @@ if __name__ == "__main__":
     if scale:
         print("in sample, at scale:    ", line(summarize([(m, answer(m, model)) for m in scale])))
     shipped = shipped_model(feats)
+    print("shipped (abstain.ts):   ", line(summarize([(m, answer(m, shipped)) for m in ms])))
     if scale:
-        print("shipped (abstain.ts):   ", line(summarize([(m, answer(m, shipped)) for m in ms])))
         print("shipped, at scale:      ", line(summarize([(m, answer(m, shipped)) for m in scale])))
-    else:
-        print("shipped (abstain.ts):   ", line(summarize([(m, answer(m, shipped)) for m in ms])))
     for path in args.check:
         checked = read_explain([path])
         prepare(checked, feats)
         for label, mod in (("fitted", model), ("shipped", shipped)):
             print(f"checked, {label} ({path}):", line(summarize([(m, answer(m, mod)) for m in checked])))
-            missed = [f"{m['id']} {best(m, mod, mod[2]):.3f}" for m in checked
-                      if m["kind"] != "none" and best(m, mod, mod[2]) < mod[3]]
+            bests = [(m["id"], best(m, mod, mod[2])) for m in checked if m["kind"] != "none"]
+            missed = [f"{i} {b:.3f}" for i, b in bests if b < mod[3]]
             if missed:
                 more = f" and {len(missed) - 6} more" if len(missed) > 6 else ""
                 print(f"  abstains under {mod[3]} on {', '.join(missed[:6])}{more}")

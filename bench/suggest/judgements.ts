@@ -79,10 +79,20 @@ export function figuresByKind(
 }
 
 /**
+ * Each skill's copy key (name and description: copies of one skill published in several repositories share
+ * it), what `explainLine` records as `copyOf`.
+ */
+export function copyKeys(
+  documents: readonly { identity: string; name: string; description: string }[],
+): Map<string, string> {
+  return new Map(documents.map((d) => [d.identity, `${d.name}\u0000${d.description}`]));
+}
+
+/**
  * One line of an explain file (what bench/suggest/fit-rerank.py reads): the message's task evidence and its
  * reranked candidates with their evidence, plus what the fit needs to score a reranking as the benchmark
  * does: the judged skills' count, which need each candidate answers (multi), copies of one skill (same
- * `copyKey`: name and description), and the candidates' coverage of each need (diversification). `answer`
+ * `copyKeys` key), and the candidates' coverage of each need (diversification). `answer`
  * comes from an engine built with `explain: true`.
  */
 export function explainLine(

@@ -11,6 +11,7 @@ import { loadSearchDocuments } from '@atskills/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type Answer,
+  copyKeys,
   explainLine,
   figuresByKind,
   type MessageJudgement,
@@ -224,8 +225,7 @@ beforeAll(async () => {
   const explainTo = process.env.SUGGEST_SUITE_EXPLAIN;
   const engine = createSuggestEngine(db.db, memory, { maxBytes: 2 ** 30, explain: Boolean(explainTo) });
   await engine.build();
-  const documents = explainTo ? await loadSearchDocuments(db.db, 0, 100_000) : [];
-  const copyKey = new Map(documents.map((d) => [d.identity, `${d.name}\u0000${d.description}`]));
+  const copyKey = copyKeys(explainTo ? await loadSearchDocuments(db.db, 0, 100_000) : []);
   const explained: Record<string, unknown>[] = [];
   const results: { judgement: MessageJudgement; answer: Answer }[] = [];
   for (const [key, kind, message, relevant, needs] of MESSAGES) {

@@ -180,7 +180,7 @@ export async function run(args: string[]): Promise<void> {
     }
     const summary: Record<string, ReturnType<typeof figuresByKind>> = {};
     for (const [name, list] of Object.entries(results)) {
-      const f = figuresByKind(list);
+      const f = figuresByKind(list, copyKey);
       summary[name] = f;
       for (const kind of ['answerable', ...MESSAGE_KINDS] as const) {
         const k = f[kind];

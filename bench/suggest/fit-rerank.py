@@ -16,8 +16,9 @@ overfitted: held out, abstention on kind none then fell to 0.70 on the mean over
 priors are therefore fixed, PRIOR below, and the threshold sits mid-gap.)
 
 Figures are scored exactly as the benchmark scores them (bench/suggest/judgements.ts): candidates ordered by
-the reranker and diversified across needs as fusion.ts does, results under RESULT_FLOOR left out, recall@5
-over min(5, relevant) or over needs for multi, abstentions counted as misses. K-fold over messages (message i
+the reranker, later copies of one skill left out (copies.ts) and diversified across needs as fusion.ts does,
+results under RESULT_FLOOR left out, recall@5 over min(5, relevant skills, copies counted once) or over needs
+for multi, abstentions counted as misses. K-fold over messages (message i
 in fold i mod K) gives the held-out figures; `--repeat N` adds the mean over N shuffled fold assignments
 (less noisy when comparing feature sets). The weights to ship are then fitted on every message (printed
 last, as TypeScript), with the in-sample figures and the abstention trade-off curve.
@@ -200,6 +201,22 @@ def diversify(order, m):
     return out + [i for i in order if i not in used]
 
 
+def skill_of(candidate):
+    """The skill a candidate is a copy of (judgements.ts copyKeys; a candidate without a key stands alone)."""
+    return candidate.get("copyOf") or candidate["identity"]
+
+
+def without_copies(order, m):
+    """copies.ts withoutCopies: each skill once, at its best-ranked copy."""
+    seen, out = set(), []
+    for i in order:
+        key = skill_of(m["candidates"][i])
+        if key not in seen:
+            seen.add(key)
+            out.append(i)
+    return out
+
+
 def answer(m, model):
     """(success@1, recall@5, MRR@10, abstained) of one message as the benchmark scores it (None for kind none)."""
     wr, cal, p, t = model
@@ -211,14 +228,15 @@ def answer(m, model):
     abstained = bool(score.max() < t)
     if m["kind"] == "none":
         return None, None, None, abstained
-    order = diversify(sorted(range(len(c)), key=lambda i: (-value[i], c[i]["identity"])), m)
+    order = diversify(without_copies(sorted(range(len(c)), key=lambda i: (-value[i], c[i]["identity"])), m), m)
     ranking = [] if abstained else [i for i in order if score[i] >= RESULT_FLOOR][:10]
     s1 = 1.0 if ranking and c[ranking[0]]["relevant"] else 0.0
     top5 = ranking[:5]
     if m.get("needCount"):
         r5 = sum(any(k in c[i]["needs"] for i in top5) for k in range(m["needCount"])) / m["needCount"]
     else:
-        r5 = sum(c[i]["relevant"] for i in top5) / min(5, m["relevantCount"])
+        found = {skill_of(c[i]) for i in top5 if c[i]["relevant"]}
+        r5 = len(found) / min(5, m.get("relevantSkills", m["relevantCount"]))
     mrr = next((1 / (j + 1) for j, i in enumerate(ranking) if c[i]["relevant"]), 0.0)
     return s1, r5, mrr, abstained
 

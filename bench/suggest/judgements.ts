@@ -2,6 +2,7 @@
  * How a suggestion ranking over judged agent messages (messages.ts) is scored. Shared by `npm run bench --
  * suggest` and the suggestion relevance suite.
  */
+import { copyKey } from '../../apps/api/src/suggest/copies.js';
 import type { SuggestAnswer } from '../../apps/api/src/suggest/engine.js';
 import { MESSAGE_KINDS, type MessageJudgement, type MessageKind } from './messages.js';
 
@@ -30,10 +31,15 @@ export interface SuggestFigures {
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
 /**
- * Scores answers: success@1, recall@5 (of up to 5 relevant; for multi, every need counts: the mean over
- * needs of whether it is covered when `needs` is given), MRR@10, and the abstention rate.
+ * Scores answers: success@1, recall@5 (of up to 5 relevant skills, copies of one skill counted once by
+ * `copyOf` (a `copyKeys` map; without it every identity stands alone); for multi, every need counts: the mean
+ * over needs of whether it is covered when `needs` is given), MRR@10, and the abstention rate.
  */
-export function figures(results: { judgement: MessageJudgement; answer: Answer }[]): SuggestFigures {
+export function figures(
+  results: { judgement: MessageJudgement; answer: Answer }[],
+  copyOf: ReadonlyMap<string, string> = new Map(),
+): SuggestFigures {
+  const skillOf = (identity: string) => copyOf.get(identity) ?? identity;
   let s1 = 0;
   let r5 = 0;
   let mrr = 0;
@@ -52,7 +58,12 @@ export function figures(results: { judgement: MessageJudgement; answer: Answer }
       const hit = judgement.needs.filter((n) => n.some((id) => top5.includes(id))).length;
       r5 += hit / judgement.needs.length;
       if (hit === judgement.needs.length) covered++;
-    } else r5 += top5.filter((id) => relevant.has(id)).length / Math.min(5, relevant.size);
+    } else {
+      // Showing a second copy of a relevant skill finds nothing new: recall counts skills, not copies.
+      const skills = new Set([...relevant].map(skillOf));
+      const found = new Set(top5.filter((id) => relevant.has(id)).map(skillOf));
+      r5 += found.size / Math.min(5, skills.size);
+    }
     const rank = ranking.slice(0, 10).findIndex((id) => relevant.has(id));
     if (rank >= 0) mrr += 1 / (rank + 1);
   }
@@ -70,46 +81,55 @@ export function figures(results: { judgement: MessageJudgement; answer: Answer }
 /** Figures per kind, and over every answerable message. */
 export function figuresByKind(
   results: { judgement: MessageJudgement; answer: Answer }[],
+  copyOf?: ReadonlyMap<string, string>,
 ): Record<MessageKind | 'answerable', SuggestFigures> {
   const out = {
-    answerable: figures(results.filter((r) => r.judgement.kind !== 'none')),
+    answerable: figures(
+      results.filter((r) => r.judgement.kind !== 'none'),
+      copyOf,
+    ),
   } as Record<MessageKind | 'answerable', SuggestFigures>;
-  for (const kind of MESSAGE_KINDS) out[kind] = figures(results.filter((r) => r.judgement.kind === kind));
+  for (const kind of MESSAGE_KINDS)
+    out[kind] = figures(
+      results.filter((r) => r.judgement.kind === kind),
+      copyOf,
+    );
   return out;
 }
 
 /**
- * Each skill's copy key (name and description: copies of one skill published in several repositories share
- * it), what `explainLine` records as `copyOf`.
+ * Each skill's copy key (name and description: the engine's `copyKey`, which shows a skill once), what
+ * `explainLine` records as `copyOf` and `figures` counts a skill by.
  */
 export function copyKeys(
   documents: readonly { identity: string; name: string; description: string }[],
 ): Map<string, string> {
-  return new Map(documents.map((d) => [d.identity, `${d.name}\u0000${d.description}`]));
+  return new Map(documents.map((d) => [d.identity, copyKey(d)]));
 }
 
 /**
  * One line of an explain file (what bench/suggest/fit-rerank.py reads): the message's task evidence and its
  * reranked candidates with their evidence, plus what the fit needs to score a reranking as the benchmark
- * does: the judged skills' count, which need each candidate answers (multi), copies of one skill (same
- * `copyKeys` key), and the candidates' coverage of each need (diversification). `answer`
- * comes from an engine built with `explain: true`.
+ * does: the judged skills' count (identities, and skills with copies counted once), which need each
+ * candidate answers (multi), copies of one skill (same `copyKeys` key), and the candidates' coverage of each
+ * need (diversification). `answer` comes from an engine built with `explain: true`.
  */
 export function explainLine(
   judgement: MessageJudgement,
   answer: SuggestAnswer,
-  copyKey: ReadonlyMap<string, string>,
+  copyOf: ReadonlyMap<string, string>,
 ): Record<string, unknown> {
   return {
     id: judgement.id,
     kind: judgement.kind,
     task: answer.task,
     relevantCount: judgement.relevant.length,
+    relevantSkills: new Set(judgement.relevant.map((id) => copyOf.get(id) ?? id)).size,
     needCount: judgement.needs?.length ?? 0,
     candidates: (answer.explained ?? []).map((c) => ({
       ...c.evidence,
       identity: c.identity,
-      copyOf: copyKey.get(c.identity),
+      copyOf: copyOf.get(c.identity),
       parts: c.parts,
       ranks: c.ranks,
       needs: (judgement.needs ?? []).flatMap((n, i) => (n.includes(c.identity) ? [i] : [])),

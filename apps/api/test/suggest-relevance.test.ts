@@ -225,7 +225,7 @@ beforeAll(async () => {
   const explainTo = process.env.SUGGEST_SUITE_EXPLAIN;
   const engine = createSuggestEngine(db.db, memory, { maxBytes: 2 ** 30, explain: Boolean(explainTo) });
   await engine.build();
-  const copyKey = copyKeys(explainTo ? await loadSearchDocuments(db.db, 0, 100_000) : []);
+  const copyKey = copyKeys(await loadSearchDocuments(db.db, 0, 100_000));
   const explained: Record<string, unknown>[] = [];
   const results: { judgement: MessageJudgement; answer: Answer }[] = [];
   for (const [key, kind, message, relevant, needs] of MESSAGES) {
@@ -244,7 +244,7 @@ beforeAll(async () => {
     if (explainTo) explained.push(explainLine(judgement, s, copyKey));
   }
   if (explainTo) writeFileSync(explainTo, `${explained.map((e) => JSON.stringify(e)).join('\n')}\n`);
-  figures = figuresByKind(results);
+  figures = figuresByKind(results, copyKey);
   await engine.close();
   await memory.close();
 }, 240_000);

@@ -217,6 +217,40 @@ describe('/v1/suggest', () => {
     );
   });
 
+  it('suggests a skill published in several repositories once, at its best copy', async () => {
+    // A fork carries the same skill (name and description) under another identity.
+    const held = hub.app.suggestEngine.status().documents;
+    await seedRepository(hub.db.db, 'forker', 'vendored', {
+      'pdf-extract/SKILL.md': skillMd(
+        'pdf-extract',
+        'Extract text and tables from PDF files into markdown',
+        body('pdf-extract', 'Use pdfplumber for tables and text. Vendored copy.'),
+      ),
+    });
+    const message = 'pull the tables out of these PDF files into markdown';
+    // Both copies reach the reranker once the model and the search engine hold the fork; the answer shows
+    // one of them.
+    await eventually(async () => {
+      await post(message); // a suggestion reads the change feed first after a write
+      const page = await hub.app.inject({ url: '/v1/search?q=pdf-extract' });
+      const searched = page.json().results.map((r: { identity: string }) => r.identity);
+      return (
+        hub.app.suggestEngine.status().documents === held + 1 &&
+        searched.includes('gh:forker/vendored/pdf-extract')
+      );
+    });
+    const answer = (await post(message, {}, 5)).json();
+    const identities: string[] = answer.results.map((r: { identity: string }) => r.identity);
+    const copies = identities.filter((id) => id.endsWith('/pdf-extract'));
+    expect(copies).toHaveLength(1);
+    expect(identities[0]).toBe(copies[0]);
+    // Every result is a different skill to the reader.
+    const shown = answer.results.map(
+      (r: { name: string; description: string }) => `${r.name}|${r.description}`,
+    );
+    expect(new Set(shown).size).toBe(shown.length);
+  });
+
   it('counts suggestions and batch resolves as reads: only a write makes the next suggestion read the change feed first', async () => {
     const noted = vi.spyOn(hub.app.suggestEngine, 'noteLocalWrite');
     try {

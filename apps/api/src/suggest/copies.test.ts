@@ -12,18 +12,26 @@ describe('copies of one skill', () => {
   });
 
   it('leave a ranking at the best-ranked copy of each skill, in order', () => {
+    const skill = (identity: string, name: string, description = `About ${name}.`) => ({
+      identity,
+      name,
+      description,
+    });
     const ranked = [
-      { identity: 'gh/a/x/pdf', key: 'pdf' },
-      { identity: 'gh/b/y/docx', key: 'docx' },
-      { identity: 'gh/c/z/pdf', key: 'pdf' },
-      { identity: 'gh/d/w/xlsx', key: 'xlsx' },
-      { identity: 'gh/e/v/docx', key: 'docx' },
+      skill('gh/a/x/pdf', 'pdf'),
+      skill('gh/b/y/docx', 'docx'),
+      skill('gh/c/z/pdf', 'pdf'),
+      // Same name, another description: another skill.
+      skill('gh/f/u/pdf', 'pdf', 'Sign PDF files.'),
+      skill('gh/d/w/xlsx', 'xlsx'),
+      skill('gh/e/v/docx', 'docx'),
     ];
-    expect(withoutCopies(ranked, (c) => c.key).map((c) => c.identity)).toEqual([
+    expect(withoutCopies(ranked, (c) => c).map((c) => c.identity)).toEqual([
       'gh/a/x/pdf',
       'gh/b/y/docx',
+      'gh/f/u/pdf',
       'gh/d/w/xlsx',
     ]);
-    expect(withoutCopies([], (c: { key: string }) => c.key)).toEqual([]);
+    expect(withoutCopies([], (c: { name: string; description: string }) => c)).toEqual([]);
   });
 });

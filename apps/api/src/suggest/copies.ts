@@ -12,13 +12,24 @@ export function copyKey(skill: { name: string; description: string }): string {
   return `${skill.name}\u0000${skill.description}`;
 }
 
-/** The candidates (best first) without later copies of an earlier one: each skill once, at its best copy. */
-export function withoutCopies<T>(ranked: readonly T[], keyOf: (candidate: T) => string): T[] {
-  const seen = new Set<string>();
+/**
+ * The candidates (best first) without later copies of an earlier one: each skill once, at its best copy.
+ * Compares names, then descriptions (no `copyKey` string is built per candidate: this runs on every
+ * suggestion, and descriptions run to a thousand characters).
+ */
+export function withoutCopies<T>(
+  ranked: readonly T[],
+  skillOf: (candidate: T) => { name: string; description: string },
+): T[] {
+  const seen = new Map<string, Set<string>>();
   return ranked.filter((candidate) => {
-    const key = keyOf(candidate);
-    if (seen.has(key)) return false;
-    seen.add(key);
+    const { name, description } = skillOf(candidate);
+    let descriptions = seen.get(name);
+    if (!descriptions) {
+      descriptions = new Set();
+      seen.set(name, descriptions);
+    } else if (descriptions.has(description)) return false;
+    descriptions.add(description);
     return true;
   });
 }

@@ -25,7 +25,7 @@ import {
   type TaskEvidence,
   taskPrior,
 } from './abstain.js';
-import { copyKey, withoutCopies } from './copies.js';
+import { withoutCopies } from './copies.js';
 import { DenseModel } from './dense.js';
 import {
   createEmbeddingsClient,
@@ -917,7 +917,7 @@ export function createSuggestEngine(
     });
     // Each skill once (its best copy), then each need covered: a copy holds the same need as its original.
     const byRank = [...ranked].sort((a, b) => b.rank - a.rank || (a.key < b.key ? -1 : 1));
-    const distinct = withoutCopies(byRank, (c) => copyKey(held[c.slot]!.hit));
+    const distinct = withoutCopies(byRank, (c) => held[c.slot]!.hit);
     const ordered = diversify(distinct, needs.parts.length, COVERS);
     const bestScore = Math.max(0, ...ordered.map((c) => c.score));
     // Every reranked candidate, copies too: bench/suggest/fit-rerank.py leaves copies out as this does.

@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- suggest-profile [--database <name>] [--rounds 3] [--cpu-profile <file>] [--census]
- * [--cap-agreement] [--uncapped] [--search-draw]`: where a suggestion's time goes, in this one process (no HTTP). Builds the in-memory search engine and the
+ * [--cap-agreement] [--uncapped] [--search-draw] [--only <ids>]`: where a suggestion's time goes, in this one process (no HTTP). Builds the in-memory search engine and the
  * suggestion engine over a database (the benchmark's, BENCH_DATABASE, by default: the 56,804-skill scale
  * `--speed` measures), then answers every judged message serially `rounds` times and prints per-stage time
  * (finding the needs, the term model's search, the LSA search, the lexical search, and the rest: query
@@ -177,9 +177,15 @@ export async function run(args: string[]): Promise<void> {
       uncapped: { type: 'boolean', default: false },
       /** Draw a search page's candidates in the lexical searches (the baseline SUGGEST_DRAW is measured against). */
       'search-draw': { type: 'boolean', default: false },
+      /** Only these judged messages (ids, comma-separated): where a slow message's time goes. */
+      only: { type: 'string' },
     },
   });
-  const judgements = loadMessages(existsSync(MESSAGES_PATH) ? MESSAGES_PATH : DEV_MESSAGES_PATH);
+  const only = values.only ? new Set(values.only.split(',')) : null;
+  const judgements = loadMessages(existsSync(MESSAGES_PATH) ? MESSAGES_PATH : DEV_MESSAGES_PATH).filter(
+    (j) => !only || only.has(j.id),
+  );
+  if (judgements.length === 0) throw new Error(`--only ${values.only}: no judged message has these ids`);
   const url = await ensureDatabase(values.database ?? benchDatabaseName, false);
   const handle = connectPostgres({ url, max: 4 });
   try {
@@ -234,7 +240,7 @@ export async function run(args: string[]): Promise<void> {
       total: [],
       wall: [],
     };
-    const slowest: { ms: number; id: string }[] = [];
+    const slowest: { ms: number; id: string; stages: string }[] = [];
     for (let r = 0; r < Number(values.rounds); r++) {
       for (const j of judgements) {
         spent.termModel = 0;
@@ -275,7 +281,20 @@ export async function run(args: string[]): Promise<void> {
         stages.lexical!.push(spent.lexical);
         stages.rest!.push(Math.max(0, total - wrapped - needs));
         stages.total!.push(total);
-        if (r === 0) slowest.push({ ms: total, id: j.id });
+        if (r === 0) {
+          const part = (name: string, ms: number) => `${name} ${round(ms, 1)}`;
+          slowest.push({
+            ms: total,
+            id: j.id,
+            stages: [
+              part('lexical', spent.lexical),
+              part('term model', spent.termModel),
+              part('lsa', spent.lsaVector + spent.lsaNearest),
+              part('needs', needs),
+              part('rest', Math.max(0, total - wrapped - needs)),
+            ].join(', '),
+          });
+        }
       }
     }
     if (session) {
@@ -313,8 +332,8 @@ export async function run(args: string[]): Promise<void> {
     console.log(
       `slowest: ${slowest
         .slice(0, 5)
-        .map((s) => `${s.id} ${round(s.ms, 1)} ms`)
-        .join(', ')}`,
+        .map((s) => `${s.id} ${round(s.ms, 1)} ms (${s.stages})`)
+        .join('; ')}`,
     );
     await suggest.close();
     await memory.close();

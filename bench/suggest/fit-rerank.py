@@ -16,7 +16,7 @@ overfitted: held out, abstention on kind none then fell to 0.70 on the mean over
 priors are therefore fixed, PRIOR below, and the threshold sits mid-gap.)
 
 Figures are scored exactly as the benchmark scores them (bench/suggest/judgements.ts): candidates ordered by
-the reranker, later copies of one skill left out (copies.ts) and diversified across needs as fusion.ts does,
+the reranker, each skill once at its best copy's place (copies.ts) and diversified across needs as fusion.ts does,
 results under RESULT_FLOOR left out, recall@5 over min(5, relevant skills, copies counted once) or over needs
 for multi, abstentions counted as misses. K-fold over messages (message i
 in fold i mod K) gives the held-out figures; `--repeat N` adds the mean over N shuffled fold assignments
@@ -207,7 +207,8 @@ def skill_of(candidate):
 
 
 def without_copies(order, m):
-    """copies.ts withoutCopies: each skill once, at its best-ranked copy."""
+    """copies.ts copyGroups: each skill once, at its best-ranked copy's place (the copy shownCopy shows is judged
+    as that one is: the judged sets list every copy of a relevant skill)."""
     seen, out = set(), []
     for i in order:
         key = skill_of(m["candidates"][i])

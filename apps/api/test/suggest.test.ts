@@ -217,33 +217,46 @@ describe('/v1/suggest', () => {
     );
   });
 
-  it('suggests a skill published in several repositories once, at its best copy', async () => {
-    // A fork carries the same skill (name and description) under another identity.
+  it('suggests a skill published in several repositories once, as its most-starred copy', async () => {
+    // Two more copies of pdf-extract (same name and description): a fork whose body matches the message
+    // best, and a starred mirror.
     const held = hub.app.suggestEngine.status().documents;
-    await seedRepository(hub.db.db, 'forker', 'vendored', {
+    const copy = (text: string) => ({
       'pdf-extract/SKILL.md': skillMd(
         'pdf-extract',
         'Extract text and tables from PDF files into markdown',
-        body('pdf-extract', 'Use pdfplumber for tables and text. Vendored copy.'),
+        body('pdf-extract', text),
       ),
     });
+    await seedRepository(
+      hub.db.db,
+      'forker',
+      'vendored',
+      copy('Pull the tables out of PDF files into markdown with pdfplumber: tables, text, PDF files.'),
+    );
+    await seedRepository(hub.db.db, 'mirror', 'skills', copy('Use pdfplumber.'), { stars: 50 });
     const message = 'pull the tables out of these PDF files into markdown';
-    // Both copies reach the reranker once the model and the search engine hold the fork; the answer shows
-    // one of them.
+    const copies = [
+      'gh:devtools/skills/pdf-extract',
+      'gh:forker/vendored/pdf-extract',
+      'gh:mirror/skills/pdf-extract',
+    ];
+    // Every copy reaches the reranker once the model and the search engine hold the new ones.
     await eventually(async () => {
       await post(message); // a suggestion reads the change feed first after a write
       const page = await hub.app.inject({ url: '/v1/search?q=pdf-extract' });
       const searched = page.json().results.map((r: { identity: string }) => r.identity);
       return (
-        hub.app.suggestEngine.status().documents === held + 1 &&
-        searched.includes('gh:forker/vendored/pdf-extract')
+        hub.app.suggestEngine.status().documents === held + 2 && copies.every((id) => searched.includes(id))
       );
     });
     const answer = (await post(message, {}, 5)).json();
     const identities: string[] = answer.results.map((r: { identity: string }) => r.identity);
-    const copies = identities.filter((id) => id.endsWith('/pdf-extract'));
-    expect(copies).toHaveLength(1);
-    expect(identities[0]).toBe(copies[0]);
+    // One copy, first (the skill's place is its best copy's), shown as the starred one.
+    expect(identities.filter((id) => copies.includes(id))).toEqual(['gh:mirror/skills/pdf-extract']);
+    expect(identities[0]).toBe('gh:mirror/skills/pdf-extract');
+    expect(answer.results[0].stars).toBe(50);
+    expect(message).toContain(answer.results[0].matched);
     // Every result is a different skill to the reader.
     const shown = answer.results.map(
       (r: { name: string; description: string }) => `${r.name}|${r.description}`,

@@ -4,6 +4,14 @@
  * in a suggestion's few slots (the hook's ~300 tokens) it takes the place of a skill that might help.
  */
 
+/** What a copy is told apart by: what a suggestion shows of it, and what picks the copy to show. */
+export interface CopyFacts {
+  name: string;
+  description: string;
+  stars: number;
+  flags: readonly { suppressedBy?: number | undefined }[];
+}
+
 /**
  * What makes two skills copies of one skill for a reader of suggestions: the same name and description,
  * the two things a suggestion shows (an agent cannot tell such results apart).
@@ -13,23 +21,50 @@ export function copyKey(skill: { name: string; description: string }): string {
 }
 
 /**
- * The candidates (best first) without later copies of an earlier one: each skill once, at its best copy.
- * Compares names, then descriptions (no `copyKey` string is built per candidate: this runs on every
- * suggestion, and descriptions run to a thousand characters).
+ * The candidates (best first) grouped by skill: each group holds one skill's copies, best first, and the
+ * groups come in the order of their best copy. Compares names, then descriptions (no `copyKey` string is
+ * built per candidate: this runs on every suggestion, and descriptions run to a thousand characters).
  */
-export function withoutCopies<T>(
-  ranked: readonly T[],
-  skillOf: (candidate: T) => { name: string; description: string },
-): T[] {
-  const seen = new Map<string, Set<string>>();
-  return ranked.filter((candidate) => {
+export function copyGroups<T>(ranked: readonly T[], skillOf: (candidate: T) => CopyFacts): T[][] {
+  const groups: T[][] = [];
+  const byName = new Map<string, Map<string, T[]>>();
+  for (const candidate of ranked) {
     const { name, description } = skillOf(candidate);
-    let descriptions = seen.get(name);
-    if (!descriptions) {
-      descriptions = new Set();
-      seen.set(name, descriptions);
-    } else if (descriptions.has(description)) return false;
-    descriptions.add(description);
-    return true;
-  });
+    let byDescription = byName.get(name);
+    if (!byDescription) {
+      byDescription = new Map();
+      byName.set(name, byDescription);
+    }
+    const group = byDescription.get(description);
+    if (group) group.push(candidate);
+    else {
+      const created = [candidate];
+      byDescription.set(description, created);
+      groups.push(created);
+    }
+  }
+  return groups;
+}
+
+/** Open (unsuppressed) safety flags of a copy. */
+const openFlags = (facts: CopyFacts) => facts.flags.filter((f) => f.suppressedBy === undefined).length;
+
+/**
+ * The copy of a skill to show (its copies best first): the one with the fewest open safety flags, then the
+ * most stars, then the best ranked. Copies rank apart by accidents (the order of equal scores in a list, a
+ * word added to a body), so the best-ranked copy would often be a fork; the most-starred one is usually
+ * the original that forks copy, and a fork that added something a scanner flags never hides a clean copy.
+ */
+export function shownCopy<T>(copies: readonly T[], skillOf: (candidate: T) => CopyFacts): T {
+  let shown = copies[0]!;
+  let facts = skillOf(shown);
+  for (let i = 1; i < copies.length; i++) {
+    const other = skillOf(copies[i]!);
+    const flagged = openFlags(other) - openFlags(facts);
+    if (flagged < 0 || (flagged === 0 && other.stars > facts.stars)) {
+      shown = copies[i]!;
+      facts = other;
+    }
+  }
+  return shown;
 }

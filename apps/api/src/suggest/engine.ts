@@ -25,7 +25,7 @@ import {
   type TaskEvidence,
   taskPrior,
 } from './abstain.js';
-import { withoutCopies } from './copies.js';
+import { copyGroups, shownCopy } from './copies.js';
 import { DenseModel } from './dense.js';
 import {
   createEmbeddingsClient,
@@ -915,12 +915,19 @@ export function createSuggestEngine(
         evidence,
       };
     });
-    // Each skill once (its best copy), then each need covered: a copy holds the same need as its original.
+    // Each skill once, then each need covered. A skill keeps the place, score and need coverage of its
+    // best-ranked copy (what its copies share, name and description, is what a suggestion shows) and is shown
+    // as the copy shownCopy picks (the identity an agent reads, and the words of the message it quotes).
     const byRank = [...ranked].sort((a, b) => b.rank - a.rank || (a.key < b.key ? -1 : 1));
-    const distinct = withoutCopies(byRank, (c) => held[c.slot]!.hit);
+    const hitOf = (c: (typeof ranked)[number]) => held[c.slot]!.hit;
+    const distinct = copyGroups(byRank, hitOf).map((copies) => {
+      const best = copies[0]!;
+      const shown = shownCopy(copies, hitOf);
+      return shown === best ? best : { ...best, key: shown.key, slot: shown.slot };
+    });
     const ordered = diversify(distinct, needs.parts.length, COVERS);
     const bestScore = Math.max(0, ...ordered.map((c) => c.score));
-    // Every reranked candidate, copies too: bench/suggest/fit-rerank.py leaves copies out as this does.
+    // Every reranked candidate, copies too: bench/suggest/fit-rerank.py groups copies as this does.
     const explained = options.explain
       ? diversify(ranked, needs.parts.length, COVERS).map((c) => ({
           identity: c.key,

@@ -98,8 +98,8 @@ export function figuresByKind(
 }
 
 /**
- * Each skill's copy key (name and description: the engine's `copyKey`, which shows a skill once), what
- * `explainLine` records as `copyOf` and `figures` counts a skill by.
+ * Each skill's copy key (`copyKey`: name and description, what the engine's `copyGroups` groups a skill's
+ * copies by to show it once), what `explainLine` records as `copyOf` and `figures` counts a skill by.
  */
 export function copyKeys(
   documents: readonly { identity: string; name: string; description: string }[],

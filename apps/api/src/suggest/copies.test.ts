@@ -44,6 +44,18 @@ describe('copies of one skill', () => {
     expect(copyGroups([], (c: Candidate) => c)).toEqual([]);
   });
 
+  it('group exactly the skills copyKey (what the benchmark counts recall by) calls copies', () => {
+    const names = ['pdf', 'pdf\u0000x', 'docx', ''];
+    const descriptions = ['About pdf.', 'x\u0000About pdf.', '', 'Sign.'];
+    const ranked = names.flatMap((name, i) =>
+      descriptions.map((description, j) => skill(`gh/r${i}/s${j}/a`, name, { description })),
+    );
+    const twice = [...ranked, ...ranked.map((c) => ({ ...c, identity: `${c.identity}-copy` }))];
+    const byKey = new Map<string, string[]>();
+    for (const c of twice) byKey.set(copyKey(c), [...(byKey.get(copyKey(c)) ?? []), c.identity]);
+    expect(copyGroups(twice, (c) => c).map(identities)).toEqual([...byKey.values()]);
+  });
+
   it('are shown as the copy with the fewest open flags, then the most stars, then the best ranked', () => {
     const fork = skill('gh:fork/skills/pdf', 'pdf', { stars: 2 });
     const original = skill('gh:acme/skills/pdf', 'pdf', { stars: 900 });

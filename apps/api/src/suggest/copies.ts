@@ -17,7 +17,8 @@ export interface CopyFacts {
  * the two things a suggestion shows (an agent cannot tell such results apart).
  */
 export function copyKey(skill: { name: string; description: string }): string {
-  return `${skill.name}\u0000${skill.description}`;
+  // The name's length first: no name or description, whatever it holds, can pass for another split.
+  return `${skill.name.length}:${skill.name}\u0000${skill.description}`;
 }
 
 /**

@@ -3,10 +3,12 @@
  * and restores (the machine's shared servers keep running for every other test file).
  */
 import { connectPostgres } from '@atskills/db';
+import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
+import { createTestDatabase, queryRows, type TestDatabase } from '../../../test/support/database.js';
 import { redisUrl } from '../../../test/support/redis.js';
 import { startTcpProxy, type TcpProxy } from '../../../test/support/tcp-proxy.js';
 import { buildApp } from '../src/app.js';
@@ -48,6 +50,24 @@ describe('readiness follows the database and the queue', () => {
     return last;
   };
 
+  let pool: pg.Pool | undefined;
+  /** What may hold a teardown step: the proxied pool's clients, and the test database's sessions. */
+  const holders = async () => {
+    const clients = pool
+      ? `pool: ${pool.totalCount} clients, ${pool.idleCount} idle, ${pool.waitingCount} waiting`
+      : 'no pool';
+    try {
+      const sessions = await queryRows<Record<string, unknown>>(
+        database.db,
+        sql`select application_name, state, wait_event_type, wait_event, left(query, 120) as query
+            from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`,
+      );
+      return `${clients}; sessions: ${JSON.stringify(sessions)}`;
+    } catch (err) {
+      return `${clients}; sessions unknown (${(err as Error).message})`;
+    }
+  };
+
   beforeAll(async () => {
     database = await createTestDatabase('ops_readiness');
     close.push(['the test database', () => database.drop()]);
@@ -59,6 +79,7 @@ describe('readiness follows the database and the queue', () => {
       connectionTimeoutMs: 1_000,
     });
     close.push(['the connection pool', () => handle.close()]);
+    pool = (handle.db as unknown as { $client: pg.Pool }).$client;
     const realRedis = await redisUrl();
     redisProxy = await startTcpProxy(upstreamOf(realRedis));
     close.push(['the Redis proxy', () => redisProxy.close()]);
@@ -87,8 +108,9 @@ describe('readiness follows the database and the queue', () => {
       });
       const outcome = await Promise.race([undo().catch(() => 'failed'), hung]);
       clearTimeout(timer);
-      if (outcome === 'hung')
-        console.error(`ops-readiness teardown: closing ${step} took over ${STEP_MS} ms`);
+      if (outcome === 'hung') {
+        console.error(`ops-readiness teardown: closing ${step} took over ${STEP_MS} ms; ${await holders()}`);
+      }
     }
   });
 

@@ -30,6 +30,9 @@ export interface SuggestFigures {
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
+/** The skill an identity is a copy of, by a `copyKeys` map (an identity without a key stands alone). */
+const skillOf = (copyOf: ReadonlyMap<string, string>, identity: string) => copyOf.get(identity) ?? identity;
+
 /**
  * Scores answers: success@1, recall@5 (of up to 5 relevant skills, copies of one skill counted once by
  * `copyOf` (a `copyKeys` map; without it every identity stands alone); for multi, every need counts: the mean
@@ -39,7 +42,6 @@ export function figures(
   results: { judgement: MessageJudgement; answer: Answer }[],
   copyOf: ReadonlyMap<string, string> = new Map(),
 ): SuggestFigures {
-  const skillOf = (identity: string) => copyOf.get(identity) ?? identity;
   let s1 = 0;
   let r5 = 0;
   let mrr = 0;
@@ -60,8 +62,8 @@ export function figures(
       if (hit === judgement.needs.length) covered++;
     } else {
       // Showing a second copy of a relevant skill finds nothing new: recall counts skills, not copies.
-      const skills = new Set([...relevant].map(skillOf));
-      const found = new Set(top5.filter((id) => relevant.has(id)).map(skillOf));
+      const skills = new Set([...relevant].map((id) => skillOf(copyOf, id)));
+      const found = new Set(top5.filter((id) => relevant.has(id)).map((id) => skillOf(copyOf, id)));
       r5 += found.size / Math.min(5, skills.size);
     }
     const rank = ranking.slice(0, 10).findIndex((id) => relevant.has(id));
@@ -124,7 +126,7 @@ export function explainLine(
     kind: judgement.kind,
     task: answer.task,
     relevantCount: judgement.relevant.length,
-    relevantSkills: new Set(judgement.relevant.map((id) => copyOf.get(id) ?? id)).size,
+    relevantSkills: new Set(judgement.relevant.map((id) => skillOf(copyOf, id))).size,
     needCount: judgement.needs?.length ?? 0,
     candidates: (answer.explained ?? []).map((c) => ({
       ...c.evidence,

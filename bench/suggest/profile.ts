@@ -279,7 +279,8 @@ export async function run(args: string[]): Promise<void> {
         stages.lsaVector!.push(spent.lsaVector);
         stages.lsaNearest!.push(spent.lsaNearest);
         stages.lexical!.push(spent.lexical);
-        stages.rest!.push(Math.max(0, total - wrapped - needs));
+        const rest = Math.max(0, total - wrapped - needs);
+        stages.rest!.push(rest);
         stages.total!.push(total);
         if (r === 0) {
           const part = (name: string, ms: number) => `${name} ${round(ms, 1)}`;
@@ -291,7 +292,7 @@ export async function run(args: string[]): Promise<void> {
               part('term model', spent.termModel),
               part('lsa', spent.lsaVector + spent.lsaNearest),
               part('needs', needs),
-              part('rest', Math.max(0, total - wrapped - needs)),
+              part('rest', rest),
             ].join(', '),
           });
         }

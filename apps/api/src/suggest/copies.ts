@@ -58,13 +58,15 @@ const openFlags = (facts: CopyFacts) => facts.flags.filter((f) => f.suppressedBy
  */
 export function shownCopy<T>(copies: readonly T[], skillOf: (candidate: T) => CopyFacts): T {
   let shown = copies[0]!;
-  let facts = skillOf(shown);
+  let stars = skillOf(shown).stars;
+  let flags = openFlags(skillOf(shown));
   for (let i = 1; i < copies.length; i++) {
     const other = skillOf(copies[i]!);
-    const flagged = openFlags(other) - openFlags(facts);
-    if (flagged < 0 || (flagged === 0 && other.stars > facts.stars)) {
+    const otherFlags = openFlags(other);
+    if (otherFlags < flags || (otherFlags === flags && other.stars > stars)) {
       shown = copies[i]!;
-      facts = other;
+      stars = other.stars;
+      flags = otherFlags;
     }
   }
   return shown;

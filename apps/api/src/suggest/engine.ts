@@ -35,7 +35,7 @@ import {
   type VectorSearch,
   VectorStore,
 } from './embeddings.js';
-import { diversify, type RankedList, reciprocalRankFusion } from './fusion.js';
+import { byRank, diversify, type RankedList, reciprocalRankFusion } from './fusion.js';
 import { type PhraseQuoter, phraseQuoter, type Quote } from './matched.js';
 import { type QueryTerm, SemanticModel } from './model.js';
 import { extractNeeds, MIN_PART_WORDS, type Need, taskSignal } from './needs.js';
@@ -918,9 +918,8 @@ export function createSuggestEngine(
     // Each skill once, then each need covered. A skill keeps the place, score and need coverage of its
     // best-ranked copy (what its copies share, name and description, is what a suggestion shows) and is shown
     // as the copy shownCopy picks (the identity an agent reads, and the words of the message it quotes).
-    const byRank = [...ranked].sort((a, b) => b.rank - a.rank || (a.key < b.key ? -1 : 1));
     const hitOf = (c: (typeof ranked)[number]) => held[c.slot]!.hit;
-    const distinct = copyGroups(byRank, hitOf).map((copies) => {
+    const distinct = copyGroups([...ranked].sort(byRank), hitOf).map((copies) => {
       const best = copies[0]!;
       const shown = shownCopy(copies, hitOf);
       return shown === best ? best : { ...best, key: shown.key, slot: shown.slot };

@@ -29,13 +29,16 @@ export interface Ranked {
   parts: readonly number[];
 }
 
+/** The reranker's order: higher rank first, ties by key (so equal scores always come out alike). */
+export const byRank = (a: Ranked, b: Ranked): number => b.rank - a.rank || (a.key < b.key ? -1 : 1);
+
 /**
  * Orders candidates so each need of the message is covered near the top: the best candidate first, then,
  * while some need has no candidate covering it (coverage >= `covers`) among those picked, the best one
  * covering that need; the rest by rank. With one need this is the ranking as it is.
  */
 export function diversify<T extends Ranked>(ranked: readonly T[], needs: number, covers: number): T[] {
-  const sorted = [...ranked].sort((a, b) => b.rank - a.rank || (a.key < b.key ? -1 : 1));
+  const sorted = [...ranked].sort(byRank);
   if (needs < 2 || sorted.length === 0) return sorted;
   const out: T[] = [sorted[0]!];
   const used = new Set<T>(out);

@@ -85,6 +85,7 @@ export function connectPostgres(options: PostgresOptions): DatabaseHandle {
   // that would crash the process. The failing query still rejects, and the pool discards the client.
   pool.on('connect', (client) => client.on('error', () => {}));
   const db = drizzlePg(pool, { schema }) as unknown as Database;
+  db.transaction = (run, config) => pooledTransaction(pool, run, config);
   return {
     db,
     mode: 'postgres',
@@ -103,6 +104,45 @@ export function connectPostgres(options: PostgresOptions): DatabaseHandle {
       await pool.end();
     },
   };
+}
+
+/** How long a connection whose transaction failed has to show it is idle before it goes back to the pool. */
+const SETTLE_MS = 1_000;
+
+/**
+ * A transaction on a connection of its own from `pool`, given back in every case: healthy when it is, else
+ * discarded. drizzle-orm 0.45's node-postgres `transaction()` sends BEGIN before the try/finally that
+ * releases the connection, so a BEGIN that fails (a connection that died while idle, a server gone silent)
+ * leaked the pool slot for the life of the process, and `pool.end()` then waited for it forever; and it
+ * gives a connection back as healthy after any failure, also one whose query timed out on this side and is
+ * still running on the server (drizzle-team/drizzle-orm#6241, #6114, open at 0.45.4). Written here because
+ * no released drizzle fixes it; remove once one does.
+ */
+async function pooledTransaction<T>(
+  pool: pg.Pool,
+  run: Parameters<Database['transaction']>[0],
+  config: Parameters<Database['transaction']>[1],
+): Promise<T> {
+  const client = await pool.connect();
+  let unusable: Error | undefined;
+  try {
+    // drizzle over one client runs BEGIN / COMMIT / ROLLBACK on it and never releases it: that is ours.
+    const onClient = drizzlePg(client, { schema }) as unknown as Database;
+    return (await onClient.transaction(run, config)) as T;
+  } catch (err) {
+    // The failure may have come from the work (rolled back, the connection fine) or from the connection.
+    // A ROLLBACK that answers in time shows the connection alive, idle and outside any transaction
+    // (outside one it is only a warning); anything else and the pool discards it.
+    try {
+      // query_timeout per query is pg's (lib/client.js) but missing from its types.
+      await client.query({ text: 'rollback', query_timeout: SETTLE_MS } as pg.QueryConfig);
+    } catch {
+      unusable = err instanceof Error ? err : new Error(String(err));
+    }
+    throw err;
+  } finally {
+    client.release(unusable);
+  }
 }
 
 /**

@@ -50,6 +50,20 @@ describe('readiness follows the database and the queue', () => {
     return last;
   };
 
+  /** The pool's series on /metrics: connections by state, and callers waiting. */
+  const poolSeries = async () => {
+    const text = (await app.inject('/metrics')).body;
+    const value = (series: string) => {
+      const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+      return line === undefined ? undefined : Number(line.slice(series.length + 1));
+    };
+    return {
+      busy: value('atskills_db_pool_connections{state="busy"}'),
+      idle: value('atskills_db_pool_connections{state="idle"}'),
+      waiting: value('atskills_db_pool_waiting'),
+    };
+  };
+
   let pool: pg.Pool | undefined;
   /** What may hold a teardown step: the proxied pool's clients, and the test database's sessions. */
   const holders = async () => {
@@ -138,6 +152,14 @@ describe('readiness follows the database and the queue', () => {
     const back = await until('ready');
     expect(back.statusCode).toBe(200);
     expect(back.body.checks.database?.status).toBe('up');
+    // Every connection the outage met comes back to the pool (background work may hold one a moment).
+    let series = await poolSeries();
+    for (let attempt = 0; attempt < 50 && series.busy !== 0; attempt++) {
+      await new Promise((r) => setTimeout(r, 100));
+      series = await poolSeries();
+    }
+    expect(series).toEqual({ busy: 0, idle: pool?.idleCount, waiting: 0 });
+    expect(series.idle).toBeGreaterThan(0);
   });
 
   it('goes not ready when the queue (Redis) is unreachable and recovers with it', async () => {

@@ -35,9 +35,21 @@ export interface DatabaseHandle {
   ping(): Promise<void>;
   /** Reports every committed write to `skills`, by any process (see change-feed.ts). */
   watchIndexChanges(onEvent: (event: IndexChangeEvent) => void): Promise<IndexWatch>;
+  /**
+   * The connection pool's counts now (postgres mode only): connections open, idle, and callers waiting
+   * for one. Busy connections that stay busy while requests are quiet are leaked ones.
+   */
+  poolCounts?(): PoolCounts;
   /** The exclusive lock of an embedded database (embedded mode only), released by `close`. */
   embeddedLock?: EmbeddedLock;
   close(): Promise<void>;
+}
+
+/** A connection pool's counts (see DatabaseHandle.poolCounts). */
+export interface PoolCounts {
+  total: number;
+  idle: number;
+  waiting: number;
 }
 
 export interface PostgresOptions {
@@ -94,6 +106,7 @@ export function connectPostgres(options: PostgresOptions): DatabaseHandle {
     async ping() {
       await pool.query('select 1');
     },
+    poolCounts: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async watchIndexChanges(onEvent) {
       return watchPostgresIndexChanges(
         { url: options.url, applicationName: options.applicationName ?? 'atskills' },

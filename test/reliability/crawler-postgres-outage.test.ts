@@ -8,11 +8,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { type Crawler, createCrawler } from '@atskills/crawler';
-import { connectPostgres, crawlReportsOfRun, type DatabaseHandle, skills } from '@atskills/db';
+import type { DatabaseHandle } from '@atskills/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { connectThroughProxy, createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startTcpProxy, type TcpProxy, upstreamOf } from '../support/tcp-proxy.js';
-import { crawlerSettings, type SkillRepos, startSkillRepos } from './helpers.js';
+import { crawlerSettings, expectCrawledOnce, type SkillRepos, startSkillRepos } from './helpers.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const FIRST = ['relia-org/repo-0', 'relia-org/repo-1', 'relia-org/repo-2', 'relia-org/repo-3'];
@@ -34,12 +34,7 @@ beforeAll(async () => {
   repos = await startSkillRepos(FIRST.length + LATER.length);
   proxy = await startTcpProxy(upstreamOf(db.url));
   // A small pool: a connection the outage left checked out would soon leave the worker with none.
-  workerDatabase = connectPostgres({
-    url: proxy.rewrite(db.url),
-    max: 2,
-    connectionTimeoutMs: 1_000,
-    statementTimeoutMs: 10_000,
-  });
+  workerDatabase = connectThroughProxy(proxy, db.url, { statementTimeoutMs: 10_000 });
   const settings = crawlerSettings(repos.standin, {
     CRAWL_QUEUE_PREFIX: prefix,
     CRAWL_CONCURRENCY: 2,
@@ -77,21 +72,7 @@ describe('Postgres outage during a crawl', () => {
     await proxy.restore();
     repos.standin.git.setDelay(0);
 
-    const done = await producer.waitForRun(runId, { pollMs: 100 });
-    expect(done.status).toBe('finished');
-    expect(done.outcomes.failed).toBe(0);
-    expect(done.repositoriesDone).toBe(FIRST.length);
-    const reports = await crawlReportsOfRun(db.db, runId);
-    expect(reports.map((r) => `${r.owner}/${r.name}`).sort()).toEqual(FIRST);
-    const identities = (await db.db.select({ identity: skills.identity }).from(skills)).map(
-      (r) => r.identity,
-    );
-    expect(new Set(identities).size).toBe(identities.length);
-    for (const name of FIRST) {
-      const i = name.split('-').pop();
-      expect(identities).toContain(`gh:${name}/skills/deploy-${i}`);
-      expect(identities).toContain(`gh:${name}/skills/review-${i}`);
-    }
+    await expectCrawledOnce(db.db, producer, runId, FIRST);
 
     // Every connection comes back to the worker's pool once its work is done.
     await expect

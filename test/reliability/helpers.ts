@@ -6,7 +6,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Crawler, createCrawler, settingsWith } from '@atskills/crawler';
-import type { Database } from '@atskills/db';
+import { crawlReportsOfRun, type Database, skills } from '@atskills/db';
+import { expect } from 'vitest';
 import { createRepo } from '../support/corpus.js';
 import { type GithubStandin, startGithubStandin } from '../support/github-standin.js';
 
@@ -74,6 +75,32 @@ export async function crawlInProcess(db: Database, repos: SkillRepos, names = re
     }
   } finally {
     await crawler.close();
+  }
+}
+
+/**
+ * Waits for a crawl run that met a fault and checks it ended whole: finished with no failure, one report
+ * per repository (a job redelivered after the fault found its report and did nothing twice), and every
+ * skill of the repositories `names` (made by startSkillRepos) indexed exactly once.
+ */
+export async function expectCrawledOnce(
+  db: Database,
+  crawler: Crawler,
+  runId: number,
+  names: string[],
+): Promise<void> {
+  const done = await crawler.waitForRun(runId, { pollMs: 100 });
+  expect(done.status).toBe('finished');
+  expect(done.outcomes.failed).toBe(0);
+  expect(done.repositoriesDone).toBe(names.length);
+  const reports = await crawlReportsOfRun(db, runId);
+  expect(reports.map((r) => `${r.owner}/${r.name}`).sort()).toEqual([...names].sort());
+  const identities = (await db.select({ identity: skills.identity }).from(skills)).map((r) => r.identity);
+  expect(new Set(identities).size).toBe(identities.length);
+  for (const name of names) {
+    const i = name.split('-').pop();
+    expect(identities).toContain(`gh:${name}/skills/deploy-${i}`);
+    expect(identities).toContain(`gh:${name}/skills/review-${i}`);
   }
 }
 

@@ -6,7 +6,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { type Crawler, createCrawler } from '@atskills/crawler';
-import { crawlReportsOfRun, skills } from '@atskills/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningHub, startHub } from '../../apps/api/src/runtime/start.js';
 import { seedTeam } from '../../apps/api/test/teams-fixtures.js';
@@ -17,6 +16,7 @@ import {
   byStatus,
   crawlerSettings,
   crawlInProcess,
+  expectCrawledOnce,
   runLoad,
   type SkillRepos,
   startSkillRepos,
@@ -203,23 +203,7 @@ describe('Redis outage', () => {
 
     await proxy.restore();
     repos.standin.git.setDelay(0);
-    const done = await producer.waitForRun(runId, { pollMs: 100 });
-    expect(done.status).toBe('finished');
-    expect(done.outcomes.failed).toBe(0);
-    expect(done.repositoriesDone).toBe(QUEUED.length);
-
-    // One report per repository (a job redelivered after the outage found its report and did nothing twice).
-    const reports = await crawlReportsOfRun(db.db, runId);
-    expect(reports.map((r) => `${r.owner}/${r.name}`).sort()).toEqual(QUEUED);
-    // Every skill of every crawled repository is there once.
-    const rows = await db.db.select({ identity: skills.identity }).from(skills);
-    const identities = rows.map((r) => r.identity);
-    expect(new Set(identities).size).toBe(identities.length);
-    for (const name of QUEUED) {
-      const i = name.split('-').pop();
-      expect(identities).toContain(`gh:${name}/skills/deploy-${i}`);
-      expect(identities).toContain(`gh:${name}/skills/review-${i}`);
-    }
+    await expectCrawledOnce(db.db, producer, runId, QUEUED);
     // And search finds them, once the in-memory index has applied the change feed (debounced, so a
     // search sent the instant the run finishes may still be a moment behind).
     await expect

@@ -4,9 +4,16 @@
  * database cloned from a migrated template, so test files run in parallel without seeing each other.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { connectPostgres, type Database, type DatabaseHandle, migrate } from '@atskills/db';
+import {
+  connectPostgres,
+  type Database,
+  type DatabaseHandle,
+  migrate,
+  type PostgresOptions,
+} from '@atskills/db';
 import type { SQL } from 'drizzle-orm';
 import pg from 'pg';
+import type { TcpProxy } from './tcp-proxy.js';
 
 let serverUrlPromise: Promise<string> | undefined;
 
@@ -138,4 +145,16 @@ export async function createEmptyDatabase(label = 'empty'): Promise<{ url: strin
 /** Runs a raw SQL statement and returns its rows as `Row` (drizzle's `Database` leaves raw `execute` results untyped). */
 export async function queryRows<Row>(db: Database, statement: SQL): Promise<Row[]> {
   return ((await db.execute(statement)) as { rows: Row[] }).rows;
+}
+
+/**
+ * A pool to `url` through `proxy`, for tests that cut the database away: small (2 connections, so a
+ * connection left checked out soon shows) and quick to give up connecting (1 s); `options` override.
+ */
+export function connectThroughProxy(
+  proxy: TcpProxy,
+  url: string,
+  options: Partial<PostgresOptions> = {},
+): DatabaseHandle {
+  return connectPostgres({ url: proxy.rewrite(url), max: 2, connectionTimeoutMs: 1_000, ...options });
 }

@@ -2,13 +2,17 @@
  * /readyz follows its dependencies: the database and Redis are reached through TCP proxies this test cuts
  * and restores (the machine's shared servers keep running for every other test file).
  */
-import { connectPostgres } from '@atskills/db';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, queryRows, type TestDatabase } from '../../../test/support/database.js';
+import {
+  connectThroughProxy,
+  createTestDatabase,
+  queryRows,
+  type TestDatabase,
+} from '../../../test/support/database.js';
 import { redisUrl } from '../../../test/support/redis.js';
 import { startTcpProxy, type TcpProxy } from '../../../test/support/tcp-proxy.js';
 import { buildApp } from '../src/app.js';
@@ -87,11 +91,7 @@ describe('readiness follows the database and the queue', () => {
     close.push(['the test database', () => database.drop()]);
     dbProxy = await startTcpProxy(upstreamOf(database.url));
     close.push(['the database proxy', () => dbProxy.close()]);
-    const handle = connectPostgres({
-      url: dbProxy.rewrite(database.url),
-      max: 2,
-      connectionTimeoutMs: 1_000,
-    });
+    const handle = connectThroughProxy(dbProxy, database.url);
     close.push(['the connection pool', () => handle.close()]);
     pool = (handle.db as unknown as { $client: pg.Pool }).$client;
     const realRedis = await redisUrl();

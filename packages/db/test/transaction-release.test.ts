@@ -8,7 +8,12 @@
 import { sql } from 'drizzle-orm';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, queryRows, type TestDatabase } from '../../../test/support/database.js';
+import {
+  connectThroughProxy,
+  createTestDatabase,
+  queryRows,
+  type TestDatabase,
+} from '../../../test/support/database.js';
 import { startTcpProxy, type TcpProxy, upstreamOf } from '../../../test/support/tcp-proxy.js';
 import { connectPostgres, type DatabaseHandle } from '../src/client.js';
 
@@ -28,10 +33,8 @@ beforeAll(async () => {
   proxy = await startTcpProxy(upstreamOf(database.url));
   // One connection: a leaked client leaves the pool with none. The client-side query timeout is what
   // bounds a query whose server went silent.
-  handle = connectPostgres({
-    url: proxy.rewrite(database.url),
+  handle = connectThroughProxy(proxy, database.url, {
     max: 1,
-    connectionTimeoutMs: 1_000,
     statementTimeoutMs: 10_000,
     queryTimeoutMs: 500,
   });

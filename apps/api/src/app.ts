@@ -16,6 +16,7 @@ import type { AppConfig } from './config.js';
 import { openapiTransform } from './openapi-transform.js';
 import databasePlugin from './plugins/database.js';
 import errorsPlugin, { sendProblem } from './plugins/errors.js';
+import gracefulClosePlugin from './plugins/graceful-close.js';
 import healthPlugin, { type Readiness } from './plugins/health.js';
 import indexingPlugin from './plugins/indexing.js';
 import jsonTextPlugin from './plugins/json-text.js';
@@ -187,6 +188,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
     });
   });
 
+  await app.register(gracefulClosePlugin);
   await app.register(errorsPlugin);
   await app.register(jsonTextPlugin);
   await app.register(metricsPlugin, deps.metrics ? { metrics: deps.metrics } : {});

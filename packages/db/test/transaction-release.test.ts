@@ -15,7 +15,7 @@ import {
   type TestDatabase,
 } from '../../../test/support/database.js';
 import { startTcpProxy, type TcpProxy, upstreamOf } from '../../../test/support/tcp-proxy.js';
-import { connectPostgres, type DatabaseHandle } from '../src/client.js';
+import type { DatabaseHandle } from '../src/client.js';
 
 let database: TestDatabase;
 let proxy: TcpProxy;
@@ -120,6 +120,7 @@ describe('transactions on a pool', () => {
       new Promise((resolve) => setTimeout(() => resolve('hung'), 5_000)),
     ]);
     expect(ended).toBe('ended');
-    handle = connectPostgres({ url: proxy.rewrite(database.url), max: 1 });
+    // A fresh pool for afterAll to close.
+    handle = connectThroughProxy(proxy, database.url, { max: 1 });
   });
 });

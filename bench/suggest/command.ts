@@ -1,5 +1,6 @@
 /**
- * `npm run bench -- suggest [--messages <file>] [--reuse] [--misses] [--speed [--workers 1,2]] [--pool <file>]`: the
+ * `npm run bench -- suggest [--messages <file>] [--reuse] [--misses] [--speed [--workers 1,2]] [--pool <file>]
+ * [--embeddings <url>] [--reranker <file>] [--explain <file>]`: the
  * suggestion benchmark of issue 25. Seeds the shared corpus into a database of its own (`atskills_suggest`, or
  * BENCH_SUGGEST_DATABASE), then answers every judged message (bench/suggest/messages.json;
  * messages.dev.json while that is not there) three ways in this one process: the suggestion engine (what
@@ -9,7 +10,9 @@
  * over HTTP at the 56,804-skill benchmark scale (`npm run bench -- load` first): p50/p99 at c=1 and c=16
  * with the read cache off, the model's build time and memory, for a single hub and then for `--workers`
  * hub processes (API_WORKERS) sharing the port. `--scale` judges the suggestions among the
- * benchmark scale's skills instead (see its option).
+ * benchmark scale's skills instead (see its option). `--embeddings` judges with an embeddings service
+ * (as EMBEDDINGS_URL, every skill embedded first) and `--reranker` with a reranker file (as
+ * SUGGEST_RERANKER): how an operator measures a service and the reranker fitted to it.
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -21,6 +24,7 @@ import { SEARCH_DRAW } from '../../apps/api/src/search/tuning.js';
 import { ANONYMOUS_VIEWER } from '../../apps/api/src/services/auth/viewer.js';
 import { ABSTAIN_BELOW } from '../../apps/api/src/suggest/abstain.js';
 import { createSuggestEngine, type SuggestEngineOptions } from '../../apps/api/src/suggest/engine.js';
+import { loadRerankerFile } from '../../apps/api/src/suggest/reranker-file.js';
 import {
   benchDatabaseName,
   type ChildServer,
@@ -66,6 +70,10 @@ export async function run(args: string[]): Promise<void> {
        */
       pool: { type: 'string' },
       total: { type: 'string', default: '800' },
+      /** An OpenAI-compatible embeddings service (as EMBEDDINGS_URL): every skill is embedded before judging. */
+      embeddings: { type: 'string' },
+      /** A reranker file (as SUGGEST_RERANKER) answering instead of the shipped reranker. */
+      reranker: { type: 'string' },
       /** With --speed: the counts of hub processes (API_WORKERS) measured in turn, comma-separated. */
       workers: { type: 'string', default: '1,2' },
       /** With --speed: alternating measured rounds over the configurations (medians reported). */
@@ -110,10 +118,18 @@ export async function run(args: string[]): Promise<void> {
     const memory = createMemoryEngine(handle.db, createPostgresEngine(handle.db), { maxBytes: 2 ** 32 });
     await memory.build();
     // The options object stays the engine's: the scale run answers again with the caps lifted.
-    const engineOptions: SuggestEngineOptions = { maxBytes: 2 ** 32, explain: true };
+    const engineOptions: SuggestEngineOptions = {
+      maxBytes: 2 ** 32,
+      explain: true,
+      ...(values.embeddings
+        ? { embeddings: { url: values.embeddings, timeoutMs: 600_000 }, queryEmbeddingTimeoutMs: 60_000 }
+        : {}),
+      ...(values.reranker ? { reranker: loadRerankerFile(values.reranker) } : {}),
+    };
     const suggest = createSuggestEngine(handle.db, memory, engineOptions);
     let started = performance.now();
     await suggest.build();
+    if (values.embeddings) await everySkillEmbedded(suggest);
     extra.model = { ...suggest.status(), buildSeconds: round((performance.now() - started) / 1000, 2) };
     started = performance.now();
     const baseline = values.scale ? null : createBaseline(rows, { plain: true });
@@ -197,16 +213,19 @@ export async function run(args: string[]): Promise<void> {
     }
     // The trade-off: abstention on kind none against false abstention on the others, per threshold.
     const suggested = results['/v1/suggest']!;
-    const curve = THRESHOLDS.map((t) => {
-      const none = suggested.filter((r) => r.judgement.kind === 'none');
-      const others = suggested.filter((r) => r.judgement.kind !== 'none');
-      const below = (r: Result) => (r.best ?? 0) < t;
-      return {
-        threshold: t,
-        abstentionOnNone: round(none.filter(below).length / Math.max(1, none.length), 3),
-        falseAbstention: round(others.filter(below).length / Math.max(1, others.length), 3),
-      };
-    });
+    const threshold = engineOptions.reranker?.abstainBelow ?? ABSTAIN_BELOW;
+    const curve = [...new Set([...THRESHOLDS, threshold])]
+      .sort((a, b) => a - b)
+      .map((t) => {
+        const none = suggested.filter((r) => r.judgement.kind === 'none');
+        const others = suggested.filter((r) => r.judgement.kind !== 'none');
+        const below = (r: Result) => (r.best ?? 0) < t;
+        return {
+          threshold: t,
+          abstentionOnNone: round(none.filter(below).length / Math.max(1, none.length), 3),
+          falseAbstention: round(others.filter(below).length / Math.max(1, others.length), 3),
+        };
+      });
     console.log('abstention trade-off (threshold: on none / false on the others)');
     for (const c of curve) console.log(`  ${c.threshold}: ${c.abstentionOnNone} / ${c.falseAbstention}`);
     if (values.misses) {
@@ -245,6 +264,19 @@ export async function run(args: string[]): Promise<void> {
  * A copy of the benchmark index (its 54,061 generated skills) with the shared corpus seeded into it: the
  * judged skills then compete with the benchmark scale's (`--scale`). Made again when `fresh`.
  */
+/** Waits until the engine's background embedding of the index holds every skill of its model. */
+async function everySkillEmbedded(engine: {
+  status(): { vectors: number; documents: number; embeddingsError?: string };
+}) {
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 2_000));
+    const { vectors, documents, embeddingsError } = engine.status();
+    if (embeddingsError) throw new Error(`embeddings service: ${embeddingsError}`);
+    console.error(`embedded ${vectors} of ${documents} skills`);
+    if (vectors >= documents) return;
+  }
+}
+
 async function scaleDatabase(fresh: boolean): Promise<string> {
   const name = `${process.env.BENCH_SUGGEST_DATABASE ?? 'atskills_suggest'}_scale`;
   await requireIndexedDatabase();

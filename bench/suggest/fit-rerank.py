@@ -37,7 +37,13 @@ relevance suite's, written by the suite with SUGGEST_SUITE_EXPLAIN set), naming 
 abstain on: the suite runs in `npm test` with floors, and two refits that looked better here failed it.
 
 Usage: python3 bench/suggest/fit-rerank.py explain.jsonl [more.jsonl ...] [--scale explain-scale.jsonl ...
-       [--corpus-weight N]] [--check suite.jsonl] [--features a,b,c] [--repeat N]   (numpy, scipy)
+       [--corpus-weight N]] [--check suite.jsonl] [--features a,b,c] [--repeat N] [--json reranker.json]
+       (numpy, scipy)
+
+With `--json` the weights fitted on all are also written as a reranker file, which a hub loads through
+SUGGEST_RERANKER: how an operator with an embeddings service (EMBEDDINGS_URL) fits the reranker to its
+vectors (`npm run bench -- suggest --embeddings <url> --explain f.jsonl`, then this with the features
+`service,partService` added; docs/search.md).
 """
 import argparse, json, math, random, re
 import numpy as np
@@ -292,6 +298,7 @@ if __name__ == "__main__":
                     help="an explain file scored, never fitted, with the weights fitted on all (the relevance suite's: "
                          "SUGGEST_SUITE_EXPLAIN=<file> npx vitest run test/suggest-relevance.test.ts in apps/api)")
     ap.add_argument("--corpus-weight", type=int, default=2)
+    ap.add_argument("--json", help="also write the weights fitted on all as a reranker file (SUGGEST_RERANKER)")
     args = ap.parse_args()
     ms = read_explain(args.explain)
     feats = args.features.split(",")
@@ -352,3 +359,12 @@ if __name__ == "__main__":
         print(f"  {f}: {cal[0] * v:.4f},")
     print("} as const;")
     print(f"export const PLATT = {{ scale: 1, bias: {cal[1]:.4f} }} as const;")
+    if args.json:
+        # apps/api/src/suggest/reranker-file.ts reads it; a threshold mid-gap as above.
+        fitted = f"fit-rerank.py on {', '.join(args.explain)}" + (f" and {', '.join(args.scale)} at scale" if scale else "")
+        with open(args.json, "w") as out:
+            json.dump({"format": "atskills-reranker/1", "fitted": fitted,
+                       "weights": {f: round(cal[0] * v, 6) for f, v in zip(feats, wr)},
+                       "platt": {"scale": 1, "bias": round(cal[1], 6)}, "abstainBelow": t}, out, indent=2)
+            out.write("\n")
+        print("wrote", args.json)

@@ -1,5 +1,10 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.js';
+import { SHIPPED_RERANKER } from './suggest/abstain.js';
+import { rerankerFileText } from './suggest/reranker-file.js';
 
 describe('loadConfig', () => {
   it('applies the defaults and freezes the result', () => {
@@ -25,5 +30,28 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ PORT: '70000' })).toThrow(/PORT/);
     expect(() => loadConfig({ MEILI_URL: 'not a url' })).toThrow(/MEILI_URL/);
     expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL/);
+  });
+
+  it('reads SUGGEST_RERANKER at start-up, failing fast on a bad file or one that needs EMBEDDINGS_URL', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'config-reranker-'));
+    const shipped = join(dir, 'shipped.json');
+    writeFileSync(shipped, rerankerFileText(SHIPPED_RERANKER));
+    expect(loadConfig({ SUGGEST_RERANKER: shipped }).suggestReranker).toEqual(SHIPPED_RERANKER);
+    expect(loadConfig({}).suggestReranker).toBeUndefined();
+    expect(() => loadConfig({ SUGGEST_RERANKER: join(dir, 'none.json') })).toThrow(
+      /^Invalid configuration: SUGGEST_RERANKER: cannot read .*none\.json: ENOENT/,
+    );
+    const withService = join(dir, 'service.json');
+    writeFileSync(
+      withService,
+      rerankerFileText({ ...SHIPPED_RERANKER, weights: { ...SHIPPED_RERANKER.weights, service: 1 } }),
+    );
+    expect(() => loadConfig({ SUGGEST_RERANKER: withService })).toThrow(
+      /SUGGEST_RERANKER: .*EMBEDDINGS_URL is not set/,
+    );
+    expect(
+      loadConfig({ SUGGEST_RERANKER: withService, EMBEDDINGS_URL: 'http://127.0.0.1:9/' }).suggestReranker
+        ?.weights.service,
+    ).toBe(1);
   });
 });

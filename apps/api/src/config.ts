@@ -16,6 +16,8 @@ import {
 } from '@atskills/protocol/config';
 import { z } from 'zod';
 import { DEFAULT_PUBLISH_LIMITS, type PublishLimits } from './services/publish/limits.js';
+import { type Reranker, weighsService } from './suggest/abstain.js';
+import { loadRerankerFile } from './suggest/reranker-file.js';
 
 export { ConfigError } from '@atskills/protocol/config';
 
@@ -154,6 +156,9 @@ export const HubEnvSchema = z.object({
   ),
   EMBEDDINGS_MODEL: optionalText.describe('The `model` sent to EMBEDDINGS_URL.'),
   EMBEDDINGS_API_KEY: optionalText.describe('Bearer key sent to EMBEDDINGS_URL.'),
+  SUGGEST_RERANKER: optionalText.describe(
+    "A reranker file for suggestions, fitted to the hub's embeddings service (`bench/suggest/fit-rerank.py --json`); unset, the shipped reranker. One weighing the service's evidence needs EMBEDDINGS_URL.",
+  ),
   AUTH_FAILURES_MAX: integer(20).describe(
     'Failed authentications (bad, unknown, revoked or expired tokens) per client address per minute before `429`; 0 = off.',
   ),
@@ -212,6 +217,8 @@ export interface AppConfig {
   readonly embeddings:
     | { readonly url: string; readonly model: string | undefined; readonly apiKey: string | undefined }
     | undefined;
+  /** The reranker of suggestions when SUGGEST_RERANKER names one (else the shipped one). */
+  readonly suggestReranker: Reranker | undefined;
   readonly publishLimits: Readonly<PublishLimits>;
   readonly githubWebhookSecret: string | undefined;
   readonly indexRequestsPerMinute: number;
@@ -249,6 +256,22 @@ export function hubGithubAuth(e: GithubAuthValues): GithubAuthSettings {
   } catch (error) {
     throw new ConfigError(`Invalid configuration: ${(error as Error).message}`);
   }
+}
+
+/** The reranker file SUGGEST_RERANKER names, read and checked at start-up (a bad one fails as a ConfigError). */
+function suggestReranker(path: string, hasEmbeddings: boolean): Reranker {
+  let reranker: Reranker;
+  try {
+    reranker = loadRerankerFile(path);
+  } catch (error) {
+    throw new ConfigError(`Invalid configuration: SUGGEST_RERANKER: ${(error as Error).message}`);
+  }
+  if (weighsService(reranker) && !hasEmbeddings) {
+    throw new ConfigError(
+      `Invalid configuration: SUGGEST_RERANKER: ${path} weighs the embeddings service's evidence (service, partService) but EMBEDDINGS_URL is not set`,
+    );
+  }
+  return reranker;
 }
 
 /** The AppConfig of variables already parsed (by HubEnvSchema or a schema that spreads it). */
@@ -289,6 +312,7 @@ export function appConfigFrom(e: HubValues, githubAuth: GithubAuthSettings): App
           apiKey: e.EMBEDDINGS_API_KEY,
         })
       : undefined,
+    suggestReranker: e.SUGGEST_RERANKER ? suggestReranker(e.SUGGEST_RERANKER, !!e.EMBEDDINGS_URL) : undefined,
     authFailuresMax: e.AUTH_FAILURES_MAX,
     archiveBuilds: e.ARCHIVE_BUILDS,
     archiveCacheBytes: Math.floor(e.ARCHIVE_CACHE_MB * 1024 * 1024),

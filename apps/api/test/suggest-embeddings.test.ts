@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
 import { type EmbeddingsServer, startEmbeddingsServer } from '../../../test/support/embeddings-server.js';
 import { createPostgresEngine } from '../src/search/postgres.js';
+import { calibratedScore, type Reranker, SHIPPED_RERANKER } from '../src/suggest/abstain.js';
 import { createEmbeddingsClient, embeddingsEndpoint } from '../src/suggest/embeddings.js';
 import { createSuggestEngine } from '../src/suggest/engine.js';
 import { extractNeeds } from '../src/suggest/needs.js';
@@ -111,6 +112,50 @@ describe('suggestions with an embeddings service', () => {
     } finally {
       await engine.close();
       await own.close();
+    }
+  });
+
+  it('reranks by a reranker fitted to the service (SUGGEST_RERANKER), and by the shipped one while the service is down', async () => {
+    const own = await startEmbeddingsServer();
+    // Weighs the service's cosine alone, so its order is the service's, unlike the shipped reranker's.
+    const reranker: Reranker = {
+      weights: { service: 8, partService: 0 },
+      platt: { scale: 1, bias: -4 },
+      abstainBelow: 0.01,
+    };
+    const engine = createSuggestEngine(db.db, createPostgresEngine(db.db), {
+      maxBytes: 2 ** 28,
+      embeddings: { url: own.url, batchSize: 4 },
+      reranker,
+      explain: true,
+    });
+    try {
+      await engine.build();
+      const until = Date.now() + 10_000;
+      while (engine.status().vectors < 11 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      const message = 'write release notes from my git commits';
+      const up = await engine.suggest(message, ANONYMOUS, 5);
+      const explained = up.explained!;
+      expect(explained.length).toBeGreaterThan(1);
+      for (const c of explained) {
+        expect(c.evidence.service).not.toBe(0);
+        expect(c.score).toBe(calibratedScore(c.evidence, reranker));
+      }
+      const byService = [...explained].sort((a, b) => b.evidence.service - a.evidence.service);
+      expect(explained.map((c) => c.identity)).toEqual(byService.map((c) => c.identity));
+      expect(up.results[0]?.hit.identity).toBe(byService[0]!.identity);
+
+      await own.close();
+      const down = await engine.suggest(message, ANONYMOUS, 5);
+      for (const c of down.explained!) {
+        expect(c.evidence.service).toBe(0);
+        expect(c.score).toBe(calibratedScore(c.evidence, SHIPPED_RERANKER));
+      }
+      expect(down.results[0]?.hit.identity).toBe('gh:o/r/release-notes');
+      expect(engine.status().embeddingsError).toBeDefined();
+    } finally {
+      await engine.close();
+      await own.close().catch(() => {});
     }
   });
 });

@@ -120,6 +120,7 @@ export default fp(
       intake,
       maxBytes: config.suggestModelBytes,
       ...(config.embeddings ? { embeddings: config.embeddings } : {}),
+      ...(config.suggestReranker ? { reranker: config.suggestReranker } : {}),
       // Meilisearch holds the same vectors when it indexes with the embeddings service: its hybrid search
       // gives the semantic list, the vectors held in memory answer while it cannot.
       ...(app.searchVectors ? { vectorSearch: app.searchVectors } : {}),

@@ -45,6 +45,10 @@ export interface Evidence {
    * matches most, whatever the message's length (the absolute share shrinks as a message grows).
    */
   descriptionLead: number;
+  /** Cosine of the skill's embedding (EMBEDDINGS_URL) to the whole request's; 0 without the service. */
+  service: number;
+  /** The best such cosine to one need of the message (`service` for a message of one need). */
+  partService: number;
 }
 
 /**
@@ -85,28 +89,86 @@ export const PLATT = { scale: 1, bias: -10.8127 } as const;
  */
 export const ABSTAIN_BELOW = 0.09;
 
+/** The evidence a reranker may weigh, in the order its terms are summed (the shipped weights' order). */
+export const RERANK_FEATURES = [
+  'coverage',
+  'topical',
+  'topicalIdf',
+  'allIdf',
+  'fused',
+  'agreement',
+  'dense',
+  'nameCovered',
+  'descriptionCovered',
+  'partLexicalRank',
+  'partDense',
+  'partCoverage',
+  'descriptionLead',
+  'service',
+  'partService',
+] as const;
+
+export type RerankFeature = (typeof RERANK_FEATURES)[number];
+
+/** Evidence only an embeddings service gives: a reranker weighing it needs EMBEDDINGS_URL. */
+export const SERVICE_FEATURES: readonly RerankFeature[] = ['service', 'partService'];
+
+/**
+ * A reranker: weights over the evidence, its Platt calibration and its abstention threshold. The shipped
+ * one is fitted on the judged messages without an embeddings service; an operator with one fits their own
+ * (`fit-rerank.py --json`, loaded through SUGGEST_RERANKER: reranker-file.ts).
+ */
+export interface Reranker {
+  readonly weights: Readonly<Partial<Record<RerankFeature, number>>>;
+  readonly platt: { readonly scale: number; readonly bias: number };
+  readonly abstainBelow: number;
+}
+
+/** What the hub answers with unless SUGGEST_RERANKER names another reranker. */
+export const SHIPPED_RERANKER: Reranker = { weights: RERANK, platt: PLATT, abstainBelow: ABSTAIN_BELOW };
+
+/** A feature as the reranker reads it: idf masses as log(1 + x), agreement as 0 or 1. */
+function featureValue(e: Evidence, feature: RerankFeature): number {
+  switch (feature) {
+    case 'topicalIdf':
+    case 'allIdf':
+      return Math.log1p(e[feature]);
+    case 'agreement':
+      return e.agreement ? 1 : 0;
+    default:
+      return e[feature];
+  }
+}
+
+/** The features a reranker weighs, with their weights, in summation order (computed once per reranker). */
+const weighed = new WeakMap<Reranker, [RerankFeature, number][]>();
+function termsOf(r: Reranker): [RerankFeature, number][] {
+  let terms = weighed.get(r);
+  if (!terms) {
+    terms = RERANK_FEATURES.flatMap((f) => {
+      const w = r.weights[f];
+      return w === undefined ? [] : [[f, w] as [RerankFeature, number]];
+    });
+    weighed.set(r, terms);
+  }
+  return terms;
+}
+
+/** Whether a reranker weighs evidence only an embeddings service gives. */
+export function weighsService(r: Reranker): boolean {
+  return SERVICE_FEATURES.some((f) => (r.weights[f] ?? 0) !== 0);
+}
+
 /** The reranker's value for a candidate (higher is better; only the order matters). */
-export function rerankValue(e: Evidence): number {
-  return (
-    RERANK.coverage * e.coverage +
-    RERANK.topical * e.topical +
-    RERANK.topicalIdf * Math.log1p(e.topicalIdf) +
-    RERANK.allIdf * Math.log1p(e.allIdf) +
-    RERANK.fused * e.fused +
-    (e.agreement ? RERANK.agreement : 0) +
-    RERANK.dense * e.dense +
-    RERANK.nameCovered * e.nameCovered +
-    RERANK.descriptionCovered * e.descriptionCovered +
-    RERANK.partLexicalRank * e.partLexicalRank +
-    RERANK.partDense * e.partDense +
-    RERANK.partCoverage * e.partCoverage +
-    RERANK.descriptionLead * e.descriptionLead
-  );
+export function rerankValue(e: Evidence, r: Reranker = SHIPPED_RERANKER): number {
+  let sum = 0;
+  for (const [feature, weight] of termsOf(r)) sum += weight * featureValue(e, feature);
+  return sum;
 }
 
 /** A candidate's calibrated score in [0, 1]: Platt scaling of its reranker value. */
-export function calibratedScore(e: Evidence): number {
-  return 1 / (1 + Math.exp(-(PLATT.scale * rerankValue(e) + PLATT.bias)));
+export function calibratedScore(e: Evidence, r: Reranker = SHIPPED_RERANKER): number {
+  return 1 / (1 + Math.exp(-(r.platt.scale * rerankValue(e, r) + r.platt.bias)));
 }
 
 /** Whether a message abstains, given its best candidate's score. */

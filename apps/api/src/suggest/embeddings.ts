@@ -180,6 +180,19 @@ export class VectorStore {
     return topScoredSlots(this.slots, this.scores, count, depth, admit);
   }
 
+  /** Cosine of a slot's vector to `q` (both unit vectors); 0 when the slot has none or `q` has other dimensions. */
+  cosine(slot: number, q: Float32Array): number {
+    const rows = this.rows;
+    if (!rows || q.length !== this.dims) return 0;
+    const r = rows.row(slot);
+    if (r < 0) return 0;
+    const values = rows.values;
+    const base = r * this.dims;
+    let sum = 0;
+    for (let i = 0; i < q.length; i++) sum += values[base + i]! * q[i]!;
+    return sum;
+  }
+
   /** Bytes held (the vectors and the scan's scratch). */
   bytes(): number {
     return (this.rows?.bytes() ?? 0) + this.slots.byteLength + this.bases.byteLength + this.scores.byteLength;

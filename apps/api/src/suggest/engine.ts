@@ -18,12 +18,14 @@ import { applySkillChanges } from '../search/skill-changes.js';
 import { BUILD_BATCH, type CandidateDraw } from '../search/tuning.js';
 import { flagRules } from '../services/flags.js';
 import {
-  ABSTAIN_BELOW,
   calibratedScore,
   type Evidence,
+  type Reranker,
   rerankValue,
+  SHIPPED_RERANKER,
   type TaskEvidence,
   taskPrior,
+  weighsService,
 } from './abstain.js';
 import { copyGroups, shownCopy } from './copies.js';
 import { DenseModel } from './dense.js';
@@ -154,7 +156,7 @@ export type SuggestWaiting = TurnOptions;
 /** The suggestion engine a plugin drives. */
 export interface SuggestEngine extends FollowedStructure {
   /**
-   * Suggestions for a message (`threshold`: the abstention threshold, ABSTAIN_BELOW unless a benchmark
+   * Suggestions for a message (`threshold`: the abstention threshold, the reranker's unless a benchmark
    * varies it). Rejects with SuggestAbandonedError when the caller left (`waiting.callerLeft`) before the
    * work began, and with SuggestOverloadedError when it could not begin in time for `waiting.deadline`.
    */
@@ -185,6 +187,12 @@ export interface SuggestEngineOptions {
   explain?: boolean;
   /** Milliseconds a suggestion may wait for the embeddings service before it answers without it. */
   queryEmbeddingTimeoutMs?: number;
+  /**
+   * The reranker (SUGGEST_RERANKER; the shipped one by default). One weighing the embeddings service's
+   * evidence answers only with the service's vectors: a message the service did not embed in time is
+   * reranked by the shipped reranker, whose calibration does not count on that evidence.
+   */
+  reranker?: Reranker;
   /**
    * The embeddings-service list from the search engine's index (Meilisearch's hybrid search) instead of the
    * vectors held here; when it answers null or fails, the vectors held here answer.
@@ -738,7 +746,7 @@ export function createSuggestEngine(
     message: string,
     viewer: ReadScope,
     limit: number,
-    threshold = ABSTAIN_BELOW,
+    threshold?: number,
     waiting: SuggestWaiting = {},
   ): Promise<SuggestAnswer> => {
     if (!model) {
@@ -810,6 +818,10 @@ export function createSuggestEngine(
         embeddingsError = (err as Error).message;
       }
     }
+    const reranker =
+      options.reranker && (queryVectors || !weighsService(options.reranker))
+        ? options.reranker
+        : SHIPPED_RERANKER;
     const d = dense;
     const lsaVectors = asks.map((_, i) => (d ? d.queryVector(termsOf[i]!) : null));
     // The term model and the LSA model search the whole request only: without a need's own lists of theirs
@@ -878,6 +890,15 @@ export function createSuggestEngine(
           if (v) partDense = Math.max(partDense, d.cosine(slot, v));
         }
       }
+      const service = queryVectors?.[0] ? vectors.cosine(slot, queryVectors[0]) : 0;
+      let partService = service;
+      if (queryVectors && needs.parts.length > 0) {
+        partService = 0;
+        for (let i = 1; i <= needs.parts.length; i++) {
+          const v = queryVectors[i];
+          if (v) partService = Math.max(partService, vectors.cosine(slot, v));
+        }
+      }
       const evidence: Evidence = {
         coverage: whole.all,
         topical: whole.topical,
@@ -897,6 +918,8 @@ export function createSuggestEngine(
         partDense,
         partCoverage: parts.length > 0 ? Math.max(...parts) : whole.all,
         descriptionLead: 0,
+        service,
+        partService,
       };
       return { identity, slot, parts, evidence };
     });
@@ -909,9 +932,9 @@ export function createSuggestEngine(
       return {
         key: identity,
         slot,
-        score: calibratedScore(evidence) * prior,
+        score: calibratedScore(evidence, reranker) * prior,
         parts,
-        rank: rerankValue(evidence),
+        rank: rerankValue(evidence, reranker),
         evidence,
       };
     });
@@ -937,7 +960,7 @@ export function createSuggestEngine(
         }))
       : undefined;
     const explain = explained ? { explained, task } : {};
-    if (bestScore < threshold) {
+    if (bestScore < (threshold ?? reranker.abstainBelow)) {
       return { results: [], abstained: true, best: bestScore, ...explain };
     }
     // Each need's text is split into words once, for every result that quotes it.

@@ -154,6 +154,8 @@ describe('calibrated score', () => {
     partDense: 0.1,
     partCoverage: 0.1,
     descriptionLead: 0.2,
+    service: 0,
+    partService: 0,
   };
   const strong = {
     ...rest,
@@ -170,6 +172,8 @@ describe('calibrated score', () => {
     partDense: 0.7,
     partCoverage: 0.9,
     descriptionLead: 1,
+    service: 0,
+    partService: 0,
   };
   it('is in [0, 1], ordered like the reranker, and splits weak from strong evidence at the threshold', () => {
     for (const e of [weak, strong]) expect(calibratedScore(e)).toBeGreaterThanOrEqual(0);

@@ -877,28 +877,32 @@ export function createSuggestEngine(
     // Term ids and idfs read once per request, not once per candidate (coverage scores 40 candidates
     // against each need).
     const coverageOf = termsOf.map((terms) => coverageTerms(m, terms));
+    /**
+     * A candidate's similarity to the whole request (the first vector) and its best to one need (the
+     * whole request's for a message of one need); a need without a vector counts for nothing.
+     */
+    const wholeAndBestNeed = <V>(
+      vectorsOfAsks: readonly (V | null | undefined)[],
+      similarity: (v: V) => number,
+    ): [number, number] => {
+      const first = vectorsOfAsks[0];
+      const whole = first ? similarity(first) : 0;
+      if (needs.parts.length === 0) return [whole, whole];
+      let best = 0;
+      for (let i = 1; i <= needs.parts.length; i++) {
+        const v = vectorsOfAsks[i];
+        if (v) best = Math.max(best, similarity(v));
+      }
+      return [whole, best];
+    };
     const scored = fused.map(([identity, rrf]) => {
       const slot = slots.get(identity)!;
       const whole = coverage(m, slot, coverageOf[0]!);
       const parts = needs.parts.map((_, i) => coverage(m, slot, coverageOf[i + 1]!).all);
-      const dense = lsaVectors[0] && d ? d.cosine(slot, lsaVectors[0]) : 0;
-      let partDense = dense;
-      if (d && needs.parts.length > 0) {
-        partDense = 0;
-        for (let i = 1; i <= needs.parts.length; i++) {
-          const v = lsaVectors[i];
-          if (v) partDense = Math.max(partDense, d.cosine(slot, v));
-        }
-      }
-      const service = queryVectors?.[0] ? vectors.cosine(slot, queryVectors[0]) : 0;
-      let partService = service;
-      if (queryVectors && needs.parts.length > 0) {
-        partService = 0;
-        for (let i = 1; i <= needs.parts.length; i++) {
-          const v = queryVectors[i];
-          if (v) partService = Math.max(partService, vectors.cosine(slot, v));
-        }
-      }
+      const [dense, partDense] = d ? wholeAndBestNeed(lsaVectors, (v) => d.cosine(slot, v)) : [0, 0];
+      const [service, partService] = queryVectors
+        ? wholeAndBestNeed(queryVectors, (v) => vectors.cosine(slot, v))
+        : [0, 0];
       const evidence: Evidence = {
         coverage: whole.all,
         topical: whole.topical,

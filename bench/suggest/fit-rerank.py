@@ -302,6 +302,9 @@ if __name__ == "__main__":
     args = ap.parse_args()
     ms = read_explain(args.explain)
     feats = args.features.split(",")
+    if "service" not in feats and any(c.get("service") for m in ms for c in m["candidates"]):
+        print("note: the explain file holds an embeddings service's cosines; add service,partService to --features "
+              "to fit a reranker that weighs them (docs/search.md)")
     prepare(ms, feats)
     scale = None
     if args.scale:

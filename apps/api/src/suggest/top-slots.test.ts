@@ -45,4 +45,22 @@ describe('topScoredSlots', () => {
       expect(expected.length).toBe(Math.min(depth, [...slots].filter(admit).length));
     }
   });
+
+  it('answers the same for scores given in ascending or descending order, a depth of one or past the count, and nothing admitted', () => {
+    const count = 300;
+    const slots = Uint32Array.from({ length: count }, (_, i) => (i * 7919) % 1009);
+    const scores = Float64Array.from({ length: count }, (_, i) => Math.floor(i / 3) / 2);
+    const reversed = (a: Uint32Array | Float64Array) => a.slice().reverse();
+    const admit = (slot: number) => slot % 4 !== 1;
+    for (const depth of [1, 2, 17, 50, count, count + 5]) {
+      const expected = sortedAll(slots, scores, depth, admit);
+      expect(topScoredSlots(slots, scores, count, depth, admit)).toEqual(expected);
+      expect(
+        topScoredSlots(reversed(slots) as Uint32Array, reversed(scores) as Float64Array, count, depth, admit),
+      ).toEqual(expected);
+    }
+    expect(topScoredSlots(slots, scores, count, 10, () => false)).toEqual([]);
+    expect(topScoredSlots(slots, scores, count, 0, admit)).toEqual([]);
+    expect(topScoredSlots(slots, scores, 0, 10, admit)).toEqual([]);
+  });
 });

@@ -669,9 +669,10 @@ export function createSuggestEngine(
   /**
    * How much of a need a skill covers, weighted by how telling each word is: all of it and only its name,
    * description and headings. A word no skill holds weighs as the rarest (it is what the message is about).
-   * `need`: the need's terms as `coverageTerms` resolves them once per request.
+   * `marks`: the skill's terms as `markPresence` marks them; `need`: the need's terms as `coverageTerms`
+   * resolves them once per request.
    */
-  const coverage = (m: SemanticModel, slot: number, need: CoverageTerms) => {
+  const coverage = (m: SemanticModel, marks: Uint8Array, need: CoverageTerms) => {
     const maxIdf = Math.log(1 + (m.size + 0.5) / 0.5);
     let total = 0;
     let all = 0;
@@ -681,7 +682,8 @@ export function createSuggestEngine(
     for (let i = 0; i < ids.length; i++) {
       const at = creditAt[i]!;
       if (at < 0) continue;
-      const found = m.presence(slot, ids[i]!);
+      const id = ids[i]!;
+      const found = id < 0 || id >= marks.length ? 0 : marks[id]!;
       if (found === 0) continue;
       const scale = scales[i]!;
       const isTopical = found === 2;
@@ -897,8 +899,10 @@ export function createSuggestEngine(
     };
     const scored = fused.map(([identity, rrf]) => {
       const slot = slots.get(identity)!;
-      const whole = coverage(m, slot, coverageOf[0]!);
-      const parts = needs.parts.map((_, i) => coverage(m, slot, coverageOf[i + 1]!).all);
+      const marks = m.markPresence(slot);
+      const whole = coverage(m, marks, coverageOf[0]!);
+      const parts = needs.parts.map((_, i) => coverage(m, marks, coverageOf[i + 1]!).all);
+      m.unmarkPresence(slot);
       const [dense, partDense] = d ? wholeAndBestNeed(lsaVectors, (v) => d.cosine(slot, v)) : [0, 0];
       const [service, partService] = queryVectors
         ? wholeAndBestNeed(queryVectors, (v) => vectors.cosine(slot, v))

@@ -119,7 +119,7 @@ interface Doc {
   aboutExtra: string[] | undefined;
 }
 
-/** The index of term `id` in a skill's ascending term ids, or -1 (what `match` and `presence` ask). */
+/** The index of term `id` in a skill's ascending term ids, or -1 (what `match` asks). */
 function termIndex(terms: Uint32Array, id: number): number {
   let lo = 0;
   let hi = terms.length - 1;
@@ -182,6 +182,8 @@ export class SemanticModel {
   private topicalDf = new Int32Array(1024);
   private readonly postings: Postings[] = [];
   private readonly docs: (Doc | undefined)[] = [];
+  /** Scratch of `markPresence`, by term id. */
+  private presenceMarks = new Uint8Array(0);
   private live = 0;
   private totalLength = 0;
   private deadPostings = 0;
@@ -649,16 +651,30 @@ export class SemanticModel {
   }
 
   /**
-   * Whether a skill holds the term with this id (`termIdOf`; -1 for none): 0 no, 1 in its body only, 2 in
-   * its name, description or headings. `match` without the vocabulary lookup and the answer object, for
-   * loops that ask it of every candidate.
+   * Marks a held skill's terms in a scratch array indexed by term id (2: in its name, description or
+   * headings; 1: in its body; 0: not held), read for each of a request's term ids, until
+   * `unmarkPresence`. Reranking asks for every term of every need of 40 candidates (hundreds a candidate),
+   * where a binary search per term cost several times one pass over the skill's terms to mark and clear them.
    */
-  presence(slot: number, id: number): 0 | 1 | 2 {
+  markPresence(slot: number): Uint8Array {
+    if (this.presenceMarks.length < this.termNames.length)
+      this.presenceMarks = new Uint8Array(Math.max(this.termNames.length, this.presenceMarks.length * 2));
+    const marks = this.presenceMarks;
     const doc = this.docs[slot];
-    if (!doc || id < 0) return 0;
-    const k = termIndex(doc.terms, id);
-    if (k < 0) return 0;
-    return doc.weights[k]! & TOPICAL_BIT ? 2 : 1;
+    if (!doc) return marks;
+    const terms = doc.terms;
+    const weights = doc.weights;
+    for (let k = 0; k < terms.length; k++) marks[terms[k]!] = weights[k]! & TOPICAL_BIT ? 2 : 1;
+    return marks;
+  }
+
+  /** Clears what `markPresence(slot)` marked. */
+  unmarkPresence(slot: number): void {
+    const doc = this.docs[slot];
+    if (!doc) return;
+    const marks = this.presenceMarks;
+    const terms = doc.terms;
+    for (let k = 0; k < terms.length; k++) marks[terms[k]!] = 0;
   }
 
   /** A held skill's term ids (ascending) and their field weights (the dense model is built from them). */

@@ -38,6 +38,7 @@ import {
   VectorStore,
 } from './embeddings.js';
 import { byRank, diversify, type RankedList, reciprocalRankFusion } from './fusion.js';
+import { grown } from './grow.js';
 import { type PhraseQuoter, phraseQuoter, type Quote } from './matched.js';
 import { type QueryTerm, SemanticModel } from './model.js';
 import { extractNeeds, MIN_PART_WORDS, type Need, taskSignal } from './needs.js';
@@ -309,6 +310,11 @@ interface Held {
   refused: boolean;
 }
 
+/** What reading a held slot takes (engine `access`). */
+const HIDDEN = 0;
+const PUBLIC = 1;
+const RESTRICTED = 2;
+
 /**
  * Whether a skill's flags hold a refusing verdict (SPEC 2.8): a suggestion puts the skill in front of a
  * model, so the hub holds it back itself rather than leaving every client to filter it.
@@ -376,6 +382,23 @@ export function createSuggestEngine(
   /** The LSA vectors of `model`'s skills (null while a fresh model is being loaded). */
   let dense: DenseModel | null = null;
   let held: (Held | undefined)[] = [];
+  /**
+   * Per slot, what reading it takes (HIDDEN: nothing held, or refused; PUBLIC; RESTRICTED: the viewer's
+   * namespaces decide), kept beside `held` by `hold`: every retrieval asks it of hundreds of skills, and
+   * reaching each one's object cost a cache miss (about 0.2 µs at 54,061 skills) where a byte array does not.
+   */
+  let access = new Uint8Array(1024);
+  /** Holds (or forgets, with undefined) a slot's skill, and what reading it takes. */
+  const hold = (slot: number, entry: Held | undefined) => {
+    held[slot] = entry;
+    access = grown(access, slot + 1);
+    access[slot] = !entry || entry.refused ? HIDDEN : entry.visibility === 'public' ? PUBLIC : RESTRICTED;
+  };
+  /** Forgets every slot (a rebuild or a restore renumbers them). */
+  const holdNothing = () => {
+    held = [];
+    access = new Uint8Array(1024);
+  };
   let slots = new Map<string, number>();
   let nextSlot = 0;
   let mark: ChangeMark | null = null;
@@ -406,7 +429,7 @@ export function createSuggestEngine(
     if (old !== undefined) {
       target.delete(old);
       if (target === model) dense?.delete(old);
-      held[old] = undefined;
+      hold(old, undefined);
       vectors.delete(old);
       toEmbed.delete(old);
     }
@@ -420,14 +443,14 @@ export function createSuggestEngine(
       headings,
       body: row.body,
     });
-    held[slot] = {
+    hold(slot, {
       hit,
       visibility: row.visibility,
       ownerKey: row.owner.toLowerCase(),
       revision: row.revision,
       text: skillEmbeddingText(row, headings),
       refused: refuses(hit.flags),
-    };
+    });
     slots.set(row.identity, slot);
     if (target === model) dense?.add(slot);
     if (embedder) toEmbed.add(slot);
@@ -438,7 +461,7 @@ export function createSuggestEngine(
     if (slot === undefined) return;
     target.delete(slot);
     if (target === model) dense?.delete(slot);
-    held[slot] = undefined;
+    hold(slot, undefined);
     slots.delete(identity);
     vectors.delete(slot);
     toEmbed.delete(slot);
@@ -493,7 +516,7 @@ export function createSuggestEngine(
     // point at: until the fresh model serves, suggestions answer 503 rather than name other skills.
     model = null;
     dense = null;
-    held = [];
+    holdNothing();
     slots = new Map();
     nextSlot = 0;
     const startMark = await currentChangeMark(db);
@@ -549,10 +572,10 @@ export function createSuggestEngine(
     if (bytesOf(restored, restoredDense, value.entries.length) > options.maxBytes) {
       return 'it would exceed the memory budget';
     }
-    held = [];
+    holdNothing();
     slots = new Map();
     for (const [identity, slot, entry] of value.entries) {
-      held[slot] = entry;
+      hold(slot, entry);
       slots.set(identity, slot);
       if (embedder) toEmbed.add(slot);
     }
@@ -582,10 +605,12 @@ export function createSuggestEngine(
         },
         remove: (identity) => drop(target, identity),
         patch: (row) => {
-          const h = held[slots.get(row.identity)!]!;
+          const slot = slots.get(row.identity)!;
+          const h = held[slot]!;
           h.hit = { ...h.hit, stars: row.stars, flags: row.flags.map(flagSummary) };
           h.visibility = row.visibility;
           h.refused = refuses(h.hit.flags);
+          hold(slot, h);
         },
         upsert: (row) => add(target, row),
       },
@@ -784,9 +809,9 @@ export function createSuggestEngine(
     const prior = taskPrior(task);
     const readable = new Set(viewer.readableNamespaces.map((n) => n.toLowerCase()));
     const admit = (slot: number) => {
-      const h = held[slot];
-      if (!h || h.refused) return false;
-      return h.visibility === 'public' || viewer.isAdmin || readable.has(h.ownerKey);
+      const a = access[slot];
+      if (a === PUBLIC) return true;
+      return a === RESTRICTED && (viewer.isAdmin || readable.has(held[slot]!.ownerKey));
     };
     const asks: Need[] = [needs.whole, ...needs.parts];
     const termsOf = asks.map((need) => queryTerms(m, need.words));

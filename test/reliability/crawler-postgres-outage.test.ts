@@ -12,7 +12,13 @@ import type { DatabaseHandle } from '@atskills/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectThroughProxy, createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startTcpProxy, type TcpProxy, upstreamOf } from '../support/tcp-proxy.js';
-import { crawlerSettings, expectCrawledOnce, type SkillRepos, startSkillRepos } from './helpers.js';
+import {
+  crawlerSettings,
+  expectCrawledOnce,
+  firstRepositoryDone,
+  type SkillRepos,
+  startSkillRepos,
+} from './helpers.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const FIRST = ['relia-org/repo-0', 'relia-org/repo-1', 'relia-org/repo-2', 'relia-org/repo-3'];
@@ -60,11 +66,7 @@ describe('Postgres outage during a crawl', () => {
     // Slow git answers keep the crawl in progress long enough to cut it in the middle.
     repos.standin.git.setDelay(150);
     const runId = await producer.startRun({ kind: 'repos', source: { kind: 'repos', repos: FIRST } });
-    let progress = await producer.progress(runId);
-    while ((progress?.repositoriesDone ?? 0) < 1) {
-      await new Promise((r) => setTimeout(r, 25));
-      progress = await producer.progress(runId);
-    }
+    const progress = await firstRepositoryDone(producer, runId);
     await proxy.cut('blackhole');
     // The cut must land mid-crawl for this test to mean anything.
     expect(progress?.repositoriesDone ?? 0).toBeLessThan(FIRST.length);

@@ -79,6 +79,19 @@ export async function crawlInProcess(db: Database, repos: SkillRepos, names = re
 }
 
 /**
+ * Polls a crawl run until at least one repository is done (the moment the fault tests cut a service, so
+ * the cut lands mid-crawl) and returns that progress.
+ */
+export async function firstRepositoryDone(producer: Crawler, runId: number) {
+  let progress = await producer.progress(runId);
+  while ((progress?.repositoriesDone ?? 0) < 1) {
+    await new Promise((r) => setTimeout(r, 25));
+    progress = await producer.progress(runId);
+  }
+  return progress;
+}
+
+/**
  * Waits for a crawl run that met a fault and checks it ended whole: finished with no failure, one report
  * per repository (a job redelivered after the fault found its report and did nothing twice), and every
  * skill of the repositories `names` (made by startSkillRepos) indexed exactly once.

@@ -17,6 +17,7 @@ import {
   crawlerSettings,
   crawlInProcess,
   expectCrawledOnce,
+  firstRepositoryDone,
   runLoad,
   type SkillRepos,
   startSkillRepos,
@@ -175,11 +176,7 @@ describe('Redis outage', () => {
     const producer = hub.app.queue as Crawler;
     const runId = await producer.startRun({ kind: 'repos', source: { kind: 'repos', repos: QUEUED } });
 
-    let progress = await producer.progress(runId);
-    while ((progress?.repositoriesDone ?? 0) < 1) {
-      await new Promise((r) => setTimeout(r, 25));
-      progress = await producer.progress(runId);
-    }
+    const progress = await firstRepositoryDone(producer, runId);
     await proxy.cut('refuse');
     const doneAtCut = progress?.repositoriesDone ?? 0;
     // The cut must land mid-crawl for this test to mean anything.

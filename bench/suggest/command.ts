@@ -260,10 +260,6 @@ export async function run(args: string[]): Promise<void> {
   writeResult(values.scale ? 'suggest-scale' : 'suggest', table, extra);
 }
 
-/**
- * A copy of the benchmark index (its 54,061 generated skills) with the shared corpus seeded into it: the
- * judged skills then compete with the benchmark scale's (`--scale`). Made again when `fresh`.
- */
 /** Waits until the engine's background embedding of the index holds every skill of its model. */
 async function everySkillEmbedded(engine: {
   status(): { vectors: number; documents: number; embeddingsError?: string };
@@ -277,6 +273,10 @@ async function everySkillEmbedded(engine: {
   }
 }
 
+/**
+ * A copy of the benchmark index (its 54,061 generated skills) with the shared corpus seeded into it: the
+ * judged skills then compete with the benchmark scale's (`--scale`). Made again when `fresh`.
+ */
 async function scaleDatabase(fresh: boolean): Promise<string> {
   const name = `${process.env.BENCH_SUGGEST_DATABASE ?? 'atskills_suggest'}_scale`;
   await requireIndexedDatabase();

@@ -166,9 +166,14 @@ export function rerankValue(e: Evidence, r: Reranker = SHIPPED_RERANKER): number
   return sum;
 }
 
+/** A reranker value's calibrated score in [0, 1]: its Platt scaling. */
+export function calibrated(value: number, r: Reranker = SHIPPED_RERANKER): number {
+  return 1 / (1 + Math.exp(-(r.platt.scale * value + r.platt.bias)));
+}
+
 /** A candidate's calibrated score in [0, 1]: Platt scaling of its reranker value. */
 export function calibratedScore(e: Evidence, r: Reranker = SHIPPED_RERANKER): number {
-  return 1 / (1 + Math.exp(-(r.platt.scale * rerankValue(e, r) + r.platt.bias)));
+  return calibrated(rerankValue(e, r), r);
 }
 
 /** Whether a message abstains, given its best candidate's score. */

@@ -131,6 +131,9 @@ export class VectorStore {
   private slots = new Uint32Array(0);
   private bases = new Int32Array(0);
   private scores = new Float64Array(0);
+  /** Scratch of `cosine`: one row's offset and its dot product. */
+  private readonly oneBase = new Int32Array(1);
+  private readonly oneDot = new Float64Array(1);
 
   get size(): number {
     return this.rows?.size ?? 0;
@@ -186,11 +189,9 @@ export class VectorStore {
     if (!rows || q.length !== this.dims) return 0;
     const r = rows.row(slot);
     if (r < 0) return 0;
-    const values = rows.values;
-    const base = r * this.dims;
-    let sum = 0;
-    for (let i = 0; i < q.length; i++) sum += values[base + i]! * q[i]!;
-    return sum;
+    this.oneBase[0] = r * this.dims;
+    dots(rows.values, this.oneBase, 1, q, this.oneDot);
+    return this.oneDot[0]!;
   }
 
   /** Bytes held (the vectors and the scan's scratch). */

@@ -18,7 +18,7 @@ import { applySkillChanges } from '../search/skill-changes.js';
 import { BUILD_BATCH, type CandidateDraw } from '../search/tuning.js';
 import { flagRules } from '../services/flags.js';
 import {
-  calibratedScore,
+  calibrated,
   type Evidence,
   type Reranker,
   rerankValue,
@@ -962,14 +962,8 @@ export function createSuggestEngine(
     const ranked = scored.map(({ identity, slot, parts, evidence }) => {
       evidence.descriptionLead = leading > 0 ? evidence.descriptionCovered / leading : 0;
       // Ordered by the reranker; the score is its calibration (monotonic, so the order is the same).
-      return {
-        key: identity,
-        slot,
-        score: calibratedScore(evidence, reranker) * prior,
-        parts,
-        rank: rerankValue(evidence, reranker),
-        evidence,
-      };
+      const rank = rerankValue(evidence, reranker);
+      return { key: identity, slot, score: calibrated(rank, reranker) * prior, parts, rank, evidence };
     });
     // Each skill once, then each need covered. A skill keeps the place, score and need coverage of its
     // best-ranked copy (what its copies share, name and description, is what a suggestion shows) and is shown

@@ -657,8 +657,7 @@ export class SemanticModel {
    * where a binary search per term cost several times one pass over the skill's terms to mark and clear them.
    */
   markPresence(slot: number): Uint8Array {
-    if (this.presenceMarks.length < this.termNames.length)
-      this.presenceMarks = new Uint8Array(Math.max(this.termNames.length, this.presenceMarks.length * 2));
+    this.presenceMarks = grown(this.presenceMarks, this.termNames.length);
     const marks = this.presenceMarks;
     const doc = this.docs[slot];
     if (!doc) return marks;

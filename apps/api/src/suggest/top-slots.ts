@@ -1,3 +1,5 @@
+import { grown } from './grow.js';
+
 /** A slot and its score. */
 export interface SlotHit {
   slot: number;
@@ -19,7 +21,7 @@ let heapSlots = new Uint32Array(64);
  * of them, so most candidates cost one comparison with the root and an insertion log2(depth) steps; `admit`
  * (visibility) runs only for candidates that would enter. Scores come precomputed, not from a callback: a
  * callback that differs per retrieval could not be inlined. (A buffer of twice the depth sorted with a
- * comparator when full took 4 times as long on random scores and 9 times on ascending ones.)
+ * comparator when full took 3.7 times as long on random scores and 3.1 times on ascending ones.)
  */
 export function topScoredSlots(
   slots: Uint32Array,
@@ -29,10 +31,8 @@ export function topScoredSlots(
   admit: (slot: number) => boolean,
 ): SlotHit[] {
   if (depth <= 0) return [];
-  if (heapScores.length < depth) {
-    heapScores = new Float64Array(depth);
-    heapSlots = new Uint32Array(depth);
-  }
+  heapScores = grown(heapScores, depth);
+  heapSlots = grown(heapSlots, depth);
   const hs = heapScores;
   const hl = heapSlots;
   let size = 0;

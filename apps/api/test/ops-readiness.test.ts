@@ -13,6 +13,8 @@ import {
   queryRows,
   type TestDatabase,
 } from '../../../test/support/database.js';
+import { eventually } from '../../../test/support/eventually.js';
+import { seriesValue } from '../../../test/support/metrics.js';
 import { redisUrl } from '../../../test/support/redis.js';
 import { startTcpProxy, type TcpProxy } from '../../../test/support/tcp-proxy.js';
 import { buildApp } from '../src/app.js';
@@ -57,14 +59,10 @@ describe('readiness follows the database and the queue', () => {
   /** The pool's series on /metrics: connections by state, and callers waiting. */
   const poolSeries = async () => {
     const text = (await app.inject('/metrics')).body;
-    const value = (series: string) => {
-      const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-      return line === undefined ? undefined : Number(line.slice(series.length + 1));
-    };
     return {
-      busy: value('atskills_db_pool_connections{state="busy"}'),
-      idle: value('atskills_db_pool_connections{state="idle"}'),
-      waiting: value('atskills_db_pool_waiting'),
+      busy: seriesValue(text, 'atskills_db_pool_connections{state="busy"}'),
+      idle: seriesValue(text, 'atskills_db_pool_connections{state="idle"}'),
+      waiting: seriesValue(text, 'atskills_db_pool_waiting'),
     };
   };
 
@@ -153,11 +151,9 @@ describe('readiness follows the database and the queue', () => {
     expect(back.statusCode).toBe(200);
     expect(back.body.checks.database?.status).toBe('up');
     // Every connection the outage met comes back to the pool (background work may hold one a moment).
-    let series = await poolSeries();
-    for (let attempt = 0; attempt < 50 && series.busy !== 0; attempt++) {
-      await new Promise((r) => setTimeout(r, 100));
-      series = await poolSeries();
-    }
+    // (Polled for up to 5 s; the assertion below then names what stayed busy.)
+    await eventually(async () => (await poolSeries()).busy === 0, 5_000).catch(() => {});
+    const series = await poolSeries();
     expect(series).toEqual({ busy: 0, idle: pool?.idleCount, waiting: 0 });
     expect(series.idle).toBeGreaterThan(0);
   });

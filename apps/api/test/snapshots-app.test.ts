@@ -6,6 +6,7 @@
 import { modelSnapshotHeader } from '@atskills/db';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seriesValue } from '../../../test/support/metrics.js';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { SEARCH_INDEX_SNAPSHOT } from '../src/search/memory-engine.js';
@@ -20,12 +21,6 @@ async function started(app: FastifyInstance): Promise<void> {
   await app.ready();
   await app.searchIndexFirstBuild;
   await app.suggestEngine.firstBuild();
-}
-
-/** A gauge's value in a /metrics body. */
-function gauge(metrics: string, name: string): number {
-  const line = metrics.split('\n').find((l) => l.startsWith(`${name} `));
-  return Number(line?.split(' ')[1]);
 }
 
 describe('stored structures in the app', () => {
@@ -47,8 +42,8 @@ describe('stored structures in the app', () => {
     expect(await modelSnapshotHeader(hub.db.db, SEARCH_INDEX_SNAPSHOT)).not.toBeNull();
     expect(await modelSnapshotHeader(hub.db.db, SUGGESTION_SNAPSHOT)).not.toBeNull();
     const first = (await hub.app.inject({ url: '/metrics' })).body;
-    expect(gauge(first, 'atskills_search_index_restore_seconds')).toBe(0);
-    expect(gauge(first, 'atskills_suggest_model_restore_seconds')).toBe(0);
+    expect(seriesValue(first, 'atskills_search_index_restore_seconds')).toBe(0);
+    expect(seriesValue(first, 'atskills_suggest_model_restore_seconds')).toBe(0);
 
     second = await buildApp(
       loadConfig({ LOG_LEVEL: 'silent', READ_CACHE_MB: '0', AUTH_FAILURES_MAX: '0', ...ENV }),
@@ -56,9 +51,9 @@ describe('stored structures in the app', () => {
     );
     await started(second);
     const metrics = (await second.inject({ url: '/metrics' })).body;
-    expect(gauge(metrics, 'atskills_search_index_restore_seconds')).toBeGreaterThan(0);
-    expect(gauge(metrics, 'atskills_suggest_model_restore_seconds')).toBeGreaterThan(0);
-    expect(gauge(metrics, 'atskills_search_index_build_seconds')).toBe(0);
+    expect(seriesValue(metrics, 'atskills_search_index_restore_seconds')).toBeGreaterThan(0);
+    expect(seriesValue(metrics, 'atskills_suggest_model_restore_seconds')).toBeGreaterThan(0);
+    expect(seriesValue(metrics, 'atskills_search_index_build_seconds')).toBe(0);
 
     for (const url of [
       '/search?q=pdf',

@@ -113,8 +113,9 @@ describe('readiness follows the database and the queue', () => {
     // not test. The step is named instead, and the next ones still run (closing the proxies ends any
     // connection a hung step waits on). The one caught (2 of about 10 full runs, on a busy machine) was
     // closing the pool: the only transactions this app runs are the two snapshots stored after its startup
-    // builds (later on a busy machine), and one whose BEGIN met the database cut leaked its connection, a drizzle bug the pool now works around (packages/db client.ts
-    // pooledTransaction; packages/db/test/transaction-release.test.ts).
+    // builds (later on a busy machine), and one whose BEGIN met the database cut leaked its connection: a
+    // drizzle bug the pool now works around (packages/db client.ts pooledTransaction;
+    // packages/db/test/transaction-release.test.ts).
     for (const [step, undo] of close.reverse()) {
       let timer: NodeJS.Timeout | undefined;
       const hung = new Promise<'hung'>((resolve) => {

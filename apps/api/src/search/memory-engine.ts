@@ -160,9 +160,13 @@ export function createMemoryEngine(
       s.postings * BYTES_PER_POSTING +
       s.vocabulary * BYTES_PER_WORD +
       s.documents * BYTES_PER_DOCUMENT +
-      s.directoryBytes
+      s.derivedBytes
     );
   };
+
+  /** Builds the long lists' search structures ahead of their first search, within the memory budget. */
+  const prepareLists = (target: SkillIndex, slice: TimeSlicer) =>
+    target.prepareLists(slice, options.maxBytes - estimateBytes(target));
 
   const loadFolders = async (target: SkillIndex) => {
     const folders = await loadSearchFolders(db);
@@ -226,6 +230,7 @@ export function createMemoryEngine(
     buildSeconds = (performance.now() - started) / 1000;
     snapshots.built();
     follower.error = undefined;
+    await prepareLists(fresh, slice);
     await storeSnapshot(slice);
     await doSync();
   };
@@ -337,6 +342,8 @@ export function createMemoryEngine(
         catchUp: async () => {
           await readUses();
           await doSync();
+          // Serving already: requests run between the slices (and build what they read first themselves).
+          if (index) await prepareLists(index, new TimeSlicer(options.buildSliceMs));
         },
         build: doBuild,
       }),

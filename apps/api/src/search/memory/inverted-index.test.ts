@@ -92,6 +92,43 @@ describe('InvertedIndex rank directories', () => {
   });
 });
 
+describe('InvertedIndex.prepareLists', () => {
+  it('builds ahead what the first searches would, and they then draw and score the same', async () => {
+    const draw = { budget: 60, perSlot: 12 };
+    const prepared = new InvertedIndex({ rankDirectoryMin: 256 });
+    const lazy = new InvertedIndex({ rankDirectoryMin: 256 });
+    for (const index of [prepared, lazy]) {
+      for (let i = 0; i < 3000; i++) index.add(documentText(i));
+      index.freezeStatistics();
+    }
+    expect(prepared.derivedBytes).toBe(0);
+    await prepared.prepareLists(new TimeSlicer(0), draw);
+    const built = prepared.derivedBytes;
+    expect(built).toBeGreaterThan(0);
+
+    // One slot draws the largest share (the heads prepared), three slots a prefix of it.
+    for (const asked of [[slots[0]!], slots]) {
+      expect(snapshot(prepared.score(asked, false, [], [1, 2, 3], draw))).toEqual(
+        snapshot(lazy.score(asked, false, [], [1, 2, 3], draw)),
+      );
+    }
+    // Nothing was built again, and the lazy index built no more than was prepared.
+    expect(prepared.derivedBytes).toBe(built);
+    expect(lazy.derivedBytes).toBeLessThanOrEqual(built);
+  });
+
+  it('stops once the bytes it may spend are spent', async () => {
+    const index = new InvertedIndex({ rankDirectoryMin: 256 });
+    for (let i = 0; i < 3000; i++) index.add(documentText(i));
+    index.freezeStatistics();
+    await index.prepareLists(new TimeSlicer(0), { budget: 60, perSlot: 12 }, 1);
+    const first = index.derivedBytes;
+    expect(first).toBeGreaterThan(0);
+    await index.prepareLists(new TimeSlicer(0), { budget: 60, perSlot: 12 });
+    expect(index.derivedBytes).toBeGreaterThan(first);
+  });
+});
+
 describe('a snapshot of the InvertedIndex', () => {
   /** What searches read of an index: candidates scored both ways, completions, corrections, counts. */
   const answers = (index: InvertedIndex) => ({

@@ -22,6 +22,7 @@ import {
   PRIOR_FULL_STARS,
   PRIOR_MAX,
   RARE_WORD_RATIO,
+  SEARCH_DRAW,
   STATISTICS_DRIFT,
   SYNONYM_WEIGHT,
   TYPO_WEIGHT,
@@ -171,7 +172,7 @@ export class SkillIndex {
       documents: this.byIdentity.size,
       vocabulary: this.index.vocabularySize,
       postings: this.index.postingCount,
-      directoryBytes: this.index.directoryBytes,
+      derivedBytes: this.index.derivedBytes,
     };
   }
 
@@ -320,6 +321,11 @@ export class SkillIndex {
   /** Freezes scoring statistics (see InvertedIndex.freezeStatistics); the engine asks `statisticsDue` first. */
   freezeStatistics(): void {
     this.index.freezeStatistics();
+  }
+
+  /** Builds the long lists' search structures ahead of their first search (see InvertedIndex.prepareLists). */
+  prepareLists(slice: TimeSlicer, spareBytes?: number): Promise<void> {
+    return this.index.prepareLists(slice, SEARCH_DRAW, spareBytes);
   }
 
   /** Gives back the posting lists' spare capacity in `slice`s (see InvertedIndex.trimSpare). */

@@ -230,7 +230,6 @@ export function createMemoryEngine(
     buildSeconds = (performance.now() - started) / 1000;
     snapshots.built();
     follower.error = undefined;
-    await prepareLists(fresh, slice);
     await storeSnapshot(slice);
     await doSync();
   };
@@ -335,18 +334,20 @@ export function createMemoryEngine(
   });
   const follower = new ChangeFollower({
     ready: () => index !== null,
-    // Uses as they are now after a restore (a build reads them first), then every change since its mark.
-    build: () =>
-      snapshots.buildOrRestore({
+    // Uses as they are now after a restore (a build reads them first), then every change since its mark;
+    // then, serving already, the lists prepared (requests run between the slices and build what they read
+    // first themselves).
+    build: async () => {
+      await snapshots.buildOrRestore({
         restore: restoreSnapshot,
         catchUp: async () => {
           await readUses();
           await doSync();
-          // Serving already: requests run between the slices (and build what they read first themselves).
-          if (index) await prepareLists(index, new TimeSlicer(options.buildSliceMs));
         },
         build: doBuild,
-      }),
+      });
+      if (index) await prepareLists(index, new TimeSlicer(options.buildSliceMs));
+    },
     catchUp: doSync,
     onError: options.onError,
   });

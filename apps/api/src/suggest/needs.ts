@@ -74,17 +74,21 @@ export function isFiller(word: string): boolean {
   return STOP_WORDS.has(word) || FILLER.has(word) || word.length < 2 || /^\d+$/.test(word);
 }
 
+// Every pattern here reads up to 8,000 characters a stranger sent, so each runs in linear time
+// (test/architecture/regex-safety.test.ts checks them all): a lookbehind such as (?<!\s) lets a match start
+// only at the start of a run, where one that may start anywhere retried the whole run from each of its
+// characters (two quantifiers over the same run did so at every split: 8,000 characters took 17 s).
 // Lines that are not the user's words: quoted mail, stack frames, log lines, shell prompts.
 const QUOTED = /^\s*>/;
 const STACK_FRAME =
-  /^\s*(at\s+\S+.*[(:]\d+|File ".*", line \d+|Traceback \(most recent call last\)|\w+(\.\w+)*(Error|Exception)(:|$)|#\d+\s+0x[0-9a-f]+|\.\.\. \d+ more|Caused by:)/i;
+  /^\s*(at\s+\S.*[(:]\d+|File ".*", line \d+|Traceback \(most recent call last\)|\w+(\.\w+)*(Error|Exception)(:|$)|#\d+\s+0x[0-9a-f]+|\.\.\. \d+ more|Caused by:)/i;
 const LOG_LINE =
   /^\s*(\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|\[?(DEBUG|INFO|WARN|WARNING|ERROR|TRACE|FATAL)\]?\b|[$#] \S)/;
 // Paths, URLs, file names, hashes and code-looking tokens inside prose.
-const URL = /\b[a-z][a-z0-9+.-]*:\/\/\S+/gi;
+const URL = /(?<![\w+.-])[a-z][a-z0-9+.-]*:\/\/\S+/gi;
 const PATH = /(^|\s)(~|\.{1,2})?([\\/][\w.@-]+){2,}[\\/]?|[A-Za-z]:\\\S+/g;
 const FILE_NAME =
-  /\b[\w-]+\.(ts|tsx|js|jsx|mjs|cjs|py|rb|go|rs|java|kt|c|h|cpp|hpp|cs|json|ya?ml|toml|lock|md|txt|log|sh|sql|css|html|xml|env|cfg|ini)\b/gi;
+  /(?<![\w-])-*\b[\w-]+\.(ts|tsx|js|jsx|mjs|cjs|py|rb|go|rs|java|kt|c|h|cpp|hpp|cs|json|ya?ml|toml|lock|md|txt|log|sh|sql|css|html|xml|env|cfg|ini)\b/gi;
 const HEX = /\b[0-9a-f]{7,}\b/gi;
 const INLINE_CODE = /`[^`\n]{1,200}`/g;
 
@@ -97,13 +101,13 @@ export function userText(message: string): string {
 function trackedUserText(message: string): TrackedText {
   let t = replaceTracked(tracked(message.slice(0, MAX_MESSAGE_CHARS)), /\r\n?/g, () => '\n');
   // Fenced code blocks (an unclosed fence runs to the end: it is code the user pasted).
-  t = replaceTracked(t, /(^|\n)\s*(```|~~~)[^\n]*\n[\s\S]*?(\n\s*\2[^\n]*(?=\n|$)|$)/g, () => '\n');
+  t = replaceTracked(t, /(^|\n)[^\S\n]*(```|~~~)[^\n]*\n[\s\S]*?(\n[^\S\n]*\2[^\n]*(?=\n|$)|$)/g, () => '\n');
   const kept: TrackedText[] = [];
   for (const piece of splitTracked(t, /\n/g)) {
     const line = piece.text;
     if (QUOTED.test(line) || STACK_FRAME.test(line) || LOG_LINE.test(line)) continue;
     // Indented code (four spaces or a tab) and lines that are mostly symbols (code, tables of numbers).
-    if (/^( {4}|\t)\S/.test(line) && !/[a-z]{3,}\s+[a-z]{3,}\s+[a-z]{3,}/i.test(line)) continue;
+    if (/^( {4}|\t)\S/.test(line) && !/(?<![a-z])[a-z]{3,}\s+[a-z]{3,}\s+[a-z]{3,}/i.test(line)) continue;
     const letters = (line.match(/\p{L}/gu) ?? []).length;
     if (line.trim().length > 12 && letters / line.trim().length < 0.5) continue;
     kept.push(piece);
@@ -124,7 +128,7 @@ export function contentWords(text: string): string[] {
 // Where one need ends and another begins: sentence ends, and joiners that start a new request.
 const SENTENCE_END = /(?<=[.!?;])\s+|\n+/g;
 const NEW_REQUEST =
-  /\s*,?\s+(?:and\s+also|and\s+then|also|plus|as\s+well\s+as|after\s+that|then|and\s+(?=(?:can|could|would|please|help|write|make|create|add|set|build|generate|draft|review|fix|check|update|convert|deploy|summari[sz]e|analy[sz]e|design|plan|test|find|run|pull|get)\b))\s+/gi;
+  /(?<!\s)(?:\s*,\s+|\s+)(?:and\s+also|and\s+then|also|plus|as\s+well\s+as|after\s+that|then|and\s+(?=(?:can|could|would|please|help|write|make|create|add|set|build|generate|draft|review|fix|check|update|convert|deploy|summari[sz]e|analy[sz]e|design|plan|test|find|run|pull|get)\b))\s+/gi;
 
 /** Finds what a message asks for: its content words, and its separate needs when it names several. */
 export function extractNeeds(message: string): MessageNeeds {
@@ -161,7 +165,7 @@ function trimClause(clause: TrackedText): TrackedText {
   const end = text.trimEnd().length;
   const trimmed = text.slice(start, end);
   const lead = /^[,;:\-\s]+/.exec(trimmed)?.[0].length ?? 0;
-  const trail = /[,;:\s]+$/.exec(trimmed.slice(lead))?.[0].length ?? 0;
+  const trail = /(?<![,;:\s])[,;:\s]+$/.exec(trimmed.slice(lead))?.[0].length ?? 0;
   return sliceTracked(clause, start + lead, end - trail);
 }
 
@@ -199,7 +203,7 @@ const REQUEST_FRAME =
 export function taskSignal(message: string, text = userText(message)): TaskSignal {
   const clauses = text
     .split(SENTENCE_END)
-    .flatMap((s) => s.split(/\s*,\s+|\s+(?:and|but|so)\s+/i))
+    .flatMap((s) => s.split(/(?<!\s)(?:\s*,\s+|\s+(?:and|but|so)\s+)/i))
     .map((c) => c.trim())
     .filter((c) => /\p{L}/u.test(c));
   let request = false;

@@ -79,7 +79,7 @@ export function renderSkillText(
   share = Number.POSITIVE_INFINITY,
 ): string {
   const rel = projectPath(r, projectDir);
-  const body = r.body.replace(/^\n+/, '').replace(/\n+$/, '');
+  const body = r.body.replace(/^\n+/, '').replace(/(?<!\n)\n+$/, '');
   const { text, cut } = cutText(body, share);
   const framed = frameSkill(
     {

@@ -34,7 +34,7 @@ export class GithubApp {
 
   constructor(options: { appId: string; privateKey: string; apiUrl: string }) {
     this.request = octokitRequest.defaults({
-      baseUrl: options.apiUrl.replace(/\/+$/, ''),
+      baseUrl: options.apiUrl.replace(/(?<!\/)\/+$/, ''),
       headers: { 'user-agent': 'atskills-hub' },
     });
     this.auth = createAppAuth({

@@ -65,7 +65,7 @@ export class LinkAccess {
       : null;
     this.appSlug = settings.app?.slug;
     this.request = octokitRequest.defaults({
-      baseUrl: apiUrl.replace(/\/+$/, ''),
+      baseUrl: apiUrl.replace(/(?<!\/)\/+$/, ''),
       headers: { 'user-agent': 'atskills-hub' },
     });
   }

@@ -233,7 +233,7 @@ function matches(ig: Ignore, folder: string): boolean {
 }
 
 function trimSlashes(path: string): string {
-  return path.replace(/^\/+|\/+$/g, '');
+  return path.replace(/^\/+|(?<!\/)\/+$/g, '');
 }
 
 /** Folder names are literal; parseIdentity percent-decodes, so a literal '%' must be escaped first. */

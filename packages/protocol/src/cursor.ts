@@ -11,7 +11,10 @@ export function encodeCursor(obj: Record<string, string | number>): string {
   const bytes = new TextEncoder().encode(JSON.stringify(obj));
   let binary = '';
   for (const b of bytes) binary += String.fromCharCode(b);
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return btoa(binary)
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/(?<!=)=+$/, '');
 }
 
 /** Decodes a cursor made by encodeCursor; throws ProtocolError 'bad-cursor' on anything malformed. */

@@ -79,7 +79,7 @@ export function frameUntrusted(
     .filter((entry): entry is [string, string] => entry[1] !== undefined)
     .map(([key, value]) => ` ${key}="${escapeAttribute(value)}"`)
     .join('');
-  const inner = text.replace(/^\n+/, '').replace(/\n+$/, '');
+  const inner = text.replace(/^\n+/, '').replace(/(?<!\n)\n+$/, '');
   return `<${tag}${attrs}>\n${inner}\n</${tag}>`;
 }
 

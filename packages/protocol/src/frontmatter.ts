@@ -119,7 +119,11 @@ export function describeWarning(warning: FrontmatterWarning): string {
 
 function ruleBreaks(name: string, description: string, folder: string): FrontmatterWarning[] {
   const warnings: FrontmatterWarning[] = [];
-  const folderName = folder.replace(/\/+$/, '').split('/').at(-1) ?? '';
+  const folderName =
+    folder
+      .replace(/(?<!\/)\/+$/, '')
+      .split('/')
+      .at(-1) ?? '';
   if (name === '') warnings.push('name-empty');
   else if (!NAME_FORMAT.test(name)) warnings.push('name-format');
   if ([...name].length > MAX_NAME_LENGTH) warnings.push('name-too-long');

@@ -121,7 +121,7 @@ export interface GithubRepository {
 export function parseGithubRepository(text: string): GithubRepository {
   const trimmed = text
     .trim()
-    .replace(/\/+$/, '')
+    .replace(/(?<!\/)\/+$/, '')
     .replace(/\.git$/, '');
   const prefixed = GITHUB_URL.test(trimmed) || PREFIXED.test(trimmed);
   const id = parseIdentity(prefixed ? trimmed : formatIdentity('gh', trimmed));
@@ -139,7 +139,7 @@ export function parseGithubRepository(text: string): GithubRepository {
 
 /** The git URL of a GitHub repository under `base` (https://github.com or a stand-in), its names encoded. */
 export function githubGitUrl(base: string, owner: string, repo: string): string {
-  return `${base.replace(/\/+$/, '')}/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}.git`;
+  return `${base.replace(/(?<!\/)\/+$/, '')}/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}.git`;
 }
 
 /**

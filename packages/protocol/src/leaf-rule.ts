@@ -172,7 +172,7 @@ function inGitDir(path: string): boolean {
 }
 
 function trimSlashes(path: string): string {
-  return path.replace(/^(?:\.\/)+/, '').replace(/^\/+|\/+$/g, '');
+  return path.replace(/^(?:\.\/)+/, '').replace(/^\/+|(?<!\/)\/+$/g, '');
 }
 
 function basename(path: string): string {

@@ -12,5 +12,5 @@ export function renderMenu(items: MenuItem[]): string {
 
 /** Descriptions may be multi-line YAML; a menu row must stay one line. */
 function oneLine(text: string): string {
-  return text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+  return text.replace(/(?<!\s)\s*[\r\n]\s*/g, ' ').trim();
 }

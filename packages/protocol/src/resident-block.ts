@@ -46,7 +46,7 @@ export function resolveResidentEntries(
 ): LocalResidentResolution {
   const { entries, warnings, excluded } = expandAutotrigger(autotriggerContent, [...localSkills.keys()]);
   const byFolder = new Map(
-    [...localSkills].map(([folder, content]) => [folder.replace(/^\/+|\/+$/g, ''), content]),
+    [...localSkills].map(([folder, content]) => [folder.replace(/^\/+|(?<!\/)\/+$/g, ''), content]),
   );
   const resolved: ResidentEntry[] = [];
   const unresolved: LocalResidentResolution['unresolved'] = [];
@@ -91,5 +91,5 @@ export function buildResidentBlock(autotriggerContent: string, localSkills: Map<
 
 /** A row must stay one line: multi-line YAML values are folded to single spaces. */
 function oneLine(text: string): string {
-  return text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+  return text.replace(/(?<!\s)\s*[\r\n]\s*/g, ' ').trim();
 }

@@ -27,7 +27,7 @@ export function startGithubRateLimitPoll(options: {
   logger?: { warn(obj: object, msg: string): void };
 }): GithubRateLimitPoll {
   const poll = async () => {
-    const response = await fetch(`${options.apiUrl.replace(/\/+$/, '')}/rate_limit`, {
+    const response = await fetch(`${options.apiUrl.replace(/(?<!\/)\/+$/, '')}/rate_limit`, {
       headers: {
         accept: 'application/vnd.github+json',
         authorization: `Bearer ${options.token}`,

@@ -43,5 +43,5 @@ function rootMessage(err: unknown): string {
 }
 
 function oneLine(text: string): string {
-  return text.replace(/\s*\n\s*/g, ' ').trim();
+  return text.replace(/(?<!\s)\s*\n\s*/g, ' ').trim();
 }

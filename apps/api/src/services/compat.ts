@@ -111,7 +111,7 @@ export async function compatGet(
   rawPath: string,
   rev?: string,
 ): Promise<CompatText> {
-  const located = locateIdentity(compatIdentity(rawPath.replace(/\/+$/, '')));
+  const located = locateIdentity(compatIdentity(rawPath.replace(/(?<!\/)\/+$/, '')));
   const resolved = await resolveOrMissing(db, viewer, located, rev);
   if (resolved?.kind === 'skill') {
     return {
@@ -127,7 +127,7 @@ export async function compatGet(
   if (resolved?.kind === 'menu')
     throw problem(
       'not-found',
-      `${located.identity.identity} is a folder of skills, not a skill; its menu is GET /api/skills?prefix=${rawPath.replace(/\/+$/, '')}/`,
+      `${located.identity.identity} is a folder of skills, not a skill; its menu is GET /api/skills?prefix=${rawPath.replace(/(?<!\/)\/+$/, '')}/`,
     );
   // Not a skill or folder: the deepest skill above the path owns it as a bundled file.
   const { location } = located;
@@ -159,7 +159,7 @@ export async function compatMenu(
   prefix: string,
   rev?: string,
 ): Promise<CompatMenu> {
-  return menuOf(await resolveIdentity(db, viewer, compatIdentity(prefix.replace(/\/+$/, '')), rev));
+  return menuOf(await resolveIdentity(db, viewer, compatIdentity(prefix.replace(/(?<!\/)\/+$/, '')), rev));
 }
 
 /**
@@ -175,7 +175,14 @@ export async function compatRevision(
   const match = /^(.+)\/revision\/*$/.exec(rawPath);
   if (!match?.[1]) return undefined;
   // A skill or folder literally named `revision` wins: it is what the path names.
-  if (await resolveOrMissing(db, viewer, locateIdentity(compatIdentity(rawPath.replace(/\/+$/, ''))), rev))
+  if (
+    await resolveOrMissing(
+      db,
+      viewer,
+      locateIdentity(compatIdentity(rawPath.replace(/(?<!\/)\/+$/, ''))),
+      rev,
+    )
+  )
     return undefined;
   const parent = await resolveOrMissing(db, viewer, locateIdentity(compatIdentity(match[1])), rev);
   return parent ? { revision: parent.revision, pinned: parent.pinned, private: parent.private } : undefined;

@@ -42,7 +42,7 @@ export function skillEmbeddingText(skill: { name: string; description: string },
 
 /** The endpoint of a base URL: `/v1/embeddings` is added unless the URL already ends with it. */
 export function embeddingsEndpoint(url: string): string {
-  const base = url.replace(/\/+$/, '');
+  const base = url.replace(/(?<!\/)\/+$/, '');
   return base.endsWith('/embeddings') ? base : `${base.endsWith('/v1') ? base : `${base}/v1`}/embeddings`;
 }
 

@@ -17,7 +17,7 @@ export async function readReposFile(file: string): Promise<string[]> {
   const text = await readFile(file, 'utf8');
   return text
     .split('\n')
-    .map((line) => line.replace(/#.*$/, '').trim())
+    .map((line) => line.split('#', 1)[0]!.trim())
     .filter(Boolean)
     .map(parseRepositoryArg);
 }

@@ -81,7 +81,7 @@ export class GithubClient {
         return retryAfter <= IN_PROCESS_WAIT_LIMIT_S && retryCount < 1;
       };
     this.octokit = new ThrottledOctokit({
-      baseUrl: options.baseUrl.replace(/\/+$/, ''),
+      baseUrl: options.baseUrl.replace(/(?<!\/)\/+$/, ''),
       auth: options.token,
       userAgent: 'atskills-crawler',
       throttle: {

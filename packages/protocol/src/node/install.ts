@@ -451,7 +451,7 @@ async function projectSkillFolders(projectDir: string): Promise<string[]> {
 
 /** Descriptions may be multi-line YAML; a resident row must stay one line. */
 function oneLine(text: string): string {
-  return text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+  return text.replace(/(?<!\s)\s*[\r\n]\s*/g, ' ').trim();
 }
 
 function mergeWarnings(...lists: AutotriggerWarning[][]): AutotriggerWarning[] {

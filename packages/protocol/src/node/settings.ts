@@ -177,7 +177,7 @@ export function hubBaseUrl(url: string): string {
 }
 
 function trimTrailingSlash(url: string): string {
-  return url.replace(/\/+$/, '');
+  return url.replace(/(?<!\/)\/+$/, '');
 }
 
 /**

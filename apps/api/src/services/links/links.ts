@@ -133,7 +133,7 @@ async function authorizeOwner(db: Database, viewer: Viewer, rawTeam: string): Pr
 
 /** Checks a folder inside the repository: relative, no `.`/`..`/empty segments; '' is the whole repository. */
 function checkFolder(raw: string | undefined): string {
-  const folder = (raw ?? '').trim().replace(/^\/+|\/+$/g, '');
+  const folder = (raw ?? '').trim().replace(/^\/+|(?<!\/)\/+$/g, '');
   if (folder === '') return '';
   const segments = folder.split('/');
   if (

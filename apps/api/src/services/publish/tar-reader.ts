@@ -274,7 +274,7 @@ export class TarReader {
         }
         return;
       case 'long-name': {
-        const name = decodeMeta(data, current.info.offset).replace(/\0+$/, '');
+        const name = decodeMeta(data, current.info.offset).replace(/(?<!\0)\0+$/, '');
         if (name.includes('\0')) {
           throw problem(
             'archive-unsafe-path',
@@ -286,7 +286,7 @@ export class TarReader {
         return;
       }
       case 'long-link':
-        this.pendingLongLink = decodeMeta(data, current.info.offset).replace(/\0+$/, '');
+        this.pendingLongLink = decodeMeta(data, current.info.offset).replace(/(?<!\0)\0+$/, '');
         return;
     }
   }

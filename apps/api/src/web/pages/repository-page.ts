@@ -23,6 +23,12 @@ const STATUS_TEXT: Record<string, string> = {
   'not-indexed': 'Not indexed yet.',
 };
 
+/** The hub's base URL, read off a repository's status URL (`<hub>/v1/repos/<owner>/<name>`). */
+function hubBase(statusUrl: string): string {
+  const at = statusUrl.indexOf('/v1/repos/');
+  return at < 0 ? statusUrl : statusUrl.slice(0, at);
+}
+
 /** One repository's index status, so an author sees exactly why a skill is or is not listed (SPEC 2.6). */
 export function renderRepositoryPage(model: RepositoryPageModel): string {
   const full = `${model.owner}/${model.name}`;
@@ -39,7 +45,7 @@ ${model.headRevision ? html`<dt>Head</dt><dd><code title="${model.headRevision}"
 ${model.lastCrawledAt ? html`<dt>Last crawled</dt><dd>${formatDateTime(model.lastCrawledAt)}</dd>` : ''}
 <dt>As JSON</dt><dd><a href="${model.statusUrl}"><code>GET /v1/repos/${full}</code></a></dd>
 </dl>
-${model.status === 'not-indexed' ? html`<p class="notice">Ask for it: <code>curl -X POST -H 'content-type: application/json' -d '{"repo":"${full}"}' ${model.statusUrl.replace(/\/v1\/repos\/.*$/, '')}/v1/index-requests</code></p>` : ''}
+${model.status === 'not-indexed' ? html`<p class="notice">Ask for it: <code>curl -X POST -H 'content-type: application/json' -d '{"repo":"${full}"}' ${hubBase(model.statusUrl)}/v1/index-requests</code></p>` : ''}
 <div class="panel"><h2>Problems (${model.problems.length})</h2>
 ${
   model.problems.length === 0

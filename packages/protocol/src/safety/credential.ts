@@ -108,7 +108,7 @@ export const credentialRule: SafetyRuleModule = {
           if (needsEntropy ? !looksRandom(secret, name) : !hasKeyBody(lines, index)) continue;
           // The words before the key give context; any other long token with digits in them is masked too.
           const before = excerpt(text.slice(Math.max(0, match.index - 40), match.index)).replace(
-            /(?=[A-Za-z_+/=-]*[0-9])[A-Za-z0-9_+/=-]{16,}/g,
+            /(?<![A-Za-z0-9_+/=-])(?=[A-Za-z_+/=-]*[0-9])[A-Za-z0-9_+/=-]{16,}/g,
             '[…]',
           );
           hits.push({

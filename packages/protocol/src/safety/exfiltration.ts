@@ -5,15 +5,19 @@ import type { RuleHit, SafetyRuleModule } from './types.js';
 // ordinary; the rule fires only when the two are wired together on one line, or when prose asks for a
 // secret to be sent to an outside destination.
 
+/** Folders in a home directory that hold secrets (the rest of the path follows them). */
+const SECRET_FOLDER = String.raw`(?:~|\$HOME|\$\{HOME\}|%USERPROFILE%|/root|/home/[\w.-]+)/\.(?:ssh|aws|gnupg|kube|docker|azure|config/gcloud|config/gh|netrc|npmrc|pypirc|git-credentials|bash_history|zsh_history)\b`;
+/** Files that hold secrets wherever they are. */
+const SECRET_FILE = String.raw`\bid_(?:rsa|dsa|ecdsa|ed25519)\b|/etc/(?:shadow|passwd|sudoers)\b|(?:^|[\s"'=@(])\.env(?:\.\w+)?\b|\bcredentials\.json\b|\.aws/credentials\b`;
 /** Files and stores that hold secrets. */
-const SECRET_SOURCE = String.raw`(?:~|\$HOME|\$\{HOME\}|%USERPROFILE%|/root|/home/[\w.-]+)/\.(?:ssh|aws|gnupg|kube|docker|azure|config/gcloud|config/gh|netrc|npmrc|pypirc|git-credentials|bash_history|zsh_history)\b[\w./-]*|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|/etc/(?:shadow|passwd|sudoers)\b|(?:^|[\s"'=@(])\.env(?:\.\w+)?\b|\bcredentials\.json\b|\.aws/credentials\b`;
+const SECRET_SOURCE = String.raw`${SECRET_FOLDER}[\w./-]*|${SECRET_FILE}`;
 /** Commands that dump the whole environment. */
 const ENV_DUMP = String.raw`(?:\benv\b|\bprintenv\b|\bset\b|\bexport\s+-p\b|\bgci\s+env:|\bget-childitem\s+env:|\bls\s+env:)`;
 /** Things that send data over the network. */
 const NETWORK_SINK = String.raw`(?:\bcurl\b|\bwget\b|\bnc\b|\bncat\b|\bnetcat\b|\bsocat\b|\btelnet\b|\bhttp\b|\biwr\b|\birm\b|\binvoke-(?:webrequest|restmethod)\b|/dev/(?:tcp|udp)/|\bsendmail\b|\bmail\s+-s\b|\bmailx\b)`;
 /** Destinations that are only ever used to collect data. */
 const COLLECTOR_HOST =
-  /\b(?:webhook\.site|requestbin\.(?:com|net)|[\w-]+\.requestcatcher\.com|[\w-]+\.m\.pipedream\.net|[\w-]+\.burpcollaborator\.net|[\w-]+\.oast\.(?:fun|me|live|site|online|pro)|interact\.sh|discord(?:app)?\.com\/api\/webhooks|api\.telegram\.org\/bot)/i;
+  /\b(?:webhook\.site|requestbin\.(?:com|net)|interact\.sh|discord(?:app)?\.com\/api\/webhooks|api\.telegram\.org\/bot)|(?<![\w-])-*\b[\w-]+\.(?:requestcatcher\.com|m\.pipedream\.net|burpcollaborator\.net|oast\.(?:fun|me|live|site|online|pro))/i;
 
 const PATTERNS: { regex: RegExp; what: string }[] = [
   {
@@ -49,7 +53,13 @@ const PATTERNS: { regex: RegExp; what: string }[] = [
     what: 'embeds a secret file or the environment in a request',
   },
   {
-    regex: new RegExp(String.raw`\bscp\s+(?:-\S+\s+)*(?:${SECRET_SOURCE})\S*\s+\S+@?\S+:`, 'i'),
+    // The path's rest and the destination are each read by one quantifier (`\S*`, `\S{2,}`): read by two
+    // in a row, a long token was tried at every split, quadratic in its length. At most 10 options: unbounded,
+    // every `scp` of a long line read all the options after it.
+    regex: new RegExp(
+      String.raw`\bscp\s+(?:-\S+\s+){0,10}(?:${SECRET_FOLDER}|${SECRET_FILE})\S*\s+\S{2,}:`,
+      'i',
+    ),
     what: 'copies a secret file to a remote host',
   },
   {

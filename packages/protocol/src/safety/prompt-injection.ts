@@ -33,7 +33,7 @@ const PATTERNS: { regex: RegExp; what: string; unlessBefore?: RegExp }[] = [
   },
   {
     regex:
-      /<\|im_start\|>\s*system|\[\/?INST\]|<<\/?SYS>>|^\s*(?:#+\s*)?\[?(?:SYSTEM|ADMIN)\s*(?:OVERRIDE|MESSAGE|PROMPT)\]?\s*:/im,
+      /<\|im_start\|>\s*system|\[\/?INST\]|<<\/?SYS>>|^[^\S\n\r\u2028\u2029]*(?:#+\s*)?\[?(?:SYSTEM|ADMIN)\s*(?:OVERRIDE|MESSAGE|PROMPT)\]?\s*:/im,
     what: 'imitates a chat-template or system message boundary',
   },
   {

@@ -5,7 +5,11 @@ import type { RuleHit, SafetyRuleModule } from './types.js';
 const FETCHER = String.raw`(?:curl|wget|https?|aria2c)\b(?!:)`;
 // An interpreter given -c/-e/-m reads its program from the argument and only treats stdin as data
 // (`curl … | python3 -c 'import json…'` parses a response, it does not run it).
-const SHELL = String.raw`(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+\S+=\S*\s+)*(?:ba|z|k|da|fi|a)?sh\b|(?:python[0-9.]*|perl|ruby|node|php)\b(?!\s+-[cemnpi]\b)`;
+// At most 10 sudo options: unbounded, every `http|` of a long line read all the options after it.
+// A variable's name stops at its first `=`: with `\S+=\S*` each `env a==b` split anywhere, and the
+// repeated group tried every split of every assignment, exponential in their number (400 characters of
+// `env v==` held a line for minutes).
+const SHELL = String.raw`(?:sudo\s+(?:-\S+\s+){0,10})?(?:env\s+[^\s=]+=\S*\s+)*(?:ba|z|k|da|fi|a)?sh\b|(?:python[0-9.]*|perl|ruby|node|php)\b(?!\s+-[cemnpi]\b)`;
 
 /** Each pattern is one way of running code fetched from the network without looking at it first. */
 const PATTERNS: { regex: RegExp; what: string }[] = [
@@ -30,7 +34,7 @@ const PATTERNS: { regex: RegExp; what: string }[] = [
   // iex (iwr https://x), Invoke-Expression (New-Object Net.WebClient).DownloadString('...')
   {
     regex:
-      /\b(?:iex|invoke-expression)\b[\s(&]*(?:\(\s*)*(?:iwr|irm|invoke-webrequest|invoke-restmethod|new-object\s+(?:system\.)?net\.webclient|\[?system\.net\.webclient)/i,
+      /\b(?:iex|invoke-expression)\b[\s(&]*(?:iwr|irm|invoke-webrequest|invoke-restmethod|new-object\s+(?:system\.)?net\.webclient|\[?system\.net\.webclient)/i,
     what: 'runs a PowerShell download with Invoke-Expression',
   },
   // iwr https://x | iex, irm https://x | Invoke-Expression

@@ -172,6 +172,24 @@ describe('/v1/suggest', () => {
     expect(answer.results[0].identity).toBe('gh:devtools/skills/pdf-extract');
   });
 
+  // A hang detector, not a speed target: the first message held the event loop for 17 s before need finding
+  // was made linear (test/architecture/regex-safety.test.ts); all five now take under a second.
+  it('answers the longest hostile messages, each of which once held the hub for seconds', {
+    timeout: 10_000,
+  }, async () => {
+    for (const message of [
+      `${'x'.repeat(4_001)}${' '.repeat(3_998)}y`,
+      'a-'.repeat(4_000),
+      `${'A+'.repeat(3_999)}_`,
+      `at N${'A0'.repeat(3_998)}`,
+      `~~~\n${'\n\t'.repeat(3_997)}\``,
+    ]) {
+      const r = await post(message);
+      expect(r.statusCode).toBe(200);
+      expect(r.json()).toHaveProperty('abstained');
+    }
+  });
+
   it('abstains on a message with no task for a skill', async () => {
     for (const message of ['thanks, that worked!', 'lol nice one', 'ok cool, sounds good']) {
       expect((await post(message)).json()).toEqual({ results: [], abstained: true });

@@ -32,6 +32,7 @@ const benchmarks: Record<string, () => Promise<{ run(args: string[]): Promise<vo
   client: () => import('./client/command.js'),
   relevance: () => import('./relevance/command.js'),
   'safety-flags': () => import('./safety-flags/command.js'),
+  'hostile-input': () => import('./hostile-input/command.js'),
   suggest: () => import('./suggest/command.js'),
   'suggest-profile': () => import('./suggest/profile.js'),
   'suggest-vectors': () => import('./suggest/vectors.js'),

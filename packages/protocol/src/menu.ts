@@ -10,7 +10,10 @@ export function renderMenu(items: MenuItem[]): string {
   return items.map((item) => `- ${item.identity}: ${oneLine(item.description)}`).join('\n');
 }
 
-/** Descriptions may be multi-line YAML; a menu row must stay one line. */
-function oneLine(text: string): string {
+/**
+ * `text` on one line: every line break, with the white space around it, folded to one space (descriptions
+ * may be multi-line YAML; a menu or resident row must stay one line).
+ */
+export function oneLine(text: string): string {
   return text.replace(/(?<!\s)\s*[\r\n]\s*/g, ' ').trim();
 }

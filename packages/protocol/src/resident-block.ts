@@ -2,6 +2,7 @@ import { type AutotriggerWarning, expandAutotrigger } from './autotrigger.js';
 import { flaggedNote } from './frame.js';
 import { tryParseSkillMarkdown } from './frontmatter.js';
 import { diskPath, formatIdentity, parseIdentity } from './identity.js';
+import { oneLine } from './menu.js';
 
 /** One row of the resident block. */
 export interface ResidentEntry {
@@ -87,9 +88,4 @@ export function resolveResidentEntries(
 /** The resident block of `.autotrigger` content resolved against local SKILL.md contents keyed by folder. */
 export function buildResidentBlock(autotriggerContent: string, localSkills: Map<string, string>): string {
   return renderResidentBlock(resolveResidentEntries(autotriggerContent, localSkills).entries);
-}
-
-/** A row must stay one line: multi-line YAML values are folded to single spaces. */
-function oneLine(text: string): string {
-  return text.replace(/(?<!\s)\s*[\r\n]\s*/g, ' ').trim();
 }

@@ -11,7 +11,7 @@ import { isProtocolError } from '../errors.js';
 import { refusingVerdict } from '../frame.js';
 import { diskPath, type Identity, parseIdentity } from '../identity.js';
 import { findSkillFolders } from '../leaf-rule.js';
-import type { MenuItem } from '../menu.js';
+import { type MenuItem, oneLine } from '../menu.js';
 import { type ResidentEntry, renderResidentBlock } from '../resident-block.js';
 import { isMissing, walkFolder } from './fs-tree.js';
 import { checkLocalSkill, describeLocalProblem, type LocalSkillProblem } from './local-check.js';
@@ -447,11 +447,6 @@ async function writeAutotrigger(projectDir: string, content: string): Promise<vo
 /** Skill folders under `.atskills`, relative to it (e.g. 'team/a', 'gh/o/r/p'). */
 async function projectSkillFolders(projectDir: string): Promise<string[]> {
   return findSkillFolders(await walkFolder(path.join(projectDir, '.atskills')));
-}
-
-/** Descriptions may be multi-line YAML; a resident row must stay one line. */
-function oneLine(text: string): string {
-  return text.replace(/(?<!\s)\s*[\r\n]\s*/g, ' ').trim();
 }
 
 function mergeWarnings(...lists: AutotriggerWarning[][]): AutotriggerWarning[] {

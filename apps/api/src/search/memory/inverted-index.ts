@@ -243,6 +243,16 @@ function letterMask(word: string): number {
   return mask >>> 0;
 }
 
+/** Candidates one slot of a query of `slotCount` slots may draw: the draw's budget shared, at least perSlot. */
+function slotShare(draw: CandidateDraw, slotCount: number): number {
+  return Math.max(draw.perSlot, draw.budget / Math.max(1, slotCount));
+}
+
+/** Candidates the word as typed draws from its list: two thirds of its slot's share (see score). */
+function ownWordCap(share: number): number {
+  return (share * 2) / 3;
+}
+
 /** Set bits of a 32-bit number. */
 function bitCount(n: number): number {
   let v = n - ((n >>> 1) & 0x55555555);
@@ -422,17 +432,20 @@ export class InvertedIndex {
     return this.totalPostings;
   }
 
-  /** Bytes of the rank directories built so far, for the memory report. */
+  /** Bytes of the rank directories built so far (derivedBytes without the impact heads). */
   get directoryBytes(): number {
-    let bytes = 0;
-    for (const list of this.postings.values()) bytes += list.directoryBytes;
-    return bytes;
+    return this.listBytes((list) => list.directoryBytes);
   }
 
   /** Bytes of what searches derived from the lists so far (rank directories, impact heads): memory report. */
   get derivedBytes(): number {
+    return this.listBytes((list) => list.directoryBytes + list.headBytes);
+  }
+
+  /** `bytesOf` summed over the posting lists. */
+  private listBytes(bytesOf: (list: PostingList) => number): number {
     let bytes = 0;
-    for (const list of this.postings.values()) bytes += list.directoryBytes + list.headBytes;
+    for (const list of this.postings.values()) bytes += bytesOf(list);
     return bytes;
   }
 
@@ -746,7 +759,7 @@ export class InvertedIndex {
     draw: CandidateDraw = SEARCH_DRAW,
     spareBytes = Number.POSITIVE_INFINITY,
   ): Promise<void> {
-    const headCap = Math.round((Math.max(draw.perSlot, draw.budget) * 2) / 3);
+    const headCap = Math.round(ownWordCap(slotShare(draw, 1)));
     let spent = 0;
     for (const list of this.postings.values()) {
       if (slice.due()) await slice.pause();
@@ -811,7 +824,7 @@ export class InvertedIndex {
     // word as typed draws two thirds of the slot's share, its other readings (completions, corrections,
     // synonyms) the last third by weight. A list no longer than what it may draw is read whole.
     const drawn = new Map<PostingList, number>();
-    const share = Math.max(draw.perSlot, draw.budget / Math.max(1, slots.length));
+    const share = slotShare(draw, slots.length);
     for (const scoring of slots) {
       const others = scoring.expansions.reduce((sum, e) => sum + (e.weight < 1 ? e.weight : 0), 0);
       for (const expansion of scoring.expansions) {
@@ -819,7 +832,7 @@ export class InvertedIndex {
         const cap = exhaustive
           ? Number.POSITIVE_INFINITY
           : own
-            ? (share * 2) / 3
+            ? ownWordCap(share)
             : Math.max(MIN_EXPANSION_CANDIDATES, (share * expansion.weight) / (3 * Math.max(1, others)));
         for (const term of expansion.terms) {
           const list = this.postings.get(term);

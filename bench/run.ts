@@ -35,6 +35,7 @@ const benchmarks: Record<string, () => Promise<{ run(args: string[]): Promise<vo
   'hostile-input': () => import('./hostile-input/command.js'),
   suggest: () => import('./suggest/command.js'),
   'suggest-profile': () => import('./suggest/profile.js'),
+  'suggest-against': () => import('./suggest/against.js'),
   'suggest-vectors': () => import('./suggest/vectors.js'),
   'suggest-overload': () => import('./suggest/overload.js'),
 };

@@ -808,7 +808,8 @@ export function createSuggestEngine(
     });
     const readBy = model;
     const asked = readBy ? taskOf(readBy) : null;
-    // Every score is 0 then, under any threshold the request may be given (the reranker is chosen later).
+    // A prior of 0 makes every score 0: the request abstains under a positive threshold, whichever
+    // reranker would answer (it is chosen later).
     const abstainBelow =
       threshold ?? Math.min(SHIPPED_RERANKER.abstainBelow, options.reranker?.abstainBelow ?? 1);
     if (asked && taskPrior(asked) === 0 && abstainBelow > 0 && !options.explain) {

@@ -29,3 +29,12 @@ export function round(value: number, digits = 3): number {
   const f = 10 ** digits;
   return Math.round(value * f) / f;
 }
+
+/**
+ * CPU milliseconds of this process (all its threads: the collector's too): the machines benchmarks run on
+ * are shared, and wall time would count the time other processes held the cores.
+ */
+export function cpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}

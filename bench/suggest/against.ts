@@ -18,19 +18,13 @@ import { connectPostgres } from '@atskills/db';
 import { ANONYMOUS_VIEWER } from '../../apps/api/src/services/auth/viewer.js';
 import { benchDatabaseName, ensureDatabase, repoRoot } from '../lib/env.js';
 import { type BenchRow, writeResult } from '../lib/report.js';
-import { round } from '../lib/stats.js';
+import { cpuMs, round } from '../lib/stats.js';
 import { DEV_MESSAGES_PATH, loadMessages, MESSAGES_PATH } from './messages.js';
 
 /** What the API asks for (the `--speed` load sends limit 5). */
 const LIMIT = 5;
 
 type Suggest = (message: string) => Promise<unknown>;
-
-/** CPU milliseconds of this process (see profile.ts: the machine is shared, wall time is not ours). */
-function cpuMs(): number {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
-}
 
 /** Builds a checkout's search and suggestion engines from its own sources, over `db`. */
 async function engineOf(checkout: string, db: ReturnType<typeof connectPostgres>['db']): Promise<Suggest> {

@@ -22,20 +22,11 @@ import { createSuggestEngine, type SuggestEngineOptions } from '../../apps/api/s
 import { READ_CAP, SemanticModel } from '../../apps/api/src/suggest/model.js';
 import { extractNeeds, taskSignal } from '../../apps/api/src/suggest/needs.js';
 import { benchDatabaseName, ensureDatabase } from '../lib/env.js';
-import { percentile, round } from '../lib/stats.js';
+import { cpuMs, percentile, round } from '../lib/stats.js';
 import { DEV_MESSAGES_PATH, loadMessages, MESSAGES_PATH } from './messages.js';
 
 /** What the API asks for (the `--speed` load sends limit 5). */
 const LIMIT = 5;
-
-/**
- * CPU milliseconds of this process (all its threads: the collector's too): the machine is shared, and wall
- * time would count the time other processes held the cores.
- */
-function cpuMs(): number {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
-}
 
 /** CPU milliseconds spent in each wrapped stage during the current request. */
 const spent = { termModel: 0, lsaVector: 0, lsaNearest: 0, lexical: 0 };

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- suggest [--messages <file>] [--reuse] [--misses] [--speed [--workers 1,2]] [--pool <file>]
+ * `npm run bench -- suggest [--messages <file>] [--reuse] [--misses] [--speed [--workers 1,2] [--against <checkout>]] [--pool <file>]
  * [--embeddings <url>] [--reranker <file>] [--explain <file>]`: the
  * suggestion benchmark of issue 25. Seeds the shared corpus into a database of its own (`atskills_suggest`, or
  * BENCH_SUGGEST_DATABASE), then answers every judged message (bench/suggest/messages.json;
@@ -9,12 +9,15 @@
  * abstention trade-off curve, and writes bench/results/suggest.json. `--speed` also measures /v1/suggest
  * over HTTP at the 56,804-skill benchmark scale (`npm run bench -- load` first): p50/p99 at c=1 and c=16
  * with the read cache off, the model's build time and memory, for a single hub and then for `--workers`
- * hub processes (API_WORKERS) sharing the port. `--scale` judges the suggestions among the
+ * hub processes (API_WORKERS) sharing the port; `--against` adds another checkout's single hub (say main
+ * before a change, in a `git worktree` with its own `npm ci`) to the alternating rounds, rows marked
+ * `[against]`: the only comparison of p99 this machine's drift allows. `--scale` judges the suggestions among the
  * benchmark scale's skills instead (see its option). `--embeddings` judges with an embeddings service
  * (as EMBEDDINGS_URL, every skill embedded first) and `--reranker` with a reranker file (as
  * SUGGEST_RERANKER): how an operator measures a service and the reranker fitted to it.
  */
 import { existsSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { connectPostgres } from '@atskills/db';
 import pg from 'pg';
@@ -29,6 +32,7 @@ import {
   benchDatabaseName,
   type ChildServer,
   ensureDatabase,
+  repoRoot,
   requireIndexedDatabase,
   serverUrl,
   treeMemory,
@@ -76,6 +80,8 @@ export async function run(args: string[]): Promise<void> {
       reranker: { type: 'string' },
       /** With --speed: the counts of hub processes (API_WORKERS) measured in turn, comma-separated. */
       workers: { type: 'string', default: '1,2' },
+      /** With --speed: another checkout's single hub measured in the same alternating rounds. */
+      against: { type: 'string' },
       /** With --speed: alternating measured rounds over the configurations (medians reported). */
       rounds: { type: 'string', default: '3' },
       /**
@@ -256,6 +262,7 @@ export async function run(args: string[]): Promise<void> {
       table,
       parseWorkerCounts(values.workers),
       Number(values.rounds),
+      values.against ? path.resolve(values.against) : undefined,
     );
   writeResult(values.scale ? 'suggest-scale' : 'suggest', table, extra);
 }
@@ -312,6 +319,8 @@ async function scaleDatabase(fresh: boolean): Promise<string> {
  * `workerCounts` (API_WORKERS; 1 is the single hub the targets are set for): p50/p99 at c=1 and c=16.
  * Every configuration runs at once (idle ones cost memory, not CPU), each warmed at c=16, then measured
  * in `rounds` alternating rounds (the machine's speed drifts between minutes); medians are reported.
+ * `against`: another checkout's single hub, started from its sources with a data folder of its own (its
+ * stored structures are its code's), measured in the same rounds.
  */
 async function speed(
   judgements: MessageJudgement[],
@@ -319,6 +328,7 @@ async function speed(
   table: BenchRow[],
   workerCounts: number[],
   rounds: number,
+  against?: string,
 ): Promise<Record<string, unknown>> {
   const url = await requireIndexedDatabase();
   const requests = judgements.map((j) => ({
@@ -327,15 +337,29 @@ async function speed(
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ message: j.message, limit: 5 }),
   }));
-  const hubs: { workers: number; api: ChildServer; figures: Record<string, unknown> }[] = [];
+  /** `key` names a configuration: its API_WORKERS, or `against`. */
+  const hubs: { key: string; workers: number; api: ChildServer; figures: Record<string, unknown> }[] = [];
+  const configurations = [
+    ...workerCounts.map((workers) => ({ key: String(workers), workers, root: repoRoot, env: {} })),
+    ...(against
+      ? [
+          {
+            key: 'against',
+            workers: 1,
+            root: against,
+            env: { ATSKILLS_DATA_DIR: path.join(repoRoot, 'bench', 'work', 'hub-data-against') },
+          },
+        ]
+      : []),
+  ];
   try {
-    for (const workers of workerCounts) {
-      const api = await startApi(url, {
-        SEARCH_ENGINE: 'memory',
-        READ_CACHE_MB: '0',
-        API_WORKERS: String(workers),
-      });
-      hubs.push({ workers, api, figures: {} });
+    for (const { key, workers, root, env } of configurations) {
+      const api = await startApi(
+        url,
+        { SEARCH_ENGINE: 'memory', READ_CACHE_MB: '0', API_WORKERS: String(workers), ...env },
+        root,
+      );
+      hubs.push({ key, workers, api, figures: {} });
       const started = performance.now();
       const searchBuildSeconds = await waitForIndex(api.url, workers);
       const text = await waitForMetric(
@@ -364,9 +388,11 @@ async function speed(
     }
     const measured = new Map<string, LoadResult[]>();
     for (let r = 0; r < rounds; r++) {
-      for (const { workers, api } of hubs) {
+      for (const { key, workers, api } of hubs) {
         for (const c of [1, 16]) {
-          console.error(`round ${r + 1}/${rounds}: /v1/suggest at c=${c}, ${workers} hub process(es)...`);
+          console.error(
+            `round ${r + 1}/${rounds}: /v1/suggest at c=${c}, ${key === 'against' ? 'against' : `${workers} hub process(es)`}...`,
+          );
           const result = await runLoad({
             baseUrl: api.url,
             requests,
@@ -374,16 +400,16 @@ async function speed(
             total: c === 1 ? requests.length * 2 : total,
             warmup: c === 1 ? 20 : 64,
           });
-          const key = `${workers}:${c}`;
-          measured.set(key, [...(measured.get(key) ?? []), result]);
+          const at = `${key}:${c}`;
+          measured.set(at, [...(measured.get(at) ?? []), result]);
         }
       }
     }
     const out: Record<string, unknown> = { rounds };
-    for (const { workers, api, figures } of hubs) {
+    for (const { key, workers, api, figures } of hubs) {
       figures.apiMemory = treeMemory(api.pid);
       for (const c of [1, 16]) {
-        const results = measured.get(`${workers}:${c}`) ?? [];
+        const results = measured.get(`${key}:${c}`) ?? [];
         const med = (pick: (r: LoadResult) => number) => round(median(results.map(pick)), 3);
         const row = {
           p50: med((r) => r.p50),
@@ -398,7 +424,10 @@ async function speed(
         };
         figures[`c${c}`] = row;
         table.push({
-          answered: `speed /v1/suggest (read cache off)${workers > 1 ? `, API_WORKERS=${workers}` : ''}`,
+          answered:
+            key === 'against'
+              ? `[against] speed /v1/suggest (read cache off)`
+              : `speed /v1/suggest (read cache off)${workers > 1 ? `, API_WORKERS=${workers}` : ''}`,
           kind: `c=${c}`,
           messages: results.reduce((sum, r) => sum + r.count, 0),
           p50: row.p50,
@@ -407,7 +436,8 @@ async function speed(
         });
       }
       // The single hub's figures stay at the top level (earlier results are read that way).
-      if (workers === 1) Object.assign(out, figures);
+      if (key === 'against') out.against = { checkout: against, ...figures };
+      else if (workers === 1) Object.assign(out, figures);
       else out[`apiWorkers${workers}`] = figures;
     }
     return out;

@@ -19,10 +19,7 @@ import { ANONYMOUS_VIEWER } from '../../apps/api/src/services/auth/viewer.js';
 import { benchDatabaseName, ensureDatabase, repoRoot } from '../lib/env.js';
 import { type BenchRow, writeResult } from '../lib/report.js';
 import { cpuMs, round } from '../lib/stats.js';
-import { DEV_MESSAGES_PATH, loadMessages, MESSAGES_PATH } from './messages.js';
-
-/** What the API asks for (the `--speed` load sends limit 5). */
-const LIMIT = 5;
+import { DEV_MESSAGES_PATH, loadMessages, MESSAGES_PATH, SUGGEST_LIMIT } from './messages.js';
 
 type Suggest = (message: string) => Promise<unknown>;
 
@@ -41,7 +38,7 @@ async function engineOf(checkout: string, db: ReturnType<typeof connectPostgres>
   await memory.build();
   const suggest = createSuggestEngine(db, memory, { maxBytes: 2 ** 32 });
   await suggest.build();
-  return (message) => suggest.suggest(message, ANONYMOUS_VIEWER, LIMIT);
+  return (message) => suggest.suggest(message, ANONYMOUS_VIEWER, SUGGEST_LIMIT);
 }
 
 export async function run(args: string[]): Promise<void> {

@@ -50,6 +50,7 @@ import {
   MESSAGE_KINDS,
   MESSAGES_PATH,
   type MessageJudgement,
+  SUGGEST_LIMIT,
 } from './messages.js';
 
 const DEPTH = 10;
@@ -335,7 +336,7 @@ async function speed(
     method: 'POST',
     path: '/v1/suggest',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ message: j.message, limit: 5 }),
+    body: JSON.stringify({ message: j.message, limit: SUGGEST_LIMIT }),
   }));
   /** `key` names a configuration: its API_WORKERS, or `against`. */
   const hubs: { key: string; workers: number; api: ChildServer; figures: Record<string, unknown> }[] = [];

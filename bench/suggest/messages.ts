@@ -24,6 +24,9 @@ export const MINIMUM_PER_KIND: Record<MessageKind, number> = {
 /** The longest message `POST /v1/suggest` accepts (SPEC 2.7). */
 export const MAX_MESSAGE_CHARS = 8000;
 
+/** The suggestions the speed benchmarks ask for a message (`limit`): the five recall@5 judges (hooks ask for 3). */
+export const SUGGEST_LIMIT = 5;
+
 /** One judged message, entries expanded to identities. */
 export interface MessageJudgement {
   id: string;

@@ -18,7 +18,7 @@ import { type BenchRow, writeResult } from '../lib/report.js';
 import { Rng } from '../lib/rng.js';
 import { startApi, waitForIndex, waitForMetric } from '../lib/servers.js';
 import { median, percentile, round } from '../lib/stats.js';
-import { loadMessages, MESSAGES_PATH } from './messages.js';
+import { loadMessages, MESSAGES_PATH, SUGGEST_LIMIT } from './messages.js';
 
 interface Outcome {
   sent: number;
@@ -65,7 +65,7 @@ export async function run(args: string[]): Promise<void> {
     await waitForMetric(api.url, 'atskills_suggest_model_ready', 1, 'its suggestion model');
     console.error('warming, then measuring capacity at c=16...');
     // One body per message, for the capacity run and the overload runs alike: both send the same request.
-    const bodies = messages.map((message) => JSON.stringify({ message, limit: 5 }));
+    const bodies = messages.map((message) => JSON.stringify({ message, limit: SUGGEST_LIMIT }));
     const requests = bodies.map((body) => ({ method: 'POST', path: '/v1/suggest', body }));
     await runLoad({ baseUrl: api.url, requests, concurrency: 16, total: requests.length * 2, warmup: 0 });
     const capacity = (

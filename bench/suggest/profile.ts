@@ -23,10 +23,7 @@ import { READ_CAP, SemanticModel } from '../../apps/api/src/suggest/model.js';
 import { extractNeeds, taskSignal } from '../../apps/api/src/suggest/needs.js';
 import { benchDatabaseName, ensureDatabase } from '../lib/env.js';
 import { cpuMs, percentile, round } from '../lib/stats.js';
-import { DEV_MESSAGES_PATH, loadMessages, MESSAGES_PATH } from './messages.js';
-
-/** What the API asks for (the `--speed` load sends limit 5). */
-const LIMIT = 5;
+import { DEV_MESSAGES_PATH, loadMessages, MESSAGES_PATH, SUGGEST_LIMIT } from './messages.js';
 
 /** CPU milliseconds spent in each wrapped stage during the current request. */
 const spent = { termModel: 0, lsaVector: 0, lsaNearest: 0, lexical: 0 };
@@ -209,7 +206,7 @@ export async function run(args: string[]): Promise<void> {
     if (values.census) countWork();
     if (values['cap-agreement']) measureCapAgreement();
     // A warm-up round (JIT, lazily built structures: impact heads, rank directories), then the measured ones.
-    for (const j of judgements) await suggest.suggest(j.message, ANONYMOUS_VIEWER, LIMIT);
+    for (const j of judgements) await suggest.suggest(j.message, ANONYMOUS_VIEWER, SUGGEST_LIMIT);
     work.postings = 0;
     work.skippable = 0;
     work.beyond.fill(0);
@@ -240,11 +237,11 @@ export async function run(args: string[]): Promise<void> {
         spent.lexical = 0;
         const w0 = performance.now();
         const t0 = cpuMs();
-        const answer = await suggest.suggest(j.message, ANONYMOUS_VIEWER, LIMIT);
+        const answer = await suggest.suggest(j.message, ANONYMOUS_VIEWER, SUGGEST_LIMIT);
         const total = cpuMs() - t0;
         if (values['cap-agreement'] && r === 0) {
           engineOptions.readCap = Number.POSITIVE_INFINITY;
-          const exact = await suggest.suggest(j.message, ANONYMOUS_VIEWER, LIMIT);
+          const exact = await suggest.suggest(j.message, ANONYMOUS_VIEWER, SUGGEST_LIMIT);
           engineOptions.readCap = readCap;
           const shown = (a: typeof answer) => a.results.map((x) => x.hit.identity).join(' ');
           agreement.answers++;
@@ -317,7 +314,7 @@ export async function run(args: string[]): Promise<void> {
     if (values['cap-agreement']) {
       const share = (a: number, b: number) => round(a / Math.max(1, b), 3);
       console.log(
-        `term model capped at ${READ_CAP} postings a list, against uncapped (${agreement.searches} searches): first 10 kept ${share(agreement.top10, agreement.top10Of)}, first 50 kept ${share(agreement.top50, agreement.top50Of)}, lists identical ${share(agreement.identical, agreement.searches)}; suggestions (first ${LIMIT}) identical ${share(agreement.sameAnswers, agreement.answers)}, uncapped suggestions kept ${share(agreement.shown, agreement.shownOf)}`,
+        `term model capped at ${READ_CAP} postings a list, against uncapped (${agreement.searches} searches): first 10 kept ${share(agreement.top10, agreement.top10Of)}, first 50 kept ${share(agreement.top50, agreement.top50Of)}, lists identical ${share(agreement.identical, agreement.searches)}; suggestions (first ${SUGGEST_LIMIT}) identical ${share(agreement.sameAnswers, agreement.answers)}, uncapped suggestions kept ${share(agreement.shown, agreement.shownOf)}`,
       );
     }
     slowest.sort((a, b) => b.ms - a.ms);

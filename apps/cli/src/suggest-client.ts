@@ -1,4 +1,4 @@
-import type { SuggestResult } from '@atskills/protocol';
+import { type SuggestResult, trimTrailingSlashes } from '@atskills/protocol';
 
 /** The hub to ask: its base URL and, for private skills, a token (the CLI's ClientSettings fit). */
 export interface SuggestHub {
@@ -23,7 +23,7 @@ export async function fetchSuggestions(
     // request leaves before anything heavy loads.
     const { httpRequest, SUGGEST_TIMEOUT_HEADER } = await import('@atskills/protocol/node/resolving');
     const timeoutMs = Math.max(1, Math.floor(options.deadlineMs ?? 800));
-    const answer = await httpRequest(`${hub.hubUrl.replace(/(?<!\/)\/+$/, '')}/v1/suggest`, {
+    const answer = await httpRequest(`${trimTrailingSlashes(hub.hubUrl)}/v1/suggest`, {
       method: 'POST',
       headers: {
         accept: 'application/json',

@@ -1,6 +1,7 @@
 import ignore, { type Ignore } from 'ignore';
 import { IdentityError, ProtocolError } from './errors.js';
 import { formatIdentity, parseIdentity } from './identity.js';
+import { trimEdgeSlashes } from './slashes.js';
 
 // `.atskills/.autotrigger` (SPEC 1.5): .gitignore syntax. Plain lines select project skills through the `ignore`
 // package (the reference implementation of gitignore matching in JS, so globs, `dir/`, anchoring and `!` behave
@@ -233,7 +234,7 @@ function matches(ig: Ignore, folder: string): boolean {
 }
 
 function trimSlashes(path: string): string {
-  return path.replace(/^\/+|(?<!\/)\/+$/g, '');
+  return trimEdgeSlashes(path);
 }
 
 /** Folder names are literal; parseIdentity percent-decodes, so a literal '%' must be escaped first. */

@@ -1,6 +1,7 @@
 import { isAlias, isCollection, isPair, isScalar, parseDocument } from 'yaml';
 import { FrontmatterError } from './errors.js';
 import { FRONTMATTER_OPENING, splitFrontmatter } from './frontmatter-split.js';
+import { trimTrailingSlashes } from './slashes.js';
 
 /** A rule break that still lets a skill be indexed (but not published). */
 export type FrontmatterWarning =
@@ -119,11 +120,7 @@ export function describeWarning(warning: FrontmatterWarning): string {
 
 function ruleBreaks(name: string, description: string, folder: string): FrontmatterWarning[] {
   const warnings: FrontmatterWarning[] = [];
-  const folderName =
-    folder
-      .replace(/(?<!\/)\/+$/, '')
-      .split('/')
-      .at(-1) ?? '';
+  const folderName = trimTrailingSlashes(folder).split('/').at(-1) ?? '';
   if (name === '') warnings.push('name-empty');
   else if (!NAME_FORMAT.test(name)) warnings.push('name-format');
   if ([...name].length > MAX_NAME_LENGTH) warnings.push('name-too-long');

@@ -1,4 +1,5 @@
 import { IdentityError } from './errors.js';
+import { trimTrailingSlashes } from './slashes.js';
 
 /** Where an identity points: the project's own `.atskills`, a GitHub repository, or the hub. */
 export type Source = 'local' | 'gh' | 'hub';
@@ -119,10 +120,7 @@ export interface GithubRepository {
  * path inside the repository.
  */
 export function parseGithubRepository(text: string): GithubRepository {
-  const trimmed = text
-    .trim()
-    .replace(/(?<!\/)\/+$/, '')
-    .replace(/\.git$/, '');
+  const trimmed = trimTrailingSlashes(text.trim()).replace(/\.git$/, '');
   const prefixed = GITHUB_URL.test(trimmed) || PREFIXED.test(trimmed);
   const id = parseIdentity(prefixed ? trimmed : formatIdentity('gh', trimmed));
   if (id.source !== 'gh') {
@@ -139,7 +137,7 @@ export function parseGithubRepository(text: string): GithubRepository {
 
 /** The git URL of a GitHub repository under `base` (https://github.com or a stand-in), its names encoded. */
 export function githubGitUrl(base: string, owner: string, repo: string): string {
-  return `${base.replace(/(?<!\/)\/+$/, '')}/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}.git`;
+  return `${trimTrailingSlashes(base)}/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}.git`;
 }
 
 /**

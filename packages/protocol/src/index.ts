@@ -10,5 +10,6 @@ export * from './menu.js';
 export * from './references.js';
 export * from './resident-block.js';
 export * from './safety/index.js';
+export * from './slashes.js';
 export * from './source-stamp.js';
 export * from './suggest-timeout.js';

@@ -1,6 +1,8 @@
 // The leaf rule (SPEC 1.2) over an abstract listing, so the same code walks a folder on disk, `git ls-tree`
 // output, or database rows.
 
+import { trimEdgeSlashes } from './slashes.js';
+
 /** One entry of a tree listing (a folder walk, `git ls-tree` output, or database rows). */
 export interface TreeEntry {
   path: string;
@@ -172,7 +174,7 @@ function inGitDir(path: string): boolean {
 }
 
 function trimSlashes(path: string): string {
-  return path.replace(/^(?:\.\/)+/, '').replace(/^\/+|(?<!\/)\/+$/g, '');
+  return trimEdgeSlashes(path.replace(/^(?:\.\/)+/, ''));
 }
 
 function basename(path: string): string {

@@ -3,6 +3,7 @@ import { flaggedNote } from './frame.js';
 import { tryParseSkillMarkdown } from './frontmatter.js';
 import { diskPath, formatIdentity, parseIdentity } from './identity.js';
 import { oneLine } from './menu.js';
+import { trimEdgeSlashes } from './slashes.js';
 
 /** One row of the resident block. */
 export interface ResidentEntry {
@@ -46,9 +47,7 @@ export function resolveResidentEntries(
   localSkills: Map<string, string>,
 ): LocalResidentResolution {
   const { entries, warnings, excluded } = expandAutotrigger(autotriggerContent, [...localSkills.keys()]);
-  const byFolder = new Map(
-    [...localSkills].map(([folder, content]) => [folder.replace(/^\/+|(?<!\/)\/+$/g, ''), content]),
-  );
+  const byFolder = new Map([...localSkills].map(([folder, content]) => [trimEdgeSlashes(folder), content]));
   const resolved: ResidentEntry[] = [];
   const unresolved: LocalResidentResolution['unresolved'] = [];
   const excludedSet = new Set(excluded);

@@ -1,3 +1,4 @@
+import { trimTrailingSlashes } from '@atskills/protocol';
 /**
  * The GitHub rate-limit gauge when crawls run in other processes (BullMQ workers): GitHub's
  * `GET /rate_limit` answers what is left for the token every worker shares, and does not itself count
@@ -27,7 +28,7 @@ export function startGithubRateLimitPoll(options: {
   logger?: { warn(obj: object, msg: string): void };
 }): GithubRateLimitPoll {
   const poll = async () => {
-    const response = await fetch(`${options.apiUrl.replace(/(?<!\/)\/+$/, '')}/rate_limit`, {
+    const response = await fetch(`${trimTrailingSlashes(options.apiUrl)}/rate_limit`, {
       headers: {
         accept: 'application/vnd.github+json',
         authorization: `Bearer ${options.token}`,

@@ -1,4 +1,5 @@
 import { EmbeddedDatabaseBusy, redactUrl } from '@atskills/db';
+import { oneLine } from '@atskills/protocol';
 import { ConfigError } from '../config.js';
 import { isDatabaseOutage } from '../plugins/errors.js';
 
@@ -40,8 +41,4 @@ function rootMessage(err: unknown): string {
     if (typeof e?.message === 'string' && e.message) message = e.message;
   }
   return message;
-}
-
-function oneLine(text: string): string {
-  return text.replace(/(?<!\s)\s*\n\s*/g, ' ').trim();
 }

@@ -1,5 +1,11 @@
 import { type Database, listSkillsAtOrUnder, type ReadScope, readBlobs } from '@atskills/db';
-import { formatIdentity, renderMenu, SKILL_FILE, splitIdentityPrefix } from '@atskills/protocol';
+import {
+  formatIdentity,
+  renderMenu,
+  SKILL_FILE,
+  splitIdentityPrefix,
+  trimTrailingSlashes,
+} from '@atskills/protocol';
 import { stringify } from 'yaml';
 import { isHttpProblem, problem } from '../problems.js';
 import { readSkillFile } from './archive.js';
@@ -111,7 +117,7 @@ export async function compatGet(
   rawPath: string,
   rev?: string,
 ): Promise<CompatText> {
-  const located = locateIdentity(compatIdentity(rawPath.replace(/(?<!\/)\/+$/, '')));
+  const located = locateIdentity(compatIdentity(trimTrailingSlashes(rawPath)));
   const resolved = await resolveOrMissing(db, viewer, located, rev);
   if (resolved?.kind === 'skill') {
     return {
@@ -127,7 +133,7 @@ export async function compatGet(
   if (resolved?.kind === 'menu')
     throw problem(
       'not-found',
-      `${located.identity.identity} is a folder of skills, not a skill; its menu is GET /api/skills?prefix=${rawPath.replace(/(?<!\/)\/+$/, '')}/`,
+      `${located.identity.identity} is a folder of skills, not a skill; its menu is GET /api/skills?prefix=${trimTrailingSlashes(rawPath)}/`,
     );
   // Not a skill or folder: the deepest skill above the path owns it as a bundled file.
   const { location } = located;
@@ -159,7 +165,7 @@ export async function compatMenu(
   prefix: string,
   rev?: string,
 ): Promise<CompatMenu> {
-  return menuOf(await resolveIdentity(db, viewer, compatIdentity(prefix.replace(/(?<!\/)\/+$/, '')), rev));
+  return menuOf(await resolveIdentity(db, viewer, compatIdentity(trimTrailingSlashes(prefix)), rev));
 }
 
 /**
@@ -175,14 +181,7 @@ export async function compatRevision(
   const match = /^(.+)\/revision\/*$/.exec(rawPath);
   if (!match?.[1]) return undefined;
   // A skill or folder literally named `revision` wins: it is what the path names.
-  if (
-    await resolveOrMissing(
-      db,
-      viewer,
-      locateIdentity(compatIdentity(rawPath.replace(/(?<!\/)\/+$/, ''))),
-      rev,
-    )
-  )
+  if (await resolveOrMissing(db, viewer, locateIdentity(compatIdentity(trimTrailingSlashes(rawPath))), rev))
     return undefined;
   const parent = await resolveOrMissing(db, viewer, locateIdentity(compatIdentity(match[1])), rev);
   return parent ? { revision: parent.revision, pinned: parent.pinned, private: parent.private } : undefined;

@@ -1,4 +1,5 @@
 import type { ReadScope } from '@atskills/db';
+import { trimTrailingSlashes } from '@atskills/protocol';
 import { dots } from './dots.js';
 import { grown } from './grow.js';
 import { topScoredSlots } from './top-slots.js';
@@ -42,7 +43,7 @@ export function skillEmbeddingText(skill: { name: string; description: string },
 
 /** The endpoint of a base URL: `/v1/embeddings` is added unless the URL already ends with it. */
 export function embeddingsEndpoint(url: string): string {
-  const base = url.replace(/(?<!\/)\/+$/, '');
+  const base = trimTrailingSlashes(url);
   return base.endsWith('/embeddings') ? base : `${base.endsWith('/v1') ? base : `${base}/v1`}/embeddings`;
 }
 

@@ -1,4 +1,4 @@
-import { parseIdentity } from '@atskills/protocol';
+import { parseIdentity, trimTrailingSlashes } from '@atskills/protocol';
 import { html } from './html.js';
 import { skillPageUrl } from './urls.js';
 
@@ -36,7 +36,7 @@ function text(value: string): string {
 
 /** An Atom feed document; its `updated` is the newest entry's, so an unchanged index gives identical bytes. */
 export function renderFeed(model: FeedModel): string {
-  const base = model.hubUrl.replace(/(?<!\/)\/+$/, '');
+  const base = trimTrailingSlashes(model.hubUrl);
   const newest = model.entries.reduce((max, e) => Math.max(max, e.updatedAt.getTime()), 0);
   return html`<?xml version="1.0" encoding="utf-8"?>
 <feed xmlns="http://www.w3.org/2005/Atom">

@@ -1,4 +1,5 @@
 import type { RepositoryMetadata } from '@atskills/db';
+import { trimTrailingSlashes } from '@atskills/protocol';
 import type { components } from '@octokit/openapi-types';
 import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
@@ -81,7 +82,7 @@ export class GithubClient {
         return retryAfter <= IN_PROCESS_WAIT_LIMIT_S && retryCount < 1;
       };
     this.octokit = new ThrottledOctokit({
-      baseUrl: options.baseUrl.replace(/(?<!\/)\/+$/, ''),
+      baseUrl: trimTrailingSlashes(options.baseUrl),
       auth: options.token,
       userAgent: 'atskills-crawler',
       throttle: {

@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
 import path from 'node:path';
+import { trimTrailingSlashes } from '../slashes.js';
 
 /** Everything the client reads from its environment, parsed once and frozen. */
 export interface ClientSettings {
@@ -153,7 +154,7 @@ export function loadSettings(env: NodeJS.ProcessEnv, stored: StoredConfig = {}):
   const settings: ClientSettings = {
     cacheDir: cacheDirFrom(env),
     configFile: configFileFrom(env),
-    gitBase: trimTrailingSlash(env.ATSKILLS_GIT_BASE || DEFAULT_GIT_BASE),
+    gitBase: trimTrailingSlashes(env.ATSKILLS_GIT_BASE || DEFAULT_GIT_BASE),
     hubUrl: hubBaseUrl(env.ATSKILLS_HUB || stored.hub || DEFAULT_HUB_URL),
     ghViaHub: env.ATSKILLS_GH_VIA_HUB === '1',
     probeTimeoutMs: positiveInt(env.ATSKILLS_PROBE_TIMEOUT_MS, 20_000),
@@ -173,11 +174,7 @@ export function loadSettings(env: NodeJS.ProcessEnv, stored: StoredConfig = {}):
  * compatibility routes; this client talks to `/v1` beside them.
  */
 export function hubBaseUrl(url: string): string {
-  return trimTrailingSlash(trimTrailingSlash(url.trim()).replace(/\/api\/skills$/i, ''));
-}
-
-function trimTrailingSlash(url: string): string {
-  return url.replace(/(?<!\/)\/+$/, '');
+  return trimTrailingSlashes(trimTrailingSlashes(url.trim()).replace(/\/api\/skills$/i, ''));
 }
 
 /**

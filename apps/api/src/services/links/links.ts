@@ -13,7 +13,7 @@ import {
   updateLinkSealedToken,
 } from '@atskills/db';
 import { type LinkAccess, LinkAccessError, type TokenKeyring, tokenContext } from '@atskills/github-auth';
-import { formatIdentity } from '@atskills/protocol';
+import { formatIdentity, trimEdgeSlashes } from '@atskills/protocol';
 import { problem } from '../../problems.js';
 import { checkAccountName, checkCollectionName } from '../auth/names.js';
 import { requireScope, roleIn } from '../auth/permissions.js';
@@ -133,7 +133,7 @@ async function authorizeOwner(db: Database, viewer: Viewer, rawTeam: string): Pr
 
 /** Checks a folder inside the repository: relative, no `.`/`..`/empty segments; '' is the whole repository. */
 function checkFolder(raw: string | undefined): string {
-  const folder = (raw ?? '').trim().replace(/^\/+|(?<!\/)\/+$/g, '');
+  const folder = trimEdgeSlashes((raw ?? '').trim());
   if (folder === '') return '';
   const segments = folder.split('/');
   if (

@@ -1,4 +1,4 @@
-import { parseIdentity } from '@atskills/protocol';
+import { parseIdentity, trimTrailingSlashes } from '@atskills/protocol';
 import { stringify } from 'yaml';
 import { flagBadges, flagTitle, referenceBox, referenceText } from '../components.js';
 import {
@@ -84,7 +84,7 @@ function historyPanel(model: SkillPageModel): SafeHtml {
 
 /** The README badge of the skill (name and weekly uses) as Markdown to copy. */
 function badgePanel(identity: string, hubUrl: string | undefined): SafeHtml {
-  const base = (hubUrl ?? '').replace(/(?<!\/)\/+$/, '');
+  const base = trimTrailingSlashes(hubUrl ?? '');
   const markdown = `[![${identity}](${base}${badgeUrl(identity)})](${base}${skillPageUrl(identity)})`;
   return html`<div class="panel"><h2>README badge</h2>
 <p><img src="${badgeUrl(identity)}" alt="Badge: name and uses this week"></p>

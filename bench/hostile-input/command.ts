@@ -2,12 +2,18 @@
  * `npm run bench -- hostile-input`: the inputs that once held the hub or the crawler for seconds to minutes
  * (docs/security.md, "Patterns that run in linear time"), each timed through the function that reads it
  * against a plain input of the same length through the same function, in this process: linear code keeps
- * the ratio small, a pattern that backtracks over a run makes it thousands. Writes
- * bench/results/hostile-input.json.
+ * the ratio small, a pattern that backtracks over a run makes it thousands. First, a publish of 50 MiB
+ * (plain, and hostile to the safety scan) validated as the API does and with the scan on the event loop: the
+ * longest wait of the loop. Writes bench/results/hostile-input.json.
  */
 import { parseGithubRepository, scanText } from '@atskills/protocol';
+import { scanSkillContent } from '@atskills/protocol/content';
+import type { ExtractedArchive } from '../../apps/api/src/services/publish/extract-archive.js';
+import { DEFAULT_PUBLISH_LIMITS } from '../../apps/api/src/services/publish/limits.js';
+import { type ScanInput, scanContents } from '../../apps/api/src/services/publish/scan-thread.js';
+import { validateCollection } from '../../apps/api/src/services/publish/validate-collection.js';
 import { extractNeeds, taskSignal } from '../../apps/api/src/suggest/needs.js';
-import { writeResult } from '../lib/report.js';
+import { printTable, writeResult } from '../lib/report.js';
 import { median, round } from '../lib/stats.js';
 
 /** A plain message of `length` characters: words and spaces, as a user types them. */
@@ -75,6 +81,20 @@ const cases: HostileCase[] = [
     plain: prose(SCAN_LINE),
     read: (t) => scanText('SKILL.md', t),
   },
+  // A window of 300 characters after each command word: a line of them alone is read at plain speed (the
+  // patterns' `needs`); one that also holds what a match needs after the window still reads every window.
+  ...['curl ', 'wget ', 'nc ', 'pwsh ', 'base64 -d ', '.downloadstring('].map((word) => ({
+    name: `safety scan, one 256 KiB line: "${word}" x ${Math.floor(SCAN_LINE / word.length).toLocaleString('en')}`,
+    hostile: word.repeat(Math.floor(SCAN_LINE / word.length)),
+    plain: prose(SCAN_LINE),
+    read: (t: string) => scanText('SKILL.md', t),
+  })),
+  {
+    name: 'safety scan, one 256 KiB line: "curl " x 52,425 + " ~/.ssh/id_rsa"',
+    hostile: `${'curl '.repeat(52_425)} ~/.ssh/id_rsa`,
+    plain: prose(SCAN_LINE),
+    read: (t) => scanText('SKILL.md', t),
+  },
   {
     name: 'safety scan: "curl|env v" + "==<tab>env<tab>a" x 50',
     hostile: `curl|env\tv${'==\tenv\ta'.repeat(50)}\n`,
@@ -101,7 +121,72 @@ function time(read: (text: string) => unknown, text: string, rounds: number): nu
   return median(runs);
 }
 
+/** A collection of `skills` skills, each with a reference file of `bytes` bytes of `text` repeated. */
+function collection(skills: number, bytes: number, text: string): ExtractedArchive {
+  const files = new Map<string, Buffer>();
+  const dirs = new Set<string>();
+  const reference = Buffer.from(text.repeat(Math.ceil(bytes / text.length)).slice(0, bytes));
+  for (let i = 0; i < skills; i++) {
+    dirs.add(`s${i}`);
+    const skill = `---\nname: s${i}\ndescription: Writes release notes for skill ${i}.\n---\n\n# Notes\n`;
+    files.set(`s${i}/SKILL.md`, Buffer.from(skill));
+    files.set(`s${i}/reference.md`, reference);
+  }
+  return { files, dirs, unpackedBytes: skills * bytes };
+}
+
+/**
+ * A publish's validation as the API runs it (the scan in a worker thread) and with the scan on the event
+ * loop: the wall time and the longest the loop waited (a timer every 5 ms), the most a hostile publisher
+ * holds every other request of the hub.
+ */
+async function publishRows() {
+  const hostileLine = `${'curl '.repeat(52_425)} ~/.ssh/id_rsa\n`;
+  const cases = [
+    { input: 'publish: 5 skills x 9.9 MiB of plain prose', text: `${prose(4_000)}\n` },
+    { input: 'publish: 5 skills x 9.9 MiB of 256 KiB "curl ... ~/.ssh/id_rsa" lines', text: hostileLine },
+  ];
+  const target = { namespace: 'acme', collection: 'tools' };
+  const inline = async (contents: readonly ScanInput[]) => contents.map((c) => scanSkillContent(c));
+  const rows = [];
+  for (const c of cases) {
+    const archive = collection(5, Math.round(9.9 * 2 ** 20), c.text);
+    const measured: Record<string, number> = {};
+    for (const [side, scan] of [
+      ['thread', scanContents],
+      ['inline', inline],
+    ] as const) {
+      const waits = loopWaits();
+      const started = performance.now();
+      await validateCollection(archive, target, DEFAULT_PUBLISH_LIMITS, scan);
+      measured[`${side}Ms`] = round(performance.now() - started, 0);
+      measured[`${side}LongestWaitMs`] = round(waits.stop(), 0);
+    }
+    rows.push({ input: c.input, ...measured });
+  }
+  return rows;
+}
+
+/** The longest wait of a 5 ms timer until `stop`. */
+function loopWaits() {
+  let last = performance.now();
+  let longest = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    longest = Math.max(longest, now - last);
+    last = now;
+  }, 5);
+  return {
+    stop() {
+      clearInterval(timer);
+      return Math.max(longest, performance.now() - last);
+    },
+  };
+}
+
 export async function run(_args: string[]): Promise<void> {
+  const publish = await publishRows();
+  printTable(publish);
   const rows = cases.map((c) => {
     const hostileMs = time(c.read, c.hostile, 5);
     const plainMs = time(c.read, c.plain, 5);
@@ -113,5 +198,5 @@ export async function run(_args: string[]): Promise<void> {
       'hostile/plain': round(hostileMs / Math.max(plainMs, 0.01), 1),
     };
   });
-  writeResult('hostile-input', rows);
+  writeResult('hostile-input', rows, { publish });
 }

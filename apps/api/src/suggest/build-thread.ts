@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { startWorkerThread } from '../runtime/worker-thread.js';
 
 /** What the build thread is given: the database to build from and store to, and the model's memory budget. */
 export interface BuildThreadData {
@@ -9,19 +9,6 @@ export interface BuildThreadData {
 
 /** What the build thread answers: the build's seconds (null when a stored model was loaded instead), or why it failed. */
 export type BuildThreadAnswer = { seconds: number | null } | { error: string };
-
-/**
- * The worker running `build-thread-worker`: the compiled module beside this one, or, when this runs from
- * TypeScript (tsx, vitest), the source through tsx's loader, resolving the workspace packages to their
- * sources as this thread does.
- */
-function startWorker(data: BuildThreadData): Worker {
-  const fromSource = import.meta.url.endsWith('.ts');
-  const entry = new URL(`./build-thread-worker.${fromSource ? 'ts' : 'js'}`, import.meta.url);
-  if (!fromSource) return new Worker(entry, { workerData: data });
-  const boot = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); })`;
-  return new Worker(boot, { eval: true, workerData: data, execArgv: ['--conditions=@atskills/source'] });
-}
 
 /**
  * Builds the suggestion model in a worker thread over the database at `data.url` and stores it there
@@ -35,7 +22,7 @@ export function buildModelInThread(data: BuildThreadData, signal: AbortSignal): 
       reject(new Error('the suggestion model build thread was stopped'));
       return;
     }
-    const worker = startWorker(data);
+    const worker = startWorkerThread(import.meta.url, './build-thread-worker', data);
     const stop = () => void worker.terminate();
     signal.addEventListener('abort', stop, { once: true });
     let answer: BuildThreadAnswer | undefined;

@@ -11,12 +11,21 @@ const FETCHER = String.raw`(?:curl|wget|https?|aria2c)\b(?!:)`;
 // `env v==` held a line for minutes).
 const SHELL = String.raw`(?:sudo\s+(?:-\S+\s+){0,10})?(?:env\s+[^\s=]+=\S*\s+)*(?:ba|z|k|da|fi|a)?sh\b|(?:python[0-9.]*|perl|ruby|node|php)\b(?!\s+-[cemnpi]\b)`;
 
-/** Each pattern is one way of running code fetched from the network without looking at it first. */
-const PATTERNS: { regex: RegExp; what: string }[] = [
+/** A pipe into an interpreter, and into Invoke-Expression. */
+const PIPED_SHELL = new RegExp(String.raw`\|\s*(?:${SHELL})`);
+const PIPED_IEX = /\|\s*(?:iex|invoke-expression)\b/i;
+
+/**
+ * Each pattern is one way of running code fetched from the network without looking at it first. `needs`:
+ * what every match holds after its window of 300 characters, tested on the line first (a line of `irm-`
+ * alone, a window at each, took 1.3 s a MiB; with the check, what a plain line takes).
+ */
+const PATTERNS: { regex: RegExp; what: string; needs?: RegExp }[] = [
   // curl -fsSL https://x | sh, wget -qO- https://x | sudo bash
   {
     regex: new RegExp(String.raw`\b${FETCHER}[^|\n]{0,300}\|\s*(?:${SHELL})`),
     what: 'pipes a download into an interpreter',
+    needs: PIPED_SHELL,
   },
   // bash <(curl ...), source <(curl ...), . <(wget ...)
   {
@@ -42,10 +51,12 @@ const PATTERNS: { regex: RegExp; what: string }[] = [
     regex:
       /\b(?:iwr|irm|invoke-webrequest|invoke-restmethod)\b[^|\n]{0,300}\|\s*(?:iex|invoke-expression)\b/i,
     what: 'pipes a PowerShell download into Invoke-Expression',
+    needs: PIPED_IEX,
   },
   {
     regex: /\.downloadstring\s*\([^)]{0,300}\)[^\n]{0,300}\|\s*(?:iex|invoke-expression)\b/i,
     what: 'pipes DownloadString into Invoke-Expression',
+    needs: PIPED_IEX,
   },
 ];
 
@@ -64,7 +75,8 @@ export const remoteExecRule: SafetyRuleModule = {
     const hits: RuleHit[] = [];
     lines.forEach((text, index) => {
       if (!MAYBE_REMOTE_EXEC.test(text)) return;
-      for (const { regex, what } of PATTERNS) {
+      for (const { regex, what, needs } of PATTERNS) {
+        if (needs && !needs.test(text)) continue;
         const match = regex.exec(text);
         if (!match) continue;
         hits.push({

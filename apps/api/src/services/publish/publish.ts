@@ -88,7 +88,7 @@ export async function publishCollection(
   await refuseIfLinked(db, target.namespace.name, target.collection);
   const names = { namespace: target.namespace.name, collection: target.collection };
   const archive = await extractArchive(ctx.body, ctx.limits);
-  const validated = validateCollection(archive, names, ctx.limits);
+  const validated = await validateCollection(archive, names, ctx.limits);
   const identity = formatIdentity('hub', `${names.namespace}/${names.collection}`);
   const flagsBySkill = await withSuppressions(db, validated);
   const warnings = [...validated.warnings];

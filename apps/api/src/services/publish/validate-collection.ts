@@ -8,11 +8,12 @@ import {
   skillFiles,
   type TreeEntry,
 } from '@atskills/protocol';
-import { type SkillContent, scanSkillContent, skillContent } from '@atskills/protocol/content';
+import { type SkillContent, skillContent } from '@atskills/protocol/content';
 import { problem } from '../../problems.js';
 import type { ExtractedArchive } from './extract-archive.js';
 import type { PublishLimits } from './limits.js';
 import { type ManifestFile, manifestRevision, sortManifest } from './manifest.js';
+import { type ScanInput, scanContents } from './scan-thread.js';
 import { showPath } from './show-path.js';
 
 /** A skill of a collection that passed every publish rule. */
@@ -61,13 +62,15 @@ const MAX_REPORTED_PROBLEMS = 50;
 /**
  * Applies the publish rules to an unpacked archive: the leaf rule finds skills, each SKILL.md must pass the
  * frontmatter rules strictly, the collection must hold 1..maxSkills skills, and every skill must have a valid
- * identity. Throws the problem to answer with; returns what to store.
+ * identity; then the safety scan (`scan`; scanContents: in a worker thread when large). Throws the problem to
+ * answer with; returns what to store.
  */
-export function validateCollection(
+export async function validateCollection(
   archive: ExtractedArchive,
   target: { namespace: string; collection: string },
   limits: PublishLimits,
-): ValidatedCollection {
+  scan: (contents: readonly ScanInput[]) => Promise<SafetyFinding[][]> = scanContents,
+): Promise<ValidatedCollection> {
   const entries: TreeEntry[] = [
     ...[...archive.dirs].map((path) => ({ path, type: 'dir' as const })),
     ...[...archive.files].map(([path, data]) => ({ path, type: 'file' as const, size: data.length })),
@@ -125,7 +128,8 @@ export function validateCollection(
     });
   }
 
-  const skills = accepted.map(({ identity, folder, content }): ValidatedSkill => {
+  const flags = await scan(accepted.map((a) => a.content));
+  const skills = accepted.map(({ identity, folder, content }, index): ValidatedSkill => {
     const bytesOf = new Map(content.blobs.map((b) => [b.sha256, b.content]));
     const files = content.files.map((f) => ({
       path: f.path,
@@ -145,7 +149,7 @@ export function validateCollection(
       revision: manifestRevision(files),
       descriptionTokens: content.descriptionTokens,
       bodyTokens: content.bodyTokens,
-      flags: scanSkillContent(content),
+      flags: flags[index]!,
       contentHash: content.contentHash,
     };
   });

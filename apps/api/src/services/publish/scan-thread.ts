@@ -1,0 +1,60 @@
+import type { SafetyFinding } from '@atskills/protocol';
+import { type SkillContent, scanSkillContent } from '@atskills/protocol/content';
+import { startWorkerThread } from '../../runtime/worker-thread.js';
+
+/** What the safety scan reads of a skill's content. */
+export type ScanInput = Pick<SkillContent, 'files' | 'blobs' | 'description'>;
+
+/** What the scan thread answers. */
+export type ScanThreadAnswer = { flags: SafetyFinding[][] } | { error: string };
+
+/**
+ * Bytes of file content scanned on the event loop; more go to a worker thread. The scan's patterns read up
+ * to 300 characters after each command word, so its time depends on what the text holds: a plain MiB
+ * takes about 35 ms, a MiB of `curl ` repeated about 1 s, and a publish may unpack 50 MiB, which held
+ * every other request of the hub for 47 s (docs/performance.md). Under this, a hostile text holds the loop
+ * about a quarter of a second at most; a thread costs ~50 ms to start, more than small collections' scans.
+ */
+export const INLINE_SCAN_BYTES = 256 * 1024;
+
+/** Scans run one at a time in their threads: two large publishes at once do not double the memory. */
+let queue: Promise<unknown> = Promise.resolve();
+
+/**
+ * `scanSkillContent` of every content, in order: on this thread when their bytes are few
+ * (INLINE_SCAN_BYTES), else in a worker thread, so that a large or hostile publish keeps no other request
+ * waiting.
+ */
+export function scanContents(
+  contents: readonly ScanInput[],
+  inlineBytes = INLINE_SCAN_BYTES,
+): Promise<SafetyFinding[][]> {
+  const bytes = contents.reduce((sum, c) => sum + c.blobs.reduce((s, b) => s + b.content.byteLength, 0), 0);
+  if (bytes <= inlineBytes) return Promise.resolve(contents.map((content) => scanSkillContent(content)));
+  // Only what the scan reads crosses to the thread (a copy of each blob).
+  const inputs = contents.map(({ files, blobs, description }) => ({ files, blobs, description }));
+  const run = queue.then(() => scanInThread(inputs));
+  queue = run.catch(() => undefined);
+  return run;
+}
+
+function scanInThread(contents: readonly ScanInput[]): Promise<SafetyFinding[][]> {
+  return new Promise((resolve, reject) => {
+    const worker = startWorkerThread(import.meta.url, './scan-thread-worker', contents);
+    let answer: ScanThreadAnswer | undefined;
+    let failure: Error | undefined;
+    worker.once('message', (message: ScanThreadAnswer) => {
+      answer = message;
+    });
+    worker.once('error', (err) => {
+      failure = err;
+    });
+    worker.once('exit', (code) => {
+      if (answer && 'flags' in answer) resolve(answer.flags);
+      else {
+        const why = answer?.error ?? failure?.message ?? `exited with code ${code}`;
+        reject(new Error(`the safety scan thread failed: ${why}`));
+      }
+    });
+  });
+}

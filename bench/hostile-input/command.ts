@@ -7,7 +7,7 @@
  * longest wait of the loop. Writes bench/results/hostile-input.json.
  */
 import { parseGithubRepository, scanText } from '@atskills/protocol';
-import { scanSkillContent } from '@atskills/protocol/content';
+import { indexTokens, scanSkillContent } from '@atskills/protocol/content';
 import type { ExtractedArchive } from '../../apps/api/src/services/publish/extract-archive.js';
 import { DEFAULT_PUBLISH_LIMITS } from '../../apps/api/src/services/publish/limits.js';
 import { type ScanInput, scanContents } from '../../apps/api/src/services/publish/scan-thread.js';
@@ -74,6 +74,12 @@ const cases: HostileCase[] = [
         return null;
       }
     },
+  },
+  {
+    name: 'token count (publish, crawl): one word of 262,144 "a"s',
+    hostile: 'a'.repeat(SCAN_LINE),
+    plain: prose(SCAN_LINE),
+    read: indexTokens,
   },
   {
     name: 'safety scan, one 256 KiB line: "IRM-" x 65,536',

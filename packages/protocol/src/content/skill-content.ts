@@ -69,7 +69,8 @@ export interface SkillContent<B extends Uint8Array = Uint8Array> {
 }
 
 // Exact token counts up to this many characters; past it the count is extrapolated from that prefix (the
-// tokenizer is linear, and a hostile 5 MiB body must not cost seconds in a crawl job or a publish request).
+// count is linear, long runs a chunk at a time (tokens.ts), and a hostile 5 MiB body must not cost seconds
+// in a crawl job or a publish request).
 export const EXACT_TOKEN_CHARS = 256 * 1024;
 
 /** The token policy of the index: o200k_base, exact up to EXACT_TOKEN_CHARS, extrapolated past it. */

@@ -13,6 +13,7 @@ import { DEFAULT_PUBLISH_LIMITS } from '../../apps/api/src/services/publish/limi
 import { type ScanInput, scanContents } from '../../apps/api/src/services/publish/scan-thread.js';
 import { validateCollection } from '../../apps/api/src/services/publish/validate-collection.js';
 import { extractNeeds, taskSignal } from '../../apps/api/src/suggest/needs.js';
+import { renderMarkdown } from '../../apps/api/src/web/markdown.js';
 import { printTable, writeResult } from '../lib/report.js';
 import { median, round } from '../lib/stats.js';
 
@@ -75,6 +76,18 @@ const cases: HostileCase[] = [
       }
     },
   },
+  // A skill's page renders its body for anyone who opens it.
+  ...[
+    ['"_a" x 50,000', '_a'.repeat(50_000)],
+    ['"*a" x 50,000', '*a'.repeat(50_000)],
+    ['"**a" x 33,333', '**a'.repeat(33_333)],
+    ['">" x 100,000', '>'.repeat(100_000)],
+  ].map(([what, hostile]) => ({
+    name: `skill page Markdown: ${what}`,
+    hostile: hostile!,
+    plain: prose(hostile!.length),
+    read: (t: string) => renderMarkdown(t),
+  })),
   {
     name: 'token count (publish, crawl): one word of 262,144 "a"s',
     hostile: 'a'.repeat(SCAN_LINE),

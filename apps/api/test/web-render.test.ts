@@ -7,7 +7,7 @@ import { renderFeed } from '../src/web/feed.js';
 import { formatBytes, shellQuote } from '../src/web/format.js';
 import { escapeHtml, html } from '../src/web/html.js';
 import { CONTENT_SECURITY_POLICY } from '../src/web/layout.js';
-import { renderMarkdown } from '../src/web/markdown.js';
+import { MAX_RENDERED_MARKDOWN, renderMarkdown } from '../src/web/markdown.js';
 import { renderErrorPage } from '../src/web/pages/error-page.js';
 import { renderMenuPage, subcollectionsOf } from '../src/web/pages/menu-page.js';
 import { renderSearchPage } from '../src/web/pages/search-page.js';
@@ -113,7 +113,9 @@ describe('renderMarkdown', () => {
     expect(out).toContain('<h1>Runbook</h1>');
     expect(out).not.toMatch(/<script|onerror|onclick|<iframe|style=|__pwned = 1/i);
     expect(out).not.toMatch(/href="[^"]*script:/i);
-    expect(out).toContain('<a rel="nofollow noopener noreferrer">click me</a>');
+    // A javascript: link is not made a link at all: its Markdown stays text.
+    expect(out).toContain('[click me](javascript:window.__pwned=3)');
+    expect(out).not.toMatch(/<a[^>]*>click me/);
     // A raw-HTML image of another site is dropped: nothing loads from third parties when the page opens.
     expect(out).not.toContain('<img');
     expect(out).toContain('<a rel="nofollow noopener noreferrer" href="https://example.com/a">site</a>');
@@ -150,6 +152,28 @@ describe('renderMarkdown', () => {
     expect(resolveInside('a%20b.md')).toBe('a b.md');
     expect(resolveInside('../outside')).toBeNull();
     expect(resolveInside('%E0%A4%A')).toBeNull();
+  });
+});
+
+describe('renderMarkdown on bodies built to be slow', () => {
+  it('renders deep nesting and long delimiter runs (marked overflowed its stack or took seconds)', () => {
+    // 2,000 nested list items and 100,000 quote markers overflowed marked's stack (a 500 after 92 s);
+    // 100,000 characters of `_a` took it 12.8 s.
+    const nested = Array.from({ length: 2_000 }, (_, i) => `${' '.repeat(i * 2)}- item ${i}`).join('\n');
+    expect(renderMarkdown(nested).value).toContain('<li>');
+    expect(renderMarkdown('>'.repeat(100_000)).value).toContain('<blockquote>');
+    expect(renderMarkdown('_a'.repeat(50_000)).value).toContain('_a_a');
+  });
+
+  it('renders the first MAX_RENDERED_MARKDOWN characters and shows the rest as plain text', () => {
+    const line = 'Some **bold** words and a [link](https://example.com/a).\n';
+    const head = line.repeat(Math.ceil(MAX_RENDERED_MARKDOWN / line.length));
+    const out = renderMarkdown(`${head}tail **not rendered** <script>x()</script>\n`).value;
+    expect(out).toContain('<strong>bold</strong>');
+    expect(out).toContain('is shown as plain text');
+    expect(out).toContain('<pre>');
+    expect(out).toContain('tail **not rendered** &lt;script&gt;x()&lt;/script&gt;');
+    expect(out).not.toContain('<script>');
   });
 });
 

@@ -16,10 +16,24 @@ import { badgeUrl, ownerFeedUrl, repositoryPageUrl, skillFileUrl, skillPageUrl }
 import type { FlagView, SkillFileView, SkillPageModel } from '../view-models.js';
 import { sourceLinks } from './search-page.js';
 
-/** The page of one skill: what it is, whether it is flagged, how to use it, its files and its rendered body. */
-export function renderSkillPage(model: SkillPageModel): string {
-  const id = parseIdentity(model.identity);
-  const [first = '', second = ''] = id.path.split('/');
+/**
+ * Rendered bodies by identity and revision (a revision's body and files never change), least recently
+ * shown first: rendering is up to half a second of the event loop for a large hostile body, and a page is
+ * opened again and again. At most RENDERED_BODY_CHARS characters of HTML are kept.
+ */
+const renderedBodies = new Map<string, SafeHtml>();
+const RENDERED_BODY_CHARS = 16 * 2 ** 20;
+let renderedChars = 0;
+
+/** The skill's body as sanitized HTML, its relative links to its own files resolved. */
+function renderedBody(model: Pick<SkillPageModel, 'identity' | 'revision' | 'body' | 'files'>): SafeHtml {
+  const key = `${model.identity}\0${model.revision}`;
+  const kept = renderedBodies.get(key);
+  if (kept) {
+    renderedBodies.delete(key);
+    renderedBodies.set(key, kept);
+    return kept;
+  }
   const fileSet = new Set(model.files.map((f) => f.path));
   const body = renderMarkdown(model.body, {
     resolveRelative: (target) => {
@@ -27,6 +41,21 @@ export function renderSkillPage(model: SkillPageModel): string {
       return file !== null && fileSet.has(file) ? skillFileUrl(model.identity, file) : null;
     },
   });
+  renderedBodies.set(key, body);
+  renderedChars += body.value.length;
+  for (const [oldest, html] of renderedBodies) {
+    if (renderedChars <= RENDERED_BODY_CHARS || oldest === key) break;
+    renderedBodies.delete(oldest);
+    renderedChars -= html.value.length;
+  }
+  return body;
+}
+
+/** The page of one skill: what it is, whether it is flagged, how to use it, its files and its rendered body. */
+export function renderSkillPage(model: SkillPageModel): string {
+  const id = parseIdentity(model.identity);
+  const [first = '', second = ''] = id.path.split('/');
+  const body = renderedBody(model);
   return layout(
     {
       title: model.name || model.identity,

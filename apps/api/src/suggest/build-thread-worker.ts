@@ -29,7 +29,7 @@ try {
   if (!(await modelSnapshotHeader(handle.db, SUGGESTION_SNAPSHOT))) {
     throw new Error(`the model was built but not stored${errors[0] ? `: ${errors[0]}` : ''}`);
   }
-  answer = { seconds: status.buildSeconds };
+  answer = { result: status.buildSeconds };
 } catch (err) {
   answer = { error: (err as Error).message };
 } finally {

@@ -1,4 +1,4 @@
-import { startWorkerThread } from '../runtime/worker-thread.js';
+import { answerFromThread, type ThreadAnswer } from '../runtime/worker-thread.js';
 
 /** What the build thread is given: the database to build from and store to, and the model's memory budget. */
 export interface BuildThreadData {
@@ -8,7 +8,7 @@ export interface BuildThreadData {
 }
 
 /** What the build thread answers: the build's seconds (null when a stored model was loaded instead), or why it failed. */
-export type BuildThreadAnswer = { seconds: number | null } | { error: string };
+export type BuildThreadAnswer = ThreadAnswer<number | null>;
 
 /**
  * Builds the suggestion model in a worker thread over the database at `data.url` and stores it there
@@ -17,30 +17,11 @@ export type BuildThreadAnswer = { seconds: number | null } | { error: string };
  * model it could load, and built nothing); `signal` stops the thread.
  */
 export function buildModelInThread(data: BuildThreadData, signal: AbortSignal): Promise<number | null> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(new Error('the suggestion model build thread was stopped'));
-      return;
-    }
-    const worker = startWorkerThread(import.meta.url, './build-thread-worker', data);
-    const stop = () => void worker.terminate();
-    signal.addEventListener('abort', stop, { once: true });
-    let answer: BuildThreadAnswer | undefined;
-    let failure: Error | undefined;
-    worker.once('message', (message: BuildThreadAnswer) => {
-      answer = message;
-    });
-    worker.once('error', (err) => {
-      failure = err;
-    });
-    worker.once('exit', (code) => {
-      signal.removeEventListener('abort', stop);
-      if (answer && 'seconds' in answer) resolve(answer.seconds);
-      else {
-        const why =
-          answer?.error ?? failure?.message ?? (signal.aborted ? 'stopped' : `exited with code ${code}`);
-        reject(new Error(`the suggestion model build thread failed: ${why}`));
-      }
-    });
-  });
+  return answerFromThread<number | null>(
+    import.meta.url,
+    './build-thread-worker',
+    data,
+    'the suggestion model build thread',
+    signal,
+  );
 }

@@ -8,7 +8,7 @@ import type { ScanInput, ScanThreadAnswer } from './scan-thread.js';
 
 let answer: ScanThreadAnswer;
 try {
-  answer = { flags: (workerData as ScanInput[]).map((content) => scanSkillContent(content)) };
+  answer = { result: (workerData as ScanInput[]).map((content) => scanSkillContent(content)) };
 } catch (err) {
   answer = { error: (err as Error).message ?? String(err) };
 }

@@ -1,12 +1,12 @@
 import type { SafetyFinding } from '@atskills/protocol';
 import { type SkillContent, scanSkillContent } from '@atskills/protocol/content';
-import { startWorkerThread } from '../../runtime/worker-thread.js';
+import { answerFromThread, type ThreadAnswer } from '../../runtime/worker-thread.js';
 
 /** What the safety scan reads of a skill's content. */
 export type ScanInput = Pick<SkillContent, 'files' | 'blobs' | 'description'>;
 
 /** What the scan thread answers. */
-export type ScanThreadAnswer = { flags: SafetyFinding[][] } | { error: string };
+export type ScanThreadAnswer = ThreadAnswer<SafetyFinding[][]>;
 
 /**
  * Bytes of file content scanned on the event loop; more go to a worker thread. The scan's patterns read up
@@ -39,22 +39,5 @@ export function scanContents(
 }
 
 function scanInThread(contents: readonly ScanInput[]): Promise<SafetyFinding[][]> {
-  return new Promise((resolve, reject) => {
-    const worker = startWorkerThread(import.meta.url, './scan-thread-worker', contents);
-    let answer: ScanThreadAnswer | undefined;
-    let failure: Error | undefined;
-    worker.once('message', (message: ScanThreadAnswer) => {
-      answer = message;
-    });
-    worker.once('error', (err) => {
-      failure = err;
-    });
-    worker.once('exit', (code) => {
-      if (answer && 'flags' in answer) resolve(answer.flags);
-      else {
-        const why = answer?.error ?? failure?.message ?? `exited with code ${code}`;
-        reject(new Error(`the safety scan thread failed: ${why}`));
-      }
-    });
-  });
+  return answerFromThread(import.meta.url, './scan-thread-worker', contents, 'the safety scan thread');
 }

@@ -4,7 +4,7 @@ import {
   describeWarning,
   findSkillFolders,
   SKILL_FILE,
-  skillFiles,
+  skillFilesOf,
   strictProblems,
   tryParseSkillMarkdown,
 } from '@atskills/protocol';
@@ -46,6 +46,7 @@ export async function planPublish(folder: string): Promise<PublishPlan> {
   const skills: PlannedSkill[] = [];
   const files: string[] = [];
   let bytes = 0;
+  const filesOf = skillFilesOf(entries, skillFolders);
   for (const skill of skillFolders) {
     const file = skill === '' ? SKILL_FILE : `${skill}/${SKILL_FILE}`;
     const folderName = path.basename(skill === '' ? root : skill);
@@ -56,7 +57,7 @@ export async function planPublish(folder: string): Promise<PublishPlan> {
     }
     for (const problem of strictProblems(parsed.doc))
       problems.push(`${file}: ${describeWarning(problem)} [${problem}]`);
-    const own = skillFiles(entries, skill);
+    const own = filesOf.get(skill)!;
     const size = own.reduce((sum, f) => sum + (f.size ?? 0), 0);
     skills.push({ path: skill, name: parsed.doc.name, files: own.length, bytes: size });
     files.push(...own.map((f) => f.path));

@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { findSkillFolders, lookup, MAX_SUBCOLLECTIONS, parseLsTree, type TreeEntry } from './leaf-rule.js';
+import {
+  findSkillFolders,
+  lookup,
+  MAX_SUBCOLLECTIONS,
+  parseLsTree,
+  skillFilesOf,
+  type TreeEntry,
+} from './leaf-rule.js';
 
 const segment = fc.constantFrom('a', 'b', 'c', '.git', '.github', 'skills', 'SKILL.md', 'skill.md', 'x');
 const entry: fc.Arbitrary<TreeEntry> = fc.record({
@@ -30,6 +37,37 @@ describe('leaf rule properties', () => {
           expect(result.count).toBeGreaterThan(cap);
           expect(result.subcollections.length).toBeLessThanOrEqual(MAX_SUBCOLLECTIONS);
           for (const sub of result.subcollections) expect(sub.skills).toBeLessThanOrEqual(cap);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('gives each skill the files under its folder, none in .git or behind a link, in one pass', () => {
+    fc.assert(
+      fc.property(fc.array(entry, { maxLength: 30 }), fc.array(segment, { maxLength: 3 }), (tree, extra) => {
+        const folders = [...findSkillFolders(tree), extra.join('/')];
+        const links = tree.filter((e) => e.type === 'symlink' || e.type === 'submodule').map((e) => e.path);
+        const filesOf = skillFilesOf(tree, folders);
+        for (const folder of folders) {
+          // What skillFiles read a folder at a time, entry by entry.
+          const expected = tree
+            .filter(
+              (e) =>
+                e.type === 'file' &&
+                e.path !== folder &&
+                (folder === '' || e.path.startsWith(`${folder}/`)) &&
+                !e.path.split('/').includes('.git') &&
+                !links.some((link) => e.path.startsWith(`${link}/`)),
+            )
+            .map((e) => e.path)
+            .sort();
+          expect(
+            filesOf
+              .get(folder)!
+              .map((e) => e.path)
+              .sort(),
+          ).toEqual(expected);
         }
       }),
       { numRuns: 300 },

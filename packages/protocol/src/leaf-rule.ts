@@ -94,17 +94,33 @@ export function subcollectionsThatFit(
 
 /** The regular files that belong to the skill at `skillPath` (nested skill folders included, no `.git`). */
 export function skillFiles(entries: Iterable<TreeEntry>, skillPath: string): TreeEntry[] {
-  const base = trimSlashes(skillPath);
+  return skillFilesOf(entries, [skillPath]).get(skillPath)!;
+}
+
+/**
+ * `skillFiles` of every skill of `skillPaths`, keyed by the path as given, in one pass over the entries:
+ * each file goes to the skills among the folders above it. Asked a skill at a time, a collection of 1,000
+ * skills 20 folders deep with 10,000 files read every entry once a skill (13 s of a publish request).
+ */
+export function skillFilesOf(
+  entries: Iterable<TreeEntry>,
+  skillPaths: readonly string[],
+): Map<string, TreeEntry[]> {
+  const byBase = new Map<string, TreeEntry[]>();
+  for (const skillPath of skillPaths) byBase.set(trimSlashes(skillPath), []);
   const list = [...entries];
   const unfollowed = linkPaths(list);
-  const files: TreeEntry[] = [];
   for (const entry of list) {
     if (entry.type !== 'file') continue;
     const path = trimSlashes(entry.path);
-    if (path === base || !isAtOrUnder(path, base) || inGitDir(path) || behindLink(path, unfollowed)) continue;
-    files.push(entry);
+    if (inGitDir(path) || behindLink(path, unfollowed)) continue;
+    byBase.get('')?.push(entry);
+    for (let slash = path.lastIndexOf('/'); slash > 0; slash = path.lastIndexOf('/', slash - 1)) {
+      byBase.get(path.slice(0, slash))?.push(entry);
+    }
   }
-  return files.sort((a, b) => comparePaths(a.path, b.path));
+  for (const files of byBase.values()) files.sort((a, b) => comparePaths(a.path, b.path));
+  return new Map(skillPaths.map((skillPath) => [skillPath, byBase.get(trimSlashes(skillPath))!]));
 }
 
 /** Folders holding a wrong-case `skill.md` but no `SKILL.md` (worth a crawl warning). */

@@ -24,7 +24,7 @@ import {
   findSkillFolders,
   formatIdentity,
   type SafetyFinding,
-  skillFiles,
+  skillFilesOf,
   type TreeEntry,
 } from '@atskills/protocol';
 import { skillContent } from '@atskills/protocol/content';
@@ -62,9 +62,11 @@ function contentOf(skill: SkillInput, rootName: string, extraFlags: SafetyFindin
 
 /** Splits a listing of files into skills by the leaf rule. */
 function skillsOf(entries: TreeEntry[], read: (p: string) => Buffer | null): SkillInput[] {
-  return findSkillFolders(entries).map((folder) => ({
+  const folders = findSkillFolders(entries);
+  const filesOf = skillFilesOf(entries, folders);
+  return folders.map((folder) => ({
     path: folder,
-    files: skillFiles(entries, folder).map((e) => ({
+    files: filesOf.get(folder)!.map((e) => ({
       path: e.path,
       content: read(e.path),
       size: e.size ?? 0,

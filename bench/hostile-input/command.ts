@@ -23,6 +23,18 @@ const prose = (length: number) =>
     .repeat(length)
     .slice(0, length);
 
+/** `length` characters of random-looking base64 (deterministic from `seed`): what the blob check flags. */
+function blob(length: number, seed: number): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+  let state = seed + 1;
+  let out = '';
+  for (let i = 0; i < length; i++) {
+    state = (Math.imul(state, 1103515245) + 12345) & 0x7fffffff;
+    out += alphabet[(state >>> 8) % 64];
+  }
+  return out;
+}
+
 /** One hostile input, the function that reads it, and a plain input of the same length for it. */
 interface HostileCase {
   name: string;
@@ -112,6 +124,12 @@ const cases: HostileCase[] = [
     name: 'safety scan, one 256 KiB line: "curl " x 52,425 + " ~/.ssh/id_rsa"',
     hostile: `${'curl '.repeat(52_425)} ~/.ssh/id_rsa`,
     plain: prose(SCAN_LINE),
+    read: (t) => scanText('SKILL.md', t),
+  },
+  {
+    name: 'safety scan, one 256 KiB line: ("data:image/png;base64," + a 200-character blob) x 1,200',
+    hostile: Array.from({ length: 1_200 }, (_, i) => `data:image/png;base64,${blob(200, i)}`).join(' '),
+    plain: prose(267_599),
     read: (t) => scanText('SKILL.md', t),
   },
   {

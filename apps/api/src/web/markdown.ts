@@ -9,7 +9,7 @@ import { escapeHtml, SafeHtml } from './html.js';
 // markdown-it, not marked: marked took time quadratic in a run of emphasis delimiters (100 KB of `_a`
 // held the event loop 12.8 s, of `*a` 3 s) and overflowed the stack on deep quotes and lists (2,000 nested
 // list items: 92 s, then a 500), on a page anyone may open for any public skill; markdown-it renders each of
-// those in under 0.3 s and caps nesting (docs/security.md).
+// those in 0.05-0.3 s and caps nesting (docs/security.md).
 
 const ABSOLUTE_URL = /^[a-z][a-z0-9+.-]*:/i;
 

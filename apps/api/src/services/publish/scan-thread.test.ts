@@ -30,7 +30,8 @@ describe('scanContents', () => {
   });
 
   it('keeps the event loop free while a large hostile text is scanned', async () => {
-    // Network commands alone: each reads a window of 300 characters looking for a secret it never finds.
+    // Network commands and a secret path: each command starts a window of 300 characters that never holds an
+    // upload option before the secret (the patterns' `needs` all hold, so every window is read).
     const hostile = input('reference.md', `${'curl '.repeat(200_000)}~/.ssh/id_rsa\n`);
     let ticks = 0;
     const timer = setInterval(() => ticks++, 5);

@@ -25,12 +25,12 @@ let queue: Promise<unknown> = Promise.resolve();
  * (INLINE_SCAN_BYTES), else in a worker thread, so that a large or hostile publish keeps no other request
  * waiting.
  */
-export function scanContents(
+export async function scanContents(
   contents: readonly ScanInput[],
   inlineBytes = INLINE_SCAN_BYTES,
 ): Promise<SafetyFinding[][]> {
   const bytes = contents.reduce((sum, c) => sum + c.blobs.reduce((s, b) => s + b.content.byteLength, 0), 0);
-  if (bytes <= inlineBytes) return Promise.resolve(contents.map((content) => scanSkillContent(content)));
+  if (bytes <= inlineBytes) return contents.map((content) => scanSkillContent(content));
   // Only what the scan reads crosses to the thread (a copy of each blob).
   const inputs = contents.map(({ files, blobs, description }) => ({ files, blobs, description }));
   const run = queue.then(() => scanInThread(inputs));

@@ -72,6 +72,9 @@ export const HubEnvSchema = z.object({
   PUBLISH_MAX_SKILLS: integer(DEFAULT_PUBLISH_LIMITS.maxSkills, { min: 1 }).describe(
     'Most skills in a published collection.',
   ),
+  PUBLISH_CONCURRENCY: integer(2, { min: 1, max: 64 }).describe(
+    'Publishes a hub process reads and checks at once (each holds its archive, up to twice PUBLISH_MAX_ARCHIVE_BYTES, in memory); more wait before their body is read, then get `503` with `Retry-After`.',
+  ),
   READ_CACHE_MB: z.coerce
     .number()
     .min(0)
@@ -220,6 +223,8 @@ export interface AppConfig {
   /** The reranker of suggestions when SUGGEST_RERANKER names one (else the shipped one). */
   readonly suggestReranker: Reranker | undefined;
   readonly publishLimits: Readonly<PublishLimits>;
+  /** Publishes read and checked at once (PUBLISH_CONCURRENCY). */
+  readonly publishConcurrency: number;
   readonly githubWebhookSecret: string | undefined;
   readonly indexRequestsPerMinute: number;
   /** Crawls of never-indexed repositories per caller and in all per hour, and the not-found cache TTL. */
@@ -315,6 +320,7 @@ export function appConfigFrom(e: HubValues, githubAuth: GithubAuthSettings): App
     suggestReranker: e.SUGGEST_RERANKER ? suggestReranker(e.SUGGEST_RERANKER, !!e.EMBEDDINGS_URL) : undefined,
     authFailuresMax: e.AUTH_FAILURES_MAX,
     archiveBuilds: e.ARCHIVE_BUILDS,
+    publishConcurrency: e.PUBLISH_CONCURRENCY,
     archiveCacheBytes: Math.floor(e.ARCHIVE_CACHE_MB * 1024 * 1024),
     publishLimits: Object.freeze({
       ...DEFAULT_PUBLISH_LIMITS,

@@ -1,17 +1,11 @@
 import { LRUCache } from 'lru-cache';
-import { problem } from '../problems.js';
 import type { SkillArchive } from './archive.js';
+import { ConcurrencyGate, type GateLimits } from './concurrency-gate.js';
 
-/** Bounds of archive building (settings ARCHIVE_BUILDS and ARCHIVE_CACHE_MB). */
-export interface ArchiveBuildLimits {
-  /** Builds running at once. */
-  concurrent: number;
+/** Bounds of archive building (settings ARCHIVE_BUILDS and ARCHIVE_CACHE_MB): builds at once, and waiting. */
+export interface ArchiveBuildLimits extends GateLimits {
   /** Bytes of built archives kept; 0 keeps none. */
   cacheBytes: number;
-  /** Requests that may wait for a build slot; past it, 503 at once. */
-  maxWaiting?: number;
-  /** How long a request waits for a slot before it gets 503. */
-  maxWaitMs?: number;
 }
 
 /** Seconds an archive client is told to wait when builds are saturated. */
@@ -25,17 +19,16 @@ export const ARCHIVE_RETRY_AFTER_SECONDS = 2;
  * of large downloads costs bounded CPU and memory and never the other routes.
  */
 export class ArchiveBuilds {
-  readonly counters = { hits: 0, builds: 0, shed: 0 };
+  readonly counters = { hits: 0, builds: 0 };
   readonly #cache: LRUCache<string, SkillArchive> | undefined;
   readonly #inFlight = new Map<string, Promise<SkillArchive>>();
-  readonly #waiting: (() => void)[] = [];
-  #running = 0;
-  readonly #maxWaiting: number;
-  readonly #maxWaitMs: number;
+  readonly #gate: ConcurrencyGate;
 
   constructor(readonly limits: ArchiveBuildLimits) {
-    this.#maxWaiting = limits.maxWaiting ?? limits.concurrent * 2;
-    this.#maxWaitMs = limits.maxWaitMs ?? 5_000;
+    this.#gate = new ConcurrencyGate(limits, {
+      detail: 'Archive builds are saturated; retry shortly (other routes are unaffected).',
+      retryAfterSeconds: ARCHIVE_RETRY_AFTER_SECONDS,
+    });
     this.#cache =
       limits.cacheBytes > 0
         ? new LRUCache<string, SkillArchive>({
@@ -63,52 +56,18 @@ export class ArchiveBuilds {
     }
   }
 
-  async #run(key: string, build: () => Promise<SkillArchive>): Promise<SkillArchive> {
-    await this.#acquire();
-    try {
+  /** Requests refused while builds were saturated. */
+  get shed(): number {
+    return this.#gate.shed;
+  }
+
+  #run(key: string, build: () => Promise<SkillArchive>): Promise<SkillArchive> {
+    return this.#gate.run(async () => {
       this.counters.builds++;
       const archive = await build();
       // An archive larger than a quarter of the cache would only push everything else out.
       if (this.#cache && archive.bytes.length <= this.limits.cacheBytes / 4) this.#cache.set(key, archive);
       return archive;
-    } finally {
-      this.#release();
-    }
-  }
-
-  #acquire(): Promise<void> {
-    if (this.#running < this.limits.concurrent) {
-      this.#running++;
-      return Promise.resolve();
-    }
-    if (this.#waiting.length >= this.#maxWaiting) return Promise.reject(this.#busy());
-    return new Promise<void>((resolve, reject) => {
-      const wake = () => {
-        clearTimeout(timer);
-        this.#running++;
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        const at = this.#waiting.indexOf(wake);
-        if (at >= 0) this.#waiting.splice(at, 1);
-        reject(this.#busy());
-      }, this.#maxWaitMs);
-      this.#waiting.push(wake);
     });
-  }
-
-  #release(): void {
-    this.#running--;
-    this.#waiting.shift()?.();
-  }
-
-  #busy() {
-    this.counters.shed++;
-    return problem(
-      'unavailable',
-      'Archive builds are saturated; retry shortly (other routes are unaffected).',
-      { retryAfterSeconds: ARCHIVE_RETRY_AFTER_SECONDS },
-      { 'retry-after': String(ARCHIVE_RETRY_AFTER_SECONDS) },
-    );
   }
 }

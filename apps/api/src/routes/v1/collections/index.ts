@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { problem } from '../../../problems.js';
 import { problems } from '../../../schemas.js';
+import { ConcurrencyGate } from '../../../services/concurrency-gate.js';
 import {
   authorizePublish,
   collectionRevisions,
@@ -23,9 +24,28 @@ const ARCHIVE_TYPES = [
   'application/octet-stream',
 ];
 
+/** How long a publish waits for a slot before it gets 503, and the Retry-After it is told. */
+const PUBLISH_WAIT_MS = 30_000;
+const PUBLISH_RETRY_AFTER_S = 10;
+
 /** Publishing (SPEC 2.3): PUT a gzip tar as a new revision, list revisions, delete. Registered under /v1. */
 const collectionsRoutes: FastifyPluginAsyncZod = async (app) => {
   const limits = app.config.publishLimits;
+  // Each publish holds its archive and its unpacked files in memory while it is checked (up to 100 MiB at
+  // the default limits, and the safety scan's copy): without a bound, concurrent large publishes grow the
+  // process without limit. A slot is taken before the body is read, so a waiting publish holds nothing.
+  const publishing = new ConcurrencyGate(
+    { concurrent: app.config.publishConcurrency, maxWaitMs: PUBLISH_WAIT_MS },
+    {
+      detail: `${app.config.publishConcurrency} publishes are being checked; retry shortly (PUBLISH_CONCURRENCY).`,
+      retryAfterSeconds: PUBLISH_RETRY_AFTER_S,
+    },
+  );
+  /** The slot each publish holds, released once its response is done (sent, failed or abandoned). */
+  const slots = new WeakMap<object, () => void>();
+  const releaseSlot = async (request: { raw: object }) => {
+    slots.get(request.raw)?.();
+  };
   // Scoped to this plugin: only the publish route accepts raw archives, with its own size limit.
   app.addContentTypeParser(
     ARCHIVE_TYPES,
@@ -54,8 +74,11 @@ const collectionsRoutes: FastifyPluginAsyncZod = async (app) => {
       preParsing: async (request, _reply, payload) => {
         const { namespace, collection } = request.params as { namespace: string; collection: string };
         await authorizePublish(app.db, request.viewer, namespace, collection);
+        slots.set(request.raw, await publishing.acquire());
         return payload;
       },
+      onResponse: releaseSlot,
+      onRequestAbort: releaseSlot,
     },
     async (request) => {
       const body = request.body;

@@ -1,0 +1,71 @@
+import { PassThrough } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packCollection, skillMd } from '../../../test/fixtures/archives/make.js';
+import { createTestHub, type TestHub } from './support/app.js';
+import { auth, seedTeam, type Tokens } from './teams-fixtures.js';
+
+let hub: TestHub;
+let tokens: Tokens;
+
+beforeAll(async () => {
+  hub = await createTestHub('publish_concurrency', { PUBLISH_CONCURRENCY: '1' });
+  tokens = await seedTeam(hub.db.db, 'acme');
+});
+
+afterAll(async () => {
+  await hub?.close();
+});
+
+describe('publishes at once (PUBLISH_CONCURRENCY)', () => {
+  it('checks one at a time, lets two wait before reading their bodies and refuses the next with 503', async () => {
+    // Four publishes whose bodies have not arrived: the one holding the slot waits for its body, two wait
+    // for the slot (twice PUBLISH_CONCURRENCY), and the fourth is refused at once.
+    const bodies = ['one', 'two', 'three', 'four'].map((name) => ({
+      name,
+      stream: new PassThrough(),
+      archive: packCollection({ [`${name}/SKILL.md`]: skillMd(name, `Does ${name}.`) }),
+    }));
+    const answers = bodies.map(({ name, stream }) =>
+      hub.app.inject({
+        method: 'PUT',
+        url: `/v1/collections/acme/${name}?visibility=private`,
+        headers: { 'content-type': 'application/gzip', ...auth(tokens, 'publisher') },
+        payload: stream,
+      }),
+    );
+    const first = await Promise.race(answers.map((answer, index) => answer.then((res) => ({ res, index }))));
+    expect(first.res.statusCode).toBe(503);
+    expect(first.res.headers['retry-after']).toBe('10');
+    expect(first.res.json()).toMatchObject({ detail: expect.stringContaining('PUBLISH_CONCURRENCY') });
+    for (const { stream, archive } of bodies) stream.end(archive);
+    const settled = await Promise.all(answers);
+    const published = settled.filter((_, index) => index !== first.index);
+    expect(published.map((res) => res.statusCode)).toEqual([200, 200, 200]);
+    // The slots came back: a fifth publish goes through at once.
+    const again = await hub.app.inject({
+      method: 'PUT',
+      url: '/v1/collections/acme/five?visibility=private',
+      headers: { 'content-type': 'application/gzip', ...auth(tokens, 'publisher') },
+      payload: packCollection({ 'five/SKILL.md': skillMd('five', 'Does five.') }),
+    });
+    expect(again.statusCode).toBe(200);
+  });
+
+  it('gives the slot back when a publish is refused', async () => {
+    const publish = (name: string, body: Buffer) =>
+      hub.app.inject({
+        method: 'PUT',
+        url: `/v1/collections/acme/${name}?visibility=private`,
+        headers: { 'content-type': 'application/gzip', ...auth(tokens, 'publisher') },
+        payload: body,
+      });
+    // A skill without a description, a body that is not gzip: refused, each after taking the one slot.
+    expect(
+      (await publish('bad', packCollection({ 'bad/SKILL.md': '---\nname: bad\n---\n' }))).statusCode,
+    ).toBe(422);
+    expect((await publish('junk', Buffer.from('not a gzip'))).statusCode).toBe(400);
+    expect(
+      (await publish('good', packCollection({ 'good/SKILL.md': skillMd('good', 'Is good.') }))).statusCode,
+    ).toBe(200);
+  });
+});

@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packCollection, skillMd } from '../../../test/fixtures/archives/make.js';
 import { createTestHub, type TestHub } from './support/app.js';
-import { auth, seedTeam, type Tokens } from './teams-fixtures.js';
+import { auth, publish, seedTeam, type Tokens } from './teams-fixtures.js';
 
 let hub: TestHub;
 let tokens: Tokens;
@@ -42,30 +42,32 @@ describe('publishes at once (PUBLISH_CONCURRENCY)', () => {
     const published = settled.filter((_, index) => index !== first.index);
     expect(published.map((res) => res.statusCode)).toEqual([200, 200, 200]);
     // The slots came back: a fifth publish goes through at once.
-    const again = await hub.app.inject({
-      method: 'PUT',
-      url: '/v1/collections/acme/five?visibility=private',
-      headers: { 'content-type': 'application/gzip', ...auth(tokens, 'publisher') },
-      payload: packCollection({ 'five/SKILL.md': skillMd('five', 'Does five.') }),
-    });
+    const again = await publish(
+      hub.app,
+      'acme/five',
+      packCollection({ 'five/SKILL.md': skillMd('five', 'Does five.') }),
+      auth(tokens, 'publisher'),
+    );
     expect(again.statusCode).toBe(200);
   });
 
   it('gives the slot back when a publish is refused', async () => {
-    const publish = (name: string, body: Buffer) =>
-      hub.app.inject({
-        method: 'PUT',
-        url: `/v1/collections/acme/${name}?visibility=private`,
-        headers: { 'content-type': 'application/gzip', ...auth(tokens, 'publisher') },
-        payload: body,
-      });
+    const as = auth(tokens, 'publisher');
     // A skill without a description, a body that is not gzip: refused, each after taking the one slot.
     expect(
-      (await publish('bad', packCollection({ 'bad/SKILL.md': '---\nname: bad\n---\n' }))).statusCode,
+      (await publish(hub.app, 'acme/bad', packCollection({ 'bad/SKILL.md': '---\nname: bad\n---\n' }), as))
+        .statusCode,
     ).toBe(422);
-    expect((await publish('junk', Buffer.from('not a gzip'))).statusCode).toBe(400);
+    expect((await publish(hub.app, 'acme/junk', Buffer.from('not a gzip'), as)).statusCode).toBe(400);
     expect(
-      (await publish('good', packCollection({ 'good/SKILL.md': skillMd('good', 'Is good.') }))).statusCode,
+      (
+        await publish(
+          hub.app,
+          'acme/good',
+          packCollection({ 'good/SKILL.md': skillMd('good', 'Is good.') }),
+          as,
+        )
+      ).statusCode,
     ).toBe(200);
   });
 });

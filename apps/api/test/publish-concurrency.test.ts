@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packCollection, skillMd } from '../../../test/fixtures/archives/make.js';
@@ -69,5 +71,48 @@ describe('publishes at once (PUBLISH_CONCURRENCY)', () => {
         )
       ).statusCode,
     ).toBe(200);
+  });
+
+  it('gives the slot back when a client leaves, waiting for it or holding it', async () => {
+    await hub.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = hub.app.server.address() as AddressInfo;
+    const headers = { 'content-type': 'application/gzip', ...auth(tokens, 'publisher') };
+    /** A publish over HTTP; its body is sent at once, or later with `send`. */
+    const start = (name: string, sendNow: boolean) => {
+      const body = packCollection({ [`${name}/SKILL.md`]: skillMd(name, `Does ${name}.`) });
+      const request = http.request({
+        host: '127.0.0.1',
+        port,
+        method: 'PUT',
+        path: `/v1/collections/acme/${name}?visibility=private`,
+        headers: { ...headers, 'content-length': String(body.length) },
+      });
+      const status = new Promise<number>((resolve) => {
+        request.on('response', (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        request.on('error', () => resolve(-1));
+      });
+      if (sendNow) request.end(body);
+      else request.flushHeaders();
+      return { request, status, send: () => request.end(body) };
+    };
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
+    const holder = start('holder', false);
+    await settle();
+    const waiter = start('waiter', false);
+    await settle();
+    waiter.request.destroy();
+    await settle();
+    holder.send();
+    expect(await holder.status).toBe(200);
+    expect(await waiter.status).toBe(-1);
+    const leaver = start('leaver', false);
+    await settle();
+    leaver.request.destroy();
+    expect(await leaver.status).toBe(-1);
+    // Neither left a slot taken: the next publish is checked at once.
+    expect(await start('after', true).status).toBe(200);
   });
 });

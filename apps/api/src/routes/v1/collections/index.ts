@@ -71,10 +71,15 @@ const collectionsRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: PublishResponse, ...problems(400, 401, 403, 409, 413, 415, 422, 503) },
       },
       // Refuse callers before reading up to the body limit from them.
-      preParsing: async (request, _reply, payload) => {
+      preParsing: async (request, reply, payload) => {
         const { namespace, collection } = request.params as { namespace: string; collection: string };
         await authorizePublish(app.db, request.viewer, namespace, collection);
-        slots.set(request.raw, await publishing.acquire());
+        const release = await publishing.acquire();
+        slots.set(request.raw, release);
+        // The response closes however the request ends; a client that left while this publish waited for
+        // its slot has closed it already (onRequestAbort came before there was a slot to give back).
+        reply.raw.once('close', release);
+        if (request.raw.socket?.destroyed) release();
         return payload;
       },
       onResponse: releaseSlot,

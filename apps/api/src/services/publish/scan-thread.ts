@@ -11,9 +11,10 @@ export type ScanThreadAnswer = ThreadAnswer<SafetyFinding[][]>;
 /**
  * Bytes of file content scanned on the event loop; more go to a worker thread. The scan's patterns read up
  * to 300 characters after each command word, so its time depends on what the text holds: a plain MiB
- * takes about 35 ms, a MiB of `curl ` repeated about 1 s, and a publish may unpack 50 MiB, which held
- * every other request of the hub for 47 s (docs/performance.md). Under this, a hostile text holds the loop
- * about a quarter of a second at most; a thread costs ~50 ms to start, more than small collections' scans.
+ * takes about 35 ms, a MiB of `curl ` repeated with a secret path at the end about 0.35 s, and a publish
+ * may unpack 50 MiB, which held every other request of the hub for 47 s (docs/security.md). Under this, a
+ * hostile text holds the loop about 0.1 s at most; a thread costs ~50 ms to start, more than small
+ * collections' scans.
  */
 export const INLINE_SCAN_BYTES = 256 * 1024;
 

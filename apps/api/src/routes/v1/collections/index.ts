@@ -41,11 +41,6 @@ const collectionsRoutes: FastifyPluginAsyncZod = async (app) => {
       retryAfterSeconds: PUBLISH_RETRY_AFTER_S,
     },
   );
-  /** The slot each publish holds, released once its response is done (sent, failed or abandoned). */
-  const slots = new WeakMap<object, () => void>();
-  const releaseSlot = async (request: { raw: object }) => {
-    slots.get(request.raw)?.();
-  };
   // Scoped to this plugin: only the publish route accepts raw archives, with its own size limit.
   app.addContentTypeParser(
     ARCHIVE_TYPES,
@@ -74,16 +69,13 @@ const collectionsRoutes: FastifyPluginAsyncZod = async (app) => {
       preParsing: async (request, reply, payload) => {
         const { namespace, collection } = request.params as { namespace: string; collection: string };
         await authorizePublish(app.db, request.viewer, namespace, collection);
+        // The slot is held until the response closes, however the request ends (answered, refused, or the
+        // client gone); a client that left while this publish waited for its slot has closed it already.
         const release = await publishing.acquire();
-        slots.set(request.raw, release);
-        // The response closes however the request ends; a client that left while this publish waited for
-        // its slot has closed it already (onRequestAbort came before there was a slot to give back).
         reply.raw.once('close', release);
         if (request.raw.socket?.destroyed) release();
         return payload;
       },
-      onResponse: releaseSlot,
-      onRequestAbort: releaseSlot,
     },
     async (request) => {
       const body = request.body;

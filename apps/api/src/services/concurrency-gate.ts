@@ -32,11 +32,6 @@ export class ConcurrencyGate {
     this.#maxWaitMs = limits.maxWaitMs ?? 5_000;
   }
 
-  /** Holders now. */
-  get running(): number {
-    return this.#running;
-  }
-
   /** A slot, once one is free: resolves with its release (calling it again does nothing). */
   acquire(): Promise<() => void> {
     if (this.#running < this.limits.concurrent) {

@@ -1,4 +1,5 @@
 import { parseIdentity, trimTrailingSlashes } from '@atskills/protocol';
+import { LRUCache } from 'lru-cache';
 import { stringify } from 'yaml';
 import { flagBadges, flagTitle, referenceBox, referenceText } from '../components.js';
 import {
@@ -18,22 +19,19 @@ import { sourceLinks } from './search-page.js';
 
 /**
  * Rendered bodies by identity and revision (a revision's body and files never change), least recently
- * shown first: rendering is up to half a second of the event loop for a large hostile body, and a page is
- * opened again and again. At most RENDERED_BODY_CHARS characters of HTML are kept.
+ * shown evicted first: rendering is up to half a second of the event loop for a large hostile body, and a
+ * page is opened again and again. At most 16 Mi characters of HTML are kept.
  */
-const renderedBodies = new Map<string, SafeHtml>();
-const RENDERED_BODY_CHARS = 16 * 2 ** 20;
-let renderedChars = 0;
+const renderedBodies = new LRUCache<string, SafeHtml>({
+  maxSize: 16 * 2 ** 20,
+  sizeCalculation: (body) => Math.max(1, body.value.length),
+});
 
 /** The skill's body as sanitized HTML, its relative links to its own files resolved. */
 function renderedBody(model: Pick<SkillPageModel, 'identity' | 'revision' | 'body' | 'files'>): SafeHtml {
   const key = `${model.identity}\0${model.revision}`;
   const kept = renderedBodies.get(key);
-  if (kept) {
-    renderedBodies.delete(key);
-    renderedBodies.set(key, kept);
-    return kept;
-  }
+  if (kept) return kept;
   const fileSet = new Set(model.files.map((f) => f.path));
   const body = renderMarkdown(model.body, {
     resolveRelative: (target) => {
@@ -42,12 +40,6 @@ function renderedBody(model: Pick<SkillPageModel, 'identity' | 'revision' | 'bod
     },
   });
   renderedBodies.set(key, body);
-  renderedChars += body.value.length;
-  for (const [oldest, html] of renderedBodies) {
-    if (renderedChars <= RENDERED_BODY_CHARS || oldest === key) break;
-    renderedBodies.delete(oldest);
-    renderedChars -= html.value.length;
-  }
   return body;
 }
 

@@ -1,4 +1,5 @@
 import { excerpt } from './evidence.js';
+import { type LinePattern, mayMatch } from './line-pattern.js';
 import type { RuleHit, SafetyRuleModule } from './types.js';
 
 /** Shortest base64 run worth flagging: long enough to hide a paragraph of instructions or a script. */
@@ -20,16 +21,13 @@ const DATA_URI_PREFIX = /data:(?:image|font|audio|video)\/[\w.+-]+;base64,$/i;
  */
 const DATA_URI_REACH = 128;
 
-/**
- * `needs`: what every match holds after its window of 300 characters, tested on the line first (a line of
- * `pwsh ` alone, a window at each, took 0.3 s a MiB).
- */
-const DECODE_AND_RUN: { regex: RegExp; what: string; needs?: RegExp }[] = [
+/** With `needs` (see LinePattern) for those that read a window (a line of `pwsh ` alone took 0.3 s a MiB). */
+const DECODE_AND_RUN: LinePattern[] = [
   {
     regex:
       /\bbase64\s+(?:-d|--decode|-D)\b[^|\n]{0,300}\|\s*(?:sudo\s+)?(?:(?:ba|z|k|da)?sh|python[0-9.]*|perl|ruby|node)\b/i,
     what: 'decodes base64 straight into a shell',
-    needs: /\|\s*(?:sudo\s+)?(?:(?:ba|z|k|da)?sh|python[0-9.]*|perl|ruby|node)\b/i,
+    needs: [/\|\s*(?:sudo\s+)?(?:(?:ba|z|k|da)?sh|python[0-9.]*|perl|ruby|node)\b/i],
   },
   {
     regex:
@@ -40,12 +38,12 @@ const DECODE_AND_RUN: { regex: RegExp; what: string; needs?: RegExp }[] = [
     regex:
       /\b(?:iex|invoke-expression)\b[^\n]{0,300}frombase64string|frombase64string[^\n]{0,300}\|\s*(?:iex|invoke-expression)\b/i,
     what: 'runs decoded base64 with Invoke-Expression',
-    needs: /frombase64string/i,
+    needs: [/frombase64string/i],
   },
   {
     regex: /\b(?:powershell|pwsh)(?:\.exe)?\b[^\n]{0,300}\s-e(?:nc(?:odedcommand)?)?\s+[A-Za-z0-9+/=]{16,}/i,
     what: 'runs a PowerShell encoded command',
-    needs: /\s-e(?:nc(?:odedcommand)?)?\s+[A-Za-z0-9+/=]{16,}/i,
+    needs: [/\s-e(?:nc(?:odedcommand)?)?\s+[A-Za-z0-9+/=]{16,}/i],
   },
 ];
 
@@ -79,15 +77,15 @@ export const encodedPayloadRule: SafetyRuleModule = {
     };
 
     lines.forEach((text, index) => {
-      for (const { regex, what, needs } of DECODE_AND_RUN) {
+      for (const pattern of DECODE_AND_RUN) {
         if (!MAYBE_DECODE.test(text)) break;
-        if (needs && !needs.test(text)) continue;
-        const match = regex.exec(text);
+        if (!mayMatch(pattern, text)) continue;
+        const match = pattern.regex.exec(text);
         if (!match) continue;
         push(index, {
           severity: 'high',
           evidence: excerpt(text, match.index, match.index + match[0].length),
-          message: `encoded payload: ${what}`,
+          message: `encoded payload: ${pattern.what}`,
         });
         return;
       }

@@ -1,4 +1,5 @@
 import { excerpt } from './evidence.js';
+import { type LinePattern, mayMatch } from './line-pattern.js';
 import type { RuleHit, SafetyRuleModule } from './types.js';
 
 // Lower-case only: these are commands, and "HTTP | Python" in a Markdown table is not a pipe.
@@ -16,16 +17,16 @@ const PIPED_SHELL = new RegExp(String.raw`\|\s*(?:${SHELL})`);
 const PIPED_IEX = /\|\s*(?:iex|invoke-expression)\b/i;
 
 /**
- * Each pattern is one way of running code fetched from the network without looking at it first. `needs`:
- * what every match holds after its window of 300 characters, tested on the line first (a line of `irm-`
- * alone, a window at each, took 1.3 s a MiB; with the check, what a plain line takes).
+ * Each pattern is one way of running code fetched from the network without looking at it first; `needs`
+ * (see LinePattern) for those that read a window after a download command (a line of `irm-` alone took
+ * 1.3 s a MiB without them).
  */
-const PATTERNS: { regex: RegExp; what: string; needs?: RegExp }[] = [
+const PATTERNS: LinePattern[] = [
   // curl -fsSL https://x | sh, wget -qO- https://x | sudo bash
   {
     regex: new RegExp(String.raw`\b${FETCHER}[^|\n]{0,300}\|\s*(?:${SHELL})`),
     what: 'pipes a download into an interpreter',
-    needs: PIPED_SHELL,
+    needs: [PIPED_SHELL],
   },
   // bash <(curl ...), source <(curl ...), . <(wget ...)
   {
@@ -51,12 +52,12 @@ const PATTERNS: { regex: RegExp; what: string; needs?: RegExp }[] = [
     regex:
       /\b(?:iwr|irm|invoke-webrequest|invoke-restmethod)\b[^|\n]{0,300}\|\s*(?:iex|invoke-expression)\b/i,
     what: 'pipes a PowerShell download into Invoke-Expression',
-    needs: PIPED_IEX,
+    needs: [PIPED_IEX],
   },
   {
     regex: /\.downloadstring\s*\([^)]{0,300}\)[^\n]{0,300}\|\s*(?:iex|invoke-expression)\b/i,
     what: 'pipes DownloadString into Invoke-Expression',
-    needs: PIPED_IEX,
+    needs: [PIPED_IEX],
   },
 ];
 
@@ -75,15 +76,15 @@ export const remoteExecRule: SafetyRuleModule = {
     const hits: RuleHit[] = [];
     lines.forEach((text, index) => {
       if (!MAYBE_REMOTE_EXEC.test(text)) return;
-      for (const { regex, what, needs } of PATTERNS) {
-        if (needs && !needs.test(text)) continue;
-        const match = regex.exec(text);
+      for (const pattern of PATTERNS) {
+        if (!mayMatch(pattern, text)) continue;
+        const match = pattern.regex.exec(text);
         if (!match) continue;
         hits.push({
           line: index + 1,
           severity: 'warn',
           evidence: excerpt(text, match.index, match.index + match[0].length),
-          message: `remote code execution: ${what}`,
+          message: `remote code execution: ${pattern.what}`,
         });
         break;
       }

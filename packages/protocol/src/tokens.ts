@@ -34,5 +34,5 @@ export function countTokens(text: string): number {
     }
     from = at + run[0].length;
   }
-  return from === 0 ? countO200k(text, PLAIN_TEXT) : total + countO200k(text.slice(from), PLAIN_TEXT);
+  return total + countO200k(text.slice(from), PLAIN_TEXT);
 }

@@ -35,29 +35,12 @@ import { createSuggestEngine } from '../../apps/api/src/suggest/engine.js';
 import { SUGGESTION_SNAPSHOT } from '../../apps/api/src/suggest/snapshot.js';
 import { benchDatabaseName, ensureDatabase, treeMemory } from '../lib/env.js';
 import { pickSkills, skillPath } from '../lib/identities.js';
+import { watchLoop } from '../lib/loop-waits.js';
 import { type BenchRow, writeResult } from '../lib/report.js';
 import { setInEvery, startApi } from '../lib/servers.js';
 import { percentile, round } from '../lib/stats.js';
 import { JUDGEMENTS } from '../relevance/judgements.js';
 import { loadMessages, MESSAGES_PATH } from '../suggest/messages.js';
-
-const PROBE_MS = 5;
-
-/** Runs `work` while a timer records every wait of the event loop (ms between its turns). */
-async function watchLoop(work: () => Promise<void>): Promise<{ seconds: number; waits: number[] }> {
-  const waits: number[] = [];
-  let last = performance.now();
-  const timer = setInterval(() => {
-    const now = performance.now();
-    waits.push(now - last);
-    last = now;
-  }, PROBE_MS);
-  const started = performance.now();
-  await work();
-  const seconds = (performance.now() - started) / 1000;
-  clearInterval(timer);
-  return { seconds, waits: waits.sort((a, b) => b - a) };
-}
 
 /** The longest of `waits` (sorted longest first), the next four, and those over 100 ms. */
 function longWaits(waits: number[]): BenchRow {

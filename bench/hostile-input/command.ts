@@ -14,7 +14,9 @@ import { type ScanInput, scanContents } from '../../apps/api/src/services/publis
 import { validateCollection } from '../../apps/api/src/services/publish/validate-collection.js';
 import { extractNeeds, taskSignal } from '../../apps/api/src/suggest/needs.js';
 import { renderMarkdown } from '../../apps/api/src/web/markdown.js';
+import { watchLoop } from '../lib/loop-waits.js';
 import { printTable, writeResult } from '../lib/report.js';
+import { Rng } from '../lib/rng.js';
 import { median, round } from '../lib/stats.js';
 
 /** A plain message of `length` characters: words and spaces, as a user types them. */
@@ -25,14 +27,9 @@ const prose = (length: number) =>
 
 /** `length` characters of random-looking base64 (deterministic from `seed`): what the blob check flags. */
 function blob(length: number, seed: number): string {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-  let state = seed + 1;
-  let out = '';
-  for (let i = 0; i < length; i++) {
-    state = (Math.imul(state, 1103515245) + 12345) & 0x7fffffff;
-    out += alphabet[(state >>> 8) % 64];
-  }
-  return out;
+  const rng = new Rng(seed);
+  const alphabet = [...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'];
+  return Array.from({ length }, () => rng.pick(alphabet)).join('');
 }
 
 /** One hostile input, the function that reads it, and a plain input of the same length for it. */
@@ -193,11 +190,11 @@ async function publishRows() {
       ['thread', scanContents],
       ['inline', inline],
     ] as const) {
-      const waits = loopWaits();
-      const started = performance.now();
-      await validateCollection(archive, target, DEFAULT_PUBLISH_LIMITS, scan);
-      measured[`${side}Ms`] = round(performance.now() - started, 0);
-      measured[`${side}LongestWaitMs`] = round(waits.stop(), 0);
+      const { seconds, waits } = await watchLoop(() =>
+        validateCollection(archive, target, DEFAULT_PUBLISH_LIMITS, scan),
+      );
+      measured[`${side}Ms`] = round(seconds * 1000, 0);
+      measured[`${side}LongestWaitMs`] = round(waits[0]!, 0);
     }
     rows.push({ input: c.input, ...measured });
   }
@@ -212,33 +209,15 @@ async function publishRows() {
     files.set(`${folder}/SKILL.md`, Buffer.from(`---\nname: s${i}\ndescription: Does thing ${i}.\n---\n`));
     for (let f = 0; f < 9; f++) files.set(`${folder}/f${f}.md`, Buffer.from('x'));
   }
-  const waits = loopWaits();
-  const started = performance.now();
-  await validateCollection({ files, dirs, unpackedBytes: 0 }, target, DEFAULT_PUBLISH_LIMITS);
-  const wall = round(performance.now() - started, 0);
+  const deep = await watchLoop(() =>
+    validateCollection({ files, dirs, unpackedBytes: 0 }, target, DEFAULT_PUBLISH_LIMITS),
+  );
   rows.push({
     input: 'publish: 1,000 skills 20 folders deep, 10,000 files',
-    threadMs: wall,
-    threadLongestWaitMs: round(waits.stop(), 0),
+    threadMs: round(deep.seconds * 1000, 0),
+    threadLongestWaitMs: round(deep.waits[0]!, 0),
   });
   return rows;
-}
-
-/** The longest wait of a 5 ms timer until `stop`. */
-function loopWaits() {
-  let last = performance.now();
-  let longest = 0;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    longest = Math.max(longest, now - last);
-    last = now;
-  }, 5);
-  return {
-    stop() {
-      clearInterval(timer);
-      return Math.max(longest, performance.now() - last);
-    },
-  };
 }
 
 export async function run(_args: string[]): Promise<void> {

@@ -19,7 +19,7 @@ import { ANONYMOUS_VIEWER } from '../../apps/api/src/services/auth/viewer.js';
 import { benchDatabaseName, ensureDatabase, repoRoot } from '../lib/env.js';
 import { type BenchRow, writeResult } from '../lib/report.js';
 import { cpuMs, round } from '../lib/stats.js';
-import { DEV_MESSAGES_PATH, loadMessages, MESSAGES_PATH, SUGGEST_LIMIT } from './messages.js';
+import { defaultMessagesPath, loadMessages, SUGGEST_LIMIT } from './messages.js';
 
 type Suggest = (message: string) => Promise<unknown>;
 
@@ -56,9 +56,7 @@ export async function run(args: string[]): Promise<void> {
   const rounds = Number(values.rounds);
   if (!Number.isInteger(rounds) || rounds < 1)
     throw new Error(`--rounds ${values.rounds}: a whole number >= 1`);
-  const messages = loadMessages(existsSync(MESSAGES_PATH) ? MESSAGES_PATH : DEV_MESSAGES_PATH).map(
-    (j) => j.message,
-  );
+  const messages = loadMessages(defaultMessagesPath()).map((j) => j.message);
   const url = await ensureDatabase(values.database ?? benchDatabaseName, false);
   const handle = connectPostgres({ url, max: 4 });
   try {

@@ -16,7 +16,7 @@
  * (as EMBEDDINGS_URL, every skill embedded first) and `--reranker` with a reranker file (as
  * SUGGEST_RERANKER): how an operator measures a service and the reranker fitted to it.
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { connectPostgres } from '@atskills/db';
@@ -45,10 +45,9 @@ import { createBaseline } from '../relevance/baseline.js';
 import { corpusDocuments, seedRelevanceCorpus } from '../relevance/judgements.js';
 import { type Answer, copyKeys, explainLine, figuresByKind } from './judgements.js';
 import {
-  DEV_MESSAGES_PATH,
+  defaultMessagesPath,
   loadMessages,
   MESSAGE_KINDS,
-  MESSAGES_PATH,
   type MessageJudgement,
   SUGGEST_LIMIT,
 } from './messages.js';
@@ -94,7 +93,7 @@ export async function run(args: string[]): Promise<void> {
       scale: { type: 'boolean', default: false },
     },
   });
-  const file = values.messages ?? (existsSync(MESSAGES_PATH) ? MESSAGES_PATH : DEV_MESSAGES_PATH);
+  const file = values.messages ?? defaultMessagesPath();
   const judgements = loadMessages(file);
   // BENCH_SUGGEST_DATABASE: a database of one's own when two checkouts run this benchmark at once (each
   // run without --reuse drops and re-seeds it).

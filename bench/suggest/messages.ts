@@ -4,7 +4,7 @@
  * (`npm run bench -- suggest`), the relevance suite and the check script (`npx tsx bench/suggest/check.ts`)
  * read it the same way.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { findSkillFolders, type TreeEntry } from '@atskills/protocol';
 import { listCorpusRepos, readCorpusMeta, readCorpusTree } from '../../test/support/corpus.js';
@@ -56,6 +56,11 @@ export interface MessageFile {
 /** Where the set lives, and the development set used while it was being written (same format). */
 export const MESSAGES_PATH = path.join(import.meta.dirname, 'messages.json');
 export const DEV_MESSAGES_PATH = path.join(import.meta.dirname, 'messages.dev.json');
+
+/** The set the suggestion benchmarks answer by default: the judged set, or the development set without it. */
+export function defaultMessagesPath(): string {
+  return existsSync(MESSAGES_PATH) ? MESSAGES_PATH : DEV_MESSAGES_PATH;
+}
 
 /** Reads the file as written. */
 export function readMessageFile(file = MESSAGES_PATH): MessageFile {

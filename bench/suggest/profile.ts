@@ -8,7 +8,7 @@
  * engine makes (so the engine carries no timing code); `--cpu-profile` writes a V8 CPU profile of the
  * measured rounds only (open it in Chrome's DevTools), and prints the functions with the most self time.
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
 import { connectPostgres } from '@atskills/db';
@@ -23,7 +23,7 @@ import { READ_CAP, SemanticModel } from '../../apps/api/src/suggest/model.js';
 import { extractNeeds, taskSignal } from '../../apps/api/src/suggest/needs.js';
 import { benchDatabaseName, ensureDatabase } from '../lib/env.js';
 import { cpuMs, percentile, round } from '../lib/stats.js';
-import { DEV_MESSAGES_PATH, loadMessages, MESSAGES_PATH, SUGGEST_LIMIT } from './messages.js';
+import { defaultMessagesPath, loadMessages, SUGGEST_LIMIT } from './messages.js';
 
 /** CPU milliseconds spent in each wrapped stage during the current request. */
 const spent = { termModel: 0, lsaVector: 0, lsaNearest: 0, lexical: 0 };
@@ -170,9 +170,7 @@ export async function run(args: string[]): Promise<void> {
     },
   });
   const only = values.only ? new Set(values.only.split(',')) : null;
-  const judgements = loadMessages(existsSync(MESSAGES_PATH) ? MESSAGES_PATH : DEV_MESSAGES_PATH).filter(
-    (j) => !only || only.has(j.id),
-  );
+  const judgements = loadMessages(defaultMessagesPath()).filter((j) => !only || only.has(j.id));
   if (judgements.length === 0) throw new Error(`--only ${values.only}: no judged message has these ids`);
   const url = await ensureDatabase(values.database ?? benchDatabaseName, false);
   const handle = connectPostgres({ url, max: 4 });

@@ -28,12 +28,7 @@ describe('publishes at once (PUBLISH_CONCURRENCY)', () => {
       archive: packCollection({ [`${name}/SKILL.md`]: skillMd(name, `Does ${name}.`) }),
     }));
     const answers = bodies.map(({ name, stream }) =>
-      hub.app.inject({
-        method: 'PUT',
-        url: `/v1/collections/acme/${name}?visibility=private`,
-        headers: { 'content-type': 'application/gzip', ...auth(tokens, 'publisher') },
-        payload: stream,
-      }),
+      publish(hub.app, `acme/${name}`, stream, auth(tokens, 'publisher')),
     );
     const first = await Promise.race(answers.map((answer, index) => answer.then((res) => ({ res, index }))));
     expect(first.res.statusCode).toBe(503);

@@ -2,6 +2,8 @@
  * Shared set-up of the teams and publish tests: users, a team with one member per role, and one token per
  * row of the access matrix, all made through the same services the admin API and CLI use.
  */
+
+import type { Readable } from 'node:stream';
 import type { Database } from '@atskills/db';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
@@ -115,7 +117,8 @@ export async function acceptedReport(
 export function publish(
   app: FastifyInstance,
   target: string,
-  body: Buffer,
+  /** The gzip tar, or a stream of it (a body that arrives later). */
+  body: Buffer | Readable,
   headers: Record<string, string>,
   visibility: 'public' | 'private' = 'private',
 ) {

@@ -28,6 +28,7 @@ import { ANONYMOUS_VIEWER } from '../../apps/api/src/services/auth/viewer.js';
 import { ABSTAIN_BELOW } from '../../apps/api/src/suggest/abstain.js';
 import { createSuggestEngine, type SuggestEngineOptions } from '../../apps/api/src/suggest/engine.js';
 import { loadRerankerFile } from '../../apps/api/src/suggest/reranker-file.js';
+import { HOOK_SCORE_FLOOR } from '../../apps/cli/src/hook-suggest.js';
 import {
   benchDatabaseName,
   type ChildServer,
@@ -43,7 +44,7 @@ import { metricValues, startApi, waitForIndex, waitForMetric } from '../lib/serv
 import { median, round } from '../lib/stats.js';
 import { createBaseline } from '../relevance/baseline.js';
 import { corpusDocuments, seedRelevanceCorpus } from '../relevance/judgements.js';
-import { type Answer, copyKeys, explainLine, figuresByKind } from './judgements.js';
+import { type Answer, copyKeys, explainLine, figuresByKind, hookViews, scoreBands } from './judgements.js';
 import {
   defaultMessagesPath,
   loadMessages,
@@ -141,7 +142,13 @@ export async function run(args: string[]): Promise<void> {
     const baseline = values.scale ? null : createBaseline(rows, { plain: true });
     console.error(`baseline indexed ${rows.length} skills in ${Math.round(performance.now() - started)} ms`);
 
-    type Result = { judgement: MessageJudgement; answer: Answer; best?: number; matched?: string[] };
+    type Result = {
+      judgement: MessageJudgement;
+      answer: Answer;
+      best?: number;
+      matched?: string[];
+      scores?: number[];
+    };
     const results: Record<string, Result[]> = values.scale
       ? {
           '/v1/suggest': [],
@@ -163,6 +170,7 @@ export async function run(args: string[]): Promise<void> {
         answer: { ranking: s.results.map((r) => r.hit.identity), abstained: s.abstained },
         ...(s.best !== undefined ? { best: s.best } : {}),
         matched: s.results.slice(0, 3).map((r) => `${r.score} ${r.matched}`),
+        scores: s.results.map((r) => r.score),
       });
       const all = await suggest.suggest(judgement.message, ANONYMOUS_VIEWER, DEPTH, 0);
       results['/v1/suggest, never abstaining']!.push({
@@ -234,6 +242,29 @@ export async function run(args: string[]): Promise<void> {
       });
     console.log('abstention trade-off (threshold: on none / false on the others)');
     for (const c of curve) console.log(`  ${c.threshold}: ${c.abstentionOnNone} / ${c.falseAbstention}`);
+    // What a shown result's score means, at every place of the first five (the hook shows up to 3).
+    const bands = scoreBands(
+      suggested.map((r) => ({ ...r, scores: r.scores ?? [] })),
+      copyKey,
+    );
+    extra.scoreBands = bands;
+    console.log('shown suggestions by score (first result: judged relevant / shown; results 2-5: the same)');
+    for (const b of bands) {
+      const share = (t: { shown: number; relevant: number }) =>
+        t.shown === 0 ? '-' : `${round(t.relevant / t.shown, 2)} of ${t.shown}`;
+      console.log(`  ${b.from}-${b.to}: ${share(b.first)}; ${share(b.later)}`);
+    }
+    const hook = hookViews(
+      suggested.map((r) => ({ ...r, scores: r.scores ?? [] })),
+      copyKey,
+      [...new Set([0, 0.05, 0.1, 0.15, 0.2, HOOK_SCORE_FLOOR])].sort((a, b) => a - b),
+    );
+    extra.hookViews = hook;
+    console.log(
+      `the hook (3 suggestions) at a score floor (shipped: ${HOOK_SCORE_FLOOR}): lines a message, judged share, answerable hit`,
+    );
+    for (const h of hook)
+      console.log(`  ${h.floor}: ${h.linesPerMessage} lines, ${h.precision} judged, ${h.hitRate} hit`);
     if (values.misses) {
       for (const r of suggested) {
         const ok =

@@ -139,3 +139,90 @@ export function explainLine(
     })),
   };
 }
+
+/** Score bands of `scoreBands` (lower bounds; the last band runs to 1). */
+export const SCORE_BANDS = [0, 0.02, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8] as const;
+
+/** How often a shown suggestion in one score band is a judged skill: first results apart from the rest. */
+export interface ScoreBand {
+  from: number;
+  to: number;
+  first: { shown: number; relevant: number };
+  later: { shown: number; relevant: number };
+}
+
+/**
+ * What a suggestion's score means, per shown result (not only the first): over answerable messages that did
+ * not abstain, each result of the first `depth` by score band, and the share of them the judgement lists (a
+ * copy of a listed skill counts as listed). Kind none counts too: all it shows is unhelpful. An unjudged
+ * result counts as not relevant (the judgement was pooled from every ranking's first five).
+ */
+export function scoreBands(
+  results: { judgement: MessageJudgement; answer: Answer; scores: number[] }[],
+  copyOf: ReadonlyMap<string, string>,
+  depth = 5,
+): ScoreBand[] {
+  const bands = SCORE_BANDS.map((from, i) => ({
+    from,
+    to: SCORE_BANDS[i + 1] ?? 1,
+    first: { shown: 0, relevant: 0 },
+    later: { shown: 0, relevant: 0 },
+  }));
+  for (const { judgement, answer, scores } of results) {
+    if (answer.abstained) continue;
+    const skills = new Set(judgement.relevant.map((id) => skillOf(copyOf, id)));
+    answer.ranking.slice(0, depth).forEach((id, i) => {
+      const score = scores[i] ?? 0;
+      const band = bands.findLast((b) => score >= b.from) ?? bands[0]!;
+      const tally = i === 0 ? band.first : band.later;
+      tally.shown++;
+      if (skills.has(skillOf(copyOf, id))) tally.relevant++;
+    });
+  }
+  return bands;
+}
+
+/** What the user-prompt hook would append at one score floor (results under it left out). */
+export interface HookView {
+  floor: number;
+  /** Suggestions appended per message, over every message (kind none included). */
+  linesPerMessage: number;
+  /** Share of the appended suggestions the judgement lists. */
+  precision: number;
+  /** Answerable messages with a judged skill among those appended. */
+  hitRate: number;
+}
+
+/**
+ * The hook's view of the same answers: the first `limit` results (the hook asks for 3) kept when their score
+ * reaches each floor. Fewer lines in every prompt against judged skills no longer shown.
+ */
+export function hookViews(
+  results: { judgement: MessageJudgement; answer: Answer; scores: number[] }[],
+  copyOf: ReadonlyMap<string, string>,
+  floors: readonly number[],
+  limit = 3,
+): HookView[] {
+  return floors.map((floor) => {
+    let lines = 0;
+    let relevantLines = 0;
+    let hits = 0;
+    let answerable = 0;
+    for (const { judgement, answer, scores } of results) {
+      const skills = new Set(judgement.relevant.map((id) => skillOf(copyOf, id)));
+      if (judgement.kind !== 'none') answerable++;
+      if (answer.abstained) continue;
+      const shown = answer.ranking.slice(0, limit).filter((_, i) => (scores[i] ?? 0) >= floor);
+      const relevant = shown.filter((id) => skills.has(skillOf(copyOf, id))).length;
+      lines += shown.length;
+      relevantLines += relevant;
+      if (relevant > 0) hits++;
+    }
+    return {
+      floor,
+      linesPerMessage: round(lines / Math.max(1, results.length)),
+      precision: round(relevantLines / Math.max(1, lines)),
+      hitRate: round(hits / Math.max(1, answerable)),
+    };
+  });
+}

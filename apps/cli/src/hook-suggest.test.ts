@@ -1,9 +1,9 @@
 import type { SuggestResult } from '@atskills/protocol';
 import { describe, expect, it } from 'vitest';
-import { renderSuggestions, SUGGESTIONS_CAP } from './hook-suggest.js';
+import { HOOK_SCORE_FLOOR, renderSuggestions, SUGGESTIONS_CAP } from './hook-suggest.js';
 import { readSuggestions } from './suggest-client.js';
 
-function result(name: string, description: string, flags: string[] = []): SuggestResult {
+function result(name: string, description: string, flags: string[] = [], score = 0.9): SuggestResult {
   return {
     identity: `hub:acme/tools/${name}`,
     reference: `@skills:hub:acme/tools/${name}`,
@@ -16,7 +16,7 @@ function result(name: string, description: string, flags: string[] = []): Sugges
     popularity: 0,
     descriptionTokens: 10,
     flags: flags.map((code) => ({ code, severity: 'warning', message: code })),
-    score: 0.9,
+    score,
     matched: 'fix it',
   };
 }
@@ -43,6 +43,19 @@ describe('renderSuggestions', () => {
     expect(renderSuggestions(results, known, 3)).toBeUndefined();
   });
 
+  it('leaves out suggestions scored under the floor, whatever their place, and keeps one at it', () => {
+    const results = [
+      result('a', 'A.', [], 0.62),
+      result('b', 'B.', [], HOOK_SCORE_FLOOR - 0.001),
+      result('c', 'C.', [], HOOK_SCORE_FLOOR),
+    ];
+    const rows = (renderSuggestions(results, none, 2) as string)
+      .split('\n')
+      .filter((l) => l.startsWith('@skills:'));
+    expect(rows).toEqual(['@skills:hub:acme/tools/a (a): A.', '@skills:hub:acme/tools/c (c): C.']);
+    expect(renderSuggestions([result('low', 'Low.', [], 0.04)], none, 3)).toBeUndefined();
+  });
+
   it('stays within the cap whatever the descriptions, cutting each to one short line', () => {
     const long = Array.from({ length: 10 }, (_, i) => result(`s${i}`, 'word '.repeat(500)));
     const text = renderSuggestions(long, none, 10) as string;
@@ -65,5 +78,8 @@ describe('readSuggestions', () => {
       abstained: false,
     });
     expect(noFlags[0]?.flags.map((f) => f.code)).toEqual(['x']);
+    // The hook weighs each suggestion by its score: one without a readable score is not one.
+    const scores = [undefined, '0.5', Number.NaN, -0.1, 1.5].map((score) => ({ ...good, score }));
+    expect(readSuggestions({ results: [...scores, good], abstained: false })).toEqual([good]);
   });
 });

@@ -13,6 +13,15 @@ import {
 /** The most characters the suggestions add to a hook answer (about 300 tokens). */
 export const SUGGESTIONS_CAP = 1_200;
 
+/**
+ * The least score a suggestion needs to be appended: the score estimates the chance the skill helps, and
+ * below one in ten a line in every prompt costs more than it finds. On the judged messages (`npm run bench
+ * -- suggest`, "the hook at a score floor") it takes the lines appended a message from 2.61 to 2.01 and their
+ * judged share from 0.44 to 0.55, while the answerable messages with a judged skill appended go from 0.92 to
+ * 0.90; on the short requests 2.82 to 1.66 lines, 0.30 to 0.44 judged, 0.74 to 0.71.
+ */
+export const HOOK_SCORE_FLOOR = 0.1;
+
 /** The longest description line of one suggestion. */
 const DESCRIPTION_MAX = 200;
 
@@ -37,8 +46,9 @@ function oneLine(text: string, max: number): string {
 }
 
 /**
- * The framed suggestions to append, or undefined when none is left: known skills and skills the hub judged
- * malicious are dropped, at most `limit` are kept, and the whole text stays within SUGGESTIONS_CAP.
+ * The framed suggestions to append, or undefined when none is left: known skills, skills the hub judged
+ * malicious and suggestions scored under HOOK_SCORE_FLOOR are dropped, at most `limit` are kept, and the
+ * whole text stays within SUGGESTIONS_CAP.
  */
 export function renderSuggestions(
   results: readonly SuggestResult[],
@@ -51,7 +61,7 @@ export function renderSuggestions(
   for (const r of results) {
     if (rows.length >= limit) break;
     const codes = activeFlagCodes(r.flags);
-    if (isKnown(r.identity, known) || refusingVerdict(codes)) continue;
+    if (r.score < HOOK_SCORE_FLOOR || isKnown(r.identity, known) || refusingVerdict(codes)) continue;
     const row = `@skills:${r.identity} (${oneLine(r.name, 64)}): ${oneLine(r.description, DESCRIPTION_MAX)}${flaggedNote(codes, ' ')}`;
     if (compose([...rows, row]).length > SUGGESTIONS_CAP) continue;
     rows.push(row);

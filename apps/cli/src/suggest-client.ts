@@ -46,8 +46,8 @@ export async function fetchSuggestions(
 
 /**
  * The results of a /v1/suggest answer, checked by hand for what the hook uses (no zod on the hook's path):
- * [] when it abstained or is not an answer; results without a string identity, name or description are
- * dropped; flags without a string code are dropped.
+ * [] when it abstained or is not an answer; results without a string identity, name or description, or
+ * without a score in [0, 1], are dropped; flags without a string code are dropped.
  */
 export function readSuggestions(answer: unknown): SuggestResult[] {
   const { results, abstained } = (answer ?? {}) as { results?: unknown; abstained?: unknown };
@@ -55,8 +55,9 @@ export function readSuggestions(answer: unknown): SuggestResult[] {
   const out: SuggestResult[] = [];
   for (const r of results as Record<string, unknown>[]) {
     if (!r || typeof r !== 'object') continue;
-    const { identity, name, description } = r;
+    const { identity, name, description, score } = r;
     if (typeof identity !== 'string' || typeof name !== 'string' || typeof description !== 'string') continue;
+    if (typeof score !== 'number' || !(score >= 0 && score <= 1)) continue;
     const flags = Array.isArray(r.flags)
       ? (r.flags as { code?: unknown }[]).filter((f) => typeof f?.code === 'string')
       : [];

@@ -122,7 +122,7 @@ export const CLIENT_VARIABLES: readonly ClientVariable[] = [
     name: 'ATSKILLS_SUGGEST',
     default: "the config file's `suggest`, else what `init` chose (`--suggest` on the hook), else off",
     description:
-      '`1` (or `on`): the user-prompt hook appends up to 3 skill suggestions from the hub (identity and one-line description) after the injected references; a number from 2 to 10: that many; `0` (or `off`): none, whatever `init` chose.',
+      '`1` (or `on`): the user-prompt hook appends up to 3 skill suggestions from the hub (identity and one-line description; those scored under 0.1 left out) after the injected references; a number from 2 to 10: that many; `0` (or `off`): none, whatever `init` chose.',
   },
   {
     name: 'ATSKILLS_SUGGEST_TIMEOUT_MS',

@@ -16,7 +16,7 @@
  * (as EMBEDDINGS_URL, every skill embedded first) and `--reranker` with a reranker file (as
  * SUGGEST_RERANKER): how an operator measures a service and the reranker fitted to it.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { connectPostgres } from '@atskills/db';
@@ -39,7 +39,7 @@ import {
   treeMemory,
 } from '../lib/env.js';
 import { type LoadResult, runLoad } from '../lib/load.js';
-import { type BenchRow, writeResult } from '../lib/report.js';
+import { type BenchRow, resultsDir, writeResult } from '../lib/report.js';
 import { metricValues, startApi, waitForIndex, waitForMetric } from '../lib/servers.js';
 import { median, round } from '../lib/stats.js';
 import { createBaseline } from '../relevance/baseline.js';
@@ -286,6 +286,7 @@ export async function run(args: string[]): Promise<void> {
   } finally {
     await handle.close();
   }
+  const name = resultName(file, Boolean(values.scale));
   if (values.speed)
     extra.speed = await speed(
       judgements,
@@ -295,7 +296,39 @@ export async function run(args: string[]): Promise<void> {
       Number(values.rounds),
       values.against ? path.resolve(values.against) : undefined,
     );
-  writeResult(values.scale ? 'suggest-scale' : 'suggest', table, extra);
+  else keepEarlierSpeed(name, extra, table);
+  writeResult(name, table, extra);
+}
+
+/**
+ * The results file a run writes: `suggest` for the judged set (`suggest-scale` among the benchmark scale's
+ * skills), `suggest-<set>` for another message file (messages.short.json: `suggest-short`), so that judging
+ * another set never overwrites the main set's figures.
+ */
+function resultName(messagesFile: string, scale: boolean): string {
+  const base = scale ? 'suggest-scale' : 'suggest';
+  if (path.resolve(messagesFile) === path.resolve(defaultMessagesPath())) return base;
+  const set = path
+    .basename(messagesFile)
+    .replace(/^messages\.?/, '')
+    .replace(/\.json$/, '');
+  return set === '' ? base : `${base}-${set}`;
+}
+
+/**
+ * A run without `--speed` keeps the speed figures the results file already holds (its rows too), marked with
+ * the machine and date they were measured on: a relevance run must not erase a 20-minute speed run.
+ */
+function keepEarlierSpeed(name: string, extra: Record<string, unknown>, table: BenchRow[]): void {
+  let earlier: { machine?: unknown; speed?: Record<string, unknown>; rows?: BenchRow[] };
+  try {
+    earlier = JSON.parse(readFileSync(path.join(resultsDir, `${name}.json`), 'utf8'));
+  } catch {
+    return;
+  }
+  if (!earlier.speed) return;
+  extra.speed = { machine: earlier.speed.machine ?? earlier.machine, ...earlier.speed };
+  table.push(...(earlier.rows ?? []).filter((row) => String(row.answered).includes('speed /v1/suggest')));
 }
 
 /** Waits until the engine's background embedding of the index holds every skill of its model. */

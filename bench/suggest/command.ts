@@ -243,10 +243,8 @@ export async function run(args: string[]): Promise<void> {
     console.log('abstention trade-off (threshold: on none / false on the others)');
     for (const c of curve) console.log(`  ${c.threshold}: ${c.abstentionOnNone} / ${c.falseAbstention}`);
     // What a shown result's score means, at every place of the first five (the hook shows up to 3).
-    const bands = scoreBands(
-      suggested.map((r) => ({ ...r, scores: r.scores ?? [] })),
-      copyKey,
-    );
+    const scored = suggested.map((r) => ({ ...r, scores: r.scores ?? [] }));
+    const bands = scoreBands(scored, copyKey);
     extra.scoreBands = bands;
     console.log('shown suggestions by score (first result: judged relevant / shown; results 2-5: the same)');
     for (const b of bands) {
@@ -255,7 +253,7 @@ export async function run(args: string[]): Promise<void> {
       console.log(`  ${b.from}-${b.to}: ${share(b.first)}; ${share(b.later)}`);
     }
     const hook = hookViews(
-      suggested.map((r) => ({ ...r, scores: r.scores ?? [] })),
+      scored,
       copyKey,
       [...new Set([0, 0.05, 0.1, 0.15, 0.2, HOOK_SCORE_FLOOR])].sort((a, b) => a - b),
     );

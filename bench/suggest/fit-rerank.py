@@ -6,7 +6,9 @@ how many skills are judged relevant, and its reranked candidates with their evid
 relevant, which need of a multi message it answers, its coverage of each need, and which candidates are
 copies of one skill). The reranker is a linear score over the evidence fitted listwise (a softmax over each
 message's candidates, the relevant ones as the target); Platt scaling then maps it to the probability that
-the skill helps. The abstention threshold is chosen on the training folds: the least false abstention among
+the skill helps, and the score a result shows (abstain.ts SHOWN) is fitted on every candidate's Platt logit and
+its gap to the message's best, the reranker fixed (printed with its held-out calibration, and written in the
+`--json` file as `shown`). The abstention threshold is chosen on the training folds: the least false abstention among
 thresholds that abstain on at least NONE_TARGET of kind none there, placed in the middle of the gap between
 the lowest such threshold and the next answerable message above it. (Maximising abstention on kind none under
 a cap on false abstention picked high thresholds that abstained on short answerable messages: the judged
@@ -138,6 +140,55 @@ def platt(ms, wr):
     X = np.concatenate([m["X"] @ wr for m in ms if len(m["y"])])[:, None]
     y = np.concatenate([m["y"] for m in ms if len(m["y"])])
     return logistic(X, y)
+
+
+def shown_features(m, model):
+    """Per candidate: its Platt logit, and how far under the message's best candidate's it stands (<= 0)."""
+    wr, cal = model[0], model[1]
+    logit = cal[0] * (m["X"] @ wr) + cal[1]
+    return np.column_stack([logit, logit - logit.max()])
+
+
+def fit_shown(ms, model):
+    """The shown score's calibration (abstain.ts SHOWN): logistic on a candidate's Platt logit and its gap to the
+    message's best, over every candidate, the reranker fixed -> [logit, gap, bias]. Platt alone, fitted on all
+    40 candidates pooled, under-states a first result and over-states a later one near the top."""
+    used = [m for m in ms if len(m["y"])]
+    return logistic(np.concatenate([shown_features(m, model) for m in used]), np.concatenate([m["y"] for m in used]))
+
+
+def shown_scores(m, model, shown):
+    """Shown scores of a message's candidates (before its task prior)."""
+    return 1 / (1 + np.exp(-(shown_features(m, model) @ shown[:2] + shown[2])))
+
+
+def shown_report(ms, model, order=None):
+    """Held-out calibration of the shown score (5 folds, the reranker fixed) against Platt's, over the first five
+    candidates in reranker order: Brier score of the first and of the rest, and the judged share per score band."""
+    order = order or list(range(len(ms)))
+    rows = []  # (place, platt score, shown score, relevant)
+    for k in range(K):
+        train_ms = [ms[j] for i, j in enumerate(order) if i % K != k]
+        shown = fit_shown(train_ms, model)
+        for j in (j for i, j in enumerate(order) if i % K == k):
+            m = ms[j]
+            if not len(m["y"]) or prior(m, model[2]) == 0:
+                continue
+            pr = prior(m, model[2])
+            platt_s, shown_s = scores(m, model) * pr, shown_scores(m, model, shown) * pr
+            for place, i in enumerate(np.argsort(-platt_s, kind="stable")[:5]):
+                rows.append((place, platt_s[i], shown_s[i], m["y"][i]))
+    R = np.array(rows)
+    for label, sel in (("first", R[:, 0] == 0), ("2-5", R[:, 0] > 0)):
+        brier = lambda col: float(((R[sel, col] - R[sel, 3]) ** 2).mean())
+        print(f"  {label}: Brier {brier(1):.4f} (Platt) -> {brier(2):.4f} (shown)")
+        for col, name in ((1, "Platt"), (2, "shown")):
+            bands = []
+            for lo, hi in [(0, 0.1), (0.1, 0.2), (0.2, 0.4), (0.4, 0.6), (0.6, 0.8), (0.8, 1.01)]:
+                b = sel & (R[:, col] >= lo) & (R[:, col] < hi)
+                if b.any():
+                    bands.append(f"{lo}-{min(hi, 1)} {R[b, 3].mean():.2f} of {int(b.sum())}")
+            print(f"    {name:6s} judged share by score: {', '.join(bands)}")
 
 
 def scores(m, model):
@@ -362,12 +413,19 @@ if __name__ == "__main__":
         print(f"  {f}: {cal[0] * v:.4f},")
     print("} as const;")
     print(f"export const PLATT = {{ scale: 1, bias: {cal[1]:.4f} }} as const;")
+    print("shown score, held out (5 folds; the shipped reranker fixed):")
+    shown_report(ms, shipped)
+    a, g, b = fit_shown(ms, shipped)
+    print(f"export const SHOWN = {{ logit: {a:.4f}, gap: {g:.4f}, bias: {b:.4f} }} as const;  // for the shipped reranker")
+    fitted_shown = fit_shown(ms + (scale or []), model)
     if args.json:
         # apps/api/src/suggest/reranker-file.ts reads it; a threshold mid-gap as above.
         fitted = f"fit-rerank.py on {', '.join(args.explain)}" + (f" and {', '.join(args.scale)} at scale" if scale else "")
         with open(args.json, "w") as out:
             json.dump({"format": "atskills-reranker/1", "fitted": fitted,
                        "weights": {f: round(cal[0] * v, 6) for f, v in zip(feats, wr)},
-                       "platt": {"scale": 1, "bias": round(cal[1], 6)}, "abstainBelow": t}, out, indent=2)
+                       "platt": {"scale": 1, "bias": round(cal[1], 6)}, "abstainBelow": t,
+                       "shown": {"logit": round(fitted_shown[0], 6), "gap": round(fitted_shown[1], 6),
+                                 "bias": round(fitted_shown[2], 6)}}, out, indent=2)
             out.write("\n")
         print("wrote", args.json)

@@ -16,9 +16,9 @@ export const SUGGESTIONS_CAP = 1_200;
 /**
  * The least score a suggestion needs to be appended: the score estimates the chance the skill helps, and
  * below one in ten a line in every prompt costs more than it finds. On the judged messages (`npm run bench
- * -- suggest`, "the hook at a score floor") it takes the lines appended a message from 2.61 to 2.01 and their
- * judged share from 0.44 to 0.55, while the answerable messages with a judged skill appended go from 0.92 to
- * 0.90; on the short requests 2.82 to 1.66 lines, 0.30 to 0.44 judged, 0.74 to 0.71.
+ * -- suggest`, "the hook at a score floor") it takes the lines appended a message from 2.61 to 2.08 and their
+ * judged share from 0.44 to 0.53, while the answerable messages with a judged skill appended go from 0.920 to
+ * 0.905; on the short requests 2.82 to 1.90 lines, 0.30 to 0.42 judged, 0.737 kept.
  */
 export const HOOK_SCORE_FLOOR = 0.1;
 

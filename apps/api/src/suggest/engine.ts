@@ -23,6 +23,7 @@ import {
   type Reranker,
   rerankValue,
   SHIPPED_RERANKER,
+  shownScore,
   type TaskEvidence,
   taskPrior,
   weighsService,
@@ -1003,6 +1004,9 @@ export function createSuggestEngine(
     });
     const ordered = diversify(distinct, needs.parts.length, COVERS);
     const bestScore = Math.max(0, ...ordered.map((c) => c.score));
+    // What a result shows: its chance given the best candidate beside it (abstain.ts SHOWN); the decisions
+    // (the threshold, the result floor) stay on the Platt score they were fitted on.
+    const bestValue = Math.max(...ranked.map((c) => c.rank));
     // Every reranked candidate, copies too: bench/suggest/fit-rerank.py groups copies as this does.
     const explained = options.explain
       ? diversify(ranked, needs.parts.length, COVERS).map((c) => ({
@@ -1052,7 +1056,7 @@ export function createSuggestEngine(
         }
         return {
           hit: held[c.slot]!.hit,
-          score: Math.round(c.score * 1000) / 1000,
+          score: Math.round(shownScore(c.rank, bestValue, reranker) * prior * 1000) / 1000,
           matched: matched.phrase,
         };
       });

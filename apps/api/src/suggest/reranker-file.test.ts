@@ -73,6 +73,12 @@ describe('reranker files (SUGGEST_RERANKER)', () => {
     expect(() => parseReranker(file({ ...valid, platt: { scale: -1, bias: 0 } }))).toThrow(/platt\.scale/);
     expect(() => parseReranker(file({ ...valid, abstainBelow: 2 }))).toThrow(/abstainBelow/);
     expect(() => parseReranker(file({ ...valid, extra: 1 }))).toThrow(/extra/);
+    // The shown calibration must keep a message's order: it rises with the value and with the gap.
+    const shown = { logit: 0.8, gap: 0.3, bias: 0.5 };
+    expect(() => parseReranker(file({ ...valid, shown: { ...shown, logit: 0 } }))).toThrow(/shown\.logit/);
+    expect(() => parseReranker(file({ ...valid, shown: { ...shown, gap: -0.1 } }))).toThrow(/shown\.gap/);
+    expect(parseReranker(file({ ...valid, shown })).shown).toEqual(shown);
+    expect(parseReranker(file(valid)).shown).toBeUndefined();
   });
 
   it('reads a file, naming the path when it cannot or when the file is wrong', () => {

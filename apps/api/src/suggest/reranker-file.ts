@@ -21,6 +21,14 @@ const RerankerFileSchema = z.strictObject({
     .refine((w) => Object.values(w).some((v) => v !== undefined && v !== 0), 'weighs no evidence'),
   platt: z.strictObject({ scale: z.number().finite().positive(), bias: z.number().finite() }),
   abstainBelow: z.number().min(0).max(1),
+  /** The shown score's calibration (abstain.ts SHOWN); files written before it have none. */
+  shown: z
+    .strictObject({
+      logit: z.number().finite().positive(),
+      gap: z.number().finite().min(0),
+      bias: z.number().finite(),
+    })
+    .optional(),
 });
 
 /** A reranker from its JSON text; throws an Error naming what is wrong (the key and the rule). */
@@ -37,9 +45,14 @@ export function parseReranker(text: string): Reranker {
     const where = issue.path.length > 0 ? issue.path.join('.') : 'the file';
     throw new Error(`${where}: ${issue.message}`);
   }
-  const { weights, platt, abstainBelow } = parsed.data;
+  const { weights, platt, abstainBelow, shown } = parsed.data;
   const defined = Object.fromEntries(Object.entries(weights).filter(([, v]) => v !== undefined));
-  return Object.freeze({ weights: Object.freeze(defined), platt: Object.freeze(platt), abstainBelow });
+  return Object.freeze({
+    weights: Object.freeze(defined),
+    platt: Object.freeze(platt),
+    abstainBelow,
+    ...(shown ? { shown: Object.freeze(shown) } : {}),
+  });
 }
 
 /** A reranker file (`SUGGEST_RERANKER`); throws an Error naming the path and what is wrong. */
@@ -66,6 +79,7 @@ export function rerankerFileText(r: Reranker, fitted?: string): string {
       weights: r.weights,
       platt: r.platt,
       abstainBelow: r.abstainBelow,
+      ...(r.shown ? { shown: r.shown } : {}),
     },
     null,
     2,

@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { ABSTAIN_BELOW, calibratedScore, rerankValue, TASK_PRIOR, THIN_WORDS, taskPrior } from './abstain.js';
+import {
+  ABSTAIN_BELOW,
+  calibrated,
+  calibratedScore,
+  rerankValue,
+  SHIPPED_RERANKER,
+  shownScore,
+  TASK_PRIOR,
+  THIN_WORDS,
+  taskPrior,
+} from './abstain.js';
 import { idfUnit } from './engine.js';
 import { diversify, reciprocalRankFusion } from './fusion.js';
 import { SemanticModel } from './model.js';
@@ -181,6 +191,23 @@ describe('calibrated score', () => {
     expect(rerankValue(strong)).toBeGreaterThan(rerankValue(weak));
     expect(calibratedScore(weak)).toBeLessThan(ABSTAIN_BELOW);
     expect(calibratedScore(strong)).toBeGreaterThan(ABSTAIN_BELOW);
+  });
+
+  it('shows a first result more and a result far under the best less than its Platt score, in the same order', () => {
+    const best = rerankValue(strong);
+    const values = [best, best - 1, best - 3, rerankValue(weak)];
+    const shown = values.map((v) => shownScore(v, best));
+    // The best candidate's chance is under-stated by Platt (first results at 0.1-0.2 were right 0.42 of the
+    // time), a later one's near the top over-stated: the shown score lifts the one and lowers the other.
+    const middling = best - 8;
+    expect(calibrated(middling)).toBeLessThan(0.5);
+    expect(shownScore(middling, middling)).toBeGreaterThan(calibrated(middling));
+    expect(shownScore(best - 1, best)).toBeLessThan(calibrated(best - 1));
+    for (let i = 1; i < shown.length; i++) expect(shown[i]).toBeLessThan(shown[i - 1]!);
+    for (const s of shown) expect(s > 0 && s < 1).toBe(true);
+    // A reranker without a shown calibration (a file written before it) shows its Platt score.
+    const plain = { ...SHIPPED_RERANKER, shown: undefined };
+    expect(shownScore(best - 1, best, plain)).toBe(calibrated(best - 1));
   });
 });
 

@@ -79,14 +79,22 @@ describe('Turns', () => {
   });
 
   it('learns what a turn takes from turns given one at a time, and forgets a slow first one', async () => {
-    const turns = new Turns();
-    await turns.take().then(() => busy(100));
-    expect(turns.turnMs).toBeGreaterThanOrEqual(0);
-    // Never queued: each turn is measured all the same (a cold first turn must not stay the estimate).
-    for (let i = 0; i < 40; i++) await turns.take().then(() => busy(3));
+    // A clock moved by hand: the turns' work takes exactly what it adds, however busy the machine is.
+    let clock = 0;
+    const turns = new Turns(undefined, () => clock);
+    await turns.take().then(() => {
+      clock += 100;
+    });
     await new Promise((resolve) => setImmediate(resolve));
-    expect(turns.turnMs).toBeGreaterThan(2.5);
-    expect(turns.turnMs).toBeLessThan(10);
+    expect(turns.turnMs).toBe(100);
+    // Never queued: each turn is measured all the same (a cold first turn must not stay the estimate).
+    for (let i = 0; i < 40; i++)
+      await turns.take().then(() => {
+        clock += 3;
+      });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(turns.turnMs).toBeCloseTo(100 * 0.9 ** 40 + 3 * (1 - 0.9 ** 40), 9);
+    expect(turns.turnMs).toBeLessThan(5);
   });
 
   it('admits a caller with any deadline when nothing waits', async () => {

@@ -193,7 +193,8 @@ export function calibrated(value: number, r: Reranker = SHIPPED_RERANKER): numbe
 /**
  * The score a candidate shows (before the message's task prior): SHOWN's calibration of its reranker value
  * and of the best candidate's value in the message; its Platt score for a reranker without one. Rises with
- * the value at a fixed best (the weights are positive), so it orders a message's candidates as Platt does.
+ * the value at a fixed best (a reranker file's `shown.logit` must be positive and `shown.gap` not negative),
+ * so it orders a message's candidates as Platt does.
  */
 export function shownScore(value: number, bestValue: number, r: Reranker = SHIPPED_RERANKER): number {
   if (!r.shown) return calibrated(value, r);

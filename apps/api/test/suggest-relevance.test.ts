@@ -19,6 +19,7 @@ import {
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
 import { createMemoryEngine } from '../src/search/memory-engine.js';
 import { createPostgresEngine } from '../src/search/postgres.js';
+import { calibrated, rerankValue, shownScore, taskPrior } from '../src/suggest/abstain.js';
 import { createSuggestEngine } from '../src/suggest/engine.js';
 import { seedCorpus } from './support/seed.js';
 
@@ -217,13 +218,16 @@ const FLOORS = { successAt1: 0.91, recallAt5: 0.9, abstentionOnNone: 0.83, false
 
 let db: TestDatabase;
 let figures: ReturnType<typeof figuresByKind>;
+/** Per answered message: the scores its results show, and its best candidate's shown and Platt scores. */
+const shown: { scores: number[]; expectedFirst: number; plattFirst: number }[] = [];
 beforeAll(async () => {
   db = await createTestDatabase('suggest_relevance');
   await seedCorpus(db.db, REPOS, {});
   const memory = createMemoryEngine(db.db, createPostgresEngine(db.db), { maxBytes: 2 ** 30 });
   await memory.build();
   const explainTo = process.env.SUGGEST_SUITE_EXPLAIN;
-  const engine = createSuggestEngine(db.db, memory, { maxBytes: 2 ** 30, explain: Boolean(explainTo) });
+  // Explained always: the shown scores are checked against the candidates' values below.
+  const engine = createSuggestEngine(db.db, memory, { maxBytes: 2 ** 30, explain: true });
   await engine.build();
   const copyKey = copyKeys(await loadSearchDocuments(db.db, 0, 100_000));
   const explained: Record<string, unknown>[] = [];
@@ -241,6 +245,15 @@ beforeAll(async () => {
       judgement,
       answer: { ranking: s.results.map((r) => r.hit.identity), abstained: s.abstained },
     });
+    if (!s.abstained) {
+      const values = s.explained!.map((c) => rerankValue(c.evidence));
+      const best = Math.max(...values);
+      shown.push({
+        scores: s.results.map((r) => r.score),
+        expectedFirst: Math.round(shownScore(best, best) * taskPrior(s.task!) * 1000) / 1000,
+        plattFirst: calibrated(best) * taskPrior(s.task!),
+      });
+    }
     if (explainTo) explained.push(explainLine(judgement, s, copyKey));
   }
   if (explainTo) writeFileSync(explainTo, `${explained.map((e) => JSON.stringify(e)).join('\n')}\n`);
@@ -260,6 +273,16 @@ describe('suggestion relevance suite', () => {
   it('finds the right skill first and in the first five, above its floors', () => {
     expect(figures.answerable.successAt1).toBeGreaterThanOrEqual(FLOORS.successAt1);
     expect(figures.answerable.recallAt5).toBeGreaterThanOrEqual(FLOORS.recallAt5);
+  });
+
+  it("shows each result's chance given the best candidate beside it: the first the best's, the rest no more", () => {
+    expect(shown.length).toBeGreaterThan(20);
+    for (const { scores, expectedFirst } of shown) {
+      expect(scores[0]).toBe(expectedFirst);
+      for (const score of scores) expect(score).toBeLessThanOrEqual(scores[0]!);
+    }
+    // Platt pooled over every candidate under-states the best one: the shown first score is above it.
+    expect(shown.filter((s) => s.plattFirst < 0.5).every((s) => s.scores[0]! > s.plattFirst)).toBe(true);
   });
 
   it('abstains on messages with no skill need, and (almost) never on the others', () => {

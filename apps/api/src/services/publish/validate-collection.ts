@@ -14,7 +14,7 @@ import { TimeSlicer } from '../../runtime/time-slice.js';
 import type { ExtractedArchive } from './extract-archive.js';
 import type { PublishLimits } from './limits.js';
 import { type ManifestFile, manifestRevision, sortManifest } from './manifest.js';
-import { scanContents } from './scan-thread.js';
+import { type ScanInput, scanContents } from './scan-thread.js';
 import { showPath } from './show-path.js';
 
 /** A skill of a collection that passed every publish rule. */
@@ -63,13 +63,14 @@ const MAX_REPORTED_PROBLEMS = 50;
 /**
  * Applies the publish rules to an unpacked archive: the leaf rule finds skills, each SKILL.md must pass the
  * frontmatter rules strictly, the collection must hold 1..maxSkills skills, and every skill must have a valid
- * identity; then the safety scan (scanContents: in a worker thread when large). Throws the problem to answer
- * with; returns what to store.
+ * identity; then the safety scan (`scan`; scanContents: in a worker thread when large). Throws the problem to
+ * answer with; returns what to store.
  */
 export async function validateCollection(
   archive: ExtractedArchive,
   target: { namespace: string; collection: string },
   limits: PublishLimits,
+  scan: (contents: readonly ScanInput[]) => Promise<SafetyFinding[][]> = scanContents,
 ): Promise<ValidatedCollection> {
   const entries: TreeEntry[] = [
     ...[...archive.dirs].map((path) => ({ path, type: 'dir' as const })),
@@ -132,7 +133,7 @@ export async function validateCollection(
     });
   }
 
-  const flags = await scanContents(accepted.map((a) => a.content));
+  const flags = await scan(accepted.map((a) => a.content));
   const skills = accepted.map(({ identity, folder, content }, index): ValidatedSkill => {
     const bytesOf = new Map(content.blobs.map((b) => [b.sha256, b.content]));
     const files = content.files.map((f) => ({

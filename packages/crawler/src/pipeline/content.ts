@@ -1,9 +1,8 @@
 import type { ReportEntry } from '@atskills/db';
-import { skillFiles, type TreeEntry } from '@atskills/protocol';
+import { skillFilesOf, type TreeEntry } from '@atskills/protocol';
 import type { SkillContent, SkillContentInput } from '@atskills/protocol/content';
 import type { ContentPool } from '../content/content-pool.js';
 import type { SkillFolder } from './leaf-rule.js';
-import { SortedListing } from './sorted-listing.js';
 
 /** Folders per message to a content process: jobs interleave, and one message stays a few MiB. */
 const CONTENT_CHUNK = 32;
@@ -28,16 +27,20 @@ export async function buildContent(
   options: { maxBytes: number; rootName: string },
   errors: ReportEntry[],
 ): Promise<SkillContent<Buffer>[]> {
-  const listing = new SortedListing(entries);
+  // Every changed folder's files in one pass over the listing (a repository of hundreds of skills stays linear).
+  const filesOf = skillFilesOf(
+    entries,
+    changed.map((folder) => folder.path),
+  );
   const inputs = changed.map((folder) =>
-    folderInput(folder.path, listing.under(folder.path), blobs, options.maxBytes, options.rootName),
+    folderInput(folder.path, filesOf.get(folder.path)!, blobs, options.maxBytes, options.rootName),
   );
   const contents = await inChunks(inputs, (chunk) => pool.content(chunk));
   for (const content of contents) reportContentProblems(content, errors);
   return contents;
 }
 
-/** What skillContent needs of one skill folder: its files from the listing, with the fetched blobs. */
+/** What skillContent needs of one skill folder: its files (skillFilesOf), with the fetched blobs. */
 function folderInput(
   folder: string,
   entries: TreeEntry[],
@@ -45,7 +48,7 @@ function folderInput(
   maxBytes: number,
   rootName: string,
 ): SkillContentInput<Buffer> {
-  const files = skillFiles(entries, folder).map((entry) => {
+  const files = entries.map((entry) => {
     // Only blobs over the limit are left out of the fetch; their size is known to exceed it, not exactly.
     const content = entry.sha ? blobs.get(entry.sha) : undefined;
     return content

@@ -1004,9 +1004,6 @@ export function createSuggestEngine(
     });
     const ordered = diversify(distinct, needs.parts.length, COVERS);
     const bestScore = Math.max(0, ...ordered.map((c) => c.score));
-    // What a result shows: its chance given the best candidate beside it (abstain.ts SHOWN); the decisions
-    // (the threshold, the result floor) stay on the Platt score they were fitted on.
-    const bestValue = Math.max(...ranked.map((c) => c.rank));
     // Every reranked candidate, copies too: bench/suggest/fit-rerank.py groups copies as this does.
     const explained = options.explain
       ? diversify(ranked, needs.parts.length, COVERS).map((c) => ({
@@ -1031,6 +1028,9 @@ export function createSuggestEngine(
       }
       return quote;
     };
+    // What a result shows: its chance given the best candidate beside it (abstain.ts SHOWN); the decisions
+    // (the threshold, the result floor) stay on the Platt score they were fitted on.
+    const bestValue = Math.max(...ranked.map((c) => c.rank));
     const results = ordered
       .filter((c) => c.score >= RESULT_FLOOR)
       .slice(0, limit)

@@ -131,6 +131,6 @@ export const STATISTICS_DRIFT = { below: 0.8, above: 1.25 } as const;
 export const COMPACT_DEAD_SHARE = 0.25;
 export const COMPACT_MIN_DEAD = 10_000;
 /** Rough per-item costs of the JavaScript structures (measured with heap snapshots on the shared corpus). */
-export const BYTES_PER_POSTING = 9;
+export const BYTES_PER_POSTING = 7;
 export const BYTES_PER_WORD = 90;
 export const BYTES_PER_DOCUMENT = 700;

@@ -4,7 +4,14 @@
 import { describe, expect, it } from 'vitest';
 import { TimeSlicer } from '../../runtime/time-slice.js';
 import { termOf } from '../relevance/analyze.js';
-import { type CandidateSet, InvertedIndex, type ScoringSlot } from './inverted-index.js';
+import { K1 } from '../tuning.js';
+import {
+  type CandidateSet,
+  InvertedIndex,
+  LEVELS_PER_UNIT,
+  type ScoringSlot,
+  saturationLevel,
+} from './inverted-index.js';
 
 /** A deterministic document: every word of a small vocabulary with a frequency of its own. */
 function documentText(i: number) {
@@ -177,5 +184,24 @@ describe('a snapshot of the InvertedIndex', () => {
     }
     expect(answers(restored)).toEqual(answers(fresh));
     expect(restored.completions('zeb', 5)).toEqual([{ word: 'zebra', df: 1 }]);
+  });
+});
+
+describe('saturationLevel', () => {
+  it("stores a weight's saturation within half a level, in order, never 0 (the sign marks the head)", () => {
+    let previous = 0;
+    for (let weight = 0; weight <= 200; weight += 0.037) {
+      const level = saturationLevel(weight);
+      const saturation = (weight * (K1 + 1)) / (weight + K1);
+      expect(level).toBeGreaterThanOrEqual(previous);
+      expect(level).toBeGreaterThanOrEqual(1);
+      expect(level).toBeLessThanOrEqual(32766);
+      if (level > 1)
+        expect(Math.abs(level / LEVELS_PER_UNIT - saturation)).toBeLessThanOrEqual(0.5 / LEVELS_PER_UNIT);
+      previous = level;
+    }
+    // The largest weights still fit an Int16Array with room for the sign.
+    expect(saturationLevel(1e9)).toBe(32766);
+    expect(new Int16Array([-saturationLevel(1e9)])[0]).toBe(-32766);
   });
 });

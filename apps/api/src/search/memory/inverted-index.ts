@@ -32,8 +32,8 @@ import {
  * knobs are described in ../README.md, and skill-index.property.test.ts checks the whole against a naive
  * scorer.
  *
- * Postings are packed typed arrays (4 bytes of slot and field mask, 4 bytes of pre-normalised term
- * weight), so memory is ~8 bytes per (term, document) pair plus the vocabulary.
+ * Postings are packed typed arrays (4 bytes of slot and field mask, 2 bytes of pre-normalised, saturated
+ * term weight: saturationLevel), so memory is ~6 bytes per (term, document) pair plus the vocabulary.
  */
 
 /** The text fields of a document, in order of weight. */
@@ -71,10 +71,11 @@ class PostingList {
   /** slot << 4 | field mask */
   ids: Uint32Array;
   /**
-   * The posting's term weight, negated when the term is in the name or description (the head): scoring
+   * The posting's term weight as a saturation level (saturationLevel), negated when the term is in the
+   * name or description (the head): scoring
    * a candidate then reads one array instead of two (a cache miss each on a long list).
    */
-  weights: Float32Array;
+  weights: Int16Array;
   n = 0;
   /** Documents holding the term when statistics were last frozen (0: not frozen yet). */
   frozenDf = 0;
@@ -90,20 +91,21 @@ class PostingList {
   private directory: RankDirectory | null = null;
   constructor(capacity: number) {
     this.ids = new Uint32Array(capacity);
-    this.weights = new Float32Array(capacity);
+    this.weights = new Int16Array(capacity);
   }
   push(slot: number, mask: number, weight: number) {
     if (this.n === this.ids.length) {
       const grow = Math.max(4, this.n * 2);
       const ids = new Uint32Array(grow);
       ids.set(this.ids);
-      const weights = new Float32Array(grow);
+      const weights = new Int16Array(grow);
       weights.set(this.weights);
       this.ids = ids;
       this.weights = weights;
     }
     this.ids[this.n] = (slot << 4) | mask;
-    this.weights[this.n] = mask & 3 ? -weight : weight;
+    const q = saturationLevel(weight);
+    this.weights[this.n] = mask & 3 ? -q : q;
     this.n++;
   }
   /**
@@ -119,7 +121,8 @@ class PostingList {
     const n = this.n;
     const size = Math.min(n, Math.max(cap, this.head?.length ?? 0));
     const keys = new Float32Array(n);
-    for (let i = 0; i < n; i++) keys[i] = impactKey(this.ids[i]! & 15, Math.abs(this.weights[i]!));
+    for (let i = 0; i < n; i++)
+      keys[i] = impactKey(this.ids[i]! & 15, weightOfLevel(Math.abs(this.weights[i]!)));
     const threshold = kthLargest(keys.slice(), size);
     const picked: number[] = [];
     for (let i = 0; i < n && picked.length < size; i++) if (keys[i]! > threshold) picked.push(i);
@@ -231,6 +234,24 @@ class PostingList {
   }
 }
 
+/** Levels of a posting's saturated weight per unit (see saturationLevel). */
+export const LEVELS_PER_UNIT = 32766 / (K1 + 1);
+
+/**
+ * A posting's BM25F weight as stored: its saturation tf (K1 + 1) / (tf + K1), in [0, K1 + 1), in 32,766 levels
+ * (1 at least, so the sign can mark the head). Two bytes instead of a four-byte float: scoring a candidate
+ * reads its weight in a long list, a cache miss each, and half the bytes keep twice the lists in cache.
+ */
+export function saturationLevel(weight: number): number {
+  return Math.min(32766, Math.max(1, Math.round(((weight * (K1 + 1)) / (weight + K1)) * LEVELS_PER_UNIT)));
+}
+
+/** The weight a stored level stands for (the inverse of saturationLevel, up to its rounding). */
+function weightOfLevel(level: number): number {
+  const saturation = level / LEVELS_PER_UNIT;
+  return (K1 * saturation) / (K1 + 1 - saturation);
+}
+
 /** How strong a posting is for candidate selection: a name match above all, then the head, then weight. */
 function impactKey(mask: number, weight: number): number {
   return (mask & 1 ? 1000 : 0) + (mask & 3 ? weight : weight / 2);
@@ -334,7 +355,7 @@ export interface InvertedIndexSnapshot {
   listStart: Int32Array;
   frozenDf: Int32Array;
   ids: Uint32Array;
-  weights: Float32Array;
+  weights: Int16Array;
   words: string[];
   wordDf: Int32Array;
   /** Per word, the index of its term in `terms`. */
@@ -519,7 +540,7 @@ export class InvertedIndex {
     const listStart = new Int32Array(lists.length + 1);
     for (let t = 0; t < lists.length; t++) listStart[t + 1] = listStart[t]! + lists[t]!.n;
     const ids = new Uint32Array(listStart[lists.length]!);
-    const weights = new Float32Array(ids.length);
+    const weights = new Int16Array(ids.length);
     const frozenDf = new Int32Array(lists.length);
     const termIndex = new Map<PostingList, number>();
     for (let t = 0; t < lists.length; t++) {
@@ -965,7 +986,7 @@ export class InvertedIndex {
         for (const term of expansion.terms) {
           const list = this.postings.get(term);
           if (!list || list.n === 0) continue;
-          const factor = share * this.idf(list);
+          const factor = (share * this.idf(list)) / LEVELS_PER_UNIT;
           const ids = list.ids;
           const weights = list.weights;
           // The matching postings of the candidates: a pass over the list when the candidates are many
@@ -1002,12 +1023,12 @@ export class InvertedIndex {
           for (let h = 0; h < hits; h++) {
             const i = positions[h]!;
             const c = hitCands[h]!;
-            let tf = weights[i]!;
-            if (tf < 0) {
-              tf = -tf;
+            let level = weights[i]!;
+            if (level < 0) {
+              level = -level;
               head[c]! |= bit;
             }
-            const v = factor * ((tf * (K1 + 1)) / (tf + K1));
+            const v = factor * level;
             if (single) {
               if (slotBest[c] === 0) touched[touchedN++] = c;
               if (v > slotBest[c]!) slotBest[c] = v;

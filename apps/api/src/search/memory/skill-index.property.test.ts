@@ -16,7 +16,6 @@ import {
   FIELD_B,
   FIELD_BOOST,
   IDF_FLOOR,
-  K1,
   LITERAL_NAME,
   MAX_BODY_WORDS,
   MAX_WORD_LENGTH,
@@ -28,6 +27,7 @@ import {
   PRIOR_MAX,
   USES_STAR_WEIGHT,
 } from '../tuning.js';
+import { LEVELS_PER_UNIT, saturationLevel } from './inverted-index.js';
 import { type IndexDocument, type MemoryPosition, SkillIndex } from './skill-index.js';
 
 type Scope = { isAdmin: boolean; readableNamespaces: string[] };
@@ -148,8 +148,8 @@ function build(docs: readonly IndexDocument[]): SkillIndex {
 /** A document as the reference reads it: its terms' BM25F weights, computed from its text alone. */
 interface ReferenceDocument {
   doc: IndexDocument;
-  /** term -> weight (stored as a 32-bit float, as the index stores it) and whether it is in name or description. */
-  terms: Map<string, { weight: number; head: boolean }>;
+  /** term -> weight (its saturation level, as the index stores it) and whether it is in name or description. */
+  terms: Map<string, { level: number; head: boolean }>;
   /** Surface words of every field. */
   words: Set<string>;
   nameKey: string;
@@ -175,11 +175,11 @@ function referenceDocument(doc: IndexDocument): ReferenceDocument {
     }
   });
   const norms = fields.map((w, f) => 1 - FIELD_B[f]! + (FIELD_B[f]! * Math.max(1, w.length)) / FIELD_AVG[f]!);
-  const terms = new Map<string, { weight: number; head: boolean }>();
+  const terms = new Map<string, { level: number; head: boolean }>();
   for (const [term, tf] of counts) {
     let weight = 0;
     for (let f = 0; f < 4; f++) if (tf[f]) weight += (FIELD_BOOST[f]! * tf[f]!) / norms[f]!;
-    terms.set(term, { weight: Math.fround(weight), head: tf[0]! + tf[1]! > 0 });
+    terms.set(term, { level: saturationLevel(weight), head: tf[0]! + tf[1]! > 0 });
   }
   const key = nameKey(hit.name);
   const week = hit.kind === 'skill' ? (doc.uses?.week ?? 0) : 0;
@@ -255,8 +255,7 @@ function referenceSearch(
           const posting = ref.terms.get(term);
           if (!posting) continue;
           if (posting.head) head |= 1 << s;
-          const tf = posting.weight;
-          const v = share * idf(term) * ((tf * (K1 + 1)) / (tf + K1));
+          const v = ((share * idf(term)) / LEVELS_PER_UNIT) * posting.level;
           touched = true;
           if (expansion.terms.length === 1) {
             if (v > best) best = Math.fround(v);

@@ -7,6 +7,7 @@ import {
   frameUntrusted,
   refusingVerdict,
   type SuggestResult,
+  UNLIKELY_SUGGESTION_BELOW,
   UNTRUSTED_NOTICE,
 } from '@atskills/protocol';
 
@@ -18,9 +19,10 @@ export const SUGGESTIONS_CAP = 1_200;
  * below one in ten a line in every prompt costs more than it finds. On the judged messages (`npm run bench
  * -- suggest`, "the hook at a score floor") it takes the lines appended a message from 2.61 to 2.08 and their
  * judged share from 0.44 to 0.53, while the answerable messages with a judged skill appended go from 0.920 to
- * 0.905; on the short requests 2.82 to 1.90 lines, 0.30 to 0.42 judged, 0.737 kept.
+ * 0.905; on the short requests 2.82 to 1.90 lines, 0.30 to 0.42 judged, 0.737 kept. The protocol's
+ * UNLIKELY_SUGGESTION_BELOW, under which `atskills suggest` and the web page list suggestions apart.
  */
-export const HOOK_SCORE_FLOOR = 0.1;
+export const HOOK_SCORE_FLOOR = UNLIKELY_SUGGESTION_BELOW;
 
 /** The longest description line of one suggestion. */
 const DESCRIPTION_MAX = 200;

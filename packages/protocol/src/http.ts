@@ -214,6 +214,23 @@ export const SuggestFields = {
   matched: z.string(),
 };
 
+/**
+ * The score under which a suggestion rarely helps: on the hub's judged messages (`npm run bench -- suggest`,
+ * its score bands) results 2-5 scored under it were judged helpful about 6 times in 100. The prompt hook
+ * leaves such suggestions out; `atskills suggest` and the web page list them apart, as less likely to help.
+ */
+export const UNLIKELY_SUGGESTION_BELOW = 0.1;
+
+/** Splits suggestions (in the hub's order) into the likely to help and those scored under UNLIKELY_SUGGESTION_BELOW. */
+export function byLikelihood<T extends { score: number }>(
+  results: readonly T[],
+): { likely: T[]; unlikely: T[] } {
+  const likely: T[] = [];
+  const unlikely: T[] = [];
+  for (const r of results) (r.score < UNLIKELY_SUGGESTION_BELOW ? unlikely : likely).push(r);
+  return { likely, unlikely };
+}
+
 /** One suggestion: a search result plus its calibrated score and the part of the message it answers. */
 export const SuggestResult = SearchResult.extend(SuggestFields);
 export type SuggestResult = z.infer<typeof SuggestResult>;

@@ -1,5 +1,11 @@
 import type { ReadScope } from '@atskills/db';
-import { activeFlagCodes, frameUntrusted, SUGGEST_MAX_MESSAGE, UNTRUSTED_NOTICE } from '@atskills/protocol';
+import {
+  activeFlagCodes,
+  frameUntrusted,
+  SUGGEST_MAX_MESSAGE,
+  UNLIKELY_SUGGESTION_BELOW,
+  UNTRUSTED_NOTICE,
+} from '@atskills/protocol';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -12,7 +18,7 @@ const DESCRIPTION =
   'included: the hub finds the need in it). Call it when the user asks for a task and you do not already ' +
   'know a skill for it; do not call it for chit-chat or for a skill the user already named. Each result is a ' +
   'paste-ready @skills: reference with its description and `score`, the estimated probability (0 to 1, the ' +
-  'same meaning for every message) that the skill helps (results under 0.1 rarely do: about 6 in 100 on the ' +
+  `same meaning for every message) that the skill helps (results under ${UNLIKELY_SUGGESTION_BELOW} rarely do: about 6 in 100 on the ` +
   "hub's judged messages); `matched` is the part of the message it answers. " +
   '`abstained: true` (no results) means no skill fits well enough: carry on without one. Read a suggested ' +
   'skill (resolve_skill) before following it.';

@@ -1,4 +1,11 @@
-import { activeFlagCodes, flaggedNote, SuggestResponse } from '@atskills/protocol';
+import {
+  activeFlagCodes,
+  byLikelihood,
+  flaggedNote,
+  SuggestResponse,
+  type SuggestResult,
+  UNLIKELY_SUGGESTION_BELOW,
+} from '@atskills/protocol';
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 
@@ -50,11 +57,27 @@ export function registerSuggest(program: Command, ctx: CliContext): void {
         );
       if (opts.json) return ctx.json(answer.data);
       if (answer.data.abstained) return ctx.out('No skill fits this message well enough.');
-      for (const r of answer.data.results) {
-        const flags = activeFlagCodes(r.flags);
-        ctx.out(
-          `@skills:${r.identity}  (score ${r.score.toFixed(2)}, for "${r.matched}")${flaggedNote(flags)}\n    ${r.name}: ${r.description.replace(/\s+/g, ' ').slice(0, 200)}`,
-        );
-      }
+      for (const line of suggestionLines(answer.data.results)) ctx.out(line);
     });
+}
+
+/**
+ * The suggestions as `atskills suggest` prints them: each reference with its score, the part of the message
+ * it answers and its description; those scored under UNLIKELY_SUGGESTION_BELOW after a line that says they
+ * rarely help (the hook leaves them out).
+ */
+export function suggestionLines(results: readonly SuggestResult[]): string[] {
+  const { likely, unlikely } = byLikelihood(results);
+  const entry = (r: SuggestResult) =>
+    `@skills:${r.identity}  (score ${r.score.toFixed(2)}, for "${r.matched}")${flaggedNote(activeFlagCodes(r.flags))}\n    ${r.name}: ${r.description.replace(/\s+/g, ' ').slice(0, 200)}`;
+  const lines = likely.map(entry);
+  if (unlikely.length > 0) {
+    lines.push(
+      likely.length === 0
+        ? `None is likely to help (every score is under ${UNLIKELY_SUGGESTION_BELOW.toFixed(2)}; such suggestions rarely help):`
+        : `Less likely to help (scored under ${UNLIKELY_SUGGESTION_BELOW.toFixed(2)}; such suggestions rarely help):`,
+      ...unlikely.map(entry),
+    );
+  }
+  return lines;
 }

@@ -1,3 +1,4 @@
+import { byLikelihood, UNLIKELY_SUGGESTION_BELOW } from '@atskills/protocol';
 import type { SuggestPageResponse } from '../../schemas.js';
 import { flagBadges, referenceBox, wireFlagView } from '../components.js';
 import { html } from '../html.js';
@@ -9,6 +10,35 @@ export interface SuggestPageModel {
   message: string;
   answer?: SuggestPageResponse;
   error?: string;
+}
+
+type SuggestHit = SuggestPageResponse['results'][number];
+
+/** One suggested skill: its page, score, description, the words it answers, flags and reference. */
+function suggestionItem(r: SuggestHit) {
+  return html`<li class="result">
+<h2><a href="${skillPageUrl(r.identity)}">${r.name}</a> <span class="score" title="Estimated chance that this skill helps">${`score ${r.score.toFixed(2)}`}</span></h2>
+<p>${r.description}</p>
+<p class="matched">For: <q>${r.matched}</q></p>
+${flagBadges(r.flags.map(wireFlagView))}
+${referenceBox(r.reference)}
+</li>`;
+}
+
+/** The hub's suggestions, those scored under UNLIKELY_SUGGESTION_BELOW in a list of their own after the others. */
+function suggestionLists(results: readonly SuggestHit[]) {
+  const { likely, unlikely } = byLikelihood(results);
+  const floor = UNLIKELY_SUGGESTION_BELOW.toFixed(2);
+  return html`${likely.length > 0 ? html`<ol class="results suggest-results">${likely.map(suggestionItem)}</ol>` : ''}
+${
+  unlikely.length > 0
+    ? html`<section class="suggest-unlikely">
+<h2>${likely.length > 0 ? 'Less likely to help' : 'None of these is likely to help'}</h2>
+<p>${`Scored under ${floor}: on the hub's judged messages, about 6 in 100 such suggestions helped. Agents' prompt hooks leave them out.`}</p>
+<ol class="results suggest-results">${unlikely.map(suggestionItem)}</ol>
+</section>`
+    : ''
+}`;
 }
 
 /** `/suggest`: a "describe your task" box and the skills the hub suggests for it, with their scores. */
@@ -28,15 +58,7 @@ ${
     ? html`<p>The hub reads the message the way it reads an agent's (code, logs and quoted text are set aside) and suggests the skills that would help. The score is the estimated chance that a skill helps, the same meaning for every message.</p>`
     : answer.abstained
       ? html`<p class="notice">No skill fits this well enough. The hub says nothing rather than suggest a wrong skill.</p>`
-      : html`<ol class="results suggest-results">${answer.results.map(
-          (r) => html`<li class="result">
-<h2><a href="${skillPageUrl(r.identity)}">${r.name}</a> <span class="score" title="Estimated chance that this skill helps">${`score ${r.score.toFixed(2)}`}</span></h2>
-<p>${r.description}</p>
-<p class="matched">For: <q>${r.matched}</q></p>
-${flagBadges(r.flags.map(wireFlagView))}
-${referenceBox(r.reference)}
-</li>`,
-        )}</ol>`
+      : suggestionLists(answer.results)
 }`,
   ).value;
 }

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import type { SuggestHitResponse } from '../../schemas.js';
+import { renderSuggestPage } from './suggest-page.js';
+
+function hit(name: string, score: number): SuggestHitResponse {
+  return {
+    identity: `hub:acme/tools/${name}`,
+    reference: `@skills:hub:acme/tools/${name}`,
+    name,
+    description: `Does ${name}.`,
+    source: 'hub',
+    repository: 'acme/tools',
+    path: name,
+    revision: 'r1',
+    popularity: 0,
+    descriptionTokens: 10,
+    flags: [],
+    kind: 'skill',
+    stars: 0,
+    bodyTokens: 100,
+    warnings: [],
+    score,
+    matched: 'fix it',
+  };
+}
+
+/** The skill names in the order the page lists them, and the heading of the less likely ones, if any. */
+function listed(page: string): { likely: string[]; unlikely: string[]; heading: string | undefined } {
+  const [before, after = ''] = page.split('<section class="suggest-unlikely">');
+  const names = (text: string) =>
+    [...text.matchAll(/<a href="[^"]*">([a-z]+)<\/a> <span class="score"/g)].map((m) => m[1]!);
+  return { likely: names(before!), unlikely: names(after), heading: /<h2>([^<]+)<\/h2>/.exec(after)?.[1] };
+}
+
+describe('the "describe your task" page', () => {
+  it('lists suggestions scored under 0.1 apart, after the others, as less likely to help', () => {
+    const page = renderSuggestPage({
+      message: 'fix it',
+      answer: { results: [hit('alpha', 0.71), hit('beta', 0.12), hit('gamma', 0.05)], abstained: false },
+    });
+    expect(listed(page)).toEqual({
+      likely: ['alpha', 'beta'],
+      unlikely: ['gamma'],
+      heading: 'Less likely to help',
+    });
+    expect(page).toContain('score 0.05');
+  });
+
+  it('says none is likely to help when every score is under 0.1, and has no such list when none is', () => {
+    const low = renderSuggestPage({
+      message: 'fix it',
+      answer: { results: [hit('gamma', 0.05)], abstained: false },
+    });
+    expect(listed(low)).toEqual({
+      likely: [],
+      unlikely: ['gamma'],
+      heading: 'None of these is likely to help',
+    });
+    const high = renderSuggestPage({
+      message: 'fix it',
+      answer: { results: [hit('alpha', 0.5)], abstained: false },
+    });
+    expect(high).not.toContain('suggest-unlikely');
+  });
+});

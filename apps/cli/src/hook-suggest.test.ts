@@ -1,24 +1,14 @@
 import type { SuggestResult } from '@atskills/protocol';
 import { describe, expect, it } from 'vitest';
+import { suggestedSkill } from '../../../packages/protocol/src/http.test-support.js';
 import { HOOK_SCORE_FLOOR, renderSuggestions, SUGGESTIONS_CAP } from './hook-suggest.js';
 import { readSuggestions } from './suggest-client.js';
 
 function result(name: string, description: string, flags: string[] = [], score = 0.9): SuggestResult {
-  return {
-    identity: `hub:acme/tools/${name}`,
-    reference: `@skills:hub:acme/tools/${name}`,
-    name,
+  return suggestedSkill(name, score, {
     description,
-    source: 'hub',
-    repository: 'acme/tools',
-    path: name,
-    revision: 'r1',
-    popularity: 0,
-    descriptionTokens: 10,
     flags: flags.map((code) => ({ code, severity: 'warning', message: code })),
-    score,
-    matched: 'fix it',
-  };
+  });
 }
 
 const none = { identities: new Set<string>(), folders: [] };

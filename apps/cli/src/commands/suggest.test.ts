@@ -1,23 +1,10 @@
 import type { SuggestResult } from '@atskills/protocol';
 import { describe, expect, it } from 'vitest';
+import { suggestedSkill } from '../../../../packages/protocol/src/http.test-support.js';
 import { suggestionLines } from './suggest.js';
 
 function result(name: string, score: number): SuggestResult {
-  return {
-    identity: `hub:acme/tools/${name}`,
-    reference: `@skills:hub:acme/tools/${name}`,
-    name,
-    description: `Does ${name}\nwell.`,
-    source: 'hub',
-    repository: 'acme/tools',
-    path: name,
-    revision: 'r1',
-    popularity: 0,
-    descriptionTokens: 10,
-    flags: [],
-    score,
-    matched: 'fix it',
-  };
+  return suggestedSkill(name, score, { description: `Does ${name}\nwell.` });
 }
 
 describe('atskills suggest output', () => {

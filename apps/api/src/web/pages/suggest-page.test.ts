@@ -1,27 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { suggestedSkill } from '../../../../../packages/protocol/src/http.test-support.js';
 import type { SuggestHitResponse } from '../../schemas.js';
 import { renderSuggestPage } from './suggest-page.js';
 
 function hit(name: string, score: number): SuggestHitResponse {
-  return {
-    identity: `hub:acme/tools/${name}`,
-    reference: `@skills:hub:acme/tools/${name}`,
-    name,
-    description: `Does ${name}.`,
-    source: 'hub',
-    repository: 'acme/tools',
-    path: name,
-    revision: 'r1',
-    popularity: 0,
-    descriptionTokens: 10,
-    flags: [],
-    kind: 'skill',
-    stars: 0,
-    bodyTokens: 100,
-    warnings: [],
-    score,
-    matched: 'fix it',
-  };
+  return { ...suggestedSkill(name, score), kind: 'skill', stars: 0, bodyTokens: 100, warnings: [] };
 }
 
 /** The skill names in the order the page lists them, and the heading of the less likely ones, if any. */

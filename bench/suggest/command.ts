@@ -29,6 +29,7 @@ import { ABSTAIN_BELOW } from '../../apps/api/src/suggest/abstain.js';
 import { createSuggestEngine, type SuggestEngineOptions } from '../../apps/api/src/suggest/engine.js';
 import { loadRerankerFile } from '../../apps/api/src/suggest/reranker-file.js';
 import { HOOK_SCORE_FLOOR } from '../../apps/cli/src/hook-suggest.js';
+import { cpuTimes, stolenShare } from '../lib/cpu-steal.js';
 import {
   benchDatabaseName,
   type ChildServer,
@@ -401,15 +402,23 @@ async function speed(
   }));
   /** `key` names a configuration: its API_WORKERS, or `against`. */
   const hubs: { key: string; workers: number; api: ChildServer; figures: Record<string, unknown> }[] = [];
+  // With another checkout, every hub builds its structures instead of loading stored ones: both checkouts
+  // store theirs under the same names in the benchmark database, so one side would load what the last run
+  // stored while the other builds (a loaded index's posting lists are views of one array, a built one's are
+  // arrays of their own: not the same memory to read).
+  const sameFooting: Record<string, string> = against ? { INDEX_SNAPSHOTS: 'false' } : {};
   const configurations = [
-    ...workerCounts.map((workers) => ({ key: String(workers), workers, root: repoRoot, env: {} })),
+    ...workerCounts.map((workers) => ({ key: String(workers), workers, root: repoRoot, env: sameFooting })),
     ...(against
       ? [
           {
             key: 'against',
             workers: 1,
             root: against,
-            env: { ATSKILLS_DATA_DIR: path.join(repoRoot, 'bench', 'work', 'hub-data-against') },
+            env: {
+              ATSKILLS_DATA_DIR: path.join(repoRoot, 'bench', 'work', 'hub-data-against'),
+              ...sameFooting,
+            },
           },
         ]
       : []),
@@ -449,12 +458,15 @@ async function speed(
       await runLoad({ baseUrl: api.url, requests, concurrency: 16, total: requests.length * 3, warmup: 0 });
     }
     const measured = new Map<string, LoadResult[]>();
+    /** Per configuration and concurrency, the share of CPU time stolen from the machine in each round. */
+    const stolen = new Map<string, (number | null)[]>();
     for (let r = 0; r < rounds; r++) {
       for (const { key, workers, api } of hubs) {
         for (const c of [1, 16]) {
           console.error(
             `round ${r + 1}/${rounds}: /v1/suggest at c=${c}, ${key === 'against' ? 'against' : `${workers} hub process(es)`}...`,
           );
+          const before = cpuTimes();
           const result = await runLoad({
             baseUrl: api.url,
             requests,
@@ -462,8 +474,13 @@ async function speed(
             total: c === 1 ? requests.length * 2 : total,
             warmup: c === 1 ? 20 : 64,
           });
+          const steal = stolenShare(before, cpuTimes());
           const at = `${key}:${c}`;
           measured.set(at, [...(measured.get(at) ?? []), result]);
+          stolen.set(at, [...(stolen.get(at) ?? []), steal === null ? null : round(steal, 3)]);
+          console.error(
+            `  p50 ${round(result.p50, 1)} / p99 ${round(result.p99, 1)} ms${steal === null ? '' : `, CPU stolen by the host ${round(100 * steal, 1)}%`}`,
+          );
         }
       }
     }
@@ -479,6 +496,8 @@ async function speed(
           p99: med((r) => r.p99),
           requestsPerSecond: med((r) => r.requestsPerSecond),
           p99ByRound: results.map((r) => r.p99),
+          // A round with steal measured the machine's neighbours as much as the hub (bench/lib/cpu-steal.ts).
+          stealByRound: stolen.get(`${key}:${c}`) ?? [],
           statuses: results.reduce<Record<string, number>>((all, r) => {
             for (const [status, n] of Object.entries(r.statuses)) all[status] = (all[status] ?? 0) + n;
             return all;

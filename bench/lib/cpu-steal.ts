@@ -2,8 +2,8 @@
  * CPU time the hypervisor took from this virtual machine's CPUs: the `steal` column of Linux's /proc/stat.
  * On the shared machines these benchmarks run on, a load round whose p99 is several times the others'
  * coincides with steal: on 2026-12-06, four rounds of /v1/suggest at c=16 gave p99 117, 118, 382 and 115 ms,
- * and only the third saw steal (5-27 hundredths of a core a second, none in the others). Each round reports
- * it beside its latencies, so a reader can tell the machine from the code.
+ * and only the third saw steal (5-27 hundredths of a core a second, none in the others). Every measured load
+ * (load.ts) reports it beside its latencies, so a reader can tell the machine from the code.
  */
 import { readFileSync } from 'node:fs';
 

@@ -6,6 +6,7 @@
  * so the two do not share an event loop.
  */
 import { Agent, request } from 'node:http';
+import { cpuTimes, stolenShare } from './cpu-steal.js';
 import { latencySummary, round } from './stats.js';
 
 /** One request to send. */
@@ -36,6 +37,11 @@ export interface LoadResult {
   p99: number;
   max: number;
   requestsPerSecond: number;
+  /**
+   * Share of the machine's CPU time the host stole while the measured requests ran (cpu-steal.ts; null off
+   * Linux): a run with steal measured the machine's neighbours as much as the code.
+   */
+  stolen: number | null;
   statuses: Record<string, number>;
   /** Body bytes received, on average. */
   meanBodyBytes: number;
@@ -115,7 +121,9 @@ export async function runCallLoad<T>(
     return { latencies, seconds: (performance.now() - started) / 1000 };
   };
   await phase(options.warmup ?? Math.min(options.total, Math.max(50, options.concurrency * 4)), false);
+  const before = cpuTimes();
   const m = await phase(options.total, true);
+  const stolen = stolenShare(before, cpuTimes());
   const s = latencySummary(m.latencies);
   return {
     concurrency: options.concurrency,
@@ -125,5 +133,6 @@ export async function runCallLoad<T>(
     p99: s.p99,
     max: s.max,
     requestsPerSecond: round(m.latencies.length / m.seconds, 1),
+    stolen: stolen === null ? null : round(stolen, 3),
   };
 }

@@ -168,6 +168,9 @@ export async function run(args: string[]): Promise<void> {
             errors: Object.entries(r.statuses)
               .filter(([s]) => s !== '200')
               .reduce((n, [, k]) => n + k, 0),
+            // The host's share of the CPU time while it ran (bench/lib/cpu-steal.ts): a row with steal
+            // measured the machine's neighbours as much as the hub.
+            'CPU stolen': r.stolen,
           });
         }
         if (engine === 'memory') memoryFigures.apiMemoryAfterLoad = processMemory(api.pid);

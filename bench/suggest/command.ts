@@ -29,7 +29,6 @@ import { ABSTAIN_BELOW } from '../../apps/api/src/suggest/abstain.js';
 import { createSuggestEngine, type SuggestEngineOptions } from '../../apps/api/src/suggest/engine.js';
 import { loadRerankerFile } from '../../apps/api/src/suggest/reranker-file.js';
 import { HOOK_SCORE_FLOOR } from '../../apps/cli/src/hook-suggest.js';
-import { cpuTimes, stolenShare } from '../lib/cpu-steal.js';
 import {
   benchDatabaseName,
   type ChildServer,
@@ -458,15 +457,12 @@ async function speed(
       await runLoad({ baseUrl: api.url, requests, concurrency: 16, total: requests.length * 3, warmup: 0 });
     }
     const measured = new Map<string, LoadResult[]>();
-    /** Per configuration and concurrency, the share of CPU time stolen from the machine in each round. */
-    const stolen = new Map<string, (number | null)[]>();
     for (let r = 0; r < rounds; r++) {
       for (const { key, workers, api } of hubs) {
         for (const c of [1, 16]) {
           console.error(
             `round ${r + 1}/${rounds}: /v1/suggest at c=${c}, ${key === 'against' ? 'against' : `${workers} hub process(es)`}...`,
           );
-          const before = cpuTimes();
           const result = await runLoad({
             baseUrl: api.url,
             requests,
@@ -474,12 +470,10 @@ async function speed(
             total: c === 1 ? requests.length * 2 : total,
             warmup: c === 1 ? 20 : 64,
           });
-          const steal = stolenShare(before, cpuTimes());
           const at = `${key}:${c}`;
           measured.set(at, [...(measured.get(at) ?? []), result]);
-          stolen.set(at, [...(stolen.get(at) ?? []), steal === null ? null : round(steal, 3)]);
           console.error(
-            `  p50 ${round(result.p50, 1)} / p99 ${round(result.p99, 1)} ms${steal === null ? '' : `, CPU stolen by the host ${round(100 * steal, 1)}%`}`,
+            `  p50 ${round(result.p50, 1)} / p99 ${round(result.p99, 1)} ms${result.stolen === null ? '' : `, CPU stolen by the host ${round(100 * result.stolen, 1)}%`}`,
           );
         }
       }
@@ -497,7 +491,7 @@ async function speed(
           requestsPerSecond: med((r) => r.requestsPerSecond),
           p99ByRound: results.map((r) => r.p99),
           // A round with steal measured the machine's neighbours as much as the hub (bench/lib/cpu-steal.ts).
-          stealByRound: stolen.get(`${key}:${c}`) ?? [],
+          stealByRound: results.map((r) => r.stolen),
           statuses: results.reduce<Record<string, number>>((all, r) => {
             for (const [status, n] of Object.entries(r.statuses)) all[status] = (all[status] ?? 0) + n;
             return all;

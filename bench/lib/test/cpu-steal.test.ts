@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cpuTimes, stolenShare } from '../cpu-steal.js';
+import { runCallLoad } from '../load.js';
 
 describe('cpu steal', () => {
   it('reads the stolen and total ticks of /proc/stat, and the stolen share between two readings', () => {
@@ -17,5 +18,16 @@ describe('cpu steal', () => {
     // This machine's own reading, where there is one, has a total and a steal no larger than it.
     const now = cpuTimes();
     if (now) expect(now.steal).toBeLessThanOrEqual(now.total);
+  });
+
+  it('comes with every measured load, as a share of the CPU time', async () => {
+    const result = await runCallLoad(async (i) => i, { concurrency: 2, total: 200, warmup: 10 });
+    expect(result.count).toBe(200);
+    if (cpuTimes() === null) expect(result.stolen).toBeNull();
+    else {
+      expect(typeof result.stolen).toBe('number');
+      expect(result.stolen!).toBeGreaterThanOrEqual(0);
+      expect(result.stolen!).toBeLessThanOrEqual(1);
+    }
   });
 });

@@ -39,6 +39,7 @@ ol.results { list-style: none; padding: 0; margin: 0; }
 ol.results > li { padding: 1rem 0; border-bottom: 1px solid var(--line); }
 .suggest-unlikely { margin-top: 1.5rem; color: var(--muted); }
 .suggest-unlikely > h2 { font-size: 1rem; }
+.suggest-unlikely h3 { font-size: 1.1rem; margin: 0; }
 .result-head { display: flex; flex-wrap: wrap; align-items: baseline; gap: 0.5rem; }
 .result-head h2 { font-size: 1.1rem; margin: 0; }
 .result-desc { margin: 0.3rem 0; }

@@ -27,6 +27,9 @@ describe('the "describe your task" page', () => {
       heading: 'Less likely to help',
     });
     expect(page).toContain('score 0.05');
+    // Their titles sit a level under their list's heading; the likely ones' are the page's second level.
+    expect(page).toMatch(/<h3><a href="[^"]*">gamma<\/a>/);
+    expect(page).toMatch(/<h2><a href="[^"]*">alpha<\/a>/);
   });
 
   it('says none is likely to help when every score is under 0.1, and has no such list when none is', () => {

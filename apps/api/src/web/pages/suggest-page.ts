@@ -14,10 +14,14 @@ export interface SuggestPageModel {
 
 type SuggestHit = SuggestPageResponse['results'][number];
 
-/** One suggested skill: its page, score, description, the words it answers, flags and reference. */
-function suggestionItem(r: SuggestHit) {
+/**
+ * One suggested skill: its page, score, description, the words it answers, flags and reference; its title a
+ * level under the list's heading when the list has one (the less likely ones, under theirs).
+ */
+function suggestionItem(r: SuggestHit, underHeading: boolean) {
+  const title = html`<a href="${skillPageUrl(r.identity)}">${r.name}</a> <span class="score" title="Estimated chance that this skill helps">${`score ${r.score.toFixed(2)}`}</span>`;
   return html`<li class="result">
-<h2><a href="${skillPageUrl(r.identity)}">${r.name}</a> <span class="score" title="Estimated chance that this skill helps">${`score ${r.score.toFixed(2)}`}</span></h2>
+${underHeading ? html`<h3>${title}</h3>` : html`<h2>${title}</h2>`}
 <p>${r.description}</p>
 <p class="matched">For: <q>${r.matched}</q></p>
 ${flagBadges(r.flags.map(wireFlagView))}
@@ -29,13 +33,13 @@ ${referenceBox(r.reference)}
 function suggestionLists(results: readonly SuggestHit[]) {
   const { likely, unlikely } = byLikelihood(results);
   const floor = UNLIKELY_SUGGESTION_BELOW.toFixed(2);
-  return html`${likely.length > 0 ? html`<ol class="results suggest-results">${likely.map(suggestionItem)}</ol>` : ''}
+  return html`${likely.length > 0 ? html`<ol class="results suggest-results">${likely.map((r) => suggestionItem(r, false))}</ol>` : ''}
 ${
   unlikely.length > 0
     ? html`<section class="suggest-unlikely">
 <h2>${likely.length > 0 ? 'Less likely to help' : 'None of these is likely to help'}</h2>
 <p>${`Scored under ${floor}: on the hub's judged messages, about 6 in 100 such suggestions helped. Agents' prompt hooks leave them out.`}</p>
-<ol class="results suggest-results">${unlikely.map(suggestionItem)}</ol>
+<ol class="results suggest-results">${unlikely.map((r) => suggestionItem(r, true))}</ol>
 </section>`
     : ''
 }`;

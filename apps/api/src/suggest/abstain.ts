@@ -185,9 +185,19 @@ export function rerankValue(e: Evidence, r: Reranker = SHIPPED_RERANKER): number
   return sum;
 }
 
+/** The logistic function: a logit as a probability. */
+function logistic(logit: number): number {
+  return 1 / (1 + Math.exp(-logit));
+}
+
+/** A reranker value's Platt logit (what `calibrated` turns into a probability, and SHOWN reads). */
+function plattLogit(value: number, r: Reranker): number {
+  return r.platt.scale * value + r.platt.bias;
+}
+
 /** A reranker value's calibrated score in [0, 1]: its Platt scaling. */
 export function calibrated(value: number, r: Reranker = SHIPPED_RERANKER): number {
-  return 1 / (1 + Math.exp(-(r.platt.scale * value + r.platt.bias)));
+  return logistic(plattLogit(value, r));
 }
 
 /**
@@ -198,9 +208,8 @@ export function calibrated(value: number, r: Reranker = SHIPPED_RERANKER): numbe
  */
 export function shownScore(value: number, bestValue: number, r: Reranker = SHIPPED_RERANKER): number {
   if (!r.shown) return calibrated(value, r);
-  const logit = r.platt.scale * value + r.platt.bias;
   const gap = r.platt.scale * (value - bestValue);
-  return 1 / (1 + Math.exp(-(r.shown.logit * logit + r.shown.gap * gap + r.shown.bias)));
+  return logistic(r.shown.logit * plattLogit(value, r) + r.shown.gap * gap + r.shown.bias);
 }
 
 /** A candidate's calibrated score in [0, 1]: Platt scaling of its reranker value. */

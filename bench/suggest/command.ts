@@ -264,6 +264,7 @@ export async function run(args: string[]): Promise<void> {
     for (const h of hook)
       console.log(`  ${h.floor}: ${h.linesPerMessage} lines, ${h.precision} judged, ${h.hitRate} hit`);
     if (values.misses) {
+      const searched = new Map((results['/search (whole message)'] ?? []).map((r) => [r.judgement.id, r]));
       for (const r of suggested) {
         const ok =
           r.judgement.kind === 'none'
@@ -273,6 +274,8 @@ export async function run(args: string[]): Promise<void> {
         console.log(
           `MISS [${r.judgement.kind} ${r.judgement.id}] best=${r.best?.toFixed(3)} ${r.judgement.message.slice(0, 140).replace(/\s+/g, ' ')}\n   got: ${r.answer.ranking.slice(0, 3).join(' | ') || '(abstained)'}\n   ${(r.matched ?? []).join(' | ')}\n  want: ${r.judgement.relevant.slice(0, 3).join(' | ')}`,
         );
+        const search = searched.get(r.judgement.id);
+        if (search) console.log(`  /search: ${search.answer.ranking.slice(0, 3).join(' | ')}`);
       }
     }
     if (values.explain) writeFileSync(values.explain, explained.map((e) => JSON.stringify(e)).join('\n'));

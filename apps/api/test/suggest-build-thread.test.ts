@@ -42,10 +42,26 @@ describe('the suggestion model built in a worker thread', () => {
     engines.push(e);
     return e;
   };
-  const inThread = (url: string) => (signal: AbortSignal) => {
-    threadCalls++;
-    return buildModelInThread({ url, maxBytes: MAX_BYTES }, signal);
+  const inThread =
+    (url: string, embeddingTexts = false) =>
+    (signal: AbortSignal) => {
+      threadCalls++;
+      return buildModelInThread({ url, maxBytes: MAX_BYTES, embeddingTexts }, signal);
+    };
+  /** An embeddings service in this process: every text it was asked to embed, and a vector from its length. */
+  const recordingEmbedder = () => {
+    const asked: string[] = [];
+    return {
+      asked,
+      embed: async (texts: readonly string[]) => {
+        asked.push(...texts);
+        return texts.map((t) => Float32Array.of(t.length, 1));
+      },
+    };
   };
+  /** Resolves once the engine has embedded every skill it holds (in the background after a build). */
+  const embedded = (asked: string[], skills: number) =>
+    expect.poll(() => asked.length, { timeout: 20_000 }).toBeGreaterThanOrEqual(skills);
   /** Every message's answer with its candidates' evidence: two models that answer these alike are alike. */
   const answers = (e: SuggestEngine) => Promise.all(MESSAGES.map((m) => e.suggest(m, ANONYMOUS_VIEWER, 5)));
 
@@ -86,6 +102,38 @@ describe('the suggestion model built in a worker thread', () => {
     expect(await answers(threaded)).toEqual(expected);
   }, 120_000);
 
+  it('keeps what a hub with an embeddings service embeds, and only then', async () => {
+    const here = recordingEmbedder();
+    const built = engine({ snapshots: false, embeddings: here });
+    await built.build();
+    const skills = built.status().documents;
+    await embedded(here.asked, skills);
+
+    // A thread started for such a hub stores the texts with the model; the hub loads it and embeds the same.
+    const loaded = recordingEmbedder();
+    const threaded = engine({ embeddings: loaded, buildElsewhere: inThread(db.url, true) });
+    await threaded.build();
+    expect(threaded.status()).toMatchObject({ ready: true, builtInThread: true });
+    await embedded(loaded.asked, skills);
+    expect([...loaded.asked].sort()).toEqual([...here.asked].sort());
+
+    // A model stored without them (by a hub without the service) is not loaded by one with it: it builds.
+    await deleteModelSnapshot(db.db, SUGGESTION_SNAPSHOT);
+    const stored = engine();
+    await stored.build();
+    const rebuilt = recordingEmbedder();
+    const events: string[] = [];
+    const withService = engine({
+      embeddings: rebuilt,
+      onSnapshot: (event) => events.push(JSON.stringify(event)),
+    });
+    await withService.build();
+    expect(withService.status()).toMatchObject({ ready: true, restoreSeconds: null });
+    expect(events.join('\n')).toMatch(/stored without the texts an embeddings service embeds/);
+    await embedded(rebuilt.asked, skills);
+    expect([...rebuilt.asked].sort()).toEqual([...here.asked].sort());
+  }, 120_000);
+
   it('starts no thread when a stored model can be loaded', async () => {
     await engine().build();
     const next = engine({ buildElsewhere: inThread(db.url) });
@@ -110,7 +158,7 @@ describe('the suggestion model built in a worker thread', () => {
     let ended: Promise<number | null> | undefined;
     const closing = engine({
       buildElsewhere: (signal) => {
-        ended = buildModelInThread({ url: db.url, maxBytes: MAX_BYTES }, signal);
+        ended = buildModelInThread({ url: db.url, maxBytes: MAX_BYTES, embeddingTexts: false }, signal);
         return ended;
       },
     });

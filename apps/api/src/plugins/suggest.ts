@@ -100,7 +100,10 @@ function buildThread(app: FastifyInstance, config: AppConfig): SuggestEngineOpti
     const skills = await countSearchDocuments(app.db);
     if (skills < minSkills) return null;
     app.log.info({ skills }, 'suggestion model: building in a worker thread');
-    const seconds = await buildModelInThread({ url, maxBytes: config.suggestModelBytes }, signal);
+    const seconds = await buildModelInThread(
+      { url, maxBytes: config.suggestModelBytes, embeddingTexts: Boolean(config.embeddings) },
+      signal,
+    );
     app.log.info({ skills, seconds }, 'suggestion model: built in a worker thread, loading it');
     return seconds;
   };

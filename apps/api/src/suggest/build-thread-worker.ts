@@ -17,6 +17,7 @@ try {
   // The lexical engine is only asked by suggestions, which this thread never answers.
   const engine = createSuggestEngine(handle.db, createPostgresEngine(handle.db), {
     maxBytes: data.maxBytes,
+    keepEmbeddingTexts: data.embeddingTexts,
     snapshots: true,
     // This thread's event loop answers nothing: the build never pauses.
     buildSliceMs: Number.POSITIVE_INFINITY,

@@ -5,6 +5,8 @@ export interface BuildThreadData {
   /** A Postgres server's connection URL (the thread opens its own connections). */
   url: string;
   maxBytes: number;
+  /** Whether the hub has an embeddings service: the model it stores then keeps what the service embeds. */
+  embeddingTexts: boolean;
 }
 
 /** What the build thread answers: the build's seconds (null when a stored model was loaded instead), or why it failed. */

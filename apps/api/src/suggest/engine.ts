@@ -234,6 +234,11 @@ export interface SuggestEngineOptions {
    * the model is then built here, as when it rejects. Needs `snapshots`; aborted when the engine closes.
    */
   buildElsewhere?: (signal: AbortSignal) => Promise<number | null>;
+  /**
+   * Hold each skill's embedding text (and store it with the model): by default when `embeddings` is set.
+   * A build thread sets it for a hub that has an embeddings service and will load what the thread stores.
+   */
+  keepEmbeddingTexts?: boolean;
 }
 
 const reciprocal = (rank: number | undefined) => (rank === undefined ? 0 : 1 / (rank + 1));
@@ -314,8 +319,11 @@ interface Held {
   visibility: string;
   ownerKey: string;
   revision: string;
-  /** What the embedding is computed from. */
-  text: string;
+  /**
+   * What the embedding is computed from; held only with an embeddings service (name, description and
+   * headings of 57,000 skills are tens of MiB).
+   */
+  text?: string;
   /** Judged malicious (a refusing verdict no dispute suppressed): held, never suggested. */
   refused: boolean;
 }
@@ -423,6 +431,7 @@ export function createSuggestEngine(
     : 'embed' in options.embeddings
       ? options.embeddings
       : createEmbeddingsClient(options.embeddings);
+  const keepTexts = options.keepEmbeddingTexts ?? embedder !== null;
   const vectors = new VectorStore();
   const turns = new Turns(options.intake);
   /** Slots waiting for their embedding. */
@@ -458,7 +467,7 @@ export function createSuggestEngine(
       visibility: row.visibility,
       ownerKey: row.owner.toLowerCase(),
       revision: row.revision,
-      text: skillEmbeddingText(row, headings),
+      ...(keepTexts ? { text: skillEmbeddingText(row, headings) } : {}),
       refused: refuses(hit.flags),
     });
     slots.set(row.identity, slot);
@@ -581,6 +590,10 @@ export function createSuggestEngine(
     // A budget lowered since it was stored: the build says what the budget is and refuses.
     if (bytesOf(restored, restoredDense, value.entries.length) > options.maxBytes) {
       return 'it would exceed the memory budget';
+    }
+    // Stored by a hub without an embeddings service: what to embed was not kept.
+    if (embedder && value.entries.some(([, , entry]) => entry.text === undefined)) {
+      return 'it was stored without the texts an embeddings service embeds';
     }
     holdNothing();
     slots = new Map();

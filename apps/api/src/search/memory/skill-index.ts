@@ -1,5 +1,6 @@
 import type { ReadScope } from '@atskills/db';
 import { formatReference } from '@atskills/protocol';
+import { ownString } from '../../runtime/own-string.js';
 import type { TimeSlicer } from '../../runtime/time-slice.js';
 import type { SearchFilters, SearchHit } from '../engine.js';
 import { findSynonyms, nameKey, STOP_WORDS, termOf, textWords, typoBudget } from '../relevance/analyze.js';
@@ -113,9 +114,12 @@ function popcount(n: number): number {
   return c;
 }
 
-/** Markdown headings of a body, one per line. */
+/**
+ * Markdown headings of a body, one per line: a string of its own, not a view of the body (a lone heading
+ * would be one, and whoever holds it would hold the whole body: see ownString).
+ */
 export function headingsOf(body: string): string {
-  return (body.match(/^#{1,6}[ \t]+.+$/gm) ?? []).map((h) => h.replace(/^#+\s*/, '')).join('\n');
+  return ownString((body.match(/^#{1,6}[ \t]+.+$/gm) ?? []).map((h) => h.replace(/^#+\s*/, '')).join('\n'));
 }
 
 /** How the index reads one query word (see SkillIndex.readWord). */

@@ -14,6 +14,8 @@ describe('the parts of a stored snapshot', () => {
         about: Int32Array.from({ length: 777 }, (_, i) => -i),
         npmi: Float32Array.from({ length: 1500 }, (_, i) => Math.sin(i)),
         vectors: Int8Array.from({ length: 4097 }, (_, i) => (i % 255) - 127),
+        levels: Int16Array.from({ length: 2049 }, (_, i) => ((i * 37) % 65_535) - 32_767),
+        counts: Uint16Array.from({ length: 1025 }, (_, i) => (i * 97) % 65_536),
         wide,
         totalLength: 12_345.678_9,
         missing: null,
@@ -37,12 +39,16 @@ describe('the parts of a stored snapshot', () => {
     expect(back).toEqual(value());
     expect(back.semantic.terms).toBeInstanceOf(Uint32Array);
     expect(back.semantic.wide).toBeInstanceOf(Float64Array);
+    expect(back.semantic.levels).toBeInstanceOf(Int16Array);
+    expect(back.semantic.counts).toBeInstanceOf(Uint16Array);
   });
 
-  it('refuses to store a large array of a kind it cannot read back', async () => {
-    await expect(
-      toParts({ a: new Uint16Array(100) }, new TimeSlicer(), { bytes: 10, items: 10 }),
-    ).rejects.toThrow('a snapshot cannot hold a large Uint16Array');
+  it('refuses to store an array of a kind it cannot split into pieces, however small', async () => {
+    for (const a of [new BigInt64Array(100), new BigInt64Array(1), new Uint8ClampedArray(2)]) {
+      await expect(toParts({ a }, new TimeSlicer(), { bytes: 10, items: 10 })).rejects.toThrow(
+        `a snapshot cannot hold a ${a.constructor.name}`,
+      );
+    }
   });
 
   it('keeps small values in one part', async () => {

@@ -281,7 +281,7 @@ export function runClusterPrimary(workers: number, settings: HubSettings): void 
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
   // Worker 1 first: on a first start it builds the search index and the suggestion model and stores them
-  // (about 65-90 s and 2.8 GiB at 54,000 skills), and the others then load them (about 17 s, 1.2 GiB each)
+  // (about 85-130 s and 1.6-2.4 GiB at 54,000 skills), and the others then load them (about 25 s, 1 GiB each)
   // instead of each building its own at once; on a restart (a stored index to load) the others start at once.
   logger.info(
     { workers },

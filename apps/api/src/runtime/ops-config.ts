@@ -44,7 +44,7 @@ export const OpsEnvSchema = z.object({
     'Serve `/metrics` to anyone; otherwise only to hub administrators (admin-scoped token).',
   ),
   API_WORKERS: integer(1, { min: 1, max: 64 }).describe(
-    'Hub processes sharing the port (node:cluster), each a full replica with its own search index and suggestion model (about 1.9 GiB at 54,000 skills); more than 1 needs DATABASE_URL.',
+    'Hub processes sharing the port (node:cluster), each a full replica with its own search index and suggestion model (about 1.0 GiB at 54,000 skills); more than 1 needs DATABASE_URL.',
   ),
   ATSKILLS_DEMO: flag.describe(
     'Load the example skills of `demo/` at start-up (same as `npm start -- --demo`).',

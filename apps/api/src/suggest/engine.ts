@@ -320,8 +320,8 @@ interface Held {
   ownerKey: string;
   revision: string;
   /**
-   * What the embedding is computed from; held only with an embeddings service (name, description and
-   * headings of 57,000 skills are tens of MiB).
+   * What the embedding is computed from; held only with an embeddings service (9 MiB of heap at the
+   * benchmark's 54,061 skills, more where skills have many headings).
    */
   text?: string;
   /** Judged malicious (a refusing verdict no dispute suppressed): held, never suggested. */
@@ -585,15 +585,15 @@ export function createSuggestEngine(
 
   /** Puts a stored model in place; a reason when it cannot. */
   const restoreSnapshot = async (value: SuggestionSnapshot<Held>, from: ChangeMark, slice: TimeSlicer) => {
+    // Stored by a hub without an embeddings service: what to embed was not kept.
+    if (embedder && value.entries.some(([, , entry]) => entry.text === undefined)) {
+      return 'it was stored without the texts an embeddings service embeds';
+    }
     const restored = await SemanticModel.restore(value.semantic, slice);
     const restoredDense = await DenseModel.restore(restored, value.dense, slice);
     // A budget lowered since it was stored: the build says what the budget is and refuses.
     if (bytesOf(restored, restoredDense, value.entries.length) > options.maxBytes) {
       return 'it would exceed the memory budget';
-    }
-    // Stored by a hub without an embeddings service: what to embed was not kept.
-    if (embedder && value.entries.some(([, , entry]) => entry.text === undefined)) {
-      return 'it was stored without the texts an embeddings service embeds';
     }
     holdNothing();
     slots = new Map();

@@ -116,15 +116,7 @@ interface SnapshotWrite {
   seconds: number;
 }
 
-type Typed =
-  | Int8Array
-  | Uint8Array
-  | Int16Array
-  | Uint16Array
-  | Int32Array
-  | Uint32Array
-  | Float32Array
-  | Float64Array;
+/** The typed arrays a snapshot splits into pieces (and reads back) by their constructor's name. */
 const TYPED = {
   Int8Array,
   Uint8Array,
@@ -136,6 +128,7 @@ const TYPED = {
   Float64Array,
 };
 type TypedName = keyof typeof TYPED;
+type Typed = InstanceType<(typeof TYPED)[TypedName]>;
 
 /** Where a large array went: the parts holding its pieces, in order. */
 interface PieceRef {

@@ -38,6 +38,7 @@ const benchmarks: Record<string, () => Promise<{ run(args: string[]): Promise<vo
   'suggest-against': () => import('./suggest/against.js'),
   'suggest-vectors': () => import('./suggest/vectors.js'),
   'suggest-overload': () => import('./suggest/overload.js'),
+  'suggest-small': () => import('./suggest/small-hubs.js'),
 };
 
 const [name, ...rest] = process.argv.slice(2);

@@ -1,0 +1,201 @@
+/**
+ * `npm run bench -- suggest-small [--sizes 15,40,150,500] [--seeds 12] [--messages <file>]`: suggestions in a hub
+ * that holds few skills (a team's own hub, the demo), where the shipped reranker, its abstention threshold and
+ * the task prior's "telling word" rule (a word a tenth of the skills at most are about) were fitted at 1,482.
+ * For each size and seed: the judged skills of messages drawn at random, message by message, until they make
+ * half of the size, then skills drawn at random from the rest of the shared corpus; every other skill is
+ * marked gone in a copy of the suggestion benchmark's database (`atskills_suggest`, or
+ * BENCH_SUGGEST_DATABASE: seeded first when empty). Both engines are built over what is left and answer the
+ * messages whose live judged skills were all kept, and every kind-none message. Prints the mean over seeds
+ * of success@1, recall@5 and both abstention rates, with `/search` given the whole message beside them, and
+ * writes bench/results/suggest-small.json.
+ */
+import { parseArgs } from 'node:util';
+import { connectPostgres } from '@atskills/db';
+import pg from 'pg';
+import { createMemoryEngine } from '../../apps/api/src/search/memory-engine.js';
+import { createPostgresEngine } from '../../apps/api/src/search/postgres.js';
+import { ANONYMOUS_VIEWER } from '../../apps/api/src/services/auth/viewer.js';
+import { createSuggestEngine } from '../../apps/api/src/suggest/engine.js';
+import { databaseUrl, ensureDatabase, serverUrl } from '../lib/env.js';
+import { type BenchRow, writeResult } from '../lib/report.js';
+import { Rng } from '../lib/rng.js';
+import { round } from '../lib/stats.js';
+import { corpusDocuments } from '../relevance/judgements.js';
+import { type Answer, copyKeys, figures } from './judgements.js';
+import { defaultMessagesPath, loadMessages, type MessageJudgement } from './messages.js';
+
+const DEPTH = 10;
+
+/** The figures of one hub (one size, one seed). */
+interface HubFigures {
+  skills: number;
+  answerable: number;
+  successAt1: number;
+  recallAt5: number;
+  abstainedOnNone: number;
+  falseAbstention: number;
+  searchSuccessAt1: number;
+  searchRecallAt5: number;
+}
+
+export async function run(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      sizes: { type: 'string', default: '15,40,150,500' },
+      seeds: { type: 'string', default: '12' },
+      messages: { type: 'string' },
+    },
+  });
+  const sizes = values.sizes.split(',').map(Number);
+  const seeds = Number(values.seeds);
+  if (sizes.some((n) => !Number.isInteger(n) || n < 2) || !Number.isInteger(seeds) || seeds < 1) {
+    throw new Error('--sizes takes whole numbers of at least 2, --seeds a whole number of at least 1');
+  }
+  const source = process.env.BENCH_SUGGEST_DATABASE ?? 'atskills_suggest';
+  const sourceUrl = await ensureDatabase(source, false);
+  const seeding = connectPostgres({ url: sourceUrl, max: 2 });
+  const corpus = await corpusDocuments(seeding.db, sourceUrl).finally(() => seeding.close());
+  const live = new Set(corpus.map((r) => r.identity));
+  const messagesFile = values.messages ?? defaultMessagesPath();
+  const judgements = loadMessages(messagesFile);
+
+  const table: BenchRow[] = [];
+  const bySize: Record<string, HubFigures[]> = {};
+  for (const size of sizes) {
+    const hubs: HubFigures[] = [];
+    for (let seed = 1; seed <= seeds; seed++) {
+      const kept = keptSkills(judgements, [...live], size, new Rng(seed * 7919 + size));
+      hubs.push(await judgeHub(`${source}_small`, source, kept, live, judgements));
+    }
+    bySize[size] = hubs;
+    const mean = (pick: (h: HubFigures) => number) =>
+      round(hubs.reduce((sum, h) => sum + pick(h), 0) / hubs.length, 3);
+    table.push({
+      skills: size,
+      hubs: seeds,
+      'answerable a hub': mean((h) => h.answerable),
+      'success@1': mean((h) => h.successAt1),
+      'recall@5': mean((h) => h.recallAt5),
+      'abstains on none': mean((h) => h.abstainedOnNone),
+      'false abstention': mean((h) => h.falseAbstention),
+      '/search success@1': mean((h) => h.searchSuccessAt1),
+      '/search recall@5': mean((h) => h.searchRecallAt5),
+    });
+  }
+  writeResult('suggest-small', table, {
+    messagesFile: messagesFile.replace(/^.*\/bench\//, 'bench/'),
+    bySize,
+  });
+  process.exit(0);
+}
+
+/**
+ * The identities a hub of `size` keeps: the live judged skills of messages taken in a random order, a
+ * message's all or none, until they make half of `size`; then other skills at random.
+ */
+export function keptSkills(
+  judgements: MessageJudgement[],
+  live: string[],
+  size: number,
+  rng: Rng,
+): Set<string> {
+  const keep = new Set<string>();
+  const liveSet = new Set(live);
+  const answerable = judgements.filter((j) => j.kind !== 'none');
+  // Fisher-Yates, seeded: the messages whose skills the hub is built around.
+  for (let i = answerable.length - 1; i > 0; i--) {
+    const k = rng.int(0, i);
+    [answerable[i], answerable[k]] = [answerable[k]!, answerable[i]!];
+  }
+  for (const j of answerable) {
+    const skills = j.relevant.filter((id) => liveSet.has(id) && !keep.has(id));
+    if (skills.length > 0 && keep.size + skills.length <= size / 2) for (const id of skills) keep.add(id);
+  }
+  while (keep.size < Math.min(size, live.length)) keep.add(rng.pick(live));
+  return keep;
+}
+
+/** Builds both engines over a copy of `source` holding only `kept`, and judges the messages it can answer. */
+async function judgeHub(
+  name: string,
+  source: string,
+  kept: Set<string>,
+  live: Set<string>,
+  judgements: MessageJudgement[],
+): Promise<HubFigures> {
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    await admin.query(`drop database if exists "${name}" with (force)`);
+    await admin.query(`create database "${name}" template "${source}"`);
+  } finally {
+    await admin.end();
+  }
+  const url = databaseUrl(name);
+  const marking = new pg.Client({ connectionString: url });
+  await marking.connect();
+  try {
+    await marking.query('update skills set gone_at = now() where not (identity = any($1::text[]))', [
+      [...kept],
+    ]);
+  } finally {
+    await marking.end();
+  }
+  const handle = connectPostgres({ url, max: 4 });
+  try {
+    const rows = await corpusDocuments(handle.db, url);
+    const copyKey = copyKeys(rows);
+    const memory = createMemoryEngine(handle.db, createPostgresEngine(handle.db), { maxBytes: 2 ** 32 });
+    await memory.build();
+    const suggest = createSuggestEngine(handle.db, memory, { maxBytes: 2 ** 32 });
+    await suggest.build();
+    // A message is judged when the hub kept every one of its skills the corpus holds.
+    const judged = judgements.flatMap((j) => {
+      if (j.kind === 'none') return [j];
+      const held = j.relevant.filter((id) => live.has(id));
+      if (held.length === 0 || !held.every((id) => kept.has(id))) return [];
+      const needs = j.needs?.map((n) => n.filter((id) => kept.has(id))).filter((n) => n.length > 0);
+      return [{ ...j, relevant: held, ...(needs ? { needs } : {}) }];
+    });
+    const suggested: { judgement: MessageJudgement; answer: Answer }[] = [];
+    const searched: typeof suggested = [];
+    for (const judgement of judged) {
+      const s = await suggest.suggest(judgement.message, ANONYMOUS_VIEWER, DEPTH);
+      suggested.push({
+        judgement,
+        answer: { ranking: s.results.map((r) => r.hit.identity), abstained: s.abstained },
+      });
+      const page = await memory.search(judgement.message, {}, ANONYMOUS_VIEWER, DEPTH, undefined);
+      searched.push({
+        judgement,
+        answer: {
+          ranking: page.hits.filter((h) => h.kind === 'skill').map((h) => h.identity),
+          abstained: false,
+        },
+      });
+    }
+    await suggest.close();
+    await memory.close();
+    const answerable = <T extends { judgement: MessageJudgement }>(list: T[]) =>
+      list.filter((r) => r.judgement.kind !== 'none');
+    const f = figures(answerable(suggested), copyKey);
+    const search = figures(answerable(searched), copyKey);
+    return {
+      skills: rows.length,
+      answerable: f.messages,
+      successAt1: f.successAt1,
+      recallAt5: f.recallAt5,
+      abstainedOnNone: figures(
+        suggested.filter((r) => r.judgement.kind === 'none'),
+        copyKey,
+      ).abstained,
+      falseAbstention: f.abstained,
+      searchSuccessAt1: search.successAt1,
+      searchRecallAt5: search.recallAt5,
+    };
+  } finally {
+    await handle.close();
+  }
+}

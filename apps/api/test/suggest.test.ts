@@ -330,6 +330,14 @@ describe('/v1/suggest', () => {
     expect(Number(text.match(/^atskills_suggest_model_documents (\d+)/m)?.[1])).toBeGreaterThanOrEqual(4);
     // Suggestions were answered above: what a turn takes is known.
     expect(Number(text.match(/^atskills_suggest_turn_ms ([\d.e+-]+)$/m)?.[1])).toBeGreaterThan(0);
+    // And counted by outcome (the tests above answered, and abstained on small talk), with their best scores.
+    const outcome = (name: string) =>
+      Number(text.match(new RegExp(`^atskills_suggestions_total\\{outcome="${name}"\\} (\\d+)$`, 'm'))?.[1]);
+    expect(outcome('answered')).toBeGreaterThan(0);
+    expect(outcome('no_task')).toBeGreaterThanOrEqual(3);
+    expect(Number(text.match(/^atskills_suggest_best_score_count (\d+)$/m)?.[1])).toBeGreaterThanOrEqual(
+      outcome('answered'),
+    );
   });
 
   it('answers 499 to a caller that left before its suggestion was computed', async () => {

@@ -6,6 +6,7 @@ import type { AppConfig } from '../config.js';
 import { logSnapshot } from '../runtime/snapshots.js';
 import { buildModelInThread } from '../suggest/build-thread.js';
 import { createSuggestEngine, type SuggestEngine, type SuggestEngineOptions } from '../suggest/engine.js';
+import { countOutcomes } from '../suggest/outcomes.js';
 import { ConnectionIntake } from '../suggest/turns.js';
 import { wroteThroughThisProcess } from './local-write.js';
 
@@ -119,7 +120,7 @@ export default fp(
     const { config } = opts;
     const intake = new ConnectionIntake();
     intake.watch(app.server);
-    const engine = createSuggestEngine(app.db, app.searchEngine, {
+    const created = createSuggestEngine(app.db, app.searchEngine, {
       intake,
       maxBytes: config.suggestModelBytes,
       ...(config.embeddings ? { embeddings: config.embeddings } : {}),
@@ -136,6 +137,9 @@ export default fp(
       onSnapshot: (event) => logSnapshot(app, 'suggestion model', event),
       buildElsewhere: buildThread(app, config),
     });
+    // The engine the app serves is the one its own hooks drive too (so a test's spy on it sees them).
+    const metered = app.hasDecorator('metrics');
+    const engine = metered ? countOutcomes(app.metrics.registry, created) : created;
     app.addHook('onReady', async () => {
       engine.start((onEvent) => app.database.watchIndexChanges(onEvent));
     });
@@ -145,7 +149,7 @@ export default fp(
       if (wroteThroughThisProcess(request, reply)) engine.noteLocalWrite();
     });
     app.addHook('onClose', async () => engine.close());
-    if (app.hasDecorator('metrics')) reportModel(app, engine);
+    if (metered) reportModel(app, engine);
     app.decorate('suggestEngine', engine);
   },
   { name: 'atskills-suggest', dependencies: ['atskills-search'] },

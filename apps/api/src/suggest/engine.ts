@@ -75,6 +75,11 @@ export interface Suggestion {
 export interface SuggestAnswer {
   results: Suggestion[];
   abstained: boolean;
+  /**
+   * Why it abstained: the message asks for nothing a skill does (`no-task`: small talk, no telling word;
+   * answered before any retrieval), or no skill scored over the threshold (`no-fit`).
+   */
+  abstention?: 'no-task' | 'no-fit';
   /** The best candidate's calibrated score, also when abstaining (benchmarks draw the trade-off curve). */
   best?: number;
   /** With `explain`: the reranked candidates and their evidence (for fitting the calibration). */
@@ -814,7 +819,7 @@ export function createSuggestEngine(
     // which no skill's score can outweigh) is answered at once instead of waiting behind the suggestions
     // queued, and costs no retrieval. An agent's hook sends every prompt, "thanks" and "go on" too.
     const needs = extractNeeds(message);
-    if (needs.words.length === 0) return { results: [], abstained: true, best: 0 };
+    if (needs.words.length === 0) return { results: [], abstained: true, abstention: 'no-task', best: 0 };
     const signal = taskSignal(message, needs.text);
     const taskOf = (m: SemanticModel): TaskEvidence => ({
       ...signal,
@@ -827,7 +832,7 @@ export function createSuggestEngine(
     const abstainBelow =
       threshold ?? Math.min(SHIPPED_RERANKER.abstainBelow, options.reranker?.abstainBelow ?? 1);
     if (asked && taskPrior(asked) === 0 && abstainBelow > 0 && !options.explain) {
-      return { results: [], abstained: true, best: 0 };
+      return { results: [], abstained: true, abstention: 'no-task', best: 0 };
     }
     // The work below is CPU alone (up to the embeddings service's answer): it runs in its turn, so that
     // under load suggestions are answered in the order they came (see Turns).
@@ -1029,7 +1034,7 @@ export function createSuggestEngine(
       : undefined;
     const explain = explained ? { explained, task } : {};
     if (bestScore < (threshold ?? reranker.abstainBelow)) {
-      return { results: [], abstained: true, best: bestScore, ...explain };
+      return { results: [], abstained: true, abstention: 'no-fit', best: bestScore, ...explain };
     }
     // Each need's text is split into words once, for every result that quotes it.
     const quoters = new Map<Need, PhraseQuoter>();

@@ -50,6 +50,9 @@ export interface MessageFile {
     needs?: string[][];
     /** The entries of `relevant` added by judging the pool (`suggest --pool`): provenance, not read by the benchmark. */
     pooled?: string[];
+    /** A message in another language: its language and the id of the message it translates (`es:direct-090`), or its language alone. */
+    translates?: string;
+    language?: string;
   }[];
 }
 

@@ -1,4 +1,5 @@
 import { STOP_WORDS, textWords } from '../search/relevance/analyze.js';
+import { foreignFunctionWords } from './language.js';
 import {
   joinTracked,
   replaceTracked,
@@ -120,9 +121,12 @@ function trackedUserText(message: string): TrackedText {
   return replaceTracked(t, HEX, () => ' ');
 }
 
+/** Whether a word of a message may carry its need (no filler, no run of 40 letters). */
+const isContent = (word: string) => !isFiller(word) && word.length <= 40;
+
 /** Content words of a piece of text. */
 export function contentWords(text: string): string[] {
-  return textWords(text).filter((w) => !isFiller(w) && w.length <= 40);
+  return textWords(text).filter(isContent);
 }
 
 // Where one need ends and another begins: sentence ends, and joiners that start a new request.
@@ -133,13 +137,17 @@ const NEW_REQUEST =
 /** Finds what a message asks for: its content words, and its separate needs when it names several. */
 export function extractNeeds(message: string): MessageNeeds {
   const text = trackedUserText(message);
-  const clauses: Need[] = [];
+  const pieces: { clause: TrackedText; words: string[] }[] = [];
   for (const sentence of splitTracked(text, SENTENCE_END)) {
-    for (const clause of splitTracked(sentence, NEW_REQUEST)) {
-      const words = contentWords(clause.text);
-      if (words.length === 0) continue;
-      clauses.push({ ...trimClause(clause), words });
-    }
+    for (const clause of splitTracked(sentence, NEW_REQUEST))
+      pieces.push({ clause, words: textWords(clause.text) });
+  }
+  // A message in another language: its function words are no need either (language.ts).
+  const foreign = foreignFunctionWords(pieces.flatMap((p) => p.words));
+  const clauses: Need[] = [];
+  for (const piece of pieces) {
+    const words = piece.words.filter((w) => isContent(w) && !foreign.has(w));
+    if (words.length > 0) clauses.push({ ...trimClause(piece.clause), words });
   }
   const words = [...new Set(clauses.flatMap((c) => c.words))].slice(0, MAX_WORDS);
   const whole: Need = { ...joinTracked(clauses, ' '), words };

@@ -51,15 +51,40 @@ export function ensureBenchDatabase(fresh: boolean): Promise<string> {
 
 /** Drops (when `fresh`) and creates database `name` on the benchmark server, migrated; returns its URL. */
 export async function ensureDatabase(name: string, fresh: boolean): Promise<string> {
+  await createDatabase(name, fresh);
+  return migratedUrl(name);
+}
+
+/**
+ * Drops (when `fresh`) and creates database `name` as a copy of database `template` (Postgres copies it
+ * whole), unless it exists; its URL, and whether it was made now (its caller may add to a fresh copy).
+ */
+export async function copyDatabase(
+  name: string,
+  template: string,
+  fresh: boolean,
+): Promise<{ url: string; created: boolean }> {
+  const created = await createDatabase(name, fresh, template);
+  return { url: await migratedUrl(name), created };
+}
+
+/** Drops (when `fresh`) and creates database `name` (from `template` when given) unless it exists; whether it did. */
+async function createDatabase(name: string, fresh: boolean, template?: string): Promise<boolean> {
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
   try {
     if (fresh) await admin.query(`drop database if exists "${name}" with (force)`);
     const found = await admin.query('select 1 from pg_database where datname = $1', [name]);
-    if (found.rowCount === 0) await admin.query(`create database "${name}"`);
+    if (found.rowCount !== 0) return false;
+    await admin.query(`create database "${name}"${template ? ` template "${template}"` : ''}`);
+    return true;
   } finally {
     await admin.end();
   }
+}
+
+/** The URL of database `name`, its migrations applied. */
+async function migratedUrl(name: string): Promise<string> {
   const url = databaseUrl(name);
   const handle = connectPostgres({ url, max: 2 });
   try {

@@ -20,7 +20,6 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { connectPostgres } from '@atskills/db';
-import pg from 'pg';
 import { createMemoryEngine } from '../../apps/api/src/search/memory-engine.js';
 import { createPostgresEngine } from '../../apps/api/src/search/postgres.js';
 import { SEARCH_DRAW } from '../../apps/api/src/search/tuning.js';
@@ -32,10 +31,10 @@ import { HOOK_SCORE_FLOOR } from '../../apps/cli/src/hook-suggest.js';
 import {
   benchDatabaseName,
   type ChildServer,
+  copyDatabase,
   ensureDatabase,
   repoRoot,
   requireIndexedDatabase,
-  serverUrl,
   treeMemory,
 } from '../lib/env.js';
 import { type LoadResult, runLoad } from '../lib/load.js';
@@ -352,23 +351,11 @@ async function everySkillEmbedded(engine: {
 async function scaleDatabase(fresh: boolean): Promise<string> {
   const name = `${process.env.BENCH_SUGGEST_DATABASE ?? 'atskills_suggest'}_scale`;
   await requireIndexedDatabase();
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  let created = false;
-  try {
-    if (fresh) await admin.query(`drop database if exists "${name}" with (force)`);
-    const found = await admin.query('select 1 from pg_database where datname = $1', [name]);
-    if (found.rowCount === 0) {
-      console.error(`copying ${benchDatabaseName} to ${name}...`);
-      await admin.query(`create database "${name}" template "${benchDatabaseName}"`);
-      created = true;
-    }
-  } finally {
-    await admin.end();
-  }
-  const url = await ensureDatabase(name, false);
+  const { url, created } = await copyDatabase(name, benchDatabaseName, fresh);
   if (created) {
-    console.error('seeding the shared corpus beside the generated skills...');
+    console.error(
+      `copied ${benchDatabaseName} to ${name}; seeding the shared corpus beside the generated skills...`,
+    );
     const handle = connectPostgres({ url, max: 4 });
     try {
       await seedRelevanceCorpus(handle.db);

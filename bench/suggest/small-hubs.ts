@@ -17,7 +17,7 @@ import { createMemoryEngine } from '../../apps/api/src/search/memory-engine.js';
 import { createPostgresEngine } from '../../apps/api/src/search/postgres.js';
 import { ANONYMOUS_VIEWER } from '../../apps/api/src/services/auth/viewer.js';
 import { createSuggestEngine } from '../../apps/api/src/suggest/engine.js';
-import { databaseUrl, ensureDatabase, serverUrl } from '../lib/env.js';
+import { copyDatabase, ensureDatabase } from '../lib/env.js';
 import { type BenchRow, writeResult } from '../lib/report.js';
 import { Rng } from '../lib/rng.js';
 import { round } from '../lib/stats.js';
@@ -125,15 +125,7 @@ async function judgeHub(
   live: Set<string>,
   judgements: MessageJudgement[],
 ): Promise<HubFigures> {
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  try {
-    await admin.query(`drop database if exists "${name}" with (force)`);
-    await admin.query(`create database "${name}" template "${source}"`);
-  } finally {
-    await admin.end();
-  }
-  const url = databaseUrl(name);
+  const { url } = await copyDatabase(name, source, true);
   const marking = new pg.Client({ connectionString: url });
   await marking.connect();
   try {

@@ -2,7 +2,7 @@
  * The function words of a message written in another language than English. The hub's stop words are
  * English, so in a Spanish message "de", "la", "con", "las" were telling words (few skills hold them:
  * those written in Spanish) and Spanish requests were answered with the one Spanish skill of the shared
- * corpus, whatever it asked (scores 0.37-0.55, over the prompt hook's floor), a French one with a German
+ * corpus whatever they asked (scores 0.29-0.55, over the prompt hook's floor), a French one with a German
  * skill through "des". A message whose words are more another language's function words than English ones
  * is read as that language, and its function words carry no need.
  */

@@ -3,7 +3,7 @@ import { formatReference } from '@atskills/protocol';
 import { ownString } from '../../runtime/own-string.js';
 import type { TimeSlicer } from '../../runtime/time-slice.js';
 import type { SearchFilters, SearchHit } from '../engine.js';
-import { findSynonyms, nameKey, STOP_WORDS, termOf, textWords, typoBudget } from '../relevance/analyze.js';
+import { findSynonyms, isStopWord, nameKey, termOf, textWords, typoBudget } from '../relevance/analyze.js';
 import {
   type CandidateDraw,
   EXACT_NAME,
@@ -422,9 +422,9 @@ export class SkillIndex {
     const forms = words.map((w) => new Set([w]));
     const slots: ScoringSlot[] = [];
     const slotOfWord: number[] = [];
-    const allStop = words.every((w) => STOP_WORDS.has(w));
+    const allStop = words.every(isStopWord);
     words.forEach((word, i) => {
-      const stop = !allStop && STOP_WORDS.has(word);
+      const stop = !allStop && isStopWord(word);
       if (stop || word.length > MAX_WORD_LENGTH) {
         ignored.push(word);
         slotOfWord[i] = -1;
@@ -461,7 +461,7 @@ export class SkillIndex {
         }
       }
       const phrase = readAs.slice(match.start, match.end);
-      if (target === -1 && phrase.every((w) => allStop || !STOP_WORDS.has(w))) {
+      if (target === -1 && phrase.every((w) => allStop || !isStopWord(w))) {
         // A phrase none of whose words the index holds: its synonyms alone stand for it.
         for (const w of phrase) ignored.splice(ignored.indexOf(w), 1);
         slots.push({ expansions: extra });

@@ -9,6 +9,7 @@ import {
   textWords,
   typoBudget,
   typoDistance,
+  wordsAt,
 } from './analyze.js';
 
 describe('query analysis', () => {
@@ -99,5 +100,43 @@ describe('leadingWords', () => {
         expect(leadingWords(text, limit)).toEqual(all.slice(0, limit));
       }
     }
+  });
+});
+
+describe('words of languages written without spaces', () => {
+  it('splits Chinese, Japanese and Thai into words, and from the Latin words glued to them', () => {
+    expect(textWords('帮我规划这个项目，拆解任务并跟踪进度')).toEqual(
+      expect.arrayContaining(['规划', '项目', '拆解', '任务', '跟踪', '进度']),
+    );
+    expect(textWords('把这个PDF转换成Word')).toEqual(['把', '这个', 'pdf', '转换', '成', 'word']);
+    expect(textWords('このプロジェクトのタスクを分解して')).toEqual(
+      expect.arrayContaining(['プロジェクト', 'タスク', '分解']),
+    );
+    expect(textWords('ไฟล์pdfนี้')).toEqual(['ไฟล์', 'pdf', 'นี้']);
+  });
+
+  it('keeps a Korean word whole but parts a particle from the Latin word it follows', () => {
+    expect(textWords('PDF를 Word로 변환해줘')).toEqual(['pdf', '를', 'word', '로', '변환해줘']);
+  });
+
+  it('keeps the vowel signs of a word on it', () => {
+    expect(textWords('नमस्ते दुनिया')).toEqual(['नमस्ते', 'दुनिया']);
+  });
+
+  it('reads other text as runs of letters and digits, as before', () => {
+    const text =
+      'Build a PDF-to-Markdown converter (v2.3) for résumés, naïve café snake_case ✅ 🚀 Ελλάδα Tiếng Việt';
+    expect(textWords(text)).toEqual(
+      text
+        .normalize('NFKC')
+        .toLowerCase()
+        .match(/[\p{L}\p{N}]+/gu),
+    );
+  });
+
+  it('says where each word starts, in the text as written', () => {
+    const text = '请把 PDF转换成Word。';
+    for (const { word, index } of wordsAt(text)) expect(text.slice(index, index + word.length)).toBe(word);
+    expect(wordsAt(text).map((w) => w.word)).toEqual(['请', '把', 'PDF', '转换', '成', 'Word']);
   });
 });

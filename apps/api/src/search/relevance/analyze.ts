@@ -3,14 +3,96 @@ import { MAX_QUERY_WORDS, MAX_WORD_LENGTH, ONE_TYPO_FROM, TWO_TYPOS_FROM } from 
 import stopWordList from './stop-words.json' with { type: 'json' };
 import synonymData from './synonyms.json' with { type: 'json' };
 
-/** Words of a text: lowercased, NFKC-normalised runs of letters and digits. */
+/**
+ * A run of letters and digits, with the combining marks written on them: a word in a script written with
+ * spaces between words. (NFKC composes Latin accents; Thai and Devanagari vowel signs stay marks, and a
+ * word broke at each one: "नमस्ते" was three.)
+ */
+const WORD_RUN = /[\p{L}\p{N}][\p{L}\p{M}\p{N}]*/gu;
+/**
+ * Letters of the scripts written without spaces between words (Chinese, Japanese, Thai, Lao, Khmer,
+ * Burmese), and Hangul: a run of the first is a clause, not a word ("帮我规划这个项目" was one word, so no
+ * skill ever matched a Chinese request), and each is glued to the Latin words written beside it
+ * ("把这个pdf转换成word", "pdf를"). Script extensions: the Katakana prolonged sound mark "ー" is in both
+ * kana scripts.
+ */
+export const UNSPACED_LETTER =
+  /[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}\p{scx=Thai}\p{scx=Lao}\p{scx=Khmer}\p{scx=Myanmar}]/u;
+/** A run's pieces: its letters of unspaced scripts apart from the rest. */
+const SCRIPT_PIECE =
+  /[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}\p{scx=Thai}\p{scx=Lao}\p{scx=Khmer}\p{scx=Myanmar}]+|[^\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}\p{scx=Thai}\p{scx=Lao}\p{scx=Khmer}\p{scx=Myanmar}]+/gu;
+const HANGUL_ONLY = /^\p{scx=Hangul}+$/u;
+/** A character at U+0E00 or above (or half of a surrogate pair): every unspaced letter is one. */
+const HIGH_CHARACTER = /[\u0e00-\uffff]/;
+/**
+ * ICU's word segmentation, the one Node ships: a dictionary for Chinese and Japanese and one for each
+ * Southeast Asian script. No npm segmenter does better without a download, and this one is the rule
+ * Meilisearch and browsers follow too. It is the same for every locale for these scripts.
+ */
+const SEGMENTER = new Intl.Segmenter('und', { granularity: 'word' });
+
+/**
+ * Whether a run of letters holds a letter of an unspaced script: one comparison a character for the
+ * runs of other scripts (all of them below U+0E00 but Vietnamese, Greek extended and a few more), where a
+ * regular expression with script properties costs a call a run.
+ */
+function holdsUnspaced(run: string): boolean {
+  for (let i = 0; i < run.length; i++) if (run.charCodeAt(i) >= 0x0e00) return UNSPACED_LETTER.test(run);
+  return false;
+}
+
+/** The words of a run holding unspaced letters, each with its offset in the run. */
+function splitRun(run: string, emit: (word: string, offset: number) => void): void {
+  for (const piece of run.matchAll(SCRIPT_PIECE)) {
+    const text = piece[0];
+    if (!UNSPACED_LETTER.test(text) || HANGUL_ONLY.test(text)) {
+      emit(text, piece.index);
+      continue;
+    }
+    for (const s of SEGMENTER.segment(text)) if (s.isWordLike) emit(s.segment, piece.index + s.index);
+  }
+}
+
+/** A word of a text and where it starts. */
+export interface WordAt {
+  word: string;
+  index: number;
+}
+
+/**
+ * The words of `text` as written (no normalising or lowercasing) with their indexes: runs of letters and
+ * digits, the letters of unspaced scripts apart from the rest and split into words by ICU (a Hangul word
+ * is already one: Korean is written with spaces).
+ */
+export function wordsAt(text: string): WordAt[] {
+  const out: WordAt[] = [];
+  for (const run of text.matchAll(WORD_RUN)) {
+    if (!holdsUnspaced(run[0])) out.push({ word: run[0], index: run.index });
+    else splitRun(run[0], (word, offset) => out.push({ word, index: run.index + offset }));
+  }
+  return out;
+}
+
+/** Words of a text: lowercased, NFKC-normalised runs of letters and digits (and marks; unspaced scripts: `wordsAt`). */
 export function textWords(text: string): string[] {
-  return (
-    text
-      .normalize('NFKC')
-      .toLowerCase()
-      .match(/[\p{L}\p{N}]+/gu) ?? []
-  );
+  const normal = text.normalize('NFKC').toLowerCase();
+  const runs = normal.match(WORD_RUN);
+  if (runs === null) return [];
+  // Most texts hold no character past U+0E00 (emoji aside): their words are the runs.
+  if (!HIGH_CHARACTER.test(normal)) return runs;
+  let words: string[] | null = null;
+  for (let i = 0; i < runs.length; i++) {
+    const run = runs[i]!;
+    if (!holdsUnspaced(run)) {
+      words?.push(run);
+      continue;
+    }
+    // The runs before the first that splits are words as they are.
+    words ??= runs.slice(0, i);
+    const into = words;
+    splitRun(run, (word) => into.push(word));
+  }
+  return words ?? runs;
 }
 
 /** Characters of a text read at a time by `leadingWords` (cut at the next ASCII whitespace). */
@@ -57,6 +139,19 @@ export function nameKey(text: string): string {
 
 /** Function words and request filler (data: stop-words.json). */
 export const STOP_WORDS: ReadonlySet<string> = new Set(stopWordList.words);
+
+/** One Chinese character or kana alone. */
+const LONE_HAN_OR_KANA = /^[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}]$/u;
+
+/**
+ * Whether a query word carries no meaning of its own: a stop word, or a Chinese character or kana ICU left
+ * alone (a particle, or half of a compound its dictionary lacks: 文档 read as 文 and 档). In an index whose
+ * Chinese skills are few, every Chinese character is rare, so one alone put those skills first for any
+ * Chinese request ("把这个PDF转换成Word文档" led with a planning skill through 成, 文 and 档).
+ */
+export function isStopWord(word: string): boolean {
+  return STOP_WORDS.has(word) || (word.length === 1 && LONE_HAN_OR_KANA.test(word));
+}
 
 /** One alternative of a synonym group: its words. */
 type Phrase = readonly string[];
@@ -167,14 +262,14 @@ export function planWords(query: string): WordPlan {
   const all = textWords(query).filter((w) => w.length <= MAX_WORD_LENGTH);
   const words = all.slice(0, MAX_QUERY_WORDS);
   const ignored = all.slice(MAX_QUERY_WORDS);
-  const allStop = words.every((w) => STOP_WORDS.has(w));
+  const allStop = words.every(isStopWord);
   const kept: string[] = [];
   for (const w of words) {
-    if (!allStop && STOP_WORDS.has(w)) ignored.push(w);
+    if (!allStop && isStopWord(w)) ignored.push(w);
     else kept.push(w);
   }
   const alternatives = [...new Set(findSynonyms(words).flatMap((m) => m.alternatives.flat()))].filter(
-    (w) => !STOP_WORDS.has(w) && !kept.includes(w),
+    (w) => !isStopWord(w) && !kept.includes(w),
   );
   return { words: kept, alternatives, ignored };
 }

@@ -2,7 +2,10 @@
  * Suggestions for messages in other languages, over shared-corpus repositories that hold skills written in
  * Spanish and German (OthmanAdi/planning-with-files's translations) beside English ones. Before their
  * function words were set aside (suggest/language.ts), "de", "la", "con", "las" matched the Spanish skill,
- * which led Spanish requests whatever they asked and answered an Italian question about crocodiles.
+ * which led Spanish requests whatever they asked and answered an Italian question about crocodiles. The
+ * repository's Chinese translations: a run of Chinese letters was one word to the analyzer (a clause between
+ * two punctuation marks), so no Chinese request found them, and a request's Latin words glued to its Chinese
+ * ones ("把这个PDF转换成Word") matched nothing either.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
@@ -62,5 +65,38 @@ describe('suggestions for messages in other languages', () => {
   it('still finds a skill through the words a request borrows from English', async () => {
     const answer = await ask('peux-tu écrire les notes de version à partir des commits git ?');
     expect(answer.results[0]?.hit.identity).toBe('gh:ComposioHQ/awesome-claude-skills/changelog-generator');
+  });
+
+  it('finds the skills written in Chinese for a request in Chinese, simplified or traditional', async () => {
+    const simplified = await ask('帮我规划一个多步骤的研究项目：拆解任务、跟踪进度，把发现记录在文件里');
+    expect(simplified.abstained).toBe(false);
+    expect(simplified.results[0]?.hit.identity).toMatch(/\/planning-with-files-zh$/);
+    const traditional = await ask('幫我規劃一個多步驟的專案：拆解任務、追蹤進度，把發現記錄在檔案裡');
+    expect(traditional.results[0]?.hit.identity).toMatch(/\/planning-with-files-zht$/);
+    // The part of the message a suggestion answers is quoted in the user's words.
+    expect(simplified.results[0]?.matched).toMatch(/规划|任务|进度/);
+  });
+
+  it('searches the Latin words of a Chinese request as the same words typed alone, and Chinese words', async () => {
+    const viewer = { isAdmin: false, readableNamespaces: [] };
+    const identities = async (query: string) =>
+      (await memory.search(query, {}, viewer, 5, undefined)).hits.map((h) => h.identity);
+    const latin = await identities('pdf word');
+    expect(latin.length).toBeGreaterThan(0);
+    // Its Chinese words are no skill's, and its lone characters carry nothing: the Latin words decide.
+    expect(await identities('把这个PDF转换成Word文档')).toEqual(latin);
+    expect((await identities('任务规划'))[0]).toMatch(/\/planning-with-files-zh$/);
+  });
+
+  it('abstains on thanks and questions no skill answers in Chinese, Japanese and Korean', async () => {
+    for (const message of [
+      '谢谢，问题解决了！',
+      '鳄鱼和短吻鳄有什么区别？',
+      'ありがとうございます、うまくいきました',
+      '東京は今何時ですか？',
+      '고마워요, 잘 됐어요!',
+    ]) {
+      expect((await ask(message)).abstained, message).toBe(true);
+    }
   });
 });

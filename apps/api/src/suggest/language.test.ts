@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { textWords } from '../search/relevance/analyze.js';
 import { foreignFunctionWords } from './language.js';
-import { extractNeeds } from './needs.js';
+import { extractNeeds, taskSignal } from './needs.js';
 
 const setAside = (message: string) => foreignFunctionWords(textWords(message));
 
@@ -63,5 +63,48 @@ describe('need extraction in another language', () => {
       'release',
       'notes',
     ]);
+  });
+});
+
+describe('need extraction in Chinese, Japanese and Korean', () => {
+  it('finds the words of a request, its function words and politeness left out', () => {
+    expect(extractNeeds('帮我规划这个项目，拆解任务并跟踪进度').words).toEqual([
+      '规划',
+      '项目',
+      '拆解',
+      '任务',
+      '跟踪',
+      '进度',
+    ]);
+    expect(extractNeeds('このプロジェクトのタスクを分解して計画を立ててください').words).toEqual([
+      'プロジェクト',
+      'タスク',
+      '分解',
+      '計画',
+      '立て',
+    ]);
+    // A Korean word keeps its endings ("변환해줘": convert, please): no analyzer here takes them off.
+    expect(extractNeeds('PDF를 Word로 변환해줘').words).toEqual(['pdf', 'word', '변환해줘']);
+  });
+
+  it('reads the sentences of a message ended by full-width punctuation, and requests joined by "then"', () => {
+    const needs = extractNeeds(
+      '把合同PDF里的表格提取出来导出成Excel文件，然后把每个条款翻译成英文并整理成摘要。',
+    );
+    expect(needs.parts.map((p) => p.words)).toEqual([
+      ['合同', 'pdf', '表格', '提取', '导出', 'excel', '文件'],
+      ['条款', '翻译', '英文', '整理', '摘要'],
+    ]);
+  });
+
+  it('reads thanks and greetings as small talk', () => {
+    for (const message of [
+      '谢谢，问题解决了！',
+      'ありがとうございます、うまくいきました',
+      '고마워요, 잘 됐어요!',
+      '你好',
+    ])
+      expect(taskSignal(message).smallTalk, message).toBe(true);
+    expect(taskSignal('帮我规划这个项目，拆解任务并跟踪进度').smallTalk).toBe(false);
   });
 });

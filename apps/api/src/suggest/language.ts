@@ -10,8 +10,9 @@ import stopword from 'stopword';
 import { STOP_WORDS } from '../search/relevance/analyze.js';
 
 /**
- * The languages read, with the `stopword` package's lists: those written with word separators (Chinese or
- * Japanese text is one word to the tokenizer, so its function words never match a skill on their own).
+ * The languages read, with the `stopword` package's lists (Chinese, Japanese and Thai as ICU splits them
+ * into words: analyze.ts; the particles written after a Korean word stay part of it, but not after a
+ * Latin one: "pdf를").
  */
 const LANGUAGES = [
   'spa',
@@ -32,10 +33,14 @@ const LANGUAGES = [
   'ind',
   'vie',
   'rus',
+  'zho',
+  'jpn',
+  'kor',
+  'tha',
 ] as const;
 
-/** English function words: the search's stop words and the package's English list. */
-const ENGLISH = new Set([...STOP_WORDS, ...stopword.eng]);
+/** English function words: the search's English stop words and the package's English list. */
+const ENGLISH = new Set([...[...STOP_WORDS].filter((w) => /^[a-z']+$/.test(w)), ...stopword.eng]);
 
 /** Each language's function words. */
 const WORDS = LANGUAGES.map((code) => new Set(stopword[code]));

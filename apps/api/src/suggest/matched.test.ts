@@ -113,4 +113,13 @@ describe('phraseQuoter', () => {
     const long = `deploy https://example.com/${'a'.repeat(300)} to staging`;
     expect(fromMessage(long, ['deploy', 'staging'])).toBe('deploy to staging');
   });
+
+  it('quotes the words of a Chinese request, not the whole run of letters around them', () => {
+    const message = '先帮我把这个PDF转换成Word。然后检查一下格式';
+    const { whole } = extractNeeds(message);
+    const quote = phraseQuoter(whole.text, { message, at: whole.at });
+    expect(quote(holding(['pdf', 'word'])).phrase).toBe('PDF转换成Word');
+    // The sentence ends at 。 with no space after it: the quote does not run across it.
+    expect(quote(holding(['word', '检查', '格式'])).phrase).toBe('检查一下格式');
+  });
 });

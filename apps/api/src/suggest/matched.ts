@@ -3,6 +3,8 @@
  * shown by the web page, the CLI and the MCP tool beside each suggestion.
  */
 
+import { UNSPACED_LETTER, wordsAt } from '../search/relevance/analyze.js';
+
 /**
  * Most words quoted. The stretch from the first to the last word a skill holds was most of a long message
  * (over the judged set's 1,048 suggestions: median 173 characters, 619 over 150), which tells a reader
@@ -69,19 +71,20 @@ export function phraseQuoter(text: string, source: QuoteSource): PhraseQuoter {
   const ids = new Map<string, number>();
   let sentence = 0;
   let previousEnd = 0;
-  for (const w of text.matchAll(/[\p{L}\p{N}]+/gu)) {
+  // The words need finding reads (analyze.ts textWords), where they are in the text.
+  for (const w of wordsAt(text)) {
     if (
       words.length > 0 &&
       breaksSentence(source.message, source.at[previousEnd - 1]! + 1, source.at[w.index]!)
     )
       sentence++;
-    const word = w[0].toLowerCase();
+    const word = w.word.toLowerCase();
     let id = ids.get(word);
     if (id === undefined) {
       id = distinct.push(word) - 1;
       ids.set(word, id);
     }
-    const end = w.index + w[0].length;
+    const end = w.index + w.word.length;
     words.push({
       id,
       start: w.index,
@@ -156,10 +159,12 @@ function phrase(text: string, start: number, end: number, source: QuoteSource): 
     end = messageEnd;
   }
   // Whole tokens of the message: a file name or a version ("msa-2025.docx") is quoted whole, not from or to
-  // one of its words.
-  while (start > 0 && TOKEN_INNER.test(from.charAt(start - 1))) start--;
+  // one of its words. A word of a script written without spaces is a token of its own (a Chinese clause
+  // is one run of letters).
+  const inToken = (at: number) => TOKEN_INNER.test(from.charAt(at)) && !UNSPACED_LETTER.test(from.charAt(at));
+  if (!UNSPACED_LETTER.test(from.charAt(start))) while (start > 0 && inToken(start - 1)) start--;
   while (!WORD_CHAR.test(from.charAt(start))) start++;
-  while (end < from.length && TOKEN_INNER.test(from.charAt(end))) end++;
+  if (!UNSPACED_LETTER.test(from.charAt(end - 1))) while (end < from.length && inToken(end)) end++;
   while (!WORD_CHAR.test(from.charAt(end - 1))) end--;
   // A contraction ends with the word it contracts ("couldn't"), not before its apostrophe.
   const tail = CONTRACTION_TAIL.exec(from.slice(end))?.[0].length ?? 0;
@@ -177,6 +182,8 @@ function breaksSentence(text: string, from: number, to: number): boolean {
     if (c === 10) return true;
     if ((c === 46 || c === 33 || c === 63 || c === 59) && i + 1 < to && /\s/.test(text.charAt(i + 1)))
       return true;
+    // 。！？； end a Chinese or Japanese sentence with no space after them.
+    if (c === 0x3002 || c === 0xff01 || c === 0xff1f || c === 0xff1b) return true;
   }
   return false;
 }

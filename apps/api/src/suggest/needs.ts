@@ -66,13 +66,29 @@ const FILLER = new Set(
     "you your we our us it its it's this that these those what which who whom how why when where whether " +
     'is are was were be been being am have has had will shall wo won dont don doesn didn isn aren wasn ' +
     'worked works working fine sounds sound lol haha yes yeah yep no nope right alright awesome wow ' +
-    'bye later soon today tomorrow yesterday'
+    'bye later soon today tomorrow yesterday ' +
+    // The same for requests in Chinese, Japanese and Korean, as ICU splits them into words (analyze.ts).
+    '帮 帮忙 请 麻烦 需要 想 想要 可以 能 能不能 一下 一些 怎么 如何 什么 为什么 谢谢 多谢 好的 然后 还有 另外 ' +
+    '顺便 接着 之后 再 现在 今天 明天 出来 起来 下来 お願い ください して しま てる たい 下さい 教え 手伝っ それから あと ' +
+    'ついでに 今日 明日 좀 주세요 해줘 해 주세요 부탁 그리고 또'
   ).split(/\s+/),
 );
 
-/** Whether a word carries no need (stop word, filler, a lone digit or letter). */
+/**
+ * A Japanese word written in hiragana alone: a particle, an auxiliary or an inflection's ending ("くだ" and
+ * "さい" of ください, as ICU splits it), where what a request names is written in kanji or katakana.
+ */
+const HIRAGANA_ONLY = /^\p{Script=Hiragana}+$/u;
+
+/** Whether a word carries no need (stop word, filler, a lone digit or letter, hiragana alone). */
 export function isFiller(word: string): boolean {
-  return STOP_WORDS.has(word) || FILLER.has(word) || word.length < 2 || /^\d+$/.test(word);
+  return (
+    STOP_WORDS.has(word) ||
+    FILLER.has(word) ||
+    word.length < 2 ||
+    /^\d+$/.test(word) ||
+    HIRAGANA_ONLY.test(word)
+  );
 }
 
 // Every pattern here reads up to 8,000 characters a stranger sent, so each runs in linear time
@@ -129,10 +145,12 @@ export function contentWords(text: string): string[] {
   return textWords(text).filter(isContent);
 }
 
-// Where one need ends and another begins: sentence ends, and joiners that start a new request.
-const SENTENCE_END = /(?<=[.!?;])\s+|\n+/g;
+// Where one need ends and another begins: sentence ends, and joiners that start a new request. Chinese and
+// Japanese end a sentence with full-width punctuation and no space after it, and join requests with a
+// comma and "then", "also", "besides" (然后, 还有, 另外, 顺便, 接着, それから, あと, ついでに).
+const SENTENCE_END = /(?<=[.!?;])\s+|(?<=[。！？；])\s*|\n+/g;
 const NEW_REQUEST =
-  /(?<!\s)(?:\s*,\s+|\s+)(?:and\s+also|and\s+then|also|plus|as\s+well\s+as|after\s+that|then|and\s+(?=(?:can|could|would|please|help|write|make|create|add|set|build|generate|draft|review|fix|check|update|convert|deploy|summari[sz]e|analy[sz]e|design|plan|test|find|run|pull|get)\b))\s+/gi;
+  /(?<!\s)(?:\s*,\s+|\s+)(?:and\s+also|and\s+then|also|plus|as\s+well\s+as|after\s+that|then|and\s+(?=(?:can|could|would|please|help|write|make|create|add|set|build|generate|draft|review|fix|check|update|convert|deploy|summari[sz]e|analy[sz]e|design|plan|test|find|run|pull|get)\b))\s+|[，、,]\s*(?=然后|还有|另外|顺便|接着|之后|再帮|それから|あと|ついでに|그리고|또)/gi;
 
 /** Finds what a message asks for: its content words, and its separate needs when it names several. */
 export function extractNeeds(message: string): MessageNeeds {
@@ -196,6 +214,9 @@ const SMALL_TALK = [
   /\b(tell me a joke|a joke about|make me laugh|lol|haha|lmao|hilarious)\b/i,
   /\b(heading out|back in (an|a|\d+)|out (of office|thursday|friday|monday|tomorrow)|heads up|lunch|coffee|tired today|weekend)\b/i,
   /^(ok(ay)?|sure|yes|yeah|yep|no|nope|nah|great|cool|nice|perfect|awesome|got it|sounds good|go ahead|done|right)\b[\s,.!👍🙂😄]*(go ahead|thanks?|that('?s| is) (it|exactly|what)|works?|worked)?/iu,
+  // Greetings, thanks and farewells in Chinese, Japanese and Korean (no \b: those scripts have no word
+  // boundary to mark).
+  /^(你好|您好|嗨|早上好|晚上好|こんにちは|こんばんは|おはよう|안녕)|(谢谢|多谢|感谢|辛苦了|再见|拜拜|明天见|ありがとう|お疲れ|さようなら|また明日|감사합니다|고마워|고맙습니다|수고)/u,
 ];
 
 // Words that open a request, and request frames anywhere in a clause.

@@ -224,6 +224,38 @@ export async function run(args: string[]): Promise<void> {
         });
       }
     }
+    // Messages in other languages: the figures of each language apart (a few messages each: read with care).
+    const languages = [...new Set(judged.flatMap((j) => (j.language ? [j.language] : [])))].sort();
+    if (languages.length > 0) {
+      const byLanguage: Record<string, Record<string, unknown>> = {};
+      console.log('by language (answerable: success@1 / recall@5 / abstained; none: abstained)');
+      for (const language of languages) {
+        const of = (name: string) => (results[name] ?? []).filter((r) => r.judgement.language === language);
+        const figures = Object.fromEntries(
+          ['/v1/suggest', '/search (whole message)'].map((name) => {
+            const f = figuresByKind(of(name), copyKey);
+            return [
+              name,
+              {
+                answerable: f.answerable.messages,
+                successAt1: f.answerable.successAt1,
+                recallAt5: f.answerable.recallAt5,
+                abstained: f.answerable.abstained,
+                none: f.none.messages,
+                noneAbstained: f.none.abstained,
+              },
+            ];
+          }),
+        );
+        byLanguage[language] = figures;
+        const s = figures['/v1/suggest'] as Record<string, number>;
+        const q = figures['/search (whole message)'] as Record<string, number>;
+        console.log(
+          `  ${language}: ${s.answerable} answerable, suggest ${s.successAt1} / ${s.recallAt5} / ${s.abstained}, /search ${q.successAt1} / ${q.recallAt5}; ${s.none} none, abstained ${s.noneAbstained}`,
+        );
+      }
+      extra.byLanguage = byLanguage;
+    }
     // The trade-off: abstention on kind none against false abstention on the others, per threshold.
     const suggested = results['/v1/suggest']!;
     const threshold = engineOptions.reranker?.abstainBelow ?? ABSTAIN_BELOW;

@@ -36,6 +36,8 @@ export interface MessageJudgement {
   relevant: string[];
   /** For kind `multi`: the relevant identities of each need, in the order the message states them. */
   needs?: string[][];
+  /** A message in another language than English: its language (`translates`'s prefix, or `language`). */
+  language?: string;
 }
 
 /** The file as written: entries may be `ALIAS/rest`. */
@@ -87,7 +89,14 @@ export function loadMessages(file = MESSAGES_PATH): MessageJudgement[] {
     message: m.message,
     relevant: expand(m.relevant),
     ...(m.needs ? { needs: m.needs.map(expand) } : {}),
+    ...languageOf(m),
   }));
+}
+
+/** The language a message of another language names: `language`, else the prefix of `translates` ("es:direct-090"). */
+function languageOf(m: MessageFile['messages'][number]): { language?: string } {
+  const language = m.language ?? m.translates?.split(':')[0];
+  return language ? { language } : {};
 }
 
 /** A corpus skill as the seed indexes it: its identity, and whether its SKILL.md bytes are withheld. */

@@ -254,6 +254,21 @@ describe('search page', () => {
     for (const script of named) expect(scripts).toContain(script);
   });
 
+  it('says which words of a query it read as others or left out, a Chinese query word by word', () => {
+    const page = renderSearchPage({
+      query: '把这个PDF转换成Word',
+      filters: {},
+      results: [result({})],
+      nextCursor: null,
+      corrected: { pdf: 'pdfs' },
+      ignored: ['把', '这个', '成'],
+      status: null,
+    });
+    assertInert(page);
+    expect(page).toContain('Showing results for <strong>pdfs 转换 word</strong>');
+    expect(page).toContain('left out: <s>把</s>, <s>这个</s>, <s>成</s>');
+  });
+
   it('lists results with source, stars, token cost, flags and a copy button, and links the next page', () => {
     const page = renderSearchPage({
       query: 'deploy <now>',

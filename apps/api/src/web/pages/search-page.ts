@@ -1,4 +1,5 @@
 import { parseIdentity } from '@atskills/protocol';
+import { textWords } from '../../search/relevance/analyze.js';
 import { flagBadges, referenceBox, referenceText } from '../components.js';
 import { formatCount, formatDateTime } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
@@ -172,7 +173,8 @@ function readAs(model: SearchPageModel): SafeHtml {
   const ignored = model.ignored ?? [];
   if (Object.keys(corrected).length === 0 && ignored.length === 0) return html``;
   const dropped = new Set(ignored);
-  const words = model.query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  // The words as the engine read them (a Chinese query is several words, not one run of letters).
+  const words = textWords(model.query);
   const shown = words.filter((w) => !dropped.has(w)).map((w) => corrected[w] ?? w);
   const parts: SafeHtml[] = [];
   if (Object.keys(corrected).length > 0) {

@@ -134,6 +134,16 @@ describe('words of languages written without spaces', () => {
     );
   });
 
+  it('splits a stretch no one writes without punctuation in pieces, the same each time', () => {
+    const stretch = '帮我把这个文件里的表格提取出来并且整理成报告然后发给团队成员审核'.repeat(20);
+    const first = wordsAt(stretch);
+    // Every character is in one word, in order, and a second reading (from what was remembered) agrees.
+    expect(first.map((w) => w.word).join('')).toBe(stretch);
+    for (const { word, index } of first) expect(stretch.slice(index, index + word.length)).toBe(word);
+    expect(wordsAt(stretch)).toEqual(first);
+    expect(textWords(stretch)).toEqual(first.map((w) => w.word));
+  });
+
   it('says where each word starts, in the text as written', () => {
     const text = '请把 PDF转换成Word。';
     for (const { word, index } of wordsAt(text)) expect(text.slice(index, index + word.length)).toBe(word);

@@ -5,7 +5,8 @@
  * which led Spanish requests whatever they asked and answered an Italian question about crocodiles. The
  * repository's Chinese translations: a run of Chinese letters was one word to the analyzer (a clause between
  * two punctuation marks), so no Chinese request found them, and a request's Latin words glued to its Chinese
- * ones ("把这个PDF转换成Word") matched nothing either.
+ * ones ("把这个PDF转换成Word") matched nothing either; and a request in Chinese or Japanese for a skill written
+ * in English had only its Latin words to go on (translations.json gives the words of the field their English).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
@@ -98,5 +99,21 @@ describe('suggestions for messages in other languages', () => {
     ]) {
       expect((await ask(message)).abstained, message).toBe(true);
     }
+  });
+
+  it('finds a skill written in English for a request in Chinese or Japanese through the words of the field', async () => {
+    const changelog = 'gh:ComposioHQ/awesome-claude-skills/changelog-generator';
+    for (const message of ['根据最近的提交写这次发布的更新日志', 'git のコミット履歴から変更履歴を書いて']) {
+      const answer = await ask(message);
+      expect(answer.results[0]?.hit.identity, message).toBe(changelog);
+    }
+    const page = await memory.search(
+      '更新日志',
+      {},
+      { isAdmin: false, readableNamespaces: [] },
+      5,
+      undefined,
+    );
+    expect(page.hits[0]?.identity).toBe(changelog);
   });
 });

@@ -17,6 +17,7 @@ import { headingsOf } from './memory/skill-index.js';
 import { planWords } from './relevance/analyze.js';
 import stopWordList from './relevance/stop-words.json' with { type: 'json' };
 import synonymData from './relevance/synonyms.json' with { type: 'json' };
+import translationData from './relevance/translations.json' with { type: 'json' };
 
 /** How to reach Meilisearch. */
 export interface MeilisearchOptions {
@@ -59,11 +60,17 @@ interface SkillDocument extends Omit<SearchHit, 'skillCount'> {
   body: string;
 }
 
-/** Meilisearch's synonym map from the shared list: each phrase of a group maps to the others. */
+/**
+ * Meilisearch's synonym map from the shared lists: each phrase of a group maps to the others, and each
+ * Chinese or Japanese word of the field to its English (one way, as the in-memory engine reads them).
+ */
 function meiliSynonyms(): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const group of synonymData.groups) {
     for (const phrase of group) out[phrase] = group.filter((p) => p !== phrase);
+  }
+  for (const [english, phrases] of Object.entries(translationData.terms)) {
+    for (const phrase of phrases) out[phrase] = [...new Set([...(out[phrase] ?? []), english])];
   }
   return out;
 }

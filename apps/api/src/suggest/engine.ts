@@ -13,7 +13,7 @@ import { ChangeFollower, type FollowedStructure } from '../search/change-followe
 import type { SearchEngine, SearchHit } from '../search/engine.js';
 import { flagSummary, hitFromRow } from '../search/hits.js';
 import { headingsOf } from '../search/memory/skill-index.js';
-import { findSynonyms } from '../search/relevance/analyze.js';
+import { findSynonyms, translationsOf } from '../search/relevance/analyze.js';
 import { applySkillChanges } from '../search/skill-changes.js';
 import { BUILD_BATCH, type CandidateDraw } from '../search/tuning.js';
 import { flagRules } from '../services/flags.js';
@@ -821,9 +821,14 @@ export function createSuggestEngine(
     const needs = extractNeeds(message);
     if (needs.words.length === 0) return { results: [], abstained: true, abstention: 'no-task', best: 0 };
     const signal = taskSignal(message, needs.text);
+    // A Chinese or Japanese word is telling when its English is (translations.json): skills are written
+    // in English, and no skill is about the word as written.
+    const telling = (m: SemanticModel, w: string) =>
+      informative(m, cachedTermOf(w)) ||
+      translationsOf(w).some((phrase) => phrase.every((t) => informative(m, cachedTermOf(t))));
     const taskOf = (m: SemanticModel): TaskEvidence => ({
       ...signal,
-      informative: needs.words.filter((w) => informative(m, cachedTermOf(w))).length,
+      informative: needs.words.filter((w) => telling(m, w)).length,
     });
     const readBy = model;
     const asked = readBy ? taskOf(readBy) : null;

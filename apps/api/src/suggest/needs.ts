@@ -1,4 +1,4 @@
-import { STOP_WORDS, textWords } from '../search/relevance/analyze.js';
+import { joinTranslatedPhrases, STOP_WORDS, textWords } from '../search/relevance/analyze.js';
 import { foreignFunctionWords } from './language.js';
 import {
   joinTracked,
@@ -158,7 +158,7 @@ export function extractNeeds(message: string): MessageNeeds {
   const pieces: { clause: TrackedText; words: string[] }[] = [];
   for (const sentence of splitTracked(text, SENTENCE_END)) {
     for (const clause of splitTracked(sentence, NEW_REQUEST))
-      pieces.push({ clause, words: textWords(clause.text) });
+      pieces.push({ clause, words: joinTranslatedPhrases(textWords(clause.text)) });
   }
   // A message in another language: its function words are no need either (language.ts).
   const foreign = foreignFunctionWords(pieces.flatMap((p) => p.words));

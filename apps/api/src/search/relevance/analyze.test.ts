@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MEILI_SETTINGS } from '../meilisearch.js';
 import {
   findSynonyms,
+  joinTranslatedPhrases,
   leadingWords,
   nameKey,
   planWords,
@@ -46,6 +47,8 @@ describe('query analysis', () => {
   it('gives Meilisearch the same synonyms, stop words and field order', () => {
     expect(MEILI_SETTINGS.synonyms.k8s).toEqual(['kubernetes']);
     expect(MEILI_SETTINGS.synonyms['pull request']).toContain('pr');
+    expect(MEILI_SETTINGS.synonyms['更新日志']).toEqual(['changelog']);
+    expect(MEILI_SETTINGS.synonyms.changelog).not.toContain('更新日志');
     expect(MEILI_SETTINGS.stopWords).toContain('please');
     expect(MEILI_SETTINGS.searchableAttributes).toEqual(['name', 'description', 'headings', 'body']);
   });
@@ -148,5 +151,40 @@ describe('words of languages written without spaces', () => {
     const text = '请把 PDF转换成Word。';
     for (const { word, index } of wordsAt(text)) expect(text.slice(index, index + word.length)).toBe(word);
     expect(wordsAt(text).map((w) => w.word)).toEqual(['请', '把', 'PDF', '转换', '成', 'Word']);
+  });
+});
+
+describe('Chinese and Japanese words of the field (translations.json)', () => {
+  const alternativesOf = (text: string) => {
+    const words = textWords(text);
+    return findSynonyms(words).map((m): [string, string[]] => [
+      words.slice(m.start, m.end).join(''),
+      m.alternatives.map((a) => a.join(' ')),
+    ]);
+  };
+
+  it('reads a Chinese or Japanese word of the field as its English too', () => {
+    expect(alternativesOf('帮我写这次发布的更新日志')).toEqual(
+      expect.arrayContaining([
+        ['发布', ['release']],
+        ['更新日志', ['changelog']],
+      ]),
+    );
+    expect(alternativesOf('データベースを移行して')).toEqual([
+      ['データベース', ['database']],
+      ['移行', ['migrate']],
+    ]);
+  });
+
+  it('one way: an English query is read as before', () => {
+    const read = alternativesOf('write the changelog for this release and migrate the database');
+    expect(read.length).toBeGreaterThan(0);
+    for (const [, alternatives] of read) for (const a of alternatives) expect(a).toMatch(/^[a-z0-9 ]+$/);
+  });
+
+  it('joins the words of a phrase ICU splits before lone characters are left out', () => {
+    expect(textWords('服务器')).toEqual(['服务', '器']);
+    expect(joinTranslatedPhrases(textWords('给服务器加上监控'))).toEqual(['给', '服务器', '加上', '监控']);
+    expect(joinTranslatedPhrases(['deploy', 'the', 'server'])).toEqual(['deploy', 'the', 'server']);
   });
 });

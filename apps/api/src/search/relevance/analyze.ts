@@ -2,6 +2,7 @@ import { stemmer } from 'stemmer';
 import { MAX_QUERY_WORDS, MAX_WORD_LENGTH, ONE_TYPO_FROM, TWO_TYPOS_FROM } from '../tuning.js';
 import stopWordList from './stop-words.json' with { type: 'json' };
 import synonymData from './synonyms.json' with { type: 'json' };
+import translationData from './translations.json' with { type: 'json' };
 
 /**
  * A run of letters and digits, with the combining marks written on them: a word in a script written with
@@ -194,9 +195,6 @@ const SYNONYM_GROUPS: readonly (readonly Phrase[])[] = synonymData.groups.map((g
   g.map((p) => textWords(p)),
 );
 
-/** Longest synonym phrase, in words. */
-const MAX_PHRASE = Math.max(...SYNONYM_GROUPS.flat().map((p) => p.length));
-
 const PHRASE_INDEX = new Map<string, number[]>();
 SYNONYM_GROUPS.forEach((group, gi) => {
   for (const phrase of group) {
@@ -205,6 +203,62 @@ SYNONYM_GROUPS.forEach((group, gi) => {
   }
 });
 
+/**
+ * The English phrases of each Chinese or Japanese phrase of `translations.json`, by its words. One way:
+ * skills are written in English far more often than requests are, and an English request is read as
+ * before (a group of synonyms would add Chinese terms to every English query's search).
+ */
+const TRANSLATIONS = new Map<string, Phrase[]>();
+for (const [english, phrases] of Object.entries(translationData.terms)) {
+  const target = textWords(english);
+  for (const phrase of phrases) {
+    // By its words run together: how the phrase is written, however the analyzer splits it in a sentence.
+    const key = textWords(phrase).join('');
+    const had = TRANSLATIONS.get(key) ?? [];
+    if (!had.some((p) => p.join(' ') === target.join(' '))) TRANSLATIONS.set(key, [...had, target]);
+  }
+}
+
+/** Longest synonym or translated phrase, in words. */
+const MAX_PHRASE = Math.max(
+  ...SYNONYM_GROUPS.flat().map((p) => p.length),
+  ...[...TRANSLATIONS.keys()].map((k) => k.split(' ').length),
+);
+
+/** The English phrases a Chinese or Japanese word stands for (none for any other). */
+export function translationsOf(word: string): readonly Phrase[] {
+  return TRANSLATIONS.get(word) ?? NO_PHRASES;
+}
+const NO_PHRASES: readonly Phrase[] = [];
+
+/** Whether a word may start a translated phrase: all of them are Chinese or Japanese, U+3000 and above. */
+const mayTranslate = (word: string) => word.charCodeAt(0) >= 0x3000;
+
+/**
+ * The words with each run of them that spells a translated phrase made one word ("服务" and "器" as ICU
+ * splits 服务器): a request's lone characters are no need of their own and are left out, so the phrase is
+ * joined before they are. Longest first, left to right.
+ */
+export function joinTranslatedPhrases(words: readonly string[]): string[] {
+  if (!words.some(mayTranslate)) return [...words];
+  const out: string[] = [];
+  let i = 0;
+  while (i < words.length) {
+    let joined = 1;
+    if (mayTranslate(words[i]!)) {
+      for (let len = Math.min(MAX_PHRASE, words.length - i); len >= 2; len--) {
+        if (TRANSLATIONS.has(words.slice(i, i + len).join(''))) {
+          joined = len;
+          break;
+        }
+      }
+    }
+    out.push(joined === 1 ? words[i]! : words.slice(i, i + joined).join(''));
+    i += joined;
+  }
+  return out;
+}
+
 /** A synonym found in a query: words [start, end) matched `phrase`, which means the same as `alternatives`. */
 export interface SynonymMatch {
   start: number;
@@ -212,7 +266,10 @@ export interface SynonymMatch {
   alternatives: Phrase[];
 }
 
-/** Finds the synonym phrases of a query's words, longest first, left to right, without overlap. */
+/**
+ * Finds the synonym phrases of a query's words (and the English of its Chinese or Japanese ones), longest
+ * first, left to right, without overlap.
+ */
 export function findSynonyms(words: readonly string[]): SynonymMatch[] {
   const out: SynonymMatch[] = [];
   let i = 0;
@@ -221,8 +278,14 @@ export function findSynonyms(words: readonly string[]): SynonymMatch[] {
     for (let len = Math.min(MAX_PHRASE, words.length - i); len >= 1; len--) {
       const key = words.slice(i, i + len).join(' ');
       const groups = PHRASE_INDEX.get(key);
-      if (!groups) continue;
-      const alternatives = groups.flatMap((gi) => SYNONYM_GROUPS[gi]!).filter((p) => p.join(' ') !== key);
+      const translated = mayTranslate(words[i]!)
+        ? TRANSLATIONS.get(words.slice(i, i + len).join(''))
+        : undefined;
+      if (!groups && !translated) continue;
+      const alternatives = (groups ?? [])
+        .flatMap((gi) => SYNONYM_GROUPS[gi]!)
+        .filter((p) => p.join(' ') !== key)
+        .concat(translated ?? []);
       out.push({ start: i, end: i + len, alternatives });
       i += len;
       matched = true;

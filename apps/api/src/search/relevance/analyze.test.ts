@@ -118,6 +118,13 @@ describe('words of languages written without spaces', () => {
     expect(textWords('ไฟล์pdfนี้')).toEqual(['ไฟล์', 'pdf', 'นี้']);
   });
 
+  it('keeps a run of katakana whole: the loanwords ICU does not know are not cut into letters', () => {
+    expect(textWords('ベストプラクティスに沿ってリファクタリングして')).toEqual(
+      expect.arrayContaining(['ベストプラクティス', 'リファクタリング']),
+    );
+    expect(textWords('データベース・サーバー')).toEqual(['データベース', 'サーバー']);
+  });
+
   it('keeps a Korean word whole but parts a particle from the Latin word it follows', () => {
     expect(textWords('PDF를 Word로 변환해줘')).toEqual(['pdf', '를', 'word', '로', '변환해줘']);
   });

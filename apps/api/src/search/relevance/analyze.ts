@@ -70,20 +70,41 @@ function wordBounds(stretch: string): Uint8Array {
   return bounds;
 }
 
+/**
+ * A piece's katakana runs apart from its other letters. A run of katakana is one word: Japanese writes
+ * loanwords in it, and ICU's dictionary, missing most of them, cut each into letters ("ベストプラクティス"
+ * came out as ベスト, プ, ラ, ク, テ, ィ, ス, and "リファクタリング" as リ, ファクタ, リング): the rule Japanese
+ * analyzers keep for the katakana they do not know.
+ */
+const KATAKANA_PIECE = /[\p{Script=Katakana}\u30fc]+|[^\p{Script=Katakana}\u30fc]+/gu;
+const KATAKANA_ONLY = /^[\p{Script=Katakana}\u30fc]+$/u;
+const HAS_KATAKANA = /\p{Script=Katakana}/u;
+
 /** The words of a run holding unspaced letters, each with its offset in the run. */
 function splitRun(run: string, emit: (word: string, offset: number) => void): void {
   for (const piece of run.matchAll(SCRIPT_PIECE)) {
-    const text = piece[0];
-    if (!UNSPACED_LETTER.test(text) || HANGUL_ONLY.test(text)) {
-      emit(text, piece.index);
+    if (!HAS_KATAKANA.test(piece[0])) {
+      splitPiece(piece[0], piece.index, emit);
       continue;
     }
-    for (let from = 0; from < text.length; from += SEGMENT_CHUNK) {
-      const stretch = text.slice(from, from + SEGMENT_CHUNK);
-      const bounds = wordBounds(stretch);
-      for (let i = 0; i < bounds.length; i += 2) {
-        emit(stretch.slice(bounds[i]!, bounds[i + 1]!), piece.index + from + bounds[i]!);
-      }
+    for (const part of piece[0].matchAll(KATAKANA_PIECE)) {
+      if (KATAKANA_ONLY.test(part[0])) emit(part[0], piece.index + part.index);
+      else splitPiece(part[0], piece.index + part.index, emit);
+    }
+  }
+}
+
+/** The words of a piece of one kind of letters (`SCRIPT_PIECE`), `at` its offset in the run. */
+function splitPiece(text: string, at: number, emit: (word: string, offset: number) => void): void {
+  if (!UNSPACED_LETTER.test(text) || HANGUL_ONLY.test(text)) {
+    emit(text, at);
+    return;
+  }
+  for (let from = 0; from < text.length; from += SEGMENT_CHUNK) {
+    const stretch = text.slice(from, from + SEGMENT_CHUNK);
+    const bounds = wordBounds(stretch);
+    for (let i = 0; i < bounds.length; i += 2) {
+      emit(stretch.slice(bounds[i]!, bounds[i + 1]!), at + from + bounds[i]!);
     }
   }
 }
@@ -209,21 +230,22 @@ SYNONYM_GROUPS.forEach((group, gi) => {
  * before (a group of synonyms would add Chinese terms to every English query's search).
  */
 const TRANSLATIONS = new Map<string, Phrase[]>();
+/** Most words the analyzer splits a translated phrase into. */
+let MAX_TRANSLATED = 1;
 for (const [english, phrases] of Object.entries(translationData.terms)) {
   const target = textWords(english);
   for (const phrase of phrases) {
     // By its words run together: how the phrase is written, however the analyzer splits it in a sentence.
-    const key = textWords(phrase).join('');
+    const words = textWords(phrase);
+    MAX_TRANSLATED = Math.max(MAX_TRANSLATED, words.length);
+    const key = words.join('');
     const had = TRANSLATIONS.get(key) ?? [];
     if (!had.some((p) => p.join(' ') === target.join(' '))) TRANSLATIONS.set(key, [...had, target]);
   }
 }
 
-/** Longest synonym or translated phrase, in words. */
-const MAX_PHRASE = Math.max(
-  ...SYNONYM_GROUPS.flat().map((p) => p.length),
-  ...[...TRANSLATIONS.keys()].map((k) => k.split(' ').length),
-);
+/** Longest synonym phrase, in words. */
+const MAX_PHRASE = Math.max(...SYNONYM_GROUPS.flat().map((p) => p.length));
 
 /** The English phrases a Chinese or Japanese word stands for (none for any other). */
 export function translationsOf(word: string): readonly Phrase[] {
@@ -246,7 +268,7 @@ export function joinTranslatedPhrases(words: readonly string[]): string[] {
   while (i < words.length) {
     let joined = 1;
     if (mayTranslate(words[i]!)) {
-      for (let len = Math.min(MAX_PHRASE, words.length - i); len >= 2; len--) {
+      for (let len = Math.min(MAX_TRANSLATED, words.length - i); len >= 2; len--) {
         if (TRANSLATIONS.has(words.slice(i, i + len).join(''))) {
           joined = len;
           break;
@@ -275,12 +297,12 @@ export function findSynonyms(words: readonly string[]): SynonymMatch[] {
   let i = 0;
   while (i < words.length) {
     let matched = false;
-    for (let len = Math.min(MAX_PHRASE, words.length - i); len >= 1; len--) {
+    const translatable = mayTranslate(words[i]!);
+    const longest = translatable ? Math.max(MAX_PHRASE, MAX_TRANSLATED) : MAX_PHRASE;
+    for (let len = Math.min(longest, words.length - i); len >= 1; len--) {
       const key = words.slice(i, i + len).join(' ');
       const groups = PHRASE_INDEX.get(key);
-      const translated = mayTranslate(words[i]!)
-        ? TRANSLATIONS.get(words.slice(i, i + len).join(''))
-        : undefined;
+      const translated = translatable ? TRANSLATIONS.get(words.slice(i, i + len).join('')) : undefined;
       if (!groups && !translated) continue;
       const alternatives = (groups ?? [])
         .flatMap((gi) => SYNONYM_GROUPS[gi]!)

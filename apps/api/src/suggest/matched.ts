@@ -3,7 +3,8 @@
  * shown by the web page, the CLI and the MCP tool beside each suggestion.
  */
 
-import { UNSPACED_LETTER, wordsAt } from '../search/relevance/analyze.js';
+import { wordsAt } from '../search/relevance/analyze.js';
+import { UNSPACED_LETTER } from '../search/relevance/unspaced.js';
 
 /**
  * Most words quoted. The stretch from the first to the last word a skill holds was most of a long message

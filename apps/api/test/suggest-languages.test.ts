@@ -8,6 +8,7 @@
  * ones ("把这个PDF转换成Word") matched nothing either; and a request in Chinese or Japanese for a skill written
  * in English had only its Latin words to go on (translations.json gives the words of the field their English).
  */
+import { UNLIKELY_SUGGESTION_BELOW } from '@atskills/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
 import { createMemoryEngine } from '../src/search/memory-engine.js';
@@ -115,5 +116,20 @@ describe('suggestions for messages in other languages', () => {
       undefined,
     );
     expect(page.hits[0]?.identity).toBe(changelog);
+  });
+
+  it('reads a Chinese word of the field as its English word itself, so the skills holding it cover the request', async () => {
+    // 品牌 brand, 主题 theme, 颜色 color, 字体 font: both skills about them score where the prompt hook
+    // appends suggestions (read as a synonym, the theme skill scored under it).
+    const answer = await ask('帮我设计一个新的品牌主题颜色和字体');
+    const shown = answer.results
+      .filter((r) => r.score >= UNLIKELY_SUGGESTION_BELOW)
+      .map((r) => r.hit.identity);
+    expect(shown).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/\/brand-guidelines$/),
+        expect.stringMatching(/\/theme-factory$/),
+      ]),
+    );
   });
 });

@@ -374,12 +374,19 @@ function coverageTerms(m: SemanticModel, terms: readonly QueryTerm[]): CoverageT
   terms.forEach((q, i) => {
     if (q.term !== q.of) return;
     direct.push(i);
-    idfs.push(m.idf(q.term));
+    // A Chinese or Japanese word no skill holds is as telling as its English, not the rarest word there is.
+    let idf = m.idf(q.term);
+    if (idf === 0) {
+      for (const phrase of translationsOf(q.term))
+        for (const t of phrase) idf = Math.max(idf, m.idf(cachedTermOf(t)));
+    }
+    idfs.push(idf);
   });
   return {
     ids: Int32Array.from(terms, (q) => m.termIdOf(q.term) ?? -1),
     scales: Float64Array.from(terms, (q) =>
-      q.term === q.of ? 1 : RELATED_CREDIT * Math.min(1, q.weight / SYNONYM_WEIGHT),
+      // Weight 1 and another term: a translation (queryTerms), which covers its word in full.
+      q.term === q.of || q.weight === 1 ? 1 : RELATED_CREDIT * Math.min(1, q.weight / SYNONYM_WEIGHT),
     ),
     creditAt: Int32Array.from(terms, (q) => position.get(q.of) ?? -1),
     direct: Int32Array.from(direct),
@@ -709,6 +716,12 @@ export function createSuggestEngine(
     for (const match of findSynonyms(words)) {
       const of = cachedTermOf(words[match.start]!);
       for (const alt of match.alternatives) for (const w of alt) put(cachedTermOf(w), SYNONYM_WEIGHT, of);
+    }
+    // A Chinese or Japanese word's English (translations.json) is the word itself, not a synonym: full
+    // weight, and a skill holding it covers the word (`coverageTerms`).
+    for (const w of words) {
+      const of = cachedTermOf(w);
+      for (const phrase of translationsOf(w)) for (const t of phrase) put(cachedTermOf(t), 1, of);
     }
     for (const w of words) {
       const term = cachedTermOf(w);

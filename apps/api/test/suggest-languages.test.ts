@@ -108,6 +108,9 @@ describe('suggestions for messages in other languages', () => {
       const answer = await ask(message);
       expect(answer.results[0]?.hit.identity, message).toBe(changelog);
     }
+    // The part of the request it answers is quoted through the words the skill holds in English.
+    const quoted = (await ask('git のコミット履歴から変更履歴を書いて')).results[0]?.matched;
+    expect(quoted).toContain('コミット');
     const page = await memory.search(
       '更新日志',
       {},

@@ -792,9 +792,15 @@ export function createSuggestEngine(
   const matchedText = (m: SemanticModel, slot: number, need: Need, quote: PhraseQuoter): Quote =>
     quote((word) => {
       if (!need.words.includes(word)) return 0;
-      const term = cachedTermOf(word);
-      const held = m.match(slot, term);
-      return held ? m.idf(term) * (held.topical ? 1 : BODY_QUOTE_SHARE) : 0;
+      const weightOf = (term: string) => {
+        const held = m.match(slot, term);
+        return held ? m.idf(term) * (held.topical ? 1 : BODY_QUOTE_SHARE) : 0;
+      };
+      let weight = weightOf(cachedTermOf(word));
+      // A Chinese or Japanese word the skill holds in English (translations.json) is one it answers.
+      for (const phrase of translationsOf(word))
+        if (phrase.length === 1) weight = Math.max(weight, weightOf(cachedTermOf(phrase[0]!)));
+      return weight;
     });
 
   /** The embeddings-service list of a need: the search engine's index when it answers, else the vectors held here. */

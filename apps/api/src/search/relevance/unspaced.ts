@@ -11,11 +11,10 @@
  * ("把这个pdf转换成word", "pdf를"). Script extensions: the Katakana prolonged sound mark "ー" is in both
  * kana scripts.
  */
-export const UNSPACED_LETTER =
-  /[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}\p{scx=Thai}\p{scx=Lao}\p{scx=Khmer}\p{scx=Myanmar}]/u;
+const UNSPACED_SCRIPTS = String.raw`\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}\p{scx=Thai}\p{scx=Lao}\p{scx=Khmer}\p{scx=Myanmar}`;
+export const UNSPACED_LETTER = new RegExp(`[${UNSPACED_SCRIPTS}]`, 'u');
 /** A run's pieces: its letters of unspaced scripts apart from the rest. */
-const SCRIPT_PIECE =
-  /[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}\p{scx=Thai}\p{scx=Lao}\p{scx=Khmer}\p{scx=Myanmar}]+|[^\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}\p{scx=Thai}\p{scx=Lao}\p{scx=Khmer}\p{scx=Myanmar}]+/gu;
+const SCRIPT_PIECE = new RegExp(`[${UNSPACED_SCRIPTS}]+|[^${UNSPACED_SCRIPTS}]+`, 'gu');
 const HANGUL_ONLY = /^\p{scx=Hangul}+$/u;
 /** A character at U+0E00 or above (or half of a surrogate pair): every unspaced letter is one. */
 export const HIGH_CHARACTER = /[\u0e00-\uffff]/;
@@ -70,8 +69,9 @@ function wordBounds(stretch: string): Uint8Array {
  * came out as ベスト, プ, ラ, ク, テ, ィ, ス, and "リファクタリング" as リ, ファクタ, リング): the rule Japanese
  * analyzers keep for the katakana they do not know.
  */
-const KATAKANA_PIECE = /[\p{Script=Katakana}\u30fc]+|[^\p{Script=Katakana}\u30fc]+/gu;
-const KATAKANA_ONLY = /^[\p{Script=Katakana}\u30fc]+$/u;
+const KATAKANA = String.raw`\p{Script=Katakana}\u30fc`;
+const KATAKANA_PIECE = new RegExp(`[${KATAKANA}]+|[^${KATAKANA}]+`, 'gu');
+const KATAKANA_ONLY = new RegExp(`^[${KATAKANA}]+$`, 'u');
 const HAS_KATAKANA = /\p{Script=Katakana}/u;
 
 /** The words of a run holding unspaced letters, each with its offset in the run. */

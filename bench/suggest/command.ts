@@ -227,34 +227,31 @@ export async function run(args: string[]): Promise<void> {
     // Messages in other languages: the figures of each language apart (a few messages each: read with care).
     const languages = [...new Set(judged.flatMap((j) => (j.language ? [j.language] : [])))].sort();
     if (languages.length > 0) {
-      const byLanguage: Record<string, Record<string, unknown>> = {};
+      const figuresOf = (name: string, language: string) => {
+        const f = figuresByKind(
+          (results[name] ?? []).filter((r) => r.judgement.language === language),
+          copyKey,
+        );
+        return {
+          answerable: f.answerable.messages,
+          successAt1: f.answerable.successAt1,
+          recallAt5: f.answerable.recallAt5,
+          abstained: f.answerable.abstained,
+          none: f.none.messages,
+          noneAbstained: f.none.abstained,
+        };
+      };
       console.log('by language (answerable: success@1 / recall@5 / abstained; none: abstained)');
-      for (const language of languages) {
-        const of = (name: string) => (results[name] ?? []).filter((r) => r.judgement.language === language);
-        const figures = Object.fromEntries(
-          ['/v1/suggest', '/search (whole message)'].map((name) => {
-            const f = figuresByKind(of(name), copyKey);
-            return [
-              name,
-              {
-                answerable: f.answerable.messages,
-                successAt1: f.answerable.successAt1,
-                recallAt5: f.answerable.recallAt5,
-                abstained: f.answerable.abstained,
-                none: f.none.messages,
-                noneAbstained: f.none.abstained,
-              },
-            ];
-          }),
-        );
-        byLanguage[language] = figures;
-        const s = figures['/v1/suggest'] as Record<string, number>;
-        const q = figures['/search (whole message)'] as Record<string, number>;
-        console.log(
-          `  ${language}: ${s.answerable} answerable, suggest ${s.successAt1} / ${s.recallAt5} / ${s.abstained}, /search ${q.successAt1} / ${q.recallAt5}; ${s.none} none, abstained ${s.noneAbstained}`,
-        );
-      }
-      extra.byLanguage = byLanguage;
+      extra.byLanguage = Object.fromEntries(
+        languages.map((language) => {
+          const s = figuresOf('/v1/suggest', language);
+          const q = figuresOf('/search (whole message)', language);
+          console.log(
+            `  ${language}: ${s.answerable} answerable, suggest ${s.successAt1} / ${s.recallAt5} / ${s.abstained}, /search ${q.successAt1} / ${q.recallAt5}; ${s.none} none, abstained ${s.noneAbstained}`,
+          );
+          return [language, { '/v1/suggest': s, '/search (whole message)': q }];
+        }),
+      );
     }
     // The trade-off: abstention on kind none against false abstention on the others, per threshold.
     const suggested = results['/v1/suggest']!;

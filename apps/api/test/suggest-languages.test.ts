@@ -77,6 +77,19 @@ describe('suggestions for messages in other languages', () => {
     expect(traditional.results[0]?.hit.identity).toMatch(/\/planning-with-files-zht$/);
     // The part of the message a suggestion answers is quoted in the user's words.
     expect(simplified.results[0]?.matched).toMatch(/规划|任务|进度/);
+    expect(traditional.results[0]?.matched).toMatch(/規劃|任務|進度/);
+    // Traditional and simplified characters are read alike: each request finds the other translation too.
+    for (const answer of [simplified, traditional]) {
+      expect(
+        answer.results
+          .slice(0, 2)
+          .map((r) => r.hit.identity)
+          .sort(),
+      ).toEqual([
+        expect.stringMatching(/\/planning-with-files-zh$/),
+        expect.stringMatching(/\/planning-with-files-zht$/),
+      ]);
+    }
   });
 
   it('searches the Latin words of a Chinese request as the same words typed alone, and Chinese words', async () => {
@@ -87,7 +100,13 @@ describe('suggestions for messages in other languages', () => {
     expect(latin.length).toBeGreaterThan(0);
     // Its Chinese words are no skill's, and its lone characters carry nothing: the Latin words decide.
     expect(await identities('把这个PDF转换成Word文档')).toEqual(latin);
-    expect((await identities('任务规划'))[0]).toMatch(/\/planning-with-files-zh$/);
+    // Traditional and simplified characters are read alike: either spelling finds both translations.
+    for (const query of ['任务规划', '任務規劃']) {
+      expect((await identities(query)).slice(0, 2).sort(), query).toEqual([
+        expect.stringMatching(/\/planning-with-files-zh$/),
+        expect.stringMatching(/\/planning-with-files-zht$/),
+      ]);
+    }
   });
 
   it('abstains on thanks and questions no skill answers in Chinese, Japanese and Korean', async () => {

@@ -265,8 +265,20 @@ describe('search page', () => {
       status: null,
     });
     assertInert(page);
-    expect(page).toContain('Showing results for <strong>pdfs 转换 word</strong>');
+    expect(page).toContain('Showing results for <strong>pdfs 转换 Word</strong>');
     expect(page).toContain('left out: <s>把</s>, <s>这个</s>, <s>成</s>');
+    // The engine reads traditional characters in simplified form; the page shows the user's own.
+    const traditional = renderSearchPage({
+      query: '把這個PDF轉換成Word',
+      filters: {},
+      results: [result({})],
+      nextCursor: null,
+      corrected: { pdf: 'pdfs' },
+      ignored: ['把', '这个', '成'],
+      status: null,
+    });
+    expect(traditional).toContain('Showing results for <strong>pdfs 轉換 Word</strong>');
+    expect(traditional).toContain('left out: <s>把</s>, <s>這個</s>, <s>成</s>');
   });
 
   it('lists results with source, stars, token cost, flags and a copy button, and links the next page', () => {

@@ -3,7 +3,7 @@
  * shown by the web page, the CLI and the MCP tool beside each suggestion.
  */
 
-import { wordsAt } from '../search/relevance/analyze.js';
+import { readForm, wordsAt } from '../search/relevance/analyze.js';
 import { UNSPACED_LETTER } from '../search/relevance/unspaced.js';
 
 /**
@@ -57,8 +57,8 @@ interface Word {
 
 /**
  * Quotes, for each skill it is given, the densest phrase of `text` the skill holds: the window of at most
- * MAX_QUOTED_WORDS words within one sentence whose distinct held words weigh most (`weightOf`: a lowercase
- * word's weight when the skill holds it, else 0), from its first held word to its last, with that weight.
+ * MAX_QUOTED_WORDS words within one sentence whose distinct held words weigh most (`weightOf`: a word's weight, the
+ * word as `readForm` reads it, when the skill holds it, else 0), from its first held word to its last, with that weight.
  * Fewer words win a tie, then the earlier phrase. When the skill holds no word (it came from related terms alone), the first
  * words of the text. The text is split into words once, however many skills quote it (a request quotes up
  * to `limit` skills against a message of up to 8,000 characters), and `weightOf` is asked once per distinct word.
@@ -79,7 +79,7 @@ export function phraseQuoter(text: string, source: QuoteSource): PhraseQuoter {
       breaksSentence(source.message, source.at[previousEnd - 1]! + 1, source.at[w.index]!)
     )
       sentence++;
-    const word = w.word.toLowerCase();
+    const word = readForm(w.word);
     let id = ids.get(word);
     if (id === undefined) {
       id = distinct.push(word) - 1;

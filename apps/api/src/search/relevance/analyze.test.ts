@@ -6,6 +6,7 @@ import {
   leadingWords,
   nameKey,
   planWords,
+  readForm,
   termOf,
   textWords,
   typoBudget,
@@ -154,6 +155,18 @@ describe('words of languages written without spaces', () => {
     expect(textWords(stretch)).toEqual(first.map((w) => w.word));
   });
 
+  it('reads traditional Chinese characters in simplified form, and simplified text as it is', () => {
+    expect(textWords('幫我規劃這個專案，追蹤進度')).toEqual(textWords('帮我规划这个专案，追踪进度'));
+    expect(textWords('帮我规划这个项目')).toEqual(['帮', '我', '规划', '这个', '项目']);
+    // Character by character: mainland words are not read as Taiwan's (序列 "sequence" stays itself).
+    expect(textWords('電子郵件序列')).toEqual(['电子邮件', '序列']);
+    // A word as written (wordsAt) is read as textWords reads it.
+    expect(wordsAt('把這個PDF轉換成Word').map((w) => readForm(w.word))).toEqual(
+      textWords('把這個PDF轉換成Word'),
+    );
+    expect(readForm('Ｗｏｒｄ')).toBe('word');
+  });
+
   it('says where each word starts, in the text as written', () => {
     const text = '请把 PDF转换成Word。';
     for (const { word, index } of wordsAt(text)) expect(text.slice(index, index + word.length)).toBe(word);
@@ -177,6 +190,8 @@ describe('Chinese and Japanese words of the field (translations.json)', () => {
         ['更新日志', ['changelog']],
       ]),
     );
+    // A word of the dictionary written in the other characters is the same word.
+    expect(alternativesOf('更新日誌')).toEqual([['更新日志', ['changelog']]]);
     expect(alternativesOf('データベースを移行して')).toEqual([
       ['データベース', ['database']],
       ['移行', ['migrate']],

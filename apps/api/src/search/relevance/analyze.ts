@@ -3,7 +3,7 @@ import { MAX_QUERY_WORDS, MAX_WORD_LENGTH, ONE_TYPO_FROM, TWO_TYPOS_FROM } from 
 import stopWordList from './stop-words.json' with { type: 'json' };
 import synonymData from './synonyms.json' with { type: 'json' };
 import translationData from './translations.json' with { type: 'json' };
-import { HIGH_CHARACTER, holdsUnspaced, splitRun } from './unspaced.js';
+import { HIGH_CHARACTER, holdsUnspaced, simplifiedForm, splitRun } from './unspaced.js';
 
 /**
  * A run of letters and digits, with the combining marks written on them: a word in a script written with
@@ -32,7 +32,10 @@ export function wordsAt(text: string): WordAt[] {
   return out;
 }
 
-/** Words of a text: lowercased, NFKC-normalised runs of letters and digits (and marks; unspaced scripts: `wordsAt`). */
+/**
+ * Words of a text: lowercased, NFKC-normalised runs of letters and digits (and marks; unspaced scripts:
+ * `wordsAt`, their Chinese characters in simplified form).
+ */
 export function textWords(text: string): string[] {
   const normal = text.normalize('NFKC').toLowerCase();
   const runs = normal.match(WORD_RUN);
@@ -49,9 +52,19 @@ export function textWords(text: string): string[] {
     // The runs before the first that splits are words as they are.
     words ??= runs.slice(0, i);
     const into = words;
-    splitRun(run, (word) => into.push(word));
+    splitRun(run, (word) => into.push(simplifiedForm(word)));
   }
   return words ?? runs;
+}
+
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
+
+/** A word of `wordsAt` as `textWords` reads it: NFKC-normalised, lowercased, Chinese in simplified form. */
+export function readForm(written: string): string {
+  // NFKC changes no ASCII word (most words a quote reads).
+  if (ASCII_ONLY.test(written)) return written.toLowerCase();
+  const normal = written.normalize('NFKC').toLowerCase();
+  return HIGH_CHARACTER.test(normal) ? simplifiedForm(normal) : normal;
 }
 
 /** Characters of a text read at a time by `leadingWords` (cut at the next ASCII whitespace). */

@@ -4,6 +4,8 @@
  * with a run of letters that holds one of their letters.
  */
 
+import * as OpenCC from 'opencc-js/t2cn';
+
 /**
  * Letters of the scripts written without spaces between words (Chinese, Japanese, Thai, Lao, Khmer,
  * Burmese), and Hangul: a run of the first is a clause, not a word ("帮我规划这个项目" was one word, so no
@@ -101,4 +103,30 @@ function splitPiece(text: string, at: number, emit: (word: string, offset: numbe
       emit(stretch.slice(bounds[i]!, bounds[i + 1]!), at + from + bounds[i]!);
     }
   }
+}
+
+/**
+ * Traditional Chinese characters to simplified ones, character by character (OpenCC's `t` -> `cn`; its
+ * Taiwan phrase table is left out: it reads mainland words as Taiwan's, 序列 "sequence" as 串行 "serial").
+ * Simplified text goes through unchanged, and Japanese kanji become the simplified forms of the same
+ * characters on both sides of a match.
+ */
+const TO_SIMPLIFIED = OpenCC.Converter({ from: 't', to: 'cn' });
+const HAN = /\p{scx=Han}/u;
+/** Words read lately, as simplified; cleared when full (a request's words recur, a language's skills share most). */
+const simplified = new Map<string, string>();
+const SIMPLIFIED_HELD = 8_192;
+
+/**
+ * A word in simplified characters: traditional and simplified Chinese are one language written two ways,
+ * and a request in one met a skill, or a word of `translations.json`, written in the other as a stranger
+ * (幫我規劃 and 帮我规划 shared no word). Words without a Chinese character come back as they are.
+ */
+export function simplifiedForm(word: string): string {
+  const held = simplified.get(word);
+  if (held !== undefined) return held;
+  const form = HAN.test(word) ? TO_SIMPLIFIED(word) : word;
+  if (simplified.size >= SIMPLIFIED_HELD) simplified.clear();
+  simplified.set(word, form);
+  return form;
 }

@@ -1,5 +1,5 @@
 import { parseIdentity } from '@atskills/protocol';
-import { textWords } from '../../search/relevance/analyze.js';
+import { readForm, wordsAt } from '../../search/relevance/analyze.js';
 import { flagBadges, referenceBox, referenceText } from '../components.js';
 import { formatCount, formatDateTime } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
@@ -173,16 +173,18 @@ function readAs(model: SearchPageModel): SafeHtml {
   const ignored = model.ignored ?? [];
   if (Object.keys(corrected).length === 0 && ignored.length === 0) return html``;
   const dropped = new Set(ignored);
-  // The words as the engine read them (a Chinese query is several words, not one run of letters).
-  const words = textWords(model.query);
-  const shown = words.filter((w) => !dropped.has(w)).map((w) => corrected[w] ?? w);
+  // The query's words as the engine split them (a Chinese query is several words, not one run of letters),
+  // shown as the user wrote them: the engine's words are read forms (lowercase, Chinese in simplified form).
+  const words = wordsAt(model.query).map((w) => ({ written: w.word, read: readForm(w.word) }));
+  const writtenOf = new Map(words.map((w) => [w.read, w.written]));
+  const shown = words.filter((w) => !dropped.has(w.read)).map((w) => corrected[w.read] ?? w.written);
   const parts: SafeHtml[] = [];
   if (Object.keys(corrected).length > 0) {
     parts.push(html`Showing results for <strong>${shown.join(' ')}</strong>`);
   }
   if (ignored.length > 0) {
     parts.push(
-      html`${parts.length ? ' · ' : ''}left out: ${ignored.map((w, i) => html`${i > 0 ? ', ' : ''}<s>${w}</s>`)}`,
+      html`${parts.length ? ' · ' : ''}left out: ${ignored.map((w, i) => html`${i > 0 ? ', ' : ''}<s>${writtenOf.get(w) ?? w}</s>`)}`,
     );
   }
   return html`<p class="meta read-as">${parts}</p>`;

@@ -39,6 +39,7 @@ const benchmarks: Record<string, () => Promise<{ run(args: string[]): Promise<vo
   'suggest-vectors': () => import('./suggest/vectors.js'),
   'suggest-overload': () => import('./suggest/overload.js'),
   'suggest-small': () => import('./suggest/small-hubs.js'),
+  'suggest-stability': () => import('./suggest/stability.js'),
 };
 
 const [name, ...rest] = process.argv.slice(2);

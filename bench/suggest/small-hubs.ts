@@ -117,6 +117,27 @@ export function keptSkills(
   return keep;
 }
 
+/**
+ * A fresh copy of database `source` named `name` in which the skills `where` selects (a condition on
+ * `identity`, `$1` the text array `identities`) are marked gone; its URL.
+ */
+export async function copyWithSkillsGone(
+  name: string,
+  source: string,
+  where: string,
+  identities: string[],
+): Promise<string> {
+  const { url } = await copyDatabase(name, source, true);
+  const marking = new pg.Client({ connectionString: url });
+  await marking.connect();
+  try {
+    await marking.query(`update skills set gone_at = now() where ${where}`, [identities]);
+  } finally {
+    await marking.end();
+  }
+  return url;
+}
+
 /** Builds both engines over a copy of `source` holding only `kept`, and judges the messages it can answer. */
 async function judgeHub(
   name: string,
@@ -125,16 +146,7 @@ async function judgeHub(
   live: Set<string>,
   judgements: MessageJudgement[],
 ): Promise<HubFigures> {
-  const { url } = await copyDatabase(name, source, true);
-  const marking = new pg.Client({ connectionString: url });
-  await marking.connect();
-  try {
-    await marking.query('update skills set gone_at = now() where not (identity = any($1::text[]))', [
-      [...kept],
-    ]);
-  } finally {
-    await marking.end();
-  }
+  const url = await copyWithSkillsGone(name, source, 'not (identity = any($1::text[]))', [...kept]);
   const handle = connectPostgres({ url, max: 4 });
   try {
     const rows = await corpusDocuments(handle.db, url);

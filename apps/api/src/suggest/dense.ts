@@ -4,6 +4,7 @@ import { grown } from './grow.js';
 import { Int8DotKernel } from './int8-dots.js';
 import { InvertedFile } from './inverted-file.js';
 import type { QueryTerm, SemanticModel } from './model.js';
+import { stableHash } from './stable-hash.js';
 import type { SlotHit } from './top-slots.js';
 import { toUnit } from './unit-vector.js';
 import { VectorRows } from './vector-rows.js';
@@ -34,7 +35,10 @@ const PROBE = 8;
 /** Int8 scale of a unit vector's coordinates. */
 const Q = 127;
 
-/** A deterministic generator (mulberry32): the same index gives the same model. */
+/** The model's fixed seed: the same index gives the same model. */
+const SEED = 0x5eed;
+
+/** A deterministic generator (mulberry32). */
 function random(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
@@ -331,10 +335,18 @@ export class DenseModel {
    */
   static async build(model: SemanticModel, slice = new TimeSlicer()): Promise<DenseModel> {
     const { all, distinct } = model.slots();
-    // The SVD sees each skill once (copies published in several repositories would weigh their terms twice).
-    const step = Math.max(1, distinct.length / SVD_SAMPLE);
-    const sample: number[] = [];
-    for (let i = 0; i < distinct.length; i += step) sample.push(distinct[Math.floor(i)]!);
+    // The SVD sees each skill once (copies published in several repositories would weigh their terms twice),
+    // and past SVD_SAMPLE the skills of the smallest hashes of their name and description: a skill added
+    // or removed changes the sample by itself (taken every so many places, every place after it moved).
+    const sample =
+      distinct.length <= SVD_SAMPLE
+        ? distinct
+        : distinct
+            .map((slot) => ({ slot, hash: stableHash(model.keyOf(slot), SEED) }))
+            .sort((a, b) => a.hash - b.hash || a.slot - b.slot)
+            .slice(0, SVD_SAMPLE)
+            .map((s) => s.slot)
+            .sort((a, b) => a - b);
     const n = sample.length;
     const sampleDf = new Map<number, number>();
     const docs = sample.map((slot) => model.termWeights(slot)!);
@@ -393,11 +405,18 @@ export class DenseModel {
     const valOf = Float64Array.from(vals);
     const xTimes = (m: Float64Array) => sparseTimes(rowStart, colOf, valOf, n, m, l, slice);
     const xtTimes = (m: Float64Array) => sparseTimes(colStart, rowOf, valT, T, m, l, slice);
-    const rand = random(0x5eed);
+    // Each term's row of the random test matrix is drawn from the term itself, not from where it falls in
+    // the vocabulary: a skill added or changed then moves the model by what it changes. Drawn in sequence,
+    // one new term shifted every later term's row, and the top directions the range finder had not
+    // converged on moved with them, so every message's scores moved (a Chinese skill's words entering the
+    // index flipped an English message's abstention).
     const omega = new Float64Array(T * l);
-    for (let i = 0; i < omega.length; i++) {
-      if (i % l === 0 && slice.due()) await slice.pause();
-      omega[i] = Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
+    for (let c = 0; c < T; c++) {
+      if (slice.due()) await slice.pause();
+      const rand = random(stableHash(model.termName(terms[c]!), SEED));
+      for (let i = c * l; i < (c + 1) * l; i++) {
+        omega[i] = Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
+      }
     }
     let y = await xTimes(omega);
     await orthonormalize(y, n, l, slice);
@@ -436,7 +455,7 @@ export class DenseModel {
     const quantized = DenseModel.quantize(termVectors, T);
     const dense = new DenseModel(model, terms, idf, quantized.values, quantized.scales);
     await dense.foldSkills(all, slice);
-    await dense.ivf.build(all, rand, slice);
+    await dense.ivf.build(all, (slot) => model.keyOf(slot), slice);
     return dense;
   }
 

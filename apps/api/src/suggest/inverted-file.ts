@@ -1,6 +1,7 @@
 import type { TimeSlicer } from '../runtime/time-slice.js';
 import { dots } from './dots.js';
 import { grown } from './grow.js';
+import { stableHash } from './stable-hash.js';
 import { type SlotHit, topScoredSlots } from './top-slots.js';
 import type { VectorRows } from './vector-rows.js';
 
@@ -59,10 +60,13 @@ export class InvertedFile<T extends Int8Array | Float32Array> {
   }
 
   /**
-   * Clusters `slots`' vectors afresh (about sqrt(N) clusters; `rand` places the first centroids), in
-   * `slice`s (seconds of work at 57,000 skills). Queries must wait for it: the clusters are rebuilt in place.
+   * Clusters `slots`' vectors afresh (about sqrt(N) clusters), in `slice`s (seconds of work at 57,000
+   * skills). Queries must wait for it: the clusters are rebuilt in place. `keyOf` names a slot's skill
+   * (copies share a name): the centroids start at the skills whose names hash lowest, and k-means learns
+   * from the KMEANS_SAMPLE lowest, so a skill added or removed moves them by itself alone. (Started at
+   * random places, one skill removed moved every later place, and every cluster with it.)
    */
-  async build(slots: readonly number[], rand: () => number, slice: TimeSlicer): Promise<void> {
+  async build(slots: readonly number[], keyOf: (slot: number) => string, slice: TimeSlicer): Promise<void> {
     const dims = this.dims;
     this.clusterOfRow = new Int32Array(slots.length).fill(-1);
     this.positionOfRow = new Int32Array(slots.length);
@@ -72,12 +76,20 @@ export class InvertedFile<T extends Int8Array | Float32Array> {
       return;
     }
     const count = Math.max(1, Math.round(Math.sqrt(slots.length)));
-    const step = Math.max(1, slots.length / KMEANS_SAMPLE);
-    const sample: T[] = [];
-    for (let i = 0; i < slots.length; i += step) sample.push(this.vectors.get(slots[Math.floor(i)]!)!);
+    // One vector per skill (copies are the same vector), the lowest hashes first.
+    const byHash = new Map<string, { slot: number; hash: number }>();
+    for (const slot of slots) {
+      const key = keyOf(slot);
+      if (!byHash.has(key)) byHash.set(key, { slot, hash: stableHash(key) });
+    }
+    const ordered = [...byHash].sort(
+      ([ka, a], [kb, b]) => a.hash - b.hash || (ka < kb ? -1 : ka > kb ? 1 : 0),
+    );
+    const sample: T[] = ordered.slice(0, KMEANS_SAMPLE).map(([, s]) => this.vectors.get(s.slot)!);
     const centroids = new Float32Array(count * dims);
     for (let c = 0; c < count; c++) {
-      const v = sample[Math.floor(rand() * sample.length)]!;
+      // Fewer distinct skills than clusters (copies): the extra clusters start on the same vectors.
+      const v = sample[c % sample.length]!;
       for (let j = 0; j < dims; j++) centroids[c * dims + j] = v[j]! / this.unit;
     }
     this.centroids = centroids;

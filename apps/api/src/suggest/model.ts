@@ -707,6 +707,16 @@ export class SemanticModel {
     return this.vocabulary.get(term);
   }
 
+  /** What tells a held skill from another: its name and description (copies share it). */
+  keyOf(slot: number): string {
+    return this.docs[slot]!.key;
+  }
+
+  /** The term with this id. */
+  termName(id: number): string {
+    return this.termNames[id]!;
+  }
+
   /** Skills holding the term with this id. */
   dfOf(id: number): number {
     return this.df[id] ?? 0;

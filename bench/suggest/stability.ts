@@ -6,7 +6,8 @@
  * the suggestion benchmark's database (`atskills_suggest`, or BENCH_SUGGEST_DATABASE: seeded first when
  * empty) and over copies of it with `--remove` skills marked gone (drawn at random per seed from those no
  * judged message lists), and every judged message is answered by both. Per copy: messages whose abstention
- * flipped, whose first suggestion changed (both answering), the mean and largest change of the best
+ * flipped, whose first suggestion changed (both answering), those a skill gone was suggested for
+ * (`reached`), and those it was not whose first suggestion or abstention changed all the same, the mean and largest change of the best
  * candidate's score, the share of the first five kept, and success@1 and recall@5 beside the full index's.
  * Writes bench/results/suggest-stability.json.
  */
@@ -78,6 +79,9 @@ export async function run(args: string[]): Promise<void> {
     const changed = await answerAll(url, judged);
     let flips = 0;
     let firstChanged = 0;
+    // Messages the removal reached: a skill gone was among the full index's suggestions for it.
+    let reached = 0;
+    let unreachedMoved = 0;
     let deltaSum = 0;
     let deltaMax = 0;
     let keptSum = 0;
@@ -85,6 +89,8 @@ export async function run(args: string[]): Promise<void> {
       const a = full.get(j.id)!;
       const b = changed.get(j.id)!;
       if (a.abstained !== b.abstained) flips++;
+      if (a.ranking.some((id) => gone.has(id))) reached++;
+      else if (a.abstained !== b.abstained || a.ranking[0] !== b.ranking[0]) unreachedMoved++;
       if (!a.abstained && !b.abstained) {
         if (a.ranking[0] !== b.ranking[0]) firstChanged++;
       }
@@ -104,6 +110,8 @@ export async function run(args: string[]): Promise<void> {
       'skills gone': gone.size,
       'abstention flipped': flips,
       'first changed': firstChanged,
+      reached,
+      'unreached moved': unreachedMoved,
       'mean |Δ best|': round(deltaSum / judged.length, 4),
       'max |Δ best|': round(deltaMax, 3),
       'top 5 kept': round(keptSum / judged.length, 3),
@@ -119,6 +127,8 @@ export async function run(args: string[]): Promise<void> {
     'skills gone': remove,
     'abstention flipped': mean('abstention flipped'),
     'first changed': mean('first changed'),
+    reached: mean('reached'),
+    'unreached moved': mean('unreached moved'),
     'mean |Δ best|': mean('mean |Δ best|'),
     'max |Δ best|': mean('max |Δ best|'),
     'top 5 kept': mean('top 5 kept'),

@@ -62,7 +62,7 @@ interface SkillDocument extends Omit<SearchHit, 'skillCount'> {
 
 /**
  * Meilisearch's synonym map from the shared lists: each phrase of a group maps to the others, and each
- * Chinese or Japanese word of the field to its English (one way, as the in-memory engine reads them).
+ * Chinese, Japanese or Korean word of the field to its English (one way, as the in-memory engine reads them).
  */
 function meiliSynonyms(): Record<string, string[]> {
   const out: Record<string, string[]> = {};

@@ -374,7 +374,7 @@ function coverageTerms(m: SemanticModel, terms: readonly QueryTerm[]): CoverageT
   terms.forEach((q, i) => {
     if (q.term !== q.of) return;
     direct.push(i);
-    // A Chinese or Japanese word no skill holds is as telling as its English, not the rarest word there is.
+    // A Chinese, Japanese or Korean word no skill holds is as telling as its English, not the rarest word there is.
     let idf = m.idf(q.term);
     if (idf === 0) {
       for (const phrase of translationsOf(q.term))
@@ -717,7 +717,7 @@ export function createSuggestEngine(
       const of = cachedTermOf(words[match.start]!);
       for (const alt of match.alternatives) for (const w of alt) put(cachedTermOf(w), SYNONYM_WEIGHT, of);
     }
-    // A Chinese or Japanese word's English (translations.json) is the word itself, not a synonym: full
+    // A Chinese, Japanese or Korean word's English (translations.json) is the word itself, not a synonym: full
     // weight, and a skill holding it covers the word (`coverageTerms`).
     for (const w of words) {
       const of = cachedTermOf(w);
@@ -797,7 +797,7 @@ export function createSuggestEngine(
         return held ? m.idf(term) * (held.topical ? 1 : BODY_QUOTE_SHARE) : 0;
       };
       let weight = weightOf(cachedTermOf(word));
-      // A Chinese or Japanese word the skill holds in English (translations.json) is one it answers.
+      // A Chinese, Japanese or Korean word the skill holds in English (translations.json) is one it answers.
       for (const phrase of translationsOf(word))
         if (phrase.length === 1) weight = Math.max(weight, weightOf(cachedTermOf(phrase[0]!)));
       return weight;
@@ -840,7 +840,7 @@ export function createSuggestEngine(
     const needs = extractNeeds(message);
     if (needs.words.length === 0) return { results: [], abstained: true, abstention: 'no-task', best: 0 };
     const signal = taskSignal(message, needs.text);
-    // A Chinese or Japanese word is telling when its English is (translations.json): skills are written
+    // A Chinese, Japanese or Korean word is telling when its English is (translations.json): skills are written
     // in English, and no skill is about the word as written.
     const telling = (m: SemanticModel, w: string) =>
       informative(m, cachedTermOf(w)) ||

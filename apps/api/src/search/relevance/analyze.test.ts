@@ -13,6 +13,7 @@ import {
   typoDistance,
   wordsAt,
 } from './analyze.js';
+import { koreanStems } from './korean-endings.js';
 
 describe('query analysis', () => {
   it('counts a transposition as one typo and stops past the budget', () => {
@@ -196,6 +197,18 @@ describe('Chinese and Japanese words of the field (translations.json)', () => {
       ['データベース', ['database']],
       ['移行', ['migrate']],
     ]);
+  });
+
+  it('reads a Korean word of the field through its stem, its particle or verb ending off', () => {
+    expect(alternativesOf('최근 커밋으로 변경 로그를 작성해줘')).toEqual([
+      ['커밋으로', ['commit']],
+      ['변경로그를', ['changelog']],
+      ['작성해줘', ['write']],
+    ]);
+    expect(koreanStems('데이터베이스에서')).toContain('데이터베이스');
+    expect(koreanStems('database')).toEqual([]);
+    // Only the dictionary is read through stems: the words the index holds stay as written.
+    expect(textWords('로그를 분석해줘')).toEqual(['로그를', '분석해줘']);
   });
 
   it('one way: an English query is read as before', () => {

@@ -1,5 +1,6 @@
 import { stemmer } from 'stemmer';
 import { MAX_QUERY_WORDS, MAX_WORD_LENGTH, ONE_TYPO_FROM, TWO_TYPOS_FROM } from '../tuning.js';
+import { koreanStems } from './korean-endings.js';
 import stopWordList from './stop-words.json' with { type: 'json' };
 import synonymData from './synonyms.json' with { type: 'json' };
 import translationData from './translations.json' with { type: 'json' };
@@ -141,7 +142,7 @@ SYNONYM_GROUPS.forEach((group, gi) => {
 });
 
 /**
- * The English phrases of each Chinese or Japanese phrase of `translations.json`, by its words. One way:
+ * The English phrases of each Chinese, Japanese or Korean phrase of `translations.json`, by its words. One way:
  * skills are written in English far more often than requests are, and an English request is read as
  * before (a group of synonyms would add Chinese terms to every English query's search).
  */
@@ -163,13 +164,27 @@ for (const [english, phrases] of Object.entries(translationData.terms)) {
 /** Longest synonym phrase, in words. */
 const MAX_PHRASE = Math.max(...SYNONYM_GROUPS.flat().map((p) => p.length));
 
-/** The English phrases a Chinese or Japanese word stands for (none for any other). */
+/**
+ * The English phrases of a dictionary word (or words run together), a Korean word also through its stem:
+ * its particle or verb ending taken off (korean-endings.ts).
+ */
+function translated(key: string): Phrase[] | undefined {
+  const direct = TRANSLATIONS.get(key);
+  if (direct) return direct;
+  for (const stem of koreanStems(key)) {
+    const found = TRANSLATIONS.get(stem);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** The English phrases a Chinese, Japanese or Korean word stands for (none for any other). */
 export function translationsOf(word: string): readonly Phrase[] {
-  return TRANSLATIONS.get(word) ?? NO_PHRASES;
+  return translated(word) ?? NO_PHRASES;
 }
 const NO_PHRASES: readonly Phrase[] = [];
 
-/** Whether a word may start a translated phrase: all of them are Chinese or Japanese, U+3000 and above. */
+/** Whether a word may start a translated phrase: all of them are Chinese, Japanese or Korean, U+3000 and above. */
 const mayTranslate = (word: string) => word.charCodeAt(0) >= 0x3000;
 
 /**
@@ -185,7 +200,7 @@ export function joinTranslatedPhrases(words: readonly string[]): string[] {
     let joined = 1;
     if (mayTranslate(words[i]!)) {
       for (let len = Math.min(MAX_TRANSLATED, words.length - i); len >= 2; len--) {
-        if (TRANSLATIONS.has(words.slice(i, i + len).join(''))) {
+        if (translated(words.slice(i, i + len).join(''))) {
           joined = len;
           break;
         }
@@ -205,7 +220,7 @@ export interface SynonymMatch {
 }
 
 /**
- * Finds the synonym phrases of a query's words (and the English of its Chinese or Japanese ones), longest
+ * Finds the synonym phrases of a query's words (and the English of its Chinese, Japanese or Korean ones), longest
  * first, left to right, without overlap.
  */
 export function findSynonyms(words: readonly string[]): SynonymMatch[] {
@@ -218,12 +233,12 @@ export function findSynonyms(words: readonly string[]): SynonymMatch[] {
     for (let len = Math.min(longest, words.length - i); len >= 1; len--) {
       const key = words.slice(i, i + len).join(' ');
       const groups = PHRASE_INDEX.get(key);
-      const translated = translatable ? TRANSLATIONS.get(words.slice(i, i + len).join('')) : undefined;
-      if (!groups && !translated) continue;
+      const english = translatable ? translated(words.slice(i, i + len).join('')) : undefined;
+      if (!groups && !english) continue;
       const alternatives = (groups ?? [])
         .flatMap((gi) => SYNONYM_GROUPS[gi]!)
         .filter((p) => p.join(' ') !== key)
-        .concat(translated ?? []);
+        .concat(english ?? []);
       out.push({ start: i, end: i + len, alternatives });
       i += len;
       matched = true;

@@ -53,11 +53,7 @@ export async function run(args: string[]): Promise<void> {
   if (sizes.some((n) => !Number.isInteger(n) || n < 2) || !Number.isInteger(seeds) || seeds < 1) {
     throw new Error('--sizes takes whole numbers of at least 2, --seeds a whole number of at least 1');
   }
-  const source = process.env.BENCH_SUGGEST_DATABASE ?? 'atskills_suggest';
-  const sourceUrl = await ensureDatabase(source, false);
-  const seeding = connectPostgres({ url: sourceUrl, max: 2 });
-  const corpus = await corpusDocuments(seeding.db, sourceUrl).finally(() => seeding.close());
-  const live = new Set(corpus.map((r) => r.identity));
+  const { source, live } = await suggestionCorpus();
   const messagesFile = values.messages ?? defaultMessagesPath();
   const judgements = loadMessages(messagesFile);
 
@@ -89,6 +85,23 @@ export async function run(args: string[]): Promise<void> {
     bySize,
   });
   process.exit(0);
+}
+
+/**
+ * The suggestion benchmark's database (`atskills_suggest`, or BENCH_SUGGEST_DATABASE; seeded when empty):
+ * its name and URL, its skills as the benchmark reads them, and their identities.
+ */
+export async function suggestionCorpus(): Promise<{
+  source: string;
+  sourceUrl: string;
+  corpus: Awaited<ReturnType<typeof corpusDocuments>>;
+  live: Set<string>;
+}> {
+  const source = process.env.BENCH_SUGGEST_DATABASE ?? 'atskills_suggest';
+  const sourceUrl = await ensureDatabase(source, false);
+  const seeding = connectPostgres({ url: sourceUrl, max: 2 });
+  const corpus = await corpusDocuments(seeding.db, sourceUrl).finally(() => seeding.close());
+  return { source, sourceUrl, corpus, live: new Set(corpus.map((r) => r.identity)) };
 }
 
 /**

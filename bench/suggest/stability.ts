@@ -5,10 +5,11 @@
  * not flip between suggesting and abstaining because an unrelated skill arrived. The engines are built over
  * the suggestion benchmark's database (`atskills_suggest`, or BENCH_SUGGEST_DATABASE: seeded first when
  * empty) and over copies of it with `--remove` skills marked gone (drawn at random per seed from those no
- * judged message lists), and every judged message is answered by both. Per copy: messages whose abstention
- * flipped, whose first suggestion changed (both answering), those a skill gone was suggested for
- * (`reached`), and those it was not whose first suggestion or abstention changed all the same, the mean and largest change of the best
- * candidate's score, the share of the first five kept, and success@1 and recall@5 beside the full index's.
+ * judged message lists), and every judged message is answered by both. Per copy: messages whose
+ * abstention flipped, whose first suggestion changed (both answering), those a skill gone was suggested
+ * for (`reached`), and those it was not whose first suggestion or abstention changed all the same, the
+ * mean and largest change of the best candidate's score, the share of the first five kept, and success@1
+ * and recall@5 beside the full index's.
  * Writes bench/results/suggest-stability.json.
  */
 import { parseArgs } from 'node:util';
@@ -17,14 +18,12 @@ import { createMemoryEngine } from '../../apps/api/src/search/memory-engine.js';
 import { createPostgresEngine } from '../../apps/api/src/search/postgres.js';
 import { ANONYMOUS_VIEWER } from '../../apps/api/src/services/auth/viewer.js';
 import { createSuggestEngine } from '../../apps/api/src/suggest/engine.js';
-import { ensureDatabase } from '../lib/env.js';
 import { type BenchRow, writeResult } from '../lib/report.js';
 import { Rng } from '../lib/rng.js';
 import { round } from '../lib/stats.js';
-import { corpusDocuments } from '../relevance/judgements.js';
 import { copyKeys, figures } from './judgements.js';
 import { defaultMessagesPath, loadMessages, type MessageJudgement } from './messages.js';
-import { copyWithSkillsGone } from './small-hubs.js';
+import { copyWithSkillsGone, suggestionCorpus } from './small-hubs.js';
 
 /** One message's answer, as compared. */
 interface Answered {
@@ -47,11 +46,7 @@ export async function run(args: string[]): Promise<void> {
   if (!Number.isInteger(remove) || remove < 1 || !Number.isInteger(seeds) || seeds < 1) {
     throw new Error('--remove and --seeds take whole numbers of at least 1');
   }
-  const source = process.env.BENCH_SUGGEST_DATABASE ?? 'atskills_suggest';
-  const sourceUrl = await ensureDatabase(source, false);
-  const seeding = connectPostgres({ url: sourceUrl, max: 2 });
-  const corpus = await corpusDocuments(seeding.db, sourceUrl).finally(() => seeding.close());
-  const live = new Set(corpus.map((r) => r.identity));
+  const { source, sourceUrl, corpus, live } = await suggestionCorpus();
   const copyKey = copyKeys(corpus);
   const messagesFile = values.messages ?? defaultMessagesPath();
   const judged = loadMessages(messagesFile).flatMap((j) => {

@@ -255,28 +255,23 @@ describe('search page', () => {
   });
 
   it('says which words of a query it read as others or left out, a Chinese query word by word', () => {
-    const page = renderSearchPage({
-      query: '把这个PDF转换成Word',
-      filters: {},
-      results: [result({})],
-      nextCursor: null,
-      corrected: { pdf: 'pdfs' },
-      ignored: ['把', '这个', '成'],
-      status: null,
-    });
+    // The engine's words: lowercase, Chinese in simplified form, whatever the query's characters.
+    const readAs = (query: string) =>
+      renderSearchPage({
+        query,
+        filters: {},
+        results: [result({})],
+        nextCursor: null,
+        corrected: { pdf: 'pdfs' },
+        ignored: ['把', '这个', '成'],
+        status: null,
+      });
+    const page = readAs('把这个PDF转换成Word');
     assertInert(page);
     expect(page).toContain('Showing results for <strong>pdfs 转换 Word</strong>');
     expect(page).toContain('left out: <s>把</s>, <s>这个</s>, <s>成</s>');
-    // The engine reads traditional characters in simplified form; the page shows the user's own.
-    const traditional = renderSearchPage({
-      query: '把這個PDF轉換成Word',
-      filters: {},
-      results: [result({})],
-      nextCursor: null,
-      corrected: { pdf: 'pdfs' },
-      ignored: ['把', '这个', '成'],
-      status: null,
-    });
+    // Written in traditional characters, the page shows the user's own.
+    const traditional = readAs('把這個PDF轉換成Word');
     expect(traditional).toContain('Showing results for <strong>pdfs 轉換 Word</strong>');
     expect(traditional).toContain('left out: <s>把</s>, <s>這個</s>, <s>成</s>');
   });

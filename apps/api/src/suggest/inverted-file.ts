@@ -62,9 +62,10 @@ export class InvertedFile<T extends Int8Array | Float32Array> {
   /**
    * Clusters `slots`' vectors afresh (about sqrt(N) clusters), in `slice`s (seconds of work at 57,000
    * skills). Queries must wait for it: the clusters are rebuilt in place. `keyOf` names a slot's skill
-   * (copies share a name): the centroids start at the skills whose names hash lowest, and k-means learns
-   * from the KMEANS_SAMPLE lowest, so a skill added or removed moves them by itself alone. (Started at
-   * random places, one skill removed moved every later place, and every cluster with it.)
+   * (its name and description: copies share them): the centroids start at the skills whose keys hash
+   * lowest, and k-means learns from the KMEANS_SAMPLE lowest, so a skill added or removed moves them by
+   * itself alone. (Started at random places, one skill removed moved every later place, and every cluster
+   * with it.)
    */
   async build(slots: readonly number[], keyOf: (slot: number) => string, slice: TimeSlicer): Promise<void> {
     const dims = this.dims;

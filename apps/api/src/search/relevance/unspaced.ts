@@ -113,7 +113,7 @@ function splitPiece(text: string, at: number, emit: (word: string, offset: numbe
  */
 const TO_SIMPLIFIED = OpenCC.Converter({ from: 't', to: 'cn' });
 const HAN = /\p{scx=Han}/u;
-/** Words read lately, as simplified; cleared when full (a request's words recur, a language's skills share most). */
+/** Chinese words read lately, as simplified; cleared when full (a request's words recur, a language's skills share most). */
 const simplified = new Map<string, string>();
 const SIMPLIFIED_HELD = 8_192;
 
@@ -123,9 +123,10 @@ const SIMPLIFIED_HELD = 8_192;
  * (幫我規劃 and 帮我规划 shared no word). Words without a Chinese character come back as they are.
  */
 export function simplifiedForm(word: string): string {
+  if (!HAN.test(word)) return word;
   const held = simplified.get(word);
   if (held !== undefined) return held;
-  const form = HAN.test(word) ? TO_SIMPLIFIED(word) : word;
+  const form = TO_SIMPLIFIED(word);
   if (simplified.size >= SIMPLIFIED_HELD) simplified.clear();
   simplified.set(word, form);
   return form;

@@ -64,6 +64,21 @@ describe('suggestions for messages in other languages', () => {
     }
   });
 
+  it('reads the words of the field of a Spanish, Portuguese, French, Italian or German request as English', async () => {
+    const changelog = 'gh:ComposioHQ/awesome-claude-skills/changelog-generator';
+    for (const message of [
+      'genera el registro de cambios a partir de los mensajes de confirmación desde la última versión',
+      'erstelle das Änderungsprotokoll für die nächste Veröffentlichung aus dem Verlauf',
+    ]) {
+      const answer = await ask(message);
+      expect(answer.results[0]?.hit.identity, message).toBe(changelog);
+    }
+    // The part of the request it answers is quoted in the request's own words, read through their English.
+    const quoted = (await ask('genera el registro de cambios a partir del historial de git')).results[0]
+      ?.matched;
+    expect(quoted).toMatch(/registro de cambios|historial/);
+  });
+
   it('still finds a skill through the words a request borrows from English', async () => {
     const answer = await ask('peux-tu écrire les notes de version à partir des commits git ?');
     expect(answer.results[0]?.hit.identity).toBe('gh:ComposioHQ/awesome-claude-skills/changelog-generator');

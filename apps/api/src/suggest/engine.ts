@@ -42,7 +42,7 @@ import { byRank, diversify, type RankedList, reciprocalRankFusion } from './fusi
 import { grown } from './grow.js';
 import { type PhraseQuoter, phraseQuoter, type Quote } from './matched.js';
 import { type QueryTerm, SemanticModel } from './model.js';
-import { extractNeeds, MIN_PART_WORDS, type Need, taskSignal } from './needs.js';
+import { extractNeeds, type MessageNeeds, MIN_PART_WORDS, type Need, taskSignal } from './needs.js';
 import { SUGGESTION_SNAPSHOT, SUGGESTION_SOURCES, type SuggestionSnapshot } from './snapshot.js';
 import { cachedTermOf } from './term-cache.js';
 import { type ConnectionIntake, type TurnOptions, TurnRefusedError, Turns } from './turns.js';
@@ -789,13 +789,25 @@ export function createSuggestEngine(
    * The phrase of the need's text the skill answers: its densest stretch of need words the skill holds,
    * words of its name, description or headings weighing most.
    */
-  const matchedText = (m: SemanticModel, slot: number, need: Need, quote: PhraseQuoter): Quote =>
+  const matchedText = (
+    m: SemanticModel,
+    slot: number,
+    need: Need,
+    quote: PhraseQuoter,
+    readAs: MessageNeeds['readAs'],
+  ): Quote =>
     quote((word) => {
-      if (!need.words.includes(word)) return 0;
       const weightOf = (term: string) => {
         const held = m.match(slot, term);
         return held ? m.idf(term) * (held.topical ? 1 : BODY_QUOTE_SHARE) : 0;
       };
+      // A word of a message in another language read as English (foreign-terms.ts): its English's weight.
+      const english = readAs.get(word);
+      if (english) {
+        const read = english.filter((w) => need.words.includes(w));
+        return read.length > 0 ? Math.max(...read.map((w) => weightOf(cachedTermOf(w)))) : 0;
+      }
+      if (!need.words.includes(word)) return 0;
       let weight = weightOf(cachedTermOf(word));
       // A Chinese, Japanese or Korean word the skill holds in English (translations.json) is one it answers.
       for (const phrase of translationsOf(word))
@@ -1088,12 +1100,12 @@ export function createSuggestEngine(
             need = needs.parts[i]!;
           }
         });
-        let matched = matchedText(m, c.slot, need, quoterOf(need));
+        let matched = matchedText(m, c.slot, need, quoterOf(need), needs.readAs);
         if (need !== needs.whole) {
           // The need was chosen by the share of it the skill covers, which a short clause gets from one
           // word ("Some are scanned images, not text. Folder" quoted "Folder" for an invoice skill); the
           // whole request's densest phrase wins when it holds over QUOTE_WHOLE_OVER times the evidence.
-          const whole = matchedText(m, c.slot, needs.whole, quoterOf(needs.whole));
+          const whole = matchedText(m, c.slot, needs.whole, quoterOf(needs.whole), needs.readAs);
           if (whole.weight > QUOTE_WHOLE_OVER * matched.weight) matched = whole;
         }
         return {

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { textWords } from '../search/relevance/analyze.js';
+import { intoEnglish } from './foreign-terms.js';
 import { foreignFunctionWords } from './language.js';
 import { extractNeeds, taskSignal } from './needs.js';
 
-const setAside = (message: string) => foreignFunctionWords(textWords(message));
+const setAside = (message: string) => foreignFunctionWords(textWords(message)).functionWords;
 
 describe('foreignFunctionWords', () => {
   it('sets nothing aside in English, loanwords and all', () => {
@@ -46,10 +47,32 @@ describe('foreignFunctionWords', () => {
 });
 
 describe('need extraction in another language', () => {
-  it('keeps a Spanish message’s content words and leaves out its function words', () => {
+  it('keeps a Spanish message’s content words, its words of the field read as English, and leaves out its function words', () => {
     const needs = extractNeeds('necesito convertir este PDF a markdown con las tablas');
-    expect(needs.words).toEqual(expect.arrayContaining(['pdf', 'markdown', 'tablas']));
-    for (const w of ['con', 'las']) expect(needs.words).not.toContain(w);
+    // convertir: convert; tablas, through its stem (tabl): table.
+    expect(needs.words).toEqual(expect.arrayContaining(['convert', 'pdf', 'markdown', 'table']));
+    for (const w of ['con', 'las', 'tablas', 'convertir']) expect(needs.words).not.toContain(w);
+    // What each was read as: a suggestion quotes the message's own words through it.
+    expect(needs.readAs.get('tablas')).toEqual(['table']);
+    expect(needs.readAs.has('con')).toBe(false);
+    // Phrases first, in any of the five languages; words typed without their accents too.
+    expect(extractNeeds('haz una auditoria SEO: investigación de palabras clave').words).toEqual(
+      expect.arrayContaining(['audit', 'seo', 'research', 'keyword']),
+    );
+    expect(extractNeeds('crie uma base de dados para os usuários do projeto').words).toEqual(
+      expect.arrayContaining(['database', 'user', 'project']),
+    );
+    expect(
+      extractNeeds('Kannst du meinen Code auf Sicherheitslücken prüfen und die Datenbank migrieren?').words,
+    ).toEqual(expect.arrayContaining(['code', 'review', 'database', 'migrate']));
+  });
+
+  it('reads a word of another language as English only in a message read as that language', () => {
+    // "red" is Spanish for network, "base" a word of "base de datos": an English message keeps its words.
+    expect(extractNeeds('make the red button call the base API once').words).toEqual(
+      expect.arrayContaining(['red', 'button', 'base', 'api']),
+    );
+    expect(intoEnglish(['tablas'], [], new Set()).words).toEqual(['tablas']);
   });
 
   it('reads an English message as before', () => {

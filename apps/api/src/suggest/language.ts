@@ -54,13 +54,20 @@ WORDS.forEach((words, i) => {
 /** Fewest function words of another language a message must hold to be read as written in it. */
 const MIN_FOREIGN = 2;
 
+/** How a message's language was read: the function words to set aside, and the languages they are of. */
+export interface ForeignReading {
+  functionWords: ReadonlySet<string>;
+  /** The `stopword` codes of the languages read (several when tied); none for English. */
+  languages: readonly string[];
+}
+
 /**
  * The function words to set aside in a message of lowercase `words`: those of the language whose own
  * function words it holds most, when it holds at least two and more of them than English function words
  * (languages tied for most: each one's); none for an English message, or one too short to tell. One map
  * lookup a word: 8,000 characters of a stranger's text cost what their need finding does.
  */
-export function foreignFunctionWords(words: readonly string[]): ReadonlySet<string> {
+export function foreignFunctionWords(words: readonly string[]): ForeignReading {
   let english = 0;
   const counts = new Array<number>(LANGUAGES.length).fill(0);
   for (const w of words) {
@@ -70,12 +77,15 @@ export function foreignFunctionWords(words: readonly string[]): ReadonlySet<stri
     for (let i = 0; i < LANGUAGES.length; i++) if ((bits & (1 << i)) !== 0) counts[i] = counts[i]! + 1;
   }
   const most = Math.max(...counts);
-  if (most < MIN_FOREIGN || most <= english) return NONE;
-  const out = new Set<string>();
+  if (most < MIN_FOREIGN || most <= english) return ENGLISH_READING;
+  const functionWords = new Set<string>();
+  const languages: string[] = [];
   counts.forEach((n, i) => {
-    if (n === most) for (const w of WORDS[i]!) out.add(w);
+    if (n !== most) return;
+    languages.push(LANGUAGES[i]!);
+    for (const w of WORDS[i]!) functionWords.add(w);
   });
-  return out;
+  return { functionWords, languages };
 }
 
-const NONE: ReadonlySet<string> = new Set();
+const ENGLISH_READING: ForeignReading = { functionWords: new Set(), languages: [] };

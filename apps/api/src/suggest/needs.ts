@@ -1,4 +1,5 @@
 import { joinTranslatedPhrases, STOP_WORDS, textWords } from '../search/relevance/analyze.js';
+import { intoEnglish } from './foreign-terms.js';
 import { foreignFunctionWords } from './language.js';
 import {
   joinTracked,
@@ -32,6 +33,11 @@ export interface MessageNeeds {
   whole: Need;
   /** The needs when the message names more than one (distinct clauses); empty for a single need. */
   parts: Need[];
+  /**
+   * The words of a message in Spanish, Portuguese, French, Italian or German read as English
+   * (foreign-terms.ts), and their English: a quote is made of the message's own words.
+   */
+  readAs: ReadonlyMap<string, readonly string[]>;
 }
 
 /** Longest message read (SPEC 2.7: messages up to 8,000 characters). */
@@ -160,11 +166,15 @@ export function extractNeeds(message: string): MessageNeeds {
     for (const clause of splitTracked(sentence, NEW_REQUEST))
       pieces.push({ clause, words: joinTranslatedPhrases(textWords(clause.text)) });
   }
-  // A message in another language: its function words are no need either (language.ts).
-  const foreign = foreignFunctionWords(pieces.flatMap((p) => p.words));
+  // A message in another language: its function words are no need either (language.ts), and its words of
+  // the field are read as their English (foreign-terms.ts).
+  const { functionWords, languages } = foreignFunctionWords(pieces.flatMap((p) => p.words));
   const clauses: Need[] = [];
+  const readAs = new Map<string, readonly string[]>();
   for (const piece of pieces) {
-    const words = piece.words.filter((w) => isContent(w) && !foreign.has(w));
+    const english = languages.length > 0 ? intoEnglish(piece.words, languages, functionWords) : null;
+    if (english) for (const [word, as] of english.readAs) readAs.set(word, as);
+    const words = (english?.words ?? piece.words).filter((w) => isContent(w) && !functionWords.has(w));
     if (words.length > 0) clauses.push({ ...trimClause(piece.clause), words });
   }
   const words = [...new Set(clauses.flatMap((c) => c.words))].slice(0, MAX_WORDS);
@@ -181,7 +191,7 @@ export function extractNeeds(message: string): MessageNeeds {
     } else merged.push({ text: c.text, at: c.at, words: [...c.words] });
   }
   const parts = merged.length > 1 ? merged.slice(0, MAX_PARTS) : [];
-  return { text: text.text, words, whole, parts };
+  return { text: text.text, words, whole, parts, readAs };
 }
 
 /** A clause without the white space and the separating punctuation around it. */

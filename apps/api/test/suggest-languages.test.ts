@@ -136,13 +136,15 @@ describe('suggestions for messages in other languages', () => {
     }
   });
 
-  it('finds a skill written in English for a request in Chinese, Japanese or Korean through the words of the field', async () => {
+  it('finds a skill written in English for a request in Chinese, Japanese, Korean or Russian through the words of the field', async () => {
     const changelog = 'gh:ComposioHQ/awesome-claude-skills/changelog-generator';
     for (const message of [
       '根据最近的提交写这次发布的更新日志',
       'git のコミット履歴から変更履歴を書いて',
       // Korean words carry their particles and endings (로그를, 작성해줘): the dictionary is read through their stems.
       '최근 커밋으로 이번 릴리스의 변경 로그를 작성해줘',
+      // Russian words are declined (журнал изменений, коммитам): read by their Snowball stems.
+      'напиши журнал изменений по последним коммитам для нового релиза',
     ]) {
       const answer = await ask(message);
       expect(answer.results[0]?.hit.identity, message).toBe(changelog);

@@ -9,6 +9,7 @@ import {
   readForm,
   termOf,
   textWords,
+  translationsOf,
   typoBudget,
   typoDistance,
   wordsAt,
@@ -209,6 +210,19 @@ describe('Chinese and Japanese words of the field (translations.json)', () => {
     expect(koreanStems('database')).toEqual([]);
     // Only the dictionary is read through stems: the words the index holds stay as written.
     expect(textWords('로그를 분석해줘')).toEqual(['로그를', '분석해줘']);
+  });
+
+  it('reads a Russian word of the field by its stem, whatever its case or form', () => {
+    expect(alternativesOf('перенеси базу данных и обнови журнал изменений')).toEqual(
+      expect.arrayContaining([
+        ['перенеси', ['migrate']],
+        ['базуданных', ['database']],
+        ['обнови', ['update']],
+        ['журнализменений', ['changelog']],
+      ]),
+    );
+    expect(translationsOf('индексы')).toEqual([['index']]);
+    expect(translationsOf('базы')).toEqual([]);
   });
 
   it('one way: an English query is read as before', () => {

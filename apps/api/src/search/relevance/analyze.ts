@@ -1,3 +1,4 @@
+import { stemmer as russian } from '@orama/stemmers/russian';
 import { stemmer } from 'stemmer';
 import { MAX_QUERY_WORDS, MAX_WORD_LENGTH, ONE_TYPO_FROM, TWO_TYPOS_FROM } from '../tuning.js';
 import { koreanStems } from './korean-endings.js';
@@ -141,8 +142,40 @@ SYNONYM_GROUPS.forEach((group, gi) => {
   }
 });
 
+/** Whether a word is written in Cyrillic (its first letter: U+0400 to U+04FF). */
+const isCyrillic = (word: string) => {
+  const c = word.charCodeAt(0);
+  return c >= 0x0400 && c <= 0x04ff;
+};
+
+/** Whether a word may start a translated phrase: Chinese, Japanese or Korean (U+3000 and above), or Russian. */
+const mayTranslate = (word: string) => word.charCodeAt(0) >= 0x3000 || isCyrillic(word);
+
+/** Russian words' Snowball stems, remembered (a request repeats its words); cleared when full. */
+const russianStems = new Map<string, string>();
+const RUSSIAN_STEMS_HELD = 8_192;
+
 /**
- * The English phrases of each Chinese, Japanese or Korean phrase of `translations.json`, by its words. One way:
+ * A Russian word's stem: Russian declines its nouns and conjugates its verbs ("базы данных", "базу
+ * данных"; "задеплой", "деплоить"), so the dictionary holds each word by its Snowball stem.
+ */
+function russianStem(word: string): string {
+  let stem = russianStems.get(word);
+  if (stem === undefined) {
+    stem = russian(word);
+    if (russianStems.size >= RUSSIAN_STEMS_HELD) russianStems.clear();
+    russianStems.set(word, stem);
+  }
+  return stem;
+}
+
+/** Words as the dictionary holds a phrase of them: run together, a Russian phrase's words by their stems. */
+function runTogether(words: readonly string[]): string {
+  return words.length > 0 && isCyrillic(words[0]!) ? words.map(russianStem).join('') : words.join('');
+}
+
+/**
+ * The English phrases of each Chinese, Japanese, Korean or Russian phrase of `translations.json`, by its words. One way:
  * skills are written in English far more often than requests are, and an English request is read as
  * before (a group of synonyms would add Chinese terms to every English query's search).
  */
@@ -152,10 +185,11 @@ let MAX_TRANSLATED = 1;
 for (const [english, phrases] of Object.entries(translationData.terms)) {
   const target = textWords(english);
   for (const phrase of phrases) {
-    // By its words run together: how the phrase is written, however the analyzer splits it in a sentence.
+    // By its words run together: how the phrase is written, however the analyzer splits it in a sentence
+    // (a Russian word by its stem: it is declined).
     const words = textWords(phrase);
     MAX_TRANSLATED = Math.max(MAX_TRANSLATED, words.length);
-    const key = words.join('');
+    const key = runTogether(words);
     const had = TRANSLATIONS.get(key) ?? [];
     if (!had.some((p) => p.join(' ') === target.join(' '))) TRANSLATIONS.set(key, [...had, target]);
   }
@@ -178,14 +212,11 @@ function translated(key: string): Phrase[] | undefined {
   return undefined;
 }
 
-/** The English phrases a Chinese, Japanese or Korean word stands for (none for any other). */
+/** The English phrases a Chinese, Japanese, Korean or Russian word stands for (none for any other). */
 export function translationsOf(word: string): readonly Phrase[] {
-  return translated(word) ?? NO_PHRASES;
+  return translated(word) ?? (isCyrillic(word) ? translated(russianStem(word)) : undefined) ?? NO_PHRASES;
 }
 const NO_PHRASES: readonly Phrase[] = [];
-
-/** Whether a word may start a translated phrase: all of them are Chinese, Japanese or Korean, U+3000 and above. */
-const mayTranslate = (word: string) => word.charCodeAt(0) >= 0x3000;
 
 /**
  * The words with each run of them that spells a translated phrase made one word ("服务" and "器" as ICU
@@ -200,13 +231,13 @@ export function joinTranslatedPhrases(words: readonly string[]): string[] {
     let joined = 1;
     if (mayTranslate(words[i]!)) {
       for (let len = Math.min(MAX_TRANSLATED, words.length - i); len >= 2; len--) {
-        if (translated(words.slice(i, i + len).join(''))) {
+        if (translated(runTogether(words.slice(i, i + len)))) {
           joined = len;
           break;
         }
       }
     }
-    out.push(joined === 1 ? words[i]! : words.slice(i, i + joined).join(''));
+    out.push(joined === 1 ? words[i]! : runTogether(words.slice(i, i + joined)));
     i += joined;
   }
   return out;
@@ -233,7 +264,7 @@ export function findSynonyms(words: readonly string[]): SynonymMatch[] {
     for (let len = Math.min(longest, words.length - i); len >= 1; len--) {
       const key = words.slice(i, i + len).join(' ');
       const groups = PHRASE_INDEX.get(key);
-      const english = translatable ? translated(words.slice(i, i + len).join('')) : undefined;
+      const english = translatable ? translated(runTogether(words.slice(i, i + len))) : undefined;
       if (!groups && !english) continue;
       const alternatives = (groups ?? [])
         .flatMap((gi) => SYNONYM_GROUPS[gi]!)

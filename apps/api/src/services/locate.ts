@@ -8,6 +8,7 @@ import {
   parseIdentity,
 } from '@atskills/protocol';
 import { problem } from '../problems.js';
+import { remembered } from '../runtime/remembered.js';
 
 /** A cloud identity the hub serves, with where its rows live. */
 export interface LocatedIdentity {
@@ -49,20 +50,13 @@ export function identityOf(loc: SkillLocation, path = loc.path): string {
 }
 
 /** Identities canonicalised lately: parsing is most of a batch revalidation's CPU, and clients repeat theirs. */
-const canonicalMemo = new Map<string, string | undefined>();
 const CANONICAL_MEMO_MAX = 20_000;
 
 /** The canonical identity of request text, or undefined when it does not parse (the full path answers why). */
-export function canonicalIdentity(text: string): string | undefined {
-  if (canonicalMemo.has(text)) return canonicalMemo.get(text);
-  let canonical: string | undefined;
+export const canonicalIdentity: (text: string) => string | undefined = remembered((text) => {
   try {
-    canonical = locateIdentity(text).identity.identity;
+    return locateIdentity(text).identity.identity;
   } catch {
-    canonical = undefined;
+    return undefined;
   }
-  // Dropped whole when full: simpler than an LRU, and refilled by the next few batches.
-  if (canonicalMemo.size >= CANONICAL_MEMO_MAX) canonicalMemo.clear();
-  canonicalMemo.set(text, canonical);
-  return canonical;
-}
+}, CANONICAL_MEMO_MAX);

@@ -13,6 +13,7 @@ import { stemmer as german } from '@orama/stemmers/german';
 import { stemmer as italian } from '@orama/stemmers/italian';
 import { stemmer as portuguese } from '@orama/stemmers/portuguese';
 import { stemmer as spanish } from '@orama/stemmers/spanish';
+import { remembered } from '../runtime/remembered.js';
 import { textWords } from '../search/relevance/analyze.js';
 import translationData from '../search/relevance/translations.json' with { type: 'json' };
 
@@ -40,28 +41,16 @@ function keyOf(stem: (word: string) => string, word: string): string {
 
 /** Per language: the English words of each phrase by its words' keys joined with spaces, and the longest phrase. */
 interface Dictionary {
-  stem: (word: string) => string;
   english: Map<string, string[]>;
   longest: number;
   /** The first words' keys of the phrases of two words or more: no longer phrase is tried at another word. */
   phraseStarts: Set<string>;
-  /** Keys of words read lately (a message repeats its words; stemming one costs about a microsecond). */
-  keys: Map<string, string>;
+  /** A message word's key, remembered (a message repeats its words; stemming one costs about a microsecond). */
+  wordKey: (word: string) => string;
 }
 
-/** Keys remembered per language; cleared when full. */
+/** Keys remembered per language. */
 const KEYS_HELD = 8_192;
-
-/** A message word's key in `dictionary`, remembered. */
-function wordKey(dictionary: Dictionary, word: string): string {
-  let key = dictionary.keys.get(word);
-  if (key === undefined) {
-    key = keyOf(dictionary.stem, word);
-    if (dictionary.keys.size >= KEYS_HELD) dictionary.keys.clear();
-    dictionary.keys.set(word, key);
-  }
-  return key;
-}
 
 const dictionaries = new Map<string, Dictionary>();
 for (const [code, terms] of Object.entries(translationData.byLanguage)) {
@@ -79,7 +68,8 @@ for (const [code, terms] of Object.entries(translationData.byLanguage)) {
       english.set(key, [...new Set([...(english.get(key) ?? []), ...textWords(word)])]);
     }
   }
-  dictionaries.set(code, { stem, english, longest, phraseStarts, keys: new Map() });
+  const wordKey = remembered((word) => keyOf(stem, word), KEYS_HELD);
+  dictionaries.set(code, { english, longest, phraseStarts, wordKey });
 }
 
 /** A message's words with its words of the field read as English, and what each such word was read as. */
@@ -102,7 +92,7 @@ export function intoEnglish(
   const readAs = new Map<string, string[]>();
   const dictionary = languages.map((code) => dictionaries.get(code)).find((d) => d !== undefined);
   if (!dictionary) return { words: [...words], readAs };
-  const keys = words.map((w) => wordKey(dictionary, w));
+  const keys = words.map((w) => dictionary.wordKey(w));
   const out: string[] = [];
   let i = 0;
   while (i < words.length) {

@@ -1,5 +1,6 @@
 import { stemmer as russian } from '@orama/stemmers/russian';
 import { stemmer } from 'stemmer';
+import { remembered } from '../../runtime/remembered.js';
 import { MAX_QUERY_WORDS, MAX_WORD_LENGTH, ONE_TYPO_FROM, TWO_TYPOS_FROM } from '../tuning.js';
 import { koreanStems } from './korean-endings.js';
 import stopWordList from './stop-words.json' with { type: 'json' };
@@ -151,23 +152,14 @@ const isCyrillic = (word: string) => {
 /** Whether a word may start a translated phrase: Chinese, Japanese or Korean (U+3000 and above), or Russian. */
 const mayTranslate = (word: string) => word.charCodeAt(0) >= 0x3000 || isCyrillic(word);
 
-/** Russian words' Snowball stems, remembered (a request repeats its words); cleared when full. */
-const russianStems = new Map<string, string>();
+/** Russian words whose stems are remembered (a request repeats its words). */
 const RUSSIAN_STEMS_HELD = 8_192;
 
 /**
  * A Russian word's stem: Russian declines its nouns and conjugates its verbs ("базы данных", "базу
  * данных"; "задеплой", "деплоить"), so the dictionary holds each word by its Snowball stem.
  */
-function russianStem(word: string): string {
-  let stem = russianStems.get(word);
-  if (stem === undefined) {
-    stem = russian(word);
-    if (russianStems.size >= RUSSIAN_STEMS_HELD) russianStems.clear();
-    russianStems.set(word, stem);
-  }
-  return stem;
-}
+const russianStem = remembered(russian, RUSSIAN_STEMS_HELD);
 
 /** Words as the dictionary holds a phrase of them: run together, a Russian phrase's words by their stems. */
 function runTogether(words: readonly string[]): string {

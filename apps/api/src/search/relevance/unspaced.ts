@@ -5,6 +5,7 @@
  */
 
 import * as OpenCC from 'opencc-js/t2cn';
+import { remembered } from '../../runtime/remembered.js';
 
 /**
  * Letters of the scripts written without spaces between words (Chinese, Japanese, Thai, Lao, Khmer,
@@ -44,26 +45,22 @@ export function holdsUnspaced(run: string): boolean {
  * of one word at each cut.
  */
 const SEGMENT_CHUNK = 128;
-/** Stretches segmented lately, and where their words are (start and end offsets, in pairs). */
-const segmented = new Map<string, Uint8Array>();
 /**
  * Stretches remembered: a message's clauses are split into words several times (its needs, its task
- * signal, the phrases quoted), and the skills of a language share most of theirs; cleared when full.
+ * signal, the phrases quoted), and the skills of a language share most of theirs.
  */
 const SEGMENTED_HELD = 8_192;
 
-/** Where the words of a stretch of unspaced letters (at most SEGMENT_CHUNK) are, as ICU splits them. */
-function wordBounds(stretch: string): Uint8Array {
-  let bounds = segmented.get(stretch);
-  if (bounds) return bounds;
+/**
+ * Where the words of a stretch of unspaced letters (at most SEGMENT_CHUNK) are, as ICU splits them (start
+ * and end offsets, in pairs); remembered.
+ */
+const wordBounds = remembered((stretch: string): Uint8Array => {
   const found: number[] = [];
   for (const s of SEGMENTER.segment(stretch))
     if (s.isWordLike) found.push(s.index, s.index + s.segment.length);
-  bounds = Uint8Array.from(found);
-  if (segmented.size >= SEGMENTED_HELD) segmented.clear();
-  segmented.set(stretch, bounds);
-  return bounds;
-}
+  return Uint8Array.from(found);
+}, SEGMENTED_HELD);
 
 /**
  * A piece's katakana runs apart from its other letters. A run of katakana is one word: Japanese writes
@@ -113,9 +110,9 @@ function splitPiece(text: string, at: number, emit: (word: string, offset: numbe
  */
 const TO_SIMPLIFIED = OpenCC.Converter({ from: 't', to: 'cn' });
 const HAN = /\p{scx=Han}/u;
-/** Chinese words read lately, as simplified; cleared when full (a request's words recur, a language's skills share most). */
-const simplified = new Map<string, string>();
+/** Chinese words remembered as simplified (a request's words recur, a language's skills share most). */
 const SIMPLIFIED_HELD = 8_192;
+const toSimplified = remembered<string>(TO_SIMPLIFIED, SIMPLIFIED_HELD);
 
 /**
  * A word in simplified characters: traditional and simplified Chinese are one language written two ways,
@@ -123,11 +120,5 @@ const SIMPLIFIED_HELD = 8_192;
  * (幫我規劃 and 帮我规划 shared no word). Words without a Chinese character come back as they are.
  */
 export function simplifiedForm(word: string): string {
-  if (!HAN.test(word)) return word;
-  const held = simplified.get(word);
-  if (held !== undefined) return held;
-  const form = TO_SIMPLIFIED(word);
-  if (simplified.size >= SIMPLIFIED_HELD) simplified.clear();
-  simplified.set(word, form);
-  return form;
+  return HAN.test(word) ? toSimplified(word) : word;
 }

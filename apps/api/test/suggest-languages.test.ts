@@ -24,6 +24,16 @@ let memory: ReturnType<typeof createMemoryEngine>;
 let engine: SuggestEngine;
 const ask = (message: string): Promise<SuggestAnswer> =>
   engine.suggest(message, { isAdmin: false, readableNamespaces: [] }, 5);
+const CHANGELOG = 'gh:ComposioHQ/awesome-claude-skills/changelog-generator';
+/** Each message's first suggestion is `identity`. */
+async function expectFirst(identity: string, messages: string[]): Promise<void> {
+  for (const message of messages)
+    expect((await ask(message)).results[0]?.hit.identity, message).toBe(identity);
+}
+/** Every message abstains. */
+async function expectAbstains(messages: string[]): Promise<void> {
+  for (const message of messages) expect((await ask(message)).abstained, message).toBe(true);
+}
 
 beforeAll(async () => {
   db = await createTestDatabase('suggest_languages');
@@ -54,25 +64,19 @@ describe('suggestions for messages in other languages', () => {
   });
 
   it('abstains on small talk and questions no skill answers, in any language', async () => {
-    for (const message of [
+    await expectAbstains([
       'gracias, ¡funcionó perfecto!',
       'qual è la differenza tra un coccodrillo e un alligatore?',
       'quelle heure est-il à Tokyo en ce moment ?',
       '¿cuál es la diferencia entre un cocodrilo y un caimán?',
-    ]) {
-      expect((await ask(message)).abstained, message).toBe(true);
-    }
+    ]);
   });
 
   it('reads the words of the field of a Spanish, Portuguese, French, Italian or German request as English', async () => {
-    const changelog = 'gh:ComposioHQ/awesome-claude-skills/changelog-generator';
-    for (const message of [
+    await expectFirst(CHANGELOG, [
       'genera el registro de cambios a partir de los mensajes de confirmación desde la última versión',
       'erstelle das Änderungsprotokoll für die nächste Veröffentlichung aus dem Verlauf',
-    ]) {
-      const answer = await ask(message);
-      expect(answer.results[0]?.hit.identity, message).toBe(changelog);
-    }
+    ]);
     // The part of the request it answers is quoted in the request's own words, read through their English.
     const quoted = (await ask('genera el registro de cambios a partir del historial de git')).results[0]
       ?.matched;
@@ -81,7 +85,7 @@ describe('suggestions for messages in other languages', () => {
 
   it('still finds a skill through the words a request borrows from English', async () => {
     const answer = await ask('peux-tu écrire les notes de version à partir des commits git ?');
-    expect(answer.results[0]?.hit.identity).toBe('gh:ComposioHQ/awesome-claude-skills/changelog-generator');
+    expect(answer.results[0]?.hit.identity).toBe(CHANGELOG);
   });
 
   it('finds the skills written in Chinese for a request in Chinese, simplified or traditional', async () => {
@@ -125,30 +129,24 @@ describe('suggestions for messages in other languages', () => {
   });
 
   it('abstains on thanks and questions no skill answers in Chinese, Japanese and Korean', async () => {
-    for (const message of [
+    await expectAbstains([
       '谢谢，问题解决了！',
       '鳄鱼和短吻鳄有什么区别？',
       'ありがとうございます、うまくいきました',
       '東京は今何時ですか？',
       '고마워요, 잘 됐어요!',
-    ]) {
-      expect((await ask(message)).abstained, message).toBe(true);
-    }
+    ]);
   });
 
   it('finds a skill written in English for a request in Chinese, Japanese, Korean or Russian through the words of the field', async () => {
-    const changelog = 'gh:ComposioHQ/awesome-claude-skills/changelog-generator';
-    for (const message of [
+    await expectFirst(CHANGELOG, [
       '根据最近的提交写这次发布的更新日志',
       'git のコミット履歴から変更履歴を書いて',
       // Korean words carry their particles and endings (로그를, 작성해줘): the dictionary is read through their stems.
       '최근 커밋으로 이번 릴리스의 변경 로그를 작성해줘',
       // Russian words are declined (журнал изменений, коммитам): read by their Snowball stems.
       'напиши журнал изменений по последним коммитам для нового релиза',
-    ]) {
-      const answer = await ask(message);
-      expect(answer.results[0]?.hit.identity, message).toBe(changelog);
-    }
+    ]);
     // The part of the request it answers is quoted through the words the skill holds in English.
     const quoted = (await ask('git のコミット履歴から変更履歴を書いて')).results[0]?.matched;
     expect(quoted).toContain('コミット');
@@ -159,7 +157,7 @@ describe('suggestions for messages in other languages', () => {
       5,
       undefined,
     );
-    expect(page.hits[0]?.identity).toBe(changelog);
+    expect(page.hits[0]?.identity).toBe(CHANGELOG);
   });
 
   it('reads a Chinese word of the field as its English word itself, so the skills holding it cover the request', async () => {

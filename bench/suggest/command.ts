@@ -49,6 +49,7 @@ import {
   loadMessages,
   MESSAGE_KINDS,
   type MessageJudgement,
+  messageSetName,
   SUGGEST_LIMIT,
 } from './messages.js';
 
@@ -329,18 +330,10 @@ export async function run(args: string[]): Promise<void> {
   writeResult(name, table, extra);
 }
 
-/**
- * The results file a run writes: `suggest` for the judged set (`suggest-scale` among the benchmark scale's
- * skills), `suggest-<set>` for another message file (messages.short.json: `suggest-short`), so that judging
- * another set never overwrites the main set's figures.
- */
+/** The results file a run writes: `suggest` (`suggest-scale` with --scale), then `-<set>` for another message file. */
 function resultName(messagesFile: string, scale: boolean): string {
   const base = scale ? 'suggest-scale' : 'suggest';
-  if (path.resolve(messagesFile) === path.resolve(defaultMessagesPath())) return base;
-  const set = path
-    .basename(messagesFile)
-    .replace(/^messages\.?/, '')
-    .replace(/\.json$/, '');
+  const set = messageSetName(messagesFile);
   return set === '' ? base : `${base}-${set}`;
 }
 

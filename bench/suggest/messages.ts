@@ -67,6 +67,19 @@ export function defaultMessagesPath(): string {
   return existsSync(MESSAGES_PATH) ? MESSAGES_PATH : DEV_MESSAGES_PATH;
 }
 
+/**
+ * The name a message file gives the results it is judged into: '' for the judged set, else what its file name
+ * adds to `messages` (messages.short.json: `short`), so that judging another set never overwrites the main
+ * set's figures.
+ */
+export function messageSetName(messagesFile: string): string {
+  if (path.resolve(messagesFile) === path.resolve(defaultMessagesPath())) return '';
+  return path
+    .basename(messagesFile)
+    .replace(/^messages\.?/, '')
+    .replace(/\.json$/, '');
+}
+
 /** Reads the file as written. */
 export function readMessageFile(file = MESSAGES_PATH): MessageFile {
   return JSON.parse(readFileSync(file, 'utf8')) as MessageFile;

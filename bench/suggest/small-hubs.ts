@@ -1,14 +1,16 @@
 /**
- * `npm run bench -- suggest-small [--sizes 15,40,150,500] [--seeds 12] [--messages <file>]`: suggestions in a hub
- * that holds few skills (a team's own hub, the demo), where the shipped reranker, its abstention threshold and
- * the task prior's "telling word" rule (a word a tenth of the skills at most are about) were fitted at 1,482.
+ * `npm run bench -- suggest-small [--sizes 15,40,150,500] [--seeds 12] [--messages <file>[,<file>...]]`:
+ * suggestions in a hub that holds few skills (a team's own hub, the demo), where the shipped reranker, its
+ * abstention threshold and the task prior's "telling word" rule (a word a tenth of the skills at most are
+ * about, or two) were fitted at 1,482.
  * For each size and seed: the judged skills of messages drawn at random, message by message, until they make
  * half of the size, then skills drawn at random from the rest of the shared corpus; every other skill is
  * marked gone in a copy of the suggestion benchmark's database (`atskills_suggest`, or
  * BENCH_SUGGEST_DATABASE: seeded first when empty). Both engines are built over what is left and answer the
  * messages whose live judged skills were all kept, and every kind-none message. Prints the mean over seeds
  * of success@1, recall@5 and both abstention rates, with `/search` given the whole message beside them, and
- * writes bench/results/suggest-small.json.
+ * writes bench/results/suggest-small.json (several message files are judged together: with the short
+ * requests, `--messages bench/suggest/messages.json,bench/suggest/messages.short.json`, suggest-small-short.json).
  */
 import { parseArgs } from 'node:util';
 import { connectPostgres } from '@atskills/db';
@@ -23,7 +25,7 @@ import { Rng } from '../lib/rng.js';
 import { round } from '../lib/stats.js';
 import { corpusDocuments } from '../relevance/judgements.js';
 import { type Answer, copyKeys, figures } from './judgements.js';
-import { defaultMessagesPath, loadMessages, type MessageJudgement } from './messages.js';
+import { defaultMessagesPath, loadMessages, type MessageJudgement, messageSetName } from './messages.js';
 
 const DEPTH = 10;
 
@@ -54,8 +56,8 @@ export async function run(args: string[]): Promise<void> {
     throw new Error('--sizes takes whole numbers of at least 2, --seeds a whole number of at least 1');
   }
   const { source, live } = await suggestionCorpus();
-  const messagesFile = values.messages ?? defaultMessagesPath();
-  const judgements = loadMessages(messagesFile);
+  const messagesFiles = (values.messages ?? defaultMessagesPath()).split(',');
+  const judgements = messagesFiles.flatMap((file) => loadMessages(file));
 
   const table: BenchRow[] = [];
   const bySize: Record<string, HubFigures[]> = {};
@@ -80,8 +82,9 @@ export async function run(args: string[]): Promise<void> {
       '/search recall@5': mean((h) => h.searchRecallAt5),
     });
   }
-  writeResult('suggest-small', table, {
-    messagesFile: messagesFile.replace(/^.*\/bench\//, 'bench/'),
+  const sets = messagesFiles.map(messageSetName).filter((set) => set !== '');
+  writeResult(['suggest-small', ...sets].join('-'), table, {
+    messagesFiles: messagesFiles.map((file) => file.replace(/^.*\/bench\//, 'bench/')),
     bySize,
   });
   process.exit(0);

@@ -9,6 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { embeddedHubEnv } from '../../../test/support/hub-process.js';
 
@@ -134,6 +135,25 @@ describe('embedded mode from a clean folder', () => {
     expect(response.status).toBe(200);
     const { results } = (await response.json()) as { results: { identity: string }[] };
     expect(results.map((r) => r.identity)).toContain(SKILL);
+  });
+
+  it('suggests the demo skill a short request asks for, and nothing for thanks', async () => {
+    // The suggestion model builds after the search index: 503 with Retry-After until it is ready.
+    const suggest = async (message: string) => {
+      for (let attempt = 0; ; attempt++) {
+        const response = await fetch(`${baseUrl}/v1/suggest?q=${encodeURIComponent(message)}`);
+        if (response.status !== 503 || attempt === 100) {
+          expect(response.status).toBe(200);
+          return (await response.json()) as { results: { identity: string }[]; abstained: boolean };
+        }
+        await sleep(100);
+      }
+    };
+    // Two of the 12 skills are about "release": in a hub this small it still tells (abstain.ts, isTelling).
+    const changelog = await suggest('write the changelog for the new release');
+    expect(changelog.abstained).toBe(false);
+    expect(changelog.results[0]?.identity).toBe('hub:demo/writing/changelog');
+    expect(await suggest('thanks, that worked')).toEqual({ results: [], abstained: true });
   });
 
   it('resolves a demo skill with revision headers and in a batch', async () => {

@@ -20,6 +20,7 @@ import { flagRules } from '../services/flags.js';
 import {
   calibrated,
   type Evidence,
+  isTelling,
   type Reranker,
   rerankValue,
   SHIPPED_RERANKER,
@@ -295,8 +296,6 @@ const BODY_QUOTE_SHARE = 0.25;
  * of share changed 15, as many for the worse as for the better.
  */
 const QUOTE_WHOLE_OVER = 2;
-/** A need word is informative when some skills are about it, but at most this share of them (not "code"). */
-const INFORMATIVE_MAX_SHARE = 0.1;
 /**
  * The largest idf of the index the reranker was fitted on (the 1,482-skill shared corpus:
  * log(1 + 1482.5 / 0.5)); idf masses are expressed on that scale (see `coverage`).
@@ -780,10 +779,7 @@ export function createSuggestEngine(
    * Whether a need word is telling in the index: some skills are about it (it is in their name, description
    * or headings), and not so many that it says nothing.
    */
-  const informative = (m: SemanticModel, term: string): boolean => {
-    const about = m.topicalCount(term);
-    return about >= 1 && about <= Math.max(1, INFORMATIVE_MAX_SHARE * m.size);
-  };
+  const informative = (m: SemanticModel, term: string): boolean => isTelling(m.topicalCount(term), m.size);
 
   /**
    * The phrase of the need's text the skill answers: its densest stretch of need words the skill holds,

@@ -3,6 +3,7 @@ import {
   ABSTAIN_BELOW,
   calibrated,
   calibratedScore,
+  isTelling,
   rerankValue,
   SHIPPED_RERANKER,
   shownScore,
@@ -49,6 +50,18 @@ describe('task signal', () => {
     expect(TASK_PRIOR.thin).toBeLessThan(1);
     expect(taskPrior({ request: true, smallTalk: true, informative: 2 })).toBe(0);
     expect(taskPrior({ request: true, smallTalk: false, informative: 0 })).toBe(0);
+  });
+
+  it('counts a word as telling when a tenth of the skills at most are about it, or two in a small hub', () => {
+    // The corpus's size: a tenth.
+    expect(isTelling(148, 1482)).toBe(true);
+    expect(isTelling(149, 1482)).toBe(false);
+    // The demo's 12 skills: a word its changelog and release-notes skills are about is telling, not three.
+    expect(isTelling(2, 12)).toBe(true);
+    expect(isTelling(3, 12)).toBe(false);
+    // A word no skill is about tells nothing, however small the hub.
+    expect(isTelling(0, 12)).toBe(false);
+    expect(isTelling(0, 1482)).toBe(false);
   });
 });
 

@@ -153,6 +153,9 @@ describe('embedded mode from a clean folder', () => {
     const changelog = await suggest('write the changelog for the new release');
     expect(changelog.abstained).toBe(false);
     expect(changelog.results[0]?.identity).toBe('hub:demo/writing/changelog');
+    // Two telling words, but the request names the skill whole (abstain.ts, taskPrior).
+    const notes = await suggest('draft release notes for v2.3');
+    expect(notes.results[0]?.identity).toBe('hub:demo/writing/release-notes');
     expect(await suggest('thanks, that worked')).toEqual({ results: [], abstained: true });
   });
 

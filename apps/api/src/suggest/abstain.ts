@@ -267,9 +267,19 @@ export function isTelling(skillsAbout: number, hubSize: number): boolean {
 /** At most this many telling words: a message names too little for most skills (TASK_PRIOR.thin). */
 export const THIN_WORDS = 2;
 
-/** The task prior of a message. */
-export function taskPrior(t: TaskEvidence): number {
+/**
+ * The task prior of a message; `namesSkill`: the message holds the whole name of one of its candidates. A
+ * message that names a skill ("do a code review": code-review; "write a skill": writing-skills) named
+ * enough for the thin prior's doubt: it asks for what the skill is called. Among the judged messages at
+ * 1,482 skills no message under the thin prior names a candidate whole (those are all kinds none), nor does
+ * any answer of the small-hub benchmark change; what changes is the shortest requests, which the judged sets
+ * hold few of (docs/performance.md, "Requests that name a skill").
+ */
+export function taskPrior(t: TaskEvidence, namesSkill = false): number {
   if (t.smallTalk) return TASK_PRIOR.smallTalk;
   if (t.informative === 0) return TASK_PRIOR.noInformative;
-  return t.informative <= THIN_WORDS ? TASK_PRIOR.thin : 1;
+  return t.informative <= THIN_WORDS && !namesSkill ? TASK_PRIOR.thin : 1;
 }
+
+/** A candidate's `nameCovered` at which the message holds its whole name (an idf-weighted share, so 1 up to rounding). */
+export const NAMED_WHOLE = 1 - 1e-9;

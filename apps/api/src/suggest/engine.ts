@@ -21,6 +21,7 @@ import {
   calibrated,
   type Evidence,
   isTelling,
+  NAMED_WHOLE,
   type Reranker,
   rerankValue,
   SHIPPED_RERANKER,
@@ -881,7 +882,6 @@ export function createSuggestEngine(
     }
     // A model rebuilt while the request waited may read its words otherwise.
     const task = asked && m === readBy ? asked : taskOf(m);
-    const prior = taskPrior(task);
     const readable = new Set(viewer.readableNamespaces.map((n) => n.toLowerCase()));
     const admit = (slot: number) => {
       const a = access[slot];
@@ -1034,6 +1034,10 @@ export function createSuggestEngine(
       };
       return { identity, slot, parts, evidence };
     });
+    const prior = taskPrior(
+      task,
+      scored.some((c) => c.evidence.nameCovered >= NAMED_WHOLE),
+    );
     // Each candidate's description match against the best one among the candidates (a second pass: the
     // best is known once every candidate is scored).
     const leading = Math.max(0, ...scored.map((c) => c.evidence.descriptionCovered));

@@ -50,6 +50,10 @@ describe('task signal', () => {
     expect(TASK_PRIOR.thin).toBeLessThan(1);
     expect(taskPrior({ request: true, smallTalk: true, informative: 2 })).toBe(0);
     expect(taskPrior({ request: true, smallTalk: false, informative: 0 })).toBe(0);
+    // Naming a skill whole lifts the thin prior's doubt, never small talk's or no telling word's.
+    expect(taskPrior({ request: true, smallTalk: false, informative: 2 }, true)).toBe(1);
+    expect(taskPrior({ request: true, smallTalk: true, informative: 2 }, true)).toBe(0);
+    expect(taskPrior({ request: true, smallTalk: false, informative: 0 }, true)).toBe(0);
   });
 
   it('counts a word as telling when a tenth of the skills at most are about it, or two in a small hub', () => {

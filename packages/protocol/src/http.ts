@@ -151,9 +151,12 @@ export type ResolveResponseItem = z.infer<typeof ResolveResponseItem>;
 export const ResolveResponse = z.object({ items: z.array(ResolveResponseItem) });
 export type ResolveResponse = z.infer<typeof ResolveResponse>;
 
+/** The longest search query, in characters. */
+export const SEARCH_MAX_QUERY = 256;
+
 /** GET /search query string. */
 export const SearchQuery = z.object({
-  q: z.string().trim().min(1).max(256),
+  q: z.string().trim().min(1).max(SEARCH_MAX_QUERY),
   limit: z.coerce.number().int().min(1).max(100).default(20),
   cursor: z.string().max(1024).optional(),
   source: z.enum(['gh', 'hub']).optional(),

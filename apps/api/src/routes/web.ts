@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { isProtocolError, type SafetyFinding } from '@atskills/protocol';
+import { isProtocolError, type SafetyFinding, SEARCH_MAX_QUERY } from '@atskills/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { toProblem } from '../plugins/errors.js';
@@ -42,7 +42,6 @@ import { registerBrowseRoutes } from './web-browse.js';
 // Pages read through the same services as the JSON API, always with `request.viewer`, so a page never shows
 // what the API would hide. Routes are hidden from the OpenAPI document: they are HTML for people.
 
-const MAX_QUERY = 256;
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 100;
 const PAGE_PREFIX = '/s/';
@@ -81,9 +80,9 @@ function readSearchForm(query: Record<string, unknown>): {
   const rawLimit = Number(firstString(query.limit) ?? DEFAULT_LIMIT);
   const limit = Number.isInteger(rawLimit) ? Math.min(Math.max(rawLimit, 1), MAX_LIMIT) : DEFAULT_LIMIT;
   const cursor = firstString(query.cursor) || undefined;
-  const form = { q: q.slice(0, MAX_QUERY), limit, cursor, filters };
-  if (q.length > MAX_QUERY) {
-    return { ...form, error: `The query is longer than ${MAX_QUERY} characters; shorten it.` };
+  const form = { q: q.slice(0, SEARCH_MAX_QUERY), limit, cursor, filters };
+  if (q.length > SEARCH_MAX_QUERY) {
+    return { ...form, error: `The query is longer than ${SEARCH_MAX_QUERY} characters; shorten it.` };
   }
   return form;
 }

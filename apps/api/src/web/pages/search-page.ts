@@ -1,4 +1,4 @@
-import { parseIdentity } from '@atskills/protocol';
+import { parseIdentity, SEARCH_MAX_QUERY } from '@atskills/protocol';
 import { readForm, wordsAt } from '../../search/relevance/analyze.js';
 import { flagBadges, referenceBox, referenceText } from '../components.js';
 import { formatCount, formatDateTime } from '../format.js';
@@ -95,7 +95,7 @@ export function searchForm(
   return html`<form class="search" method="get" action="/" role="search" aria-label="Search skills">
 <div class="search-row">
 <label for="q" class="visually-hidden">Search skills</label>
-<input type="search" id="q" name="q" value="${query}" maxlength="256" placeholder="Search skills by name, description or content"${options.autofocus === false ? '' : html` autofocus`}>
+<input type="search" id="q" name="q" value="${query}" maxlength="${SEARCH_MAX_QUERY}" placeholder="Search skills by name, description or content"${options.autofocus === false ? '' : html` autofocus`}>
 <label for="source" class="visually-hidden">Source</label>
 <select id="source" name="source">${option('', 'All sources')}${option('gh', 'GitHub (gh:)')}${option('hub', 'Hub (hub:)')}</select>
 <button type="submit">Search</button>

@@ -1,3 +1,4 @@
+import { SEARCH_MAX_QUERY } from '@atskills/protocol';
 import { describe, expect, it } from 'vitest';
 import { suggestedSkill } from '../../../../../packages/protocol/src/http.test-support.js';
 import type { SuggestHitResponse } from '../../schemas.js';
@@ -47,5 +48,23 @@ describe('the "describe your task" page', () => {
       answer: { results: [hit('alpha', 0.5)], abstained: false },
     });
     expect(high).not.toContain('suggest-unlikely');
+  });
+
+  it('links an abstention to a search for the same words, cut to what a search takes', () => {
+    const short = renderSuggestPage({
+      message: 'book a table  for two',
+      answer: { results: [], abstained: true },
+    });
+    expect(short).toContain('No skill fits');
+    expect(short).toContain('href="/?q=book+a+table+for+two"');
+    const long = renderSuggestPage({
+      message: `${'word '.repeat(60)}tail`,
+      answer: { results: [], abstained: true },
+    });
+    const q = new URLSearchParams(
+      /href="\/\?([^"]+)">Search the hub/.exec(long)![1]!.replace(/&amp;/g, '&'),
+    ).get('q')!;
+    expect(q.length).toBeLessThanOrEqual(SEARCH_MAX_QUERY);
+    expect(q).toMatch(/^(word )+word$/);
   });
 });

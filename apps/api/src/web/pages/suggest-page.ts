@@ -1,9 +1,14 @@
-import { byLikelihood, UNLIKELY_SUGGESTION_BELOW } from '@atskills/protocol';
+import {
+  byLikelihood,
+  SEARCH_MAX_QUERY,
+  SUGGEST_MAX_QUERY,
+  UNLIKELY_SUGGESTION_BELOW,
+} from '@atskills/protocol';
 import type { SuggestPageResponse } from '../../schemas.js';
 import { flagBadges, referenceBox, wireFlagView } from '../components.js';
 import { html } from '../html.js';
 import { layout } from '../layout.js';
-import { skillPageUrl } from '../urls.js';
+import { queryString, skillPageUrl } from '../urls.js';
 
 /** What the "describe your task" page shows: the message typed, and the hub's answer when there is one. */
 export interface SuggestPageModel {
@@ -45,6 +50,18 @@ ${
 }`;
 }
 
+/**
+ * The message as a search query: whole when it fits the search's limit, else up to the last space that does
+ * (a search page link must not answer 400).
+ */
+function searchQueryOf(message: string): string {
+  const text = message.trim().replace(/\s+/g, ' ');
+  if (text.length <= SEARCH_MAX_QUERY) return text;
+  const cut = text.slice(0, SEARCH_MAX_QUERY + 1);
+  const space = cut.lastIndexOf(' ');
+  return space > 0 ? cut.slice(0, space) : text.slice(0, SEARCH_MAX_QUERY);
+}
+
 /** `/suggest`: a "describe your task" box and the skills the hub suggests for it, with their scores. */
 export function renderSuggestPage(model: SuggestPageModel): string {
   const { answer } = model;
@@ -53,7 +70,7 @@ export function renderSuggestPage(model: SuggestPageModel): string {
     html`<h1>Describe your task</h1>
 <form method="get" action="/suggest" class="suggest-form">
 <label for="suggest-q">What are you working on? Write it as you would to your agent.</label>
-<textarea id="suggest-q" name="q" rows="5" maxlength="2000" required placeholder="the CI on my PR keeps failing on lint, pull the Actions logs and fix it">${model.message}</textarea>
+<textarea id="suggest-q" name="q" rows="5" maxlength="${SUGGEST_MAX_QUERY}" required placeholder="the CI on my PR keeps failing on lint, pull the Actions logs and fix it">${model.message}</textarea>
 <button type="submit">Suggest skills</button>
 </form>
 ${model.error ? html`<p class="notice" role="alert">${model.error}</p>` : ''}
@@ -61,7 +78,8 @@ ${
   !answer
     ? html`<p>The hub reads the message the way it reads an agent's (code, logs and quoted text are set aside) and suggests the skills that would help. The score is the estimated chance that a skill helps, the same meaning for every message.</p>`
     : answer.abstained
-      ? html`<p class="notice">No skill fits this well enough. The hub says nothing rather than suggest a wrong skill.</p>`
+      ? html`<p class="notice">No skill fits this well enough. The hub says nothing rather than suggest a wrong skill.</p>
+<p><a href="/${queryString({ q: searchQueryOf(model.message) })}">Search the hub for these words</a> to browse the closest skills yourself.</p>`
       : suggestionLists(answer.results)
 }`,
   ).value;

@@ -320,6 +320,7 @@ describe('/v1/suggest', () => {
     expect(page.body).toMatch(/score \d\.\d\d/);
     const none = await hub.app.inject({ url: `/suggest?q=${encodeURIComponent('thanks!')}` });
     expect(none.body).toContain('No skill fits');
+    expect(none.body).toContain('href="/?q=thanks%21">Search the hub for these words</a>');
     expect(none.body).not.toContain('<script>');
   });
 
@@ -533,6 +534,7 @@ describe('/v1/suggest', () => {
       expect(answer.results.length).toBeLessThanOrEqual(2);
       const plain = await runCliCaptured(['suggest'], { cwd: dir, env: env(), stdin: 'thanks, that worked' });
       expect(plain.stdout).toContain('No skill fits');
+      expect(plain.stdout).toContain('atskills search');
       expect((await runCliCaptured(['suggest'], { cwd: dir, env: env(), stdin: '' })).code).toBe(2);
     });
 

@@ -56,7 +56,10 @@ export function registerSuggest(program: Command, ctx: CliContext): void {
           `The hub's suggestion answer does not match the protocol (${answer.error.issues[0]?.message}).`,
         );
       if (opts.json) return ctx.json(answer.data);
-      if (answer.data.abstained) return ctx.out('No skill fits this message well enough.');
+      if (answer.data.abstained)
+        return ctx.out(
+          'No skill fits this message well enough. To look yourself: atskills search <the words that matter>',
+        );
       for (const line of suggestionLines(answer.data.results)) ctx.out(line);
     });
 }

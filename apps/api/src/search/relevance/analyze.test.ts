@@ -188,7 +188,7 @@ describe('Chinese and Japanese words of the field (translations.json)', () => {
   it('reads a Chinese or Japanese word of the field as its English too', () => {
     expect(alternativesOf('帮我写这次发布的更新日志')).toEqual(
       expect.arrayContaining([
-        ['发布', ['release']],
+        ['发布', ['release', 'publish']],
         ['更新日志', ['changelog']],
       ]),
     );
@@ -223,6 +223,17 @@ describe('Chinese and Japanese words of the field (translations.json)', () => {
     );
     expect(translationsOf('индексы')).toEqual([['index']]);
     expect(translationsOf('базы')).toEqual([]);
+  });
+
+  it("reads a Russian past participle as its verb's word", () => {
+    // -ить verbs: the participle's stem is the verb's and "ен", an "л" after a labial.
+    expect(translationsOf('смерженным')).toEqual([['merge']]);
+    expect(translationsOf('задеплоенный')).toEqual([['deploy']]);
+    expect(translationsOf('удалённых')).toEqual([['delete']]);
+    expect(translationsOf('добавленные')).toEqual([['add']]);
+    // A word that is no participle, or whose base is no verb of the dictionary, stays unread.
+    expect(translationsOf('время')).toEqual([]);
+    expect(translationsOf('стен')).toEqual([]);
   });
 
   it('one way: an English query is read as before', () => {

@@ -204,9 +204,28 @@ function translated(key: string): Phrase[] | undefined {
   return undefined;
 }
 
+/**
+ * The verb stem of a Russian past participle's stem: the dictionary holds a verb by its infinitive's and
+ * imperative's stems, and a participle of an -ить verb stems to that and "ен" ("смерженный" -> "смержен",
+ * "смержить" -> "смерж"), with an "л" after a labial ("добавленный" -> "добавлен", "добавить" -> "добав").
+ * Written by hand: Snowball stems inflections, not derivations, and no Russian morphology package is at hand.
+ */
+function participleVerbStem(stem: string): string | undefined {
+  return (/^(.{3,}[бвмпф])лен$/.exec(stem) ?? /^(.{3,})ен$/.exec(stem))?.[1];
+}
+
+/** The English phrases of a Russian word: by its stem, else a participle's by its verb's stem. */
+function russianTranslated(word: string): Phrase[] | undefined {
+  const stem = russianStem(word);
+  const direct = translated(stem);
+  if (direct) return direct;
+  const verb = participleVerbStem(stem);
+  return verb === undefined ? undefined : translated(verb);
+}
+
 /** The English phrases a Chinese, Japanese, Korean or Russian word stands for (none for any other). */
 export function translationsOf(word: string): readonly Phrase[] {
-  return translated(word) ?? (isCyrillic(word) ? translated(russianStem(word)) : undefined) ?? NO_PHRASES;
+  return translated(word) ?? (isCyrillic(word) ? russianTranslated(word) : undefined) ?? NO_PHRASES;
 }
 const NO_PHRASES: readonly Phrase[] = [];
 

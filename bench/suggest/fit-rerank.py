@@ -69,6 +69,7 @@ LOG = {"topicalIdf", "allIdf"}  # fed as log(1 + x), as abstain.ts does
 # As in engine.ts and fusion.ts.
 COVERS = 0.5
 RESULT_FLOOR = 0.01
+NAMED_WHOLE = 1 - 1e-9
 
 
 def read_explain(paths):
@@ -96,6 +97,8 @@ def prepare(ms, feats):
         c = m["candidates"]
         m["X"] = np.array([vec(x, feats) for x in c]) if c else np.zeros((0, len(feats)))
         m["y"] = np.array([1.0 if x["relevant"] else 0.0 for x in c])
+        # abstain.ts NAMED_WHOLE: the message holds a candidate's whole name (the thin prior gives way).
+        m["names"] = any(x["nameCovered"] >= NAMED_WHOLE for x in c)
 
 
 def fit_listwise(ms, d, l2=L2):
@@ -197,12 +200,13 @@ def scores(m, model):
 
 
 def prior(m, rule):
-    """abstain.ts taskPrior; rule = (noRequest, thin)."""
+    """abstain.ts taskPrior (a message naming a candidate whole is not thin); rule = (noRequest, thin)."""
     no_request, thin = rule
     t = m.get("task")
     if not t or t["smallTalk"] or t["informative"] == 0:
         return 0.0
-    return (1.0 if t["request"] else no_request) * (thin if t["informative"] <= THIN_WORDS else 1.0)
+    thin_message = t["informative"] <= THIN_WORDS and not m.get("names", False)
+    return (1.0 if t["request"] else no_request) * (thin if thin_message else 1.0)
 
 
 def best(m, model, rule):

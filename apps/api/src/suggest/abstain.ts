@@ -271,7 +271,7 @@ export const THIN_WORDS = 2;
  * The task prior of a message; `namesSkill`: the message holds the whole name of one of its candidates. A
  * message that names a skill ("do a code review": code-review; "write a skill": writing-skills) named
  * enough for the thin prior's doubt: it asks for what the skill is called. Among the judged messages at
- * 1,482 skills no message under the thin prior names a candidate whole (those are all kinds none), nor does
+ * 1,482 skills no message under the thin prior names a candidate whole (all of them are of kind none), nor does
  * any answer of the small-hub benchmark change; what changes is the shortest requests, which the judged sets
  * hold few of (docs/performance.md, "Requests that name a skill").
  */

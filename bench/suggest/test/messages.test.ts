@@ -3,7 +3,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkMessages, loadMessages, MESSAGE_KINDS, readMessageFile } from '../messages.js';
+import {
+  checkMessages,
+  defaultMessagesPath,
+  loadMessages,
+  MESSAGE_KINDS,
+  messageSetName,
+  readMessageFile,
+} from '../messages.js';
 
 describe('bench/suggest/messages.json', () => {
   it('judges only corpus skills, with unique ids and at least the minimum of every kind', async () => {
@@ -37,5 +44,11 @@ describe('bench/suggest/messages.json', () => {
     expect(report.errors).toEqual([
       expect.stringMatching(new RegExp(`^message ${target.id}: pooled gh:\\S+ not in relevant$`)),
     ]);
+  });
+
+  it('names the results of another message set apart from the judged set', () => {
+    expect(messageSetName(defaultMessagesPath())).toBe('');
+    expect(messageSetName('bench/suggest/messages.short.json')).toBe('short');
+    expect(messageSetName('/tmp/messages.foreign.json')).toBe('foreign');
   });
 });

@@ -97,8 +97,9 @@ def prepare(ms, feats):
         c = m["candidates"]
         m["X"] = np.array([vec(x, feats) for x in c]) if c else np.zeros((0, len(feats)))
         m["y"] = np.array([1.0 if x["relevant"] else 0.0 for x in c])
-        # abstain.ts NAMED_WHOLE: the message holds a candidate's whole name (the thin prior gives way).
-        m["names"] = any(x["nameCovered"] >= NAMED_WHOLE for x in c)
+        # abstain.ts NAMED_WHOLE: the message holds a candidate's whole name (when it is the best-ranked one,
+        # the thin prior gives way: taskPrior).
+        m["named"] = np.array([x["nameCovered"] >= NAMED_WHOLE for x in c], dtype=bool)
 
 
 def fit_listwise(ms, d, l2=L2):
@@ -175,9 +176,9 @@ def shown_report(ms, model, order=None):
         shown = fit_shown(train_ms, model)
         for j in (j for i, j in enumerate(order) if i % K == k):
             m = ms[j]
-            if not len(m["y"]) or prior(m, model[2]) == 0:
+            if not len(m["y"]) or prior(m, model[2], model) == 0:
                 continue
-            pr = prior(m, model[2])
+            pr = prior(m, model[2], model)
             platt_s, shown_s = scores(m, model) * pr, shown_scores(m, model, shown) * pr
             for place, i in enumerate(np.argsort(-platt_s, kind="stable")[:5]):
                 rows.append((place, platt_s[i], shown_s[i], m["y"][i]))
@@ -199,18 +200,19 @@ def scores(m, model):
     return 1 / (1 + np.exp(-(cal[0] * (m["X"] @ wr) + cal[1])))
 
 
-def prior(m, rule):
-    """abstain.ts taskPrior (a message naming a candidate whole is not thin); rule = (noRequest, thin)."""
+def prior(m, rule, model):
+    """abstain.ts taskPrior (a message naming its best-ranked candidate whole is not thin); rule = (noRequest, thin)."""
     no_request, thin = rule
     t = m.get("task")
     if not t or t["smallTalk"] or t["informative"] == 0:
         return 0.0
-    thin_message = t["informative"] <= THIN_WORDS and not m.get("names", False)
+    names_best = len(m["y"]) > 0 and bool(m["named"][int(np.argmax(m["X"] @ model[0]))])
+    thin_message = t["informative"] <= THIN_WORDS and not names_best
     return (1.0 if t["request"] else no_request) * (thin if thin_message else 1.0)
 
 
 def best(m, model, rule):
-    return float(scores(m, model).max()) * prior(m, rule) if len(m["y"]) else 0.0
+    return float(scores(m, model).max()) * prior(m, rule, model) if len(m["y"]) else 0.0
 
 
 def rates(ms, model, rule, t):
@@ -286,7 +288,7 @@ def answer(m, model):
     if not c:
         return (0.0, 0.0, 0.0, True) if m["kind"] != "none" else (None, None, None, True)
     value = m["X"] @ wr
-    score = scores(m, model) * prior(m, p)
+    score = scores(m, model) * prior(m, p, model)
     abstained = bool(score.max() < t)
     if m["kind"] == "none":
         return None, None, None, abstained

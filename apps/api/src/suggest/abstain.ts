@@ -268,12 +268,15 @@ export function isTelling(skillsAbout: number, hubSize: number): boolean {
 export const THIN_WORDS = 2;
 
 /**
- * The task prior of a message; `namesSkill`: the message holds the whole name of one of its candidates. A
- * message that names a skill ("do a code review": code-review; "write a skill": writing-skills) named
- * enough for the thin prior's doubt: it asks for what the skill is called. Among the judged messages at
- * 1,482 skills no message under the thin prior names a candidate whole (all of them are of kind none), nor does
- * any answer of the small-hub benchmark change; what changes is the shortest requests, which the judged sets
- * hold few of (docs/performance.md, "Requests that name a skill").
+ * The task prior of a message; `namesSkill`: the message holds the whole name of its best-ranked candidate.
+ * A message that names the skill it is answered with ("do a code review": code-review; "write a skill":
+ * writing-skills) named enough for the thin prior's doubt: it asks for what that skill is called. Its best
+ * candidate only: a skill named with one common word ("research", "start", "forecast", "update") among the
+ * candidates had answered "research the history of Rome" and "forecast the weather for Paris" with other
+ * skills. Among the judged messages at 1,482 skills no message under the thin prior names its best
+ * candidate (all of them are of kind none), nor does any answer of the small-hub benchmark change; what
+ * changes is the shortest requests, which the judged sets hold few of (docs/performance.md, "Requests that
+ * name a skill").
  */
 export function taskPrior(t: TaskEvidence, namesSkill = false): number {
   if (t.smallTalk) return TASK_PRIOR.smallTalk;

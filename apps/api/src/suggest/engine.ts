@@ -1034,19 +1034,26 @@ export function createSuggestEngine(
       };
       return { identity, slot, parts, evidence };
     });
-    const prior = taskPrior(
-      task,
-      scored.some((c) => c.evidence.nameCovered >= NAMED_WHOLE),
-    );
     // Each candidate's description match against the best one among the candidates (a second pass: the
     // best is known once every candidate is scored).
     const leading = Math.max(0, ...scored.map((c) => c.evidence.descriptionCovered));
-    const ranked = scored.map(({ identity, slot, parts, evidence }) => {
-      evidence.descriptionLead = leading > 0 ? evidence.descriptionCovered / leading : 0;
-      // Ordered by the reranker; the score is its calibration (monotonic, so the order is the same).
-      const rank = rerankValue(evidence, reranker);
-      return { key: identity, slot, score: calibrated(rank, reranker) * prior, parts, rank, evidence };
+    const valued = scored.map((c) => {
+      c.evidence.descriptionLead = leading > 0 ? c.evidence.descriptionCovered / leading : 0;
+      return { ...c, rank: rerankValue(c.evidence, reranker) };
     });
+    // The message names its best candidate when it holds that skill's whole name (abstain.ts taskPrior).
+    let first: (typeof valued)[number] | undefined;
+    for (const c of valued) if (!first || c.rank > first.rank) first = c;
+    const prior = taskPrior(task, first !== undefined && first.evidence.nameCovered >= NAMED_WHOLE);
+    // Ordered by the reranker; the score is its calibration (monotonic, so the order is the same).
+    const ranked = valued.map(({ identity, slot, parts, evidence, rank }) => ({
+      key: identity,
+      slot,
+      score: calibrated(rank, reranker) * prior,
+      parts,
+      rank,
+      evidence,
+    }));
     // Each skill once, then each need covered. A skill keeps the place, score and need coverage of its
     // best-ranked copy (what its copies share, name and description, is what a suggestion shows) and is shown
     // as the copy shownCopy picks (the identity an agent reads, and the words of the message it quotes).

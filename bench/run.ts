@@ -40,6 +40,7 @@ const benchmarks: Record<string, () => Promise<{ run(args: string[]): Promise<vo
   'suggest-overload': () => import('./suggest/overload.js'),
   'suggest-small': () => import('./suggest/small-hubs.js'),
   'suggest-stability': () => import('./suggest/stability.js'),
+  'suggest-ask': () => import('./suggest/ask.js'),
 };
 
 const [name, ...rest] = process.argv.slice(2);

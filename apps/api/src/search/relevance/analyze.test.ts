@@ -231,6 +231,11 @@ describe('Chinese and Japanese words of the field (translations.json)', () => {
     expect(translationsOf('задеплоенный')).toEqual([['deploy']]);
     expect(translationsOf('удалённых')).toEqual([['delete']]);
     expect(translationsOf('добавленные')).toEqual([['add']]);
+    // The same in a search query: every lookup of the dictionary reads participles.
+    expect(alternativesOf('смерженные ветки')).toEqual([
+      ['смерженные', ['merge']],
+      ['ветки', ['branch']],
+    ]);
     // A word that is no participle, or whose base is no verb of the dictionary, stays unread.
     expect(translationsOf('время')).toEqual([]);
     expect(translationsOf('стен')).toEqual([]);

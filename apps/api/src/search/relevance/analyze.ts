@@ -190,19 +190,6 @@ for (const [english, phrases] of Object.entries(translationData.terms)) {
 /** Longest synonym phrase, in words. */
 const MAX_PHRASE = Math.max(...SYNONYM_GROUPS.flat().map((p) => p.length));
 
-/**
- * The English phrases of a dictionary word (or words run together), a Korean word also through its stem:
- * its particle or verb ending taken off (korean-endings.ts).
- */
-function translated(key: string): Phrase[] | undefined {
-  const direct = TRANSLATIONS.get(key);
-  if (direct) return direct;
-  for (const stem of koreanStems(key)) {
-    const found = TRANSLATIONS.get(stem);
-    if (found) return found;
-  }
-  return undefined;
-}
 
 /**
  * The verb stem of a Russian past participle's stem: the dictionary holds a verb by its infinitive's and
@@ -214,18 +201,26 @@ function participleVerbStem(stem: string): string | undefined {
   return (/^(.{3,}[бвмпф])лен$/.exec(stem) ?? /^(.{3,})ен$/.exec(stem))?.[1];
 }
 
-/** The English phrases of a Russian word: by its stem, else a participle's by its verb's stem. */
-function russianTranslated(word: string): Phrase[] | undefined {
-  const stem = russianStem(word);
-  const direct = translated(stem);
+/**
+ * The English phrases of a dictionary word (or words run together), a Korean word also through its stem
+ * (its particle or verb ending taken off: korean-endings.ts), a Russian participle's stem through its
+ * verb's. Every lookup goes through here: a query's words (findSynonyms), a phrase's (joinTranslatedPhrases)
+ * and a suggestion's (translationsOf).
+ */
+function translated(key: string): Phrase[] | undefined {
+  const direct = TRANSLATIONS.get(key);
   if (direct) return direct;
-  const verb = participleVerbStem(stem);
-  return verb === undefined ? undefined : translated(verb);
+  for (const stem of koreanStems(key)) {
+    const found = TRANSLATIONS.get(stem);
+    if (found) return found;
+  }
+  const verb = isCyrillic(key) ? participleVerbStem(key) : undefined;
+  return verb === undefined ? undefined : TRANSLATIONS.get(verb);
 }
 
 /** The English phrases a Chinese, Japanese, Korean or Russian word stands for (none for any other). */
 export function translationsOf(word: string): readonly Phrase[] {
-  return translated(word) ?? (isCyrillic(word) ? russianTranslated(word) : undefined) ?? NO_PHRASES;
+  return translated(word) ?? (isCyrillic(word) ? translated(russianStem(word)) : undefined) ?? NO_PHRASES;
 }
 const NO_PHRASES: readonly Phrase[] = [];
 

@@ -10,12 +10,9 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { connectPostgres } from '@atskills/db';
-import { createMemoryEngine } from '../../apps/api/src/search/memory-engine.js';
-import { createPostgresEngine } from '../../apps/api/src/search/postgres.js';
 import { ANONYMOUS_VIEWER } from '../../apps/api/src/services/auth/viewer.js';
 import type { Evidence } from '../../apps/api/src/suggest/abstain.js';
-import { createSuggestEngine } from '../../apps/api/src/suggest/engine.js';
-import { suggestionCorpus } from './small-hubs.js';
+import { builtEngines, suggestionCorpus } from './small-hubs.js';
 
 /** The evidence --detail prints per candidate (the reranker's features and the lists' ranks). */
 const SHOWN_EVIDENCE: (keyof Evidence)[] = [
@@ -63,10 +60,8 @@ export async function run(args: string[]): Promise<void> {
 
   const { sourceUrl } = await suggestionCorpus();
   const handle = connectPostgres({ url: sourceUrl, max: 4 });
-  const memory = createMemoryEngine(handle.db, createPostgresEngine(handle.db), { maxBytes: 2 ** 32 });
-  await memory.build();
-  const suggest = createSuggestEngine(handle.db, memory, { maxBytes: 2 ** 32, explain: true });
-  await suggest.build();
+  const engines = await builtEngines(handle.db, { explain: true });
+  const { memory, suggest } = engines;
   try {
     for (const message of messages) {
       const answer = await suggest.suggest(message, ANONYMOUS_VIEWER, limit);
@@ -84,8 +79,7 @@ export async function run(args: string[]): Promise<void> {
       console.log(`    /search: ${page.hits.map((h) => short(h.identity)).join(' | ')}`);
     }
   } finally {
-    await suggest.close();
-    await memory.close();
+    await engines.close();
     await handle.close();
   }
   process.exit(0);

@@ -13,12 +13,12 @@
  * requests, `--messages bench/suggest/messages.json,bench/suggest/messages.short.json`, suggest-small-short.json).
  */
 import { parseArgs } from 'node:util';
-import { connectPostgres } from '@atskills/db';
+import { connectPostgres, type Database } from '@atskills/db';
 import pg from 'pg';
 import { createMemoryEngine } from '../../apps/api/src/search/memory-engine.js';
 import { createPostgresEngine } from '../../apps/api/src/search/postgres.js';
 import { ANONYMOUS_VIEWER } from '../../apps/api/src/services/auth/viewer.js';
-import { createSuggestEngine } from '../../apps/api/src/suggest/engine.js';
+import { createSuggestEngine, type SuggestEngineOptions } from '../../apps/api/src/suggest/engine.js';
 import { copyDatabase, ensureDatabase } from '../lib/env.js';
 import { type BenchRow, writeResult } from '../lib/report.js';
 import { Rng } from '../lib/rng.js';
@@ -108,6 +108,25 @@ export async function suggestionCorpus(): Promise<{
 }
 
 /**
+ * The in-memory search engine and the suggestion engine built over `db` (no memory budget), as the
+ * suggestion benchmarks that answer over a database of their own use them; `close` closes both.
+ */
+export async function builtEngines(db: Database, options: Partial<SuggestEngineOptions> = {}) {
+  const memory = createMemoryEngine(db, createPostgresEngine(db), { maxBytes: 2 ** 32 });
+  await memory.build();
+  const suggest = createSuggestEngine(db, memory, { maxBytes: 2 ** 32, ...options });
+  await suggest.build();
+  return {
+    memory,
+    suggest,
+    async close() {
+      await suggest.close();
+      await memory.close();
+    },
+  };
+}
+
+/**
  * The identities a hub of `size` keeps: the live judged skills of messages taken in a random order, a
  * message's all or none, until they make half of `size`; then other skills at random.
  */
@@ -167,10 +186,8 @@ async function judgeHub(
   try {
     const rows = await corpusDocuments(handle.db, url);
     const copyKey = copyKeys(rows);
-    const memory = createMemoryEngine(handle.db, createPostgresEngine(handle.db), { maxBytes: 2 ** 32 });
-    await memory.build();
-    const suggest = createSuggestEngine(handle.db, memory, { maxBytes: 2 ** 32 });
-    await suggest.build();
+    const engines = await builtEngines(handle.db);
+    const { memory, suggest } = engines;
     // A message is judged when the hub kept every one of its skills the corpus holds.
     const judged = judgements.flatMap((j) => {
       if (j.kind === 'none') return [j];
@@ -196,8 +213,7 @@ async function judgeHub(
         },
       });
     }
-    await suggest.close();
-    await memory.close();
+    await engines.close();
     const answerable = <T extends { judgement: MessageJudgement }>(list: T[]) =>
       list.filter((r) => r.judgement.kind !== 'none');
     const f = figures(answerable(suggested), copyKey);

@@ -14,16 +14,13 @@
  */
 import { parseArgs } from 'node:util';
 import { connectPostgres } from '@atskills/db';
-import { createMemoryEngine } from '../../apps/api/src/search/memory-engine.js';
-import { createPostgresEngine } from '../../apps/api/src/search/postgres.js';
 import { ANONYMOUS_VIEWER } from '../../apps/api/src/services/auth/viewer.js';
-import { createSuggestEngine } from '../../apps/api/src/suggest/engine.js';
 import { type BenchRow, writeResult } from '../lib/report.js';
 import { Rng } from '../lib/rng.js';
 import { round } from '../lib/stats.js';
 import { copyKeys, figures } from './judgements.js';
 import { defaultMessagesPath, loadMessages, type MessageJudgement } from './messages.js';
-import { copyWithSkillsGone, suggestionCorpus } from './small-hubs.js';
+import { builtEngines, copyWithSkillsGone, suggestionCorpus } from './small-hubs.js';
 
 /** One message's answer, as compared. */
 interface Answered {
@@ -146,21 +143,17 @@ export async function run(args: string[]): Promise<void> {
 async function answerAll(url: string, judged: MessageJudgement[]): Promise<Map<string, Answered>> {
   const handle = connectPostgres({ url, max: 4 });
   try {
-    const memory = createMemoryEngine(handle.db, createPostgresEngine(handle.db), { maxBytes: 2 ** 32 });
-    await memory.build();
-    const suggest = createSuggestEngine(handle.db, memory, { maxBytes: 2 ** 32 });
-    await suggest.build();
+    const engines = await builtEngines(handle.db);
     const answers = new Map<string, Answered>();
     for (const j of judged) {
-      const s = await suggest.suggest(j.message, ANONYMOUS_VIEWER, 5);
+      const s = await engines.suggest.suggest(j.message, ANONYMOUS_VIEWER, 5);
       answers.set(j.id, {
         ranking: s.results.map((r) => r.hit.identity),
         abstained: s.abstained,
         best: s.best ?? 0,
       });
     }
-    await suggest.close();
-    await memory.close();
+    await engines.close();
     return answers;
   } finally {
     await handle.close();

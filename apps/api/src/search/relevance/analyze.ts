@@ -190,7 +190,6 @@ for (const [english, phrases] of Object.entries(translationData.terms)) {
 /** Longest synonym phrase, in words. */
 const MAX_PHRASE = Math.max(...SYNONYM_GROUPS.flat().map((p) => p.length));
 
-
 /**
  * The verb stem of a Russian past participle's stem: the dictionary holds a verb by its infinitive's and
  * imperative's stems, and a participle of an -ить verb stems to that and "ен" ("смерженный" -> "смержен",

@@ -1,10 +1,11 @@
 // The in-memory index at a size where a common word's postings pass the candidate budget: bounded
 // candidates must still put the exact name first, score every candidate on every word, and keep the uses
 // prior bounded.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { SearchHit } from '../engine.js';
 import { CANDIDATE_BUDGET } from '../tuning.js';
-import { SkillIndex } from './skill-index.js';
+import { InvertedIndex } from './inverted-index.js';
+import { MAX_WORD_READINGS, SkillIndex } from './skill-index.js';
 
 const ANONYMOUS = { isAdmin: false, readableNamespaces: [] };
 
@@ -121,5 +122,31 @@ describe('SkillIndex name prefixes', () => {
     // Re-adding a removed name makes it a prefix match again.
     add(index, 'pdf-processing', 'Fill forms', 'forms');
     expect(names(index, 'pdf proc', 1)).toEqual(['pdf-processing']);
+  });
+});
+
+describe('SkillIndex word readings', () => {
+  it('keeps the words read most recently when more distinct words than it holds come by', () => {
+    const index = new SkillIndex();
+    add(index, 'deploy', 'Ship it', 'how to ship');
+    index.freezeStatistics();
+    const reads = vi.spyOn(InvertedIndex.prototype, 'nearWords');
+    try {
+      names(index, 'deploy');
+      expect(reads).toHaveBeenCalledTimes(1);
+      // Traffic's one-off words, more of them than the readings kept, with the common word among them.
+      for (let i = 0; i < MAX_WORD_READINGS + 100; i++) {
+        names(index, `zq${i.toString(36)}`);
+        if (i % 100 === 0 && i <= MAX_WORD_READINGS - 50) names(index, 'deploy');
+      }
+      const before = reads.mock.calls.length;
+      names(index, 'deploy');
+      expect(reads.mock.calls.length).toBe(before);
+      // The one-off word read longest ago was let go, and is read again.
+      names(index, 'zq0');
+      expect(reads.mock.calls.length).toBe(before + 1);
+    } finally {
+      reads.mockRestore();
+    }
   });
 });

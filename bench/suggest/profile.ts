@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- suggest-profile [--database <name>] [--rounds 3] [--cpu-profile <file>] [--census]
- * [--cap-agreement] [--uncapped] [--search-draw] [--cold-words] [--only <ids>]`: where a suggestion's time goes, in this one process (no HTTP). Builds the in-memory search engine and the
+ * [--cap-agreement] [--uncapped] [--search-draw] [--cold-words] [--searches] [--only <ids>]`: where a suggestion's time goes, in this one process (no HTTP). Builds the in-memory search engine and the
  * suggestion engine over a database (the benchmark's, BENCH_DATABASE, by default: the 56,804-skill scale
  * `--speed` measures), then answers every judged message serially `rounds` times and prints per-stage time
  * (finding the needs, the term model's search, the LSA search, the lexical search, and the rest: query
@@ -12,6 +12,7 @@ import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
 import { connectPostgres } from '@atskills/db';
+import { InvertedIndex } from '../../apps/api/src/search/memory/inverted-index.js';
 import { SkillIndex } from '../../apps/api/src/search/memory/skill-index.js';
 import { createMemoryEngine } from '../../apps/api/src/search/memory-engine.js';
 import { createPostgresEngine } from '../../apps/api/src/search/postgres.js';
@@ -52,6 +53,79 @@ function forgetWordReadings(): void {
     this.readings.clear();
     return search.apply(this, args);
   };
+}
+
+/** One lexical search of a request, as `--searches` records it. */
+interface LexicalSearch {
+  ms: number;
+  candidates: number;
+  slots: number;
+  terms: number;
+}
+
+/** The lexical searches of the request being answered (the first is the whole request's), with `--searches`. */
+let searchesOfRequest: LexicalSearch[] = [];
+
+/**
+ * Records each lexical search's CPU time and size (`--searches`): the candidates it drew and scored, its
+ * scoring slots (the query's words) and the terms they read (with completions, corrections, synonyms).
+ * Reads the inverted index's private candidate count, as the census does: a measurement, nothing the
+ * engine relies on. Wraps the search after `timeMethod`, so its own bookkeeping is not counted as lexical.
+ */
+function recordSearches(): void {
+  const index = InvertedIndex.prototype as unknown as {
+    score: (
+      this: { candidateCount: number },
+      slots: { expansions: { terms: string[] }[] }[],
+      ...rest: unknown[]
+    ) => unknown;
+  };
+  const score = index.score;
+  let current: LexicalSearch | null = null;
+  index.score = function (slots, ...rest) {
+    const answer = score.call(this, slots, ...rest);
+    if (current) {
+      current.candidates += this.candidateCount;
+      current.slots += slots.length;
+      for (const slot of slots) for (const e of slot.expansions) current.terms += e.terms.length;
+    }
+    return answer;
+  };
+  const proto = SkillIndex.prototype as unknown as { search: (...args: unknown[]) => unknown };
+  const search = proto.search;
+  proto.search = function (this: unknown, ...args: unknown[]) {
+    current = { ms: 0, candidates: 0, slots: 0, terms: 0 };
+    const t = cpuMs();
+    try {
+      return search.apply(this, args);
+    } finally {
+      current.ms = cpuMs() - t;
+      searchesOfRequest.push(current);
+      current = null;
+    }
+  };
+}
+
+/** Prints what `--searches` recorded: the whole requests' searches against the needs'. */
+function printSearches(requests: LexicalSearch[][]): void {
+  const whole = requests.map((r) => r[0]).filter((s): s is LexicalSearch => s !== undefined);
+  const needs = requests.flatMap((r) => r.slice(1));
+  const all = [...whole, ...needs];
+  const total = (l: LexicalSearch[]) => l.reduce((sum, s) => sum + s.ms, 0);
+  const mean = (l: LexicalSearch[], pick: (s: LexicalSearch) => number) =>
+    round(l.reduce((sum, s) => sum + pick(s), 0) / Math.max(1, l.length), 2);
+  const describe = (l: LexicalSearch[]) =>
+    `${l.length} searches, mean ${mean(l, (s) => s.ms)} ms, ${mean(l, (s) => s.candidates)} candidates, ${mean(l, (s) => s.slots)} words, ${mean(l, (s) => s.terms)} terms`;
+  const withNeeds = requests.filter((r) => r.length > 1);
+  const wholeOfThose = total(withNeeds.map((r) => r[0]!));
+  console.log(
+    `lexical searches: ${round(all.length / Math.max(1, requests.length), 2)} a request, ${round(total(all), 1)} ms in all`,
+  );
+  console.log(`  the whole request's: ${describe(whole)}`);
+  console.log(`  each need's:         ${describe(needs)}`);
+  console.log(
+    `  requests with needs: ${withNeeds.length} of ${requests.length}; their whole-request searches ${round(wholeOfThose, 1)} ms (${Math.round((100 * wholeOfThose) / Math.max(1e-9, total(all)))}% of all lexical time)`,
+  );
 }
 
 /** Read caps per posting list whose saving the census reports. */
@@ -186,6 +260,12 @@ export async function run(args: string[]): Promise<void> {
       'cold-words': { type: 'boolean', default: false },
       /** Only these judged messages (ids, comma-separated): where a slow message's time goes. */
       only: { type: 'string' },
+      /**
+       * Each lexical search apart: the whole request's and each need's, their time, candidates, words and
+       * terms (what a change to the draws or to the searches a message runs would save); adds its own
+       * bookkeeping to `rest` and `total`.
+       */
+      searches: { type: 'boolean', default: false },
     },
   });
   const only = values.only ? new Set(values.only.split(',')) : null;
@@ -217,6 +297,8 @@ export async function run(args: string[]): Promise<void> {
     // also count the other needs' work that runs while it waits.
     if (values['cold-words']) forgetWordReadings();
     timeMethod(SkillIndex.prototype, 'search', 'lexical');
+    if (values.searches) recordSearches();
+    const searchesByRequest: LexicalSearch[][] = [];
     timeMethod(SemanticModel.prototype, 'search', 'termModel');
     timeMethod(DenseModel.prototype, 'queryVector', 'lsaVector');
     timeMethod(DenseModel.prototype, 'nearest', 'lsaNearest');
@@ -253,6 +335,7 @@ export async function run(args: string[]): Promise<void> {
         spent.lsaVector = 0;
         spent.lsaNearest = 0;
         spent.lexical = 0;
+        searchesOfRequest = [];
         const w0 = performance.now();
         const t0 = cpuMs();
         const answer = await suggest.suggest(j.message, ANONYMOUS_VIEWER, SUGGEST_LIMIT);
@@ -288,6 +371,7 @@ export async function run(args: string[]): Promise<void> {
         const rest = Math.max(0, total - wrapped - needs);
         stages.rest!.push(rest);
         stages.total!.push(total);
+        if (values.searches) searchesByRequest.push(searchesOfRequest);
         if (r === 0) {
           const part = (name: string, ms: number) => `${name} ${round(ms, 1)}`;
           slowest.push({
@@ -329,6 +413,7 @@ export async function run(args: string[]): Promise<void> {
         `work per request: term-model postings mean ${mean(work.postingsPerRequest)} p99 ${Math.round(percentile(work.postingsPerRequest, 99))} (max-score could skip ${skip}%; a read cap per list of ${BEYOND_CAPS.map((cap, k) => `${cap} skips ${Math.round((100 * work.beyond[k]!) / Math.max(1, read))}%`).join(', ')}); LSA skills scanned mean ${mean(work.scannedPerRequest)} p99 ${Math.round(percentile(work.scannedPerRequest, 99))}`,
       );
     }
+    if (values.searches) printSearches(searchesByRequest);
     if (values['cap-agreement']) {
       const share = (a: number, b: number) => round(a / Math.max(1, b), 3);
       console.log(

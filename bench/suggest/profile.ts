@@ -49,7 +49,7 @@ function timeMethod<T extends object>(proto: T, method: keyof T & string, stage:
 function forgetWordReadings(): void {
   const proto = SkillIndex.prototype as unknown as { search: (...args: unknown[]) => unknown };
   const search = proto.search;
-  proto.search = function (this: { readings: Map<string, unknown> }, ...args: unknown[]) {
+  proto.search = function (this: { readings: { clear(): void } }, ...args: unknown[]) {
     this.readings.clear();
     return search.apply(this, args);
   };

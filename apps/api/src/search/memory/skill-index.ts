@@ -1,5 +1,6 @@
 import type { ReadScope } from '@atskills/db';
 import { formatReference } from '@atskills/protocol';
+import { LRUCache } from 'lru-cache';
 import { ownString } from '../../runtime/own-string.js';
 import type { TimeSlicer } from '../../runtime/time-slice.js';
 import type { SearchFilters, SearchHit } from '../engine.js';
@@ -166,7 +167,7 @@ export class SkillIndex {
   /** Name key (and name key without separators) -> slots: exact names are candidates however common their words. */
   private readonly byName = new Map<string, number[]>();
   /** readWord's answers, for the index generation `readingsOf`. */
-  private readonly readings = new Map<string, WordReading>();
+  private readonly readings = new LRUCache<string, WordReading>({ max: MAX_WORD_READINGS });
   private readingsOf = -1;
 
   /** Documents held. */
@@ -373,12 +374,7 @@ export class SkillIndex {
       this.readingsOf = this.index.generation;
     }
     const known = this.readings.get(word);
-    if (known) {
-      // A Map iterates in insertion order: set again, the word is the most recently read.
-      this.readings.delete(word);
-      this.readings.set(word, known);
-      return known;
-    }
+    if (known) return known;
     const expansions: Expansion[] = [];
     const own = termOf(word);
     const surface = this.index.wordFrequency(word);
@@ -414,10 +410,6 @@ export class SkillIndex {
       near: near.map((c) => c.word),
       ...(best && (surface > 0 || !completed) ? { corrected: best.word } : {}),
     };
-    if (this.readings.size >= MAX_WORD_READINGS) {
-      const oldest = this.readings.keys().next();
-      if (!oldest.done) this.readings.delete(oldest.value);
-    }
     this.readings.set(word, reading);
     return reading;
   }

@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { findSkillFolders, type TreeEntry } from '@atskills/protocol';
+import { findSkillFolders, SUGGEST_MAX_MESSAGE, type TreeEntry } from '@atskills/protocol';
 import { listCorpusRepos, readCorpusMeta, readCorpusTree } from '../../test/support/corpus.js';
 
 /** The four kinds of message (issue 25): the skill's own words, other words, two needs, no skill need. */
@@ -20,9 +20,6 @@ export const MINIMUM_PER_KIND: Record<MessageKind, number> = {
   multi: 30,
   none: 25,
 };
-
-/** The longest message `POST /v1/suggest` accepts (SPEC 2.7). */
-export const MAX_MESSAGE_CHARS = 8000;
 
 /** The suggestions the speed benchmarks ask for a message (`limit`): the five recall@5 judges (hooks ask for 3). */
 export const SUGGEST_LIMIT = 5;
@@ -196,7 +193,8 @@ export async function checkMessages(file = MESSAGES_PATH): Promise<CheckReport> 
     if (typeof m.message !== 'string' || m.message.trim().length === 0)
       errors.push(`${where}: empty message`);
     else {
-      if (m.message.length > MAX_MESSAGE_CHARS) errors.push(`${where}: over ${MAX_MESSAGE_CHARS} characters`);
+      if (m.message.length > SUGGEST_MAX_MESSAGE)
+        errors.push(`${where}: over ${SUGGEST_MAX_MESSAGE} characters`);
       if (texts.has(m.message)) errors.push(`${where}: same text as an earlier message`);
       texts.add(m.message);
       if (m.message.length > 300) over300++;

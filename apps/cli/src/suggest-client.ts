@@ -1,4 +1,4 @@
-import { type SuggestResult, trimTrailingSlashes } from '@atskills/protocol';
+import { SUGGEST_MAX_MESSAGE, type SuggestResult, trimTrailingSlashes } from '@atskills/protocol';
 
 /** The hub to ask: its base URL and, for private skills, a token (the CLI's ClientSettings fit). */
 export interface SuggestHub {
@@ -17,7 +17,7 @@ export async function fetchSuggestions(
   options: { limit?: number; deadlineMs?: number } = {},
 ): Promise<SuggestResult[]> {
   try {
-    const text = message.trim().slice(0, 8_000);
+    const text = message.trim().slice(0, SUGGEST_MAX_MESSAGE);
     if (text === '') return [];
     // The resolver's start-up entry (already loaded for the settings), not the node barrel: the hook's
     // request leaves before anything heavy loads.

@@ -1,3 +1,4 @@
+import { SUGGEST_MAX_MESSAGE } from '@atskills/protocol';
 import { joinTranslatedPhrases, STOP_WORDS, textWords } from '../search/relevance/analyze.js';
 import { intoEnglish } from './foreign-terms.js';
 import { foreignFunctionWords } from './language.js';
@@ -40,8 +41,6 @@ export interface MessageNeeds {
   readAs: ReadonlyMap<string, readonly string[]>;
 }
 
-/** Longest message read (SPEC 2.7: messages up to 8,000 characters). */
-export const MAX_MESSAGE_CHARS = 8_000;
 /**
  * Content words kept for the whole request: a bound on a request's cost, not a guess at where the ask is.
  * At 24 the ask of 81 of the 207 judged answerable messages was cut off (it often comes last, after the
@@ -122,7 +121,7 @@ export function userText(message: string): string {
 
 /** `userText`, each character knowing where in the message it came from. */
 function trackedUserText(message: string): TrackedText {
-  let t = replaceTracked(tracked(message.slice(0, MAX_MESSAGE_CHARS)), /\r\n?/g, () => '\n');
+  let t = replaceTracked(tracked(message.slice(0, SUGGEST_MAX_MESSAGE)), /\r\n?/g, () => '\n');
   // Fenced code blocks (an unclosed fence runs to the end: it is code the user pasted).
   t = replaceTracked(t, /(^|\n)[^\S\n]*(```|~~~)[^\n]*\n[\s\S]*?(\n[^\S\n]*\2[^\n]*(?=\n|$)|$)/g, () => '\n');
   const kept: TrackedText[] = [];

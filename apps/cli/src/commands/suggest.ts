@@ -2,6 +2,7 @@ import {
   activeFlagCodes,
   byLikelihood,
   flaggedNote,
+  SUGGEST_MAX_MESSAGE,
   SuggestResponse,
   type SuggestResult,
   UNLIKELY_SUGGESTION_BELOW,
@@ -38,10 +39,10 @@ export function registerSuggest(program: Command, ctx: CliContext): void {
         throw new ResolveError('usage', '--limit must be a whole number from 1 to 10.');
       const message = (words.length > 0 ? words.join(' ') : await readStdin(ctx)).trim();
       if (message === '') throw new ResolveError('usage', 'Give the message on stdin or as arguments.');
-      if (message.length > 8_000)
+      if (message.length > SUGGEST_MAX_MESSAGE)
         throw new ResolveError(
           'usage',
-          `The message is ${message.length} characters; the hub reads up to 8,000.`,
+          `The message is ${message.length} characters; the hub reads up to ${SUGGEST_MAX_MESSAGE.toLocaleString('en-US')}.`,
         );
       const settings = await ctx.settings();
       const answer = SuggestResponse.safeParse(

@@ -245,7 +245,7 @@ describe('suggestions the model cannot answer', () => {
       if (!isHttpProblem(refused)) return;
       expect(refused.status).toBe(503);
       expect(refused.detail).toMatch(
-        /^Suggestions are not available yet: the suggestion model would exceed its memory budget \(0 MiB\) at 2 skills$/,
+        /^Suggestions are not available: the suggestion model would exceed its memory budget \(0 MiB\) at 2 skills$/,
       );
       expect(refused.extensions).toEqual({});
       expect(refused.headers).toEqual({});

@@ -12,7 +12,11 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fetchSuggestions, parseJsonOutput, runCliCaptured } from '../../../test/support/cli.js';
 import { eventually } from '../../../test/support/eventually.js';
 import { unusedPort } from '../../../test/support/ports.js';
-import { SuggestAbandonedError, SuggestOverloadedError } from '../src/suggest/engine.js';
+import {
+  SuggestAbandonedError,
+  SuggestOverloadedError,
+  SuggestUnavailableError,
+} from '../src/suggest/engine.js';
 import { MAX_QUOTED_WORDS } from '../src/suggest/matched.js';
 import { createTestHub, type TestHub } from './support/app.js';
 import { seedHubCollection, seedRepository, skillMd } from './support/seed.js';
@@ -322,6 +326,72 @@ describe('/v1/suggest', () => {
     expect(none.body).toContain('No skill fits');
     expect(none.body).toContain('href="/?q=thanks%21">Search the hub for these words</a>');
     expect(none.body).not.toContain('<script>');
+  });
+
+  it('takes a long message by POST on the page, refuses one over the limit rather than cut it, and keeps the limit', async () => {
+    // The ask comes last, after 3,000 characters of pasted context (a GET link takes 2,000).
+    const message = `${'context line with nothing to ask. '.repeat(90)}\nPlease write release notes from my git commits.`;
+    const posted = await hub.app.inject({
+      method: 'POST',
+      url: '/suggest',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ q: message, limit: '1' }).toString(),
+    });
+    expect(posted.statusCode).toBe(200);
+    expect(posted.body).toContain('release-notes');
+    expect(posted.body.match(/<span class="score"/g)).toHaveLength(1);
+    expect(posted.body).toContain('<input type="hidden" name="limit" value="1">');
+    expect(posted.body).toContain('<form method="post" action="/suggest"');
+    const longLink = await hub.app.inject({ url: `/suggest?q=${encodeURIComponent(message)}` });
+    expect(longLink.statusCode).toBe(400);
+    expect(longLink.body).toContain(
+      'The message is longer than 2,000 characters; shorten it or send it through the form.',
+    );
+    const tooLong = await hub.app.inject({
+      method: 'POST',
+      url: '/suggest',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ q: `${'x '.repeat(4_000)}release notes` }).toString(),
+    });
+    expect(tooLong.statusCode).toBe(400);
+    expect(tooLong.body).toContain('The message is longer than 8,000 characters; shorten it.');
+    // The API keeps refusing a form body: only the page reads one.
+    const api = await hub.app.inject({
+      method: 'POST',
+      url: '/v1/suggest',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'message=release+notes',
+    });
+    expect(api.statusCode).toBe(415);
+    // Every page links the box.
+    expect((await hub.app.inject({ url: '/' })).body).toContain('<a href="/suggest">Describe your task</a>');
+    // A NUL in the message is refused as a bad request, not as a bad identity.
+    const nul = await hub.app.inject({ url: '/suggest?q=deploy%00failed' });
+    expect(nul.statusCode).toBe(400);
+    expect(nul.body).not.toContain('That identity is not valid');
+  });
+
+  it('says when to come back on the page while the model builds, and hides why a build failed', async () => {
+    const building = vi
+      .spyOn(hub.app.suggestEngine, 'suggest')
+      .mockRejectedValueOnce(new SuggestUnavailableError('the suggestion model is still building', 30))
+      .mockRejectedValueOnce(new SuggestUnavailableError('connect ECONNREFUSED 10.0.0.7:5432'));
+    try {
+      const page = await hub.app.inject({ url: '/suggest?q=release+notes+from+commits' });
+      expect(page.statusCode).toBe(503);
+      expect(page.headers['retry-after']).toBe('30');
+      expect(page.body).toContain(
+        'Suggestions are not available yet: the suggestion model is still building',
+      );
+      const failed = await hub.app.inject({ url: '/suggest?q=release+notes+from+commits' });
+      expect(failed.statusCode).toBe(503);
+      expect(failed.headers['retry-after']).toBeUndefined();
+      expect(failed.body).toContain('Suggestions are not available on this hub right now.');
+      expect(failed.body).not.toContain('ECONNREFUSED');
+      expect(failed.body).toContain('<title>Suggestions unavailable');
+    } finally {
+      building.mockRestore();
+    }
   });
 
   it('reports the model on /metrics', async () => {

@@ -1,5 +1,12 @@
 import { createHash } from 'node:crypto';
-import { isProtocolError, type SafetyFinding, SEARCH_MAX_QUERY } from '@atskills/protocol';
+import {
+  isProtocolError,
+  type SafetyFinding,
+  SEARCH_MAX_QUERY,
+  SUGGEST_MAX_MESSAGE,
+  SUGGEST_MAX_QUERY,
+} from '@atskills/protocol';
+import formBody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { toProblem } from '../plugins/errors.js';
@@ -123,21 +130,48 @@ function toCrawlStatus(stats: StatsResponse): CrawlStatusView {
   };
 }
 
-/** `/suggest`: the "describe your task" box and the suggestions for what was typed (SPEC 2.7). */
+/** Suggestions a page lists by default, and the most it lists (the API's range, SPEC 2.7). */
+const SUGGEST_PAGE_LIMIT = 5;
+const SUGGEST_PAGE_MAX_LIMIT = 10;
+
+/**
+ * `/suggest`: the "describe your task" box and the suggestions for what was typed (SPEC 2.7). The form posts
+ * (a message of up to SUGGEST_MAX_MESSAGE characters, pasted logs included, stays out of URLs, request logs
+ * and browser history); `GET /suggest?q=` answers links of up to SUGGEST_MAX_QUERY characters. A longer
+ * message is refused with a notice, never cut: a cut drops the ask, which usually comes last.
+ */
 async function suggestPage(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
-  const raw = (request.query as { q?: unknown }).q;
-  const message = typeof raw === 'string' ? raw.trim().slice(0, 2_000) : '';
-  if (!message) return sendPage(reply, 200, renderSuggestPage({ message: '' }));
-  try {
-    const answer = await suggestSkills(app.suggestEngine, request.viewer, message, 5);
-    return sendPage(reply, 200, renderSuggestPage({ message, answer }));
-  } catch (err) {
-    if (!isHttpProblem(err)) throw err;
+  const fields = (request.method === 'POST' ? request.body : request.query) as Record<string, unknown> | null;
+  const raw = (firstString(fields?.q) ?? '').trim();
+  const max = request.method === 'POST' ? SUGGEST_MAX_MESSAGE : SUGGEST_MAX_QUERY;
+  const rawLimit = Number(firstString(fields?.limit) ?? SUGGEST_PAGE_LIMIT);
+  const limit = Number.isInteger(rawLimit)
+    ? Math.min(Math.max(rawLimit, 1), SUGGEST_PAGE_MAX_LIMIT)
+    : SUGGEST_PAGE_LIMIT;
+  const form = { message: raw, ...(limit !== SUGGEST_PAGE_LIMIT ? { limit } : {}) };
+  if (!raw) return sendPage(reply, 200, renderSuggestPage({ message: '' }));
+  if (raw.length > max) {
+    const error = `The message is longer than ${max.toLocaleString('en-US')} characters; shorten it${
+      request.method === 'POST' ? '' : ' or send it through the form'
+    }.`;
     return sendPage(
       reply,
-      err.status,
-      renderSuggestPage({ message, error: err.detail ?? 'Suggestions are not available right now.' }),
+      400,
+      renderSuggestPage({ ...form, message: raw.slice(0, SUGGEST_MAX_MESSAGE), error }),
     );
+  }
+  try {
+    const answer = await suggestSkills(app.suggestEngine, request.viewer, raw, limit);
+    return sendPage(reply, 200, renderSuggestPage({ ...form, answer }));
+  } catch (err) {
+    if (!isHttpProblem(err)) throw err;
+    for (const [name, value] of Object.entries(err.headers)) reply.header(name, value);
+    // A build that failed (no retry time) says why to the operator, in the logs and on /metrics, not here.
+    const error =
+      err.status === 503 && err.headers['retry-after'] === undefined
+        ? 'Suggestions are not available on this hub right now.'
+        : (err.detail ?? 'Suggestions are not available right now.');
+    return sendPage(reply, err.status, renderSuggestPage({ ...form, error }));
   }
 }
 
@@ -322,8 +356,10 @@ function errorModel(p: HttpProblem, request: FastifyRequest, identity: string | 
   const model: ErrorPageModel = {
     status: p.status,
     code: p.code,
+    // The titles name what a skill page's URL holds; another page's 400 (a NUL in a form field) is no identity.
     title:
-      TITLES[p.status] ?? (p.status >= 500 ? 'Something went wrong' : 'That request could not be answered'),
+      (p.status === 400 && !request.url.startsWith(PAGE_PREFIX) ? undefined : TITLES[p.status]) ??
+      (p.status >= 500 ? 'Something went wrong' : 'That request could not be answered'),
     requestId: request.id,
   };
   // 5xx detail may hold internals (the errors plugin keeps only its own 503 text); 4xx detail is ours.
@@ -364,7 +400,12 @@ export default fp(
       });
       web.get('/', { schema: { hide: true } }, (request, reply) => searchPage(web, request, reply));
       web.get('/s/*', { schema: { hide: true } }, (request, reply) => skillPage(web, request, reply));
+      // The suggest form's body (application/x-www-form-urlencoded): read in this encapsulated context only,
+      // so the API's routes still refuse a form body.
+      // Percent-encoded, a character of the message is up to 9 bytes (three of UTF-8, each as %XX).
+      await web.register(formBody, { bodyLimit: 10 * SUGGEST_MAX_MESSAGE + 1024 });
       web.get('/suggest', { schema: { hide: true } }, (request, reply) => suggestPage(web, request, reply));
+      web.post('/suggest', { schema: { hide: true } }, (request, reply) => suggestPage(web, request, reply));
       web.get('/r/:owner/:repo', { schema: { hide: true } }, (request, reply) =>
         repositoryPage(web, request as FastifyRequest<{ Params: { owner: string; repo: string } }>, reply),
       );

@@ -44,7 +44,8 @@ export async function suggestSkills(
     const wait = err.retryAfterSeconds;
     throw problem(
       'unavailable',
-      `Suggestions are not available yet: ${err.message}`,
+      // "Yet" only while a build is under way: a failed build (no retry time) waits on its operator.
+      `Suggestions are not available${wait === undefined ? '' : ' yet'}: ${err.message}`,
       wait === undefined ? undefined : { retryAfterSeconds: wait },
       wait === undefined ? undefined : { 'retry-after': String(wait) },
     );

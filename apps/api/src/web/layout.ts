@@ -46,7 +46,7 @@ ${(options.feeds ?? []).map(
 <a class="skip-link" href="#main">Skip to content</a>
 <header class="site">
 <a class="brand" href="/">@skills hub</a>
-<nav aria-label="Site"><a href="/">Browse</a><a href="/feed.xml">Feed</a><a href="/docs">API docs</a><a href="/openapi.json">OpenAPI</a></nav>
+<nav aria-label="Site"><a href="/">Browse</a><a href="/suggest">Describe your task</a><a href="/feed.xml">Feed</a><a href="/docs">API docs</a><a href="/openapi.json">OpenAPI</a></nav>
 </header>
 <main id="main" tabindex="-1">
 ${body}

@@ -36,7 +36,10 @@ form.search .field input { width: 100%; padding: 0.4rem 0.6rem; font-size: 1rem;
 form.search select, form.search button { padding: 0.5rem 0.8rem; font-size: 1rem; border: 1px solid var(--line); border-radius: 6px; background: var(--panel); color: var(--fg); }
 .notice { padding: 0.75rem 1rem; border-radius: 6px; background: var(--warn-bg); color: var(--warn-fg); }
 ol.results { list-style: none; padding: 0; margin: 0; }
-ol.results > li { padding: 1rem 0; border-bottom: 1px solid var(--line); }
+ol.results > li { padding: 1rem 0; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }
+.suggest-form label { display: block; margin-bottom: 0.4rem; }
+.suggest-form textarea { display: block; box-sizing: border-box; width: 100%; min-height: 8rem; padding: 0.55rem 0.7rem; font: inherit; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); color: var(--fg); resize: vertical; }
+.suggest-form button { margin-top: 0.5rem; padding: 0.5rem 0.8rem; font-size: 1rem; border: 1px solid var(--line); border-radius: 6px; background: var(--panel); color: var(--fg); }
 .suggest-unlikely { margin-top: 1.5rem; color: var(--muted); }
 .suggest-unlikely > h2 { font-size: 1rem; }
 .suggest-unlikely h3 { font-size: 1.1rem; margin: 0; }

@@ -1,4 +1,4 @@
-import { SEARCH_MAX_QUERY } from '@atskills/protocol';
+import { SEARCH_MAX_QUERY, SUGGEST_MAX_MESSAGE } from '@atskills/protocol';
 import { describe, expect, it } from 'vitest';
 import { suggestedSkill } from '../../../../../packages/protocol/src/http.test-support.js';
 import type { SuggestHitResponse } from '../../schemas.js';
@@ -31,6 +31,25 @@ describe('the "describe your task" page', () => {
     // Their titles sit a level under their list's heading; the likely ones' are the page's second level.
     expect(page).toMatch(/<h3><a href="[^"]*">gamma<\/a>/);
     expect(page).toMatch(/<h2><a href="[^"]*">alpha<\/a>/);
+  });
+
+  it('shows a score under the floor rounded down, so it never reads as the floor it is listed under', () => {
+    const page = renderSuggestPage({
+      message: 'roll it back',
+      answer: { results: [hit('alpha', 0.42), hit('beta', 0.097)], abstained: false },
+    });
+    expect(listed(page).unlikely).toEqual(['beta']);
+    expect(page).toContain('score 0.09');
+    expect(page).not.toContain('score 0.10');
+    expect(page).toContain('<title>Suggested skills');
+  });
+
+  it('posts the form (a message up to the API limit stays out of the URL) and names an abstention in its title', () => {
+    const page = renderSuggestPage({ message: 'thanks', answer: { results: [], abstained: true } });
+    expect(page).toContain('<form method="post" action="/suggest"');
+    expect(page).toContain(`maxlength="${SUGGEST_MAX_MESSAGE}"`);
+    expect(page).toContain('<title>No skill fits');
+    expect(page).not.toContain('name="limit"');
   });
 
   it('says none is likely to help when every score is under 0.1, and has no such list when none is', () => {

@@ -1,7 +1,7 @@
 import {
   byLikelihood,
   SEARCH_MAX_QUERY,
-  SUGGEST_MAX_QUERY,
+  SUGGEST_MAX_MESSAGE,
   UNLIKELY_SUGGESTION_BELOW,
 } from '@atskills/protocol';
 import type { SuggestPageResponse } from '../../schemas.js';
@@ -13,8 +13,18 @@ import { queryString, skillPageUrl } from '../urls.js';
 /** What the "describe your task" page shows: the message typed, and the hub's answer when there is one. */
 export interface SuggestPageModel {
   message: string;
+  /** Suggestions asked for, when not the page's default (kept by the form). */
+  limit?: number;
   answer?: SuggestPageResponse;
   error?: string;
+}
+
+/**
+ * A score as the page shows it: two decimals, rounded down, so that a score listed under
+ * UNLIKELY_SUGGESTION_BELOW never reads as that floor (0.097 as "0.09", not "0.10").
+ */
+function shownScore(score: number): string {
+  return (Math.floor(score * 100 + 1e-9) / 100).toFixed(2);
 }
 
 type SuggestHit = SuggestPageResponse['results'][number];
@@ -24,7 +34,7 @@ type SuggestHit = SuggestPageResponse['results'][number];
  * level under the list's heading when the list has one (the less likely ones, under theirs).
  */
 function suggestionItem(r: SuggestHit, underHeading: boolean) {
-  const title = html`<a href="${skillPageUrl(r.identity)}">${r.name}</a> <span class="score" title="Estimated chance that this skill helps">${`score ${r.score.toFixed(2)}`}</span>`;
+  const title = html`<a href="${skillPageUrl(r.identity)}">${r.name}</a> <span class="score" title="Estimated chance that this skill helps">${`score ${shownScore(r.score)}`}</span>`;
   return html`<li class="result">
 ${underHeading ? html`<h3>${title}</h3>` : html`<h2>${title}</h2>`}
 <p>${r.description}</p>
@@ -65,12 +75,20 @@ function searchQueryOf(message: string): string {
 /** `/suggest`: a "describe your task" box and the skills the hub suggests for it, with their scores. */
 export function renderSuggestPage(model: SuggestPageModel): string {
   const { answer } = model;
+  const title = model.error
+    ? 'Suggestions unavailable'
+    : !answer
+      ? 'Describe your task'
+      : answer.abstained
+        ? 'No skill fits'
+        : 'Suggested skills';
   return layout(
-    { title: model.message ? 'Suggested skills' : 'Describe your task', noindex: true },
+    { title, noindex: true },
     html`<h1>Describe your task</h1>
-<form method="get" action="/suggest" class="suggest-form">
+<form method="post" action="/suggest" class="suggest-form">
 <label for="suggest-q">What are you working on? Write it as you would to your agent.</label>
-<textarea id="suggest-q" name="q" rows="5" maxlength="${SUGGEST_MAX_QUERY}" required placeholder="the CI on my PR keeps failing on lint, pull the Actions logs and fix it">${model.message}</textarea>
+<textarea id="suggest-q" name="q" rows="6" maxlength="${SUGGEST_MAX_MESSAGE}" required placeholder="the CI on my PR keeps failing on lint, pull the Actions logs and fix it">${model.message}</textarea>
+${model.limit !== undefined ? html`<input type="hidden" name="limit" value="${String(model.limit)}">` : ''}
 <button type="submit">Suggest skills</button>
 </form>
 ${model.error ? html`<p class="notice" role="alert">${model.error}</p>` : ''}

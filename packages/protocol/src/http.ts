@@ -195,17 +195,58 @@ export type SearchResponse = z.infer<typeof SearchResponse>;
 export const SUGGEST_MAX_MESSAGE = 8_000;
 export const SUGGEST_MAX_QUERY = 2_000;
 
+const EMPTY_MESSAGE = 'the message is empty';
+const LIMIT_RANGE = 'limit must be a whole number from 1 to 10';
+const LIMIT_DESCRIPTION =
+  'How many skills at most (1-10, default 5); fewer, or none (abstained), when fewer fit';
+
 /** GET /v1/suggest query string. */
 export const SuggestQuery = z.object({
-  q: z.string().trim().min(1).max(SUGGEST_MAX_QUERY),
-  limit: z.coerce.number().int().min(1).max(10).default(5),
+  q: z
+    .string()
+    .trim()
+    .min(1, EMPTY_MESSAGE)
+    .max(
+      SUGGEST_MAX_QUERY,
+      `the message is longer than ${SUGGEST_MAX_QUERY.toLocaleString('en-US')} characters: send longer messages ` +
+        `by POST {"message"} (up to ${SUGGEST_MAX_MESSAGE.toLocaleString('en-US')} characters)`,
+    )
+    .describe(
+      `The message the user typed to their agent, as typed (up to ${SUGGEST_MAX_QUERY.toLocaleString('en-US')} ` +
+        'characters; POST a longer one)',
+    ),
+  // Read as /search reads its limit (z.coerce: `0x5`, `1e1` and ` 3` are numbers to it too); `limit=` is 0.
+  limit: z.coerce
+    .number({ error: LIMIT_RANGE })
+    .int(LIMIT_RANGE)
+    .min(1, LIMIT_RANGE)
+    .max(10, LIMIT_RANGE)
+    .default(5)
+    .describe(LIMIT_DESCRIPTION),
 });
 export type SuggestQuery = z.infer<typeof SuggestQuery>;
 
 /** POST /v1/suggest body. */
 export const SuggestBody = z.object({
-  message: z.string().trim().min(1).max(SUGGEST_MAX_MESSAGE),
-  limit: z.number().int().min(1).max(10).default(5),
+  message: z
+    .string()
+    .trim()
+    .min(1, EMPTY_MESSAGE)
+    .max(
+      SUGGEST_MAX_MESSAGE,
+      `the message is longer than ${SUGGEST_MAX_MESSAGE.toLocaleString('en-US')} characters; shorten it`,
+    )
+    .describe(
+      'The message the user typed to their agent, as typed: code blocks, logs, paths and quoted text included ' +
+        `(the hub finds the need in them), up to ${SUGGEST_MAX_MESSAGE.toLocaleString('en-US')} characters`,
+    ),
+  limit: z
+    .number({ error: LIMIT_RANGE })
+    .int(LIMIT_RANGE)
+    .min(1, LIMIT_RANGE)
+    .max(10, LIMIT_RANGE)
+    .default(5)
+    .describe(LIMIT_DESCRIPTION),
 });
 export type SuggestBody = z.infer<typeof SuggestBody>;
 

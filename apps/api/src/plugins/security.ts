@@ -1,4 +1,5 @@
 import { constants as zlibConstants } from 'node:zlib';
+import { SUGGEST_TIMEOUT_HEADER } from '@atskills/protocol';
 import fastifyCompress from '@fastify/compress';
 import fastifyCors from '@fastify/cors';
 import fastifyHelmet from '@fastify/helmet';
@@ -58,7 +59,16 @@ export default fp(
     await app.register(fastifyCors, {
       origin: anyOrigin ? '*' : [...options.corsOrigins],
       methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
-      allowedHeaders: ['authorization', 'content-type', 'if-none-match', 'x-request-id', 'accept'],
+      // Request headers a browser client may send: a token, JSON bodies, revision probes, an id to join logs
+      // on, and how long it waits for a suggestion (SPEC 2.7; a header left out here fails the preflight).
+      allowedHeaders: [
+        'authorization',
+        'content-type',
+        'if-none-match',
+        'x-request-id',
+        'accept',
+        SUGGEST_TIMEOUT_HEADER,
+      ],
       exposedHeaders: EXPOSED_HEADERS,
       maxAge: 600,
     });

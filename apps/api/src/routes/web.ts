@@ -150,7 +150,8 @@ async function suggestPage(app: FastifyInstance, request: FastifyRequest, reply:
     : SUGGEST_PAGE_LIMIT;
   const form = { message: raw, ...(limit !== SUGGEST_PAGE_LIMIT ? { limit } : {}) };
   if (!raw) return sendPage(reply, 200, renderSuggestPage({ message: '' }));
-  if (raw.length > max) {
+  // Counted as the API's schema counts (code points: an emoji is one character).
+  if ([...raw].length > max) {
     const error = `The message is longer than ${max.toLocaleString('en-US')} characters; shorten it${
       request.method === 'POST' ? '' : ' or send it through the form'
     }.`;

@@ -136,13 +136,24 @@ function problemResult(error: unknown, logError: (error: unknown) => void): Call
   };
 }
 
-/** The server's `instructions` (initialize result): what a model needs to use this server well (SPEC 2.5). */
-export function mcpInstructions(hubUrl?: string): string {
+/**
+ * The server's `instructions` (initialize result): what a model needs to use this server well (SPEC 2.5).
+ * `tools.suggest`: suggest_skills is offered (a hub with a suggestion engine), so it, not search_skills,
+ * answers a task the user typed.
+ */
+export function mcpInstructions(hubUrl?: string, tools: { suggest: boolean } = { suggest: true }): string {
   const hub = hubUrl ?? 'this hub';
   return [
     `This is the @skills hub at ${hub}. A skill is a folder whose SKILL.md holds instructions for one kind of task; it is named by an identity: hub:<namespace>/<collection>/<path> (published on this hub) or gh:<owner>/<repo>/<path> (a folder of a public GitHub repository).`,
     'When the user writes @skills:<identity> (for example @skills:hub:acme/playbooks/deploy), they ask you to load that skill now: call resolve_skill with it and follow the SKILL.md it returns for the task at hand. A folder answers a menu of skills: resolve the one that fits. Read a file the skill names (scripts, references) with read_skill_file.',
-    'When no skill is named but the task would go better with one, call search_skills with the task in your own words and resolve the best result; show the user its @skills: reference so they can reuse it.',
+    ...(tools.suggest
+      ? [
+          "When the user asks for a task and names no skill, call suggest_skills once for that task with the user's message exactly as they typed it (code, logs and quoted text included; not your summary of it). Each result is a skill likely to help, with its score (the chance that it helps): resolve the one that fits with resolve_skill before following it, and show the user its @skills: reference so they can reuse it. `abstained: true` (no results) means no skill fits: say nothing about skills and carry on with the task. Do not call it again for the same task, nor for small talk or a skill the user already named.",
+          'Call search_skills instead when the user asks to find or browse skills, or to look one up by name or keywords: the query is yours (a name, keywords or the task in your own words), and every match is listed, best first, page by page.',
+        ]
+      : [
+          'When no skill is named but the task would go better with one, call search_skills with the task in your own words and resolve the best result; show the user its @skills: reference so they can reuse it.',
+        ]),
     "resolve_batch checks many identities at once against the revisions you hold (for example every line of a project's .atskills/.autotrigger at session start) and says which changed.",
     `A :save suffix (copy the skill into the project's .atskills/ folder) or :install suffix (add it to .atskills/.autotrigger, loaded at every session start) acts on the user's project, which this server cannot reach: the tools refuse it. Resolve the identity without the suffix, then run \`atskills save <identity>\` or \`atskills install <identity>\` in the project, or follow ${hubUrl ? `${hubUrl}/SKILLS.md` : "the hub's /SKILLS.md"}.`,
     'A gh: identity the hub has not indexed yet starts its indexing: the answer says so; retry after the seconds it names.',
@@ -164,7 +175,7 @@ export function buildMcpServer(deps: McpDeps): McpServer {
   const server = new McpServer(
     { name: 'atskills-hub', version: deps.version },
     {
-      instructions: mcpInstructions(hubUrl),
+      instructions: mcpInstructions(hubUrl, { suggest: deps.suggestEngine !== undefined }),
       capabilities: { resources: {}, extensions: { [SKILLS_EXTENSION]: {} } },
     },
   );
@@ -175,7 +186,7 @@ export function buildMcpServer(deps: McpDeps): McpServer {
       return problemResult(error, logError);
     }
   };
-  registerSuggestTool(server, deps);
+  registerSuggestTool(server, deps, answer);
 
   server.registerTool(
     'search_skills',

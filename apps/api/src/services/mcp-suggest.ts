@@ -9,7 +9,6 @@ import {
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { isHttpProblem } from '../problems.js';
 import type { SuggestEngine } from '../suggest/engine.js';
 import { suggestSkills } from './suggest.js';
 
@@ -23,10 +22,16 @@ const DESCRIPTION =
   '`abstained: true` (no results) means no skill fits well enough: carry on without one. Read a suggested ' +
   'skill (resolve_skill) before following it.';
 
-/** Registers the `suggest_skills` tool (SPEC 2.7) on a caller's MCP server. */
+/**
+ * Registers the `suggest_skills` tool (SPEC 2.7) on a caller's MCP server. `answer` is how the server runs
+ * every tool (mcp-server.ts): an error becomes its shared problem result (status, code, detail, the
+ * problem's extensions and `retryAfterSeconds`), and one that is no hub problem is logged and answered as
+ * `internal`, its text never shown. Passed in, as mcp-server.ts imports this file.
+ */
 export function registerSuggestTool(
   server: McpServer,
   deps: { suggestEngine?: SuggestEngine | undefined; viewer: ReadScope },
+  answer: (run: () => Promise<CallToolResult>) => Promise<CallToolResult>,
 ): void {
   const engine = deps.suggestEngine;
   if (!engine) return;
@@ -54,8 +59,8 @@ export function registerSuggestTool(
       },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async (args): Promise<CallToolResult> => {
-      try {
+    (args) =>
+      answer(async () => {
         const page = await suggestSkills(engine, deps.viewer, args.message, args.limit);
         // The hub never suggests a skill it judged malicious; other flags are named, as search_skills does.
         const results = page.results.map((r) => {
@@ -63,6 +68,7 @@ export function registerSuggestTool(
           return {
             reference: r.reference,
             identity: r.identity,
+            revision: r.revision,
             name: r.name,
             description: r.description,
             descriptionTokens: r.descriptionTokens,
@@ -71,7 +77,8 @@ export function registerSuggestTool(
             ...(flags.length ? { flags } : {}),
           };
         });
-        // Descriptions are third-party text: they reach the model inside the frame, like every tool's.
+        // Descriptions are third-party text: they reach the model inside the frame, like every tool's, each
+        // named with its identity, revision and flags (SPEC 2.8).
         const text = page.abstained
           ? 'No skill fits this message well enough (abstained).'
           : `${UNTRUSTED_NOTICE}\n${frameUntrusted(
@@ -80,7 +87,7 @@ export function registerSuggestTool(
               results
                 .map(
                   (r) =>
-                    `${r.reference} (score ${r.score}${r.flags ? `, flags: ${r.flags.join(', ')}` : ''}, for "${r.matched}"): ${r.description.replace(/\s+/g, ' ')}`,
+                    `${r.reference} (revision ${r.revision}, score ${r.score}${r.flags ? `, flags: ${r.flags.join(', ')}` : ''}, for "${r.matched}"): ${r.description.replace(/\s+/g, ' ')}`,
                 )
                 .join('\n'),
             )}`;
@@ -88,19 +95,6 @@ export function registerSuggestTool(
           content: [{ type: 'text', text }],
           structuredContent: { results, abstained: page.abstained },
         };
-      } catch (error) {
-        if (!isHttpProblem(error)) throw error;
-        const problem = {
-          status: error.status,
-          code: error.code,
-          ...(error.detail ? { detail: error.detail } : {}),
-        };
-        return {
-          isError: true,
-          content: [{ type: 'text', text: JSON.stringify(problem) }],
-          structuredContent: problem,
-        };
-      }
-    },
+      }),
   );
 }

@@ -2,6 +2,7 @@ import { SUGGEST_TIMEOUT_HEADER, SUGGEST_TIMEOUT_MAX_MS } from '@atskills/protoc
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { problem } from '../../problems.js';
 import { problems, SuggestBody, SuggestPageResponse, SuggestQuery } from '../../schemas.js';
 import { overloadedProblem, suggestSkills } from '../../services/suggest.js';
 import { SuggestAbandonedError, type SuggestWaiting } from '../../suggest/engine.js';
@@ -66,6 +67,21 @@ const DESCRIPTION =
   'that the skill helps, the same meaning in every message; `matched` is the part of the message it answers. ' +
   'When no skill fits well enough the answer is `{"results": [], "abstained": true}`.';
 
+/**
+ * The POST body is JSON and nothing else, whatever else it is sent as. Fastify would read text/plain as a
+ * string (then refused 400 "expected object, received string") and refuse other types with a bare 415
+ * "Unsupported Media Type": checked before the body is parsed, each is one 415 saying what to send.
+ */
+function jsonOnly(request: FastifyRequest): void {
+  const type = request.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
+  if (type !== 'application/json') {
+    throw problem(
+      'unsupported-media-type',
+      'The body must be JSON (content-type application/json): {"message": "...", "limit": 5}.',
+    );
+  }
+}
+
 /** GET and POST /v1/suggest (SPEC 2.7). */
 const suggestRoutes: FastifyPluginAsyncZod = async (app) => {
   /**
@@ -93,7 +109,8 @@ const suggestRoutes: FastifyPluginAsyncZod = async (app) => {
         description: `${DESCRIPTION} Messages over 2,000 characters go in a POST.`,
         querystring: SuggestQuery,
         headers: SuggestHeaders,
-        response: { 200: SuggestPageResponse, ...problems(400, 503) },
+        // 401 for a token that is not valid (plugins/viewer.ts), 429 past the rate limit shared with search.
+        response: { 200: SuggestPageResponse, ...problems(400, 401, 429, 503) },
       },
     },
     async (request, reply) => {
@@ -117,6 +134,10 @@ const suggestRoutes: FastifyPluginAsyncZod = async (app) => {
       // suggestion model to the database for changes before the next request (plugins/search.ts).
       config: { readOnly: true },
       onRequest: refuseEarly,
+      preParsing: async (request, _reply, payload) => {
+        jsonOnly(request);
+        return payload;
+      },
       schema: {
         operationId: 'suggestMessage',
         tags: ['search'],
@@ -124,7 +145,8 @@ const suggestRoutes: FastifyPluginAsyncZod = async (app) => {
         description: DESCRIPTION,
         body: SuggestBody,
         headers: SuggestHeaders,
-        response: { 200: SuggestPageResponse, ...problems(400, 503) },
+        // As GET, plus 413 for a body over BODY_LIMIT and 415 for one that is not JSON.
+        response: { 200: SuggestPageResponse, ...problems(400, 401, 413, 415, 429, 503) },
       },
     },
     async (request, reply) => {

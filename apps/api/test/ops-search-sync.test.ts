@@ -117,6 +117,7 @@ describe('search sync', () => {
     let scannedAll = 0;
     const holder: SkillHolder = {
       revisionOf: (identity) => held.get(identity),
+      visibilityOf: () => 'public',
       identities: () => {
         scannedAll++;
         return held.keys();

@@ -174,7 +174,9 @@ export function createMemoryEngine(
     for (const f of folders) {
       seen.add(f.identity);
       const held = target.get(f.identity);
-      if (held && held.hit.kind === 'collection' && held.hit.name === f.name) {
+      const patched =
+        held?.hit.kind === 'collection' &&
+        held.hit.name === f.name &&
         target.patch(f.identity, (d) => {
           d.hit.revision = f.revision;
           d.hit.stars = f.stars;
@@ -182,7 +184,8 @@ export function createMemoryEngine(
           d.hit.description = `${f.skillCount} skills`;
           d.visibility = f.visibility;
         });
-      } else target.upsert(folderDocument(f));
+      // A new folder, or one made private or public (indexed again: see SkillIndex.patch).
+      if (!patched) target.upsert(folderDocument(f));
     }
     return seen;
   };
@@ -280,6 +283,7 @@ export function createMemoryEngine(
       mark,
       {
         revisionOf: (identity) => revisions.get(identity),
+        visibilityOf: (identity) => target.visibilityOf(identity),
         identities: () => revisions.keys(),
         get size() {
           return revisions.size;

@@ -21,7 +21,9 @@ export interface SkillHolder {
   readonly size: number;
   /** The skill is gone or no longer live. */
   remove(identity: string): void;
-  /** Same text, new stars, visibility or flags (a report decided). */
+  /** The visibility the skill is held with (undefined when not held). */
+  visibilityOf(identity: string): string | undefined;
+  /** Same text and visibility, new stars or flags (a report decided). */
   patch(row: ChangedSkill): void;
   /** New text (or a new skill): its whole document. */
   upsert(row: SearchDocumentRow): void;
@@ -61,7 +63,12 @@ export async function applySkillChanges(
   const reload: number[] = [];
   for (const row of changes.rows) {
     if (!row.live) remove(row.identity);
-    else if (holder.revisionOf(row.identity) === row.revision) holder.patch(row);
+    // A skill made private or public is reloaded: which readers' statistics count it changes with it.
+    else if (
+      holder.revisionOf(row.identity) === row.revision &&
+      holder.visibilityOf(row.identity) === row.visibility
+    )
+      holder.patch(row);
     else reload.push(row.id);
   }
   // A batch of reloads is a second of work for the suggestion model: requests are answered in between.

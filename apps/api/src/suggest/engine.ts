@@ -634,6 +634,10 @@ export function createSuggestEngine(
           const slot = slots.get(identity);
           return slot === undefined ? undefined : held[slot]?.revision;
         },
+        visibilityOf: (identity) => {
+          const slot = slots.get(identity);
+          return slot === undefined ? undefined : held[slot]?.visibility;
+        },
         identities: () => slots.keys(),
         get size() {
           return slots.size;

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { TimeSlicer } from '../../runtime/time-slice.js';
 import { termOf } from '../relevance/analyze.js';
 import { K1 } from '../tuning.js';
+import { PUBLIC_GROUP, PUBLIC_VIEW, type StatisticsView } from './group-statistics.js';
 import {
   type CandidateSet,
   InvertedIndex,
@@ -137,26 +138,38 @@ describe('InvertedIndex.prepareLists', () => {
 });
 
 describe('a snapshot of the InvertedIndex', () => {
-  /** What searches read of an index: candidates scored both ways, completions, corrections, counts. */
+  /** Every reader's statistics: public only, each private group's readers, both, an administrator. */
+  const views: StatisticsView[] = [PUBLIC_VIEW, [1], [2], [1, 2], 'all'];
+  /** Two private groups among the documents (most are public). */
+  const groupOf = (i: number) => (i % 5 === 0 ? 1 : i % 7 === 0 ? 2 : PUBLIC_GROUP);
+  /**
+   * What searches read of an index, for every reader: candidates scored both ways, completions,
+   * corrections, counts.
+   */
   const answers = (index: InvertedIndex) => ({
     size: index.size,
     vocabulary: index.vocabularySize,
     postings: index.postingCount,
     drift: index.statisticsDrift,
-    drawn: snapshot(index.score(slots, false, [7], [1, 2, 3], { budget: 40, perSlot: 10 })),
-    all: snapshot(index.score(slots, true, [], [1, 2, 3])),
-    completions: ['de', 'rel', 'tool-1', 'x'].map((p) => index.completions(p, 20)),
-    near: ['deplyo', 'relase', 'kubernets'].map((w) => index.nearWords(w, 2, 10)),
-    idf: ['deploy', 'pdf', 'notes'].map((w) => [index.termIdf(termOf(w)), index.wordFrequency(w)]),
     alive: [0, 3, 9, 3998, 4001].map((slot) => index.isAlive(slot)),
+    views: views.map((view) => ({
+      drawn: snapshot(index.score(slots, false, [7], [1, 2, 3], { budget: 40, perSlot: 10 }, view)),
+      all: snapshot(index.score(slots, true, [], [1, 2, 3], undefined, view)),
+      completions: ['de', 'rel', 'tool-1', 'x', 'zeb'].map((p) => index.completions(p, 20, view)),
+      near: ['deplyo', 'relase', 'kubernets'].map((w) => index.nearWords(w, 2, 10, 0, view)),
+      idf: ['deploy', 'pdf', 'notes', 'zebra'].map((w) => [
+        index.termIdf(termOf(w), view),
+        index.wordFrequency(w, view),
+      ]),
+    })),
   });
 
   it('restores an index that answers as the one it was taken of, and takes changes alike', async () => {
     const index = new InvertedIndex({ rankDirectoryMin: 1 });
-    for (let i = 0; i < 3000; i++) index.add(documentText(i));
+    for (let i = 0; i < 3000; i++) index.add(documentText(i), groupOf(i));
     index.freezeStatistics();
     for (let slot = 0; slot < 3000; slot += 3) index.remove(slot);
-    for (let i = 3000; i < 3200; i++) index.add(documentText(i));
+    for (let i = 3000; i < 3200; i++) index.add(documentText(i), groupOf(i));
     // Heads and directories built before the snapshot (a restored index builds its own).
     index.score(slots, false, [], [1, 2, 3], { budget: 40, perSlot: 10 });
 
@@ -167,23 +180,31 @@ describe('a snapshot of the InvertedIndex', () => {
     // The live index's heads were built over fewer postings: a fresh index built from the same documents
     // draws what the restored one draws.
     const fresh = new InvertedIndex({ rankDirectoryMin: 1 });
-    for (let i = 0; i < 3000; i++) fresh.add(documentText(i));
+    for (let i = 0; i < 3000; i++) fresh.add(documentText(i), groupOf(i));
     fresh.freezeStatistics();
     for (let slot = 0; slot < 3000; slot += 3) fresh.remove(slot);
-    for (let i = 3000; i < 3200; i++) fresh.add(documentText(i));
+    for (let i = 3000; i < 3200; i++) fresh.add(documentText(i), groupOf(i));
     expect(answers(restored)).toEqual(answers(fresh));
-    expect(answers(restored).all).toEqual(answers(index).all);
+    const scored = (index: InvertedIndex) => answers(index).views.map((v) => v.all);
+    expect(scored(restored)).toEqual(scored(index));
     expect(await restored.snapshot(new TimeSlicer())).toEqual(taken);
 
     for (const target of [fresh, restored]) {
-      for (let i = 3200; i < 4200; i++) target.add(documentText(i));
-      target.add({ name: 'zebra-tool', description: 'brand new word', headings: '', body: 'zebra' });
+      for (let i = 3200; i < 4200; i++) target.add(documentText(i), groupOf(i));
+      // A word only one private group holds: no other reader's vocabulary has it.
+      target.add({ name: 'zebra-tool', description: 'brand new word', headings: '', body: 'zebra' }, 2);
       for (let slot = 1; slot < 4000; slot += 7) target.remove(slot);
       target.compact();
       target.freezeStatistics();
     }
     expect(answers(restored)).toEqual(answers(fresh));
-    expect(restored.completions('zeb', 5)).toEqual([{ word: 'zebra', df: 1 }]);
+    expect(restored.completions('zeb', 5, [2])).toEqual([{ word: 'zebra', df: 1 }]);
+    expect(restored.completions('zeb', 5, 'all')).toEqual([{ word: 'zebra', df: 1 }]);
+    for (const outsider of [PUBLIC_VIEW, [1]]) {
+      expect(restored.completions('zeb', 5, outsider)).toEqual([]);
+      expect(restored.termIdf(termOf('zebra'), outsider)).toBe(0);
+      expect(restored.nearWords('zebrx', 1, 5, 0, outsider)).toEqual([]);
+    }
   });
 });
 

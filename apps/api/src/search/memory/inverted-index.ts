@@ -16,6 +16,13 @@ import {
   SCAN_RATIO,
   SEARCH_DRAW,
 } from '../tuning.js';
+import {
+  GroupStatistics,
+  type GroupStatisticsSnapshot,
+  PUBLIC_GROUP,
+  PUBLIC_VIEW,
+  type StatisticsView,
+} from './group-statistics.js';
 
 /**
  * The in-memory inverted index, written for the hub rather than taken from a library. The hub must say which
@@ -366,6 +373,8 @@ export interface InvertedIndexSnapshot {
   deadPostings: number;
   statsN: number;
   totalPostings: number;
+  /** What private documents add to the statistics, by group (see GroupStatistics). */
+  groups: GroupStatisticsSnapshot;
 }
 
 /** The inverted index: slots (document numbers) are never reused until a rebuild. */
@@ -393,6 +402,8 @@ export class InvertedIndex {
   /** Document count of the frozen statistics (0 until frozen: then live counts are used). */
   private statsN = 0;
   private totalPostings = 0;
+  /** Private documents' share of the statistics, by group: what a reader's view takes away. */
+  private groups = new GroupStatistics();
   // Scratch of a search (searches are synchronous, so never shared). Per slot only `candidateAt` (the
   // candidate's position + 1) and a bit in `drawn`; the sums are per candidate position, so a search
   // touches one array as large as the index and small ones that stay in cache.
@@ -470,8 +481,11 @@ export class InvertedIndex {
     return bytes;
   }
 
-  /** Adds a document and returns its slot. */
-  add(text: IndexedText): number {
+  /**
+   * Adds a document and returns its slot. `group`: PUBLIC_GROUP, or the private group whose readers alone
+   * count it in their statistics (see GroupStatistics).
+   */
+  add(text: IndexedText, group = PUBLIC_GROUP): number {
     this.generation++;
     const slot = this.slots++;
     this.ensureCapacity(this.slots);
@@ -489,6 +503,7 @@ export class InvertedIndex {
       textWords(text.body),
     ];
     if (fieldWords[3]!.length > MAX_BODY_WORDS) fieldWords[3]!.length = MAX_BODY_WORDS;
+    const privateWords: number[] = [];
     for (let f = 0; f < 4; f++) {
       for (const word of fieldWords[f]!) {
         if (word.length > MAX_WORD_LENGTH) continue;
@@ -497,6 +512,7 @@ export class InvertedIndex {
         if (this.wordStamp[id] !== stamp) {
           this.wordStamp[id] = stamp;
           this.wordDf[id]!++;
+          if (group !== PUBLIC_GROUP) privateWords.push(id);
         }
         const list = this.wordList[id]!;
         if (list.docStamp !== stamp) {
@@ -530,6 +546,7 @@ export class InvertedIndex {
       lists[k]!.push(slot, mask, weight);
     }
     this.totalPostings += lists.length;
+    if (group !== PUBLIC_GROUP) this.groups.add(slot, group, [...lists], privateWords);
     return slot;
   }
 
@@ -566,6 +583,7 @@ export class InvertedIndex {
       deadPostings: this.deadPostings,
       statsN: this.statsN,
       totalPostings: this.totalPostings,
+      groups: this.groups.snapshot(this.slots, termIndex),
     };
   }
 
@@ -614,6 +632,12 @@ export class InvertedIndex {
     index.deadPostings = s.deadPostings;
     index.statsN = s.statsN;
     index.totalPostings = s.totalPostings;
+    index.groups = GroupStatistics.restore(
+      s.groups,
+      lists,
+      (slots) => listsOfSlots(lists, slots),
+      (slot) => index.isAlive(slot),
+    );
     return index;
   }
 
@@ -654,10 +678,15 @@ export class InvertedIndex {
     return id;
   }
 
-  /** Documents holding a surface word (counted when added). */
-  private dfOf(word: string): number {
+  /** Documents holding a surface word (counted when added) that the view sees. */
+  private dfOf(word: string, view: StatisticsView): number {
     const id = this.wordIds.get(word);
-    return id === undefined ? 0 : this.wordDf[id]!;
+    return id === undefined ? 0 : this.wordDf[id]! - this.groups.hiddenWord(view, id);
+  }
+
+  /** Postings of `list` the view sees (live or dead, as `n` counts them): 0 is a term the view lacks. */
+  private seenPostings(list: PostingList, view: StatisticsView): number {
+    return list.n - this.groups.hiddenPostings(view, list, false);
   }
 
   /** Removes a document (its postings are dropped at the next compaction). */
@@ -666,6 +695,7 @@ export class InvertedIndex {
     this.generation++;
     this.alive[slot] = 0;
     this.live--;
+    this.groups.remove(slot);
     // Postings of the slot are unknown without a scan; estimate from the average for compaction.
     this.deadPostings += this.totalPostings / Math.max(1, this.slots);
     if (this.deadPostings > this.totalPostings * COMPACT_DEAD_SHARE && this.deadPostings > COMPACT_MIN_DEAD)
@@ -689,20 +719,22 @@ export class InvertedIndex {
     }
     this.totalPostings = total;
     this.deadPostings = 0;
+    this.groups.compact();
   }
 
-  /** Whether the word occurs in the index (as typed). */
-  hasWord(word: string): boolean {
-    return this.wordIds.has(word) || this.documentFrequency(termOf(word)) > 0;
+  /** Whether the word occurs in the index (as typed) for the view. */
+  hasWord(word: string, view: StatisticsView = PUBLIC_VIEW): boolean {
+    return this.dfOf(word, view) > 0 || this.documentFrequency(termOf(word), view) > 0;
   }
 
-  /** Documents holding the term. */
-  documentFrequency(term: string): number {
-    return this.postings.get(term)?.n ?? 0;
+  /** Documents holding the term, for the view. */
+  documentFrequency(term: string, view: StatisticsView = PUBLIC_VIEW): number {
+    const list = this.postings.get(term);
+    return list ? this.seenPostings(list, view) : 0;
   }
 
-  /** Vocabulary words that start with `prefix` (not the prefix itself), most frequent first. */
-  completions(prefix: string, max: number): VocabularyWord[] {
+  /** Vocabulary words (of the view) that start with `prefix` (not the prefix itself), most frequent first. */
+  completions(prefix: string, max: number, view: StatisticsView = PUBLIC_VIEW): VocabularyWord[] {
     if (this.sortedStale) {
       this.sorted = [...this.words].sort();
       this.sortedStale = false;
@@ -718,7 +750,9 @@ export class InvertedIndex {
     for (let i = lo; i < this.sorted.length && out.length < 2000; i++) {
       const w = this.sorted[i]!;
       if (!w.startsWith(prefix)) break;
-      if (w !== prefix) out.push({ word: w, df: this.dfOf(w) });
+      if (w === prefix) continue;
+      const df = this.dfOf(w, view);
+      if (df > 0) out.push({ word: w, df });
     }
     // Code-point order breaks ties (localeCompare costs ~1 µs a call, and a short prefix has 2,000 words).
     return out.sort((a, b) => b.df - a.df || (a.word < b.word ? -1 : a.word > b.word ? 1 : 0)).slice(0, max);
@@ -729,7 +763,13 @@ export class InvertedIndex {
    * closest then most frequent first. The document count is checked before the distance: for a word the
    * index holds, only far more common words qualify, and those are few.
    */
-  nearWords(word: string, maxTypos: number, max: number, minDf = 0): (VocabularyWord & { typos: number })[] {
+  nearWords(
+    word: string,
+    maxTypos: number,
+    max: number,
+    minDf = 0,
+    view: StatisticsView = PUBLIC_VIEW,
+  ): (VocabularyWord & { typos: number })[] {
     const out: (VocabularyWord & { typos: number })[] = [];
     if (maxTypos === 0) return out;
     const mask = letterMask(word);
@@ -737,8 +777,8 @@ export class InvertedIndex {
       const bucket = this.buckets.get(`${word[0]}${len}`);
       if (!bucket) continue;
       for (const id of bucket) {
-        const df = this.wordDf[id]!;
-        if (df < minDf) continue;
+        const df = this.wordDf[id]! - this.groups.hiddenWord(view, id);
+        if (df < minDf || df <= 0) continue;
         // An edit changes at most two letters of the word's letter set (a transposition none).
         if (bitCount(mask ^ this.wordMask[id]!) > 2 * maxTypos) continue;
         const candidate = this.words[id]!;
@@ -751,9 +791,9 @@ export class InvertedIndex {
     return out.sort((a, b) => a.typos - b.typos || b.df - a.df).slice(0, max);
   }
 
-  /** Documents holding this surface word (as typed, any field). */
-  wordFrequency(word: string): number {
-    return this.dfOf(word);
+  /** Documents holding this surface word (as typed, any field), for the view. */
+  wordFrequency(word: string, view: StatisticsView = PUBLIC_VIEW): number {
+    return this.dfOf(word, view);
   }
 
   /**
@@ -811,16 +851,22 @@ export class InvertedIndex {
     return this.statsN === 0 ? 1 : this.live / this.statsN;
   }
 
-  /** Inverse document frequency of a term. */
-  termIdf(term: string): number {
+  /** Inverse document frequency of a term, for the view (0 for a term it lacks). */
+  termIdf(term: string, view: StatisticsView = PUBLIC_VIEW): number {
     const list = this.postings.get(term);
-    return list ? this.idf(list) : 0;
+    return list && this.seenPostings(list, view) > 0 ? this.idf(list, view) : 0;
   }
 
-  /** Inverse document frequency (BM25's, floored so very common terms still count a little). */
-  private idf(list: PostingList): number {
-    const n = this.statsN || this.live;
-    const df = this.statsN ? Math.max(1, list.frozenDf) : list.n;
+  /**
+   * Inverse document frequency (BM25's, floored so very common terms still count a little), over the
+   * documents the view sees.
+   */
+  private idf(list: PostingList, view: StatisticsView): number {
+    const frozen = this.statsN > 0;
+    const n = (this.statsN || this.live) - this.groups.hiddenDocuments(view, frozen);
+    const df = frozen
+      ? Math.max(1, list.frozenDf - this.groups.hiddenPostings(view, list, true))
+      : this.seenPostings(list, view);
     return Math.max(IDF_FLOOR, Math.log(1 + (n - df + 0.5) / (df + 0.5)));
   }
 
@@ -840,6 +886,7 @@ export class InvertedIndex {
     extra: readonly number[] = [],
     coverageWeights: readonly number[] = [],
     draw: CandidateDraw = SEARCH_DRAW,
+    view: StatisticsView = PUBLIC_VIEW,
   ): CandidateSet {
     // How many candidates each list may draw: the query's budget shared by its slots; within a slot the
     // word as typed draws two thirds of the slot's share, its other readings (completions, corrections,
@@ -857,7 +904,8 @@ export class InvertedIndex {
             : Math.max(MIN_EXPANSION_CANDIDATES, (share * expansion.weight) / (3 * Math.max(1, others)));
         for (const term of expansion.terms) {
           const list = this.postings.get(term);
-          if (list && list.n > 0) drawn.set(list, Math.max(drawn.get(list) ?? 0, Math.round(cap)));
+          if (list && list.n > 0 && this.seenPostings(list, view) > 0)
+            drawn.set(list, Math.max(drawn.get(list) ?? 0, Math.round(cap)));
         }
       }
     }
@@ -880,7 +928,7 @@ export class InvertedIndex {
       const count = this.candidateCount;
       const cands = this.drawnInOrder(count);
       this.fitScratch(count);
-      this.accumulate(slots, cands, coverageWeights);
+      this.accumulate(slots, cands, coverageWeights, view);
       return this.collect(cands);
     } finally {
       if (this.drawnHigh >= this.drawnLow) this.drawn.fill(0, this.drawnLow, this.drawnHigh + 1);
@@ -968,7 +1016,12 @@ export class InvertedIndex {
   }
 
   /** Full BM25F sums of the candidates (sorted by slot) over every slot, by candidate position. */
-  private accumulate(slots: ScoringSlot[], cands: Uint32Array, coverageWeights: readonly number[]): void {
+  private accumulate(
+    slots: ScoringSlot[],
+    cands: Uint32Array,
+    coverageWeights: readonly number[],
+    view: StatisticsView,
+  ): void {
     const { slotBest, phraseAcc, head, total, matched, covered, touched, candidateAt } = this;
     const phrase = this.phraseTouched;
     const positions = this.hitPositions;
@@ -985,8 +1038,8 @@ export class InvertedIndex {
         let phraseN = 0;
         for (const term of expansion.terms) {
           const list = this.postings.get(term);
-          if (!list || list.n === 0) continue;
-          const factor = (share * this.idf(list)) / LEVELS_PER_UNIT;
+          if (!list || list.n === 0 || this.seenPostings(list, view) === 0) continue;
+          const factor = (share * this.idf(list, view)) / LEVELS_PER_UNIT;
           const ids = list.ids;
           const weights = list.weights;
           // The matching postings of the candidates: a pass over the list when the candidates are many
@@ -1073,4 +1126,23 @@ export class InvertedIndex {
       this.drawn = drawn;
     }
   }
+}
+
+/**
+ * The distinct posting lists holding each of `slots` (a snapshot keeps a private document's group, not its
+ * lists): one pass over the postings, for the few private documents a hub holds.
+ */
+function listsOfSlots(lists: readonly PostingList[], slots: ReadonlySet<number>): Map<number, PostingList[]> {
+  const out = new Map<number, PostingList[]>();
+  if (slots.size === 0) return out;
+  for (const list of lists) {
+    for (let i = 0; i < list.n; i++) {
+      const slot = list.ids[i]! >>> 4;
+      if (!slots.has(slot)) continue;
+      const held = out.get(slot);
+      if (!held) out.set(slot, [list]);
+      else if (held[held.length - 1] !== list) held.push(list);
+    }
+  }
+  return out;
 }

@@ -204,13 +204,18 @@ function referenceSearch(
   filters: SearchFilters,
   scope: Scope,
 ): { identity: string; score: number }[] {
-  const { slots, forms } = index.plan(query);
+  const { slots, forms } = index.plan(query, scope);
   if (slots.length === 0) return [];
   const refs = docs.map(referenceDocument);
-  const df = (term: string) => refs.filter((r) => r.terms.has(term)).length;
+  const readable = new Set(scope.readableNamespaces.map((n) => n.toLowerCase()));
+  const readableBy = (doc: IndexDocument) =>
+    doc.visibility === 'public' || scope.isAdmin || readable.has(doc.hit.owner.toLowerCase());
+  // A reader's statistics are those of the skills it may read: a private skill moves no outsider's score.
+  const seen = refs.filter((r) => readableBy(r.doc));
+  const df = (term: string) => seen.filter((r) => r.terms.has(term)).length;
   const idf = (term: string) => {
     const d = Math.max(1, df(term));
-    return Math.max(IDF_FLOOR, Math.log(1 + (refs.length - d + 0.5) / (d + 0.5)));
+    return Math.max(IDF_FLOOR, Math.log(1 + (seen.length - d + 0.5) / (d + 0.5)));
   };
   const slotIdf = slots.map((s) =>
     Math.max(
@@ -226,9 +231,8 @@ function referenceSearch(
   const combos = forms.reduce((n, f) => n * f.size, 1);
   const typed = textWords(query);
   const last = typed[typed.length - 1] ?? '';
-  const unfinished = last.length >= MIN_PREFIX && refs.filter((r) => r.words.has(last)).length < 3;
+  const unfinished = last.length >= MIN_PREFIX && seen.filter((r) => r.words.has(last)).length < 3;
   const prefix = typed.join('-');
-  const readable = new Set(scope.readableNamespaces.map((n) => n.toLowerCase()));
 
   const out: { identity: string; score: number }[] = [];
   for (const ref of refs) {
@@ -332,7 +336,9 @@ describe('SkillIndex against a naive reference scorer', () => {
     fc.assert(
       fc.property(corpusArb, queryArb, scopeArb, (docs, query, scope) => {
         const index = build(docs);
-        const terms = new Set(index.plan(query).slots.flatMap((s) => s.expansions.flatMap((e) => e.terms)));
+        const terms = new Set(
+          index.plan(query, scope).slots.flatMap((s) => s.expansions.flatMap((e) => e.terms)),
+        );
         const readable = new Set(scope.readableNamespaces.map((n) => n.toLowerCase()));
         for (const { hit } of page(index, query, {}, scope, 100).hits) {
           const doc = docs.find((d) => d.hit.identity === hit.identity)!;
@@ -397,6 +403,36 @@ describe('SkillIndex against a naive reference scorer', () => {
             after = { score: last.score, identity: last.hit.identity };
           }
           expect(paged).toEqual(all);
+        },
+      ),
+      RUNS,
+    );
+  });
+
+  it('answers a reader exactly as an index without the private skills it may not read', () => {
+    // SPEC 2.3: an outsider finds no trace of a private collection. Statistics included: a word only a
+    // private skill holds is not read, corrected into or weighed, and no idf or document count moves.
+    fc.assert(
+      fc.property(
+        corpusArb,
+        fc.array(queryArb, { minLength: 1, maxLength: 3 }),
+        scopeArb,
+        (docs, queries, scope) => {
+          const readable = new Set(scope.readableNamespaces.map((n) => n.toLowerCase()));
+          const seen = docs.filter(
+            (d) => d.visibility === 'public' || scope.isAdmin || readable.has(d.hit.owner.toLowerCase()),
+          );
+          const whole = build(docs);
+          const without = build(seen);
+          for (const q of queries) {
+            const a = page(whole, q, {}, scope, 100);
+            const b = page(without, q, {}, scope, 100);
+            expect(ranked(a)).toEqual(ranked(b));
+            expect({ corrected: a.corrected, ignored: a.ignored }).toEqual({
+              corrected: b.corrected,
+              ignored: b.ignored,
+            });
+          }
         },
       ),
       RUNS,

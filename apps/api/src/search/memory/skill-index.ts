@@ -30,6 +30,7 @@ import {
   TYPO_WEIGHT,
   USES_STAR_WEIGHT,
 } from '../tuning.js';
+import { PUBLIC_GROUP, type StatisticsView } from './group-statistics.js';
 import {
   type CandidateSet,
   type Expansion,
@@ -94,6 +95,9 @@ const LOG_PRIOR_FULL = Math.log1p(PRIOR_FULL_STARS);
 const NO_USES = Object.freeze({ week: 0, total: 0 });
 
 /** Document visible to a scope (the same rule as the database's visibleTo). */
+/** A reader of public skills only. */
+const NO_PRIVATE_READER: ReadScope = { isAdmin: false, readableNamespaces: [] };
+
 function visible(scope: ReadScope, doc: StoredDocument, readable: ReadonlySet<string>): boolean {
   if (doc.visibility === 'public' || scope.isAdmin) return true;
   return readable.has(doc.ownerKey);
@@ -141,6 +145,8 @@ export const MAX_WORD_READINGS = 4096;
 /** What a snapshot keeps of a SkillIndex: the inverted index, and each slot's hit and visibility. */
 export interface SkillIndexSnapshot {
   index: InvertedIndexSnapshot;
+  /** The private groups' owners (lowercase namespaces), group 1 first (see GroupStatistics). */
+  groups: string[];
   /** Per slot: its document's hit and visibility, or null for a slot whose document left. */
   docs: ({ hit: SearchHit; visibility: string } | null)[];
 }
@@ -166,7 +172,12 @@ export class SkillIndex {
   private readonly byIdentity = new Map<string, number>();
   /** Name key (and name key without separators) -> slots: exact names are candidates however common their words. */
   private readonly byName = new Map<string, number[]>();
-  /** readWord's answers, for the index generation `readingsOf`. */
+  /**
+   * Per owner (lowercase) of private documents, its group in the index's statistics: a reader's statistics
+   * count the groups it may read (statisticsView), so a private skill's words never show to others.
+   */
+  private readonly groupIds = new Map<string, number>();
+  /** readWord's answers, for the index generation `readingsOf` (keyed by view and word). */
   private readonly readings = new LRUCache<string, WordReading>({ max: MAX_WORD_READINGS });
   private readingsOf = -1;
 
@@ -194,12 +205,15 @@ export class SkillIndex {
       doc.hit.kind === 'skill' && folderName !== doc.hit.name
         ? `${doc.hit.name} ${folderName}`
         : doc.hit.name;
-    const slot = this.index.add({
-      name,
-      description: doc.hit.kind === 'skill' ? doc.hit.description : '',
-      headings: doc.headings,
-      body: doc.body,
-    });
+    const slot = this.index.add(
+      {
+        name,
+        description: doc.hit.kind === 'skill' ? doc.hit.description : '',
+        headings: doc.headings,
+        body: doc.body,
+      },
+      this.groupOf(doc.visibility, doc.hit.owner.toLowerCase()),
+    );
     if (this.register(slot, storedHit(doc.hit, doc.uses), doc.visibility)) {
       this.sortedNames.splice(lowerBound(this.sortedNames, key), 0, key);
     }
@@ -229,6 +243,34 @@ export class SkillIndex {
     return held === 0;
   }
 
+  /** The statistics group of a document: PUBLIC_GROUP, or its owner's private group. */
+  private groupOf(visibility: string, ownerKey: string): number {
+    if (visibility === 'public') return PUBLIC_GROUP;
+    let group = this.groupIds.get(ownerKey);
+    if (group === undefined) {
+      group = this.groupIds.size + 1;
+      this.groupIds.set(ownerKey, group);
+    }
+    return group;
+  }
+
+  /** The statistics a reader's answers are computed over: the public documents and the groups it may read. */
+  private statisticsView(scope: ReadScope, readable: ReadonlySet<string>): StatisticsView {
+    if (scope.isAdmin) return 'all';
+    const groups: number[] = [];
+    for (const key of readable) {
+      const group = this.groupIds.get(key);
+      if (group !== undefined) groups.push(group);
+    }
+    return groups.sort((a, b) => a - b);
+  }
+
+  /** The visibility a document was indexed with (a change of it is indexed again, not patched). */
+  visibilityOf(identity: string): string | undefined {
+    const slot = this.byIdentity.get(identity);
+    return slot === undefined ? undefined : this.docs[slot]?.visibility;
+  }
+
   /** The index as a snapshot stores it (see SkillIndexSnapshot). */
   async snapshot(slice: TimeSlicer): Promise<SkillIndexSnapshot> {
     const docs: SkillIndexSnapshot['docs'] = [];
@@ -236,7 +278,9 @@ export class SkillIndex {
       const doc = this.docs[slot];
       docs.push(doc ? { hit: doc.hit, visibility: doc.visibility } : null);
     }
-    return { index: await this.index.snapshot(slice), docs };
+    const groups: string[] = [];
+    for (const [key, group] of this.groupIds) groups[group - 1] = key;
+    return { index: await this.index.snapshot(slice), docs, groups };
   }
 
   /**
@@ -245,6 +289,9 @@ export class SkillIndex {
    */
   static async restore(s: SkillIndexSnapshot, slice: TimeSlicer): Promise<SkillIndex> {
     const restored = new SkillIndex(await InvertedIndex.restore(s.index, slice));
+    s.groups.forEach((key, i) => {
+      restored.groupIds.set(key, i + 1);
+    });
     for (let slot = 0; slot < s.docs.length; slot++) {
       if (slice.due()) await slice.pause();
       const doc = s.docs[slot];
@@ -270,6 +317,8 @@ export class SkillIndex {
     if (!doc) return false;
     const edited = { hit: { ...doc.hit }, visibility: doc.visibility };
     change(edited);
+    // A document's visibility decides which readers' statistics count it: the caller indexes it again.
+    if (edited.visibility !== doc.visibility) return false;
     doc.hit = storedHit(edited.hit, edited.hit.uses);
     doc.visibility = edited.visibility;
     this.setColumns(slot!);
@@ -368,24 +417,26 @@ export class SkillIndex {
    * typo away, and its correction. Depends only on the word and the vocabulary, so it is kept until the
    * index changes: suggestions search the same words once per need, and search-as-you-type repeats them.
    */
-  private readWord(word: string): WordReading {
+  private readWord(word: string, view: StatisticsView): WordReading {
     if (this.readingsOf !== this.index.generation) {
       this.readings.clear();
       this.readingsOf = this.index.generation;
     }
-    const known = this.readings.get(word);
+    // Readers of different private groups read a word in different vocabularies (none without them).
+    const key = this.groupIds.size === 0 ? word : `${view === 'all' ? '*' : view.join(',')}\u0000${word}`;
+    const known = this.readings.get(key);
     if (known) return known;
     const expansions: Expansion[] = [];
     const own = termOf(word);
-    const surface = this.index.wordFrequency(word);
+    const surface = this.index.wordFrequency(word, view);
     // Held as typed, or through its stem ("kubernets" shares the stem of "kubernetes").
-    const df = this.index.documentFrequency(own) > 0 ? Math.max(1, surface) : 0;
+    const df = this.index.documentFrequency(own, view) > 0 ? Math.max(1, surface) : 0;
     if (df > 0) expansions.push({ terms: [own], weight: 1 });
     let completed = false;
     if (word.length >= MIN_PREFIX) {
       // A word the index holds is most likely finished: its completions count for less.
       const weight = df > 0 ? KNOWN_PREFIX_WEIGHT : PREFIX_WEIGHT;
-      for (const c of this.index.completions(word, df > 0 ? MAX_KNOWN_COMPLETIONS : MAX_COMPLETIONS)) {
+      for (const c of this.index.completions(word, df > 0 ? MAX_KNOWN_COMPLETIONS : MAX_COMPLETIONS, view)) {
         const term = termOf(c.word);
         completed = true;
         if (term !== own) expansions.push({ terms: [term], weight });
@@ -398,6 +449,7 @@ export class SkillIndex {
       typoBudget(word.length),
       MAX_CORRECTIONS,
       surface === 0 ? 0 : RARE_WORD_RATIO * surface,
+      view,
     );
     for (const c of near) {
       const term = termOf(c.word);
@@ -410,7 +462,7 @@ export class SkillIndex {
       near: near.map((c) => c.word),
       ...(best && (surface > 0 || !completed) ? { corrected: best.word } : {}),
     };
-    this.readings.set(word, reading);
+    this.readings.set(key, reading);
     return reading;
   }
 
@@ -418,7 +470,19 @@ export class SkillIndex {
    * Plans a query: scoring slots with their expansions, what was corrected or ignored, and for each typed
    * word the vocabulary words it may stand for (for "exact name first" through typos).
    */
-  plan(query: string): { slots: ScoringSlot[]; report: QueryReport; forms: Set<string>[] } {
+  plan(
+    query: string,
+    scope: ReadScope = NO_PRIVATE_READER,
+  ): { slots: ScoringSlot[]; report: QueryReport; forms: Set<string>[] } {
+    const readable = new Set(scope.readableNamespaces.map((n) => n.toLowerCase()));
+    return this.planFor(query, this.statisticsView(scope, readable));
+  }
+
+  /** `plan` over the statistics of `view`. */
+  private planFor(
+    query: string,
+    view: StatisticsView,
+  ): { slots: ScoringSlot[]; report: QueryReport; forms: Set<string>[] } {
     const all = textWords(query);
     const words = all.slice(0, MAX_QUERY_WORDS);
     const ignored: string[] = all.slice(MAX_QUERY_WORDS);
@@ -435,7 +499,7 @@ export class SkillIndex {
         slotOfWord[i] = -1;
         return;
       }
-      const read = this.readWord(word);
+      const read = this.readWord(word, view);
       for (const w of read.near) forms[i]!.add(w);
       if (read.corrected !== undefined) {
         corrected[word] = read.corrected;
@@ -484,8 +548,9 @@ export class SkillIndex {
     after?: MemoryPosition,
     draw?: CandidateDraw,
   ): MemoryPage {
-    const { slots, report, forms } = this.plan(query);
     const readable = new Set(scope.readableNamespaces.map((n) => n.toLowerCase()));
+    const view = this.statisticsView(scope, readable);
+    const { slots, report, forms } = this.planFor(query, view);
     const typedKey = nameKey(query);
     const typed = textWords(query);
     const last = typed[typed.length - 1] ?? '';
@@ -494,10 +559,10 @@ export class SkillIndex {
       compact: typedKey.replace(/-/g, ''),
       forms,
       // Search-as-you-type: the last word is unfinished when the index hardly holds it as a word.
-      unfinished: last.length >= MIN_PREFIX && this.index.wordFrequency(last) < 3 ? typed : null,
+      unfinished: last.length >= MIN_PREFIX && this.index.wordFrequency(last, view) < 3 ? typed : null,
     };
     const slotIdf = slots.map((s) =>
-      Math.max(MIN_SLOT_IDF, ...s.expansions.map((e) => this.index.termIdf(e.terms[0]!) * e.weight)),
+      Math.max(MIN_SLOT_IDF, ...s.expansions.map((e) => this.index.termIdf(e.terms[0]!, view) * e.weight)),
     );
     const idfTotal = slotIdf.reduce((a, b) => a + b, 0);
     // Filters narrow the candidates after drawing them, so a filtered search draws them all.
@@ -511,7 +576,7 @@ export class SkillIndex {
       for (const slot of exact)
         mark[slot] = this.docs[slot]?.nameKey === typedKey ? LITERAL_NAME_MARK : EXACT_NAME_MARK;
       try {
-        const set = this.index.score(slots, filtered, exact, slotIdf, draw);
+        const set = this.index.score(slots, filtered, exact, slotIdf, draw, view);
         const context: RankContext = { filters, filtered, scope, readable, names, idfTotal, after };
         this.rank(set, slots.length, context, top);
       } finally {

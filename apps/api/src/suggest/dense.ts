@@ -334,7 +334,8 @@ export class DenseModel {
    * `slice`s: a minute of work at 57,000 skills, and requests are answered meanwhile.
    */
   static async build(model: SemanticModel, slice = new TimeSlicer()): Promise<DenseModel> {
-    const { all, distinct } = model.slots();
+    const slots = model.slots();
+    const { all, distinct } = slots;
     // The SVD sees each skill once (copies published in several repositories would weigh their terms twice),
     // and past SVD_SAMPLE the skills of the smallest hashes of their name and description: a skill added
     // or removed changes the sample by itself (taken every so many places, every place after it moved).
@@ -455,7 +456,8 @@ export class DenseModel {
     const quantized = DenseModel.quantize(termVectors, T);
     const dense = new DenseModel(model, terms, idf, quantized.values, quantized.scales);
     await dense.foldSkills(all, slice);
-    await dense.ivf.build(all, (slot) => model.keyOf(slot), slice);
+    // Clusters drawn around public skills' vectors (private ones are placed in them, never move them).
+    await dense.ivf.build(all, (slot) => model.keyOf(slot), slice, slots.public);
     return dense;
   }
 

@@ -12,6 +12,7 @@ import { TimeSlicer } from '../runtime/time-slice.js';
 import { ChangeFollower, type FollowedStructure } from '../search/change-follower.js';
 import type { SearchEngine, SearchHit } from '../search/engine.js';
 import { flagSummary, hitFromRow } from '../search/hits.js';
+import type { StatisticsView } from '../search/memory/group-statistics.js';
 import { headingsOf } from '../search/memory/skill-index.js';
 import { findSynonyms, translationsOf } from '../search/relevance/analyze.js';
 import { applySkillChanges } from '../search/skill-changes.js';
@@ -364,7 +365,7 @@ interface CoverageTerms {
   credited: Uint8Array;
 }
 
-function coverageTerms(m: SemanticModel, terms: readonly QueryTerm[]): CoverageTerms {
+function coverageTerms(m: SemanticModel, terms: readonly QueryTerm[], view: StatisticsView): CoverageTerms {
   const position = new Map<string, number>();
   terms.forEach((q, i) => {
     if (q.term === q.of && !position.has(q.term)) position.set(q.term, i);
@@ -375,10 +376,10 @@ function coverageTerms(m: SemanticModel, terms: readonly QueryTerm[]): CoverageT
     if (q.term !== q.of) return;
     direct.push(i);
     // A Chinese, Japanese or Korean word no skill holds is as telling as its English, not the rarest word there is.
-    let idf = m.idf(q.term);
+    let idf = m.idf(q.term, view);
     if (idf === 0) {
       for (const phrase of translationsOf(q.term))
-        for (const t of phrase) idf = Math.max(idf, m.idf(cachedTermOf(t)));
+        for (const t of phrase) idf = Math.max(idf, m.idf(cachedTermOf(t), view));
     }
     idfs.push(idf);
   });
@@ -467,13 +468,18 @@ export function createSuggestEngine(
     const slot = nextSlot++;
     const headings = headingsOf(row.body);
     const hit = hitFromRow({ ...row, kind: 'skill', skillCount: null });
-    target.set(slot, {
-      name: row.name,
-      folder: row.path.split('/').pop() ?? '',
-      description: row.description,
-      headings,
-      body: row.body,
-    });
+    target.set(
+      slot,
+      {
+        name: row.name,
+        folder: row.path.split('/').pop() ?? '',
+        description: row.description,
+        headings,
+        body: row.body,
+      },
+      // A private skill counts in its namespace's readers' statistics alone (SemanticModel.viewOf).
+      row.visibility === 'public' ? null : row.owner,
+    );
     hold(slot, {
       hit,
       visibility: row.visibility,
@@ -742,8 +748,9 @@ export function createSuggestEngine(
    * `marks`: the skill's terms as `markPresence` marks them; `need`: the need's terms as `coverageTerms`
    * resolves them once per request.
    */
-  const coverage = (m: SemanticModel, marks: Uint8Array, need: CoverageTerms) => {
-    const maxIdf = Math.log(1 + (m.size + 0.5) / 0.5);
+  const coverage = (m: SemanticModel, marks: Uint8Array, need: CoverageTerms, view: StatisticsView) => {
+    const size = m.sizeFor(view);
+    const maxIdf = Math.log(1 + (size + 0.5) / 0.5);
     let total = 0;
     let all = 0;
     let topical = 0;
@@ -774,7 +781,7 @@ export function createSuggestEngine(
         topical += idf * creditTopical[at]!;
       }
     }
-    const unit = idfUnit(m.size);
+    const unit = idfUnit(size);
     return total === 0
       ? { all: 0, topical: 0, allIdf: 0, topicalIdf: 0 }
       : { all: all / total, topical: topical / total, allIdf: all * unit, topicalIdf: topical * unit };
@@ -784,7 +791,8 @@ export function createSuggestEngine(
    * Whether a need word is telling in the index: some skills are about it (it is in their name, description
    * or headings), and not so many that it says nothing.
    */
-  const informative = (m: SemanticModel, term: string): boolean => isTelling(m.topicalCount(term), m.size);
+  const informative = (m: SemanticModel, term: string, view: StatisticsView): boolean =>
+    isTelling(m.topicalCount(term, view), m.sizeFor(view));
 
   /**
    * The phrase of the need's text the skill answers: its densest stretch of need words the skill holds,
@@ -796,11 +804,12 @@ export function createSuggestEngine(
     need: Need,
     quote: PhraseQuoter,
     readAs: MessageNeeds['readAs'],
+    view: StatisticsView,
   ): Quote =>
     quote((word) => {
       const weightOf = (term: string) => {
         const held = m.match(slot, term);
-        return held ? m.idf(term) * (held.topical ? 1 : BODY_QUOTE_SHARE) : 0;
+        return held ? m.idf(term, view) * (held.topical ? 1 : BODY_QUOTE_SHARE) : 0;
       };
       // A word of a message in another language read as English (foreign-terms.ts): its English's weight.
       const english = readAs.get(word);
@@ -855,9 +864,14 @@ export function createSuggestEngine(
     const signal = taskSignal(message, needs.text);
     // A Chinese, Japanese or Korean word is telling when its English is (translations.json): skills are written
     // in English, and no skill is about the word as written.
-    const telling = (m: SemanticModel, w: string) =>
-      informative(m, cachedTermOf(w)) ||
-      translationsOf(w).some((phrase) => phrase.every((t) => informative(m, cachedTermOf(t))));
+    // What a reader is answered counts only the skills it may read (SemanticModel.viewOf).
+    const telling = (m: SemanticModel, w: string) => {
+      const view = m.viewOf(viewer);
+      return (
+        informative(m, cachedTermOf(w), view) ||
+        translationsOf(w).some((phrase) => phrase.every((t) => informative(m, cachedTermOf(t), view)))
+      );
+    };
     const taskOf = (m: SemanticModel): TaskEvidence => ({
       ...signal,
       informative: needs.words.filter((w) => telling(m, w)).length,
@@ -886,6 +900,7 @@ export function createSuggestEngine(
     }
     // A model rebuilt while the request waited may read its words otherwise.
     const task = asked && m === readBy ? asked : taskOf(m);
+    const view = m.viewOf(viewer);
     const readable = new Set(viewer.readableNamespaces.map((n) => n.toLowerCase()));
     const admit = (slot: number) => {
       const a = access[slot];
@@ -935,7 +950,7 @@ export function createSuggestEngine(
     // each need, is computed for every candidate without a search), and those lists were two thirds of the
     // two models' time at 54,061 skills.
     const semantic = m
-      .search(termsOf[0]!, SEMANTIC_DEPTH, admit, options.readCap)
+      .search(termsOf[0]!, SEMANTIC_DEPTH, admit, options.readCap, view)
       .map((h) => identityOf(h.slot));
     lists.push({ keys: semantic, weight: 1, label: '0:semantic' });
     remember(wholeRanks.semantic, semantic);
@@ -985,7 +1000,7 @@ export function createSuggestEngine(
     const best = fused[0]?.[1] ?? 1;
     // Term ids and idfs read once per request, not once per candidate (coverage scores 40 candidates
     // against each need).
-    const coverageOf = termsOf.map((terms) => coverageTerms(m, terms));
+    const coverageOf = termsOf.map((terms) => coverageTerms(m, terms, view));
     /**
      * A candidate's similarity to the whole request (the first vector) and its best to one need (the
      * whole request's for a message of one need); a need without a vector counts for nothing.
@@ -1007,8 +1022,8 @@ export function createSuggestEngine(
     const scored = fused.map(([identity, rrf]) => {
       const slot = slots.get(identity)!;
       const marks = m.markPresence(slot);
-      const whole = coverage(m, marks, coverageOf[0]!);
-      const parts = needs.parts.map((_, i) => coverage(m, marks, coverageOf[i + 1]!).all);
+      const whole = coverage(m, marks, coverageOf[0]!, view);
+      const parts = needs.parts.map((_, i) => coverage(m, marks, coverageOf[i + 1]!, view).all);
       m.unmarkPresence(slot);
       const [dense, partDense] = d ? wholeAndBestNeed(lsaVectors, (v) => d.cosine(slot, v)) : [0, 0];
       const [service, partService] = queryVectors
@@ -1021,7 +1036,7 @@ export function createSuggestEngine(
         allIdf: whole.allIdf,
         fused: rrf / best,
         dense,
-        ...m.reverseCoverage(slot, messageTerms),
+        ...m.reverseCoverage(slot, messageTerms, view),
         lexicalRank: reciprocal(wholeRanks.lexical.get(identity)),
         semanticRank: reciprocal(wholeRanks.semantic.get(identity)),
         lsaRank: reciprocal(wholeRanks.lsa.get(identity)),
@@ -1111,12 +1126,12 @@ export function createSuggestEngine(
             need = needs.parts[i]!;
           }
         });
-        let matched = matchedText(m, c.slot, need, quoterOf(need), needs.readAs);
+        let matched = matchedText(m, c.slot, need, quoterOf(need), needs.readAs, view);
         if (need !== needs.whole) {
           // The need was chosen by the share of it the skill covers, which a short clause gets from one
           // word ("Some are scanned images, not text. Folder" quoted "Folder" for an invoice skill); the
           // whole request's densest phrase wins when it holds over QUOTE_WHOLE_OVER times the evidence.
-          const whole = matchedText(m, c.slot, needs.whole, quoterOf(needs.whole), needs.readAs);
+          const whole = matchedText(m, c.slot, needs.whole, quoterOf(needs.whole), needs.readAs, view);
           if (whole.weight > QUOTE_WHOLE_OVER * matched.weight) matched = whole;
         }
         return {

@@ -67,7 +67,12 @@ export class InvertedFile<T extends Int8Array | Float32Array> {
    * itself alone. (Started at random places, one skill removed moved every later place, and every cluster
    * with it.)
    */
-  async build(slots: readonly number[], keyOf: (slot: number) => string, slice: TimeSlicer): Promise<void> {
+  async build(
+    slots: readonly number[],
+    keyOf: (slot: number) => string,
+    slice: TimeSlicer,
+    trainOn: readonly number[] = slots,
+  ): Promise<void> {
     const dims = this.dims;
     this.clusterOfRow = new Int32Array(slots.length).fill(-1);
     this.positionOfRow = new Int32Array(slots.length);
@@ -76,10 +81,17 @@ export class InvertedFile<T extends Int8Array | Float32Array> {
       this.clusters = [];
       return;
     }
-    const count = Math.max(1, Math.round(Math.sqrt(slots.length)));
+    if (trainOn.length === 0) {
+      // Nothing to draw clusters around (a hub of private skills alone): one cluster, scanned whole.
+      this.centroids = new Float32Array(dims);
+      await this.assign(slots, slice);
+      return;
+    }
+    // Sized and drawn from `trainOn` alone (public skills): the other slots are only placed in them.
+    const count = Math.max(1, Math.round(Math.sqrt(trainOn.length)));
     // One vector per skill (copies are the same vector), the lowest hashes first.
     const byHash = new Map<string, { slot: number; hash: number }>();
-    for (const slot of slots) {
+    for (const slot of trainOn) {
       const key = keyOf(slot);
       if (!byHash.has(key)) byHash.set(key, { slot, hash: stableHash(key) });
     }

@@ -139,12 +139,62 @@ describe('a snapshot of the model', () => {
         m.reverseCoverage(slot, message),
         words.map((w) => [m.match(slot, w), presenceOf(m, slot, w)]),
       ]),
+      // Each reader's statistics: public skills only, one team's, two teams', an administrator's.
+      views: readers.map((reader) => {
+        const view = m.viewOf(reader);
+        return {
+          view,
+          size: m.sizeFor(view),
+          terms: [...words, 'rare3', 'pair7'].map((w) => [m.idf(w, view), m.topicalCount(w, view)]),
+          searches: queries.map((q) => m.search(q, 20, everyone, 5, view)),
+          coverage: Array.from({ length: 70 }, (_, slot) => m.reverseCoverage(slot, message, view)),
+        };
+      }),
     };
   };
+  const readers = [
+    { isAdmin: false, readableNamespaces: [] },
+    { isAdmin: false, readableNamespaces: ['ACME'] },
+    { isAdmin: false, readableNamespaces: ['acme', 'beta'] },
+    { isAdmin: true, readableNamespaces: [] },
+  ];
+  /** Two teams' private skills among the public ones. */
+  const ownerOf = (i: number) => (i % 7 === 0 ? 'acme' : i % 11 === 0 ? 'Beta' : null);
+
+  it('answers a reader as a model without the private skills it may not read', async () => {
+    const reader = readers[1]!;
+    const whole = new SemanticModel();
+    const seen = new SemanticModel();
+    for (let i = 0; i < 60; i++) {
+      whole.set(i, doc(i), ownerOf(i));
+      // Slots kept: a search answers slots, and the outsider's model holds the same skills in them.
+      if (ownerOf(i) !== 'Beta') seen.set(i, doc(i), ownerOf(i));
+    }
+    await whole.mineRelated();
+    await seen.mineRelated();
+    const view = whole.viewOf(reader);
+    const own = seen.viewOf(reader);
+    const queries = words.map((w, i) => [
+      { term: w, weight: 1, of: w },
+      { term: words[(i + 3) % 12]!, weight: 0.5, of: w },
+    ]);
+    expect(whole.sizeFor(view)).toBe(seen.sizeFor(own));
+    for (const w of [...words, 'rare11', 'pair11', 'note22']) {
+      expect([whole.idf(w, view), whole.topicalCount(w, view), whole.relatedTerms(w)]).toEqual([
+        seen.idf(w, own),
+        seen.topicalCount(w, own),
+        seen.relatedTerms(w),
+      ]);
+    }
+    const readable = (slot: number) => ownerOf(slot) !== 'Beta';
+    for (const q of queries) {
+      expect(whole.search(q, 20, readable, 5, view)).toEqual(seen.search(q, 20, readable, 5, own));
+    }
+  });
 
   it('restores a model that answers as the one it was taken of, and takes changes alike', async () => {
     const model = new SemanticModel();
-    for (let i = 0; i < 60; i++) model.set(i, doc(i));
+    for (let i = 0; i < 60; i++) model.set(i, doc(i), ownerOf(i));
     await model.mineRelated();
     // Removed skills (their postings not yet compacted) and one added after mining.
     for (const slot of [3, 7, 8]) model.delete(slot);
@@ -162,8 +212,9 @@ describe('a snapshot of the model', () => {
     expect(restored.needsRemine()).toBe(model.needsRemine());
 
     for (const m of [model, restored]) {
-      m.set(61, doc(62));
+      m.set(61, doc(62), 'acme');
       m.delete(10);
+      m.delete(14);
       m.set(62, doc(5));
     }
     expect(answers(restored)).toEqual(answers(model));

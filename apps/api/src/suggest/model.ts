@@ -1,4 +1,11 @@
 import { TimeSlicer } from '../runtime/time-slice.js';
+import {
+  hiddenShare,
+  PUBLIC_GROUP,
+  PUBLIC_VIEW,
+  type StatisticsView,
+  statisticsViewOf,
+} from '../search/memory/group-statistics.js';
 import { leadingWords } from '../search/relevance/analyze.js';
 import { grown } from './grow.js';
 import { contentWords } from './needs.js';
@@ -117,6 +124,22 @@ interface Doc {
   /** How many of `about` are the name's. */
   aboutName: number;
   aboutExtra: string[] | undefined;
+  /** PUBLIC_GROUP, or the private group whose readers alone count the skill in their statistics. */
+  group: number;
+}
+
+/** What one private group's skills (or every private group's) add to the model's statistics. */
+interface GroupCounts {
+  live: number;
+  /** Summed lengths (length normalisation's average). */
+  length: number;
+  /** Per term id, skills holding it, and holding it in their name, description or headings. */
+  df: Map<number, number>;
+  topical: Map<number, number>;
+}
+
+function newGroupCounts(): GroupCounts {
+  return { live: 0, length: 0, df: new Map(), topical: new Map() };
 }
 
 /** The index of term `id` in a skill's ascending term ids, or -1 (what `match` asks). */
@@ -165,6 +188,9 @@ export interface SemanticModelSnapshot {
   relatedStart: Int32Array;
   relatedIds: Uint32Array;
   relatedNpmi: Float32Array;
+  /** The private groups' owners (lowercase), group 1 first, and each held skill's group (docSlots' order). */
+  groupOwners: string[];
+  docGroups: Int32Array;
 }
 
 /**
@@ -182,6 +208,8 @@ export class SemanticModel {
   private topicalDf = new Int32Array(1024);
   private readonly postings: Postings[] = [];
   private readonly docs: (Doc | undefined)[] = [];
+  /** Per slot, 1 for a private skill (its postings are read whatever a list's read cap: see headOf). */
+  private privateSlots = new Uint8Array(1024);
   /** Scratch of `markPresence`, by term id. */
   private presenceMarks = new Uint8Array(0);
   private live = 0;
@@ -233,9 +261,73 @@ export class SemanticModel {
     return this.live;
   }
 
-  /** Adds (or replaces) the skill in `slot`. */
-  set(slot: number, doc: ModelDocument): void {
+  /**
+   * Per owner (lowercase) of private skills, its group: a reader's statistics (idf, what words skills are
+   * about, the length average) count the public skills and the groups it may read, so a private skill moves
+   * nothing an outsider is answered (see GroupStatistics, the search index's counterpart). The related terms
+   * and the LSA model are built from public skills alone (private ones are folded into the latter).
+   */
+  private readonly groupIds = new Map<string, number>();
+  private readonly groupCounts = new Map<number, GroupCounts>();
+  private readonly everyGroup = newGroupCounts();
+
+  /** The statistics view of a reader (see StatisticsView). */
+  viewOf(scope: { isAdmin: boolean; readableNamespaces: readonly string[] }): StatisticsView {
+    return this.groupIds.size === 0 ? PUBLIC_VIEW : statisticsViewOf(scope, this.groupIds);
+  }
+
+  /** The statistics group of a skill owned by `owner`: PUBLIC_GROUP for a public one. */
+  private groupOf(owner: string | null): number {
+    if (owner === null) return PUBLIC_GROUP;
+    const key = owner.toLowerCase();
+    let group = this.groupIds.get(key);
+    if (group === undefined) {
+      group = this.groupIds.size + 1;
+      this.groupIds.set(key, group);
+    }
+    return group;
+  }
+
+  /** Adds (`sign` 1) or takes away (-1) a private skill's share of its group's statistics. */
+  private countPrivate(doc: Doc, sign: 1 | -1): void {
+    if (doc.group === PUBLIC_GROUP) return;
+    let counts = this.groupCounts.get(doc.group);
+    if (!counts) {
+      counts = newGroupCounts();
+      this.groupCounts.set(doc.group, counts);
+    }
+    for (const c of [counts, this.everyGroup]) {
+      c.live += sign;
+      c.length += sign * doc.length;
+      doc.terms.forEach((id, k) => {
+        c.df.set(id, (c.df.get(id) ?? 0) + sign);
+        if (doc.weights[k]! & TOPICAL_BIT) c.topical.set(id, (c.topical.get(id) ?? 0) + sign);
+      });
+    }
+  }
+
+  /** What the view does not see of a count kept per group. */
+  private hidden(view: StatisticsView, count: (c: GroupCounts) => number): number {
+    return this.groupIds.size === 0 ? 0 : hiddenShare(view, this.groupCounts, this.everyGroup, count);
+  }
+
+  /** Skills holding term `id` that the view sees. */
+  private seenDf(id: number, view: StatisticsView): number {
+    return this.df[id]! - this.hidden(view, (c) => c.df.get(id) ?? 0);
+  }
+
+  /** Skills the view sees. */
+  sizeFor(view: StatisticsView): number {
+    return this.live - this.hidden(view, (c) => c.live);
+  }
+
+  /**
+   * Adds (or replaces) the skill in `slot`. `owner`: null for a public skill, else the namespace whose
+   * readers alone count it in their statistics.
+   */
+  set(slot: number, doc: ModelDocument, owner: string | null = null): void {
     this.delete(slot);
+    const group = this.groupOf(owner);
     // The skill's distinct terms in the order first met, with their summed field weights and whether one
     // of them was topical, in scratch arrays reused from skill to skill; before, a Map emptied and grown
     // again per skill and an object per term: adding 54,061 skills took 27.2 s, now 21.9 s (means of six
@@ -298,7 +390,8 @@ export class SemanticModel {
       if (topical) this.topicalDf[ids[i]!]!++;
       const list = this.postings[ids[i]!]!;
       list.push((slot << 8) | bytes[k]!);
-      if (list.weightCounts) list.weightCounts[q]!++;
+      // A read cap's head is chosen among public skills (private ones are always read: see headOf).
+      if (list.weightCounts && group === PUBLIC_GROUP) list.weightCounts[q]!++;
       this.postingCount++;
     });
     const nameAbout = this.aboutTerms(doc.name.replace(/[-_]/g, ' '));
@@ -318,7 +411,9 @@ export class SemanticModel {
       about,
       aboutName: nameAbout.length,
       aboutExtra: extra.length > 0 ? extra : undefined,
+      group,
     };
+    this.countPrivate(this.docs[slot]!, 1);
     this.live++;
     this.totalLength += length;
     this.changesSinceMine++;
@@ -332,6 +427,8 @@ export class SemanticModel {
       this.lengths = lengths;
     }
     this.lengths[slot] = length;
+    this.privateSlots = grown(this.privateSlots, slot + 1);
+    this.privateSlots[slot] = group === PUBLIC_GROUP ? 0 : 1;
     this.normsAverage = Number.NaN;
   }
 
@@ -343,8 +440,9 @@ export class SemanticModel {
       this.df[id]!--;
       if (doc.weights[k]! & TOPICAL_BIT) this.topicalDf[id]!--;
       const counts = this.postings[id]!.weightCounts;
-      if (counts) counts[doc.weights[k]! & 0x7f]!--;
+      if (counts && doc.group === PUBLIC_GROUP) counts[doc.weights[k]! & 0x7f]!--;
     });
+    this.countPrivate(doc, -1);
     this.docs[slot] = undefined;
     this.lengths[slot] = -1;
     this.normsAverage = Number.NaN;
@@ -404,18 +502,20 @@ export class SemanticModel {
   reverseCoverage(
     slot: number,
     words: ReadonlySet<string>,
+    view: StatisticsView = PUBLIC_VIEW,
   ): { nameCovered: number; descriptionCovered: number } {
     const doc = this.docs[slot];
     if (!doc) return { nameCovered: 0, descriptionCovered: 0 };
+    const live = this.sizeFor(view);
     const share = (from: number, to: number) => {
       let total = 0;
       let held = 0;
       for (let k = from; k < to; k++) {
         const ref = doc.about[k]!;
         const id = ref >= 0 ? ref : this.vocabulary.get(doc.aboutExtra![-1 - ref]!);
-        const df = id === undefined ? 0 : this.df[id]!;
+        const df = id === undefined ? 0 : this.seenDf(id, view);
         if (df <= 0) continue;
-        const idf = Math.log(1 + (this.live - df + 0.5) / (df + 0.5));
+        const idf = Math.log(1 + (live - df + 0.5) / (df + 0.5));
         total += idf;
         if (words.has(ref >= 0 ? this.termNames[ref]! : doc.aboutExtra![-1 - ref]!)) held += idf;
       }
@@ -427,18 +527,19 @@ export class SemanticModel {
     };
   }
 
-  /** Inverse document frequency of a term (0 for a term no skill holds). */
-  idf(term: string): number {
+  /** Inverse document frequency of a term among the skills the view sees (0 for a term none holds). */
+  idf(term: string, view: StatisticsView = PUBLIC_VIEW): number {
     const id = this.vocabulary.get(term);
-    const df = id === undefined ? 0 : this.df[id]!;
+    const df = id === undefined ? 0 : this.seenDf(id, view);
     if (df <= 0) return 0;
-    return Math.log(1 + (this.live - df + 0.5) / (df + 0.5));
+    const live = this.sizeFor(view);
+    return Math.log(1 + (live - df + 0.5) / (df + 0.5));
   }
 
-  /** How many skills hold the term in their name, description or headings. */
-  topicalCount(term: string): number {
+  /** How many skills the view sees hold the term in their name, description or headings. */
+  topicalCount(term: string, view: StatisticsView = PUBLIC_VIEW): number {
     const id = this.vocabulary.get(term);
-    return id === undefined ? 0 : this.topicalDf[id]!;
+    return id === undefined ? 0 : this.topicalDf[id]! - this.hidden(view, (c) => c.topical.get(id) ?? 0);
   }
 
   /** Terms related to `term` (mined co-occurrence), strongest first, with their normalised PMI. */
@@ -475,7 +576,8 @@ export class SemanticModel {
     for (let slot = 0; slot < this.docs.length; slot++) {
       if (slice.due()) await slice.pause();
       const doc = this.docs[slot];
-      if (!doc || seen.has(doc.key)) continue;
+      // Mined from public skills alone: an outsider's message reads these terms.
+      if (!doc || doc.group !== PUBLIC_GROUP || seen.has(doc.key)) continue;
       seen.add(doc.key);
       distinctSlots.push(slot);
       const terms = doc.terms;
@@ -560,22 +662,26 @@ export class SemanticModel {
     depth: number,
     admit: (slot: number) => boolean,
     readCap = READ_CAP,
+    view: StatisticsView = PUBLIC_VIEW,
   ): ModelHit[] {
     const scores = this.scores;
-    const avg = this.live === 0 ? 1 : this.totalLength / this.live;
+    const live = this.sizeFor(view);
+    const length = this.totalLength - this.hidden(view, (c) => c.length);
+    const avg = live === 0 ? 1 : length / live;
     const norms = this.normsFor(avg);
     if (this.touched.length < scores.length) this.touched = new Uint32Array(scores.length);
     const touched = this.touched;
     let n = 0;
     for (const q of query) {
       const id = this.vocabulary.get(q.term);
-      if (id === undefined || this.df[id]! <= 0) continue;
-      const weight = q.weight * this.idf(q.term);
+      if (id === undefined || this.seenDf(id, view) <= 0) continue;
+      const weight = q.weight * this.idf(q.term, view);
       const full = this.postings[id]!;
-      const list = this.df[id]! > readCap ? this.headOf(full, readCap) : full;
+      // The cap is on public holders: whether a list is read whole does not depend on private skills.
+      const publicDf = this.df[id]! - (this.everyGroup.df.get(id) ?? 0);
+      const list = publicDf > readCap ? this.headOf(full, readCap) : full;
       const data = list.data;
-      const length = list.length;
-      for (let i = 0; i < length; i++) {
+      for (let i = 0; i < list.length; i++) {
         const v = data[i]!;
         const slot = v >>> 8;
         const norm = norms[slot]!;
@@ -599,11 +705,14 @@ export class SemanticModel {
   /** What a search reads of a list with more live holders than `cap` (see `Postings.head`), brought up to date. */
   private headOf(list: Postings, cap: number): Postings {
     const lengths = this.lengths;
+    const privateSlots = this.privateSlots;
+    // The floor is chosen among public holders, and every private holder is in the head: an outsider reads
+    // the public skills it would read in a hub without them (they are few; admission drops them after).
     if (!list.weightCounts) {
       const counts = new Int32Array(WEIGHT_LEVELS);
       for (let i = 0; i < list.length; i++) {
         const v = list.data[i]!;
-        if (lengths[v >>> 8]! >= 0) counts[v & 0x7f]!++;
+        if (lengths[v >>> 8]! >= 0 && privateSlots[v >>> 8] !== 1) counts[v & 0x7f]!++;
       }
       list.weightCounts = counts;
     }
@@ -616,7 +725,7 @@ export class SemanticModel {
     const head = list.head;
     for (let i = list.headUpTo; i < list.length; i++) {
       const v = list.data[i]!;
-      if ((v & 0x7f) >= floor && lengths[v >>> 8]! >= 0) head.push(v);
+      if (lengths[v >>> 8]! >= 0 && ((v & 0x7f) >= floor || privateSlots[v >>> 8] === 1)) head.push(v);
     }
     list.headUpTo = list.length;
     return head;
@@ -687,19 +796,25 @@ export class SemanticModel {
     return { terms: doc.terms, weights };
   }
 
-  /** Slots of every held skill, and of one copy of each skill published several times (by name + description). */
-  slots(): { all: number[]; distinct: number[] } {
+  /**
+   * Slots of every held skill, of the public ones, and of one copy of each public skill published several
+   * times (by name + description): what the LSA model is fitted on (private skills are folded into it).
+   */
+  slots(): { all: number[]; public: number[]; distinct: number[] } {
     const all: number[] = [];
+    const open: number[] = [];
     const distinct: number[] = [];
     const seen = new Set<string>();
     this.docs.forEach((doc, slot) => {
       if (!doc) return;
       all.push(slot);
+      if (doc.group !== PUBLIC_GROUP) return;
+      open.push(slot);
       if (seen.has(doc.key)) return;
       seen.add(doc.key);
       distinct.push(slot);
     });
-    return { all, distinct };
+    return { all, public: open, distinct };
   }
 
   /** A term's id, when some skill ever held it. */
@@ -741,6 +856,7 @@ export class SemanticModel {
     const aboutName = new Int32Array(held.length);
     const keys: string[] = [];
     const aboutExtra: (string[] | null)[] = [];
+    const docGroups = new Int32Array(held.length);
     for (let i = 0; i < held.length; i++) {
       if (slice.due()) await slice.pause();
       const doc = this.docs[held[i]!]!;
@@ -752,7 +868,10 @@ export class SemanticModel {
       aboutName[i] = doc.aboutName;
       keys.push(doc.key);
       aboutExtra.push(doc.aboutExtra ?? null);
+      docGroups[i] = doc.group;
     }
+    const groupOwners: string[] = [];
+    for (const [owner, group] of this.groupIds) groupOwners[group - 1] = owner;
     const relatedOf = Uint32Array.from(this.related.keys());
     const relatedStart = new Int32Array(relatedOf.length + 1);
     const relatedIds = new Uint32Array(this.relatedPairs);
@@ -782,6 +901,8 @@ export class SemanticModel {
       relatedStart,
       relatedIds,
       relatedNpmi,
+      groupOwners,
+      docGroups,
     };
   }
 
@@ -796,6 +917,10 @@ export class SemanticModel {
   ): Promise<SemanticModel> {
     const m = new SemanticModel();
     for (const term of s.termNames) m.termId(term);
+    s.groupOwners.forEach((owner, i) => {
+      m.groupIds.set(owner, i + 1);
+    });
+    m.privateSlots = grown(m.privateSlots, s.slotCount);
     const size = Math.max(1024, s.slotCount);
     m.scores = new Float32Array(size);
     m.lengths = new Float64Array(size).fill(-1);
@@ -808,6 +933,7 @@ export class SemanticModel {
       const to = s.termStart[i + 1]!;
       const terms = s.terms.slice(from, to);
       const weights = s.weights.slice(from, to);
+      const group = s.docGroups[i]!;
       let length = 0;
       for (let k = 0; k < terms.length; k++) {
         const id = terms[k]!;
@@ -826,7 +952,10 @@ export class SemanticModel {
         about: s.about.slice(s.aboutStart[i]!, s.aboutStart[i + 1]!),
         aboutName: s.aboutName[i]!,
         aboutExtra: s.aboutExtra[i] ?? undefined,
+        group,
       };
+      m.countPrivate(m.docs[slot]!, 1);
+      m.privateSlots[slot] = group === PUBLIC_GROUP ? 0 : 1;
       m.lengths[slot] = length;
       m.live++;
     }

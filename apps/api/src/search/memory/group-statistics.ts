@@ -141,15 +141,9 @@ export class GroupStatistics {
 
   /** The private groups' share of a count less the groups the view reads. */
   private hidden(view: StatisticsView, frozen: boolean, count: (c: PrivateCounts) => number): number {
-    if (view === 'all' || this.empty) return 0;
+    if (this.empty) return 0;
     const from = frozen && this.frozen ? this.frozen : { groups: this.groups, everyGroup: this.everyGroup };
-    let hidden = count(from.everyGroup);
-    if (hidden === 0) return 0;
-    for (const group of view) {
-      const c = from.groups.get(group);
-      if (c) hidden -= count(c);
-    }
-    return hidden;
+    return hiddenShare(view, from.groups, from.everyGroup, count);
   }
 
   /** The snapshot form (`termIndex`: each list's index among the snapshot's terms). */
@@ -220,6 +214,40 @@ export class GroupStatistics {
     }
     return restored;
   }
+}
+
+/**
+ * What a view does not see of a count kept per private group (`groups`) and over all of them
+ * (`everyGroup`): everything private, less the groups it reads.
+ */
+export function hiddenShare<T>(
+  view: StatisticsView,
+  groups: ReadonlyMap<number, T>,
+  everyGroup: T,
+  count: (c: T) => number,
+): number {
+  if (view === 'all') return 0;
+  let hidden = count(everyGroup);
+  if (hidden === 0) return 0;
+  for (const group of view) {
+    const c = groups.get(group);
+    if (c !== undefined) hidden -= count(c);
+  }
+  return hidden;
+}
+
+/** The statistics view of a reader (administrators read every group) given a group's id by owner. */
+export function statisticsViewOf(
+  scope: { isAdmin: boolean; readableNamespaces: readonly string[] },
+  groupIds: ReadonlyMap<string, number>,
+): StatisticsView {
+  if (scope.isAdmin) return 'all';
+  const groups: number[] = [];
+  for (const namespace of scope.readableNamespaces) {
+    const group = groupIds.get(namespace.toLowerCase());
+    if (group !== undefined && !groups.includes(group)) groups.push(group);
+  }
+  return groups.sort((a, b) => a - b);
 }
 
 function newCounts(): PrivateCounts {

@@ -30,7 +30,7 @@ import {
   TYPO_WEIGHT,
   USES_STAR_WEIGHT,
 } from '../tuning.js';
-import { PUBLIC_GROUP, type StatisticsView } from './group-statistics.js';
+import { PUBLIC_GROUP, type StatisticsView, statisticsViewOf } from './group-statistics.js';
 import {
   type CandidateSet,
   type Expansion,
@@ -255,14 +255,8 @@ export class SkillIndex {
   }
 
   /** The statistics a reader's answers are computed over: the public documents and the groups it may read. */
-  private statisticsView(scope: ReadScope, readable: ReadonlySet<string>): StatisticsView {
-    if (scope.isAdmin) return 'all';
-    const groups: number[] = [];
-    for (const key of readable) {
-      const group = this.groupIds.get(key);
-      if (group !== undefined) groups.push(group);
-    }
-    return groups.sort((a, b) => a - b);
+  private statisticsView(scope: ReadScope): StatisticsView {
+    return statisticsViewOf(scope, this.groupIds);
   }
 
   /** The visibility a document was indexed with (a change of it is indexed again, not patched). */
@@ -474,8 +468,7 @@ export class SkillIndex {
     query: string,
     scope: ReadScope = NO_PRIVATE_READER,
   ): { slots: ScoringSlot[]; report: QueryReport; forms: Set<string>[] } {
-    const readable = new Set(scope.readableNamespaces.map((n) => n.toLowerCase()));
-    return this.planFor(query, this.statisticsView(scope, readable));
+    return this.planFor(query, this.statisticsView(scope));
   }
 
   /** `plan` over the statistics of `view`. */
@@ -549,7 +542,7 @@ export class SkillIndex {
     draw?: CandidateDraw,
   ): MemoryPage {
     const readable = new Set(scope.readableNamespaces.map((n) => n.toLowerCase()));
-    const view = this.statisticsView(scope, readable);
+    const view = this.statisticsView(scope);
     const { slots, report, forms } = this.planFor(query, view);
     const typedKey = nameKey(query);
     const typed = textWords(query);

@@ -77,9 +77,13 @@ export class CliContext {
   async readStdin(): Promise<string> {
     const stdin = this.io.stdin;
     if (!stdin || (stdin as { isTTY?: boolean }).isTTY) return '';
+    // One decoder for the whole stream: a character split between two chunks (64 KiB each from a pipe) is
+    // decoded whole, not as two replacement characters.
+    const decoder = new TextDecoder();
     let text = '';
-    for await (const chunk of stdin) text += typeof chunk === 'string' ? chunk : chunk.toString('utf8');
-    return text;
+    for await (const chunk of stdin)
+      text += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
+    return text + decoder.decode();
   }
 
   /** Whether a person sits at both ends (stdin and stdout are terminals), so a question can be asked. */

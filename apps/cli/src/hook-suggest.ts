@@ -5,13 +5,20 @@ import {
   activeFlagCodes,
   flaggedNote,
   frameUntrusted,
+  parseIdentity,
   refusingVerdict,
   type SuggestResult,
   UNLIKELY_SUGGESTION_BELOW,
   UNTRUSTED_NOTICE,
 } from '@atskills/protocol';
+import { oneLine, oneLineWithinBytes } from './format/printable.js';
 
-/** The most characters the suggestions add to a hook answer (about 300 tokens). */
+/**
+ * The most UTF-8 bytes the suggestions add to a hook answer (about 300 tokens). Bytes, not characters: the
+ * models' tokenizers work on bytes, about four of English to a token, but a Japanese or Chinese character
+ * (three bytes) is often a token of its own, so 1,200 characters of three Japanese descriptions made ~574
+ * tokens; 1,200 bytes of them make ~290 (o200k), and of English ~260.
+ */
 export const SUGGESTIONS_CAP = 1_200;
 
 /**
@@ -24,33 +31,62 @@ export const SUGGESTIONS_CAP = 1_200;
  */
 export const HOOK_SCORE_FLOOR = UNLIKELY_SUGGESTION_BELOW;
 
-/** The longest description line of one suggestion. */
-const DESCRIPTION_MAX = 200;
+/**
+ * The longest description line of one suggestion, in UTF-8 bytes (as SUGGESTIONS_CAP): 200 characters of
+ * English, about 66 of Japanese, so that `limit` rows fit the cap in either.
+ */
+const DESCRIPTION_MAX_BYTES = 200;
+
+/** The longest name of one suggestion, in UTF-8 bytes. */
+const NAME_MAX_BYTES = 64;
 
 const INTRO =
   'Skills the @skills hub suggests for this message (not loaded; to use one, reference it with its @skills: identity, e.g. in a reply to the user, or run `atskills get <identity>`; ignore them if they do not fit):';
 
 /** What the project already has or the message already names: never suggested again. */
 export interface KnownSkills {
-  /** Exact identities (referenced in the message, saved under .atskills/, installed by an .autotrigger line). */
+  /** Exact identities (saved under .atskills/, installed by an .autotrigger line). */
   identities: ReadonlySet<string>;
-  /** Identities of whole-folder .autotrigger lines: everything under them counts as installed. */
+  /**
+   * Identities the message references: they and everything under them are in the answer already (a folder
+   * reference injects that folder's skills).
+   */
+  referenced: readonly string[];
+  /** Identities of whole-folder .autotrigger lines: everything under them counts as installed… */
   folders: readonly string[];
+  /** …except the identities a `!` line excludes from them (`!@hub:t/c/skill`), which are not installed. */
+  excluded: ReadonlySet<string>;
+}
+
+function isUnder(identity: string, folder: string): boolean {
+  return identity.startsWith(`${folder}/`);
 }
 
 function isKnown(identity: string, known: KnownSkills): boolean {
-  return known.identities.has(identity) || known.folders.some((f) => identity.startsWith(`${f}/`));
-}
-
-function oneLine(text: string, max: number): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length <= max ? line : `${line.slice(0, max - 1).trimEnd()}…`;
+  if (known.identities.has(identity)) return true;
+  if (known.referenced.some((r) => r === identity || isUnder(identity, r))) return true;
+  return !known.excluded.has(identity) && known.folders.some((f) => isUnder(identity, f));
 }
 
 /**
- * The framed suggestions to append, or undefined when none is left: known skills, skills the hub judged
- * malicious and suggestions scored under HOOK_SCORE_FLOOR are dropped, at most `limit` are kept, and the
- * whole text stays within SUGGESTIONS_CAP.
+ * The canonical text of a suggested identity (the hub's text is read like any reference: `hub:` folded to
+ * lower case, a GitHub URL to `gh:`), or undefined when it is no cloud identity: one that does not parse, or
+ * a bare path, which a reference would read as the project's own folder.
+ */
+function canonicalIdentity(text: string): string | undefined {
+  try {
+    const identity = parseIdentity(text);
+    return identity.source === 'local' ? undefined : identity.identity;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The framed suggestions to append, or undefined when none is left: identities that do not parse, repeats,
+ * known skills, skills the hub judged malicious and suggestions scored under HOOK_SCORE_FLOOR are dropped, at
+ * most `limit` are kept, control characters are taken out of the hub's text, and the whole text stays within
+ * SUGGESTIONS_CAP bytes.
  */
 export function renderSuggestions(
   results: readonly SuggestResult[],
@@ -58,14 +94,22 @@ export function renderSuggestions(
   limit: number,
 ): string | undefined {
   const rows: string[] = [];
+  const seen = new Set<string>();
   const compose = (lines: string[]) =>
     `${INTRO}\n${frameUntrusted('suggestions', { source: 'hub', count: String(lines.length) }, lines.join('\n'))}`;
   for (const r of results) {
     if (rows.length >= limit) break;
-    const codes = activeFlagCodes(r.flags);
-    if (r.score < HOOK_SCORE_FLOOR || isKnown(r.identity, known) || refusingVerdict(codes)) continue;
-    const row = `@skills:${r.identity} (${oneLine(r.name, 64)}): ${oneLine(r.description, DESCRIPTION_MAX)}${flaggedNote(codes, ' ')}`;
-    if (compose([...rows, row]).length > SUGGESTIONS_CAP) continue;
+    const identity = canonicalIdentity(r.identity);
+    if (identity === undefined || seen.has(identity)) continue;
+    seen.add(identity);
+    const codes = activeFlagCodes(r.flags)
+      .map((code) => oneLine(code))
+      .filter((code) => code !== '');
+    if (r.score < HOOK_SCORE_FLOOR || isKnown(identity, known) || refusingVerdict(codes)) continue;
+    const name = oneLineWithinBytes(r.name, NAME_MAX_BYTES);
+    const description = oneLineWithinBytes(r.description, DESCRIPTION_MAX_BYTES);
+    const row = `@skills:${identity} (${name}): ${description}${flaggedNote(codes, ' ')}`;
+    if (Buffer.byteLength(compose([...rows, row]), 'utf8') > SUGGESTIONS_CAP) continue;
     rows.push(row);
   }
   return rows.length === 0 ? undefined : compose(rows);
@@ -77,9 +121,10 @@ export async function knownSkills(message: string, projectDir: string): Promise<
     import('@atskills/protocol'),
     import('./inventory.js'),
   ]);
+  const referenced = scanReferences(message).flatMap((r) => (r.ok ? [r.ref.identity] : []));
   const identities = new Set<string>();
-  for (const r of scanReferences(message)) if (r.ok) identities.add(r.ref.identity);
   const folders: string[] = [];
+  let excluded = new Set<string>();
   try {
     const inventory = await readInventory(projectDir);
     for (const s of inventory.saved) identities.add(s.identity);
@@ -87,10 +132,11 @@ export async function knownSkills(message: string, projectDir: string): Promise<
       identities.add(c.identity);
       if (c.directory) folders.push(c.identity);
     }
+    excluded = new Set(inventory.excluded);
   } catch {
     // A project whose .atskills/ cannot be read still gets suggestions; only the message's are left out.
   }
-  return { identities, folders };
+  return { identities, referenced, folders, excluded };
 }
 
 /** A hook answer holding only suggestions: the standing notice first, as before any framed text. */

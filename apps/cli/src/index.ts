@@ -31,7 +31,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     if (code === EXIT.failure && !(error instanceof Error && 'code' in error)) {
       ctx.err(`atskills: unexpected failure: ${error instanceof Error ? (error.stack ?? message) : message}`);
     } else {
-      ctx.err(`atskills: ${message}${adviceFor(error)}`);
+      ctx.err(`atskills: ${message}${adviceFor(error, argv[0])}`);
     }
     return code;
   }

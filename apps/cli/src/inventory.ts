@@ -34,6 +34,8 @@ export interface InstalledCloud {
 export interface ProjectInventory {
   saved: SavedSkill[];
   installedCloud: InstalledCloud[];
+  /** Identities a `!` line of `.autotrigger` has the last word on: no whole-directory line installs them. */
+  excluded: string[];
 }
 
 /**
@@ -88,7 +90,7 @@ export async function readInventory(projectDir: string): Promise<ProjectInventor
     }
   }
   saved.sort((a, b) => a.dir.localeCompare(b.dir));
-  return { saved, installedCloud };
+  return { saved, installedCloud, excluded };
 }
 
 /** The saved skill answering an identity (its canonical text), if the project holds one. */

@@ -1,5 +1,32 @@
 import { SUGGEST_MAX_MESSAGE, type SuggestResult, trimTrailingSlashes } from '@atskills/protocol';
 
+/** How much of a message over SUGGEST_MAX_MESSAGE is kept from its head (code points); its tail gets the rest. */
+export const SUGGEST_MESSAGE_HEAD = 2_000;
+
+/** What stands for the middle left out of a long message. */
+const ELISION = '\n…\n';
+
+/**
+ * The message as the hook sends it: trimmed, and when longer than the hub reads, its head and its tail joined
+ * by "\n…\n". The ask usually comes last, after pasted logs or code, so the tail gets most of the room.
+ * Counted as the hub's schema counts (zod's `.max` on the trimmed string counts code points, a lone
+ * surrogate as one), so the hub never refuses it for its length; never cut inside a surrogate pair.
+ */
+export function fitSuggestMessage(message: string): string {
+  const text = message.trim();
+  // A code point is one or two units: a string that fits in units fits, and most messages are short.
+  if (text.length <= SUGGEST_MAX_MESSAGE) return text;
+  const points = [...text];
+  if (points.length <= SUGGEST_MAX_MESSAGE) return text;
+  const tail = SUGGEST_MAX_MESSAGE - SUGGEST_MESSAGE_HEAD - [...ELISION].length;
+  return `${points.slice(0, SUGGEST_MESSAGE_HEAD).join('')}${ELISION}${points.slice(-tail).join('')}`;
+}
+
+/** The length of `text` in code points, as the hub's schema measures a message (a lone surrogate is one). */
+export function codePointCount(text: string): number {
+  return [...text].length;
+}
+
 /** The hub to ask: its base URL and, for private skills, a token (the CLI's ClientSettings fit). */
 export interface SuggestHub {
   hubUrl: string;
@@ -17,7 +44,7 @@ export async function fetchSuggestions(
   options: { limit?: number; deadlineMs?: number } = {},
 ): Promise<SuggestResult[]> {
   try {
-    const text = message.trim().slice(0, SUGGEST_MAX_MESSAGE);
+    const text = fitSuggestMessage(message);
     if (text === '') return [];
     // The resolver's start-up entry (already loaded for the settings), not the node barrel: the hook's
     // request leaves before anything heavy loads.

@@ -46,7 +46,7 @@ export function registerGet(program: Command, ctx: CliContext): void {
         } catch (error) {
           ctx.fail(exitCodeFor(error));
           results.push(errorJson(error, identity));
-          if (!opts.json) ctx.err(`atskills: ${withIdentity(identity, error)}${adviceFor(error)}`);
+          if (!opts.json) ctx.err(`atskills: ${withIdentity(identity, error)}${adviceFor(error, 'get')}`);
           texts.push(failureLine(identity, error));
         }
       }

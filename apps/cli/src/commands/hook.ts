@@ -43,6 +43,26 @@ interface HookInput {
   prompt?: unknown;
 }
 
+/**
+ * The host's event from stdin: a JSON object, after a UTF-8 byte order mark if a host writes one. Anything
+ * else (no JSON, or JSON that is no object: `null`, a number, an array) is answered as no event, from the
+ * working folder, with `note` told why.
+ */
+function readEvent(text: string, note: (why: string) => void): HookInput {
+  const json = (text.startsWith('\uFEFF') ? text.slice(1) : text).trim();
+  if (json === '') return {};
+  let event: unknown;
+  try {
+    event = JSON.parse(json);
+  } catch {
+    note('stdin is not JSON; answered from the working folder');
+    return {};
+  }
+  if (event !== null && typeof event === 'object' && !Array.isArray(event)) return event as HookInput;
+  note('stdin is not a JSON object; answered from the working folder');
+  return {};
+}
+
 /** The project folder the host names: `workspace_roots[0]` for Cursor, `cwd` for the others. */
 function projectFolder(host: Host, input: HookInput, fallback: string): string {
   if (host === 'cursor' && Array.isArray(input.workspace_roots)) {
@@ -203,13 +223,7 @@ export function registerHook(program: Command, ctx: CliContext): void {
       }
       let context: string | undefined;
       try {
-        let input: HookInput = {};
-        const text = await ctx.readStdin();
-        try {
-          if (text.trim() !== '') input = JSON.parse(text) as HookInput;
-        } catch {
-          ctx.err('atskills hook: stdin is not JSON; answered from the working folder');
-        }
+        const input = readEvent(await ctx.readStdin(), (note) => ctx.err(`atskills hook: ${note}`));
         const budget = budgetMs(ctx.io.env);
         const cwd = projectFolder(host, input, ctx.io.cwd);
         context = await contextFor(ctx, event, input, cwd, started + budget, budget, opts.suggest === true);

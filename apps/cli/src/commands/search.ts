@@ -1,6 +1,7 @@
 import { activeFlagCodes, flaggedNote, SearchResponse } from '@atskills/protocol';
 import { type Command, Option } from 'commander';
 import type { CliContext } from '../context.js';
+import { oneLine } from '../format/printable.js';
 
 /** `atskills search <query...>`: the hub's search (GET /v1/search?q=). */
 export function registerSearch(program: Command, ctx: CliContext): void {
@@ -57,12 +58,13 @@ export function registerSearch(program: Command, ctx: CliContext): void {
       if (results.length === 0) return ctx.out('No skills found.');
       for (const r of results) {
         // A flag an accepted dispute suppressed no longer holds: named as `atskills suggest` and the hook do.
-        const flags = activeFlagCodes(r.flags);
+        // The hub's text goes to a terminal, which would act on control characters in it: they are left out.
+        const flags = activeFlagCodes(r.flags).map((code) => oneLine(code));
         ctx.out(
-          `@skills:${r.identity}${flaggedNote(flags)}\n    ${r.name}: ${r.description.replace(/\s+/g, ' ').slice(0, 200)}`,
+          `@skills:${oneLine(r.identity)}${flaggedNote(flags)}\n    ${oneLine(r.name)}: ${oneLine(r.description, 200)}`,
         );
       }
-      if (cursor) ctx.err(`next page: atskills search --cursor ${cursor} ${words.join(' ')}`);
+      if (cursor) ctx.err(`next page: atskills search --cursor ${oneLine(cursor)} ${words.join(' ')}`);
     });
 }
 

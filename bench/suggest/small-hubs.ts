@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- suggest-small [--sizes 15,40,150,500] [--seeds 12] [--messages <file>[,<file>...]]`:
+ * `npm run bench -- suggest-small [--sizes 15,40,150,500] [--seeds 12] [--messages <file>[,<file>...]] [--private]`:
  * suggestions in a hub that holds few skills (a team's own hub, the demo), where the shipped reranker, its
  * abstention threshold and the task prior's "telling word" rule (a word a tenth of the skills at most are
  * about, or two) were fitted at 1,482.
@@ -11,6 +11,9 @@
  * of success@1, recall@5 and both abstention rates, with `/search` given the whole message beside them, and
  * writes bench/results/suggest-small.json (several message files are judged together: with the short
  * requests, `--messages bench/suggest/messages.json,bench/suggest/messages.short.json`, suggest-small-short.json).
+ * `--private`: every kept skill private, answered for a reader of all their owners (a team's hub of its own
+ * private skills: the related terms and the LSA model are learnt from public skills alone, so it has
+ * neither), into suggest-small-private.json.
  */
 import { parseArgs } from 'node:util';
 import { connectPostgres, type Database } from '@atskills/db';
@@ -48,6 +51,7 @@ export async function run(args: string[]): Promise<void> {
       sizes: { type: 'string', default: '15,40,150,500' },
       seeds: { type: 'string', default: '12' },
       messages: { type: 'string' },
+      private: { type: 'boolean', default: false },
     },
   });
   const sizes = values.sizes.split(',').map(Number);
@@ -65,7 +69,7 @@ export async function run(args: string[]): Promise<void> {
     const hubs: HubFigures[] = [];
     for (let seed = 1; seed <= seeds; seed++) {
       const kept = keptSkills(judgements, [...live], size, new Rng(seed * 7919 + size));
-      hubs.push(await judgeHub(`${source}_small`, source, kept, live, judgements));
+      hubs.push(await judgeHub(`${source}_small`, source, kept, live, judgements, values.private));
     }
     bySize[size] = hubs;
     const mean = (pick: (h: HubFigures) => number) =>
@@ -83,7 +87,7 @@ export async function run(args: string[]): Promise<void> {
     });
   }
   const sets = messagesFiles.map(messageSetName).filter((set) => set !== '');
-  writeResult(['suggest-small', ...sets].join('-'), table, {
+  writeResult(['suggest-small', ...sets, ...(values.private ? ['private'] : [])].join('-'), table, {
     messagesFiles: messagesFiles.map((file) => file.replace(/^.*\/bench\//, 'bench/')),
     bySize,
   });
@@ -180,11 +184,23 @@ async function judgeHub(
   kept: Set<string>,
   live: Set<string>,
   judgements: MessageJudgement[],
+  keptPrivate = false,
 ): Promise<HubFigures> {
   const url = await copyWithSkillsGone(name, source, 'not (identity = any($1::text[]))', [...kept]);
+  if (keptPrivate) {
+    const marking = new pg.Client({ connectionString: url });
+    await marking.connect();
+    await marking
+      .query(`update skills set visibility = 'private' where gone_at is null`)
+      .finally(() => marking.end());
+  }
   const handle = connectPostgres({ url, max: 4 });
   try {
     const rows = await corpusDocuments(handle.db, url);
+    // The hub's team reads every kept skill (private ones through their owners' namespaces).
+    const viewer = keptPrivate
+      ? { isAdmin: false, readableNamespaces: [...new Set(rows.map((r) => r.owner.toLowerCase()))] }
+      : ANONYMOUS_VIEWER;
     const copyKey = copyKeys(rows);
     const engines = await builtEngines(handle.db);
     const { memory, suggest } = engines;
@@ -199,12 +215,12 @@ async function judgeHub(
     const suggested: { judgement: MessageJudgement; answer: Answer }[] = [];
     const searched: typeof suggested = [];
     for (const judgement of judged) {
-      const s = await suggest.suggest(judgement.message, ANONYMOUS_VIEWER, DEPTH);
+      const s = await suggest.suggest(judgement.message, viewer, DEPTH);
       suggested.push({
         judgement,
         answer: { ranking: s.results.map((r) => r.hit.identity), abstained: s.abstained },
       });
-      const page = await memory.search(judgement.message, {}, ANONYMOUS_VIEWER, DEPTH, undefined);
+      const page = await memory.search(judgement.message, {}, viewer, DEPTH, undefined);
       searched.push({
         judgement,
         answer: {

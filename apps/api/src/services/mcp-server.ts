@@ -238,6 +238,7 @@ export function buildMcpServer(deps: McpDeps): McpServer {
           return {
             reference: r.reference,
             identity: r.identity,
+            revision: r.revision,
             kind: r.kind,
             // A skill judged malicious keeps its identity (so the refusal can name it), not its text.
             name: verdict ? '' : r.name,
@@ -248,7 +249,8 @@ export function buildMcpServer(deps: McpDeps): McpServer {
         });
         const lines = results.map(
           (r) =>
-            `${r.reference} (${r.name}, ${r.descriptionTokens} tokens${r.flags ? `, flags: ${r.flags.join(', ')}` : ''}): ${r.description.replace(/\s+/g, ' ')}`,
+            // Each line names what it quotes: identity, revision and flags (SPEC 2.8).
+            `${r.reference} (${r.name}, revision ${r.revision}, ${r.descriptionTokens} tokens${r.flags ? `, flags: ${r.flags.join(', ')}` : ''}): ${r.description.replace(/\s+/g, ' ')}`,
         );
         return {
           content: [

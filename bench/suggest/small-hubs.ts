@@ -11,9 +11,9 @@
  * of success@1, recall@5 and both abstention rates, with `/search` given the whole message beside them, and
  * writes bench/results/suggest-small.json (several message files are judged together: with the short
  * requests, `--messages bench/suggest/messages.json,bench/suggest/messages.short.json`, suggest-small-short.json).
- * `--private`: every kept skill private, answered for a reader of all their owners (a team's hub of its own
- * private skills: the related terms and the LSA model are learnt from public skills alone, so it has
- * neither), into suggest-small-private.json.
+ * `--private`: every kept skill private to one team (their owner set to `team`), answered for its members: a
+ * team's hub of its own private skills, whose related terms and LSA model are learnt from its skills, as no
+ * outsider reads any skill there (SemanticModel.learningGroup); into suggest-small-private.json.
  */
 import { parseArgs } from 'node:util';
 import { connectPostgres, type Database } from '@atskills/db';
@@ -31,6 +31,8 @@ import { type Answer, copyKeys, figures } from './judgements.js';
 import { defaultMessagesPath, loadMessages, type MessageJudgement, messageSetName } from './messages.js';
 
 const DEPTH = 10;
+/** The one team of a `--private` hub. */
+const PRIVATE_TEAM = 'team';
 
 /** The figures of one hub (one size, one seed). */
 interface HubFigures {
@@ -191,16 +193,14 @@ async function judgeHub(
     const marking = new pg.Client({ connectionString: url });
     await marking.connect();
     await marking
-      .query(`update skills set visibility = 'private' where gone_at is null`)
+      .query(`update skills set visibility = 'private', owner = '${PRIVATE_TEAM}' where gone_at is null`)
       .finally(() => marking.end());
   }
   const handle = connectPostgres({ url, max: 4 });
   try {
     const rows = await corpusDocuments(handle.db, url);
-    // The hub's team reads every kept skill (private ones through their owners' namespaces).
-    const viewer = keptPrivate
-      ? { isAdmin: false, readableNamespaces: [...new Set(rows.map((r) => r.owner.toLowerCase()))] }
-      : ANONYMOUS_VIEWER;
+    // The hub's team reads every kept skill.
+    const viewer = keptPrivate ? { isAdmin: false, readableNamespaces: [PRIVATE_TEAM] } : ANONYMOUS_VIEWER;
     const copyKey = copyKeys(rows);
     const engines = await builtEngines(handle.db);
     const { memory, suggest } = engines;

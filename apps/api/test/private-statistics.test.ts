@@ -64,6 +64,9 @@ describe('private collections in the statistics', () => {
     await seedHubCollection(withPrivate.db.db, 'acme', 'vault', PRIVATE_SKILLS, { visibility: 'private' });
     for (const hub of [withPrivate, without]) {
       await hub.app.ready();
+      // A build of its own over every skill: the hub's first build may have started before the seeding ended,
+      // and what it learnt (related terms, the LSA model) is learnt again only after many changes.
+      await hub.app.suggestEngine.firstBuild();
       await hub.app.suggestEngine.build();
     }
     // Both engines hold every skill (the search index follows the change feed).
@@ -129,5 +132,50 @@ describe('private collections in the statistics', () => {
         'hub:acme/vault/zorblax-calibration',
       );
     }
+  });
+});
+
+describe("a hub of one team's private skills alone", () => {
+  let hub: TestHub;
+  let tokens: Tokens;
+  beforeAll(async () => {
+    hub = await createTestHub('team_only_statistics', { SEARCH_ENGINE: 'memory' });
+    tokens = await seedTeam(hub.db.db, 'acme');
+    await seedHubCollection(
+      hub.db.db,
+      'acme',
+      'ops',
+      { ...PUBLIC_SKILLS, ...PRIVATE_SKILLS },
+      {
+        visibility: 'private',
+      },
+    );
+    await hub.app.ready();
+    await hub.app.suggestEngine.firstBuild();
+    await hub.app.suggestEngine.build();
+  }, 60_000);
+  afterAll(async () => hub?.close());
+
+  it("learns from the team's skills, and forgets it once another team's arrive", async () => {
+    // No outsider reads any skill here: the related terms and the LSA model are the team's own.
+    const learnt = hub.app.suggestEngine.status();
+    expect(learnt.documents).toBe(5);
+    const answer = (
+      await hub.app.inject({
+        method: 'POST',
+        url: '/v1/suggest',
+        headers: auth(tokens, 'reader'),
+        payload: { message: 'triage the application logs and find the root cause' },
+      })
+    ).json();
+    expect(answer.results[0].identity).toBe('hub:acme/ops/log-triage');
+    // A second team's private collection: what was learnt from acme's skills must reach none of its members.
+    await seedTeam(hub.db.db, 'beta');
+    await seedHubCollection(hub.db.db, 'beta', 'tools', PUBLIC_SKILLS, { visibility: 'private' });
+    await hub.app.suggestEngine.sync();
+    const after = hub.app.suggestEngine.status();
+    expect(after).toMatchObject({ relatedPairs: 0, documents: 9 });
+    // The LSA model fitted again, on the skills everyone reads: none (no term vectors left).
+    expect(after.denseBytes).toBeLessThan(learnt.denseBytes);
   });
 });

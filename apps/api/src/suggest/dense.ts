@@ -456,8 +456,8 @@ export class DenseModel {
     const quantized = DenseModel.quantize(termVectors, T);
     const dense = new DenseModel(model, terms, idf, quantized.values, quantized.scales);
     await dense.foldSkills(all, slice);
-    // Clusters drawn around public skills' vectors (private ones are placed in them, never move them).
-    await dense.ivf.build(all, (slot) => model.keyOf(slot), slice, slots.public);
+    // Clusters drawn around the vectors it was fitted on (the others are placed in them, never move them).
+    await dense.ivf.build(all, (slot) => model.keyOf(slot), slice, slots.learning);
     return dense;
   }
 

@@ -489,6 +489,12 @@ export function createSuggestEngine(
       refused: refuses(hit.flags),
     });
     slots.set(row.identity, slot);
+    if (target.mustForget()) {
+      // What was learnt from one team's skills alone must reach nobody else: forgotten at once, before any
+      // request is answered, and learnt again by the sync (see SemanticModel.learningGroup).
+      target.forgetLearnt();
+      if (target === model) dense = null;
+    }
     if (target === model) dense?.add(slot);
     if (embedder) toEmbed.add(slot);
   };
@@ -666,7 +672,7 @@ export function createSuggestEngine(
       return;
     }
     snapshots.tookChanges(scan.applied);
-    const remined = target.needsRemine();
+    const remined = target.needsRemine() || target.learntFromAnother();
     if (remined) {
       // Requests go on with the related terms and vectors of before until both are rebuilt.
       await target.mineRelated(slice);

@@ -192,6 +192,34 @@ describe('a snapshot of the model', () => {
     }
   });
 
+  it("learns from a lone team's skills in a hub of them alone, and forgets it when others arrive", async () => {
+    const m = new SemanticModel();
+    for (let i = 0; i < 40; i++) m.set(i, doc(i), 'acme');
+    expect(m.learningGroup()).not.toBe(0);
+    expect(m.slots().learning).toEqual(m.slots().all);
+    await m.mineRelated();
+    expect(m.stats().relatedPairs).toBeGreaterThan(10);
+    expect(m.mustForget()).toBe(false);
+    // Another team's skill: what was learnt from acme's must reach nobody else.
+    m.set(40, doc(40), 'beta');
+    expect(m.learningGroup()).toBe(0);
+    expect(m.mustForget()).toBe(true);
+    m.forgetLearnt();
+    expect(m.stats().relatedPairs).toBe(0);
+    expect(words.every((w) => m.relatedTerms(w).length === 0)).toBe(true);
+    expect(m.learntFromAnother()).toBe(true);
+    // Learnt again from public skills: there are none.
+    await m.mineRelated();
+    expect(m.learntFromAnother()).toBe(false);
+    expect(m.stats().relatedPairs).toBe(0);
+    expect(m.slots().learning).toEqual([]);
+    // A public skill among one team's: learnt from public skills alone, nothing to forget.
+    const mixed = new SemanticModel();
+    for (let i = 0; i < 40; i++) mixed.set(i, doc(i), i === 0 ? null : 'acme');
+    expect(mixed.learningGroup()).toBe(0);
+    expect(mixed.slots().learning).toEqual([0]);
+  });
+
   it('restores a model that answers as the one it was taken of, and takes changes alike', async () => {
     const model = new SemanticModel();
     for (let i = 0; i < 60; i++) model.set(i, doc(i), ownerOf(i));

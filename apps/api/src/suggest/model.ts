@@ -138,6 +138,9 @@ interface GroupCounts {
   topical: Map<number, number>;
 }
 
+/** What `learntFrom` says once the related terms were forgotten: nothing is learnt until mined again. */
+const LEARNT_NOTHING = -1;
+
 function newGroupCounts(): GroupCounts {
   return { live: 0, length: 0, df: new Map(), topical: new Map() };
 }
@@ -191,6 +194,8 @@ export interface SemanticModelSnapshot {
   /** The private groups' owners (lowercase), group 1 first, and each held skill's group (docSlots' order). */
   groupOwners: string[];
   docGroups: Int32Array;
+  /** The group the related terms were mined from (see SemanticModel.learningGroup). */
+  learntFrom: number;
 }
 
 /**
@@ -270,6 +275,45 @@ export class SemanticModel {
   private readonly groupIds = new Map<string, number>();
   private readonly groupCounts = new Map<number, GroupCounts>();
   private readonly everyGroup = newGroupCounts();
+
+  /** The group the related terms (and the LSA model built with them) were learnt from: see learningGroup. */
+  private learntFrom = PUBLIC_GROUP;
+
+  /**
+   * The group whose skills what is learnt from the index as a whole (the related terms, the LSA model) is
+   * learnt from: the public skills; in a hub of no public skill and one team's private skills alone, that
+   * team's, which no outsider reads (an outsider there reads no skill at all).
+   */
+  learningGroup(): number {
+    if (this.live > this.everyGroup.live) return PUBLIC_GROUP;
+    let only = PUBLIC_GROUP;
+    for (const [group, counts] of this.groupCounts) {
+      if (counts.live === 0) continue;
+      if (only !== PUBLIC_GROUP) return PUBLIC_GROUP;
+      only = group;
+    }
+    return only;
+  }
+
+  /** Whether what was learnt was learnt from other skills than learningGroup names now: learn it again. */
+  learntFromAnother(): boolean {
+    return this.learntFrom !== this.learningGroup();
+  }
+
+  /**
+   * Whether what was learnt is a team's and the hub now holds skills others read (a public skill or another
+   * team's): it must be forgotten (`forgetLearnt`) before anyone else is answered.
+   */
+  mustForget(): boolean {
+    return this.learntFrom > PUBLIC_GROUP && this.learntFrom !== this.learningGroup();
+  }
+
+  /** Forgets the related terms until they are mined again (see mustForget). */
+  forgetLearnt(): void {
+    this.related = new Map();
+    this.relatedPairs = 0;
+    this.learntFrom = LEARNT_NOTHING;
+  }
 
   /** The statistics view of a reader (see StatisticsView). */
   viewOf(scope: { isAdmin: boolean; readableNamespaces: readonly string[] }): StatisticsView {
@@ -568,6 +612,7 @@ export class SemanticModel {
     // Flat arrays, the terms taken in the order first met: a Map of lists per term, whose insertion order
     // the mining followed (ties in NPMI keep it), was 8.6 million pushes at 54,061 skills.
     const vocabulary = this.termNames.length;
+    const learning = this.learningGroup();
     const topicalHolders = new Int32Array(vocabulary);
     const start = new Int32Array(vocabulary + 1);
     const firstMet: number[] = [];
@@ -576,8 +621,9 @@ export class SemanticModel {
     for (let slot = 0; slot < this.docs.length; slot++) {
       if (slice.due()) await slice.pause();
       const doc = this.docs[slot];
-      // Mined from public skills alone: an outsider's message reads these terms.
-      if (!doc || doc.group !== PUBLIC_GROUP || seen.has(doc.key)) continue;
+      // Mined from public skills alone (a lone team's in a hub of its skills alone): an outsider's message
+      // reads these terms.
+      if (!doc || doc.group !== learning || seen.has(doc.key)) continue;
       seen.add(doc.key);
       distinctSlots.push(slot);
       const terms = doc.terms;
@@ -651,6 +697,7 @@ export class SemanticModel {
     this.related = related;
     this.relatedPairs = pairs;
     this.changesSinceMine = 0;
+    this.learntFrom = learning;
   }
 
   /**
@@ -797,24 +844,26 @@ export class SemanticModel {
   }
 
   /**
-   * Slots of every held skill, of the public ones, and of one copy of each public skill published several
-   * times (by name + description): what the LSA model is fitted on (private skills are folded into it).
+   * Slots of every held skill, of those the LSA model is fitted on (learningGroup's: the public ones, the
+   * others are folded into it), and of one copy of each of those published several times (by name +
+   * description).
    */
-  slots(): { all: number[]; public: number[]; distinct: number[] } {
+  slots(): { all: number[]; learning: number[]; distinct: number[] } {
     const all: number[] = [];
-    const open: number[] = [];
+    const learning: number[] = [];
     const distinct: number[] = [];
     const seen = new Set<string>();
+    const group = this.learningGroup();
     this.docs.forEach((doc, slot) => {
       if (!doc) return;
       all.push(slot);
-      if (doc.group !== PUBLIC_GROUP) return;
-      open.push(slot);
+      if (doc.group !== group) return;
+      learning.push(slot);
       if (seen.has(doc.key)) return;
       seen.add(doc.key);
       distinct.push(slot);
     });
-    return { all, public: open, distinct };
+    return { all, learning, distinct };
   }
 
   /** A term's id, when some skill ever held it. */
@@ -903,6 +952,7 @@ export class SemanticModel {
       relatedNpmi,
       groupOwners,
       docGroups,
+      learntFrom: this.learntFrom,
     };
   }
 
@@ -961,6 +1011,7 @@ export class SemanticModel {
     }
     m.totalLength = s.totalLength;
     m.changesSinceMine = s.changesSinceMine;
+    m.learntFrom = s.learntFrom;
     m.relatedPairs = s.relatedPairs;
     s.relatedOf.forEach((id, i) => {
       const from = s.relatedStart[i]!;

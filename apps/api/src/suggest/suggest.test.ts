@@ -91,6 +91,16 @@ describe('need extraction', () => {
     expect(extractNeeds('please convert the pdf to markdown').words).toEqual(['convert', 'pdf', 'markdown']);
   });
 
+  it('sets aside the @skills: references a message makes (they are injected already)', () => {
+    const refs = Array.from({ length: 20 }, (_, i) => `@skills:hub:acme/ops/nope${i}`).join(' ');
+    expect(extractNeeds(`${refs} roll the checkout service back to the previous release`).words).toEqual(
+      extractNeeds('roll the checkout service back to the previous release').words,
+    );
+    expect(userText('see @skills:gh:o/r/deploy-checklist:save, then deploy')).not.toContain('checklist');
+    // Not a reference inside an address or a word.
+    expect(userText('mail ops@skills:team about it')).toContain('ops@skills:team');
+  });
+
   it('splits a message with two needs, and keeps one need whole', () => {
     const two = extractNeeds(
       'Write a postmortem for the outage and also draft an offer letter for the new hire',

@@ -21,7 +21,8 @@ const searchRoutes: FastifyPluginAsyncZod = async (app) => {
           'Pass nextCursor back as cursor for the next page (stable while the index changes). ' +
           'The X-Search-Engine header names the engine that answered.',
         querystring: SearchQuery,
-        response: { 200: SearchPageResponse, ...problems(400, 503) },
+        // 401 for a token that is not valid (plugins/viewer.ts), 429 past the rate limit.
+        response: { 200: SearchPageResponse, ...problems(400, 401, 429, 503) },
       },
     },
     async (request, reply) => {

@@ -116,7 +116,8 @@ export const CLIENT_VARIABLES: readonly ClientVariable[] = [
   {
     name: 'ATSKILLS_FETCH_TIMEOUT_MS',
     default: '`300000`',
-    description: 'A fetch slower than this (ms) counts as unreachable.',
+    description:
+      'A fetch slower than this (ms) counts as unreachable; `atskills suggest` waits 10000 unless this is set.',
   },
   {
     name: 'ATSKILLS_SUGGEST',

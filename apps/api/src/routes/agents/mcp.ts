@@ -1,5 +1,6 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyPluginAsync } from 'fastify';
+import { loggableError } from '../../plugins/errors.js';
 import { problem } from '../../problems.js';
 import { withMissingGh } from '../../services/indexing/missing-gh.js';
 import { buildMcpServer, MCP_MAX_BATCH, MCP_MAX_ITEMS, mcpMessageCost } from '../../services/mcp-server.js';
@@ -62,7 +63,8 @@ const mcpRoutes: FastifyPluginAsync = async (app) => {
         hubUrl: app.config.publicUrl,
         noteUse: (identity) => app.noteUse(request, identity),
         withMissingGh: (identity, read) => withMissingGh(app, request, identity, read),
-        logError: (error) => request.log.error({ err: error }, 'MCP tool call failed'),
+        // As the REST routes log a 5xx: a database error by its driver's words, never the SQL and its values.
+        logError: (error) => request.log.error({ err: loggableError(error) }, 'MCP tool call failed'),
       });
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: undefined,

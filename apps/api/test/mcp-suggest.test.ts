@@ -13,6 +13,7 @@ import { loggerOptions } from '../src/runtime/logging.js';
 import { mcpInstructions } from '../src/services/mcp-server.js';
 import { SuggestOverloadedError, SuggestUnavailableError } from '../src/suggest/engine.js';
 import { createTestHub, type TestHub } from './support/app.js';
+import { initializeMessage, postMcp, rpcMessage } from './support/mcp.js';
 import { seedRepository, skillMd } from './support/seed.js';
 
 const MESSAGE = 'write release notes from my git commits since the last tag';
@@ -48,24 +49,17 @@ afterAll(async () => {
   await hub?.close();
 });
 
-let nextId = 1;
-const message = (method: string, params: unknown) => ({ jsonrpc: '2.0', id: nextId++, method, params });
-
+/** The JSON-RPC body of a call that must answer 200. */
 // biome-ignore lint/suspicious/noExplicitAny: JSON-RPC answers are checked field by field
 async function post(app: FastifyInstance, body: unknown): Promise<any> {
-  const res = await app.inject({
-    method: 'POST',
-    url: '/mcp',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    payload: JSON.stringify(body),
-  });
-  expect(res.statusCode, res.body).toBe(200);
-  return JSON.parse(res.body);
+  const answer = await postMcp(app, body);
+  expect(answer.statusCode, JSON.stringify(answer.json)).toBe(200);
+  return answer.json;
 }
 
 /** One suggest_skills call: its result (`isError`, `content`, `structuredContent`). */
 async function suggest(args: unknown) {
-  const answer = await post(hub.app, message('tools/call', { name: 'suggest_skills', arguments: args }));
+  const answer = await post(hub.app, rpcMessage('tools/call', { name: 'suggest_skills', arguments: args }));
   return answer.result as {
     isError?: boolean;
     content: { type: string; text: string }[];
@@ -143,14 +137,7 @@ describe('suggest_skills errors are the shared problem results', () => {
 
 describe('the instructions', () => {
   it('say when to call suggest_skills (the message as typed, once per task, abstained means nothing) and when search_skills', async () => {
-    const init = await post(
-      hub.app,
-      message('initialize', {
-        protocolVersion: '2025-06-18',
-        capabilities: {},
-        clientInfo: { name: 'test', version: '1.0.0' },
-      }),
-    );
+    const init = await post(hub.app, initializeMessage());
     const instructions: string = init.result.instructions;
     const paragraph = (tool: string) =>
       instructions.split('\n\n').find((p) => p.toLowerCase().includes(`call ${tool}`)) ?? '';

@@ -200,6 +200,16 @@ const LIMIT_RANGE = 'limit must be a whole number from 1 to 10';
 const LIMIT_DESCRIPTION =
   'How many skills at most (1-10, default 5); fewer, or none (abstained), when fewer fit';
 
+/** How many suggestions (1-10, default 5): the checks of the body's number and the query string's. */
+function suggestLimit<T extends z.ZodNumber | z.ZodCoercedNumber>(count: T) {
+  return count
+    .int(LIMIT_RANGE)
+    .min(1, LIMIT_RANGE)
+    .max(10, LIMIT_RANGE)
+    .default(5)
+    .describe(LIMIT_DESCRIPTION);
+}
+
 /** GET /v1/suggest query string. */
 export const SuggestQuery = z.object({
   q: z
@@ -216,13 +226,7 @@ export const SuggestQuery = z.object({
         'characters; POST a longer one)',
     ),
   // Read as /search reads its limit (z.coerce: `0x5`, `1e1` and ` 3` are numbers to it too); `limit=` is 0.
-  limit: z.coerce
-    .number({ error: LIMIT_RANGE })
-    .int(LIMIT_RANGE)
-    .min(1, LIMIT_RANGE)
-    .max(10, LIMIT_RANGE)
-    .default(5)
-    .describe(LIMIT_DESCRIPTION),
+  limit: suggestLimit(z.coerce.number({ error: LIMIT_RANGE })),
 });
 export type SuggestQuery = z.infer<typeof SuggestQuery>;
 
@@ -240,13 +244,7 @@ export const SuggestBody = z.object({
       'The message the user typed to their agent, as typed: code blocks, logs, paths and quoted text included ' +
         `(the hub finds the need in them), up to ${SUGGEST_MAX_MESSAGE.toLocaleString('en-US')} characters`,
     ),
-  limit: z
-    .number({ error: LIMIT_RANGE })
-    .int(LIMIT_RANGE)
-    .min(1, LIMIT_RANGE)
-    .max(10, LIMIT_RANGE)
-    .default(5)
-    .describe(LIMIT_DESCRIPTION),
+  limit: suggestLimit(z.number({ error: LIMIT_RANGE })),
 });
 export type SuggestBody = z.infer<typeof SuggestBody>;
 

@@ -318,11 +318,12 @@ export function createMemoryEngine(
     }
     if (Date.now() - usesReadAt >= USES_REFRESH_MS) await readUses();
     snapshots.tookChanges(scan.applied);
-    const refrozen = target.statisticsDue;
+    let refrozen = target.statisticsDue;
     if (refrozen) {
       await target.trimSpare(slice);
       target.freezeStatistics();
     }
+    if (target.freezeDriftedGroups()) refrozen = true;
     mark = scan.nextMark;
     if (refrozen || snapshots.due) await storeSnapshot(slice);
   };

@@ -460,7 +460,9 @@ export class SemanticModel {
     this.countPrivate(this.docs[slot]!, 1);
     this.live++;
     this.totalLength += length;
-    this.changesSinceMine++;
+    // Only what it learns from counts towards learning again: when the related terms are mined again must
+    // not tell an outsider that private skills came or went.
+    if (group === this.learntFrom) this.changesSinceMine++;
     if (slot >= this.scores.length) {
       const size = Math.max(slot + 1, this.scores.length * 2);
       const next = new Float32Array(size);
@@ -493,7 +495,7 @@ export class SemanticModel {
     this.live--;
     this.totalLength -= doc.length;
     this.deadPostings += doc.terms.length;
-    this.changesSinceMine++;
+    if (doc.group === this.learntFrom) this.changesSinceMine++;
     if (this.deadPostings > 0.25 * this.postingCount) this.compact();
   }
 
@@ -594,9 +596,11 @@ export class SemanticModel {
     return [...held.ids].map((r, i) => ({ term: this.termNames[r]!, npmi: held.npmi[i]! }));
   }
 
-  /** Whether enough skills changed since the related terms were mined to mine them again. */
+  /** Whether enough of the skills it learns from changed since the related terms were mined to mine them again. */
   needsRemine(): boolean {
-    return this.changesSinceMine > Math.max(50, 0.1 * this.live);
+    const learning =
+      this.learntFrom === PUBLIC_GROUP ? this.sizeFor(PUBLIC_VIEW) : this.sizeFor([this.learntFrom]);
+    return this.changesSinceMine > Math.max(50, 0.1 * learning);
   }
 
   /**

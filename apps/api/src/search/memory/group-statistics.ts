@@ -38,6 +38,8 @@ export interface GroupStatisticsSnapshot {
   frozenLists: Int32Array;
   /** Pairs (group, live documents) of the statistics frozen last. */
   frozenLive: Int32Array;
+  /** Whether the statistics were ever frozen (frozen with no private document, the arrays above are empty). */
+  frozen: boolean;
 }
 
 /**
@@ -124,6 +126,44 @@ export class GroupStatistics {
     };
   }
 
+  /** Live documents of `group`, and those its frozen share counted (undefined before any freeze). */
+  sizes(group: number): { live: number; frozen: number | undefined } {
+    return {
+      live: this.groups.get(group)?.live ?? 0,
+      frozen: this.frozen ? (this.frozen.groups.get(group)?.live ?? 0) : undefined,
+    };
+  }
+
+  /** The private groups held. */
+  groupIds(): number[] {
+    return [...this.groups.keys()];
+  }
+
+  /**
+   * Freezes one group's share again, as it is now (its own drift, not the public skills'), and says how the
+   * index's frozen counts move with it: each list's document frequency and the document count. No other
+   * reader's view moves (what a view subtracts moves by as much), so a team's skills coming and going never
+   * shows in an outsider's scores, even by when they are frozen.
+   */
+  refreeze(group: number): { lists: Map<object, number>; documents: number } {
+    const live = this.groups.get(group);
+    if (!this.frozen || !live) return { lists: new Map(), documents: 0 };
+    const before = this.frozen.groups.get(group) ?? newCounts();
+    const lists = new Map<object, number>();
+    for (const [list, n] of live.lists) lists.set(list, n - (before.lists.get(list) ?? 0));
+    for (const [list, n] of before.lists) if (!live.lists.has(list)) lists.set(list, -n);
+    const documents = live.live - before.live;
+    const every = this.frozen.everyGroup;
+    every.live += documents;
+    for (const [list, d] of lists) {
+      const n = (every.lists.get(list) ?? 0) + d;
+      if (n > 0) every.lists.set(list, n);
+      else every.lists.delete(list);
+    }
+    this.frozen.groups.set(group, { live: live.live, lists: new Map(live.lists), words: live.words });
+    return { lists, documents };
+  }
+
   /** Documents the view does not see (of the frozen statistics when `frozen`). */
   hiddenDocuments(view: StatisticsView, frozen: boolean): number {
     return this.hidden(view, frozen, (c) => c.live);
@@ -166,6 +206,7 @@ export class GroupStatistics {
       words: Int32Array.from(words),
       frozenLists: Int32Array.from(frozenLists),
       frozenLive: Int32Array.from(frozenLive),
+      frozen: this.frozen !== null,
     };
   }
 
@@ -183,6 +224,7 @@ export class GroupStatistics {
     const privateSlots = new Set<number>();
     for (let slot = 0; slot < s.slotGroups.length; slot++)
       if (s.slotGroups[slot] !== PUBLIC_GROUP) privateSlots.add(slot);
+    if (s.frozen) restored.frozen = { groups: new Map(), everyGroup: newCounts() };
     if (privateSlots.size === 0 && s.words.length === 0 && s.frozenLive.length === 0) return restored;
     restored.everAdded = true;
     const held = listsOfSlots(privateSlots);
@@ -195,7 +237,7 @@ export class GroupStatistics {
       for (const c of [restored.countsOf(group), restored.everyGroup])
         c.words.set(word, (c.words.get(word) ?? 0) + n);
     }
-    if (s.frozenLive.length > 0) {
+    if (s.frozen) {
       const groups = new Map<number, PrivateCounts>();
       const everyGroup = newCounts();
       for (let i = 0; i < s.frozenLive.length; i += 2) {

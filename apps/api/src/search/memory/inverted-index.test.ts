@@ -208,6 +208,37 @@ describe('a snapshot of the InvertedIndex', () => {
   });
 });
 
+describe('private groups in the statistics', () => {
+  it('restores statistics frozen before the first private document arrived', async () => {
+    const index = new InvertedIndex({ rankDirectoryMin: 1 });
+    for (let i = 0; i < 300; i++) index.add(documentText(i));
+    index.freezeStatistics();
+    for (let i = 300; i < 400; i++) index.add(documentText(i), 1 + (i % 2));
+    index.freezeGroupStatistics(1);
+    const restored = await InvertedIndex.restore(
+      structuredClone(await index.snapshot(new TimeSlicer(0))),
+      new TimeSlicer(0),
+      { rankDirectoryMin: 1 },
+    );
+    const outsiderIndex = new InvertedIndex({ rankDirectoryMin: 1 });
+    for (let i = 0; i < 300; i++) outsiderIndex.add(documentText(i));
+    outsiderIndex.freezeStatistics();
+    for (const target of [index, restored]) {
+      // An outsider's statistics are the public documents' frozen ones, whatever groups came since.
+      expect(target.statisticsDrift).toBe(1);
+      for (const w of ['deploy', 'pdf', 'notes']) {
+        expect(target.termIdf(termOf(w), PUBLIC_VIEW)).toBe(outsiderIndex.termIdf(termOf(w)));
+      }
+      expect(
+        snapshot(target.score(slots, true, [], [1, 2, 3], undefined, PUBLIC_VIEW)).filter((c) => c[0]! < 300),
+      ).toEqual(snapshot(outsiderIndex.score(slots, true, [], [1, 2, 3])));
+    }
+    for (const view of [[1], [2], [1, 2], 'all'] as StatisticsView[]) {
+      expect(restored.termIdf(termOf('deploy'), view)).toBe(index.termIdf(termOf('deploy'), view));
+    }
+  });
+});
+
 describe('saturationLevel', () => {
   it("stores a weight's saturation within half a level, in order, never 0 (the sign marks the head)", () => {
     let previous = 0;

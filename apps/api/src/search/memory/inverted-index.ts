@@ -844,11 +844,38 @@ export class InvertedIndex {
       list.frozenDf = list.n;
       list.trim();
     }
+    this.groups.freeze();
   }
 
   /** Live documents now against those the frozen statistics were taken over (1 = no drift). */
   get statisticsDrift(): number {
-    return this.statsN === 0 ? 1 : this.live / this.statsN;
+    // Of public documents alone: when the statistics are frozen again must not tell an outsider that private
+    // documents came or went (a private group's share is frozen again on its own drift: groupDrift).
+    if (this.statsN === 0) return 1;
+    return drift(
+      this.live - this.groups.hiddenDocuments(PUBLIC_VIEW, false),
+      this.statsN - this.groups.hiddenDocuments(PUBLIC_VIEW, true),
+    );
+  }
+
+  /** Per private group, its live documents against those its frozen share counts (1 = no drift). */
+  groupDrift(): Map<number, number> {
+    const out = new Map<number, number>();
+    if (this.statsN === 0) return out;
+    for (const group of this.groups.groupIds()) {
+      const { live, frozen } = this.groups.sizes(group);
+      out.set(group, drift(live, frozen ?? 0));
+    }
+    return out;
+  }
+
+  /** Freezes one private group's share of the statistics again (see GroupStatistics.refreeze). */
+  freezeGroupStatistics(group: number): void {
+    const { lists, documents } = this.groups.refreeze(group);
+    if (lists.size === 0 && documents === 0) return;
+    this.generation++;
+    for (const [list, d] of lists) (list as PostingList).frozenDf += d;
+    this.statsN += documents;
   }
 
   /** Inverse document frequency of a term, for the view (0 for a term it lacks). */
@@ -1145,4 +1172,10 @@ function listsOfSlots(lists: readonly PostingList[], slots: ReadonlySet<number>)
     }
   }
   return out;
+}
+
+/** Live documents against frozen ones: 1 for none of either, past any bound when only the live ones exist. */
+function drift(live: number, frozen: number): number {
+  if (frozen === 0) return live === 0 ? 1 : Number.POSITIVE_INFINITY;
+  return live / frozen;
 }

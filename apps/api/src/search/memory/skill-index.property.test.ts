@@ -439,6 +439,48 @@ describe('SkillIndex against a naive reference scorer', () => {
     );
   });
 
+  it('answers a reader as an index without the private skills it may not read, whenever they arrived', () => {
+    // Public skills first, then the private ones, the statistics frozen again as the engine does: a team's
+    // skills coming and going move no outsider's score, not even by when they are frozen.
+    const grow = (docs: readonly IndexDocument[]) => {
+      const index = new SkillIndex();
+      for (const d of docs) if (d.visibility === 'public') index.upsert(d);
+      index.freezeStatistics();
+      for (const d of docs) {
+        if (d.visibility === 'public') continue;
+        index.upsert(d);
+        if (index.statisticsDue) index.freezeStatistics();
+        index.freezeDriftedGroups();
+      }
+      return index;
+    };
+    fc.assert(
+      fc.property(
+        corpusArb,
+        fc.array(queryArb, { minLength: 1, maxLength: 3 }),
+        scopeArb,
+        (docs, queries, scope) => {
+          const readable = new Set(scope.readableNamespaces.map((n) => n.toLowerCase()));
+          const seen = docs.filter(
+            (d) => d.visibility === 'public' || scope.isAdmin || readable.has(d.hit.owner.toLowerCase()),
+          );
+          const whole = grow(docs);
+          const without = grow(seen);
+          for (const q of queries) {
+            const a = page(whole, q, {}, scope, 100);
+            const b = page(without, q, {}, scope, 100);
+            expect(ranked(a)).toEqual(ranked(b));
+            expect({ corrected: a.corrected, ignored: a.ignored }).toEqual({
+              corrected: b.corrected,
+              ignored: b.ignored,
+            });
+          }
+        },
+      ),
+      RUNS,
+    );
+  });
+
   it('answers the same after documents are added one by one as after a build', () => {
     // Adds only: a removed document's words stay in the vocabulary (and its postings in document
     // frequencies until compaction) until the next build, so removals are close to a rebuild, not equal.

@@ -375,6 +375,20 @@ export class SkillIndex {
     this.index.freezeStatistics();
   }
 
+  /**
+   * Freezes again the share of each private group that drifted by a fifth on its own (the public statistics
+   * refreeze on the public skills' drift alone); true when one was.
+   */
+  freezeDriftedGroups(): boolean {
+    let frozen = false;
+    for (const [group, drift] of this.index.groupDrift()) {
+      if (drift >= STATISTICS_DRIFT.below && drift <= STATISTICS_DRIFT.above) continue;
+      this.index.freezeGroupStatistics(group);
+      frozen = true;
+    }
+    return frozen;
+  }
+
   /** Builds the long lists' search structures ahead of their first search (see InvertedIndex.prepareLists). */
   prepareLists(slice: TimeSlicer, spareBytes?: number): Promise<void> {
     return this.index.prepareLists(slice, SEARCH_DRAW, spareBytes);

@@ -6,7 +6,6 @@
  * instructions and every input property described. Each POST goes through app.inject, as a client's would.
  */
 import type { SafetyFinding } from '@atskills/protocol';
-import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOSTILE_BODY } from '../../../packages/protocol/src/frame.test-support.js';

@@ -5,6 +5,7 @@ import {
   HttpRequestError,
   headerOf,
   httpRequest,
+  hubRouteUrl,
   ResolveError,
 } from '@atskills/protocol/node';
 import { oneLine } from './format/printable.js';
@@ -37,7 +38,7 @@ export async function hubRequest(
   if (init.contentType) headers['content-type'] = init.contentType;
   const token = init.token ?? settings.hubToken;
   if (token && init.auth !== false) headers.authorization = `Bearer ${token}`;
-  const url = hubUrl(settings.hubUrl, route);
+  const url = hubRouteUrl(settings.hubUrl, route);
   let response: HttpAnswer;
   try {
     // node:http, not fetch: see @atskills/protocol/node http-request.ts (fetch delays the process's exit).
@@ -72,24 +73,6 @@ export async function hubRequest(
     return json;
   }
   throw refusal(response, json, text);
-}
-
-/**
- * The URL of `route` on the hub, or a usage error naming the setting and its value when the hub's URL is not
- * an http(s) URL (`ATSKILLS_HUB=notaurl` would otherwise fail as a bare "Invalid URL").
- */
-function hubUrl(base: string, route: string): string {
-  let url: URL | undefined;
-  try {
-    url = new URL(`${base}${route}`);
-  } catch {
-    url = undefined;
-  }
-  if (url?.protocol === 'http:' || url?.protocol === 'https:') return url.href;
-  throw new ResolveError(
-    'usage',
-    `The hub URL "${base}" (ATSKILLS_HUB, or the hub \`atskills login\` stored) is not an http(s) URL; set it like https://hub.example.org.`,
-  );
 }
 
 /** The error for a hub's non-2xx answer: its status, its problem's detail, and what to do about it. */

@@ -123,9 +123,19 @@ export function userText(message: string): string {
   return trackedUserText(message).text;
 }
 
+/**
+ * The message's first SUGGEST_MAX_MESSAGE code points, as the schema counts them: a slice by UTF-16 units
+ * read an emoji-heavy message the schema accepts only to its middle.
+ */
+function readablePart(message: string): string {
+  // A code point is one or two units: a message that fits in units fits, and most messages are short.
+  if (message.length <= SUGGEST_MAX_MESSAGE) return message;
+  return [...message].slice(0, SUGGEST_MAX_MESSAGE).join('');
+}
+
 /** `userText`, each character knowing where in the message it came from. */
 function trackedUserText(message: string): TrackedText {
-  let t = replaceTracked(tracked(message.slice(0, SUGGEST_MAX_MESSAGE)), /\r\n?/g, () => '\n');
+  let t = replaceTracked(tracked(readablePart(message)), /\r\n?/g, () => '\n');
   // Fenced code blocks (an unclosed fence runs to the end: it is code the user pasted).
   t = replaceTracked(t, /(^|\n)[^\S\n]*(```|~~~)[^\n]*\n[\s\S]*?(\n[^\S\n]*\2[^\n]*(?=\n|$)|$)/g, () => '\n');
   const kept: TrackedText[] = [];

@@ -1,3 +1,4 @@
+import { SUGGEST_MAX_MESSAGE, SuggestBody } from '@atskills/protocol';
 import { describe, expect, it } from 'vitest';
 import {
   ABSTAIN_BELOW,
@@ -99,6 +100,17 @@ describe('need extraction', () => {
     expect(userText('see @skills:gh:o/r/deploy-checklist:save, then deploy')).not.toContain('checklist');
     // Not a reference inside an address or a word.
     expect(userText('mail ops@skills:team about it')).toContain('ops@skills:team');
+  });
+
+  it('reads a message the schema accepts to its end, counted in code points as the schema counts', () => {
+    // 7,990 code points (15,980 UTF-16 units) of emoji, then the request on a line of its own: within SUGGEST_MAX_MESSAGE.
+    const message = `${'🙂'.repeat(7_990)}\nroll back`;
+    expect(SuggestBody.safeParse({ message }).success).toBe(true);
+    expect(userText(message)).toContain('roll back');
+    // Past the limit nothing more is read, and no pair is split.
+    const longer = userText(`${'🙂'.repeat(SUGGEST_MAX_MESSAGE)}\nroll back`);
+    expect(longer).not.toContain('roll');
+    expect(longer).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])/);
   });
 
   it('splits a message with two needs, and keeps one need whole', () => {

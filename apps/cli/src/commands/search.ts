@@ -34,8 +34,10 @@ export function registerSearch(program: Command, ctx: CliContext): void {
         throw new ResolveError('usage', '--pages must be a whole number from 1 to 100.');
       const settings = await ctx.settings();
       const results: SearchResponse['results'] = [];
+      // --json prints what the hub sent, every field of it (the schema keeps only those printed here).
+      const sent: unknown[] = [];
       let cursor = opts.cursor;
-      let first: SearchResponse | undefined;
+      let first: Record<string, unknown> | undefined;
       for (let page = 0; page < pages; page++) {
         const query = new URLSearchParams({ q: words.join(' '), limit: String(limit) });
         for (const key of ['source', 'owner', 'repo', 'namespace'] as const) {
@@ -43,18 +45,21 @@ export function registerSearch(program: Command, ctx: CliContext): void {
           if (value) query.set(key, value);
         }
         if (cursor) query.set('cursor', cursor);
-        const answer = SearchResponse.safeParse(await hubRequest(settings, 'GET', `/v1/search?${query}`));
+        const raw = await hubRequest(settings, 'GET', `/v1/search?${query}`);
+        const answer = SearchResponse.safeParse(raw);
         if (!answer.success)
           throw new ResolveError(
             'network',
             `The hub's search answer does not match the protocol (${answer.error.issues[0]?.message}).`,
           );
-        first ??= answer.data;
+        const sentPage = raw as Record<string, unknown> & { results: unknown[] };
+        first ??= sentPage;
+        sent.push(...sentPage.results);
         results.push(...answer.data.results);
         cursor = answer.data.nextCursor ?? undefined;
         if (!cursor) break;
       }
-      if (opts.json) return ctx.json({ ...first, results, nextCursor: cursor ?? null });
+      if (opts.json) return ctx.json({ ...first, results: sent, nextCursor: cursor ?? null });
       if (results.length === 0) return ctx.out('No skills found.');
       for (const r of results) {
         // A flag an accepted dispute suppressed no longer holds: named as `atskills suggest` and the hook do.

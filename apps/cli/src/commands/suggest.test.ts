@@ -195,6 +195,9 @@ describe('atskills suggest against a hub', () => {
     for (const argv of [
       ['suggest', 'fix', 'it'],
       ['search', 'deploy'],
+      // The resolver's requests (a skill, a menu) take their URL from the same check.
+      ['get', 'hub:acme/tools/lint'],
+      ['get', 'hub:acme/tools'],
     ]) {
       const result = await run(argv, 'notaurl');
       expect(result.code).toBe(2);
@@ -204,6 +207,25 @@ describe('atskills suggest against a hub', () => {
 });
 
 describe('atskills search against a hub', () => {
+  it('prints every field the hub sent with --json, the pages it followed joined', async () => {
+    const { score: _score, matched: _matched, ...hit } = hubSuggestion('a');
+    // Fields this client's schema does not name (the hub's extra figures, a newer hub's additions) stay.
+    const first = { ...hit, uses: { total: 3, week: 1 }, futureField: 'kept' };
+    const second = { ...hit, identity: 'hub:acme/tools/b', name: 'b', reference: '@skills:hub:acme/tools/b' };
+    const hub = await hubStandIn((route) =>
+      route.includes('cursor=next')
+        ? { status: 200, body: { results: [second], nextCursor: null, ignored: ['zz'] } }
+        : { status: 200, body: { results: [first], nextCursor: 'next', ignored: ['zz'] } },
+    );
+    const result = await run(['search', '--json', '--pages', '2', 'lint', 'zz'], hub.url);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({
+      results: [first, second],
+      nextCursor: null,
+      ignored: ['zz'],
+    });
+  });
+
   it('prints no control character of the hub text a terminal would act on', async () => {
     const hostile = '\u001b[2J\u001b]0;pwned\u0007';
     const { score: _score, matched: _matched, ...hit } = hubSuggestion('a', `Clears ${hostile}the screen.`);

@@ -8,6 +8,7 @@ import type { Identity } from '../identity.js';
 import type { SkillCache } from './cache.js';
 import type { FetchedEntry } from './git-source.js';
 import { type HttpAnswer, HttpRequestError, headerOf, httpRequest } from './http-request.js';
+import { hubRouteUrl } from './hub-url.js';
 import { overCapFromOffer } from './over-cap.js';
 import { ResolveError } from './resolve-error.js';
 import type { ClientSettings } from './settings.js';
@@ -68,7 +69,7 @@ export class HubSource {
   url(kind: 'skills' | 'archive', id: Identity, revision?: string): string {
     const encodedPath = id.path.split('/').map(encodeURIComponent).join('/');
     const query = revision ? `?rev=${encodeURIComponent(revision)}` : '';
-    return `${this.settings.hubUrl}/v1/${kind}/${id.source}:${encodedPath}${query}`;
+    return hubRouteUrl(this.settings.hubUrl, `/v1/${kind}/${id.source}:${encodedPath}${query}`);
   }
 
   /** One conditional request; 304 means the cached revision `knownEtag` is still current. */
@@ -106,7 +107,7 @@ export class HubSource {
     });
     let response: HttpAnswer;
     try {
-      response = await httpRequest(`${this.settings.hubUrl}/v1/resolve`, {
+      response = await httpRequest(hubRouteUrl(this.settings.hubUrl, '/v1/resolve'), {
         method: 'POST',
         headers,
         body: Buffer.from(body),

@@ -5,6 +5,7 @@ export * from './git.js';
 export * from './git-source.js';
 export * from './http-request.js';
 export * from './hub-source.js';
+export * from './hub-url.js';
 export * from './install.js';
 export * from './local-check.js';
 export * from './local-source.js';

@@ -367,6 +367,40 @@ describe('/mcp with the SDK client', () => {
         arguments: { identity: 'hub:acme/playbooks', path: 'x.md' },
       })) as ToolAnswer;
       expect(notAFile.structuredContent).toMatchObject({ status: 422, code: 'not-a-skill' });
+      // A cursor REST refuses with 400 bad-cursor is no internal failure here either.
+      for (const cursor of [
+        'garbage',
+        (
+          (await client.callTool({
+            name: 'search_skills',
+            arguments: { query: 'deploy', limit: 1 },
+          })) as ToolAnswer
+        ).structuredContent.nextCursor,
+      ]) {
+        const badCursor = (await client.callTool({
+          name: 'search_skills',
+          arguments: { query: 'rollback the release', cursor },
+        })) as ToolAnswer;
+        expect(badCursor.structuredContent, String(cursor)).toMatchObject({
+          status: 400,
+          code: 'bad-cursor',
+        });
+      }
+      // A :save or :install item is refused alone; the batch's other items are answered.
+      const batch = (await client.callTool({
+        name: 'resolve_batch',
+        arguments: {
+          items: [
+            { identity: 'hub:acme/playbooks/deploy' },
+            { identity: 'hub:acme/playbooks/deploy:install' },
+          ],
+        },
+      })) as ToolAnswer;
+      expect(batch.isError).toBeFalsy();
+      expect(batch.structuredContent.items).toMatchObject([
+        { identity: 'hub:acme/playbooks/deploy', status: 'changed' },
+        { identity: 'hub:acme/playbooks/deploy:install', status: 'error', code: 'bad-identity' },
+      ]);
     } finally {
       await client.close();
     }

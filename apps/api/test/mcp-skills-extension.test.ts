@@ -195,6 +195,18 @@ describe('the MCP skills extension', () => {
           code: -32602,
         });
       }
+      // Malformed params: -32602 naming what is wrong, not -32603 with the schema library's report.
+      for (const [method, params, says] of [
+        ['skills/get', {}, 'skills/get: params.uri:'],
+        ['skills/get', { uri: 5 }, 'skills/get: params.uri:'],
+        ['skills/list', { cursor: 5 }, 'skills/list: params.cursor:'],
+        ['resources/read', {}, 'resources/read: params.uri:'],
+        ['resources/list', { cursor: [] }, 'resources/list: params.cursor:'],
+      ] as const) {
+        const refusal = await client.request({ method, params }, GetResult).catch((error: unknown) => error);
+        expect(refusal, method).toMatchObject({ code: -32602, message: expect.stringContaining(says) });
+        expect((refusal as Error).message, method).not.toContain('invalid_type');
+      }
       for (const uri of [
         'skill://hub/vault/secrets/rotate/SKILL.md',
         'skill://hub/acme/playbooks/deploy/nope.md',

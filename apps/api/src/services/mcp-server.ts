@@ -5,6 +5,7 @@ import {
   frameSkill,
   frameUntrusted,
   REFERENCE_MARKER,
+  type ResolveResponseItem,
   refusalLine,
   refusingVerdict,
   UNTRUSTED_NOTICE,
@@ -12,7 +13,8 @@ import {
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { isHttpProblem, problem } from '../problems.js';
+import { toProblem } from '../plugins/errors.js';
+import { type HttpProblem, isHttpProblem, problem } from '../problems.js';
 import type { SearchEngine } from '../search/engine.js';
 import type { SuggestEngine } from '../suggest/engine.js';
 import { readSkillFile } from './archive.js';
@@ -110,17 +112,16 @@ function bareIdentity(text: string, hubUrl: string | undefined): string {
 
 /**
  * A hub problem as a tool error: the same status, code and extensions (count, subcollections, lastSeen, ...)
- * that the REST route answers with, as JSON text and structured content.
+ * that the REST route answers with, as JSON text and structured content. Anything thrown is mapped as the
+ * REST routes map it (toProblem: a bad cursor is a 400, a database outage a 503 with Retry-After).
  */
-function problemResult(error: unknown, logError: (error: unknown) => void): CallToolResult {
-  if (!isHttpProblem(error)) {
-    // Never the error's own text: a database error carries the SQL and its parameters.
-    logError(error);
-    return problemResult(
-      problem('internal', 'The hub failed to answer this call; try again later'),
-      logError,
-    );
-  }
+function problemResult(thrown: unknown, logError: (error: unknown) => void): CallToolResult {
+  let error = toProblem(thrown);
+  // What the hub meant to answer is no failure of it; what it did not foresee is logged.
+  if (error.status >= 500 && !isHttpProblem(thrown)) logError(thrown);
+  // Never the error's own text: a database error carries the SQL and its parameters.
+  if (error.code === 'internal')
+    error = problem('internal', 'The hub failed to answer this call; try again later');
   const retryAfter = error.headers['retry-after'];
   const answer = {
     status: error.status,
@@ -441,12 +442,37 @@ export function buildMcpServer(deps: McpDeps): McpServer {
     },
     (args) =>
       answer(async () => {
-        const response = await resolveBatch(db, viewer, {
-          items: args.items.map((i) => ({
-            identity: bareIdentity(i.identity, hubUrl),
-            ...(i.revision ? { revision: i.revision } : {}),
-          })),
+        // An item with a :save or :install suffix is refused alone, as a malformed identity is: the batch's
+        // other items are still answered.
+        type Asked = { identity: string; revision?: string } | { identity: string; refusal: HttpProblem };
+        const asked = args.items.map((i): Asked => {
+          try {
+            return {
+              identity: bareIdentity(i.identity, hubUrl),
+              ...(i.revision ? { revision: i.revision } : {}),
+            };
+          } catch (error) {
+            if (!isHttpProblem(error)) throw error;
+            return { identity: i.identity.trim(), refusal: error };
+          }
         });
+        const resolved = await resolveBatch(db, viewer, {
+          items: asked.flatMap((i) => ('refusal' in i ? [] : [i])),
+        });
+        const answers = resolved.items[Symbol.iterator]();
+        const response = {
+          items: asked.map(
+            (i): ResolveResponseItem =>
+              'refusal' in i
+                ? {
+                    identity: i.identity,
+                    status: 'error',
+                    code: i.refusal.code,
+                    ...(i.refusal.detail ? { detail: i.refusal.detail } : {}),
+                  }
+                : answers.next().value!,
+          ),
+        };
         // Changed skills carry their name and description: a skill judged malicious has both withheld.
         const changed = response.items.flatMap((i) =>
           i.status === 'changed' && i.kind === 'skill' ? [i] : [],
@@ -483,7 +509,9 @@ export function buildMcpServer(deps: McpDeps): McpServer {
             ? `- ${refusalLine(i.identity, i.verdict)}`
             : i.status === 'changed' && i.kind === 'skill'
               ? `- ${i.name}: ${(i.description ?? '').replace(/\s+/g, ' ')} (${i.identity}) [changed ${i.revision}]`
-              : `- ${i.identity}: ${i.status}${'revision' in i && i.revision ? ` ${i.revision}` : ''}`,
+              : i.status === 'error'
+                ? `- ${i.identity}: error ${i.code}${i.detail ? ` (${i.detail})` : ''}`
+                : `- ${i.identity}: ${i.status}${'revision' in i && i.revision ? ` ${i.revision}` : ''}`,
         );
         return {
           content: [

@@ -46,14 +46,11 @@ interface SkillEntry {
   resources: SkillResource[];
 }
 
-const ListRequest = z.object({
-  method: z.literal('skills/list'),
-  params: z.object({ cursor: z.string().optional() }).passthrough().optional(),
-});
-const GetRequest = z.object({
-  method: z.literal('skills/get'),
-  params: z.object({ uri: z.string() }).passthrough(),
-});
+// The request schemas take any params: the SDK answers a request its schema refuses with -32603 and the
+// whole zod report, so each handler checks its params itself (checkedParams) and answers -32602.
+const anyParams = z.unknown().optional();
+const ListParams = z.object({ cursor: z.string().optional() }).passthrough().optional();
+const UriParams = z.object({ uri: z.string() }).passthrough();
 
 /** `skill://<source>/<segments...>` of an identity's folder, each segment percent-encoded. */
 export function skillFolderUri(identity: string): string {
@@ -90,6 +87,15 @@ function uriSegments(uri: string): { source: 'gh' | 'hub'; segments: string[] } 
 }
 
 const invalid = (message: string) => new McpError(ErrorCode.InvalidParams, message);
+
+/** A request's params checked against `schema`, or an invalid-params error naming the first problem. */
+function checkedParams<T extends z.ZodType>(method: string, schema: T, params: unknown): z.infer<T> {
+  const parsed = schema.safeParse(params);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const where = issue?.path.length ? `params.${issue.path.join('.')}` : 'params';
+  throw invalid(`${method}: ${where}: ${issue?.message ?? 'invalid'}`);
+}
 
 /**
  * Registers the extension on `server` (whose capabilities declare it and `resources`), reading with `viewer`
@@ -165,43 +171,48 @@ export function registerSkillsExtension(server: McpServer, db: Database, viewer:
     };
   }
 
-  server.server.setRequestHandler(ListRequest, async (request) => {
-    const { entries, nextCursor } = await page(request.params?.cursor);
-    return {
-      resultType: 'complete',
-      skills: entries,
-      ...(nextCursor ? { nextCursor } : {}),
-      ttlMs: TTL_MS,
-      cacheScope,
-    };
-  });
+  server.server.setRequestHandler(
+    z.object({ method: z.literal('skills/list'), params: anyParams }),
+    async (request) => {
+      const params = checkedParams('skills/list', ListParams, request.params);
+      const { entries, nextCursor } = await page(params?.cursor);
+      return {
+        resultType: 'complete',
+        skills: entries,
+        ...(nextCursor ? { nextCursor } : {}),
+        ttlMs: TTL_MS,
+        cacheScope,
+      };
+    },
+  );
 
-  server.server.setRequestHandler(GetRequest, async (request) => {
-    const { uri } = request.params;
-    const parsed = uriSegments(uri);
-    if (!parsed || parsed.segments.at(-1) !== SKILL_FILE || parsed.segments.length < 3) {
-      throw invalid(
-        `Not a skill this server serves: ${uri} (expected skill://hub/... or skill://gh/... ending in /SKILL.md)`,
-      );
-    }
-    const skill = await skillAt(formatIdentity(parsed.source, parsed.segments.slice(0, -1).join('/')));
-    if (!skill) throw invalid(`Not a skill this server serves: ${uri}`);
-    return {
-      resultType: 'complete',
-      skill: entryOf(skill, await servableFiles(db, skill)),
-      ttlMs: TTL_MS,
-      cacheScope,
-    };
-  });
+  server.server.setRequestHandler(
+    z.object({ method: z.literal('skills/get'), params: anyParams }),
+    async (request) => {
+      const { uri } = checkedParams('skills/get', UriParams, request.params);
+      const parsed = uriSegments(uri);
+      if (!parsed || parsed.segments.at(-1) !== SKILL_FILE || parsed.segments.length < 3) {
+        throw invalid(
+          `Not a skill this server serves: ${uri} (expected skill://hub/... or skill://gh/... ending in /SKILL.md)`,
+        );
+      }
+      const skill = await skillAt(formatIdentity(parsed.source, parsed.segments.slice(0, -1).join('/')));
+      if (!skill) throw invalid(`Not a skill this server serves: ${uri}`);
+      return {
+        resultType: 'complete',
+        skill: entryOf(skill, await servableFiles(db, skill)),
+        ttlMs: TTL_MS,
+        cacheScope,
+      };
+    },
+  );
 
   // The hub: skills' SKILL.md files, page by page as skills/list (supporting files are read by URI).
   server.server.setRequestHandler(
-    z.object({
-      method: z.literal('resources/list'),
-      params: z.object({ cursor: z.string().optional() }).passthrough().optional(),
-    }),
+    z.object({ method: z.literal('resources/list'), params: anyParams }),
     async (request) => {
-      const { entries, nextCursor } = await page(request.params?.cursor);
+      const params = checkedParams('resources/list', ListParams, request.params);
+      const { entries, nextCursor } = await page(params?.cursor);
       return {
         resources: entries.map((entry) => ({
           uri: entry.uri,
@@ -234,9 +245,9 @@ export function registerSkillsExtension(server: McpServer, db: Database, viewer:
   );
 
   server.server.setRequestHandler(
-    z.object({ method: z.literal('resources/read'), params: z.object({ uri: z.string() }).passthrough() }),
+    z.object({ method: z.literal('resources/read'), params: anyParams }),
     async (request) => {
-      const { uri } = request.params;
+      const { uri } = checkedParams('resources/read', UriParams, request.params);
       const parsed = uriSegments(uri);
       if (!parsed || parsed.segments.length < 3) throw invalid(`Unknown resource: ${uri}`);
       // The skill is the longest folder prefix that is a skill holding the rest as one of its files.

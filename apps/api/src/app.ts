@@ -15,7 +15,7 @@ import type { Redis } from 'ioredis';
 import type { AppConfig } from './config.js';
 import { openapiTransform } from './openapi-transform.js';
 import databasePlugin from './plugins/database.js';
-import errorsPlugin, { sendProblem } from './plugins/errors.js';
+import errorsPlugin, { answerClientError, sendProblem } from './plugins/errors.js';
 import gracefulClosePlugin from './plugins/graceful-close.js';
 import healthPlugin, { type Readiness } from './plugins/health.js';
 import indexingPlugin from './plugins/indexing.js';
@@ -41,6 +41,7 @@ import v1Routes from './routes/v1/index.js';
 import webRoutes from './routes/web.js';
 import { loggerOptions } from './runtime/logging.js';
 import { loadOpsConfig, type OpsConfig } from './runtime/ops-config.js';
+import { BEARER_SCHEME } from './schemas.js';
 import type { SearchEngine } from './search/engine.js';
 import { compiledSerializerCompiler } from './serializer.js';
 import { DEFAULT_CLIENT_PACKAGE_DIR } from './services/client-package.js';
@@ -139,6 +140,9 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
     pluginTimeout: 60_000,
     // Identities travel in the path and may be long (SPEC: up to 512 characters, more once percent-encoded).
     routerOptions: { maxParamLength: 4096 },
+    // A request Node's parser refuses (a malformed request line or header) never reaches a route: it is
+    // answered as every other error is, a problem (Fastify's default writes its own JSON shape).
+    clientErrorHandler: answerClientError,
     requestIdHeader: false,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
@@ -214,6 +218,18 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
           description: 'SKILLS.md, llms.txt, the MCP server and the installable client (SPEC 2.5)',
         },
       ],
+      components: {
+        securitySchemes: {
+          [BEARER_SCHEME]: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              'A hub token (created by an administrator or `atskills login`). Optional where an operation does not require it: it widens what the caller may read (private collections) and is its rate-limit key.',
+          },
+        },
+      },
+      // Anonymous or with a token; operations that need one say so (TOKEN_REQUIRED).
+      security: [{}, { [BEARER_SCHEME]: [] }],
     },
     transform: openapiTransform,
     transformObject: jsonSchemaTransformObject,

@@ -216,7 +216,19 @@ export function noteText(max: number) {
     );
 }
 
+/** A success answer of bytes (an archive, a file, a tarball): documented by the route's `produces`. */
+export const RawBytes = z.any().describe('Raw bytes');
+
 /** The problem responses a route documents (one schema for every error status). */
 export function problems(...statuses: number[]): Record<number, typeof ProblemDetails> {
   return Object.fromEntries(statuses.map((s) => [s, ProblemDetails]));
 }
+
+/** The OpenAPI security scheme of hub tokens (`Authorization: Bearer`), named in components.securitySchemes. */
+export const BEARER_SCHEME = 'bearerToken';
+
+/**
+ * The OpenAPI `security` of an operation that answers 401 without a token. Every other operation takes a
+ * token optionally (the document's default): it widens what the caller may read.
+ */
+export const TOKEN_REQUIRED = [{ [BEARER_SCHEME]: [] }];

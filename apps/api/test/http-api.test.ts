@@ -1,6 +1,6 @@
 /** The HTTP surface: GET /search contract, engine fallback, and hostile input (always a 4xx problem, never 5xx). */
 import { request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { connectPostgres } from '@atskills/db';
 import { extractReferences, SearchResponse } from '@atskills/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -196,9 +196,28 @@ describe('hostile input', () => {
     expect(JSON.parse(file.body).code).toBe('bad-path');
   });
 
-  it('refuses oversized headers with 431', async () => {
+  it('refuses oversized headers with 431, and HTTP it cannot read with 400, as problems', async () => {
     const res = await raw('/search?q=x', { 'x-filler': 'a'.repeat(64 * 1024) });
     expect(res.status).toBe(431);
+    expect(res.type).toBe('application/problem+json; charset=utf-8');
+    expect(JSON.parse(res.body)).toMatchObject({ status: 431, code: 'headers-too-large' });
+    // A tab in the request line: Node's parser refuses it before any route or hook runs.
+    const { hostname, port } = new URL(base);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), hostname, () =>
+        socket.write('GET /v1/skills/hub:a/b/c\td HTTP/1.1\r\nHost: x\r\n\r\n'),
+      );
+      let text = '';
+      socket.on('data', (chunk: Buffer) => {
+        text += chunk.toString();
+      });
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    const [head = '', body = ''] = answer.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 400 /);
+    expect(head.toLowerCase()).toContain('content-type: application/problem+json');
+    expect(JSON.parse(body)).toMatchObject({ status: 400, code: 'bad-request' });
   });
 
   it('refuses malformed, mistyped and oversized bodies with 4xx problems', async () => {

@@ -310,9 +310,15 @@ describe('MCP as a model reads it', () => {
       expect(result.structuredContent.detail).toContain("acts on the agent's project");
       expect(result.structuredContent.detail).toContain('atskills ');
     }
+    // In a batch the item alone is refused, with the same words.
     const batch = await tool('resolve_batch', { items: [{ identity: 'hub:acme/playbooks/deploy:install' }] });
-    expect(batch.isError).toBe(true);
-    expect(batch.structuredContent.code).toBe('bad-identity');
+    expect(batch.structuredContent.items).toMatchObject([
+      {
+        status: 'error',
+        code: 'bad-identity',
+        detail: expect.stringContaining("acts on the agent's project"),
+      },
+    ]);
     const plain = await tool('resolve_skill', { identity: '@skills:hub:acme/playbooks/deploy' });
     expect(plain.structuredContent).toMatchObject({ kind: 'skill', name: 'deploy' });
   });

@@ -41,4 +41,33 @@ describe('OpenAPI', () => {
       docs.statusCode === 200 ? docs : await hub.app.inject({ url: docs.headers.location as string });
     expect(page.body).toContain('swagger');
   });
+
+  it('documents what a generated client meets: real paths, problem+json errors, 304, 429 and tokens', async () => {
+    // biome-ignore lint/suspicious/noExplicitAny: the document is read field by field
+    const doc: any = (await hub.app.inject({ url: '/openapi.json' })).json();
+    // The report route is /v1/skills/<identity>/reports (a wildcard route that checks its suffix).
+    expect(doc.paths['/v1/skills/{identity}/reports'].post.operationId).toBe('reportSkill');
+    expect(doc.paths['/v1/skills/{identity}'].post).toBeUndefined();
+    for (const [path, item] of Object.entries<
+      Record<string, { responses: Record<string, { content?: object }> }>
+    >(doc.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        for (const [status, response] of Object.entries(operation.responses ?? {})) {
+          if (Number(status) < 300 || status === '304') continue;
+          expect(Object.keys(response.content ?? {}), `${method} ${path} ${status}`).toEqual([
+            'application/problem+json',
+          ]);
+        }
+      }
+    }
+    const getSkill = doc.paths['/v1/skills/{identity}'].get;
+    expect(getSkill.responses['304']).toBeDefined();
+    expect(getSkill.responses['429']).toBeDefined();
+    expect(doc.paths['/v1/archive/{identity}'].get.responses['304']).toBeDefined();
+    expect(doc.paths['/healthz'].get.responses['429']).toBeUndefined();
+    expect(doc.components.securitySchemes.bearerToken).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.security).toEqual([{}, { bearerToken: [] }]);
+    expect(doc.paths['/v1/collections/{namespace}/{collection}'].put.security).toEqual([{ bearerToken: [] }]);
+    expect(doc.paths['/v1/search'].get.security).toBeUndefined();
+  });
 });

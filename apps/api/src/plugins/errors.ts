@@ -1,3 +1,4 @@
+import type { Duplex } from 'node:stream';
 import { IdentityError, isProtocolError } from '@atskills/protocol';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -137,6 +138,27 @@ export function loggableError(err: unknown): unknown {
     message: typeof cause?.message === 'string' ? cause.message : 'query failed',
     ...(typeof cause?.code === 'string' ? { code: cause.code } : {}),
   };
+}
+
+/**
+ * Answers a request Node's HTTP parser refused before any route saw it (Fastify's clientErrorHandler): a
+ * problem as every other error is, with no request id (there was no request).
+ */
+export function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy(err);
+    return;
+  }
+  const code: ProblemCode = err.code === 'HPE_HEADER_OVERFLOW' ? 'headers-too-large' : 'bad-request';
+  const { status, title } = PROBLEMS[code];
+  const detail =
+    code === 'headers-too-large'
+      ? 'The request headers are too large'
+      : 'The request is malformed HTTP (its request line or a header could not be read)';
+  const body = JSON.stringify({ type: problemType(code), title, status, code, detail });
+  socket.end(
+    `HTTP/1.1 ${status} ${title}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** The one error handler: every error (thrown, validation, framework, 404 route) becomes a problem. */

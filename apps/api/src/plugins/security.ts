@@ -60,7 +60,8 @@ export default fp(
       origin: anyOrigin ? '*' : [...options.corsOrigins],
       methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
       // Request headers a browser client may send: a token, JSON bodies, revision probes, an id to join logs
-      // on, and how long it waits for a suggestion (SPEC 2.7; a header left out here fails the preflight).
+      // on, how long it waits for a suggestion (SPEC 2.7) and MCP's own (a header left out here fails the
+      // preflight).
       allowedHeaders: [
         'authorization',
         'content-type',
@@ -68,6 +69,9 @@ export default fp(
         'x-request-id',
         'accept',
         SUGGEST_TIMEOUT_HEADER,
+        // What an MCP client sends on /mcp after initialize (Streamable HTTP).
+        'mcp-protocol-version',
+        'mcp-session-id',
       ],
       exposedHeaders: EXPOSED_HEADERS,
       maxAge: 600,

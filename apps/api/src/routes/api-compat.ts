@@ -33,6 +33,7 @@ const apiCompatRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/skills',
     {
+      config: { revalidates: true },
       schema: {
         operationId: 'compatMenu',
         tags: ['compat'],
@@ -58,13 +59,14 @@ const apiCompatRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/skills/*',
     {
+      config: { revalidates: true },
       schema: {
         operationId: 'compatSkill',
         tags: ['compat'],
         summary:
           'Raw SKILL.md of hub:<path> (a folder is 404: ask ?prefix=), one bundled file (<path>/<file>), or {"revision"} (<path>/revision)',
         querystring: RevisionQuery,
-        produces: ['text/markdown', 'text/plain'],
+        produces: ['text/markdown', 'text/plain', 'application/json'],
         response: { 200: Text, ...problems(301, 400, 404, 410, 422, 503) },
       },
     },

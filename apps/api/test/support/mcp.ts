@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 /** An answer of `/mcp`: its status and its JSON-RPC body. */
 export interface RpcAnswer {
   statusCode: number;
+  headers: Record<string, unknown>;
   // biome-ignore lint/suspicious/noExplicitAny: JSON-RPC answers are checked field by field
   json: any;
 }
@@ -30,6 +31,8 @@ export async function postMcp(
   app: FastifyInstance,
   body: unknown,
   headers: Record<string, string> = {},
+  /** The body as sent, when it is not JSON to serialize (a malformed request). */
+  raw?: string,
 ): Promise<RpcAnswer> {
   const res = await app.inject({
     method: 'POST',
@@ -39,7 +42,11 @@ export async function postMcp(
       accept: 'application/json, text/event-stream',
       ...headers,
     },
-    payload: JSON.stringify(body),
+    payload: raw ?? JSON.stringify(body),
   });
-  return { statusCode: res.statusCode, json: res.body ? JSON.parse(res.body) : undefined };
+  return {
+    statusCode: res.statusCode,
+    headers: res.headers,
+    json: res.body ? JSON.parse(res.body) : undefined,
+  };
 }

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { noteText, problems } from '../../schemas.js';
+import { noteText, problems, TOKEN_REQUIRED } from '../../schemas.js';
 import {
   type ActionContext,
   answerInvitation,
@@ -78,6 +78,7 @@ const adminRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         operationId: 'whoAmI',
+        security: TOKEN_REQUIRED,
         tags,
         summary:
           "The token's user, scopes, expiry and namespaces (any valid token; `atskills login` checks with it)",
@@ -100,6 +101,7 @@ const adminRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         operationId: 'createUser',
+        security: TOKEN_REQUIRED,
         tags,
         summary: 'Create a user and its own namespace (hub administrators)',
         body: z.object({
@@ -121,6 +123,7 @@ const adminRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         operationId: 'listUsers',
+        security: TOKEN_REQUIRED,
         tags,
         summary: 'Every user (hub administrators)',
         response: {
@@ -137,6 +140,7 @@ const adminRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         operationId: 'createTeam',
+        security: TOKEN_REQUIRED,
         tags,
         summary: 'Create a team namespace with a first owner (hub administrators)',
         body: z.object({ name: Name, owner: Name.nullable().optional() }),
@@ -154,6 +158,7 @@ const adminRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         operationId: 'listMembers',
+        security: TOKEN_REQUIRED,
         tags,
         summary: "A team's members and roles (team owners, administrators)",
         params: z.object({ team: Name }),
@@ -171,6 +176,7 @@ const adminRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         operationId: 'setMember',
+        security: TOKEN_REQUIRED,
         tags,
         summary:
           "Change a member's role, or add a member: administrators add directly; a team owner invites (202), and the user joins by accepting",
@@ -198,6 +204,7 @@ const adminRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         operationId: 'listInvitations',
+        security: TOKEN_REQUIRED,
         tags,
         summary: "The caller's pending team invitations (any valid token)",
         response: { 200: z.object({ invitations: z.array(InvitationResponse) }), ...problems(401, 503) },
@@ -211,6 +218,7 @@ const adminRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         operationId: 'answerInvitation',
+        security: TOKEN_REQUIRED,
         tags,
         summary: 'Accept or decline one of your team invitations (the invited user, any valid token)',
         params: z.object({ id: z.coerce.number().int().positive(), answer: z.enum(['accept', 'decline']) }),
@@ -233,6 +241,7 @@ const adminRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         operationId: 'removeMember',
+        security: TOKEN_REQUIRED,
         tags,
         summary: 'Remove a member (never the last owner)',
         params: z.object({ team: Name, user: Name }),
@@ -250,6 +259,7 @@ const adminRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         operationId: 'createToken',
+        security: TOKEN_REQUIRED,
         tags,
         summary:
           'Create a token; the secret is in this answer only (yourself, or anyone as an administrator)',
@@ -277,6 +287,7 @@ const adminRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         operationId: 'listTokens',
+        security: TOKEN_REQUIRED,
         tags,
         summary: "A user's tokens without secrets (yourself, administrators)",
         params: z.object({ user: Name }),
@@ -291,6 +302,7 @@ const adminRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         operationId: 'revokeToken',
+        security: TOKEN_REQUIRED,
         tags,
         summary: 'Revoke a token (idempotent)',
         params: z.object({ id: z.coerce.number().int().positive() }),
@@ -305,6 +317,7 @@ const adminRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         operationId: 'listReports',
+        security: TOKEN_REQUIRED,
         tags,
         summary: 'Reports about skills (flag disputes, malicious skills), newest first (hub administrators)',
         querystring: z.object({
@@ -329,6 +342,7 @@ const adminRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         operationId: 'decideReport',
+        security: TOKEN_REQUIRED,
         tags,
         summary:
           'Accept or reject an open report with a note (hub administrators); an accepted dispute suppresses that rule for that content',
@@ -352,6 +366,7 @@ const adminRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         operationId: 'auditLog',
+        security: TOKEN_REQUIRED,
         tags,
         summary: 'Publishes, deletions, membership and token changes in a namespace, newest first (owners)',
         params: z.object({ namespace: Name }),

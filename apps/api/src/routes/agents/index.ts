@@ -1,7 +1,7 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { renderLlmsTxt } from '../../agents/llms-txt.js';
 import { renderSkillsMd } from '../../agents/skills-md.js';
-import { problems } from '../../schemas.js';
+import { problems, RawBytes } from '../../schemas.js';
 import { type ClientTarball, packClient } from '../../services/client-package.js';
 import { ifNoneMatchHits } from '../caching.js';
 import discoveryRoutes from './discovery.js';
@@ -52,6 +52,7 @@ const agentRoutes: FastifyPluginAsync<AgentRoutesOptions> = async (app, options)
   app.get(
     '/cli/atskills.tgz',
     {
+      config: { revalidates: true },
       schema: {
         operationId: 'getClientPackage',
         tags: ['agents'],
@@ -59,7 +60,7 @@ const agentRoutes: FastifyPluginAsync<AgentRoutesOptions> = async (app, options)
         description:
           'Bundled, with no dependencies; its hub.json names this hub, so the installed client talks to it by default.',
         produces: ['application/gzip'],
-        response: { ...problems(503) },
+        response: { 200: RawBytes, ...problems(503) },
       },
     },
     async (request, reply) => {
@@ -72,7 +73,9 @@ const agentRoutes: FastifyPluginAsync<AgentRoutesOptions> = async (app, options)
         throw error;
       }
       reply.header('etag', `"${packed.sha256}"`).header('cache-control', 'no-cache');
-      if (ifNoneMatchHits(request.headers['if-none-match'], packed.sha256)) return reply.code(304).send();
+      // 304 is documented by config.revalidates (openapi-transform.ts), not in the typed responses.
+      if (ifNoneMatchHits(request.headers['if-none-match'], packed.sha256))
+        return (reply as FastifyReply).code(304).send();
       return reply
         .type('application/gzip')
         .header('content-disposition', `attachment; filename="atskills-${packed.version}.tgz"`)

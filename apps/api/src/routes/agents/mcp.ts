@@ -18,6 +18,14 @@ const mcpRoutes: FastifyPluginAsync = async (app) => {
     {
       // Tool calls only read: they must not drop the read cache (plugins/read-cache.ts).
       config: { readOnly: true },
+      // A body that is not JSON is a JSON-RPC parse error (-32700), not the REST routes' problem.
+      errorHandler: (error, _request, reply) => {
+        if ((error as { code?: string }).code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+          return reply.code(400).send(jsonRpcError(-32700, `Parse error: ${error.message}.`));
+        }
+        // Anything else goes on to the hub's error handler (a problem, logged as every route's is).
+        throw error;
+      },
       schema: {
         operationId: 'mcp',
         tags: ['agents'],
@@ -32,6 +40,11 @@ const mcpRoutes: FastifyPluginAsync = async (app) => {
       // limit before any runs (the request itself paid one on arrival): one POST of 100 resolve_batch calls
       // once did 12,800 resolutions for the price of one request.
       const messages = Array.isArray(request.body) ? (request.body as unknown[]) : [request.body];
+      if (messages.length === 0) {
+        return reply
+          .code(400)
+          .send(jsonRpcError(-32600, 'Invalid Request: an empty batch holds no message.'));
+      }
       if (messages.length > MCP_MAX_BATCH) {
         return reply
           .code(400)
@@ -70,6 +83,12 @@ const mcpRoutes: FastifyPluginAsync = async (app) => {
         sessionIdGenerator: undefined,
         enableJsonResponse: true,
       });
+      // A hijacked reply skips Fastify's sending and its onSend hooks: the headers set so far (CORS, rate-limit
+      // state, security headers) and the request id are written onto the raw response before the transport's.
+      reply.header('x-request-id', request.id);
+      for (const [name, value] of Object.entries(reply.getHeaders())) {
+        if (value !== undefined) reply.raw.setHeader(name, value);
+      }
       reply.hijack();
       reply.raw.on('close', () => {
         void transport.close();

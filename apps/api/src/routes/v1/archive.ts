@@ -1,15 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { problem } from '../../problems.js';
-import { FileQuery, problems, RevisionQuery } from '../../schemas.js';
+import { FileQuery, problems, RawBytes, RevisionQuery } from '../../schemas.js';
 import { buildSkillArchive, readSkillFile } from '../../services/archive.js';
 import { ArchiveBuilds } from '../../services/archive-builds.js';
 import { withMissingGh } from '../../services/indexing/missing-gh.js';
 import { resolveIdentity } from '../../services/resolve.js';
 import { validateRevision } from '../caching.js';
 import { rawIdentity } from '../identity-path.js';
-
-const Binary = z.any().describe('Raw bytes');
 
 /** GET /v1/archive/<identity> and GET /v1/files/<identity>?path=: a skill's content. */
 const archiveRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -20,13 +17,14 @@ const archiveRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/archive/*',
     {
+      config: { revalidates: true },
       schema: {
         operationId: 'getSkillArchive',
         tags: ['resolution'],
         summary: 'The skill folder as a deterministic tar.gz with Content-Digest (RFC 9530)',
         querystring: RevisionQuery,
         produces: ['application/gzip'],
-        response: { 200: Binary, ...problems(301, 400, 404, 410, 422, 503) },
+        response: { 200: RawBytes, ...problems(301, 400, 404, 410, 422, 503) },
       },
     },
     async (request, reply) => {
@@ -56,12 +54,15 @@ const archiveRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/files/*',
     {
+      config: { revalidates: true },
       schema: {
         operationId: 'getSkillFile',
         tags: ['resolution'],
         summary: 'One file of a skill folder',
         querystring: FileQuery,
-        response: { 200: Binary, ...problems(301, 400, 404, 410, 422, 503) },
+        // By the file's extension (contentTypeOf): Markdown, JSON, text, or bytes.
+        produces: ['text/markdown', 'text/plain', 'application/json', 'application/octet-stream'],
+        response: { 200: RawBytes, ...problems(301, 400, 404, 410, 422, 503) },
       },
     },
     async (request, reply) => {

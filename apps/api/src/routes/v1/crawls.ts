@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { problem } from '../../problems.js';
-import { problems } from '../../schemas.js';
+import { problems, TOKEN_REQUIRED } from '../../schemas.js';
 import { isHubAdmin } from '../../services/auth/permissions.js';
 import { crawlStatusView } from '../../services/crawl-status.js';
 
@@ -106,6 +106,7 @@ export default async function crawlRoutes(app: FastifyInstance) {
     {
       schema: {
         operationId: 'startCrawl',
+        security: TOKEN_REQUIRED,
         tags: ['ops'],
         summary: 'Start a crawl run (operators): a repository list or a discovery source',
         body: StartCrawlRequest,
@@ -143,6 +144,7 @@ export default async function crawlRoutes(app: FastifyInstance) {
     {
       schema: {
         operationId: 'getCrawl',
+        security: TOKEN_REQUIRED,
         tags: ['ops'],
         summary: 'Progress of a crawl run (operators)',
         params: z.object({ runId: z.coerce.number().int().positive() }),

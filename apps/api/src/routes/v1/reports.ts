@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { problem } from '../../problems.js';
-import { lineText, noteText, problems } from '../../schemas.js';
+import { lineText, noteText, problems, TOKEN_REQUIRED } from '../../schemas.js';
 import { fileReport } from '../../services/safety-reports.js';
 import { rawIdentity } from '../identity-path.js';
 
@@ -29,8 +29,10 @@ const reportsRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/skills/*',
     {
+      config: { identitySuffix: SUFFIX },
       schema: {
         operationId: 'reportSkill',
+        security: TOKEN_REQUIRED,
         tags: ['resolution'],
         summary:
           'Dispute a safety flag of a skill (kind dispute, rule) or report it as malicious, at a revision (default: current); authenticated, 10 an hour per user',

@@ -70,6 +70,7 @@ const skillsRoutes: FastifyPluginAsyncZod = async (app) => {
     '/skills/*',
     {
       ...leanJsonRoute,
+      config: { revalidates: true },
       schema: {
         operationId: 'probeSkill',
         tags: ['resolution'],
@@ -94,6 +95,7 @@ const skillsRoutes: FastifyPluginAsyncZod = async (app) => {
     '/skills/*',
     {
       ...leanJsonRoute,
+      config: { revalidates: true },
       schema: {
         operationId: 'getSkill',
         tags: ['resolution'],

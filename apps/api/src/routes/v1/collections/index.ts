@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { problem } from '../../../problems.js';
-import { problems } from '../../../schemas.js';
+import { problems, TOKEN_REQUIRED } from '../../../schemas.js';
 import { ConcurrencyGate } from '../../../services/concurrency-gate.js';
 import {
   authorizePublish,
@@ -54,6 +54,7 @@ const collectionsRoutes: FastifyPluginAsyncZod = async (app) => {
       bodyLimit: limits.maxCompressedBytes,
       schema: {
         operationId: 'publishCollection',
+        security: TOKEN_REQUIRED,
         tags: ['teams'],
         summary: 'Publish a collection (gzip tar) as a new immutable revision',
         description:
@@ -120,6 +121,7 @@ const collectionsRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         operationId: 'deleteCollection',
+        security: TOKEN_REQUIRED,
         tags: ['teams'],
         summary: 'Delete a collection: its identities answer 410 to those who may see them',
         params: CollectionParams,

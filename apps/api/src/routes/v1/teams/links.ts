@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { problems } from '../../../schemas.js';
+import { problems, TOKEN_REQUIRED } from '../../../schemas.js';
 import { createLink, linkStatus, listTeamLinks, reindexLink, unlink } from '../../../services/links/links.js';
 
 const TeamParams = z.object({ team: z.string().min(1).max(100) });
@@ -68,6 +68,7 @@ const linksRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         operationId: 'createLink',
+        security: TOKEN_REQUIRED,
         tags,
         summary: 'Link a GitHub repository (folder) to hub:<team>/<collection> (owners)',
         description:
@@ -101,6 +102,7 @@ const linksRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         operationId: 'listLinks',
+        security: TOKEN_REQUIRED,
         tags,
         summary: "A team's linked repositories with the status of each (owners)",
         params: TeamParams,
@@ -115,6 +117,7 @@ const linksRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         operationId: 'getLink',
+        security: TOKEN_REQUIRED,
         tags,
         summary: "A linked collection's index status and problems (members; 404 to everyone else)",
         params: LinkParams,
@@ -129,6 +132,7 @@ const linksRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         operationId: 'reindexLink',
+        security: TOKEN_REQUIRED,
         tags,
         summary: 'Index a linked repository again now (owners)',
         params: LinkParams,
@@ -154,6 +158,7 @@ const linksRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         operationId: 'unlink',
+        security: TOKEN_REQUIRED,
         tags,
         summary:
           'Unlink: the collection answers 410 to members, 404 to others; the stored token is erased (owners)',

@@ -1,7 +1,7 @@
 // One message's references, resolved the way `atskills expand` and every host's user-prompt hook do it
 // (SPEC 1.4, 2.5): all at once (the hub's in one batch, the rest in parallel), `:save` and `:install`
 // applied, each reference answered by its framed text, a refusal, or one line saying why it is missing.
-import { type ScannedReference, scanReferences } from '@atskills/protocol';
+import { isProtocolError, type ScannedReference, scanReferences } from '@atskills/protocol';
 import type { Resolver } from '@atskills/protocol/node';
 import { errorJson, resolvedJson } from './format/resolved.js';
 import type { AnswerPart } from './inject.js';
@@ -80,8 +80,16 @@ export async function expandMessage(
             projectDir,
             offline,
             ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
+          }).catch((error: unknown) => {
+            // A skill the hub judged malicious is not saved; the reference itself answers its refusal below.
+            if (isProtocolError(error) && error.code === 'refused') return undefined;
+            throw error;
           });
-          notes.push(`${saved.action}: ${ref.identity} -> ${ref.disk} (rev ${saved.revision})`);
+          notes.push(
+            saved
+              ? `${saved.action}: ${ref.identity} -> ${ref.disk} (rev ${saved.revision})`
+              : `not saved: ${ref.identity} (the hub judged it malicious)`,
+          );
         }
         if (ref.install) {
           const installed = await inTurn(() =>

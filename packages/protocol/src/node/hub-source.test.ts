@@ -336,6 +336,39 @@ describe('hub source', () => {
     }
   });
 
+  it('saves no skill the hub judged malicious, and reads a saved copy with the flags of the skill it copies', async () => {
+    const { resolver: r, projectDir } = await resolver();
+    flaggedCodes = 'remote-exec, reported-malicious';
+    try {
+      const refused = await failure(saveSkill(r, 'hub:acme/tools/flagged', { projectDir }));
+      expect(refused.code).toBe('refused');
+      expect(refused.message).toContain('was not saved: the hub judged it malicious');
+      expect(await walkFolder(path.join(projectDir, '.atskills')).catch(() => [])).toEqual([]);
+    } finally {
+      flaggedCodes = 'remote-exec';
+    }
+    // A flagged skill is saved; its copy is read as the project's, with the skill's flags (by the cloud
+    // identity and by the copy's own path alike).
+    expect((await saveSkill(r, 'hub:acme/tools/flagged', { projectDir })).action).toBe('saved');
+    for (const asked of ['hub:acme/tools/flagged', 'hub/acme/tools/flagged']) {
+      expect(await r.resolve(asked, { projectDir }), asked).toMatchObject({
+        origin: 'local',
+        flags: ['remote-exec'],
+      });
+    }
+    // A verdict the hub names later reaches the copy once the machine hears of it (any probe of the skill).
+    flaggedCodes = 'remote-exec, reported-malicious';
+    try {
+      await r.resolve('hub:acme/tools/flagged', { projectDir, skipLocal: true });
+      expect((await r.resolve('hub:acme/tools/flagged', { projectDir })).flags).toEqual([
+        'remote-exec',
+        'reported-malicious',
+      ]);
+    } finally {
+      flaggedCodes = 'remote-exec';
+    }
+  });
+
   it('says "upstream gone" when a cached skill answers 410', async () => {
     const { resolver: r, projectDir } = await resolver();
     deployRevision = 'r1';

@@ -10,6 +10,8 @@ export type ResolveErrorCode =
   | 'over-cap'
   | 'conflict'
   | 'bad-archive'
+  /** The hub judged the skill malicious: nothing of it is written or loaded (SPEC 2.8). */
+  | 'refused'
   | 'usage';
 
 /** A resolution failure that the user can act on; `details` carries e.g. `count` and `subcollections`. */

@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { splitFrontmatter } from '../frontmatter-split.js';
 import { type Identity, parseIdentity, splitIdentityPrefix } from '../identity.js';
 import { SKILL_FILE } from '../leaf-rule.js';
 import type { MenuItem } from '../menu.js';
+import { parseSourceStamp } from '../source-stamp.js';
 import { type CachedEntry, type CacheEntryMeta, SkillCache } from './cache.js';
 import type { FetchedEntry, GitSource } from './git-source.js';
 import type { BatchAnswer, HubSource } from './hub-source.js';
@@ -11,6 +13,7 @@ import type { LocalSkillProblem } from './local-check.js';
 import { resolveLocal } from './local-source.js';
 import { ResolveError, type ResolveErrorCode } from './resolve-error.js';
 import type { ClientSettings } from './settings.js';
+import { SOURCE_FILE } from './source-file.js';
 
 /** Where an answer came from. */
 export type Origin = 'local' | 'cache' | 'fetched';
@@ -106,6 +109,23 @@ export class Resolver {
     return this.hubSource;
   }
 
+  /**
+   * The safety flags of the cloud skill a project copy was saved from (its `.source` stamp's identity, else
+   * the cloud identity asked for), as the hub last named them to this machine: a saved copy is framed,
+   * refused and asked about on `:install` as the skill itself is (SPEC 2.8). [] when none is known.
+   */
+  private async savedCopyFlags(id: Identity, dir: string): Promise<string[]> {
+    let origin = id.source === 'local' ? undefined : id.identity;
+    try {
+      origin = parseSourceStamp(await readFile(path.join(dir, SOURCE_FILE), 'utf8')).identity;
+    } catch {
+      // No stamp (a skill the project wrote itself) or an unreadable one: the identity asked for stands.
+    }
+    if (!origin) return [];
+    const cached = await this.cache.read(origin).catch(() => undefined);
+    return cached?.meta.flags ?? [];
+  }
+
   /** Resolves an identity (text is parsed and normalized first; throws IdentityError or ResolveError). */
   async resolve(identity: string | Identity, options: ResolveOptions): Promise<Resolved> {
     const id = typeof identity === 'string' ? parseIdentity(identity) : identity;
@@ -121,7 +141,7 @@ export class Resolver {
           revision: 'local',
           stale: false,
           origin: 'local',
-          flags: [],
+          flags: await this.savedCopyFlags(id, local.dir),
           ...(problems.length > 0 ? { problems } : {}),
         };
       }

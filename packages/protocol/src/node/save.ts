@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { cp, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { refusingVerdict } from '../frame.js';
 import { diskPath, type Identity, parseIdentity } from '../identity.js';
 import { formatSourceStamp, parseSourceStamp, type SourceStamp } from '../source-stamp.js';
 import { isMissing, walkFolder } from './fs-tree.js';
@@ -80,6 +81,15 @@ export async function saveSkill(
     throw new ResolveError(
       'usage',
       `${id.identity} is a menu of ${latest.items.length} skills; save one skill at a time:${some}`,
+    );
+  }
+  // A copy in the project would be read as the project's own text, unframed by any verdict (SPEC 2.8).
+  const verdict = refusingVerdict(latest.flags);
+  if (verdict) {
+    throw new ResolveError(
+      'refused',
+      `${id.identity} was not saved: the hub judged it malicious (${verdict}).`,
+      { identity: id.identity, flags: latest.flags },
     );
   }
   const dest = path.join(options.projectDir, diskPath(id));

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLIENT_VARIABLES } from '../../packages/protocol/src/node/settings.js';
@@ -28,7 +28,13 @@ describe('generated documentation', () => {
   });
 
   it('names every environment variable the client reads', () => {
-    const source = readFileSync(path.join(ROOT, 'packages/protocol/src/node/settings.ts'), 'utf8');
+    // The settings, and what the commands read before or without them (the hooks' budget, at start-up).
+    const cliSources = readdirSync(path.join(ROOT, 'apps/cli/src'), { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.ts') && !file.includes('test'))
+      .map((file) => path.join('apps/cli/src', file));
+    const source = ['packages/protocol/src/node/settings.ts', ...cliSources]
+      .map((file) => readFileSync(path.join(ROOT, file), 'utf8'))
+      .join('\n');
     const read = new Set([...source.matchAll(/env\.([A-Z][A-Z0-9_]*)/g)].map((m) => m[1]));
     read.delete('HOME'); // the user's home folder: the fallback of the XDG folders, not a setting
     expect([...read].sort()).toEqual(CLIENT_VARIABLES.map((v) => v.name).sort());

@@ -49,7 +49,43 @@ describe('renderAnswer', () => {
     }
     expect(text.split('\n').filter((l) => l.startsWith('Note: text inside'))).toHaveLength(1);
     expect(text.endsWith('(atskills note: one note)')).toBe(true);
-    expect(text).not.toContain('/home/someone'); // no absolute cache path reaches the model
+    // Each frame names the cached folder, where the agent opens the files a SKILL.md names (SPEC 1.4 step 4).
+    for (const t of ['a', 'b', 'c'])
+      expect(text).toContain(`folder="/home/someone/.cache/atskills/entries/x/content/hub:t/c/${t}"`);
+  });
+
+  it("cuts a large menu at whole rows, so that it leaves room for the message's other references", () => {
+    const items = Array.from({ length: 128 }, (_, i) => ({
+      identity: `hub:acme/many/s${i}`,
+      name: `s${i}`,
+      description: `Does task ${i}: ${'words '.repeat(60)}`,
+    }));
+    const menu = {
+      kind: 'menu' as const,
+      identity: 'hub:acme/many',
+      revision: 'r1',
+      stale: false,
+      origin: 'cache' as const,
+      flags: [],
+      items,
+    };
+    const text = renderAnswer(
+      [
+        { kind: 'resolved', resolved: menu },
+        { kind: 'resolved', resolved: skill('hub:demo/writing/changelog', 'Write the changelog.') },
+      ],
+      [],
+      '/project',
+    );
+    expect(within(text)).toBe(true);
+    expect(text).toContain('Write the changelog.');
+    expect(text).toContain('- hub:acme/many/s0');
+    const shown = text.split('\n').filter((l) => l.startsWith('- hub:acme/many/s')).length;
+    expect(shown).toBeGreaterThan(5);
+    expect(text).toContain(
+      `(atskills: ${128 - shown} more skills of this folder left out to fit the context; list them all with \`atskills get hub:acme/many\`.)`,
+    );
+    expect(text).not.toContain('more reference');
   });
 
   it('names the references that no longer fit instead of dropping them silently', () => {
@@ -60,6 +96,13 @@ describe('renderAnswer', () => {
     const text = renderAnswer(parts, [], '/project');
     expect(within(text)).toBe(true);
     expect(text).toMatch(/\(atskills: \d+ more references left out to fit the context/);
+    // The first ten left out are named, the rest counted.
+    const [, count] = /\(atskills: (\d+) more references/.exec(text) ?? [];
+    const first = 60 - Number(count);
+    expect(text).toContain(
+      `left out to fit the context (@skills:hub:t/c/s${first}, @skills:hub:t/c/s${first + 1},`,
+    );
+    expect(text).toContain(`@skills:hub:t/c/s${first + 9} and ${Number(count) - 10} more); run`);
   });
 
   it('refuses a malicious skill with one line and warns about a flagged one, the frame holding either way', () => {

@@ -90,6 +90,8 @@ export function renderSkillText(
       status: statusOf(r),
       flags: r.flags,
       path: rel ?? `atskills get ${r.identity}`,
+      // A cloud skill's other files (scripts, references its SKILL.md names) are in the cache's copy.
+      ...(rel === undefined && r.origin !== 'local' ? { folder: r.dir } : {}),
     },
     text,
   );
@@ -97,25 +99,48 @@ export function renderSkillText(
   return `${framed}\n(atskills: ${cut.toLocaleString('en-US')} of ${body.length.toLocaleString('en-US')} characters of ${r.identity} were left out to fit the context; read the rest with \`${whereToRead(r, projectDir)}\`.)`;
 }
 
-/** A folder without SKILL.md: its menu, framed (names and descriptions are third-party text too). */
-export function renderMenuText(r: Resolved & { kind: 'menu' }): string {
-  const rows = r.items.length === 0 ? '(no skills here)' : renderMenu(r.items);
-  return frameUntrusted(
-    'menu',
-    {
-      identity: r.identity,
-      revision: r.revision,
-      source: sourceOf(r),
-      status: statusOf(r),
-      count: String(r.items.length),
-    },
-    `Reference one of these with @skills:<identity> to load it.\n${rows}`,
-  );
+/**
+ * A folder without SKILL.md: its menu, framed (names and descriptions are third-party text too), its rows
+ * cut at `share` characters and bytes, whole rows only, with a line naming how many were left out and
+ * where the whole menu is read.
+ */
+export function renderMenuText(r: Resolved & { kind: 'menu' }, share = Number.POSITIVE_INFINITY): string {
+  const framed = (shown: number) => {
+    const rows = r.items.length === 0 ? '(no skills here)' : renderMenu(r.items.slice(0, shown));
+    const left = r.items.length - shown;
+    const more =
+      left > 0
+        ? `\n(atskills: ${left} more skill${left === 1 ? '' : 's'} of this folder left out to fit the context; list them all with \`atskills get ${r.identity}\`.)`
+        : '';
+    return frameUntrusted(
+      'menu',
+      {
+        identity: r.identity,
+        revision: r.revision,
+        source: sourceOf(r),
+        status: statusOf(r),
+        count: String(r.items.length),
+      },
+      `Reference one of these with @skills:<identity> to load it.\n${rows}${more}`,
+    );
+  };
+  const fits = (text: string) => text.length <= share && bytesOf(text) <= share;
+  const whole = framed(r.items.length);
+  if (fits(whole)) return whole;
+  // The most rows that fit (rows only grow the text, so the first count that fails ends the search).
+  let low = 0;
+  let high = r.items.length - 1;
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (fits(framed(middle))) low = middle;
+    else high = middle - 1;
+  }
+  return framed(low);
 }
 
 /** Any resolved identity as a model reads it. */
 export function renderResolved(r: Resolved, projectDir: string, share?: number): string {
-  return r.kind === 'skill' ? renderSkillText(r, projectDir, share) : renderMenuText(r);
+  return r.kind === 'skill' ? renderSkillText(r, projectDir, share) : renderMenuText(r, share);
 }
 
 /** One line in place of a reference that could not be loaded: what went wrong, never an empty answer. */
@@ -157,24 +182,39 @@ export function renderAnswer(
       continue;
     }
     // Too many references for their heads to fit: later ones are named, not loaded.
-    return fitByDropping(body, noteText);
+    return fitByDropping(body, parts.map(identityOf), noteText);
   }
 }
 
-function fitByDropping(body: string[], noteText: string[]): string {
+/** The identity a part stands for (a failure line's is in its text already). */
+function identityOf(part: AnswerPart): string | undefined {
+  return part.kind === 'resolved' ? part.resolved.identity : undefined;
+}
+
+/** How many left-out identities the line that names them lists before it only counts the rest. */
+const NAMED_DROPPED = 10;
+
+function fitByDropping(body: string[], identities: (string | undefined)[], noteText: string[]): string {
   const kept = [...body];
-  const dropped: string[] = [];
+  const dropped: (string | undefined)[] = [];
   const compose = () => {
+    const named = dropped.filter((id): id is string => id !== undefined);
+    const listed = named
+      .slice(0, NAMED_DROPPED)
+      .map((id) => `@skills:${id}`)
+      .join(', ');
+    const others = dropped.length - Math.min(named.length, NAMED_DROPPED);
     const tail = dropped.length
       ? [
-          `(atskills: ${dropped.length} more reference${dropped.length === 1 ? '' : 's'} left out to fit the context; run \`atskills get <identity>\` for each.)`,
+          `(atskills: ${dropped.length} more reference${dropped.length === 1 ? '' : 's'} left out to fit the context${listed ? ` (${listed}${others > 0 ? ` and ${others} more` : ''})` : ''}; run \`atskills get <identity>\` for each.)`,
         ]
       : [];
     return [UNTRUSTED_NOTICE, ...kept, ...tail, ...noteText].join('\n\n');
   };
   let text = compose();
   while ((text.length > ANSWER_CAP || bytesOf(text) > ANSWER_CAP) && kept.length > 0) {
-    dropped.unshift(kept.pop() as string);
+    kept.pop();
+    dropped.unshift(identities[kept.length]);
     text = compose();
   }
   return cutText(text, ANSWER_CAP).text;

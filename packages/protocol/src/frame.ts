@@ -28,6 +28,11 @@ export interface FrameSubject {
   name?: string;
   /** A machine-independent place to read the rest (a project-relative path or `atskills get <id>`). */
   path?: string;
+  /**
+   * The folder holding the skill's files on the reader's machine (a cloud skill's cached copy), so that an
+   * agent can open the files its SKILL.md names (SPEC 1.4 step 4); absent for the project's own skills.
+   */
+  folder?: string;
   /** Freshness: `fresh`, or `stale (<why>)`. */
   status?: string;
 }
@@ -106,6 +111,7 @@ export function frameSkill(subject: FrameSubject, body: string, options: FrameOp
         status: subject.status,
         flags: flags.length ? flags.join(', ') : 'none',
         path: subject.path,
+        folder: subject.folder,
       },
       body,
       options,

@@ -111,7 +111,14 @@ export const CLIENT_VARIABLES: readonly ClientVariable[] = [
   {
     name: 'ATSKILLS_PROBE_TIMEOUT_MS',
     default: '`20000`',
-    description: 'A revision probe slower than this (ms) counts as unreachable (the hooks use 3000).',
+    description:
+      'A revision probe slower than this (ms) counts as unreachable (the hooks wait at most their budget, `ATSKILLS_HOOK_BUDGET_MS`).',
+  },
+  {
+    name: 'ATSKILLS_HOOK_BUDGET_MS',
+    default: '`1500`',
+    description:
+      "How long (ms) a hook's work may take before it answers from the cache (marked stale) and moves on, start-up not counted (SPEC 2.5).",
   },
   {
     name: 'ATSKILLS_FETCH_TIMEOUT_MS',

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { lstat, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { MenuItem } from '../menu.js';
-import { isMissing } from './fs-tree.js';
+import { isMissing, makeDirectory } from './fs-tree.js';
 
 /** What the cache knows about one identity (stored as entry.json next to its content). */
 export interface CacheEntryMeta {
@@ -110,7 +110,7 @@ export class SkillCache {
   /** A fresh private work folder inside the cache (same file system, so rename is atomic). */
   async makeTemp(): Promise<string> {
     const tmpRoot = path.join(this.root, 'tmp');
-    await mkdir(tmpRoot, { recursive: true });
+    await makeDirectory(tmpRoot);
     await this.removeOrphanedTemps(tmpRoot);
     const dir = path.join(tmpRoot, `${process.pid}-${randomBytes(6).toString('hex')}`);
     await mkdir(dir);
@@ -124,7 +124,7 @@ export class SkillCache {
   async commitContent(identity: string, contentKey: string, tempDir: string): Promise<string> {
     await sanitizeTree(tempDir);
     const finalDir = this.contentDir(identity, contentKey);
-    await mkdir(path.dirname(finalDir), { recursive: true });
+    await makeDirectory(path.dirname(finalDir));
     try {
       await rename(tempDir, finalDir);
     } catch (error) {
@@ -138,7 +138,7 @@ export class SkillCache {
   /** Atomically replaces the entry's metadata, then drops content folders no entry points at any more. */
   async writeMeta(meta: CacheEntryMeta): Promise<void> {
     const dir = this.entryDir(meta.identity);
-    await mkdir(dir, { recursive: true });
+    await makeDirectory(dir);
     const temp = path.join(dir, `.${META_FILE}.${process.pid}-${randomBytes(6).toString('hex')}`);
     await writeFile(temp, `${JSON.stringify(meta, null, 2)}\n`);
     await rename(temp, path.join(dir, META_FILE));

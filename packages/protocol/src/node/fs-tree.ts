@@ -1,4 +1,4 @@
-import { lstat, readdir } from 'node:fs/promises';
+import { lstat, mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { TreeEntry } from '../leaf-rule.js';
 
@@ -41,5 +41,29 @@ export async function walkFolder(root: string): Promise<TreeEntry[]> {
 /** True for "no such file or directory" (and "not a directory") errors. */
 export function isMissing(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return code === 'ENOENT' || code === 'ENOTDIR';
+  // A name longer than the file system allows cannot be there either (an identity may be 512 characters).
+  return code === 'ENOENT' || code === 'ENOTDIR' || code === 'ENAMETOOLONG';
+}
+
+/**
+ * `mkdir -p`, written out because Node's own (`mkdir(dir, { recursive: true })`) never returns when a
+ * folder cannot be made although its parent exists (under /proc it retries the same mkdir forever, one
+ * CPU at 100%): here each missing folder is made once, and its error is thrown.
+ */
+export async function makeDirectory(dir: string): Promise<void> {
+  try {
+    await mkdir(dir);
+    return;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return;
+    const parent = path.dirname(dir);
+    if (code !== 'ENOENT' || parent === dir) throw error;
+  }
+  await makeDirectory(path.dirname(dir));
+  try {
+    await mkdir(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
 }

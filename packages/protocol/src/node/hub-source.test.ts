@@ -369,6 +369,30 @@ describe('hub source', () => {
     }
   });
 
+  it('names ATSKILLS_CACHE when the cache folder cannot be used, and never spins making it', async () => {
+    const { projectDir } = await resolver();
+    const file = path.join(projectDir, 'not-a-folder');
+    await writeFile(file, 'x');
+    const folders = [file, ...(process.platform === 'linux' ? ['/proc/atskills-cache-test'] : [])];
+    for (const cacheDir of folders) {
+      const r = new Resolver(
+        loadSettings({ ATSKILLS_CACHE: cacheDir, ATSKILLS_HUB: hubUrl, HOME: projectDir }),
+      );
+      const error = await failure(r.resolve('hub:acme/tools/deploy', { projectDir }));
+      expect(error.code, cacheDir).toBe('usage');
+      expect(error.message, cacheDir).toContain(`The cache folder ${cacheDir} cannot be used`);
+      expect(error.message, cacheDir).toContain('ATSKILLS_CACHE');
+    }
+  });
+
+  it('asks the hub for an identity whose name is too long for a project folder', async () => {
+    const { resolver: r, projectDir } = await resolver();
+    // Its folder's parent exists (another skill of the collection is saved), so the name itself is refused.
+    await mkdir(path.join(projectDir, '.atskills/hub/acme/tools'), { recursive: true });
+    const error = await failure(r.resolve(`hub:acme/tools/${'a'.repeat(300)}`, { projectDir }));
+    expect(error.code).toBe('not-found');
+  });
+
   it('says "upstream gone" when a cached skill answers 410', async () => {
     const { resolver: r, projectDir } = await resolver();
     deployRevision = 'r1';

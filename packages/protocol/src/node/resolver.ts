@@ -162,9 +162,13 @@ export class Resolver {
         `No project skill at .atskills/${id.path} (a bare path never touches the network; for a cloud skill write gh:owner/repo/path or hub:team/collection).`,
       );
     }
-    if (options.deadline !== undefined && !options.offline)
-      return this.resolveByDeadline(id, options.deadline);
-    return this.resolveCloud(id, options.offline ?? false);
+    try {
+      return await (options.deadline !== undefined && !options.offline
+        ? this.resolveByDeadline(id, options.deadline)
+        : this.resolveCloud(id, options.offline ?? false));
+    } catch (error) {
+      throw cacheUnusable(error, this.settings.cacheDir) ?? error;
+    }
   }
 
   /**
@@ -410,4 +414,22 @@ function staleReason(error: ResolveError, meta: CacheEntryMeta): string {
   const date = meta.fetchedAt.slice(0, 10);
   if (error.code === 'gone') return `upstream gone, cached copy from ${date}`;
   return `${error.message} Serving the cached copy from ${date}.`;
+}
+
+/** The file-system errors that say the cache folder itself cannot be used (not a race between processes). */
+const UNUSABLE_CACHE = new Set(['EACCES', 'EPERM', 'ENOTDIR', 'EROFS', 'ENAMETOOLONG']);
+
+/**
+ * A file-system error met in the cache folder, as a usage error naming the settings that choose the folder
+ * (it surfaced as a bare `EACCES: permission denied, open '…/entry.json'`); undefined for any other error.
+ */
+function cacheUnusable(error: unknown, cacheDir: string): ResolveError | undefined {
+  const { code, path: where, syscall } = (error ?? {}) as NodeJS.ErrnoException;
+  if (typeof code !== 'string' || typeof where !== 'string' || !where.startsWith(cacheDir)) return undefined;
+  // A folder that cannot be made although its parent exists (a path under /proc) says ENOENT.
+  if (!UNUSABLE_CACHE.has(code) && !(code === 'ENOENT' && syscall === 'mkdir')) return undefined;
+  return new ResolveError(
+    'usage',
+    `The cache folder ${cacheDir} cannot be used (${code} on ${where}): set ATSKILLS_CACHE (or XDG_CACHE_HOME) to a folder this user may write, or fix its permissions.`,
+  );
 }

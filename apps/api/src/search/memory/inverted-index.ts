@@ -850,8 +850,9 @@ export class InvertedIndex {
   /** Live documents now against those the frozen statistics were taken over (1 = no drift). */
   get statisticsDrift(): number {
     // Of public documents alone: when the statistics are frozen again must not tell an outsider that private
-    // documents came or went (a private group's share is frozen again on its own drift: groupDrift).
-    if (this.statsN === 0) return 1;
+    // documents came or went (a private group's share is frozen again on its own drift: groupDrift). Frozen
+    // while empty (a hub started before its first crawl), any public document is an infinite drift: the
+    // statistics are frozen again, and a snapshot stored, once the first ones arrive.
     return drift(
       this.live - this.groups.hiddenDocuments(PUBLIC_VIEW, false),
       this.statsN - this.groups.hiddenDocuments(PUBLIC_VIEW, true),

@@ -150,3 +150,26 @@ describe('SkillIndex word readings', () => {
     }
   });
 });
+
+describe('statistics frozen while the index was empty', () => {
+  it('are due again once skills arrive, and then score as a build over those skills does', () => {
+    const fill = (index: SkillIndex) => {
+      for (let i = 0; i < 40; i++) add(index, `tool-${i}`, `review code ${i % 3 ? 'security' : 'style'}`, 'x');
+      add(index, 'security-review', 'Review code for security bugs', 'threat model');
+      add(index, 'code-review', 'Review a pull request', 'style and bugs');
+    };
+    // A hub started before its first crawl: built (and frozen) empty, then fed by the change feed.
+    const started = new SkillIndex();
+    started.freezeStatistics();
+    expect(started.statisticsDue).toBe(false);
+    fill(started);
+    expect(started.statisticsDue).toBe(true);
+    started.freezeStatistics();
+    const built = new SkillIndex();
+    fill(built);
+    built.freezeStatistics();
+    const scored = (index: SkillIndex) =>
+      index.search('security review bugs', {}, ANONYMOUS, 10).hits.map((h) => [h.hit.name, h.score]);
+    expect(scored(started)).toEqual(scored(built));
+  });
+});

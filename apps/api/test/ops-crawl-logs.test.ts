@@ -108,11 +108,21 @@ describe('a crawl started by a request', () => {
         },
         'request',
       );
+      // An error handler that logs a database error as it is: its SQL and parameters stay out.
+      const failed = new Error(
+        'Failed query: select "id" from "repositories" where owner = $1\nparams: secret-owner',
+      );
+      Object.assign(failed, {
+        cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+      });
+      log.error({ err: failed }, 'page failed');
       const out = captured.join('');
       expect(out).not.toContain(TOKEN);
       expect(out).not.toContain('meili-master-key');
       expect(out).not.toContain('session=abc');
       expect(out).toContain('[redacted]');
+      expect(out).not.toMatch(/select|secret-owner/);
+      expect(out).toContain('connect ECONNREFUSED');
     });
   });
 

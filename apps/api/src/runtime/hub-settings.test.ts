@@ -81,6 +81,13 @@ describe('loadHubSettings', () => {
     expect(() => loadHubSettings({ RATE_LIMIT_MAX: 'many' })).toThrow(
       /^Invalid configuration: RATE_LIMIT_MAX/,
     );
+    // A window @fastify/rate-limit cannot read failed every request with a 500 instead.
+    for (const window of ['banana', '1m30s', '-1s', '0'])
+      expect(() => loadHubSettings({ RATE_LIMIT_WINDOW: window }), window).toThrow(
+        /^Invalid configuration: RATE_LIMIT_WINDOW: .* is no duration/,
+      );
+    expect(loadOpsConfig({ RATE_LIMIT_WINDOW: '30s' }).rateLimitWindow).toBe(30_000);
+    expect(loadOpsConfig({}).rateLimitWindow).toBe(60_000);
     expect(() => loadHubSettings({ CRAWL_CONCURRENCY: '0' })).toThrow(
       /^Invalid configuration: CRAWL_CONCURRENCY/,
     );

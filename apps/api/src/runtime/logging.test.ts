@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createHubLogger } from './logging.js';
+import { createHubLogger, redactRequestUrl } from './logging.js';
 
 /** A logger writing into a buffer; returns it and what it wrote so far. */
 function capture(pretty: boolean) {
@@ -41,5 +41,20 @@ describe('createHubLogger', () => {
     expect(lines[3]).toContain('WARN: careful');
     expect(text()).not.toContain('ask_secret');
     expect(text()).not.toMatch(/^\{/m);
+  });
+});
+
+describe('redactRequestUrl', () => {
+  it('replaces any credential-named parameter and GitHub tokens wherever they appear', () => {
+    const gh = `ghp_${'a1'.repeat(18)}`;
+    const url = `/v1/search?q=x&github_token=${gh}&password=hunter22&client_secret=s&apiKey=k&next=${gh}`;
+    const redacted = redactRequestUrl(url);
+    expect(redacted).toBe(
+      '/v1/search?q=x&github_token=[redacted]&password=[redacted]&client_secret=[redacted]&apiKey=[redacted]&next=[redacted]',
+    );
+    // Words that merely contain a credential's name elsewhere are kept.
+    expect(redactRequestUrl('/v1/search?q=token+rotation&keyword=x')).toBe(
+      '/v1/search?q=token+rotation&keyword=x',
+    );
   });
 });

@@ -1,5 +1,6 @@
 import { type Logger, type LoggerOptions, pino } from 'pino';
 import { PinoPretty } from 'pino-pretty';
+import { loggableError } from '../plugins/errors.js';
 
 /**
  * Paths pino blanks in every log line: credentials in request headers, token-bearing fields and
@@ -26,9 +27,11 @@ export const REDACTED_PATHS = [
   'err.config.headers.authorization',
 ];
 
-// Query parameters whose values are credentials by name, and hub tokens wherever they appear.
-const SECRET_PARAM = /([?&](?:access_token|token|api_key|apikey|key|secret|password|auth)=)[^&#]*/gi;
-const HUB_TOKEN = /ask_[0-9A-Za-z]{20,}/g;
+// Query parameters whose values are credentials by name (any name ending in token, key, secret or password),
+// and hub and GitHub tokens wherever they appear.
+const SECRET_PARAM =
+  /([?&](?:[\w.-]*(?:token|key|secret|password|passwd|pwd)|auth|authorization|credentials?)=)[^&#]*/gi;
+const HUB_TOKEN = /ask_[0-9A-Za-z]{20,}|\b(?:gh[pousr]_[0-9A-Za-z]{20,}|github_pat_[0-9A-Za-z_]{20,})/g;
 
 /**
  * A URL as request logs show it: the values of credential-named query parameters and anything shaped like
@@ -54,6 +57,9 @@ export function loggerOptions(level: string): LoggerOptions {
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     serializers: {
+      // Every logged error: a database error by its driver's words, never the SQL and its parameters (an
+      // error handler that forgot loggableError logged `Failed query: ... params: ...`).
+      err: (err: unknown) => pino.stdSerializers.err(loggableError(err) as Error),
       req: (req: LoggedRequest) => ({
         method: req.method,
         url: typeof req.url === 'string' ? redactRequestUrl(req.url) : req.url,

@@ -7,6 +7,7 @@ import {
   SHUTDOWN_SETTING,
   toSettings,
 } from '@atskills/protocol/config';
+import { parse as parseDuration } from '@lukeed/ms';
 import { z } from 'zod';
 
 /**
@@ -22,7 +23,17 @@ export const OpsEnvSchema = z.object({
     .trim()
     .min(1)
     .default('1 minute')
-    .transform((v) => (/^\d+$/.test(v) ? Number(v) : v))
+    // Read here as @fastify/rate-limit reads it (@lukeed/ms), so that a window it cannot read stops the start
+    // naming the variable: the plugin took any text and failed every request with a 500.
+    .transform((v, ctx) => {
+      const ms = /^\d+$/.test(v) ? Number(v) : parseDuration(v);
+      if (ms !== undefined && Number.isFinite(ms) && ms > 0) return ms;
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${v}" is no duration: write milliseconds (60000) or one amount and unit (1 minute, 30s, 2h)`,
+      });
+      return z.NEVER;
+    })
     .describe('The rate-limit window: milliseconds, or text such as `1 minute`, `30s`.'),
   CORS_ORIGINS: z
     .string()

@@ -154,7 +154,8 @@ describe('SkillIndex word readings', () => {
 describe('statistics frozen while the index was empty', () => {
   it('are due again once skills arrive, and then score as a build over those skills does', () => {
     const fill = (index: SkillIndex) => {
-      for (let i = 0; i < 40; i++) add(index, `tool-${i}`, `review code ${i % 3 ? 'security' : 'style'}`, 'x');
+      for (let i = 0; i < 40; i++)
+        add(index, `tool-${i}`, `review code ${i % 3 ? 'security' : 'style'}`, 'x');
       add(index, 'security-review', 'Review code for security bugs', 'threat model');
       add(index, 'code-review', 'Review a pull request', 'style and bugs');
     };

@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { type Crawler, createCrawler } from '@atskills/crawler';
+import { recentCrawlRuns } from '@atskills/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningHub, startHub } from '../../apps/api/src/runtime/start.js';
 import { seedTeam } from '../../apps/api/test/teams-fixtures.js';
@@ -157,6 +158,35 @@ describe('Redis outage', () => {
     } finally {
       await proxy.restore();
     }
+  });
+
+  it('answers an index request 503 with Retry-After while Redis is cut, leaving no run or request open', async () => {
+    await proxy.cut('refuse');
+    try {
+      const started = Date.now();
+      const res = await fetch(`${baseUrl}/v1/index-requests`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ repo: 'relia-org/not-yet-indexed' }),
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      });
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('5');
+      expect(((await res.json()) as { code: string }).code).toBe('unavailable');
+      expect(Date.now() - started).toBeLessThan(REQUEST_TIMEOUT_MS);
+      // The run it opened has ended, so the next request starts a crawl instead of joining a dead one.
+      expect((await recentCrawlRuns(db.db, 20)).filter((run) => run.status === 'running')).toEqual([]);
+    } finally {
+      await proxy.restore();
+    }
+    const again = await fetch(`${baseUrl}/v1/index-requests`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ repo: 'relia-org/not-yet-indexed' }),
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
+    expect(again.status).toBe(202);
+    expect(((await again.json()) as { started: boolean }).started).toBe(true);
   });
 
   it('a crawl cut off from Redis mid-way pauses, then resumes and indexes every repository exactly once', async () => {

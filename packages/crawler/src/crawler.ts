@@ -36,6 +36,7 @@ import { type CrawlDeps, crawlRepository, recordAbandonedRepositoryJob } from '.
 import { completeRuns } from './jobs/run-completion.js';
 import { UnchangedReportBatch } from './jobs/unchanged-batch.js';
 import { createLogger } from './logger.js';
+import { enqueued } from './queue-unavailable.js';
 import { ShutdownError } from './shutdown.js';
 
 export interface CreateCrawlerOptions {
@@ -184,6 +185,7 @@ export function createCrawler(options: CreateCrawlerOptions): Crawler {
         // Only runs whose jobs stay in this process have an owner whose death strands them.
         ...(!redisUrl && options.runOwner !== undefined ? { ownerLock: options.runOwner } : {}),
       }),
+    failRunRow: (runId: number) => finishCrawlRun(db, runId, 'failed', { enqueueFailed: 1 }),
     progress: (runId: number) => crawlRunProgress(db, runId),
     async waitForRun(
       runId: number,
@@ -216,6 +218,8 @@ export function createCrawler(options: CreateCrawlerOptions): Crawler {
 
 type Common = {
   startRunRow(input: { kind: CrawlRunKind; requestId?: string }): Promise<number>;
+  /** Ends a run whose first job could not be queued. */
+  failRunRow(runId: number): Promise<void>;
   progress: Crawler['progress'];
   waitForRun: Crawler['waitForRun'];
 };
@@ -438,19 +442,29 @@ function bullmqCrawler(
   return {
     mode: 'bullmq',
     async enqueueLinkIndex(linkId, opts = {}) {
-      await linkQueue.add(
-        'index',
-        { linkId, force: opts.force ?? false, requestId: opts.requestId },
-        { jobId: jobIds.link(linkId, Date.now(), randomUUID()) },
+      await enqueued(
+        linkQueue.add(
+          'index',
+          { linkId, force: opts.force ?? false, requestId: opts.requestId },
+          { jobId: jobIds.link(linkId, Date.now(), randomUUID()) },
+        ),
       );
     },
     async startRun(input) {
       const runId = await common.startRunRow(input);
-      await discoverQueue.add(
-        'discover',
-        { runId, source: input.source, force: input.force ?? false, requestId: input.requestId },
-        { jobId: jobIds.discover(runId) },
-      );
+      try {
+        await enqueued(
+          discoverQueue.add(
+            'discover',
+            { runId, source: input.source, force: input.force ?? false, requestId: input.requestId },
+            { jobId: jobIds.discover(runId) },
+          ),
+        );
+      } catch (error) {
+        // No job will ever report to this run: it ends now instead of staying "running" for good.
+        await common.failRunRow(runId).catch(() => {});
+        throw error;
+      }
       return runId;
     },
     progress: common.progress,

@@ -1,4 +1,5 @@
 import type { Duplex } from 'node:stream';
+import { QueueUnavailableError } from '@atskills/crawler';
 import { IdentityError, isProtocolError } from '@atskills/protocol';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -81,6 +82,9 @@ export function toProblem(err: unknown): HttpProblem {
   if (err instanceof IdentityError) return problem('bad-identity', err.message, { reason: err.code });
   if (isProtocolError(err) && err.code === 'bad-cursor') return problem('bad-cursor', err.message);
   if (isResponseSerializationError(err)) return problem('internal');
+  if (err instanceof QueueUnavailableError) {
+    return problem('unavailable', err.message, {}, { 'retry-after': String(err.retryAfterSeconds) });
+  }
   if (isDatabaseOutage(err)) {
     return problem(
       'unavailable',

@@ -209,12 +209,21 @@ describe('private repositories (finding 2)', () => {
   });
 
   it('a repository made private leaves the public index on the next crawl, even without an event', async () => {
-    expect((await app.inject({ url: '/v1/skills/gh:org/was-public/runbook' })).statusCode).toBe(200);
+    const before = await app.inject({ url: '/v1/skills/gh:org/was-public/runbook' });
+    expect(before.statusCode).toBe(200);
+    const revision = before.json().revision as string;
     standin.setPrivate('org/was-public', true);
     await app.inject({ method: 'POST', url: '/v1/index-requests', payload: { repo: 'org/was-public' } });
     const done = await settled('org/was-public');
     expect(done.problems).toEqual([expect.objectContaining({ code: 'repository-private' })]);
     expect((await app.inject({ url: '/v1/skills/gh:org/was-public/runbook' })).statusCode).toBe(410);
+    // Nor is any stored revision of it served, by ?rev= or as an archive.
+    for (const url of [
+      `/v1/skills/gh:org/was-public/runbook?rev=${revision}`,
+      `/v1/archive/gh:org/was-public/runbook?rev=${revision}`,
+    ]) {
+      expect((await app.inject({ url })).statusCode, url).toBe(404);
+    }
     await until(
       () => searchIdentities('runbook'),
       (ids) => !ids.includes('gh:org/was-public/runbook'),

@@ -118,6 +118,7 @@ export {
   recentlyUnfound,
   repositoryForEvent,
   repositoryStatus,
+  repositoryWentPrivate,
   startRepositoryJob,
 } from './repositories/repositories.js';
 export {

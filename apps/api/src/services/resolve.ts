@@ -6,6 +6,7 @@ import {
   findSkillRevision,
   listSkillsAtOrUnder,
   type ReadScope,
+  repositoryWentPrivate,
   type SkillFile,
   type SkillRow,
   suppressionsFor,
@@ -170,6 +171,12 @@ export async function resolveLocated(
   if (exact) {
     const row = await findSkillAt(db, viewer, location);
     if (!row) throw problem('not-found', `Nothing at ${canonical}`);
+    // A repository GitHub now reports as private: none of its revisions is served, pinned or not.
+    if (rev !== undefined && row.goneAt && row.repositoryId !== null) {
+      if (await repositoryWentPrivate(db, row.repositoryId)) {
+        throw problem('not-found', `${row.identity} has no revision ${rev}`);
+      }
+    }
     if (rev !== undefined && rev !== row.revision) {
       const old = await findSkillRevision(db, row.id, rev);
       const hidden = old?.publishedVisibility === 'private' && !readsPrivately(viewer, row.owner);

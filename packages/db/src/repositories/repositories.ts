@@ -499,3 +499,16 @@ export async function recentlyUnfound(
   const retryAt = new Date(repo.crawledAt.getTime() + ttlSeconds * 1000);
   return retryAt.getTime() > Date.now() ? { code, crawledAt: repo.crawledAt, retryAt } : undefined;
 }
+
+/**
+ * Whether the repository's last crawl found it private on GitHub: its skills left the public index, and
+ * their stored revisions (`?rev=`) are public no more either (SPEC 2.8).
+ */
+export async function repositoryWentPrivate(db: Executor, repositoryId: number): Promise<boolean> {
+  const [repo] = await db
+    .select({ outcome: repositories.lastCrawlOutcome, problems: repositories.problems })
+    .from(repositories)
+    .where(eq(repositories.id, repositoryId))
+    .limit(1);
+  return repo?.outcome === 'gone' && repo.problems[0]?.code === 'repository-private';
+}

@@ -3,6 +3,7 @@
 // `atskills` on PATH is the bundled package (what `npm install -g <hub>/cli/atskills.tgz` installs).
 // `init --remove` must give back every file byte for byte.
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -154,6 +155,26 @@ describe('atskills init --agent claude-code', () => {
     expect(start.stdout).toBe(''); // nothing installed yet: nothing to add
     await runCliCaptured(['init', '--remove'], { cwd: project, env: envFor(project) });
     expect(await snapshotTree(project)).toEqual(before);
+  });
+
+  it('takes its pointer line out of a file it created that the user wrote to since, and refuses a bad hub URL', async () => {
+    const project = await newProject('claude-edited', { 'src/app.js': 'console.log(1)\n' });
+    await runCliCaptured(['init', '--agent', 'claude-code'], { cwd: project, env: envFor(project) });
+    await writeFile(
+      path.join(project, 'CLAUDE.md'),
+      `${await readFile(path.join(project, 'CLAUDE.md'), 'utf8')}Use pnpm.\n`,
+    );
+    const removed = await runCliCaptured(['init', '--remove'], { cwd: project, env: envFor(project) });
+    expect(removed.stdout).toContain('removed the @skills pointer line from CLAUDE.md');
+    expect(await readFile(path.join(project, 'CLAUDE.md'), 'utf8')).toBe('Use pnpm.\n');
+    // The pointer line would name a hub no client can reach: nothing is written.
+    const bad = await runCliCaptured(['init', '--agent', 'cursor'], {
+      cwd: project,
+      env: { ...envFor(project), ATSKILLS_HUB: 'localhost:8102' },
+    });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('"localhost:8102" (ATSKILLS_HUB');
+    expect(existsSync(path.join(project, '.cursor'))).toBe(false);
   });
 
   it('refuses a settings file that is not JSON and leaves it untouched', async () => {

@@ -391,6 +391,11 @@ class ProjectInit {
         } catch {
           this.changes.push(`kept ${rel}: it is not valid JSON any more`);
         }
+      } else if (text.split('\n').some((l) => l.includes(MARKER))) {
+        // A file init created for its pointer line, which the user wrote to since: the line goes, theirs stay.
+        const kept = text.split('\n').filter((l) => !l.includes(MARKER));
+        await writeFile(this.abs(rel), kept.join('\n').replace(/^\n+/, ''));
+        this.changes.push(`removed the @skills pointer line from ${rel} (kept what was added since)`);
       } else {
         this.changes.push(`kept ${rel}: it changed since init`);
       }
@@ -478,8 +483,11 @@ export function registerInit(program: Command, ctx: CliContext): void {
             "Suggest skills for each message? The user-prompt hook sends the message to the hub and appends up to 3 matching skills' names and descriptions (never bodies).",
           ));
       }
-      const run = new ProjectInit(root, record);
       const { hubUrl } = await ctx.settings();
+      // The pointer line and the hooks name this hub: one that is no http(s) URL is refused before any write.
+      const { hubRouteUrl } = await import('@atskills/protocol/node');
+      hubRouteUrl(hubUrl, '/SKILLS.md');
+      const run = new ProjectInit(root, record);
       try {
         await run.createFile('.atskills/.autotrigger', '');
         await run.createFile('.atskills/README.md', README);

@@ -1,6 +1,7 @@
 import { hubParts, PublishResponse, parseIdentity } from '@atskills/protocol';
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
+import { oneLine } from '../format/printable.js';
 
 /** `atskills publish <folder> --to hub:<ns>/<collection> [--public]`: upload a collection (private by default). */
 export function registerPublish(program: Command, ctx: CliContext): void {
@@ -74,7 +75,8 @@ export function registerPublish(program: Command, ctx: CliContext): void {
         if (!answer.success)
           throw new ResolveError('network', 'The hub accepted the upload but its answer has no revision.');
         if (opts.json) return ctx.json(answer.data);
-        for (const w of answer.data.warnings) ctx.err(`warning: ${JSON.stringify(w)}`);
+        // The hub's words go to a terminal: one line each, no control characters.
+        for (const w of answer.data.warnings) ctx.err(`warning: ${oneLine(w.message)} [${oneLine(w.code)}]`);
         // Identical content makes no new revision on the hub; say so rather than "Published".
         ctx.out(
           answer.data.unchanged

@@ -30,6 +30,20 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ PORT: '70000' })).toThrow(/PORT/);
     expect(() => loadConfig({ MEILI_URL: 'not a url' })).toThrow(/MEILI_URL/);
     expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL/);
+    // URLs of the wrong kind started and failed later (an http:// REDIS_URL was read as a socket path).
+    expect(() => loadConfig({ REDIS_URL: 'http://127.0.0.1:6379/5' })).toThrow(
+      /REDIS_URL: must start with redis:\/\/ or rediss:\/\//,
+    );
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://x@127.0.0.1/db' })).toThrow(
+      /DATABASE_URL: must start with postgres/,
+    );
+    expect(() => loadConfig({ MEILI_MASTER_KEY: 'short' })).toThrow(/MEILI_MASTER_KEY/);
+    expect(loadConfig({ REDIS_URL: 'rediss://h:6380/1', DATABASE_URL: 'postgresql://u@h/db' })).toMatchObject(
+      {
+        redisUrl: 'rediss://h:6380/1',
+        databaseUrl: 'postgresql://u@h/db',
+      },
+    );
   });
 
   it('reads SUGGEST_RERANKER at start-up, failing fast on a bad file or one that needs EMBEDDINGS_URL', () => {

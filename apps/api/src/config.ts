@@ -12,6 +12,7 @@ import {
   LogLevel,
   optionalText,
   optionalUrl,
+  optionalUrlOf,
   parseEnv,
 } from '@atskills/protocol/config';
 import { z } from 'zod';
@@ -30,20 +31,22 @@ export const HubEnvSchema = z.object({
     .default('127.0.0.1')
     .describe('The address the hub listens on (`0.0.0.0` in the image).'),
   PORT: integer(8080, { max: 65535 }).describe('The port the hub listens on.'),
-  DATABASE_URL: optionalUrl.describe(
+  DATABASE_URL: optionalUrlOf('postgres', 'postgresql').describe(
     'A PostgreSQL server; unset, the hub runs an embedded Postgres (PGlite) in `$ATSKILLS_DATA_DIR/db`.',
   ),
   MEILI_URL: optionalUrl.describe(
     'Search with Meilisearch at this address (Postgres answers while it is down); unset, SEARCH_ENGINE decides.',
   ),
-  MEILI_MASTER_KEY: z.string().optional().describe("Meilisearch's master key (16 bytes or more)."),
+  MEILI_MASTER_KEY: optionalText
+    .refine((key) => key === undefined || Buffer.byteLength(key) >= 16, 'Meilisearch refuses a master key under 16 bytes')
+    .describe("Meilisearch's master key (16 bytes or more)."),
   MEILI_INDEX: z
     .string()
     .trim()
     .min(1)
     .default('skills')
     .describe('The Meilisearch index the hub writes and reads.'),
-  REDIS_URL: optionalUrl.describe(
+  REDIS_URL: optionalUrlOf('redis', 'rediss').describe(
     'Redis for BullMQ crawl queues and shared rate-limit counters; unset, crawl jobs run in the hub process. Redis must use `maxmemory-policy noeviction`.',
   ),
   ATSKILLS_DATA_DIR: z

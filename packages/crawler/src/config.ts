@@ -5,7 +5,7 @@ import {
   integer,
   LogLevel,
   optionalText,
-  optionalUrl,
+  optionalUrlOf,
   parseEnv,
   positiveInt,
   type Settings,
@@ -31,10 +31,12 @@ export const CrawlerSettingsSchema = z.object({
     "Least time between two GitHub search requests in discovery (ms). GitHub's secondary rate limits ask for about 2 s; a GitHub Enterprise server with other limits may allow less.",
   ),
   GIT_BASE_URL: z
-    .url()
+    .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
     .default('https://github.com')
     .describe('The git base: repositories are `<base>/<owner>/<repo>.git`.'),
-  DATABASE_URL: optionalUrl.describe('The PostgreSQL server the crawler writes its index to.'),
+  DATABASE_URL: optionalUrlOf('postgres', 'postgresql').describe(
+    'The PostgreSQL server the crawler writes its index to.',
+  ),
   ATSKILLS_DATA_DIR: z
     .string()
     .trim()
@@ -43,7 +45,9 @@ export const CrawlerSettingsSchema = z.object({
     .describe(
       "The hub's data folder: without DATABASE_URL, `crawl` finds the running hub that owns the embedded database there and has it run the crawl.",
     ),
-  REDIS_URL: optionalUrl.describe('Redis for BullMQ crawl queues; unset, jobs run in the crawling process.'),
+  REDIS_URL: optionalUrlOf('redis', 'rediss').describe(
+    'Redis for BullMQ crawl queues; unset, jobs run in the crawling process.',
+  ),
   // An unchanged repository costs one conditional REST request and no git, so most jobs only wait on the
   // network: many can be in flight.
   CRAWL_CONCURRENCY: positiveInt(32).describe('Repository jobs in flight at once, per process.'),

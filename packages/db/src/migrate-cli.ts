@@ -1,11 +1,11 @@
-import { ConfigError, optionalUrl, parseSettings } from '@atskills/protocol/config';
+import { ConfigError, optionalUrlOf, parseSettings } from '@atskills/protocol/config';
 import { z } from 'zod';
 import { connectDatabase, databaseOptions } from './client.js';
 import { migrate } from './migrate.js';
 
 /** What `npm run db:migrate` reads: the hub's database variables, with the hub's defaults. */
 const MigrateEnvSchema = z.object({
-  DATABASE_URL: optionalUrl.describe(
+  DATABASE_URL: optionalUrlOf('postgres', 'postgresql').describe(
     'The PostgreSQL server to migrate; unset, the embedded database in `$ATSKILLS_DATA_DIR/db`.',
   ),
   ATSKILLS_DATA_DIR: z

@@ -82,6 +82,29 @@ export const optionalUrl = z
   .pipe(z.url().optional())
   .optional();
 
+/**
+ * A URL of one of `schemes` (without the colon); unset or blank is undefined. `redis://`-shaped text with
+ * another scheme would otherwise start and fail later (`http://host:6379` read as a socket path).
+ */
+export function optionalUrlOf(...schemes: string[]) {
+  const expected = schemes.map((s) => `${s}://`).join(' or ');
+  return z
+    .string()
+    .trim()
+    .transform((s) => (s === '' ? undefined : s))
+    .pipe(
+      z
+        .url()
+        // Runs even when the URL check failed (zod goes on to refinements): a text no URL parses passes here.
+        .refine(
+          (url) => !URL.canParse(url) || schemes.includes(new URL(url).protocol.slice(0, -1)),
+          `must start with ${expected}`,
+        )
+        .optional(),
+    )
+    .optional();
+}
+
 /** An integer of at least `min` (default 0), `fallback` when unset. */
 export function integer(fallback: number, bounds: { min?: number; max?: number } = {}) {
   let schema = z.coerce

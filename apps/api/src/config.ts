@@ -38,7 +38,10 @@ export const HubEnvSchema = z.object({
     'Search with Meilisearch at this address (Postgres answers while it is down); unset, SEARCH_ENGINE decides.',
   ),
   MEILI_MASTER_KEY: optionalText
-    .refine((key) => key === undefined || Buffer.byteLength(key) >= 16, 'Meilisearch refuses a master key under 16 bytes')
+    .refine(
+      (key) => key === undefined || Buffer.byteLength(key) >= 16,
+      'Meilisearch refuses a master key under 16 bytes',
+    )
     .describe("Meilisearch's master key (16 bytes or more)."),
   MEILI_INDEX: z
     .string()

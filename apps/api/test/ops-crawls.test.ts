@@ -148,5 +148,12 @@ describe('GET /v1/crawl-status', () => {
     expect(body.failures).toEqual([{ repository: 'acme/broken', at: past.toISOString() }]);
     const operator = await hub.app.inject({ url: '/v1/crawl-status', headers: auth('admin') });
     expect(operator.json().failures[0].error).toBe('git: connection reset');
+    // The repository's status says it failed, and why only to an operator.
+    const status = (await hub.app.inject('/v1/repos/acme/broken')).json();
+    expect(status.problems).toEqual([expect.objectContaining({ code: 'crawl-failed' })]);
+    expect(JSON.stringify(status)).not.toContain('connection reset');
+    expect((await hub.app.inject('/r/acme/broken')).body).not.toContain('connection reset');
+    const seen = (await hub.app.inject({ url: '/v1/repos/acme/broken', headers: auth('admin') })).json();
+    expect(seen.problems[0].message).toBe('git: connection reset');
   });
 });

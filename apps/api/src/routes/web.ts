@@ -323,7 +323,7 @@ async function repositoryPage(
   reply: FastifyReply,
 ) {
   const { owner, repo } = parseRepositoryName(`${request.params.owner}/${request.params.repo}`);
-  const report = await getRepositoryReport(app.db, owner, repo);
+  const report = await getRepositoryReport(app.db, owner, repo, request.viewer);
   if ('movedTo' in report)
     return reply.redirect(repositoryPageUrl(report.movedTo.owner, report.movedTo.name), 301);
   return sendPage(

@@ -12,11 +12,19 @@ function iso(d: Date | null | undefined): string | null {
   return d ? d.toISOString() : null;
 }
 
-/** The index status of a repository (GET /v1/repos/<owner>/<repo>, the repository page), or where it moved. */
+/** What anyone but an operator reads of a crawl that failed on the hub's side (its error names paths). */
+const CRAWL_FAILED_PUBLICLY =
+  "The crawl failed on the hub's side; it is tried again at the next re-crawl (operators read why in /v1/crawl-status).";
+
+/**
+ * The index status of a repository (GET /v1/repos/<owner>/<repo>, the repository page), or where it moved.
+ * A crawl's own error text (a clone's, a file system's) is for operators (`viewer.isAdmin`) only.
+ */
 export async function getRepositoryReport(
   db: Database,
   owner: string,
   repo: string,
+  viewer: { isAdmin: boolean },
 ): Promise<RepositoryReport | { movedTo: { owner: string; name: string } }> {
   const status = await repositoryStatus(db, owner, repo);
   if ('movedTo' in status) return status;
@@ -30,7 +38,11 @@ export async function getRepositoryReport(
     headRevision: status.headRevision,
     lastCrawledAt: iso(status.lastCrawledAt),
     skills: status.skills,
-    problems: status.problems,
+    problems: viewer.isAdmin
+      ? status.problems
+      : status.problems.map((p) =>
+          p.code === 'crawl-failed' ? { ...p, message: CRAWL_FAILED_PUBLICLY } : p,
+        ),
     request: status.request
       ? { createdAt: status.request.createdAt.toISOString(), coalesced: status.request.coalesced }
       : null,

@@ -24,7 +24,7 @@ const reposRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const { owner, repo } = parseRepositoryName(`${request.params.owner}/${request.params.repo}`);
-      const report = await getRepositoryReport(app.db, owner, repo);
+      const report = await getRepositoryReport(app.db, owner, repo, request.viewer);
       if ('movedTo' in report) {
         const { owner: to, name } = report.movedTo;
         throw problem(

@@ -227,6 +227,13 @@ describe('install, triggers and the resident block', () => {
     const bare = await cli('prompt');
     expect(bare.stdout).toBe('');
     expect(bare.stderr).toContain('write "@gh:acme/kit/skills/" (with the slash)');
+    // `triggers` says the same of that line (it listed it as selecting the folder, with no warning).
+    const listed = parseJsonOutput<{ warnings: { line: number; message: string }[] }>(
+      await cli('triggers', '--json'),
+    );
+    expect(listed.warnings).toEqual([
+      expect.objectContaining({ line: 1, message: expect.stringContaining('write "@gh:acme/kit/skills/"') }),
+    ]);
     expect((await cli('uninstall', 'gh:acme/kit/skills')).code).toBe(0);
   });
 

@@ -198,6 +198,17 @@ export async function listTriggers(options: ProjectOptions, resolver?: Resolver)
     seen.add(identity);
     selected.set(line, [...(selected.get(line) ?? []), identity]);
   };
+  // Every cloud skill line is resolved at once (one slow source costs one wait, not one per line).
+  const cloudChecks = new Map<number, Promise<Resolved>>();
+  for (const entry of entries) {
+    if (entry.directory || !resolver || !/^(gh|hub):/.test(entry.identity)) continue;
+    const checking = resolver.resolve(entry.identity, {
+      projectDir: options.projectDir,
+      offline: options.offline ?? false,
+    });
+    checking.catch(() => {}); // awaited in line order below
+    cloudChecks.set(entry.line, checking);
+  }
   for (const entry of entries) {
     if (entry.directory && resolver) {
       try {
@@ -222,6 +233,27 @@ export async function listTriggers(options: ProjectOptions, resolver?: Resolver)
       continue;
     }
     select(entry.line, entry.directory ? `${entry.identity}/` : entry.identity);
+    // What the resident block will say of this line, said here too: a cloud folder named without its slash
+    // renders nothing, and a line that cannot be resolved renders nothing either.
+    const checking = cloudChecks.get(entry.line);
+    if (checking) {
+      try {
+        const resolved = await checking;
+        if (resolved.kind === 'menu')
+          extra.push({
+            line: entry.line,
+            text: textOf(content, entry.line),
+            message: folderWithoutSlash(entry.identity),
+          });
+      } catch (error) {
+        if (!isProtocolError(error)) throw error;
+        extra.push({
+          line: entry.line,
+          text: textOf(content, entry.line),
+          message: (error as Error).message,
+        });
+      }
+    }
     for (const p of await localProblems(options.projectDir, entry.identity))
       extra.push({ line: entry.line, text: textOf(content, entry.line), message: describeLocalProblem(p) });
   }
@@ -237,6 +269,11 @@ export async function listTriggers(options: ProjectOptions, resolver?: Resolver)
     lines,
     warnings: mergeWarnings(parseWarnings, warnings, extra).sort((a, b) => a.line - b.line),
   };
+}
+
+/** The warning of a cloud line naming a folder of skills without its slash (it renders nothing). */
+function folderWithoutSlash(identity: string): string {
+  return `${identity} is a folder of skills: write "@${identity}/" (with the slash) to follow every skill in it.`;
 }
 
 /** The resident block (SPEC 1.5): the exact string a host splices into its system prompt, and its cost. */
@@ -335,10 +372,7 @@ export async function residentBlock(
         );
         continue;
       }
-      warn(
-        entry.line,
-        `${entry.identity} is a folder of skills: write "@${entry.identity}/" (with the slash) to follow every skill in it.`,
-      );
+      warn(entry.line, folderWithoutSlash(entry.identity));
     } catch (error) {
       if (!isProtocolError(error)) throw error;
       warn(entry.line, (error as Error).message);

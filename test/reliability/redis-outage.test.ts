@@ -161,15 +161,17 @@ describe('Redis outage', () => {
   });
 
   it('answers an index request 503 with Retry-After while Redis is cut, leaving no run or request open', async () => {
-    await proxy.cut('refuse');
-    try {
-      const started = Date.now();
-      const res = await fetch(`${baseUrl}/v1/index-requests`, {
+    const requestIndexing = () =>
+      fetch(`${baseUrl}/v1/index-requests`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ repo: 'relia-org/not-yet-indexed' }),
         signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
       });
+    await proxy.cut('refuse');
+    try {
+      const started = Date.now();
+      const res = await requestIndexing();
       expect(res.status).toBe(503);
       expect(res.headers.get('retry-after')).toBe('5');
       expect(((await res.json()) as { code: string }).code).toBe('unavailable');
@@ -179,12 +181,7 @@ describe('Redis outage', () => {
     } finally {
       await proxy.restore();
     }
-    const again = await fetch(`${baseUrl}/v1/index-requests`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ repo: 'relia-org/not-yet-indexed' }),
-      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-    });
+    const again = await requestIndexing();
     expect(again.status).toBe(202);
     expect(((await again.json()) as { started: boolean }).started).toBe(true);
   });

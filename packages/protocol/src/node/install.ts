@@ -191,6 +191,8 @@ export async function listTriggers(options: ProjectOptions, resolver?: Resolver)
     await projectSkillFolders(options.projectDir),
   );
   const extra: AutotriggerWarning[] = [];
+  const warnLine = (line: number, message: string) =>
+    extra.push({ line, text: textOf(content, line), message });
   const selected = new Map<number, string[]>();
   const seen = new Set<string>();
   const select = (line: number, identity: string) => {
@@ -216,19 +218,10 @@ export async function listTriggers(options: ProjectOptions, resolver?: Resolver)
           (i) => i.identity,
         );
         for (const m of members) if (!excluded.includes(m)) select(entry.line, m);
-        if (members.length === 0)
-          extra.push({
-            line: entry.line,
-            text: textOf(content, entry.line),
-            message: `${entry.identity}/ holds no skills.`,
-          });
+        if (members.length === 0) warnLine(entry.line, `${entry.identity}/ holds no skills.`);
       } catch (error) {
         if (!isProtocolError(error)) throw error;
-        extra.push({
-          line: entry.line,
-          text: textOf(content, entry.line),
-          message: (error as Error).message,
-        });
+        warnLine(entry.line, (error as Error).message);
       }
       continue;
     }
@@ -239,23 +232,14 @@ export async function listTriggers(options: ProjectOptions, resolver?: Resolver)
     if (checking) {
       try {
         const resolved = await checking;
-        if (resolved.kind === 'menu')
-          extra.push({
-            line: entry.line,
-            text: textOf(content, entry.line),
-            message: folderWithoutSlash(entry.identity),
-          });
+        if (resolved.kind === 'menu') warnLine(entry.line, folderWithoutSlash(entry.identity));
       } catch (error) {
         if (!isProtocolError(error)) throw error;
-        extra.push({
-          line: entry.line,
-          text: textOf(content, entry.line),
-          message: (error as Error).message,
-        });
+        warnLine(entry.line, (error as Error).message);
       }
     }
     for (const p of await localProblems(options.projectDir, entry.identity))
-      extra.push({ line: entry.line, text: textOf(content, entry.line), message: describeLocalProblem(p) });
+      warnLine(entry.line, describeLocalProblem(p));
   }
   const lines = rules.map((rule) => ({
     line: rule.line,

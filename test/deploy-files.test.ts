@@ -191,7 +191,7 @@ describe('.env.example', () => {
       ]),
     );
     expect(() => loadConfig(env)).not.toThrow();
-    expect(loadOpsConfig(env).rateLimitWindow).toBe('1 minute');
+    expect(loadOpsConfig(env).rateLimitWindow).toBe(60_000); // `1 minute`, read as the rate limiter reads it
     expect(() => loadSettings(env)).not.toThrow();
   });
 });

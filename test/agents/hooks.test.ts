@@ -258,7 +258,12 @@ describe.each(['claude-code', 'cursor', 'codex'] as const)('the %s hooks', (host
     expect(context).toMatch(/identity="hub:acme\/kit\/hostile"[^\n]* flags="(?!none)[^"]+"/);
     expectFrameHolds(context, 'hub:acme/kit/deploy', '# Deploy\n\nShip it.');
     expect(context).toContain('(atskills note: installed: @hub:acme/kit/deploy)');
-    expect(context).not.toContain(dir); // identity and project-relative paths only
+    // A cloud skill's frame names the cached folder its files are opened in (SPEC 1.4 step 4); no other
+    // absolute path reaches the model (identities and project-relative paths only).
+    const folders = [...context.matchAll(/ folder="([^"]+)"/g)].map((m) => m[1]!);
+    expect(folders.length).toBeGreaterThan(0);
+    for (const folder of folders) expect(await readdir(folder)).toContain('SKILL.md');
+    expect(context.replace(/ folder="[^"]+"/g, '')).not.toContain(dir);
     expect(await readdir(project)).not.toContain('pwned');
 
     // No reference: nothing added (Cursor still lets the prompt through).

@@ -13,7 +13,6 @@ import {
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { toProblem } from '../plugins/errors.js';
 import { type HttpProblem, isHttpProblem, problem } from '../problems.js';
 import type { SearchEngine } from '../search/engine.js';
 import type { SuggestEngine } from '../suggest/engine.js';
@@ -47,6 +46,11 @@ export interface McpDeps {
   withMissingGh?: <T>(identity: string, read: () => Promise<T>) => Promise<T>;
   /** Where an unexpected error is logged (its text never reaches the caller). */
   logError?: (error: unknown) => void;
+  /**
+   * The problem a thrown value answers, as the REST routes map it (plugins/errors.ts toProblem: a bad
+   * cursor is a 400, a database outage a 503); absent, anything but a hub problem is an internal error.
+   */
+  problemOf?: (error: unknown) => HttpProblem;
 }
 
 /** Most JSON-RPC messages one POST /mcp may carry (a batch is an array of them). */
@@ -113,10 +117,14 @@ function bareIdentity(text: string, hubUrl: string | undefined): string {
 /**
  * A hub problem as a tool error: the same status, code and extensions (count, subcollections, lastSeen, ...)
  * that the REST route answers with, as JSON text and structured content. Anything thrown is mapped as the
- * REST routes map it (toProblem: a bad cursor is a 400, a database outage a 503 with Retry-After).
+ * REST routes map it (`problemOf`: a bad cursor is a 400, a database outage a 503 with Retry-After).
  */
-function problemResult(thrown: unknown, logError: (error: unknown) => void): CallToolResult {
-  let error = toProblem(thrown);
+function problemResult(
+  thrown: unknown,
+  problemOf: (error: unknown) => HttpProblem,
+  logError: (error: unknown) => void,
+): CallToolResult {
+  let error = problemOf(thrown);
   // What the hub meant to answer is no failure of it; what it did not foresee is logged.
   if (error.status >= 500 && !isHttpProblem(thrown)) logError(thrown);
   // Never the error's own text: a database error carries the SQL and its parameters.
@@ -172,6 +180,8 @@ export function buildMcpServer(deps: McpDeps): McpServer {
   const { db, searchEngine, viewer, hubUrl } = deps;
   const noteUse = deps.noteUse ?? (() => {});
   const logError = deps.logError ?? (() => {});
+  const problemOf =
+    deps.problemOf ?? ((error: unknown) => (isHttpProblem(error) ? error : problem('internal')));
   const withMissingGh = deps.withMissingGh ?? (<T>(_identity: string, read: () => Promise<T>) => read());
   const server = new McpServer(
     { name: 'atskills-hub', version: deps.version },
@@ -184,7 +194,7 @@ export function buildMcpServer(deps: McpDeps): McpServer {
     try {
       return await run();
     } catch (error) {
-      return problemResult(error, logError);
+      return problemResult(error, problemOf, logError);
     }
   };
   registerSuggestTool(server, deps, answer);

@@ -1,6 +1,6 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyPluginAsync } from 'fastify';
-import { loggableError } from '../../plugins/errors.js';
+import { loggableError, toProblem } from '../../plugins/errors.js';
 import { problem } from '../../problems.js';
 import { withMissingGh } from '../../services/indexing/missing-gh.js';
 import { buildMcpServer, MCP_MAX_BATCH, MCP_MAX_ITEMS, mcpMessageCost } from '../../services/mcp-server.js';
@@ -78,6 +78,7 @@ const mcpRoutes: FastifyPluginAsync = async (app) => {
         withMissingGh: (identity, read) => withMissingGh(app, request, identity, read),
         // As the REST routes log a 5xx: a database error by its driver's words, never the SQL and its values.
         logError: (error) => request.log.error({ err: loggableError(error) }, 'MCP tool call failed'),
+        problemOf: toProblem,
       });
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: undefined,

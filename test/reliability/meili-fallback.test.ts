@@ -31,7 +31,7 @@ beforeAll(async () => {
     loadConfig({
       DATABASE_URL: db.url,
       MEILI_URL: `http://127.0.0.1:${await unusedPort()}`,
-      MEILI_MASTER_KEY: 'not-a-real-key',
+      MEILI_MASTER_KEY: 'not-a-real-key-0123456789',
       LOG_LEVEL: 'silent',
     }),
   );

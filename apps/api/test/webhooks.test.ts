@@ -188,6 +188,24 @@ describe('push', () => {
   });
 });
 
+describe('push of a repository the hub never saw', () => {
+  it('asks GitHub once: a repeated push of a missing repository is ignored, not crawled again', async () => {
+    const first = await deliver('push', pushPayload(webhookRepository('ghost/nothing')));
+    expect(first.statusCode).toBe(202);
+    await until(
+      async () => (await app.inject({ url: '/v1/repos/ghost/nothing' })).json().status as string,
+      (status) => status === 'failed',
+    );
+    const again = await deliver(
+      'push',
+      pushPayload(webhookRepository('ghost/nothing'), { after: 'b'.repeat(40) }),
+    );
+    expect(again.statusCode).toBe(200);
+    expect(again.json()).toMatchObject({ outcome: 'ignored', repository: 'ghost/nothing' });
+    expect(again.json().detail).toMatch(/not found on GitHub/);
+  });
+});
+
 describe('repository events', () => {
   it('renamed: skills, revisions and popularity move; old identities answer 301 on every read route', async () => {
     const [before] = await db.db.select().from(skills).where(eq(skills.identity, 'gh:acme/ops/deploy'));

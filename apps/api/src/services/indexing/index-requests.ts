@@ -99,15 +99,21 @@ export class IndexRequests {
     owner: string,
     repo: string,
     origin: IndexRequestOrigin,
-    options: { requestId?: string; caller?: string } = {},
+    /**
+     * `caller`: whose quota a crawl of a name the hub never saw is charged to. `recheck` (webhooks: true
+     * unless said otherwise): ask GitHub even when it called the repository missing or private a moment ago,
+     * as a `repository` event must.
+     */
+    options: { requestId?: string; caller?: string; recheck?: boolean } = {},
   ): Promise<IndexRequestAccepted> {
     if (!this.queue) throw problem('unavailable', 'This instance has no crawl queue');
     await this.prune();
     const target = await currentRepositoryName(this.db, owner, repo);
     const statusUrl = repositoryStatusUrl(this.publicUrl, target.owner, target.name);
     // GitHub said 404 (or private) a moment ago: answered from the hub, without a crawl or a GitHub call.
+    const recheck = options.recheck ?? origin === 'webhook';
     const unfound =
-      this.newRepos && origin !== 'webhook'
+      this.newRepos && !recheck
         ? await recentlyUnfound(this.db, target.owner, target.name, this.newRepos.notFoundTtlS)
         : undefined;
     if (unfound) {

@@ -1,9 +1,13 @@
 import type { Database } from '@atskills/db';
 import { repositoryForEvent } from '@atskills/db';
 import { isValidGithubRepositoryName } from '@atskills/protocol';
+import { isHttpProblem } from '../../problems.js';
 import type { SearchEngine } from '../../search/engine.js';
 import type { IndexRequests } from '../indexing/index-requests.js';
 import type { WebhookDelivery, WebhookDispatcher, WebhookResult } from './dispatcher.js';
+
+/** The quota push deliveries share for repositories the hub never saw (see IndexRequests.request). */
+const PUSH_QUOTA_KEY = 'webhook:push';
 
 /** The `repository` actions that may change what the hub serves: each one schedules a check with GitHub. */
 const CHECKED_ACTIONS = new Set(['renamed', 'transferred', 'deleted', 'privatized', 'publicized']);
@@ -77,9 +81,21 @@ export function registerGithubEvents(
     if (delivery.payload.deleted === true || typeof branch !== 'string' || ref !== `refs/heads/${branch}`) {
       return ignored(`Only pushes to the default branch (${branch ?? 'unknown'}) are indexed.`, fullName);
     }
-    const accepted = await deps.indexRequests.request(repo.owner, repo.repo, 'webhook', {
-      requestId: delivery.requestId,
-    });
+    // A push is no check of a repository's state: one GitHub called missing or private a moment ago is not
+    // asked again, and a name the hub never saw is charged to one quota for every push delivery (whoever
+    // holds the shared secret could otherwise spend the hub's GitHub budget on made-up names).
+    let accepted: Awaited<ReturnType<IndexRequests['request']>>;
+    try {
+      accepted = await deps.indexRequests.request(repo.owner, repo.repo, 'webhook', {
+        requestId: delivery.requestId,
+        caller: PUSH_QUOTA_KEY,
+        recheck: false,
+      });
+    } catch (error) {
+      if (isHttpProblem(error) && (error.code === 'not-found' || error.code === 'rate-limited'))
+        return ignored(error.detail ?? error.code, fullName);
+      throw error;
+    }
     return {
       outcome: 'queued',
       detail: accepted.started ? 'Re-crawl queued.' : 'A crawl of this repository is already queued.',

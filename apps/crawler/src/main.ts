@@ -63,6 +63,9 @@ program
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
-  process.stderr.write(`crawler: ${(error as Error).message}\n`);
+  // One line saying what to do; a database error by its driver's words, never the SQL an ORM wraps it in.
+  const { describeDatabaseFailure, rootMessage } = await import('@atskills/db');
+  const said = describeDatabaseFailure(error, process.env.DATABASE_URL) ?? rootMessage(error);
+  process.stderr.write(`crawler: ${said}\n`);
   process.exitCode = 2;
 }

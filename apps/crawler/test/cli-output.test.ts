@@ -9,12 +9,16 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CrawlFixture, startCrawlFixture } from '../../../packages/crawler/test/crawl-fixture.js';
 import { createRepo, repoRoot } from '../../../test/support/corpus.js';
+import { unusedPort } from '../../../test/support/ports.js';
 
 const run = promisify(execFile);
 let root: string;
 let fx: CrawlFixture;
 
-async function crawler(args: string[]): Promise<{ code: number; stdout: string }> {
+async function crawler(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout } = await run(
       process.execPath,
@@ -34,14 +38,15 @@ async function crawler(args: string[]): Promise<{ code: number; stdout: string }
           GITHUB_API_URL: fx.standin.apiUrl,
           GIT_BASE_URL: fx.standin.gitUrl,
           LOG_LEVEL: 'silent',
+          ...env,
         },
         timeout: 120_000,
       },
     );
-    return { code: 0, stdout };
+    return { code: 0, stdout, stderr: '' };
   } catch (error) {
-    const failed = error as { code?: number; stdout?: string };
-    return { code: failed.code ?? -1, stdout: failed.stdout ?? '' };
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
   }
 }
 
@@ -60,6 +65,16 @@ afterAll(async () => {
 });
 
 describe('crawler command line', () => {
+  it('says which database it cannot reach and what to do, never the SQL', { timeout: 120_000 }, async () => {
+    const url = `postgres://postgres:secret-pw@127.0.0.1:${await unusedPort()}/nowhere`;
+    const result = await crawler(['status'], { DATABASE_URL: url });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /^crawler: cannot reach the database at postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/nowhere \(.*ECONNREFUSED.*\); check that it runs and DATABASE_URL is right\.\n$/,
+    );
+    expect(result.stderr).not.toMatch(/select|secret-pw/i);
+  });
+
   it('crawl names a repository that does not exist and exits 1', { timeout: 180_000 }, async () => {
     const result = await crawler(['crawl', '--repos', 'gh:acme/ok,gh:acme/missing']);
     expect(result.code).toBe(1);

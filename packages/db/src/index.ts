@@ -4,6 +4,7 @@ export * from './change-feed.js';
 export * from './client.js';
 export * from './embedded-lock.js';
 export * from './migrate.js';
+export { describeDatabaseFailure, isDatabaseOutage, rootMessage } from './outage.js';
 export * from './process-lock.js';
 export { batches, uniqueBy } from './repositories/batches.js';
 export {

@@ -1,5 +1,6 @@
 import type { Duplex } from 'node:stream';
 import { QueueUnavailableError } from '@atskills/crawler';
+import { isDatabaseOutage } from '@atskills/db';
 import { IdentityError, isProtocolError } from '@atskills/protocol';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -11,43 +12,6 @@ const RETRY_AFTER_SECONDS = 5;
 
 /** The problem+json media type of RFC 9457. */
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8';
-
-// Connection-level failures (refused, reset, pool timeout, server shutting down / too many clients):
-// the request itself was fine, so these are a 503 the client may retry, not a 500.
-const OUTAGE_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'ENOTFOUND',
-  'EPIPE',
-  'EHOSTUNREACH',
-]);
-const OUTAGE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '53400']);
-const OUTAGE_MESSAGES = [
-  /timeout exceeded when trying to connect/i,
-  /connection terminated/i,
-  /Connection refused/i,
-  // pg's client-side query_timeout: the server or the network went silent mid-query.
-  /Query read timeout/i,
-  // A transaction's client whose connection broke between its statements.
-  /not queryable/i,
-];
-
-/** True when `err` (or something in its `cause` chain) says the database cannot be reached. */
-export function isDatabaseOutage(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e && depth < 6; depth++) {
-    const x = e as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
-    if (typeof x.code === 'string') {
-      if (OUTAGE_CODES.has(x.code) || OUTAGE_SQLSTATES.has(x.code) || x.code.startsWith('08')) return true;
-    }
-    if (typeof x.message === 'string' && OUTAGE_MESSAGES.some((re) => re.test(x.message as string)))
-      return true;
-    // AggregateError from a dual-stack connect attempt.
-    if (Array.isArray(x.errors) && x.errors.some((inner) => isDatabaseOutage(inner))) return true;
-    e = x.cause;
-  }
-  return false;
-}
 
 const STATUS_CODES: Partial<Record<number, ProblemCode>> = {
   400: 'bad-request',

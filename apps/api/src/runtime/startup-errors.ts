@@ -1,7 +1,6 @@
-import { EmbeddedDatabaseBusy, redactUrl } from '@atskills/db';
+import { describeDatabaseFailure, EmbeddedDatabaseBusy, rootMessage } from '@atskills/db';
 import { oneLine } from '@atskills/protocol';
 import { ConfigError } from '../config.js';
-import { isDatabaseOutage } from '../plugins/errors.js';
 
 /**
  * One line that says what went wrong at start-up and what to do about it (a port in use, a database that
@@ -20,25 +19,7 @@ export function describeStartupError(err: unknown, env: Record<string, string | 
   if (e?.code === 'EADDRNOTAVAIL') {
     return `HOST ${e.address ?? env.HOST ?? ''} is not an address of this machine; set HOST to one (127.0.0.1, 0.0.0.0).`;
   }
-  if (isDatabaseOutage(err)) {
-    const where = env.DATABASE_URL ? redactUrl(env.DATABASE_URL) : 'the embedded database';
-    return `cannot reach the database at ${where} (${oneLine(rootMessage(err))}); check that it runs and DATABASE_URL is right.`;
-  }
-  if ((e?.code ?? '').startsWith('28')) {
-    return `the database refused the login (${oneLine(rootMessage(err))}); check the user and password in DATABASE_URL.`;
-  }
-  if (e?.code === '3D000') {
-    return `the database named in DATABASE_URL does not exist (${oneLine(rootMessage(err))}); create it first.`;
-  }
+  const database = describeDatabaseFailure(err, env.DATABASE_URL);
+  if (database) return oneLine(database);
   return `${oneLine(rootMessage(err))} (LOG_LEVEL=debug shows more)`;
-}
-
-function rootMessage(err: unknown): string {
-  let e = err as { message?: unknown; cause?: unknown } | undefined;
-  let message = typeof e?.message === 'string' && e.message ? e.message : String(err);
-  for (let depth = 0; e?.cause && depth < 5; depth++) {
-    e = e.cause as { message?: unknown; cause?: unknown };
-    if (typeof e?.message === 'string' && e.message) message = e.message;
-  }
-  return message;
 }

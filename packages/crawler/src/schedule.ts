@@ -165,6 +165,9 @@ export async function startRecrawlScheduler(options: RecrawlSchedulerOptions): P
   const connection = options.redis;
   const prefix = options.prefix ?? 'atskills';
   const queue = new Queue(QUEUES.schedule.name, { connection, prefix });
+  // Without a listener BullMQ prints a lost connection's every error as a multi-line stack trace on stderr
+  // (its emit falls back to console.error), between the JSON log lines.
+  queue.on('error', (err) => options.logger?.error({ err }, 'schedule queue error'));
   await queue.upsertJobScheduler(
     SCHEDULER_ID,
     { every: everyMs },

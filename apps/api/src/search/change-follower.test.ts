@@ -134,3 +134,65 @@ describe('ChangeFollower.firstBuild', () => {
     await follower.close();
   });
 });
+
+describe('ChangeFollower builds and catch-ups', () => {
+  it('never runs a build beside a catch-up: each waits for the other, and a sync asked meanwhile runs after', async () => {
+    const log: string[] = [];
+    let releaseCatchUp!: () => void;
+    let releaseBuild!: () => void;
+    let built = false;
+    const follower = new ChangeFollower({
+      ready: () => built,
+      build: async () => {
+        log.push('build start');
+        await new Promise<void>((resolve) => {
+          releaseBuild = resolve;
+        });
+        built = true;
+        log.push('build end');
+      },
+      catchUp: async () => {
+        log.push('catch-up start');
+        await new Promise<void>((resolve) => {
+          releaseCatchUp = resolve;
+        });
+        log.push('catch-up end');
+      },
+    });
+    const first = follower.build();
+    await nextTurn();
+    releaseBuild();
+    await first;
+    // A catch-up runs; a build asked now starts only when it ends.
+    const catchingUp = follower.sync();
+    await nextTurn();
+    const rebuilding = follower.build();
+    await nextTurn();
+    expect(log.at(-1)).toBe('catch-up start');
+    releaseCatchUp();
+    await catchingUp;
+    await nextTurn();
+    expect(log.at(-1)).toBe('build start');
+    // A sync asked during the build waits for it, then catches up once.
+    const syncing = follower.sync();
+    await nextTurn();
+    expect(log.at(-1)).toBe('build start');
+    releaseBuild();
+    await rebuilding;
+    await nextTurn();
+    expect(log.at(-1)).toBe('catch-up start');
+    releaseCatchUp();
+    await syncing;
+    expect(log).toEqual([
+      'build start',
+      'build end',
+      'catch-up start',
+      'catch-up end',
+      'build start',
+      'build end',
+      'catch-up start',
+      'catch-up end',
+    ]);
+    await follower.close();
+  });
+});

@@ -74,9 +74,15 @@ export class ChangeFollower {
     return this.#closed;
   }
 
-  /** Builds (once at a time); resolves when the build ends, failed or not (`error` says which). */
+  /**
+   * Builds (once at a time, and never beside a catch-up: a catch-up works on the structure a build replaces,
+   * and on what the engine keeps beside it, so the two interleaved left a model whose parts came from
+   * different builds); resolves when the build ends, failed or not (`error` says which).
+   */
   build(): Promise<void> {
-    this.#building ??= this.#startBuild()
+    // Started at once when no catch-up runs (a rebuild drops the model before the caller's next step).
+    const start = () => this.#startBuild();
+    this.#building ??= (this.#syncing ? this.#syncing.then(start) : start())
       .then(
         () => {
           this.error = undefined;
@@ -108,9 +114,11 @@ export class ChangeFollower {
     );
   }
 
-  /** Catches up with every committed write now (after the build when it is still running). */
+  /** Catches up with every committed write now (after the build when one is running). */
   sync(): Promise<void> {
-    if (!this.steps.ready()) return this.#building ?? Promise.resolve();
+    // The build ends with a catch-up of its own; one more after it sees what committed while it ran.
+    if (this.#building) return this.#building.then(() => (this.steps.ready() ? this.sync() : undefined));
+    if (!this.steps.ready()) return Promise.resolve();
     if (this.#syncing) {
       this.#syncAgain = true;
       return this.#syncing;

@@ -12,6 +12,7 @@ import { type RunningHub, startHub } from '../../apps/api/src/runtime/start.js';
 import { seedTeam } from '../../apps/api/test/teams-fixtures.js';
 import { packCollection, skillMd } from '../fixtures/archives/make.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { pushPayload, webhookRepository, webhookRequest } from '../support/github-webhooks.js';
 import { startTcpProxy, type TcpProxy, upstreamOf } from '../support/tcp-proxy.js';
 import {
   byStatus,
@@ -30,6 +31,7 @@ const REQUEST_TIMEOUT_MS = 15_000;
 const SEEDED = ['relia-org/repo-0', 'relia-org/repo-1'];
 const QUEUED = ['relia-org/repo-2', 'relia-org/repo-3', 'relia-org/repo-4', 'relia-org/repo-5'];
 const CONCURRENCY = 1;
+const WEBHOOK_SECRET = 'whsec-relia-0123456789abcdef';
 
 let db: TestDatabase;
 let repos: SkillRepos;
@@ -58,6 +60,7 @@ beforeAll(async () => {
       // Rate limiting on, high enough never to refuse this test: the point is that its Redis store is in the path.
       RATE_LIMIT_MAX: '100000',
       RECRAWL_TICK_MS: '0',
+      GITHUB_WEBHOOK_SECRET: WEBHOOK_SECRET,
       SHUTDOWN_TIMEOUT_MS: '2000',
     },
   });
@@ -184,6 +187,32 @@ describe('Redis outage', () => {
     const again = await requestIndexing();
     expect(again.status).toBe(202);
     expect(((await again.json()) as { started: boolean }).started).toBe(true);
+  });
+
+  it('answers a push delivered while Redis is cut 503, and handles its redelivery once Redis is back', async () => {
+    // A repository the hub knows (its push is no new name): the delivery must queue a re-crawl.
+    const delivery = webhookRequest(
+      WEBHOOK_SECRET,
+      'push',
+      pushPayload(webhookRepository('relia-org/repo-1')),
+    );
+    const post = () =>
+      fetch(`${baseUrl}/v1/webhooks/github`, {
+        method: 'POST',
+        headers: delivery.headers,
+        body: delivery.body,
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      });
+    await proxy.cut('refuse');
+    try {
+      expect((await post()).status).toBe(503);
+    } finally {
+      await proxy.restore();
+    }
+    // GitHub redelivers the same delivery (same id, same body): handled, not a duplicate.
+    const again = await post();
+    expect(again.status).toBe(202);
+    expect(((await again.json()) as { outcome: string }).outcome).toBe('queued');
   });
 
   it('a crawl cut off from Redis mid-way pauses, then resumes and indexes every repository exactly once', async () => {

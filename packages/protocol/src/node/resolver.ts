@@ -1,11 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { splitFrontmatter } from '../frontmatter-split.js';
 import { type Identity, parseIdentity, splitIdentityPrefix } from '../identity.js';
 import { SKILL_FILE } from '../leaf-rule.js';
 import type { MenuItem } from '../menu.js';
-import { parseSourceStamp } from '../source-stamp.js';
 import { type CachedEntry, type CacheEntryMeta, SkillCache } from './cache.js';
 import type { FetchedEntry, GitSource } from './git-source.js';
 import type { BatchAnswer, HubSource } from './hub-source.js';
@@ -13,7 +11,7 @@ import type { LocalSkillProblem } from './local-check.js';
 import { resolveLocal } from './local-source.js';
 import { ResolveError, type ResolveErrorCode } from './resolve-error.js';
 import type { ClientSettings } from './settings.js';
-import { SOURCE_FILE } from './source-file.js';
+import { readSourceStamp } from './source-file.js';
 
 /** Where an answer came from. */
 export type Origin = 'local' | 'cache' | 'fetched';
@@ -117,7 +115,7 @@ export class Resolver {
   private async savedCopyFlags(id: Identity, dir: string): Promise<string[]> {
     let origin = id.source === 'local' ? undefined : id.identity;
     try {
-      origin = parseSourceStamp(await readFile(path.join(dir, SOURCE_FILE), 'utf8')).identity;
+      origin = (await readSourceStamp(dir)).identity;
     } catch {
       // No stamp (a skill the project wrote itself) or an unreadable one: the identity asked for stands.
     }

@@ -3,11 +3,11 @@ import { cp, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { refusingVerdict } from '../frame.js';
 import { diskPath, type Identity, parseIdentity } from '../identity.js';
-import { formatSourceStamp, parseSourceStamp, type SourceStamp } from '../source-stamp.js';
+import { formatSourceStamp, type SourceStamp } from '../source-stamp.js';
 import { isMissing, walkFolder } from './fs-tree.js';
 import { ResolveError, type ResolveErrorCode } from './resolve-error.js';
 import type { ResolvedSkill, Resolver } from './resolver.js';
-import { SOURCE_FILE } from './source-file.js';
+import { readSourceStamp, SOURCE_FILE } from './source-file.js';
 
 /** What to do when a re-save finds the project's copy edited (or cannot verify it). */
 export type ConflictChoice = 'keep' | 'refetch' | 'merge';
@@ -194,7 +194,7 @@ async function verifyAgainstRecorded(
 ): Promise<Verification> {
   let stamp: SourceStamp;
   try {
-    stamp = parseSourceStamp(await readFile(path.join(dest, SOURCE_FILE), 'utf8'));
+    stamp = await readSourceStamp(dest);
   } catch (error) {
     const why = isMissing(error) ? 'has no .source stamp' : 'has an unreadable .source stamp';
     return { identical: false, reason: `${why}, so its origin cannot be verified`, changed: [] };

@@ -69,19 +69,27 @@ export function toProblem(err: unknown): HttpProblem {
   return problem('internal');
 }
 
-/** Sends `p` as application/problem+json. */
-export function sendProblem(request: FastifyRequest, reply: FastifyReply, p: HttpProblem): FastifyReply {
+/** The application/problem+json body of `p`, with the request it answers when there was one. */
+function problemDocument(
+  p: HttpProblem,
+  request?: { instance: string; requestId: string },
+): Record<string, unknown> {
   const body: Record<string, unknown> = {
     ...p.extensions,
     type: problemType(p.code),
     title: PROBLEMS[p.code].title,
     status: p.status,
     code: p.code,
-    instance: request.url,
-    requestId: request.id,
+    ...request,
   };
   // 5xx never carry internals: only the fixed title, plus a detail we wrote ourselves for 503.
   if (p.detail !== undefined && (p.status < 500 || p.code === 'unavailable')) body.detail = p.detail;
+  return body;
+}
+
+/** Sends `p` as application/problem+json. */
+export function sendProblem(request: FastifyRequest, reply: FastifyReply, p: HttpProblem): FastifyReply {
+  const body = problemDocument(p, { instance: request.url, requestId: request.id });
   for (const [name, value] of Object.entries(p.headers)) reply.header(name, value);
   // Validators must not be cached against an error answer.
   reply.removeHeader('etag');
@@ -117,15 +125,16 @@ export function answerClientError(err: Error & { code?: string }, socket: Duplex
     socket.destroy(err);
     return;
   }
-  const code: ProblemCode = err.code === 'HPE_HEADER_OVERFLOW' ? 'headers-too-large' : 'bad-request';
-  const { status, title } = PROBLEMS[code];
-  const detail =
-    code === 'headers-too-large'
-      ? 'The request headers are too large'
-      : 'The request is malformed HTTP (its request line or a header could not be read)';
-  const body = JSON.stringify({ type: problemType(code), title, status, code, detail });
+  const p =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? problem('headers-too-large', 'The request headers are too large')
+      : problem(
+          'bad-request',
+          'The request is malformed HTTP (its request line or a header could not be read)',
+        );
+  const body = JSON.stringify(problemDocument(p));
   socket.end(
-    `HTTP/1.1 ${status} ${title}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${p.status} ${PROBLEMS[p.code].title}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
 }
 

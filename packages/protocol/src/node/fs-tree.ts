@@ -51,16 +51,16 @@ export function isMissing(error: unknown): boolean {
  * CPU at 100%): here each missing folder is made once, and its error is thrown.
  */
 export async function makeDirectory(dir: string): Promise<void> {
+  const parent = path.dirname(dir);
   try {
     await mkdir(dir);
     return;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') return;
-    const parent = path.dirname(dir);
     if (code !== 'ENOENT' || parent === dir) throw error;
   }
-  await makeDirectory(path.dirname(dir));
+  await makeDirectory(parent);
   try {
     await mkdir(dir);
   } catch (error) {

@@ -19,3 +19,21 @@ describe('CliContext.readStdin', () => {
     expect(await contextReading(...chunks).readStdin()).toBe('ロールバック 😀');
   });
 });
+
+describe('CliContext.settings', () => {
+  it('says once on stderr which variables it could not read', async () => {
+    const errors: string[] = [];
+    const sink = { write: () => true };
+    const ctx = new CliContext({
+      cwd: '/',
+      env: { ATSKILLS_SUGGEST: 'yes please', XDG_CONFIG_HOME: '/nonexistent' },
+      stdout: sink,
+      stderr: { write: (text: string) => errors.push(text) },
+    });
+    await ctx.settings();
+    await ctx.settings();
+    expect(errors).toEqual([
+      'atskills: ignored ATSKILLS_SUGGEST="yes please" (on, off or a number from 0 to 10); its default applies\n',
+    ]);
+  });
+});

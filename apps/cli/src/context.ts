@@ -54,6 +54,9 @@ export class CliContext {
       const stored = await readStoredConfig(this.io.env);
       const fallback = this.io.defaultHub ? { hub: this.io.defaultHub } : {};
       this.settingsValue = loadSettings(this.io.env, { ...fallback, ...stored });
+      // Said, not fatal: a hook must still answer its host, and every such variable has a default.
+      for (const what of this.settingsValue.ignored)
+        this.err(`atskills: ignored ${what}; its default applies`);
     }
     return this.settingsValue;
   }

@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { ConfigError } from '@atskills/protocol/config';
 import { describe, expect, it } from 'vitest';
 import { loadSettings } from './config.js';
@@ -20,6 +22,14 @@ describe('loadSettings', () => {
     expect(() => loadSettings({ DATABASE_URL: 'not a url' })).toThrow(
       /^Invalid crawler settings: DATABASE_URL/,
     );
+  });
+
+  it('refuses a work folder crawls could not clone into', () => {
+    expect(loadSettings({ CRAWL_WORK_DIR: tmpdir() }).crawlWorkDir).toBe(tmpdir());
+    expect(() => loadSettings({ CRAWL_WORK_DIR: '/no/such/folder' })).toThrow(
+      /CRAWL_WORK_DIR: must be an existing folder this process can write to/,
+    );
+    expect(() => loadSettings({ CRAWL_WORK_DIR: fileURLToPath(import.meta.url) })).toThrow(/CRAWL_WORK_DIR/);
   });
 
   it('reads the shutdown deadline the hub reads', () => {

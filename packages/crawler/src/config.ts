@@ -1,3 +1,4 @@
+import { accessSync, constants, statSync } from 'node:fs';
 import { GithubAuthEnvSchema, type GithubAuthSettings, githubAuthFrom } from '@atskills/github-auth';
 import {
   ConfigError,
@@ -17,6 +18,17 @@ import { defaultContentProcesses } from './content/content-pool.js';
 
 /** GitHub asks for about 2 s between search requests (octokit's own pacing); GITHUB_SEARCH_INTERVAL_MS sets it. */
 export const DEFAULT_SEARCH_INTERVAL_MS = 2_000;
+
+/** Unset, or a folder that exists and can be written: else every crawl would fail at its first clone. */
+function isWritableFolder(dir: string | undefined): boolean {
+  if (dir === undefined) return true;
+  try {
+    accessSync(dir, constants.W_OK | constants.X_OK);
+    return statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
+}
 
 /** Every setting of the crawler, read once from the environment (docs/settings.md is generated from it). */
 export const CrawlerSettingsSchema = z.object({
@@ -77,10 +89,12 @@ export const CrawlerSettingsSchema = z.object({
     .min(1)
     .default('atskills')
     .describe('Prefix of every BullMQ key in Redis (lets several hubs or test files share one Redis).'),
-  CRAWL_WORK_DIR: optionalText.meta({
-    description: 'Where the crawler makes its temporary git repositories.',
-    defaultText: 'the OS temp folder',
-  }),
+  CRAWL_WORK_DIR: optionalText
+    .refine(isWritableFolder, 'must be an existing folder this process can write to')
+    .meta({
+      description: 'Where the crawler makes its temporary git repositories.',
+      defaultText: 'the OS temp folder',
+    }),
   LOG_LEVEL: LogLevel.default('info').describe('pino level (JSON lines on stderr), or `silent`.'),
   /** How long running jobs get to finish on SIGTERM (the worker) or Ctrl-C (a crawl), like the hub's. */
   ...SHUTDOWN_SETTING,

@@ -20,7 +20,7 @@ import {
   QUEUES,
   type RepositoryJobData,
 } from '@atskills/queue';
-import { type Job, Queue, type QueueOptions, UnrecoverableError, Worker } from 'bullmq';
+import { DelayedError, type Job, Queue, type QueueOptions, UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { CrawlerSettings } from './config.js';
@@ -37,7 +37,7 @@ import { completeRuns } from './jobs/run-completion.js';
 import { UnchangedReportBatch } from './jobs/unchanged-batch.js';
 import { createLogger } from './logger.js';
 import { enqueued } from './queue-unavailable.js';
-import { ShutdownError } from './shutdown.js';
+import { abortedByShutdown, ShutdownError } from './shutdown.js';
 
 export interface CreateCrawlerOptions {
   db: Database;
@@ -365,24 +365,38 @@ function bullmqCrawler(
   const shutdown = new AbortController();
   const workers: Worker[] = [];
 
-  const withRateLimit = (worker: () => Worker, fn: (job: Job) => Promise<unknown>) => async (job: Job) => {
-    try {
-      return await fn(job);
-    } catch (error) {
-      if (error instanceof InvalidJobError) {
-        // A payload that fails its schema was not written by this registry's producers: never run or retry it.
-        logger.warn({ jobId: job.id, queue: job.queueName, reason: error.message }, 'job refused');
-        throw new UnrecoverableError(error.message);
-      }
-      if (error instanceof RateLimitedError) {
-        // Pause this queue's worker and put the job back without using an attempt (BullMQ's manual rate limit).
-        logger.warn({ jobId: job.id, retryAfterMs: error.retryAfterMs }, 'rate limited; job delayed');
-        await worker().rateLimit(error.retryAfterMs);
-        throw Worker.RateLimitError();
-      }
-      throw error;
-    }
+  /** Abandoned jobs being recorded: close() waits for them, or their runs would stay running. */
+  const settling = new Set<Promise<void>>();
+  const settle = (queue: string, data: unknown, error: Error) => {
+    const recorded = run.abandoned(queue, data, error).finally(() => settling.delete(recorded));
+    settling.add(recorded);
   };
+
+  const processor =
+    (worker: () => Worker, fn: (job: Job) => Promise<unknown>) => async (job: Job, token?: string) => {
+      try {
+        return await fn(job);
+      } catch (error) {
+        if (abortedByShutdown(shutdown.signal) && token) {
+          // This worker is going away mid-job: the job goes back to the queue as it was, for the next worker,
+          // without spending one of its attempts (a failure would, and the last one would fail it for good).
+          await job.moveToDelayed(Date.now(), token);
+          throw new DelayedError();
+        }
+        if (error instanceof InvalidJobError) {
+          // A payload that fails its schema was not written by this registry's producers: never run or retry it.
+          logger.warn({ jobId: job.id, queue: job.queueName, reason: error.message }, 'job refused');
+          throw new UnrecoverableError(error.message);
+        }
+        if (error instanceof RateLimitedError) {
+          // Pause this queue's worker and put the job back without using an attempt (BullMQ's manual rate limit).
+          logger.warn({ jobId: job.id, retryAfterMs: error.retryAfterMs }, 'rate limited; job delayed');
+          await worker().rateLimit(error.retryAfterMs);
+          throw Worker.RateLimitError();
+        }
+        throw error;
+      }
+    };
 
   if (work) {
     const workerOptions = {
@@ -393,7 +407,7 @@ function bullmqCrawler(
     };
     const discoverWorker: Worker = new Worker(
       QUEUES.discover.name,
-      withRateLimit(
+      processor(
         () => discoverWorker,
         (job) => run.discover(job.data),
       ),
@@ -401,7 +415,7 @@ function bullmqCrawler(
     );
     const repositoryWorker: Worker = new Worker(
       QUEUES.repository.name,
-      withRateLimit(
+      processor(
         () => repositoryWorker,
         (job) =>
           run.repository(job.data, {
@@ -418,7 +432,7 @@ function bullmqCrawler(
     );
     const linkWorker: Worker = new Worker(
       QUEUES.link.name,
-      withRateLimit(
+      processor(
         () => linkWorker,
         (job) =>
           run.link(job.data, {
@@ -433,7 +447,7 @@ function bullmqCrawler(
       worker.on('failed', (job, err) => {
         logger.warn({ err, jobId: job?.id, attemptsMade: job?.attemptsMade }, 'job attempt failed');
         // finishedOn is set only when no attempt is left (a retried job goes back to wait or delayed).
-        if (job?.finishedOn) void run.abandoned(worker.name, job.data, err);
+        if (job?.finishedOn) settle(worker.name, job.data, err);
       });
       workers.push(worker);
     }
@@ -501,6 +515,7 @@ function bullmqCrawler(
         shutdown.abort(new ShutdownError());
         await Promise.all(workers.map((w) => w.close(true)));
       }
+      await Promise.allSettled([...settling]);
       await Promise.all([discoverQueue.close(), repositoryQueue.close(), linkQueue.close()]);
       await Promise.all(connections.map((c) => c.quit().catch(() => c.disconnect())));
       await deps.contentPool.close();

@@ -92,6 +92,16 @@ export function githubAuthFrom(e: GithubAuthValues): GithubAuthSettings {
       webhookSecret: e.GITHUB_APP_WEBHOOK_SECRET,
     });
   }
+  if (!app) {
+    // The App's webhook and install link name an App this hub does not have: say so now, not at the first delivery.
+    for (const name of ['GITHUB_APP_WEBHOOK_SECRET', 'GITHUB_APP_SLUG'] as const) {
+      if (e[name] !== undefined) {
+        throw new GithubAuthSettingsError(
+          `${name}: set with GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY, or not at all`,
+        );
+      }
+    }
+  }
   const tokenKeys: { id: string; key: Buffer }[] = [];
   for (const [i, raw] of (e.LINK_TOKEN_KEYS ?? '')
     .split(',')

@@ -44,5 +44,10 @@ describe('loadGithubAuthSettings', () => {
     expect(() =>
       loadGithubAuthSettings({ GITHUB_APP_ID: '12', GITHUB_APP_PRIVATE_KEY: 'secret-junk' }),
     ).toThrow(/GITHUB_APP_PRIVATE_KEY: not an RSA/);
+    // The App's webhook secret or slug without the App: its deliveries would all be refused as unconfigured.
+    expect(() => loadGithubAuthSettings({ GITHUB_APP_WEBHOOK_SECRET: 'a-secret-of-enough-length' })).toThrow(
+      /^GITHUB_APP_WEBHOOK_SECRET: set with GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY/,
+    );
+    expect(() => loadGithubAuthSettings({ GITHUB_APP_SLUG: 'acme-skills' })).toThrow(/GITHUB_APP_SLUG/);
   });
 });

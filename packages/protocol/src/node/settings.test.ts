@@ -40,3 +40,21 @@ describe('ATSKILLS_SUGGEST', () => {
     expect(loadSettings({ ATSKILLS_SUGGEST_TIMEOUT_MS: '900' }).suggestTimeoutMs).toBe(900);
   });
 });
+
+describe('values the client cannot read', () => {
+  it('are named with what is expected, and their defaults apply', () => {
+    const settings = loadSettings({
+      ATSKILLS_SUGGEST: 'maybe',
+      ATSKILLS_PROBE_TIMEOUT_MS: '2s',
+      ATSKILLS_SUGGEST_TIMEOUT_MS: '-5',
+    });
+    expect(settings.suggest).toBeUndefined();
+    expect(settings.probeTimeoutMs).toBe(20_000);
+    expect(settings.ignored).toEqual([
+      'ATSKILLS_PROBE_TIMEOUT_MS="2s" (a whole number of ms above 0)',
+      'ATSKILLS_SUGGEST_TIMEOUT_MS="-5" (a whole number of ms above 0)',
+      'ATSKILLS_SUGGEST="maybe" (on, off or a number from 0 to 10)',
+    ]);
+    expect(loadSettings({ ATSKILLS_SUGGEST: ' ', ATSKILLS_FETCH_TIMEOUT_MS: '' }).ignored).toEqual([]);
+  });
+});

@@ -29,6 +29,8 @@ export interface ClientSettings {
   suggest?: number;
   /** How long the hook waits for suggestions (ms), inside its overall budget. */
   suggestTimeoutMs: number;
+  /** Variables set to a value the client cannot read, each with what it expects: their defaults apply. */
+  ignored: readonly string[];
 }
 
 /** What `login` writes: the hub to talk to and its token. */
@@ -130,7 +132,7 @@ export const CLIENT_VARIABLES: readonly ClientVariable[] = [
     name: 'ATSKILLS_SUGGEST',
     default: "the config file's `suggest`, else what `init` chose (`--suggest` on the hook), else off",
     description:
-      '`1` (or `on`): the user-prompt hook appends up to 3 skill suggestions from the hub (identity and one-line description; those scored under 0.1 left out) after the injected references; a number from 2 to 10: that many; `0` (or `off`): none, whatever `init` chose.',
+      '`1` (or `on`): the user-prompt hook appends up to 3 skill suggestions from the hub (identity and one-line description; those scored under 0.1 left out) after the injected references; a number from 2 to 10: that many; `0` (or `off`): none, whatever `init` chose. Any other value is ignored, with a line on stderr.',
   },
   {
     name: 'ATSKILLS_SUGGEST_TIMEOUT_MS',
@@ -159,17 +161,35 @@ export function configFileFrom(env: NodeJS.ProcessEnv): string {
 export function loadSettings(env: NodeJS.ProcessEnv, stored: StoredConfig = {}): Readonly<ClientSettings> {
   const githubToken = env.ATSKILLS_GITHUB_TOKEN || env.GITHUB_TOKEN || undefined;
   const hubToken = env.ATSKILLS_TOKEN || stored.token || undefined;
+  const ignored: string[] = [];
+  const positiveInt = (name: string, text: string | undefined, fallback: number): number => {
+    const n = Number(text);
+    if (Number.isInteger(n) && n > 0) return n;
+    if ((text ?? '').trim() !== '')
+      ignored.push(`${name}=${JSON.stringify(text)} (a whole number of ms above 0)`);
+    return fallback;
+  };
   const settings: ClientSettings = {
     cacheDir: cacheDirFrom(env),
     configFile: configFileFrom(env),
     gitBase: trimTrailingSlashes(env.ATSKILLS_GIT_BASE || DEFAULT_GIT_BASE),
     hubUrl: hubBaseUrl(env.ATSKILLS_HUB || stored.hub || DEFAULT_HUB_URL),
     ghViaHub: env.ATSKILLS_GH_VIA_HUB === '1',
-    probeTimeoutMs: positiveInt(env.ATSKILLS_PROBE_TIMEOUT_MS, 20_000),
-    fetchTimeoutMs: positiveInt(env.ATSKILLS_FETCH_TIMEOUT_MS, 300_000),
-    suggestTimeoutMs: positiveInt(env.ATSKILLS_SUGGEST_TIMEOUT_MS, DEFAULT_SUGGEST_TIMEOUT_MS),
+    probeTimeoutMs: positiveInt('ATSKILLS_PROBE_TIMEOUT_MS', env.ATSKILLS_PROBE_TIMEOUT_MS, 20_000),
+    fetchTimeoutMs: positiveInt('ATSKILLS_FETCH_TIMEOUT_MS', env.ATSKILLS_FETCH_TIMEOUT_MS, 300_000),
+    suggestTimeoutMs: positiveInt(
+      'ATSKILLS_SUGGEST_TIMEOUT_MS',
+      env.ATSKILLS_SUGGEST_TIMEOUT_MS,
+      DEFAULT_SUGGEST_TIMEOUT_MS,
+    ),
+    ignored,
   };
-  const suggest = suggestLimit(env.ATSKILLS_SUGGEST) ?? suggestLimit(stored.suggest);
+  const fromEnv = suggestLimit(env.ATSKILLS_SUGGEST);
+  if (fromEnv === undefined && (env.ATSKILLS_SUGGEST ?? '').trim() !== '')
+    ignored.push(
+      `ATSKILLS_SUGGEST=${JSON.stringify(env.ATSKILLS_SUGGEST)} (on, off or a number from 0 to 10)`,
+    );
+  const suggest = fromEnv ?? suggestLimit(stored.suggest);
   if (suggest !== undefined) settings.suggest = suggest;
   if (githubToken) settings.githubToken = githubToken;
   if (hubToken) settings.hubToken = hubToken;
@@ -201,9 +221,4 @@ export function suggestLimit(value: string | boolean | number | undefined): numb
   const n = Number(text);
   if (n === 1) return DEFAULT_SUGGEST_LIMIT; // `ATSKILLS_SUGGEST=1` reads as "on"
   return Math.min(10, n);
-}
-
-function positiveInt(text: string | undefined, fallback: number): number {
-  const n = Number(text);
-  return Number.isInteger(n) && n > 0 ? n : fallback;
 }

@@ -18,6 +18,7 @@ import { createTestHub, type TestHub } from '../../apps/api/test/support/app.js'
 import { HOSTILE_BODY } from '../../packages/protocol/src/frame.test-support.js';
 import { installBundledClient, runCliCaptured, snapshotTree } from '../support/cli.js';
 import { unusedPort } from '../support/ports.js';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -29,6 +30,9 @@ let binDir: string;
 let closedHub: string;
 let hangingHub: string;
 let hanging: Server;
+/** The hub through a proxy the budget tests cut: the hub a cache entry came from, hung or stopped. */
+let relay: TcpProxy;
+let relayed: string;
 const held = new Set<Socket>();
 
 const skill = (name: string, description: string, body: string) =>
@@ -46,6 +50,8 @@ beforeAll(async () => {
   await hub.app.listen({ host: '127.0.0.1', port: 0 });
   origin = `http://127.0.0.1:${(hub.app.server.address() as AddressInfo).port}`;
   binDir = await installBundledClient(dir);
+  relay = await startTcpProxy({ host: '127.0.0.1', port: (hub.app.server.address() as AddressInfo).port });
+  relayed = `http://127.0.0.1:${relay.port}`;
   closedHub = `http://127.0.0.1:${await unusedPort()}`;
   hanging = createServer((socket) => {
     held.add(socket); // accepted, never answered
@@ -80,6 +86,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const socket of held) socket.destroy();
   hanging?.close();
+  await relay?.close();
   await hub?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
@@ -117,14 +124,14 @@ async function newProject(name: string, files: Record<string, string> = {}) {
   const project = path.join(root, 'project');
   await mkdir(project, { recursive: true });
   await writeFiles(project, files);
-  const env = (hubUrl = origin): NodeJS.ProcessEnv => ({
+  const env = (hubUrl = origin, healthy = hubUrl === origin): NodeJS.ProcessEnv => ({
     ...baseEnv(root),
     ATSKILLS_CACHE: path.join(root, 'cache'),
     ATSKILLS_HUB: hubUrl,
     // The machine running the tests is shared and loaded: against the healthy hub (served from this very
     // test process) a first fetch may take longer than 1.5 s here, so those runs get a long budget. The
     // default budget is what the hanging and refusing hubs below are held to.
-    ...(hubUrl === origin ? { ATSKILLS_HOOK_BUDGET_MS: '30000' } : {}),
+    ...(healthy ? { ATSKILLS_HOOK_BUDGET_MS: '30000' } : {}),
   });
   const cli = (argv: string[], hubUrl = origin) => runCliCaptured(argv, { cwd: project, env: env(hubUrl) });
   return { project, env, cli };
@@ -288,7 +295,7 @@ describe('the time budget', () => {
     const lines = [1, 2, 3, 4, 5].map((i) => `@hub:acme/kit/s${i}`).join('\n');
     const { project, env, cli } = await newProject('budget', { '.atskills/.autotrigger': `${lines}\n` });
     expect((await cli(['init', '--agent', 'claude-code'])).code).toBe(0);
-    const healthy = await runHook('claude-code', 'session-start', project, env());
+    const healthy = await runHook('claude-code', 'session-start', project, env(relayed, true));
     expect(healthy.context).toContain('- s5: Resident skill 5. (hub:acme/kit/s5)');
     expect(healthy.context).not.toContain('atskills note');
     // The same hook on a project with nothing to resolve: the client's own start-up on this machine.
@@ -296,17 +303,22 @@ describe('the time budget', () => {
     await empty.cli(['init', '--agent', 'claude-code']);
     const startUp = (await runHook('claude-code', 'session-start', empty.project, empty.env())).ms;
 
-    for (const down of [hangingHub, closedHub]) {
-      const answer = await runHook('claude-code', 'session-start', project, env(down));
-      for (let i = 1; i <= 5; i++)
-        expect(answer.context).toContain(`- s${i}: Resident skill ${i}. (hub:acme/kit/s${i})`);
-      expect(
-        answer.context?.split('\n').filter((l) => l.startsWith('(atskills note:')).length,
-      ).toBeGreaterThan(0);
-      // 1.5 s of waiting at most, plus start-up; 2 s of slack for a loaded machine.
-      expect(answer.ms, `${down}: ${answer.ms} ms against ${startUp} ms of start-up`).toBeLessThan(
-        startUp + 3_500,
-      );
+    for (const down of ['blackhole', 'refuse'] as const) {
+      await relay.cut(down);
+      try {
+        const answer = await runHook('claude-code', 'session-start', project, env(relayed));
+        for (let i = 1; i <= 5; i++)
+          expect(answer.context).toContain(`- s${i}: Resident skill ${i}. (hub:acme/kit/s${i})`);
+        expect(
+          answer.context?.split('\n').filter((l) => l.startsWith('(atskills note:')).length,
+        ).toBeGreaterThan(0);
+        // 1.5 s of waiting at most, plus start-up; 2 s of slack for a loaded machine.
+        expect(answer.ms, `${down}: ${answer.ms} ms against ${startUp} ms of start-up`).toBeLessThan(
+          startUp + 3_500,
+        );
+      } finally {
+        await relay.restore();
+      }
     }
   });
 
@@ -317,17 +329,18 @@ describe('the time budget', () => {
       'codex',
       'user-prompt',
       project,
-      env(),
+      env(relayed, true),
       '@skills:hub:acme/kit/s1 @skills:hub:acme/kit/s2',
     );
     expect(warm.context).toContain('status="fresh"');
+    await relay.cut('blackhole');
     const answer = await runHook(
       'codex',
       'user-prompt',
       project,
-      env(hangingHub),
+      env(relayed),
       '@skills:hub:acme/kit/s1:save @skills:hub:acme/kit/s2 @skills:hub:acme/kit/s3',
-    );
+    ).finally(() => relay.restore());
     const context = answer.context as string;
     // :save within the budget too: the cached copy is saved (the hub is not asked again past the budget).
     expect(context).toMatch(/\(atskills note: saved: hub:acme\/kit\/s1 -> \.atskills\/hub\/acme\/kit\/s1/);

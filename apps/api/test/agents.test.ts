@@ -15,6 +15,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleClient, parseJsonOutput, runCliCaptured } from '../../../test/support/cli.js';
 import { unusedPort } from '../../../test/support/ports.js';
+import { startTcpProxy, type TcpProxy } from '../../../test/support/tcp-proxy.js';
 import { loadOpsConfig } from '../src/runtime/ops-config.js';
 import { createTestHub, type TestHub } from './support/app.js';
 import { seedHubCollection, skillMd } from './support/seed.js';
@@ -24,6 +25,8 @@ const execFileAsync = promisify(execFile);
 
 let hub: TestHub;
 let hubUrl: string;
+/** The hub's address is a proxy's, so the hub can go away at that very address (the cache is keyed by it). */
+let relay: TcpProxy;
 let dir: string;
 let tokens: Tokens;
 /** The `atskills` installed from the hub by the npm test (the Claude Code test runs it as a host would). */
@@ -34,7 +37,8 @@ beforeAll(async () => {
   const pack = path.join(dir, 'pack');
   await bundleClient(pack);
   const port = await unusedPort();
-  hubUrl = `http://127.0.0.1:${port}`;
+  relay = await startTcpProxy({ host: '127.0.0.1', port });
+  hubUrl = `http://127.0.0.1:${relay.port}`;
   hub = await createTestHub('agents', { PUBLIC_URL: hubUrl }, { clientPackageDir: pack });
   await seedHubCollection(hub.db.db, 'acme', 'playbooks', {
     'deploy/SKILL.md': skillMd('deploy', 'Deploy the service step by step', '# Deploy\n\nRun the deploy.\n'),
@@ -60,6 +64,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  await relay?.close();
   await hub?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
@@ -565,18 +570,19 @@ describe('a Claude Code project wired by the installed client', () => {
     );
 
     // The hub goes away: the cached copy is injected, marked stale, with one note line; the hook is quick.
-    const down = { ATSKILLS_HUB: `http://127.0.0.1:${await unusedPort()}` };
+    await relay.cut('refuse');
     const started = performance.now();
-    const stale = await hook('UserPromptSubmit', { prompt: 'again @skills:hub:acme/playbooks/deploy' }, down);
+    const stale = await hook('UserPromptSubmit', { prompt: 'again @skills:hub:acme/playbooks/deploy' });
     expect(performance.now() - started).toBeLessThan(10_000);
     expect(stale?.additionalContext).toContain('status="stale (');
     expect(stale?.additionalContext).toContain('Run the deploy.');
     expect(stale?.additionalContext.split('\n').filter((l) => l.startsWith('(atskills note:'))).toHaveLength(
       1,
     );
-    const staleStart = await hook('SessionStart', { source: 'resume' }, down);
+    const staleStart = await hook('SessionStart', { source: 'resume' });
     expect(staleStart?.additionalContext).toContain('- deploy: Deploy the service step by step');
     expect(staleStart?.additionalContext).toMatch(/\(atskills note: warning: line 1 .*cannot be reached/);
+    await relay.restore();
   }, 60_000);
 });
 

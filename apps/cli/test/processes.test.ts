@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { SkillCache } from '@atskills/protocol/node';
+import { clientCache, loadSettings } from '@atskills/protocol/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJsonOutput, runCliCaptured, spawnCli } from '../../../test/support/cli.js';
 import { createRepo } from '../../../test/support/corpus.js';
@@ -53,7 +53,7 @@ describe('the cache under concurrent and killed clients', () => {
     expect(ja).toMatchObject({ kind: 'skill', body: 'busy body\n', stale: false });
     expect(jb).toEqual(ja);
     expect(await readFile(path.join(ja.dir as string, 'SKILL.md'), 'utf8')).toBe(SKILL);
-    const cache = new SkillCache(cacheDir);
+    const cache = clientCache(loadSettings(env));
     expect((await cache.list()).map((e) => e.identity)).toEqual([identity]);
     expect(await readdir(path.join(cacheDir, 'tmp'))).toEqual([]);
   });
@@ -72,7 +72,7 @@ describe('the cache under concurrent and killed clients', () => {
     } finally {
       server.setDelay(0);
     }
-    const cache = new SkillCache(cacheDir);
+    const cache = clientCache(loadSettings(env));
     const entry = await cache.read(identity);
     if (entry) {
       // The kill landed after the entry was complete: then it must be whole.

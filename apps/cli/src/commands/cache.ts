@@ -11,14 +11,15 @@ export function registerCache(program: Command, ctx: CliContext): void {
     .option('--json', 'print {"dir","entries":[...]}')
     .addHelpText('after', '\nExample:\n  atskills cache ls')
     .action(async (opts: { json?: boolean }) => {
-      const { SkillCache } = await import('@atskills/protocol/node');
+      const { clientCache } = await import('@atskills/protocol/node');
       const settings = await ctx.settings();
-      const entries = await new SkillCache(settings.cacheDir).list();
+      const entries = await clientCache(settings).list();
       if (opts.json) {
         return ctx.json({
           dir: settings.cacheDir,
           entries: entries.map((e) => ({
             identity: e.identity,
+            origin: e.origin ?? null,
             kind: e.kind,
             revision: e.revision,
             fetchedAt: e.fetchedAt,
@@ -37,9 +38,9 @@ export function registerCache(program: Command, ctx: CliContext): void {
     .description('Remove every cached entry')
     .addHelpText('after', '\nExample:\n  atskills cache clear')
     .action(async () => {
-      const { SkillCache } = await import('@atskills/protocol/node');
+      const { clientCache } = await import('@atskills/protocol/node');
       const settings = await ctx.settings();
-      const count = await new SkillCache(settings.cacheDir).clear();
+      const count = await clientCache(settings).clear();
       ctx.out(`Removed ${count} cached entries from ${settings.cacheDir}`);
     });
 }

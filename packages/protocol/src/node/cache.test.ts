@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readdir, readFile, symlink, writeFile } from 'node:fs/p
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type CacheEntryMeta, isCruft, SkillCache } from './cache.js';
+import { type CacheEntryMeta, clientCache, isCruft, SkillCache } from './cache.js';
 import { walkFolder } from './fs-tree.js';
 import { cacheDirFrom } from './settings.js';
 
@@ -19,6 +19,10 @@ function meta(identity: string, contentKey: string, revision = contentKey): Cach
     contentKey,
   };
 }
+
+const GIT_BASE = 'https://github.com';
+const scratchCache = async () =>
+  new SkillCache(await mkdtemp(path.join(tmpdir(), 'atskills-cache-')), () => GIT_BASE);
 
 async function stage(cache: SkillCache, files: Record<string, string>): Promise<string> {
   const dir = await cache.makeTemp();
@@ -37,7 +41,7 @@ describe('SkillCache', () => {
   });
 
   it('commits content atomically; a second commit of the same key keeps the first and drops its own', async () => {
-    const cache = new SkillCache(await mkdtemp(path.join(tmpdir(), 'atskills-cache-')));
+    const cache = await scratchCache();
     const a = await stage(cache, { 'SKILL.md': 'one' });
     const b = await stage(cache, { 'SKILL.md': 'one' });
     const first = await cache.commitContent('gh:o/r/p', 'k1', a);
@@ -52,7 +56,7 @@ describe('SkillCache', () => {
   });
 
   it('keeps the current and previous content folders and drops older ones', async () => {
-    const cache = new SkillCache(await mkdtemp(path.join(tmpdir(), 'atskills-cache-')));
+    const cache = await scratchCache();
     for (const key of ['k1', 'k2', 'k3'])
       await cache.commitContent('gh:o/r/p', key, await stage(cache, { 'SKILL.md': key }));
     await cache.writeMeta({ ...meta('gh:o/r/p', 'k3'), previous: { revision: 'k2', contentKey: 'k2' } });
@@ -63,7 +67,7 @@ describe('SkillCache', () => {
   });
 
   it('strips symlinks, .git and top-level README/LICENSE before content lands', async () => {
-    const cache = new SkillCache(await mkdtemp(path.join(tmpdir(), 'atskills-cache-')));
+    const cache = await scratchCache();
     const dir = await stage(cache, {
       'SKILL.md': 's',
       'README.md': 'r',
@@ -87,8 +91,29 @@ describe('SkillCache', () => {
     ]).toEqual([true, true, true, false, false]);
   });
 
+  it("keeps one hub's copy of a `hub:` identity from another hub's skill of the same name", async () => {
+    const cacheDir = await mkdtemp(path.join(tmpdir(), 'atskills-cache-'));
+    const settings = { cacheDir, gitBase: GIT_BASE };
+    const first = clientCache({ ...settings, hubUrl: 'https://hub.one.example' });
+    const second = clientCache({ ...settings, hubUrl: 'https://hub.two.example' });
+    const identity = 'hub:acme/playbooks/deploy';
+    await first.commitContent(identity, 'k1', await stage(first, { 'SKILL.md': 'one' }));
+    await first.writeMeta({ ...meta(identity, 'k1'), source: 'hub' });
+    expect((await first.read(identity))?.meta.origin).toBe('https://hub.one.example');
+    expect(await second.read(identity)).toBeUndefined();
+    expect(second.readMeta(identity)).toBeUndefined();
+    // `gh:` copies come from the git base whichever hub is set.
+    await first.commitContent('gh:o/r/p', 'k2', await stage(first, { 'SKILL.md': 'two' }));
+    await first.writeMeta(meta('gh:o/r/p', 'k2'));
+    expect((await second.read('gh:o/r/p'))?.meta.revision).toBe('k2');
+    expect((await second.list()).map((e) => `${e.identity} ${e.origin}`)).toEqual([
+      'gh:o/r/p https://github.com',
+      'hub:acme/playbooks/deploy https://hub.one.example',
+    ]);
+  });
+
   it('removes the work folders of processes that no longer run', async () => {
-    const cache = new SkillCache(await mkdtemp(path.join(tmpdir(), 'atskills-cache-')));
+    const cache = await scratchCache();
     await mkdir(path.join(cache.root, 'tmp', '999999999-deadbeef'), { recursive: true });
     const mine = await cache.makeTemp();
     expect(await readdir(path.join(cache.root, 'tmp'))).toEqual([path.basename(mine)]);

@@ -4,6 +4,7 @@ import { lstat, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/
 import path from 'node:path';
 import type { MenuItem } from '../menu.js';
 import { isMissing, makeDirectory } from './fs-tree.js';
+import type { ClientSettings } from './settings.js';
 
 /** What the cache knows about one identity (stored as entry.json next to its content). */
 export interface CacheEntryMeta {
@@ -32,7 +33,15 @@ export interface CacheEntryMeta {
   flags?: string[];
   /** The revision served before this one, kept so a re-save can compare against it without a fetch. */
   previous?: { revision: string; contentKey: string };
+  /** Where the entry was fetched from (the hub's URL, the git base): stamped by `writeMeta`. */
+  origin?: string;
 }
+
+/**
+ * Where one identity's copy comes from. The cache is keyed by it with the identity: a `hub:` identity names
+ * a skill of one hub, and another hub's skill of the same name is another skill.
+ */
+export type OriginOf = (identity: string) => string;
 
 /** A cache hit: the metadata and, for a skill, the folder holding its files. */
 export interface CachedEntry {
@@ -51,6 +60,13 @@ export function isCruft(relPath: string): boolean {
   return segments.length === 1 && CRUFT.test(segments[0] ?? '');
 }
 
+/** The cache of a client with these settings: `hub:` copies by the hub's URL, `gh:` ones by the git base. */
+export function clientCache(settings: Pick<ClientSettings, 'cacheDir' | 'hubUrl' | 'gitBase'>): SkillCache {
+  return new SkillCache(settings.cacheDir, (identity) =>
+    identity.startsWith('hub:') ? settings.hubUrl : settings.gitBase,
+  );
+}
+
 /**
  * The machine-wide validating cache (SPEC 1.4). Layout: `entries/<hash of identity>/entry.json` plus
  * `content/<key>/` folders that are immutable once renamed into place, and `tmp/<pid>-<random>/` work
@@ -59,11 +75,17 @@ export function isCruft(relPath: string): boolean {
  * the next client removes.
  */
 export class SkillCache {
-  constructor(readonly root: string) {}
+  constructor(
+    readonly root: string,
+    private readonly originOf: OriginOf,
+  ) {}
 
-  /** The folder of one identity's entry. */
+  /** The folder of one identity's entry (from its origin). */
   entryDir(identity: string): string {
-    const key = createHash('sha256').update(identity).digest('hex').slice(0, 32);
+    const key = createHash('sha256')
+      .update(`${this.originOf(identity)}\n${identity}`)
+      .digest('hex')
+      .slice(0, 32);
     return path.join(this.root, 'entries', key);
   }
 
@@ -84,7 +106,9 @@ export class SkillCache {
       if (isMissing(error) || error instanceof SyntaxError) return undefined;
       throw error;
     }
-    return meta.version === 1 && meta.identity === identity ? meta : undefined;
+    return meta.version === 1 && meta.identity === identity && meta.origin === this.originOf(identity)
+      ? meta
+      : undefined;
   }
 
   /** The cached entry, or undefined when there is none (or its content has gone missing). */
@@ -140,7 +164,8 @@ export class SkillCache {
     const dir = this.entryDir(meta.identity);
     await makeDirectory(dir);
     const temp = path.join(dir, `.${META_FILE}.${process.pid}-${randomBytes(6).toString('hex')}`);
-    await writeFile(temp, `${JSON.stringify(meta, null, 2)}\n`);
+    const stamped: CacheEntryMeta = { ...meta, origin: this.originOf(meta.identity) };
+    await writeFile(temp, `${JSON.stringify(stamped, null, 2)}\n`);
     await rename(temp, path.join(dir, META_FILE));
     const keep = new Set([meta.contentKey, meta.previous?.contentKey].filter((k): k is string => !!k));
     let folders: string[] = [];

@@ -307,9 +307,18 @@ describe('hub source', () => {
     } finally {
       down = false;
     }
+    // The hub stops (its address the same, nothing listening there): its copy is served stale, saying why.
+    const stopping = createServer(server.listeners('request')[0] as Parameters<typeof createServer>[0]);
+    await new Promise<void>((r) => stopping.listen(0, '127.0.0.1', r));
     const offline = new Resolver(
-      loadSettings({ ATSKILLS_CACHE: r.cache.root, ATSKILLS_HUB: 'http://127.0.0.1:9' }),
+      loadSettings({
+        ATSKILLS_CACHE: r.cache.root,
+        ATSKILLS_HUB: `http://127.0.0.1:${(stopping.address() as AddressInfo).port}`,
+      }),
     );
+    await offline.resolve('hub:acme/tools/deploy', { projectDir });
+    stopping.closeAllConnections();
+    await new Promise<void>((r) => stopping.close(() => r()));
     expect(await offline.resolve('hub:acme/tools/deploy', { projectDir })).toMatchObject({
       stale: true,
       staleReason: expect.stringMatching(/cannot be reached/),

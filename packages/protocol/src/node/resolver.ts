@@ -4,7 +4,7 @@ import { splitFrontmatter } from '../frontmatter-split.js';
 import { type Identity, parseIdentity, splitIdentityPrefix } from '../identity.js';
 import { SKILL_FILE } from '../leaf-rule.js';
 import type { MenuItem } from '../menu.js';
-import { type CachedEntry, type CacheEntryMeta, SkillCache } from './cache.js';
+import { type CachedEntry, type CacheEntryMeta, clientCache, type SkillCache } from './cache.js';
 import type { FetchedEntry, GitSource } from './git-source.js';
 import type { BatchAnswer, HubSource } from './hub-source.js';
 import type { LocalSkillProblem } from './local-check.js';
@@ -94,7 +94,7 @@ export class Resolver {
   >();
 
   constructor(readonly settings: Readonly<ClientSettings>) {
-    this.cache = new SkillCache(settings.cacheDir);
+    this.cache = clientCache(settings);
   }
 
   private git(): Promise<GitSource> {

@@ -4,7 +4,7 @@
  * gh: mirror. (The other API tests seed rows directly, which is faster; this one proves both agree.)
  */
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -17,6 +17,8 @@ import { createTestDatabase, type TestDatabase } from '../../../test/support/dat
 import { type GithubStandin, startGithubStandin } from '../../../test/support/github-standin.js';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
+import { createToken, createUser, OPERATOR } from '../src/services/auth/accounts.js';
+import { decideReport } from '../src/services/safety-reports.js';
 
 const REPOS = ['anthropics/skills', 'hashicorp/agent-skills'];
 
@@ -146,4 +148,71 @@ describe('the API over a crawled index', () => {
       }),
     ]);
   });
+});
+
+describe('a gh: skill read over git that the hub judged malicious', () => {
+  const judged = 'gh:hashicorp/agent-skills/packer/builders/skills/aws-ami-builder';
+  const folder = 'gh:hashicorp/agent-skills/packer/builders/skills/';
+
+  it('is refused on its first read, by install, and as one of a folder line (SPEC 2.8)', async () => {
+    const op = { authority: OPERATOR, now: new Date(), requestId: 'test' };
+    await createUser(db.db, { name: 'reporter' }, op);
+    const token = (await createToken(db.db, { user: 'reporter', scopes: ['read'] }, op)).token;
+    const report = await app.inject({
+      method: 'POST',
+      url: `/v1/skills/${judged}/reports`,
+      headers: { authorization: `Bearer ${token}` },
+      payload: { kind: 'malicious', note: 'exfiltrates keys' },
+    });
+    expect(report.statusCode, report.body).toBeLessThan(300);
+    await decideReport(db.db, (report.json() as { id: number }).id, 'accept', 'confirmed', op);
+
+    // Over git, a cache that has never seen it: git knows no verdict, the hub that indexed it does.
+    const project = path.join(dir, 'judged-project');
+    await mkdir(project, { recursive: true });
+    const env = {
+      PATH: process.env.PATH,
+      HOME: dir,
+      XDG_CONFIG_HOME: path.join(dir, 'config'),
+      ATSKILLS_CACHE: path.join(dir, 'judged-cache'),
+      ATSKILLS_HUB: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`,
+      ATSKILLS_GIT_BASE: standin.gitUrl,
+    };
+    const read = await runCliCaptured(['get', judged], { cwd: project, env });
+    expect(read.code).toBe(1);
+    expect(read.stderr).toContain(`${judged} was refused: the hub judged it reported-malicious`);
+    expect(read.stdout).not.toContain('AMI');
+
+    const install = await runCliCaptured(['install', judged], { cwd: project, env });
+    expect(install.code).toBe(1);
+    expect(install.stderr).toContain('the hub judged it malicious (reported-malicious)');
+
+    const line = await runCliCaptured(['install', folder, '--yes'], { cwd: project, env });
+    expect(line.code).toBe(1);
+    expect(line.stderr).toContain('was not installed: the hub judged it malicious');
+    expect(line.stderr).toContain(`${judged} (reported-malicious)`);
+    // The same folder line written by hand: its resident rows leave the judged skill out and flag the rest.
+    await mkdir(path.join(project, '.atskills'), { recursive: true });
+    await writeFile(path.join(project, '.atskills', '.autotrigger'), `@${folder}\n`);
+    const block = await runCliCaptured(['prompt', '--json'], { cwd: project, env });
+    expect(block.code, block.stderr).toBe(0);
+    const resident = JSON.parse(block.stdout) as { block: string; warnings: { message: string }[] };
+    expect(resident.block).not.toContain(
+      '(gh:hashicorp/agent-skills/packer/builders/skills/aws-ami-builder)',
+    );
+    expect(resident.block).toMatch(
+      /\(gh:hashicorp\/agent-skills\/packer\/builders\/skills\/windows-builder\) \[flagged: remote-exec\]/,
+    );
+    expect(resident.warnings.map((w) => w.message)).toContain(
+      `${judged} is left out: the hub judged it malicious (reported-malicious).`,
+    );
+    const sibling = await runCliCaptured(
+      ['get', 'gh:hashicorp/agent-skills/packer/builders/skills/windows-builder'],
+      {
+        cwd: project,
+        env,
+      },
+    );
+    expect(sibling.code, sibling.stderr).toBe(0);
+  }, 120_000);
 });

@@ -12,7 +12,7 @@ export function registerInstall(program: Command, ctx: CliContext): void {
     .option('--yes', 'install a skill the hub flagged without asking (never one judged malicious)')
     .option(
       '--json',
-      'print {"identity","line","changed","skills"?,"warning"?,"problems"?,"flags"?,"refused"?}',
+      'print {"identity","line","changed","skills"?,"warning"?,"problems"?,"flags"?,"flaggedSkills"?,"refused"?}',
     )
     .addHelpText(
       'after',
@@ -32,12 +32,14 @@ export function registerInstall(program: Command, ctx: CliContext): void {
       if (outcome.refused) {
         ctx.fail(EXIT.failure);
         if (opts.json) return ctx.json(outcome);
+        // A folder: which of its skills carry the flags.
+        const which = outcome.flaggedSkills ? ` in ${outcome.flaggedSkills.join('; ')}` : '';
         ctx.err(
           outcome.refused === 'unchecked'
             ? `atskills: ${outcome.identity} was not installed: it could not be checked (${outcome.warning}).`
             : outcome.refused === 'malicious'
-              ? `atskills: ${outcome.identity} was not installed: the hub judged it malicious (${outcome.flags?.join(', ')}).`
-              : `atskills: ${outcome.identity} was not installed: the hub flagged it (${outcome.flags?.join(', ')}). Read it with \`atskills get ${outcome.identity}\`, then run \`atskills install --yes ${outcome.identity}\` to install it anyway.`,
+              ? `atskills: ${outcome.identity} was not installed: the hub judged it malicious (${outcome.flags?.join(', ')}${which}).`
+              : `atskills: ${outcome.identity} was not installed: the hub flagged it (${outcome.flags?.join(', ')}${which}). Read it with \`atskills get ${outcome.identity}\`, then run \`atskills install --yes ${outcome.identity}\` to install it anyway.`,
         );
         return;
       }

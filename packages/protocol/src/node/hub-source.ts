@@ -30,7 +30,7 @@ export type HubRefresh =
   | { status: 'fetched'; entry: FetchedEntry };
 
 /** One answer of a batch probe: the cached revision holds (with the flags the hub named, if it did), or not. */
-export type BatchAnswer = { status: 'unchanged'; flags?: string[] } | { status: 'changed' | 'other' };
+export type BatchAnswer = { status: 'unchanged' | 'changed'; flags?: string[] } | { status: 'other' };
 
 /**
  * The safety flag codes of an answer: the X-Skill-Flags header when present (the hub sends it on 200, 304 and
@@ -134,16 +134,16 @@ export class HubSource {
     parsed.data.items.forEach((item, index) => {
       const asked = items[index];
       if (!asked) return;
-      if (item.status !== 'unchanged') {
-        answers.set(asked.id.identity, { status: item.status === 'changed' ? 'changed' : 'other' });
+      if (item.status !== 'unchanged' && item.status !== 'changed') {
+        answers.set(asked.id.identity, { status: 'other' });
         return;
       }
-      // The batch's items carry the skill's active flag codes (an older hub leaves them out: the probe tells).
+      // The batch's skill items carry their active flag codes (an older hub, or a menu, leaves them out).
       answers.set(
         asked.id.identity,
         item.flags
-          ? { status: 'unchanged', flags: flagCodes(undefined, item.flags) }
-          : { status: 'unchanged' },
+          ? { status: item.status, flags: flagCodes(undefined, item.flags) }
+          : { status: item.status },
       );
     });
     return answers;

@@ -53,8 +53,10 @@ export interface InstallOutcome {
   skills?: string[];
   /** A project skill that breaks SPEC 1.1 (installed all the same; the resident block may leave it out). */
   problems?: LocalSkillProblem[];
-  /** The skill's safety flag codes (SPEC 2.8). */
+  /** The skill's safety flag codes (SPEC 2.8); a folder's: every code its skills carry. */
   flags?: string[];
+  /** A folder: the skills of it the hub flagged, each `<identity> (<codes>)`. */
+  flaggedSkills?: string[];
   /**
    * Why nothing was written: the hub judged it malicious, it is flagged and was not approved, or its flags
    * could not be checked and `requireCheck` was set.
@@ -86,6 +88,7 @@ export async function installSkill(
   let skills: string[] | undefined;
   let problems: LocalSkillProblem[] | undefined;
   let flags: string[] = [];
+  let flaggedSkills: string[] | undefined;
   try {
     const resolved = await resolver.resolve(id, options);
     isMenu = resolved.kind === 'menu';
@@ -105,6 +108,14 @@ export async function installSkill(
           : (await directoryMembers(resolver, id.identity, options)).items.map((i) => i.identity);
       if (skills.length === 0)
         warning = `${id.identity} holds no skills yet; the line follows whatever appears there.`;
+      // A whole-directory line makes each of its skills resident: their verdicts are the line's (SPEC 2.8).
+      const cloudSkills = id.source === 'local' ? [] : skills;
+      const verdicts = await resolver.hubFlags(cloudSkills, options);
+      const flagged = cloudSkills.filter((skill) => (verdicts.get(skill) ?? []).length > 0);
+      if (flagged.length > 0) {
+        flags = [...new Set(flagged.flatMap((skill) => verdicts.get(skill) ?? []))].sort();
+        flaggedSkills = flagged.map((skill) => `${skill} (${verdicts.get(skill)?.join(', ')})`);
+      }
     }
     if (resolved.kind === 'skill' && resolved.problems) problems = resolved.problems;
     if (resolved.stale) warning = resolved.staleReason;
@@ -128,7 +139,15 @@ export async function installSkill(
     : flags.length > 0 && !(await options.approve?.(flags))
       ? ('flagged' as const)
       : undefined;
-  if (refused) return { identity: id.identity, line, changed: false, flags, refused };
+  if (refused)
+    return {
+      identity: id.identity,
+      line,
+      changed: false,
+      flags,
+      refused,
+      ...(flaggedSkills ? { flaggedSkills } : {}),
+    };
   const before = await readAutotrigger(options.projectDir);
   const after = addAutotriggerLine(before, line);
   if (after !== before) await writeAutotrigger(options.projectDir, after);
@@ -140,6 +159,7 @@ export async function installSkill(
     ...(skills ? { skills } : {}),
     ...(problems ? { problems } : {}),
     ...(flags.length ? { flags } : {}),
+    ...(flaggedSkills ? { flaggedSkills } : {}),
   };
 }
 
@@ -318,8 +338,22 @@ export async function residentBlock(
         const members = await directoryMembers(resolver, entry.identity, options);
         if (members.stale) warn(entry.line, `${entry.identity}/: ${members.staleReason}`);
         if (members.items.length === 0) warn(entry.line, `${entry.identity}/ holds no skills.`);
+        // A menu names no verdicts: the hub is asked for its skills' own, as for a line of each.
+        const verdicts = options.offline
+          ? new Map<string, string[]>()
+          : await resolver.hubFlags(
+              members.items.filter((item) => !item.local && !seen.has(item.identity)).map((i) => i.identity),
+              options,
+            );
         for (const item of members.items) {
-          if (excluded.includes(item.identity)) continue;
+          if (excluded.includes(item.identity) || seen.has(item.identity)) continue;
+          const flags = item.local ? [] : (verdicts.get(item.identity) ?? []);
+          const verdict = refusingVerdict(flags);
+          if (verdict) {
+            seen.add(item.identity);
+            warn(entry.line, `${item.identity} is left out: the hub judged it malicious (${verdict}).`);
+            continue;
+          }
           const problems = item.local ? await localProblems(options.projectDir, item.identity) : [];
           addRow(
             entry.line,
@@ -328,6 +362,7 @@ export async function residentBlock(
               description: oneLine(item.description),
               identity: item.identity,
               stale: members.stale,
+              ...(flags.length ? { flags } : {}),
             },
             problems,
           );

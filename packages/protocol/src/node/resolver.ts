@@ -342,13 +342,88 @@ export class Resolver {
       );
       return answer.status === 'unchanged' ? { flags: answer.flags ?? [] } : { fetched: answer.entry };
     }
+    // Over git: git knows no verdicts, the hub that indexed the repository does, by the folder's content
+    // (SPEC 2.8: a verdict holds for every revision with the same content). Asked after every probe and
+    // fetch, not only in a hook's batch, so a first read, a new head or `install` carries them too.
     const git = await this.git();
     const head = await git.probe(id);
     if (known && head === known.revision) {
-      const flags = await this.ghFlags.get(id.identity);
+      // A hook's batch already asked about this content: its answer stands, found or not.
+      const batched = this.ghFlags.get(id.identity);
+      const flags = batched
+        ? await batched
+        : known.contentKey
+          ? await this.flagsAt(id, known.contentKey)
+          : undefined;
       return flags ? { flags } : {};
     }
-    return { fetched: await git.fetch(id) };
+    const fetched = await git.fetch(id);
+    const sameContent = known?.contentKey !== undefined && known.contentKey === fetched.contentKey;
+    const flags =
+      (fetched.contentKey ? await this.flagsAt(id, fetched.contentKey) : undefined) ??
+      (sameContent ? known?.flags : undefined);
+    return { fetched: flags ? { ...fetched, flags } : fetched };
+  }
+
+  /**
+   * The flags the hub names for a `gh:` skill folder at one tree sha, or undefined when no hub answered
+   * about that content (not indexed there, indexed at other content, unreachable). A hub is not needed to
+   * read `gh:` over git, so one that does not answer quickly is not waited for.
+   */
+  private async flagsAt(id: Identity, contentKey: string): Promise<string[] | undefined> {
+    try {
+      const hub = await this.hub();
+      const answers = await hub.probeBatch(
+        [{ id, revision: contentKey }],
+        Math.min(this.settings.probeTimeoutMs, FLAGS_TIMEOUT_MS),
+      );
+      const answer = answers.get(id.identity);
+      return answer?.status === 'unchanged' ? answer.flags : undefined;
+    } catch (error) {
+      if (error instanceof ResolveError) return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * The flags the hub names for each of `identities` now, in one batch (up to 128): a folder's members,
+   * whose menu carries none. Those the hub does not know or did not answer about are left out.
+   */
+  async hubFlags(
+    identities: readonly string[],
+    options: { deadline?: number } = {},
+  ): Promise<Map<string, string[]>> {
+    const known = new Map<string, string[]>();
+    const ids: Identity[] = [];
+    for (const text of new Set(identities)) {
+      try {
+        const id = parseIdentity(text);
+        if (id.source !== 'local') ids.push(id);
+      } catch {
+        // Not an identity: nothing to ask.
+      }
+    }
+    if (ids.length === 0 || (options.deadline !== undefined && options.deadline <= Date.now())) return known;
+    const timeoutMs =
+      options.deadline !== undefined
+        ? Math.max(1, options.deadline - Date.now())
+        : Math.min(this.settings.probeTimeoutMs, FLAGS_TIMEOUT_MS);
+    const hub = await this.hub();
+    for (let i = 0; i < ids.length; i += 128) {
+      let answers: Map<string, BatchAnswer>;
+      try {
+        answers = await hub.probeBatch(
+          ids.slice(i, i + 128).map((id) => ({ id })),
+          timeoutMs,
+        );
+      } catch (error) {
+        if (error instanceof ResolveError) break;
+        throw error;
+      }
+      for (const [identity, answer] of answers)
+        if (answer.status !== 'other' && answer.flags) known.set(identity, answer.flags);
+    }
+    return known;
   }
 
   private viaHub(id: Identity): boolean {
@@ -415,6 +490,9 @@ function staleReason(error: ResolveError, meta: CacheEntryMeta): string {
 }
 
 /** The file-system errors that say the cache folder itself cannot be used (not a race between processes). */
+/** How long a `gh:` read over git waits for the hub's verdict on its content (ms), past which it has none. */
+const FLAGS_TIMEOUT_MS = 5_000;
+
 const UNUSABLE_CACHE = new Set(['EACCES', 'EPERM', 'ENOTDIR', 'EROFS', 'ENAMETOOLONG']);
 
 /**

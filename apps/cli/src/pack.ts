@@ -3,12 +3,15 @@ import path from 'node:path';
 import {
   describeWarning,
   findSkillFolders,
+  reservedSkillPath,
   SKILL_FILE,
   skillFilesOf,
   strictProblems,
+  type TreeEntry,
   tryParseSkillMarkdown,
 } from '@atskills/protocol';
 import { ResolveError, walkFolder } from '@atskills/protocol/node';
+import ignore, { type Ignore } from 'ignore';
 import { create } from 'tar';
 
 /** One skill of a collection about to be published. */
@@ -27,15 +30,65 @@ export interface PublishPlan {
   bytes: number;
   /** Symlinks and special files inside skills, which are never published. */
   skipped: string[];
+  /** Files a `.gitignore` of the folder names (as `git add` would leave them out): not published. */
+  ignored: string[];
+  /** Files the hub refuses in a skill (a saved copy's `.source`, a nested `.atskills/`): not published. */
+  reserved: string[];
+}
+
+/** Publishing options: the collection a root SKILL.md becomes (its name must be the collection's). */
+export interface PlanOptions {
+  collection?: string;
+}
+
+/**
+ * The entries a `.gitignore` inside `root` does not name, and those it does (files only): each `.gitignore`
+ * applies to its folder and below, as git reads them. A team's skill folder is often a work tree with
+ * secrets, logs and dependencies ignored; uploading them would surprise anyone.
+ */
+async function withoutIgnored(
+  root: string,
+  entries: TreeEntry[],
+): Promise<{ kept: TreeEntry[]; ignored: string[] }> {
+  const rules = new Map<string, Ignore>();
+  for (const entry of entries) {
+    if (entry.type !== 'file' || path.posix.basename(entry.path) !== '.gitignore') continue;
+    const dir = path.posix.dirname(entry.path);
+    rules.set(dir === '.' ? '' : dir, ignore().add(await readFile(path.join(root, entry.path), 'utf8')));
+  }
+  if (rules.size === 0) return { kept: entries, ignored: [] };
+  const isIgnored = (entry: TreeEntry) => {
+    for (const [dir, rule] of rules) {
+      if (dir !== '' && !entry.path.startsWith(`${dir}/`)) continue;
+      const inDir = dir === '' ? entry.path : entry.path.slice(dir.length + 1);
+      if (rule.ignores(entry.type === 'dir' ? `${inDir}/` : inDir)) return true;
+    }
+    return false;
+  };
+  const kept: TreeEntry[] = [];
+  const ignored: string[] = [];
+  for (const entry of entries) {
+    if (!isIgnored(entry)) kept.push(entry);
+    else if (entry.type === 'file') ignored.push(entry.path);
+  }
+  return { kept, ignored };
 }
 
 /**
  * Plans a publish: walks the folder with the leaf rule and validates every SKILL.md as the hub will
  * (SPEC 1.1), refusing with the file and the rule when one is invalid.
  */
-export async function planPublish(folder: string): Promise<PublishPlan> {
+export async function planPublish(folder: string, options: PlanOptions = {}): Promise<PublishPlan> {
   const root = path.resolve(folder);
-  const entries = await walkFolder(root);
+  let walked: TreeEntry[];
+  try {
+    walked = await walkFolder(root);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EILSEQ')
+      throw new ResolveError('usage', `Cannot publish: ${(error as Error).message}.`);
+    throw error;
+  }
+  const { kept: entries, ignored } = await withoutIgnored(root, walked);
   const skillFolders = findSkillFolders(entries);
   if (skillFolders.length === 0)
     throw new ResolveError(
@@ -43,13 +96,15 @@ export async function planPublish(folder: string): Promise<PublishPlan> {
       `${root} holds no ${SKILL_FILE} (a skill is a folder holding ${SKILL_FILE}).`,
     );
   const problems: string[] = [];
+  const reserved: string[] = [];
   const skills: PlannedSkill[] = [];
   const files: string[] = [];
   let bytes = 0;
   const filesOf = skillFilesOf(entries, skillFolders);
   for (const skill of skillFolders) {
     const file = skill === '' ? SKILL_FILE : `${skill}/${SKILL_FILE}`;
-    const folderName = path.basename(skill === '' ? root : skill);
+    // A root SKILL.md is the collection's own skill: named after the collection, not the local folder.
+    const folderName = skill === '' ? (options.collection ?? path.basename(root)) : path.basename(skill);
     const parsed = tryParseSkillMarkdown(await readFile(path.join(root, file)), folderName);
     if (!parsed.ok) {
       problems.push(`${file}: ${parsed.error.message} [${parsed.error.code}]`);
@@ -57,7 +112,12 @@ export async function planPublish(folder: string): Promise<PublishPlan> {
     }
     for (const problem of strictProblems(parsed.doc))
       problems.push(`${file}: ${describeWarning(problem)} [${problem}]`);
-    const own = filesOf.get(skill)!;
+    const own = filesOf.get(skill)!.filter((f) => {
+      const inSkill = skill === '' ? f.path : f.path.slice(skill.length + 1);
+      if (!reservedSkillPath(inSkill)) return true;
+      reserved.push(f.path);
+      return false;
+    });
     const size = own.reduce((sum, f) => sum + (f.size ?? 0), 0);
     skills.push({ path: skill, name: parsed.doc.name, files: own.length, bytes: size });
     files.push(...own.map((f) => f.path));
@@ -71,7 +131,7 @@ export async function planPublish(folder: string): Promise<PublishPlan> {
   const skipped = entries
     .filter((e) => (e.type === 'symlink' || e.type === 'other') && inSkills(e.path))
     .map((e) => e.path);
-  return { folder: root, skills, files, bytes, skipped };
+  return { folder: root, skills, files, bytes, skipped, ignored, reserved };
 }
 
 /** Packs the planned files into a gzip tar (paths relative to the collection root, no owners). */

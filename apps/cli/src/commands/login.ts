@@ -6,13 +6,13 @@ export function registerLogin(program: Command, ctx: CliContext): void {
   program
     .command('login')
     .description(
-      'Check a token with the hub, then store the hub URL and the token in $XDG_CONFIG_HOME/atskills/config.json (mode 0600)',
+      'Check a token with the hub, then store the hub URL and the token in $XDG_CONFIG_HOME/atskills/config.json (mode 0600); the token is sent to that hub only, whatever ATSKILLS_HUB names later',
     )
     .requiredOption('--hub <url>', 'the hub, e.g. https://hub.example.org (or <origin>/api/skills)')
     .option('--token <token>', 'the token (default: read from stdin, so it stays out of shell history)')
     .addHelpText(
       'after',
-      '\nExamples:\n  echo "$HUB_TOKEN" | atskills login --hub https://hub.example.org\n  atskills login --hub http://127.0.0.1:8080 --token atk_...',
+      '\nExamples:\n  echo "$HUB_TOKEN" | atskills login --hub https://hub.example.org\n  atskills login --hub http://127.0.0.1:8080 --token ask_...',
     )
     .action(async (opts: { hub: string; token?: string }) => {
       const [

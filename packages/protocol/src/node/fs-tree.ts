@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { lstat, mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { TreeEntry } from '../leaf-rule.js';
@@ -9,12 +10,23 @@ import type { TreeEntry } from '../leaf-rule.js';
 export async function walkFolder(root: string): Promise<TreeEntry[]> {
   const out: TreeEntry[] = [];
   const visit = async (rel: string): Promise<void> => {
-    let names: string[];
+    let raw: Buffer[];
     try {
-      names = await readdir(rel === '' ? root : path.join(root, rel));
+      raw = await readdir(rel === '' ? root : path.join(root, rel), { encoding: 'buffer' });
     } catch (error) {
       if (rel === '' && isMissing(error)) return;
       throw error;
+    }
+    const names: string[] = [];
+    for (const bytes of raw) {
+      // Read as text, such a name would be changed (U+FFFD) and then missing: say which one it is instead.
+      if (!isUtf8(bytes)) {
+        const shown = rel === '' ? bytes.toString('utf8') : `${rel}/${bytes.toString('utf8')}`;
+        throw Object.assign(new Error(`${shown}: the file name is not valid UTF-8; rename it`), {
+          code: 'EILSEQ',
+        });
+      }
+      names.push(bytes.toString('utf8'));
     }
     for (const name of names.sort()) {
       if (name === '.git') continue;

@@ -58,3 +58,17 @@ describe('values the client cannot read', () => {
     expect(loadSettings({ ATSKILLS_SUGGEST: ' ', ATSKILLS_FETCH_TIMEOUT_MS: '' }).ignored).toEqual([]);
   });
 });
+
+describe('the stored token', () => {
+  it('goes to the hub it was stored with only, whatever spelling of it ATSKILLS_HUB uses', () => {
+    const stored = { hub: 'https://hub.example.org', token: 'ask_stored' };
+    expect(loadSettings({}, stored).hubToken).toBe('ask_stored');
+    expect(loadSettings({ ATSKILLS_HUB: 'https://hub.example.org/api/skills/' }, stored).hubToken).toBe(
+      'ask_stored',
+    );
+    expect(loadSettings({ ATSKILLS_HUB: 'https://other.example.org' }, stored).hubToken).toBeUndefined();
+    expect(
+      loadSettings({ ATSKILLS_HUB: 'https://other.example.org', ATSKILLS_TOKEN: 'ask_env' }, stored).hubToken,
+    ).toBe('ask_env');
+  });
+});

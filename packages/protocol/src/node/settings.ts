@@ -160,7 +160,10 @@ export function configFileFrom(env: NodeJS.ProcessEnv): string {
 /** Builds the settings from an environment and the stored config (environment wins). */
 export function loadSettings(env: NodeJS.ProcessEnv, stored: StoredConfig = {}): Readonly<ClientSettings> {
   const githubToken = env.ATSKILLS_GITHUB_TOKEN || env.GITHUB_TOKEN || undefined;
-  const hubToken = env.ATSKILLS_TOKEN || stored.token || undefined;
+  const hubUrl = hubBaseUrl(env.ATSKILLS_HUB || stored.hub || DEFAULT_HUB_URL);
+  // A stored token is the credential of the hub `login` stored with it: never sent to another one.
+  const storedTokenHub = hubBaseUrl(stored.hub || DEFAULT_HUB_URL);
+  const hubToken = env.ATSKILLS_TOKEN || (storedTokenHub === hubUrl ? stored.token : undefined) || undefined;
   const ignored: string[] = [];
   const positiveInt = (name: string, text: string | undefined, fallback: number): number => {
     const n = Number(text);
@@ -173,7 +176,7 @@ export function loadSettings(env: NodeJS.ProcessEnv, stored: StoredConfig = {}):
     cacheDir: cacheDirFrom(env),
     configFile: configFileFrom(env),
     gitBase: trimTrailingSlashes(env.ATSKILLS_GIT_BASE || DEFAULT_GIT_BASE),
-    hubUrl: hubBaseUrl(env.ATSKILLS_HUB || stored.hub || DEFAULT_HUB_URL),
+    hubUrl,
     ghViaHub: env.ATSKILLS_GH_VIA_HUB === '1',
     probeTimeoutMs: positiveInt('ATSKILLS_PROBE_TIMEOUT_MS', env.ATSKILLS_PROBE_TIMEOUT_MS, 20_000),
     fetchTimeoutMs: positiveInt('ATSKILLS_FETCH_TIMEOUT_MS', env.ATSKILLS_FETCH_TIMEOUT_MS, 300_000),

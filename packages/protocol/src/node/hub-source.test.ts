@@ -31,6 +31,8 @@ let deployRevision = 'r1';
 let down = false;
 /** When true, hub:acme/tools/deploy answers 410 as a skill removed upstream. */
 let deployGone = false;
+/** When set, hub:acme/tools/deploy answers this refusal (a revoked token, a member removed). */
+let deployRefused: 401 | 404 | undefined;
 const archives = new Map<string, Buffer>();
 /** How many more times gh:acme/fresh/deploy answers "being indexed" (404 with Retry-After). */
 let indexingPolls = 0;
@@ -92,6 +94,8 @@ async function answer(
   const skillOrArchive = /^\/v1\/(skills|archive)\/(.+)$/.exec(route);
   if (!skillOrArchive) return { status: 404 };
   const [, kind, identity] = skillOrArchive;
+  if (identity === 'hub:acme/tools/deploy' && deployRefused)
+    return problem(deployRefused, deployRefused === 401 ? 'unauthorized' : 'not-found');
   if (identity === 'hub:acme/tools/deploy' && deployGone)
     return problem(410, 'gone', { lastRevision: deployRevision, lastSeen: '2026-03-04' });
   if (identity === 'gh:acme/fresh/deploy' && kind === 'skills' && indexingPolls-- > 0) {
@@ -324,6 +328,21 @@ describe('hub source', () => {
       staleReason: expect.stringMatching(/cannot be reached/),
     });
     expect((await failure(offline.resolve('hub:acme/tools', { projectDir }))).code).toBe('offline');
+  });
+
+  it('serves no cached copy to a caller the hub now refuses (revoked token, removed member)', async () => {
+    const { resolver: r, projectDir } = await resolver();
+    deployRevision = 'r1';
+    await r.resolve('hub:acme/tools/deploy', { projectDir });
+    try {
+      deployRefused = 401;
+      expect((await failure(r.resolve('hub:acme/tools/deploy', { projectDir }))).code).toBe('no-access');
+      deployRefused = 404;
+      expect((await failure(r.resolve('hub:acme/tools/deploy', { projectDir }))).code).toBe('not-found');
+    } finally {
+      deployRefused = undefined;
+    }
+    expect(await r.resolve('hub:acme/tools/deploy', { projectDir })).toMatchObject({ stale: false });
   });
 
   it("keeps the hub's safety flags with the cached entry: a new verdict on a 304 replaces them, a stale answer still carries them", async () => {

@@ -300,7 +300,7 @@ export class Resolver {
     try {
       ({ fetched, flags } = await this.refresh(id, cached?.meta));
     } catch (error) {
-      if (!(error instanceof ResolveError) || !cached) throw error;
+      if (!(error instanceof ResolveError) || !cached || REFUSALS_OVER_CACHE.has(error.code)) throw error;
       return this.fromCache(cached, staleReason(error, cached.meta), error.code);
     }
     const now = new Date().toISOString();
@@ -489,10 +489,16 @@ function staleReason(error: ResolveError, meta: CacheEntryMeta): string {
   return `${error.message} Serving the cached copy from ${date}.`;
 }
 
-/** The file-system errors that say the cache folder itself cannot be used (not a race between processes). */
 /** How long a `gh:` read over git waits for the hub's verdict on its content (ms), past which it has none. */
 const FLAGS_TIMEOUT_MS = 5_000;
 
+/**
+ * Answers that say this caller may not read the identity (SPEC 2.2: no access reads as not found): the
+ * cached copy is not served in their place, or a revoked token or a removed member would read on.
+ */
+const REFUSALS_OVER_CACHE = new Set<ResolveErrorCode>(['no-access', 'not-found']);
+
+/** The file-system errors that say the cache folder itself cannot be used (not a race between processes). */
 const UNUSABLE_CACHE = new Set(['EACCES', 'EPERM', 'ENOTDIR', 'EROFS', 'ENAMETOOLONG']);
 
 /**

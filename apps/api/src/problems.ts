@@ -20,6 +20,7 @@ export const PROBLEMS = {
   gone: { status: 410, title: 'Gone upstream' },
   'over-cap': { status: 422, title: 'Too many skills under this path' },
   'not-a-skill': { status: 422, title: 'Not a skill' },
+  'skill-refused': { status: 403, title: 'Skill judged malicious: its text is not served' },
   // Indexing (SPEC 2.6).
   moved: { status: 301, title: 'Moved to a new repository name' },
   'invalid-repository': { status: 400, title: 'Not a GitHub repository name' },

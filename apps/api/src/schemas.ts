@@ -85,8 +85,27 @@ export const SkillView = SkillResponse.extend({
 });
 export type SkillView = z.infer<typeof SkillView>;
 
+/**
+ * A menu row as the hub answers it: the core row, plus the flags of its skill that still hold; a skill
+ * judged malicious is `refused`, with no name and a refusal line for its description.
+ */
+export const HubMenuItem = MenuResponse.shape.items.element.extend({
+  flags: z
+    .array(z.string())
+    .optional()
+    .describe("the skill's active safety flag codes (accepted disputes left out); absent when none"),
+  refused: z
+    .literal(true)
+    .optional()
+    .describe('the hub judged the skill malicious: its name and description are left out'),
+});
+
+/** GET /v1/skills/<identity> when it is a folder: the core menu with the hub's rows. */
+export const HubMenuResponse = MenuResponse.extend({ items: z.array(HubMenuItem) });
+export type HubMenuResponse = z.infer<typeof HubMenuResponse>;
+
 /** GET /v1/skills/<identity>: a skill or a menu. */
-export const SkillOrMenu = z.union([SkillView, MenuResponse]);
+export const SkillOrMenu = z.union([SkillView, HubMenuResponse]);
 
 /** `?rev=` of the resolution routes. */
 export const RevisionQuery = z.object({

@@ -15,6 +15,14 @@ const CompatMenuJson = z
         path: z.string().describe('the identity relative to the hub root (without hub:)'),
         name: z.string(),
         description: z.string(),
+        flags: z
+          .array(z.string())
+          .optional()
+          .describe("the skill's active safety flag codes (accepted disputes left out); absent when none"),
+        refused: z
+          .literal(true)
+          .optional()
+          .describe('the hub judged the skill malicious: no name, a refusal line for its description'),
       }),
     ),
   })
@@ -65,9 +73,12 @@ const apiCompatRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ['compat'],
         summary:
           'Raw SKILL.md of hub:<path> (a folder is 404: ask ?prefix=), one bundled file (<path>/<file>), or {"revision"} (<path>/revision)',
+        description:
+          'X-Skill-Flags names the flags of a flagged skill, as on GET /v1/skills. A skill the hub judged malicious is ' +
+          '403 skill-refused (identity, verdict, flags): none of its text is served.',
         querystring: RevisionQuery,
         produces: ['text/markdown', 'text/plain', 'application/json'],
-        response: { 200: Text, ...problems(301, 400, 404, 410, 422, 503) },
+        response: { 200: Text, ...problems(301, 400, 403, 404, 410, 422, 503) },
       },
     },
     async (request, reply) => {
@@ -86,6 +97,7 @@ const apiCompatRoutes: FastifyPluginAsyncZod = async (app) => {
         compatGet(app.db, request.viewer, path, request.query.rev),
       );
       app.noteUse(request, text.skillIdentity);
+      if (text.flags.length) reply.header('x-skill-flags', text.flags.join(', '));
       if (validateRevision(request, reply, text.revision, text.pinned, text.private)) return reply;
       return reply
         .header('content-type', text.contentType)

@@ -298,8 +298,11 @@ async function skillPage(app: FastifyInstance, request: FastifyRequest, reply: F
   const result = await withMissingGh(app, request, text, () =>
     getSkillView(app.db, request.viewer, text, rev),
   );
-  if (result.kind === 'menu')
-    return sendPage(reply, 200, renderMenuPage({ ...result.view, hubUrl: app.config.publicUrl }));
+  if (result.kind === 'menu') {
+    // A row's flag codes are the API's; a refused row already carries no text of its skill.
+    const items = result.view.items.map(({ flags: _flags, refused: _refused, ...item }) => item);
+    return sendPage(reply, 200, renderMenuPage({ ...result.view, items, hubUrl: app.config.publicUrl }));
+  }
   const { view, resolved } = result;
   const history = await getSkillHistory(app.db, request.viewer, resolved.skillId);
   return sendPage(

@@ -1,7 +1,8 @@
 import { type Database, listSkillsAtOrUnder, type ReadScope, readBlobs } from '@atskills/db';
 import {
   formatIdentity,
-  renderMenu,
+  refusalLine,
+  refusingVerdict,
   SKILL_FILE,
   splitIdentityPrefix,
   trimTrailingSlashes,
@@ -9,7 +10,9 @@ import {
 import { stringify } from 'yaml';
 import { isHttpProblem, problem } from '../problems.js';
 import { readSkillFile } from './archive.js';
+import { flagRules } from './flags.js';
 import { type LocatedIdentity, locateIdentity } from './locate.js';
+import { type MenuRow, menuText, withMenuVerdicts } from './menu-verdicts.js';
 import { type Resolution, type ResolvedSkill, resolveIdentity, resolveLocated } from './resolve.js';
 
 /** A text answer of the compatibility routes with the revision it was made from. */
@@ -22,6 +25,8 @@ export interface CompatText {
   private: boolean;
   /** The skill whose SKILL.md or file this is (a use of it). */
   skillIdentity: string;
+  /** The skill's safety flags that still hold, for X-Skill-Flags (as GET /v1/skills sends them). */
+  flags: string[];
 }
 
 /** The SKILL.md of a skill as stored; rebuilt from frontmatter and body if its bytes were not kept. */
@@ -40,6 +45,10 @@ export interface CompatMenuItem {
   path: string;
   name: string;
   description: string;
+  /** The skill's safety flags that still hold; absent when none. */
+  flags?: string[];
+  /** The hub judged the skill malicious: no name, a refusal line for its description. */
+  refused?: true;
 }
 
 /** GET /api/skills?prefix=: the menu as JSON (default) or as text lines, with the revision it was made from. */
@@ -59,23 +68,63 @@ export interface CompatRevision {
   private: boolean;
 }
 
-function menuOf(resolved: Resolution): CompatMenu {
-  const items =
-    resolved.kind === 'skill'
-      ? [{ identity: resolved.identity, name: resolved.name, description: resolved.description }]
-      : resolved.items;
+async function menuOf(db: Database, viewer: ReadScope, resolved: Resolution): Promise<CompatMenu> {
+  // Each row carries its skill's verdict, as GET /v1/skills menus do: a skill judged malicious lists no text
+  // of its own (SPEC 2.8).
+  const items: MenuRow[] =
+    resolved.kind === 'skill' ? [skillRow(resolved)] : await withMenuVerdicts(db, viewer, resolved.items);
   return {
     skills: items.map((i) => ({
       id: i.identity,
       path: hubRelativePath(i.identity),
       name: i.name,
       description: i.description,
+      ...(i.flags ? { flags: i.flags } : {}),
+      ...(i.refused ? { refused: i.refused } : {}),
     })),
-    text: items.length ? `${renderMenu(items)}\n` : '',
+    text: items.length ? `${menuText(items)}\n` : '',
     revision: resolved.revision,
     pinned: resolved.pinned,
     private: resolved.private,
   };
+}
+
+/** The menu row of one resolved skill (its own flags, which a pinned revision keeps). */
+function skillRow(skill: ResolvedSkill): MenuRow {
+  const flags = flagRules(skill.flags);
+  const verdict = refusingVerdict(flags);
+  if (verdict)
+    return {
+      identity: skill.identity,
+      name: '',
+      description: refusalLine(skill.identity, verdict),
+      flags,
+      refused: true,
+    };
+  return {
+    identity: skill.identity,
+    name: skill.name,
+    description: skill.description,
+    ...(flags.length ? { flags } : {}),
+  };
+}
+
+/**
+ * What the compatibility routes serve of a skill: its active flags, or, when the hub judged it malicious,
+ * a refusal instead of any of its text (its SKILL.md, a bundled file), as every agent path refuses it.
+ * The reference client shows the problem's detail; it never learns of X-Skill-Flags.
+ */
+function servedFlags(skill: ResolvedSkill): string[] {
+  const flags = flagRules(skill.flags);
+  const verdict = refusingVerdict(flags);
+  if (verdict)
+    throw problem('skill-refused', refusalLine(skill.identity, verdict), {
+      identity: skill.identity,
+      revision: skill.revision,
+      verdict,
+      flags,
+    });
+  return flags;
 }
 
 /** The skill or folder at an identity, or undefined when there is none the viewer may see. */
@@ -120,7 +169,9 @@ export async function compatGet(
   const located = locateIdentity(compatIdentity(trimTrailingSlashes(rawPath)));
   const resolved = await resolveOrMissing(db, viewer, located, rev);
   if (resolved?.kind === 'skill') {
+    const flags = servedFlags(resolved);
     return {
+      flags,
       body: await rawSkillMarkdown(db, resolved),
       contentType: 'text/markdown; charset=utf-8',
       revision: resolved.revision,
@@ -145,8 +196,10 @@ export async function compatGet(
     if (!owner) continue;
     const resolved = await resolveIdentity(db, viewer, owner.identity, rev);
     if (resolved.kind !== 'skill') break;
+    const flags = servedFlags(resolved);
     const file = await readSkillFile(db, resolved, segments.slice(n).join('/'));
     return {
+      flags,
       body: file.content,
       contentType: file.path.endsWith('.md') ? 'text/markdown; charset=utf-8' : 'text/plain; charset=utf-8',
       revision: resolved.revision,
@@ -165,7 +218,11 @@ export async function compatMenu(
   prefix: string,
   rev?: string,
 ): Promise<CompatMenu> {
-  return menuOf(await resolveIdentity(db, viewer, compatIdentity(trimTrailingSlashes(prefix)), rev));
+  return menuOf(
+    db,
+    viewer,
+    await resolveIdentity(db, viewer, compatIdentity(trimTrailingSlashes(prefix)), rev),
+  );
 }
 
 /**

@@ -6,9 +6,10 @@ import {
   type SkillUses,
   usesOfIdentities,
 } from '@atskills/db';
-import { formatReference, renderMenu } from '@atskills/protocol';
-import type { MenuResponse, SkillView } from '../schemas.js';
+import { formatReference } from '@atskills/protocol';
+import type { HubMenuResponse, SkillView } from '../schemas.js';
 import { flagRules, wireFlag } from './flags.js';
+import { menuText, withMenuVerdicts } from './menu-verdicts.js';
 import { pick } from './pick.js';
 import type { CachedRevision } from './read-cache.js';
 import { type ResolvedMenu, type ResolvedSkill, resolveIdentity } from './resolve.js';
@@ -23,9 +24,9 @@ export interface SkillViewResult {
 /** A menu as GET /v1/skills and the web page show it. */
 export interface MenuViewResult {
   kind: 'menu';
-  view: MenuResponse;
+  view: HubMenuResponse;
   resolved: ResolvedMenu;
-  /** The menu as text, `- <identity>: <description>` per line. */
+  /** The menu as text, `- <identity>: <description>` per line (flags named, a refused row's text left out). */
   text: string;
 }
 
@@ -88,11 +89,13 @@ export async function getSkillView(
 ): Promise<SkillViewResult | MenuViewResult> {
   const resolved = await resolveIdentity(db, viewer, identity, rev);
   if (resolved.kind === 'menu') {
+    // Each row carries its skill's verdict: a skill judged malicious lists no text of its own (SPEC 2.8).
+    const items = await withMenuVerdicts(db, viewer, resolved.items);
     return {
       kind: 'menu',
       resolved,
-      view: { kind: 'menu', ...pick(resolved, ['identity', 'revision', 'items']) },
-      text: renderMenu(resolved.items),
+      view: { kind: 'menu', ...pick(resolved, ['identity', 'revision']), items },
+      text: menuText(items),
     };
   }
   const [files, uses] = await Promise.all([

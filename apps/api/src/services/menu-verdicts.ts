@@ -1,0 +1,56 @@
+import { type Database, findLiveSkillSummaries, type ReadScope } from '@atskills/db';
+import { flaggedNote, oneLine, refusalLine, refusingVerdict } from '@atskills/protocol';
+import { flagRules } from './flags.js';
+
+/**
+ * A menu row as the hub answers it (REST, MCP, the compatibility routes, the web page): a flagged skill's
+ * row names its flags; a skill judged malicious keeps its identity (so the refusal can name it) and nothing
+ * of its own text: no name, and a refusal line for its description, as search_skills answers it (SPEC 2.8).
+ */
+export interface MenuRow {
+  identity: string;
+  name: string;
+  description: string;
+  /** The flags that still hold (accepted disputes left out); absent when there are none. */
+  flags?: string[];
+  /** Present on a skill the hub judged malicious. */
+  refused?: true;
+}
+
+/** `items` with the verdicts of their skills applied, read with the viewer's scope in one query. */
+export async function withMenuVerdicts(
+  db: Database,
+  viewer: ReadScope,
+  items: readonly { identity: string; name: string; description: string }[],
+): Promise<MenuRow[]> {
+  if (items.length === 0) return [];
+  const rows = await findLiveSkillSummaries(
+    db,
+    viewer,
+    items.map((i) => i.identity),
+  );
+  const flagsOf = new Map(rows.map((row) => [row.identity, flagRules(row.flags)]));
+  return items.map((item) => {
+    const flags = flagsOf.get(item.identity) ?? [];
+    const verdict = refusingVerdict(flags);
+    if (verdict)
+      return {
+        identity: item.identity,
+        name: '',
+        description: refusalLine(item.identity, verdict),
+        flags,
+        refused: true,
+      };
+    return flags.length ? { ...item, flags } : { ...item };
+  });
+}
+
+/** A menu as text, `- <identity>: <description>` per row, a flagged row ending in `[flagged: …]`. */
+export function menuText(items: readonly MenuRow[]): string {
+  return items
+    .map(
+      (item) =>
+        `- ${item.identity}: ${oneLine(item.description)}${item.refused ? '' : flaggedNote(item.flags ?? [], ' ')}`,
+    )
+    .join('\n');
+}

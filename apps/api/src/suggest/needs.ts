@@ -102,6 +102,7 @@ export function isFiller(word: string): boolean {
 // characters (two quantifiers over the same run did so at every split: 8,000 characters took 17 s).
 // Lines that are not the user's words: quoted mail, stack frames, log lines, shell prompts.
 const QUOTED = /^\s*>/;
+const QUOTE_MARKS = /^[\s>]+/g;
 const STACK_FRAME =
   /^\s*(at\s+\S.*[(:]\d+|File ".*", line \d+|Traceback \(most recent call last\)|\w+(\.\w+)*(Error|Exception)(:|$)|#\d+\s+0x[0-9a-f]+|\.\.\. \d+ more|Caused by:)/i;
 const LOG_LINE =
@@ -133,15 +134,23 @@ function readablePart(message: string): string {
   return [...message].slice(0, SUGGEST_MAX_MESSAGE).join('');
 }
 
-/** `userText`, each character knowing where in the message it came from. */
-function trackedUserText(message: string): TrackedText {
+/**
+ * `userText`, each character knowing where in the message it came from. With `quotedToo`, quoted lines
+ * (their `>` marks dropped), stack frames and log lines are kept: the text a need is read from when the
+ * user's own words name none ("can you do this for me?" under a quoted request, "fix it" under a log).
+ */
+function trackedUserText(message: string, quotedToo = false): TrackedText {
   let t = replaceTracked(tracked(readablePart(message)), /\r\n?/g, () => '\n');
   // Fenced code blocks (an unclosed fence runs to the end: it is code the user pasted).
   t = replaceTracked(t, /(^|\n)[^\S\n]*(```|~~~)[^\n]*\n[\s\S]*?(\n[^\S\n]*\2[^\n]*(?=\n|$)|$)/g, () => '\n');
   const kept: TrackedText[] = [];
   for (const piece of splitTracked(t, /\n/g)) {
-    const line = piece.text;
-    if (QUOTED.test(line) || STACK_FRAME.test(line) || LOG_LINE.test(line)) continue;
+    let line = piece.text;
+    if (quotedToo && QUOTED.test(line)) {
+      const unquoted = replaceTracked(piece, QUOTE_MARKS, (marks) => ' '.repeat(marks.length));
+      line = unquoted.text;
+      Object.assign(piece, unquoted);
+    } else if (QUOTED.test(line) || (!quotedToo && (STACK_FRAME.test(line) || LOG_LINE.test(line)))) continue;
     // Indented code (four spaces or a tab) and lines that are mostly symbols (code, tables of numbers).
     if (/^( {4}|\t)\S/.test(line) && !/(?<![a-z])[a-z]{3,}\s+[a-z]{3,}\s+[a-z]{3,}/i.test(line)) continue;
     const letters = (line.match(/\p{L}/gu) ?? []).length;
@@ -172,9 +181,19 @@ const SENTENCE_END = /(?<=[.!?;])\s+|(?<=[。！？；])\s*|\n+/g;
 const NEW_REQUEST =
   /(?<!\s)(?:\s*,\s+|\s+)(?:and\s+also|and\s+then|also|plus|as\s+well\s+as|after\s+that|then|and\s+(?=(?:can|could|would|please|help|write|make|create|add|set|build|generate|draft|review|fix|check|update|convert|deploy|summari[sz]e|analy[sz]e|design|plan|test|find|run|pull|get)\b))\s+|[，、,]\s*(?=然后|还有|另外|顺便|接着|之后|再帮|それから|あと|ついでに|그리고|또)/gi;
 
-/** Finds what a message asks for: its content words, and its separate needs when it names several. */
+/**
+ * Finds what a message asks for: its content words, and its separate needs when it names several. The
+ * user's own words come first; when they name too little to stand alone (SPEC 2.7: the need may sit in
+ * quoted text or a log), the quoted text and the logs are read with them.
+ */
 export function extractNeeds(message: string): MessageNeeds {
-  const text = trackedUserText(message);
+  const own = needsOf(trackedUserText(message));
+  if (own.words.length >= MIN_PART_WORDS) return own;
+  const withQuoted = needsOf(trackedUserText(message, true));
+  return withQuoted.words.length > own.words.length ? withQuoted : own;
+}
+
+function needsOf(text: TrackedText): MessageNeeds {
   const pieces: { clause: TrackedText; words: string[] }[] = [];
   for (const sentence of splitTracked(text, SENTENCE_END)) {
     for (const clause of splitTracked(sentence, NEW_REQUEST))

@@ -92,6 +92,20 @@ describe('need extraction', () => {
     expect(extractNeeds('please convert the pdf to markdown').words).toEqual(['convert', 'pdf', 'markdown']);
   });
 
+  it('reads quoted text and logs when the own words name too little (SPEC 2.7)', () => {
+    const quoted = extractNeeds('> please write the release notes by friday\n\ncan you do this for me?');
+    expect(quoted.words).toEqual(expect.arrayContaining(['release', 'notes']));
+    expect(quoted.whole.text).toContain('release notes');
+    const logged = extractNeeds(
+      'Error: lint failed\n    at eslint (/src/x.js:10:5)\n    at run (/src/y.js:3:1)\nfix it',
+    );
+    expect(logged.words).toEqual(expect.arrayContaining(['lint', 'fix']));
+    // Own words that name a need keep the quote out, as before.
+    expect(
+      extractNeeds('> On Monday Bob wrote: deploy it\nplease convert the pdf to markdown').words,
+    ).toEqual(['convert', 'pdf', 'markdown']);
+  });
+
   it('sets aside the @skills: references a message makes (they are injected already)', () => {
     const refs = Array.from({ length: 20 }, (_, i) => `@skills:hub:acme/ops/nope${i}`).join(' ');
     expect(extractNeeds(`${refs} roll the checkout service back to the previous release`).words).toEqual(

@@ -287,6 +287,11 @@ describe('/mcp with the SDK client', () => {
         reference: '@skills:hub:acme/playbooks/deploy',
         name: 'deploy',
         description: 'Deploy the service step by step',
+        // The fields of a /v1/search result (SPEC 2.1).
+        source: 'hub',
+        repository: 'acme/playbooks',
+        path: 'deploy',
+        popularity: expect.any(Number),
       });
       expect(search.structuredContent.results[0].descriptionTokens).toBeGreaterThan(0);
       expect(search.content[0]!.text).toContain('@skills:hub:acme/playbooks/deploy (deploy,');

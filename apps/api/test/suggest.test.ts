@@ -580,6 +580,9 @@ describe('/v1/suggest', () => {
         expect(answer.structuredContent.results[0]).toMatchObject({
           reference: expect.stringContaining('gh:devtools/skills/release-notes'),
           score: expect.any(Number),
+          source: 'gh',
+          repository: 'devtools/skills',
+          path: expect.stringContaining('release-notes'),
         });
         const none = (await client.callTool({
           name: 'suggest_skills',

@@ -257,6 +257,11 @@ export function buildMcpServer(deps: McpDeps): McpServer {
             // A skill judged malicious keeps its identity (so the refusal can name it), not its text.
             name: verdict ? '' : r.name,
             description: verdict ? refusalLine(r.identity, verdict) : r.description,
+            // The fields of a /v1/search result (SPEC 2.1), so an agent on MCP can filter and rank as one on REST.
+            source: r.source,
+            repository: r.repository,
+            path: r.path,
+            popularity: r.popularity,
             descriptionTokens: r.descriptionTokens,
             ...(flags.length ? { flags } : {}),
           };

@@ -121,8 +121,12 @@ describe.each(LINK_QUEUE_MODES)('on the %s queue', (mode) => {
       // Not re-indexed (untouched since), not renamed, still knowing nothing of the repository.
       expect(row).toEqual(earlier);
     }
-    // The team the marker names follows both.
-    expect(after.find((r) => r.name === 'vault')).toMatchObject({ github_repo: 'private-renamed' });
+    // The team the marker names follows the push; the rename only once GitHub confirms it (SPEC 2.8), and
+    // GitHub still knows the repository as victim-gh/private.
+    expect(after.find((r) => r.name === 'vault')).toMatchObject({
+      github_repo: 'private',
+      github_repo_id: before.find((r) => r.name === 'vault')?.github_repo_id,
+    });
   });
 
   it('a queue that refuses the job answers 503 and leaves the link failed, not queued forever', async () => {

@@ -325,6 +325,8 @@ describe.each(LINK_QUEUE_MODES)('on the %s queue', (mode) => {
 
     it('an uninstalled App fails its links at once (stale for members, owners told)', async () => {
       const view = (await get('/v1/teams/acme/links/runbooks', auth(tokens, 'owner'))).json();
+      // The delivery is checked with GitHub (SPEC 2.8): the installation must really be gone.
+      t.github.uninstall(view.credential.installationId);
       const answer = await t.github.deliver(url, 'installation', {
         action: 'deleted',
         installation: { id: view.credential.installationId },

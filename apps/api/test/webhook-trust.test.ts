@@ -183,8 +183,9 @@ describe('private repositories (finding 2)', () => {
     expect(res.statusCode).toBe(202);
     const done = await settled('org/internal');
     expect(done).toMatchObject({ status: 'failed', skills: [] });
-    expect(done.problems).toEqual([expect.objectContaining({ code: 'repository-private' })]);
-    expect(done.problems[0].message).toMatch(/private/);
+    expect(done.problems).toEqual([expect.objectContaining({ code: 'repository-not-found' })]);
+    // It reads as a missing repository (SPEC 2.2): the public status does not say it is private.
+    expect(done.problems[0].message).not.toMatch(/private/);
     expect((await app.inject({ url: '/v1/skills/gh:org/internal/secret' })).statusCode).not.toBe(200);
     expect(await searchIdentities('secret')).not.toContain('gh:org/internal/secret');
     const held = await hub.db.db.select().from(skills).where(sql`${skills.identity} like 'gh:org/internal%'`);
@@ -196,7 +197,7 @@ describe('private repositories (finding 2)', () => {
     const first = await app.inject({ url: '/v1/skills/gh:org/push-private/ops' });
     expect(first.statusCode).toBe(404);
     const done = await settled('org/push-private');
-    expect(done.problems).toEqual([expect.objectContaining({ code: 'repository-private' })]);
+    expect(done.problems).toEqual([expect.objectContaining({ code: 'repository-not-found' })]);
     expect((await app.inject({ url: '/v1/skills/gh:org/push-private/ops' })).statusCode).not.toBe(200);
   });
 
@@ -205,7 +206,7 @@ describe('private repositories (finding 2)', () => {
     // GitHub called it private a moment ago (the test before): the push asks nothing and indexes nothing.
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ outcome: 'ignored', repository: 'org/push-private' });
-    expect(res.json().detail).toMatch(/private on GitHub/);
+    expect(res.json().detail).toMatch(/not found on GitHub \(or is not public\)/);
     const done = await settled('org/push-private');
     expect(done.status).toBe('failed');
     expect((await app.inject({ url: '/v1/skills/gh:org/push-private/ops' })).statusCode).not.toBe(200);
@@ -218,7 +219,7 @@ describe('private repositories (finding 2)', () => {
     standin.setPrivate('org/was-public', true);
     await app.inject({ method: 'POST', url: '/v1/index-requests', payload: { repo: 'org/was-public' } });
     const done = await settled('org/was-public');
-    expect(done.problems).toEqual([expect.objectContaining({ code: 'repository-private' })]);
+    expect(done.problems).toEqual([expect.objectContaining({ code: 'repository-not-found' })]);
     expect((await app.inject({ url: '/v1/skills/gh:org/was-public/runbook' })).statusCode).toBe(410);
     // Nor is any stored revision of it served, by ?rev= or as an archive.
     for (const url of [

@@ -335,7 +335,8 @@ describe('repository events', () => {
       (answer) => answer.status === 'failed',
     );
     expect((await app.inject({ url: '/v1/skills/gh:acme/secretive' })).statusCode).toBe(410);
-    expect(hiddenStatus.problems).toEqual([expect.objectContaining({ code: 'repository-private' })]);
+    // Private reads exactly as deleted to the public (SPEC 2.2): the status does not say which.
+    expect(hiddenStatus.problems).toEqual(status.problems);
     // The in-memory index follows the change feed, so it may answer from before the crawl for a moment.
     const hidden = await until(
       async () =>

@@ -42,6 +42,12 @@ export interface ReadableRepository {
   defaultBranch: string;
 }
 
+/** Whether GitHub refused a request for its rate limit (then nothing is known about the credential). */
+function rateLimited(error: RequestError): boolean {
+  const headers = error.response?.headers ?? {};
+  return headers['retry-after'] !== undefined || headers['x-ratelimit-remaining'] === '0';
+}
+
 /** The identity a sealed token is bound to: a token sealed for one collection opens for no other. */
 export function tokenContext(namespace: string, collection: string): string {
   return `hub:${namespace.toLowerCase()}/${collection.toLowerCase()}`;
@@ -122,12 +128,36 @@ export class LinkAccess {
    * refuses the token (401) or does not show the repository to it (404, GitHub's answer for private ones).
    */
   async readRepository(owner: string, repo: string, token: string): Promise<ReadableRepository> {
+    return this.readRepositoryAt('GET /repos/{owner}/{repo}', { owner, repo }, `${owner}/${repo}`, token);
+  }
+
+  /**
+   * The same by GitHub's numeric id (GET /repositories/{id}), which renames and transfers keep: what the
+   * repository a link follows is called now, and whether the credential still reads it.
+   */
+  async readRepositoryById(id: number, token: string): Promise<ReadableRepository> {
+    return this.readRepositoryAt('GET /repositories/{id}', { id }, `repository ${id}`, token);
+  }
+
+  private async readRepositoryAt(
+    route: 'GET /repos/{owner}/{repo}' | 'GET /repositories/{id}',
+    params: { owner: string; repo: string } | { id: number },
+    what: string,
+    token: string,
+  ): Promise<ReadableRepository> {
     try {
-      const { data } = await this.request('GET /repos/{owner}/{repo}', {
-        owner,
-        repo,
+      const { data } = (await this.request(route, {
+        ...params,
         headers: { authorization: `token ${token}` },
-      });
+      })) as {
+        data: {
+          id: number;
+          owner: { login: string };
+          name: string;
+          private: boolean;
+          default_branch: string;
+        };
+      };
       return {
         id: Number(data.id),
         owner: data.owner.login,
@@ -136,7 +166,11 @@ export class LinkAccess {
         defaultBranch: data.default_branch,
       };
     } catch (error) {
-      if (error instanceof RequestError && (error.status === 401 || error.status === 403)) {
+      // A rate limit (403 or 429 with Retry-After or no requests left) says nothing about the credential.
+      if (
+        error instanceof RequestError &&
+        (error.status === 401 || (error.status === 403 && !rateLimited(error)))
+      ) {
         throw new LinkAccessError(
           'credential-refused',
           'GitHub refused the credential (revoked or expired).',
@@ -145,7 +179,7 @@ export class LinkAccess {
       if (error instanceof RequestError && error.status === 404) {
         throw new LinkAccessError(
           'repository-not-found',
-          `The credential cannot read ${owner}/${repo} (GitHub answers 404: missing, or not covered by it).`,
+          `The credential cannot read ${what} (GitHub answers 404: missing, or not covered by it).`,
         );
       }
       throw error;

@@ -97,7 +97,11 @@ export async function crawlRepository(
     const metadata = await fetchMetadata(job);
     if (metadata.gone) return await finish(job, failureReport(REPOSITORY_GONE, true));
     // Its skills leave the public index: team links are the only way a private repository enters the hub.
-    if (metadata.private) return await finish(job, failureReport(REPOSITORY_PRIVATE, true));
+    // Its report reads exactly as a missing repository's (SPEC 2.2): an index request, an on-demand read or
+    // the repository's page must not tell whether a private repository of that name exists. Only the
+    // report's error, which operators alone read, says why.
+    if (metadata.private)
+      return await finish(job, { ...failureReport(REPOSITORY_GONE, true), error: REPOSITORY_PRIVATE_ERROR });
     if (unchangedByMetadata(job, metadata)) return await finishUnchanged(job);
     releaseSlot = await deps.gitSlots.acquire();
     ctx.restartTimeout?.();
@@ -228,7 +232,8 @@ async function fetchMetadata(
     );
   }
   job.phaseDone('metadata');
-  if (metadata.status === 'ok') await followRename(job, metadata.metadata);
+  // A private repository's new name is not followed: the old name would answer 301 to it for anyone.
+  if (metadata.status === 'ok' && !metadata.private) await followRename(job, metadata.metadata);
   return {
     gone: metadata.status === 'not-found',
     private: metadata.status === 'ok' && metadata.private,
@@ -387,11 +392,9 @@ const REPOSITORY_GONE = {
   message: 'The repository does not exist or is no longer public (404).',
 };
 
-const REPOSITORY_PRIVATE = {
-  code: 'repository-private',
-  message:
-    'The repository is private on GitHub: private repositories are never in the public index (link it to a team instead).',
-};
+/** Why a private repository's crawl ended, for operators (its public report is REPOSITORY_GONE's). */
+const REPOSITORY_PRIVATE_ERROR =
+  'The repository is private on GitHub: private repositories are never in the public index (link it to a team instead).';
 
 /** A failure's report: nothing about the skills is known, so they stay as stored (unless it is gone). */
 function failureReport(

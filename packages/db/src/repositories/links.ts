@@ -194,18 +194,24 @@ export async function setLinkRepositoryId(db: Executor, id: number, githubRepoId
   await db.update(repositoryLinks).set({ githubRepoId }).where(eq(repositoryLinks.id, id));
 }
 
-/** Follows a rename or transfer: the link keeps its collection, the repository has a new name. */
+/**
+ * Follows a rename or transfer GitHub confirmed: the link keeps its collection and the repository's id, and
+ * only takes its new name. Nothing changes unless the link still follows that repository id (a link
+ * re-pointed meanwhile keeps its name). True when the link was renamed.
+ */
 export async function renameLinkedRepository(
   db: Executor,
+  linkId: number,
   repoId: number,
   to: { owner: string; name: string },
-): Promise<number> {
+  at: Date,
+): Promise<boolean> {
   const updated = await db
     .update(repositoryLinks)
-    .set({ githubOwner: to.owner, githubRepo: to.name, updatedAt: new Date() })
-    .where(eq(repositoryLinks.githubRepoId, repoId))
+    .set({ githubOwner: to.owner, githubRepo: to.name, updatedAt: at })
+    .where(and(eq(repositoryLinks.id, linkId), eq(repositoryLinks.githubRepoId, repoId)))
     .returning({ id: repositoryLinks.id });
-  return updated.length;
+  return updated.length > 0;
 }
 
 /**

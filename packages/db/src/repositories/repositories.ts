@@ -501,8 +501,10 @@ export async function recentlyUnfound(
 }
 
 /**
- * Whether the repository's last crawl found it private on GitHub: its skills left the public index, and
- * their stored revisions (`?rev=`) are public no more either (SPEC 2.8).
+ * Whether the repository's last crawl found it private on GitHub, or not there at all: its skills left the
+ * public index, and their stored revisions (`?rev=`) are public no more either (SPEC 2.8). A 404 counts: it
+ * is GitHub's answer for a private repository the hub's token cannot read (a push-triggered crawl after a
+ * repository went private reads exactly that), and the hub must not serve the two differently (SPEC 2.2).
  */
 export async function repositoryWentPrivate(db: Executor, repositoryId: number): Promise<boolean> {
   const [repo] = await db
@@ -510,5 +512,15 @@ export async function repositoryWentPrivate(db: Executor, repositoryId: number):
     .from(repositories)
     .where(eq(repositories.id, repositoryId))
     .limit(1);
-  return repo?.outcome === 'gone' && repo.problems[0]?.code === 'repository-private';
+  const unfound = (outcome: string | null | undefined, problems: { code: string }[] | undefined) =>
+    outcome === 'gone' && problems?.[0] !== undefined && UNFOUND_CODES.includes(problems[0].code);
+  if (repo?.outcome !== 'failed') return unfound(repo?.outcome, repo?.problems);
+  // A failed crawl (a timeout, GitHub not answering) learnt nothing: GitHub's last answer still stands.
+  const [answer] = await db
+    .select({ outcome: crawlReports.outcome, errors: crawlReports.errors })
+    .from(crawlReports)
+    .where(and(eq(crawlReports.repositoryId, repositoryId), ne(crawlReports.outcome, 'failed')))
+    .orderBy(desc(crawlReports.startedAt))
+    .limit(1);
+  return unfound(answer?.outcome, answer?.errors);
 }

@@ -25,8 +25,10 @@ const Headers = z.object({
 
 /**
  * POST /v1/webhooks/github-app: the GitHub App's webhook (its own URL and secret, GITHUB_APP_WEBHOOK_SECRET),
- * which keeps linked collections fresh (services/links/github-events.ts). Every handler is idempotent (a
- * re-index of an unchanged head costs one ls-remote; a failure is recorded once), so redeliveries are safe.
+ * which keeps linked collections fresh (services/links/github-events.ts). A delivery only says which links to
+ * look at: a rename, a deletion or a lost installation is applied once GitHub's API confirms it to the link's
+ * own credential (SPEC 2.8). Every handler is idempotent (a re-index of an unchanged head costs one
+ * ls-remote; a failure is recorded once), so redeliveries are safe; GitHub not answering is a 503 (redelivered).
  */
 const appWebhookRoutes: FastifyPluginAsyncZod = async (app) => {
   // The signature covers the exact bytes GitHub sent: they stay raw in this plugin's scope, and nothing
@@ -89,7 +91,13 @@ const appWebhookRoutes: FastifyPluginAsyncZod = async (app) => {
       let outcome: Awaited<ReturnType<typeof handleLinkEvent>>;
       try {
         outcome = await handleLinkEvent(
-          { db: app.db, queue: app.linkQueue, now: app.clock(), requestId: request.id },
+          {
+            db: app.db,
+            queue: app.linkQueue,
+            access: app.linkAccess,
+            now: app.clock(),
+            requestId: request.id,
+          },
           event,
           payload,
         );

@@ -118,10 +118,11 @@ export class IndexRequests {
         : undefined;
     if (unfound) {
       const wait = Math.max(1, Math.ceil((unfound.retryAt.getTime() - Date.now()) / 1000));
+      // Private reads as missing (SPEC 2.2): whoever asks must not learn that a private repository exists.
       throw problem(
         'not-found',
-        `${target.owner}/${target.name} was ${unfound.code === 'repository-private' ? 'private' : 'not found'} on GitHub at ${unfound.crawledAt.toISOString()}; ask again after ${unfound.retryAt.toISOString()}`,
-        { statusUrl, reason: unfound.code },
+        `${target.owner}/${target.name} was not found on GitHub (or is not public) at ${unfound.crawledAt.toISOString()}; ask again after ${unfound.retryAt.toISOString()}`,
+        { statusUrl, reason: 'repository-not-found' },
         { 'retry-after': String(wait) },
       );
     }

@@ -6,7 +6,9 @@ import {
   recordLinkFailure,
   renameLinkedRepository,
 } from '@atskills/db';
+import type { LinkAccess } from '@atskills/github-auth';
 import { z } from 'zod';
+import { askGithub } from './github-check.js';
 import { enqueueLinkIndex, type LinkIndexQueue } from './links.js';
 
 /** The parts of GitHub's webhook payloads the links read (the rest is ignored). */
@@ -45,6 +47,8 @@ export interface LinkEventOutcome {
 export interface LinkEventDeps {
   db: Database;
   queue: LinkIndexQueue | null;
+  /** Asks GitHub, with each link's own credential, what the delivery claims. */
+  access: LinkAccess;
   now: Date;
   requestId: string;
 }
@@ -62,10 +66,13 @@ function split(fullName: string): { owner: string; name: string } {
 
 /**
  * Keeps linked collections current from GitHub App webhook deliveries (already verified by the webhook
- * route): a push to the default branch, repositories added to an installation, an unsuspended
- * installation, a renamed, transferred, privatized or publicized repository re-index the links concerned;
- * a deleted or suspended installation, repositories removed from it and a deleted repository fail them
- * (members keep the last good revision, marked stale; owners are told in the audit log).
+ * route). A delivery is a hint, never the truth (SPEC 2.8): whoever holds the App's webhook secret can sign
+ * any payload. It only picks the links it concerns; what happens to them is what GitHub's API answers to
+ * each link's own credential (settle): a push, an installation or repositories added re-index (the index
+ * reads GitHub itself); a repository event, a deleted or suspended installation and repositories removed
+ * from it ask GitHub about each link's repository by its id: a new name GitHub reports is followed, a
+ * repository the credential no longer reads fails the link (members keep the last good revision, marked
+ * stale; owners are told in the audit log), and one it still reads is re-indexed.
  * Events that concern no link do nothing.
  */
 export async function handleLinkEvent(
@@ -89,40 +96,21 @@ export async function handleLinkEvent(
       const parsed = RepositoryEvent.safeParse(payload);
       if (!parsed.success) return NONE;
       const { action, repository: repo } = parsed.data;
-      if (action === 'renamed' || action === 'transferred') {
-        // The link keeps its collection; its identities do not change with the repository's name.
-        await renameLinkedRepository(deps.db, repo.id, { owner: ownerOf(repo), name: repo.name });
-      }
+      if (!['renamed', 'transferred', 'deleted', 'privatized', 'publicized', 'edited'].includes(action))
+        return NONE;
       const links = following(
         await linksOfRepository(deps.db, { owner: ownerOf(repo), name: repo.name, id: repo.id }),
       );
-      if (action === 'deleted') {
-        return fail(deps, links, 'repository-not-found', `GitHub says ${repo.full_name} was deleted.`);
-      }
-      if (['renamed', 'transferred', 'privatized', 'publicized', 'edited'].includes(action))
-        return reindex(deps, links);
-      return NONE;
+      // The payload's name is only where an App credential may look (its tokens are minted per repository name).
+      const claimed = action === 'renamed' || action === 'transferred' ? repo.name : undefined;
+      return settle(deps, links, claimed);
     }
     case 'installation': {
       const parsed = InstallationEvent.safeParse(payload);
       if (!parsed.success) return NONE;
       const { action, installation } = parsed.data;
-      if (action === 'deleted') {
-        return fail(
-          deps,
-          await linksOfInstallation(deps.db, installation.id),
-          'installation-revoked',
-          'The GitHub App was uninstalled.',
-        );
-      }
-      if (action === 'suspend') {
-        return fail(
-          deps,
-          await linksOfInstallation(deps.db, installation.id),
-          'installation-suspended',
-          'The GitHub App installation was suspended.',
-        );
-      }
+      if (action === 'deleted' || action === 'suspend')
+        return settle(deps, following(await linksOfInstallation(deps.db, installation.id)));
       if (action === 'unsuspend') return reindex(deps, await linksOfInstallation(deps.db, installation.id));
       if (action === 'created')
         return reindex(deps, await appLinksOf(deps.db, parsed.data.repositories ?? []));
@@ -132,18 +120,17 @@ export async function handleLinkEvent(
       const parsed = InstallationRepositoriesEvent.safeParse(payload);
       if (!parsed.success) return NONE;
       const { installation } = parsed.data;
-      const removed = new Set(parsed.data.repositories_removed.map((r) => r.full_name.toLowerCase()));
-      const lost = (await linksOfInstallation(deps.db, installation.id)).filter((l) =>
-        removed.has(`${l.githubOwner}/${l.githubRepo}`.toLowerCase()),
+      const removed = parsed.data.repositories_removed;
+      const names = new Set(removed.map((r) => r.full_name.toLowerCase()));
+      const ids = new Set(removed.map((r) => r.id));
+      const named = following(await linksOfInstallation(deps.db, installation.id)).filter(
+        (l) =>
+          names.has(`${l.githubOwner}/${l.githubRepo}`.toLowerCase()) ||
+          (l.githubRepoId !== null && ids.has(l.githubRepoId)),
       );
-      const failed = await fail(
-        deps,
-        lost,
-        'app-not-installed',
-        'The repository was removed from the GitHub App installation.',
-      );
+      const lost = await settle(deps, named);
       const added = await reindex(deps, await appLinksOf(deps.db, parsed.data.repositories_added));
-      return { reindexed: added.reindexed, failed: failed.failed };
+      return { reindexed: lost.reindexed + added.reindexed, failed: lost.failed };
     }
     default:
       return NONE;
@@ -175,16 +162,44 @@ async function reindex(deps: LinkEventDeps, links: LinkWithNames[]): Promise<Lin
   return { reindexed: links.length, failed: 0 };
 }
 
-async function fail(
+/**
+ * Applies to each link what GitHub answers its credential about the repository it follows (by id): the
+ * name GitHub reports now (the link's repository id never changes here), then an index; or the failure
+ * GitHub's answer gives (deleted, uninstalled, suspended, removed from the installation, credential revoked).
+ */
+async function settle(
   deps: LinkEventDeps,
   links: LinkWithNames[],
-  code: string,
-  message: string,
+  claimedName?: string,
 ): Promise<LinkEventOutcome> {
-  let failed = 0;
-  for (const l of links) {
-    if (await recordLinkFailure(deps.db, l, { code, message, at: deps.now, requestId: deps.requestId }))
-      failed++;
+  const outcome = { reindexed: 0, failed: 0 };
+  for (const link of links) {
+    const answer = await askGithub(deps.access, link, claimedName);
+    // Nothing GitHub said: the index, which asks GitHub itself, records why it cannot.
+    if (answer.kind === 'unasked') {
+      outcome.reindexed += (await reindex(deps, [link])).reindexed;
+      continue;
+    }
+    if (answer.kind === 'unreadable') {
+      if (
+        await recordLinkFailure(deps.db, link, {
+          code: answer.code,
+          message: answer.message,
+          at: deps.now,
+          requestId: deps.requestId,
+        })
+      )
+        outcome.failed++;
+      continue;
+    }
+    const current = answer.repository;
+    const moved =
+      current.owner.toLowerCase() !== link.githubOwner.toLowerCase() ||
+      current.name.toLowerCase() !== link.githubRepo.toLowerCase();
+    if (moved && link.githubRepoId !== null) {
+      await renameLinkedRepository(deps.db, link.id, link.githubRepoId, current, deps.now);
+    }
+    outcome.reindexed += (await reindex(deps, [link])).reindexed;
   }
-  return { reindexed: 0, failed };
+  return outcome;
 }

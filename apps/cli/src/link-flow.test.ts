@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   addLink,
   collectionOf,
+  describeLink,
   linkCredential,
   linkReport,
   teamOf,
@@ -217,6 +218,20 @@ describe('addLink and waitForIndex', () => {
     // Re-index: queued again, and followed to the end.
     await hub.reindex(target.team, target.collection);
     expect((await waitForIndex(hub, target, 60, virtualClock())).status).toBe('indexed');
+  });
+});
+
+describe('describeLink', () => {
+  it('says only "a token" to a member the hub does not show the token\'s last characters', () => {
+    const lines = describeLink({
+      identity: 'hub:acme/handbook',
+      repository: 'acme-gh/handbook',
+      visibility: 'private',
+      status: 'indexed',
+      credential: { kind: 'token', last4: '' },
+      problems: [],
+    } as unknown as Parameters<typeof describeLink>[0]);
+    expect(lines[0]).toBe('hub:acme/handbook <- acme-gh/handbook (private, a token)');
   });
 });
 

@@ -141,7 +141,8 @@ export function describeLink(link: LinkAnswer): string[] {
   const credential =
     link.credential.kind === 'app'
       ? 'the GitHub App'
-      : `a token ending in ${link.credential.last4}${link.credential.expiresAt ? `, expires ${link.credential.expiresAt.slice(0, 10)}` : ''}`;
+      : // Members who are not owners are not shown the token's last characters (the hub sends them empty).
+        `${link.credential.last4 ? `a token ending in ${link.credential.last4}` : 'a token'}${link.credential.expiresAt ? `, expires ${link.credential.expiresAt.slice(0, 10)}` : ''}`;
   const lines = [
     `${link.identity} <- ${link.repository}${link.folder ? `/${link.folder}` : ''} (${link.visibility}, ${credential})`,
     `  status: ${link.status}${link.stale ? ' (members read the last good revision, marked stale)' : ''}${link.headCommit ? ` at ${link.headCommit.slice(0, 12)}` : ''}`,

@@ -8,7 +8,7 @@ import {
   removeAutotriggerLine,
 } from '../autotrigger.js';
 import { isProtocolError } from '../errors.js';
-import { refusingVerdict } from '../frame.js';
+import { printableIdentity, refusingVerdict } from '../frame.js';
 import { diskPath, type Identity, parseIdentity } from '../identity.js';
 import { findSkillFolders } from '../leaf-rule.js';
 import { type MenuItem, oneLine } from '../menu.js';
@@ -114,7 +114,9 @@ export async function installSkill(
       const flagged = cloudSkills.filter((skill) => (verdicts.get(skill) ?? []).length > 0);
       if (flagged.length > 0) {
         flags = [...new Set(flagged.flatMap((skill) => verdicts.get(skill) ?? []))].sort();
-        flaggedSkills = flagged.map((skill) => `${skill} (${verdicts.get(skill)?.join(', ')})`);
+        flaggedSkills = flagged.map(
+          (skill) => `${printableIdentity(skill)} (${verdicts.get(skill)?.join(', ')})`,
+        );
       }
     }
     if (resolved.kind === 'skill' && resolved.problems) problems = resolved.problems;
@@ -327,7 +329,10 @@ export async function residentBlock(
     seen.add(row.identity);
     for (const p of problems) warn(line, describeLocalProblem(p));
     if (problems.some((p) => p.unusable) || row.description === '') {
-      warn(line, `${row.identity} is left out of the resident block: it has no usable name and description.`);
+      warn(
+        line,
+        `${printableIdentity(row.identity)} is left out of the resident block: it has no usable name and description.`,
+      );
       return;
     }
     rows.push(row);
@@ -351,7 +356,11 @@ export async function residentBlock(
           const verdict = refusingVerdict(flags);
           if (verdict) {
             seen.add(item.identity);
-            warn(entry.line, `${item.identity} is left out: the hub judged it malicious (${verdict}).`);
+            warn(
+              entry.line,
+              // A menu's identities are a repository's folder names: printed outside any frame, they are encoded.
+              `${printableIdentity(item.identity)} is left out: the hub judged it malicious (${verdict}).`,
+            );
             continue;
           }
           const problems = item.local ? await localProblems(options.projectDir, item.identity) : [];

@@ -87,6 +87,10 @@ describe('index requests', () => {
     const done = await settled('acme/kit');
     expect(done.status).toBe('indexed');
     expect(done.skills).toEqual(['gh:acme/kit/deploy']);
+    // A skill's page on GitHub, pasted as it is, asks for its repository.
+    const fromPage = await requestIndex('https://github.com/acme/kit/tree/main/deploy');
+    expect(fromPage.statusCode, fromPage.body).toBe(202);
+    expect(fromPage.json()).toMatchObject({ repo: 'acme/kit' });
     expect(done.headRevision).toMatch(/^[0-9a-f]{40}$/);
     expect(new Date(done.lastCrawledAt).toString()).not.toBe('Invalid Date');
     const byPath = new Map(done.problems.map((p: { path: string }) => [p.path, p]));

@@ -177,6 +177,12 @@ describe('GitHub repositories', () => {
     expect(codeOf('gl:owner/repo')).toBe('unknown-prefix');
     expect(codeOf('https://gitlab.com/owner/repo')).toBe('unknown-prefix');
     expect(codeOf('owner')).toBe('incomplete');
+    // Unless the caller means the repository of a path (an index request pasted from a skill's page).
+    expect(
+      parseGithubRepository('https://github.com/obra/superpowers/tree/main/skills/brainstorming', {
+        insidePath: 'repository',
+      }),
+    ).toEqual({ owner: 'obra', repo: 'superpowers' });
   });
 
   it('encodes each part of a git URL', () => {

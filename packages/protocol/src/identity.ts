@@ -117,9 +117,13 @@ export interface GithubRepository {
 /**
  * Parses a whole GitHub repository: `gh:owner/repo`, `owner/repo` or its URL (a trailing `.git` or `/`
  * allowed), by the same rules as a `gh:` identity; throws IdentityError for anything else, including a
- * path inside the repository.
+ * path inside the repository unless `insidePath` is `repository` (then a path's repository is the answer:
+ * an index request pasted from a skill's page on GitHub means that repository).
  */
-export function parseGithubRepository(text: string): GithubRepository {
+export function parseGithubRepository(
+  text: string,
+  options: { insidePath?: 'refuse' | 'repository' } = {},
+): GithubRepository {
   const trimmed = trimTrailingSlashes(text.trim()).replace(/\.git$/, '');
   const prefixed = GITHUB_URL.test(trimmed) || PREFIXED.test(trimmed);
   const id = parseIdentity(prefixed ? trimmed : formatIdentity('gh', trimmed));
@@ -127,7 +131,7 @@ export function parseGithubRepository(text: string): GithubRepository {
     throw new IdentityError('unknown-prefix', `"${text}" is not a GitHub repository (gh:owner/repo).`);
   }
   const { owner, repo, subpath } = ghParts(id);
-  if (subpath !== '') {
+  if (subpath !== '' && options.insidePath !== 'repository') {
     throw new IdentityError('bad-repo', `"${text}" names a path inside a repository, not gh:owner/repo.`, {
       repo: `${repo}/${subpath}`,
     });

@@ -44,7 +44,7 @@ export function repositoryStatusUrl(publicUrl: string, owner: string, name: stri
 export function parseRepositoryName(text: string): { owner: string; repo: string } {
   let parsed: { owner: string; repo: string };
   try {
-    parsed = parseGithubRepository(text);
+    parsed = parseGithubRepository(text, { insidePath: 'repository' });
   } catch (error) {
     if (!(error instanceof IdentityError)) throw error;
     throw problem('invalid-repository', error.message, { reason: error.code });

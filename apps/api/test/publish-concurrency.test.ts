@@ -19,30 +19,52 @@ afterAll(async () => {
 });
 
 describe('publishes at once (PUBLISH_CONCURRENCY)', () => {
-  it('checks one at a time, lets two wait before reading their bodies and refuses the next with 503', async () => {
-    // Four publishes whose bodies have not arrived: the one holding the slot waits for its body, two wait
-    // for the slot (twice PUBLISH_CONCURRENCY), and the fourth is refused at once.
-    const bodies = ['one', 'two', 'three', 'four'].map((name) => ({
-      name,
+  it('takes a slot only once the body has arrived: uploads that stall block no one', async () => {
+    // Four publishes that sent their headers and stall: none of them holds or waits for the one slot, so
+    // another team's publish goes through at once (before, they held it until the request timeout).
+    const stalled = ['one', 'two', 'three', 'four'].map((name) => ({
       stream: new PassThrough(),
       archive: packCollection({ [`${name}/SKILL.md`]: skillMd(name, `Does ${name}.`) }),
+      name,
     }));
-    const answers = bodies.map(({ name, stream }) =>
+    const answers = stalled.map(({ name, stream }) =>
       publish(hub.app, `acme/${name}`, stream, auth(tokens, 'publisher')),
     );
-    const first = await Promise.race(answers.map((answer, index) => answer.then((res) => ({ res, index }))));
-    expect(first.res.statusCode).toBe(503);
-    expect(first.res.headers['retry-after']).toBe('10');
-    expect(first.res.json()).toMatchObject({ detail: expect.stringContaining('PUBLISH_CONCURRENCY') });
-    for (const { stream, archive } of bodies) stream.end(archive);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const other = await publish(
+      hub.app,
+      'acme/other',
+      packCollection({ 'other/SKILL.md': skillMd('other', 'Does other.') }),
+      auth(tokens, 'publisher'),
+    );
+    expect(other.statusCode, other.body).toBe(200);
+    // Their bodies arriving one by one, each is checked in turn (all at once would be a burst, next test).
+    for (const [index, { stream, archive }] of stalled.entries()) {
+      stream.end(archive);
+      expect((await answers[index])?.statusCode).toBe(200);
+    }
+  });
+
+  it('checks one at a time, lets PUBLISH_CONCURRENCY more wait and refuses the next with 503', async () => {
+    // Three whole bodies at once: one is checked, one waits for the slot, the third is refused.
+    const answers = ['six', 'seven', 'eight'].map((name) =>
+      publish(
+        hub.app,
+        `acme/${name}`,
+        packCollection({ [`${name}/SKILL.md`]: skillMd(name, `Does ${name}.`) }),
+        auth(tokens, 'publisher'),
+      ),
+    );
     const settled = await Promise.all(answers);
-    const published = settled.filter((_, index) => index !== first.index);
-    expect(published.map((res) => res.statusCode)).toEqual([200, 200, 200]);
-    // The slots came back: a fifth publish goes through at once.
+    expect(settled.map((res) => res.statusCode).sort()).toEqual([200, 200, 503]);
+    const refused = settled.find((res) => res.statusCode === 503);
+    expect(refused?.headers['retry-after']).toBe('10');
+    expect(refused?.json()).toMatchObject({ detail: expect.stringContaining('PUBLISH_CONCURRENCY') });
+    // The slots came back: the next publish goes through at once.
     const again = await publish(
       hub.app,
-      'acme/five',
-      packCollection({ 'five/SKILL.md': skillMd('five', 'Does five.') }),
+      'acme/nine',
+      packCollection({ 'nine/SKILL.md': skillMd('nine', 'Does nine.') }),
       auth(tokens, 'publisher'),
     );
     expect(again.statusCode).toBe(200);

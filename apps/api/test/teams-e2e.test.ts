@@ -301,4 +301,27 @@ describe('the Teams flow, end to end', () => {
       collections: Number(statsBeforeAcme.collections) + 1,
     });
   });
+
+  it('says so, and warns, when a republish without --public makes a public collection private', async () => {
+    const vsw = path.join(machines.eve.project, 'vsw');
+    await writeFolder(vsw, { 'lint/SKILL.md': skillMd('lint', 'Lint the rivals code.') });
+    const first = await atskills('eve', 'publish', vsw, '--to', 'hub:rivals/vsw', '--public');
+    expect(first.code, first.stderr).toBe(0);
+    const revision = revisionOf(first) as string;
+    const again = await atskills('eve', 'publish', vsw, '--to', 'hub:rivals/vsw');
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).not.toContain('Nothing changed');
+    expect(again.stdout).toBe(
+      `Same content: hub:rivals/vsw stays at revision ${revision}, now private (was public)\n`,
+    );
+    expect(again.stderr).toContain('warning: hub:rivals/vsw was public and is now private');
+    const json = await atskills('eve', 'publish', vsw, '--to', 'hub:rivals/vsw', '--public', '--json');
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      unchanged: true,
+      visibility: 'public',
+      previousVisibility: 'private',
+    });
+    const back = await atskills('eve', 'publish', vsw, '--to', 'hub:rivals/vsw', '--public');
+    expect(back.stdout).toBe(`Nothing changed: hub:rivals/vsw stays at revision ${revision}\n`);
+  });
 });

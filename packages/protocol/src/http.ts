@@ -299,6 +299,14 @@ export const PublishResponse = z.object({
   previousRevision: z.string().nullable(),
   unchanged: z.boolean().describe('true when the content equals the current revision (no new revision made)'),
   visibility: z.enum(['private', 'public']),
+  // Optional so a client still reads the answer of a hub from before it was added.
+  previousVisibility: z
+    .enum(['private', 'public'])
+    .nullable()
+    .optional()
+    .describe(
+      'the visibility before this publish (null for a new or deleted collection); a publish of unchanged content still applies a different visibility',
+    ),
   skills: z.array(z.string()).describe('identities of the published skills'),
   warnings: z.array(PublishWarning),
 });

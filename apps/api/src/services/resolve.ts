@@ -8,6 +8,7 @@ import {
   type ReadScope,
   repositoryWentPrivate,
   type SkillFile,
+  type SkillListing,
   type SkillRow,
   suppressionsFor,
   withContentVerdict,
@@ -168,6 +169,11 @@ export async function resolveLocated(
   const canonical = located.identity.identity;
   const rows = await listSkillsAtOrUnder(db, viewer, location);
   const exact = rows.find((r) => r.path === location.path);
+  const current = rows.filter((r) => r.goneAt === null);
+  // A folder whose SKILL.md is gone but which holds current skills (a skill replaced by sub-skills) is a
+  // menu again: what is there now wins over what was there; the gone skill stays reachable by `?rev=`.
+  const menu = exact === undefined || exact.goneAt !== null ? menuOf(current, located) : undefined;
+  if (menu && (rev === undefined || rev === menu.revision)) return { ...menu, pinned: rev !== undefined };
   if (exact) {
     const row = await findSkillAt(db, viewer, location);
     if (!row) throw problem('not-found', `Nothing at ${canonical}`);
@@ -199,18 +205,42 @@ export async function resolveLocated(
     }
     return skillFromRow(row, rev !== undefined);
   }
+  // Old menus are not stored: a menu is only fetchable at its current revision.
+  if (menu) throw problem('not-found', `${canonical} has no revision ${rev}`);
+  // Only gone skills here (a deleted or unlinked collection, a folder emptied upstream): the folder is gone
+  // too, to those who may see its rows, like each skill in it; no rows at all is an unknown identity.
+  if (rows.length > 0 && rev === undefined) {
+    const last = menuOf(rows, located, Number.MAX_SAFE_INTEGER);
+    // A listing carries no last-seen time; a skill was last seen when it went gone.
+    const lastSeen = Math.max(...rows.map((r) => r.goneAt?.getTime() ?? 0));
+    throw problem('gone', `${canonical} is gone upstream`, {
+      identity: canonical,
+      lastRevision: last?.revision ?? menuRevision(rows),
+      lastSeen: dateOnly(new Date(lastSeen)),
+    });
+  }
+  throw problem('not-found', `Nothing at ${canonical}`);
+}
 
-  const current = rows.filter((r) => r.goneAt === null);
-  // No rows at all: an unknown repository or collection (the root of any listing is a folder to `lookup`).
-  if (current.length === 0) throw problem('not-found', `Nothing at ${canonical}`);
-  const entries: TreeEntry[] = current.map((r) => ({
+/**
+ * The menu of the folder at `located` over `rows` (leaf rule, at most `cap` skills); undefined when the
+ * rows hold nothing there. Throws 422 over-cap.
+ */
+function menuOf(
+  rows: SkillListing[],
+  located: LocatedIdentity,
+  cap = MENU_CAP,
+): Omit<ResolvedMenu, 'pinned'> | undefined {
+  const { location } = located;
+  const canonical = located.identity.identity;
+  // No rows: an unknown repository or collection (the root of any listing is a folder to `lookup`).
+  if (rows.length === 0) return undefined;
+  const entries: TreeEntry[] = rows.map((r) => ({
     path: r.path === '' ? SKILL_FILE : `${r.path}/${SKILL_FILE}`,
     type: 'file',
   }));
-  const found = lookup(entries, location.path, MENU_CAP);
-  if (found.kind === 'not-found' || found.kind === 'skill') {
-    throw problem('not-found', `Nothing at ${canonical}`);
-  }
+  const found = lookup(entries, location.path, cap);
+  if (found.kind === 'not-found' || found.kind === 'skill') return undefined;
   if (found.kind === 'refused') {
     throw problem(
       'over-cap',
@@ -227,18 +257,12 @@ export async function resolveLocated(
       },
     );
   }
-  const byPath = new Map(current.map((r) => [r.path, r]));
+  const byPath = new Map(rows.map((r) => [r.path, r]));
   const members = found.skills.map((p) => byPath.get(p)).filter((r) => r !== undefined);
-  const revision = menuRevision(members);
-  if (rev !== undefined && rev !== revision) {
-    // Old menus are not stored: a menu is only fetchable at its current revision.
-    throw problem('not-found', `${canonical} has no revision ${rev}`);
-  }
   return {
     kind: 'menu',
     identity: canonical,
-    revision,
-    pinned: rev !== undefined,
+    revision: menuRevision(members),
     items: members.map((r) => pick(r, ['identity', 'name', 'description'])),
     private: members.some((r) => r.visibility !== 'public'),
   };

@@ -39,7 +39,7 @@ export function registerPublish(program: Command, ctx: CliContext): void {
         }
         if (opts.public && opts.private)
           throw new ResolveError('usage', 'Choose one of --public and --private.');
-        const plan = await planPublish(folder);
+        const plan = await planPublish(folder, { collection });
         const visibility = opts.public ? 'public' : 'private';
         const inWords =
           visibility === 'public'
@@ -51,6 +51,8 @@ export function registerPublish(program: Command, ctx: CliContext): void {
         for (const s of plan.skills)
           ctx.err(`  ${s.path || '.'}  ${s.name}  (${s.files} files, ${s.bytes} bytes)`);
         for (const p of plan.skipped) ctx.err(`  skipped (not a regular file): ${p}`);
+        for (const p of plan.ignored) ctx.err(`  left out (.gitignore): ${p}`);
+        for (const p of plan.reserved) ctx.err(`  left out (reserved in a skill, the hub refuses it): ${p}`);
         if (opts.dryRun) {
           if (opts.json)
             ctx.json({
@@ -77,11 +79,24 @@ export function registerPublish(program: Command, ctx: CliContext): void {
         if (opts.json) return ctx.json(answer.data);
         // The hub's words go to a terminal: one line each, no control characters.
         for (const w of answer.data.warnings) ctx.err(`warning: ${oneLine(w.message)} [${oneLine(w.code)}]`);
-        // Identical content makes no new revision on the hub; say so rather than "Published".
+        const { unchanged, revision, previousVisibility } = answer.data;
+        // A publish without --public makes a public collection private: easy to do by accident, so said loudly.
+        const turned =
+          previousVisibility && previousVisibility !== visibility
+            ? `, now ${visibility} (was ${previousVisibility})`
+            : '';
+        if (previousVisibility === 'public' && visibility === 'private')
+          ctx.err(
+            `warning: ${target.identity} was public and is now private: only members of ${namespace} can read it (publish again with --public to undo).`,
+          );
+        // Identical content makes no new revision on the hub; say so rather than "Published", but never
+        // "Nothing changed" when the visibility did.
         ctx.out(
-          answer.data.unchanged
-            ? `Nothing changed: ${target.identity} stays at revision ${answer.data.revision}`
-            : `Published ${target.identity} at revision ${answer.data.revision}`,
+          unchanged
+            ? turned
+              ? `Same content: ${target.identity} stays at revision ${revision}${turned}`
+              : `Nothing changed: ${target.identity} stays at revision ${revision}`
+            : `Published ${target.identity} at revision ${revision}${turned}`,
         );
       },
     );

@@ -147,7 +147,7 @@ export async function markCollectionRowDeleted(
   return updated.length > 0;
 }
 
-/** Records one revision of a collection (its manifest and size); a revision recorded already is kept. */
+/** Records one revision of a collection (its manifest and size); one recorded already becomes the newest. */
 export async function insertCollectionRevision(
   tx: Executor,
   row: {
@@ -173,7 +173,18 @@ export async function insertCollectionRevision(
       publishedBy: row.publishedBy,
       createdAt: row.at,
     })
-    .onConflictDoNothing();
+    // Published again (a revert, or a republish after a delete): the list is in the order revisions were
+    // made current, so the row takes a fresh id (ids are commit order) and says who made it current and
+    // when. Once published as public, its metadata and content were public: it stays so.
+    .onConflictDoUpdate({
+      target: [collectionRevisions.collectionId, collectionRevisions.revision],
+      set: {
+        id: sql`nextval(pg_get_serial_sequence('collection_revisions', 'id'))`,
+        publishedBy: row.publishedBy,
+        createdAt: row.at,
+        visibility: sql`case when ${collectionRevisions.visibility} = 'public' then 'public' else excluded.visibility end`,
+      },
+    });
 }
 
 /** Every published revision of a collection, newest first. */

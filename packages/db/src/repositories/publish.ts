@@ -64,6 +64,8 @@ export interface PublishWrite {
 export interface PublishOutcome {
   collectionId: number;
   previousRevision: string | null;
+  /** The collection's visibility before this publish (null when new or deleted). */
+  previousVisibility: 'public' | 'private' | null;
   unchanged: boolean;
 }
 
@@ -77,6 +79,8 @@ export async function writePublish(tx: Executor, input: PublishWrite): Promise<P
   await lockCollectionPublish(tx, input.namespace, input.collection);
   const existing = await findCollectionRow(tx, input.namespaceId, input.collection);
   const previousRevision = existing?.currentRevision ?? null;
+  const previousVisibility =
+    existing && !existing.deletedAt ? (existing.visibility as 'public' | 'private') : null;
 
   if (existing && !existing.deletedAt && existing.currentRevision === input.revision) {
     // Identical content: no new revision. A visibility change alone still applies.
@@ -85,7 +89,7 @@ export async function writePublish(tx: Executor, input: PublishWrite): Promise<P
       await setLiveCollectionSkillsVisibility(tx, existing.id, input.visibility);
       await hideGoneSkills(tx, existing.id, input.visibility);
     }
-    return { collectionId: existing.id, previousRevision, unchanged: true };
+    return { collectionId: existing.id, previousRevision, previousVisibility, unchanged: true };
   }
 
   // Blobs first (in digest order, see storeBlobs): the manifest and skill rows name them.
@@ -139,7 +143,7 @@ export async function writePublish(tx: Executor, input: PublishWrite): Promise<P
     input.at,
   );
   await hideGoneSkills(tx, collectionId, input.visibility);
-  return { collectionId, previousRevision, unchanged: false };
+  return { collectionId, previousRevision, previousVisibility, unchanged: false };
 }
 
 /** Marks a collection deleted and its skills gone and members-only; false when it was already deleted. */

@@ -27,11 +27,11 @@ export function isHubAdmin(viewer: Viewer): boolean {
 
 /**
  * Whether the viewer may publish to (or delete from) `namespace`: a publish-scoped token of an owner or
- * publisher there, or of a hub administrator.
+ * publisher there, or an admin-scoped token of a hub administrator.
  */
 export function canPublishTo(viewer: Viewer, namespace: string): boolean {
   if (viewer.userId === null || !scopesGrant(viewer.scopes, 'publish')) return false;
-  if (viewer.isAdmin) return true;
+  if (isHubAdmin(viewer)) return true;
   const role = roleIn(viewer, namespace);
   return role !== undefined && PUBLISHING_ROLES.includes(role);
 }

@@ -1,6 +1,7 @@
 /** Who is asking: what every read query filters private rows by. */
 export interface Viewer {
   userId: number | null;
+  /** A hub administrator acting with an admin-scoped token (every namespace); false for their other tokens. */
   isAdmin: boolean;
   scopes: string[];
   /** Private namespaces this caller may read (lowercase). */

@@ -33,6 +33,8 @@ export interface PublishAnswer {
   previousRevision: string | null;
   unchanged: boolean;
   visibility: 'public' | 'private';
+  /** Null for a new (or deleted) collection; differs from `visibility` when this publish changed it. */
+  previousVisibility: 'public' | 'private' | null;
   skills: string[];
   warnings: { code: string; message: string; path?: string }[];
 }
@@ -156,6 +158,7 @@ export async function publishCollection(
         previousRevision: result.previousRevision,
         unchanged: result.unchanged,
         visibility: ctx.visibility,
+        previousVisibility: result.previousVisibility,
         skills: validated.skills.length,
         bytes: validated.sizeBytes,
       },
@@ -171,6 +174,7 @@ export async function publishCollection(
     previousRevision: outcome.previousRevision,
     unchanged: outcome.unchanged,
     visibility: ctx.visibility,
+    previousVisibility: outcome.previousVisibility,
     skills: validated.skills.map((s) => s.identity),
     warnings,
   };
@@ -220,8 +224,10 @@ export async function collectionRevisions(
   if (!found || !visible) throw problem('not-found', `No collection ${identity}.`);
   // A revision's metadata is as private as its content (SPEC 2.3): revisions published while the collection
   // was private stay hidden from non-members after it goes public.
+  // The current revision is what a reader of the collection is served, so whoever sees the collection sees
+  // it listed, even when its content was first published while private.
   const revisions = (await listCollectionRevisions(db, found.id)).filter(
-    (r) => member || r.visibility === 'public',
+    (r) => member || r.visibility === 'public' || r.revision === found.currentRevision,
   );
   return {
     identity,

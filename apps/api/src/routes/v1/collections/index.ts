@@ -16,7 +16,7 @@ import {
   RevisionsResponse,
 } from './schemas.js';
 
-/** Media types a collection upload may be sent as (all mean "gzip tar"). */
+/** Media types a collection upload may be sent as (all mean "gzip tar"; docs/teams.md lists them). */
 const ARCHIVE_TYPES = [
   'application/gzip',
   'application/x-gzip',
@@ -33,9 +33,15 @@ const collectionsRoutes: FastifyPluginAsyncZod = async (app) => {
   const limits = app.config.publishLimits;
   // Each publish holds its archive and its unpacked files in memory while it is checked (up to 100 MiB at
   // the default limits, and the safety scan's copy): without a bound, concurrent large publishes grow the
-  // process without limit. A slot is taken before the body is read, so a waiting publish holds nothing.
+  // process without limit. A slot is taken once the body has arrived: taken before, an upload that sends
+  // its headers and stalls would hold it until the request timeout, and a few such uploads would block
+  // every team's publishes.
   const publishing = new ConcurrencyGate(
-    { concurrent: app.config.publishConcurrency, maxWaitMs: PUBLISH_WAIT_MS },
+    {
+      concurrent: app.config.publishConcurrency,
+      maxWaiting: app.config.publishConcurrency,
+      maxWaitMs: PUBLISH_WAIT_MS,
+    },
     {
       detail: `${app.config.publishConcurrency} publishes are being checked; retry shortly (PUBLISH_CONCURRENCY).`,
       retryAfterSeconds: PUBLISH_RETRY_AFTER_S,
@@ -66,43 +72,43 @@ const collectionsRoutes: FastifyPluginAsyncZod = async (app) => {
         querystring: PublishQuery,
         response: { 200: PublishResponse, ...problems(400, 401, 403, 409, 413, 415, 422, 503) },
       },
-      // Refuse callers before reading up to the body limit from them.
-      preParsing: async (request, reply, payload) => {
+      // Refuse callers, and bodies of another media type, before reading up to the body limit from them
+      // (and before another parser, JSON's, could answer 400 for what is a 415).
+      preParsing: async (request, _reply, payload) => {
         const { namespace, collection } = request.params as { namespace: string; collection: string };
         await authorizePublish(app.db, request.viewer, namespace, collection);
-        // The slot is held until the response closes, however the request ends (answered, refused, or the
-        // client gone); a client that left while this publish waited for its slot has closed it already.
-        const release = await publishing.acquire();
-        reply.raw.once('close', release);
-        if (request.raw.socket?.destroyed) release();
+        const type = request.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
+        if (type !== undefined && type !== '' && !ARCHIVE_TYPES.includes(type)) throw unsupportedType();
         return payload;
       },
     },
     async (request) => {
       const body = request.body;
-      if (body !== undefined && body !== null && !Buffer.isBuffer(body)) {
-        // Another registered parser (JSON, text) took it: the media type is wrong.
-        throw problem(
-          'unsupported-media-type',
-          'Send the collection as a gzip tar (content-type application/gzip).',
-        );
-      }
+      if (body !== undefined && body !== null && !Buffer.isBuffer(body)) throw unsupportedType();
       if (!Buffer.isBuffer(body) || body.length === 0) {
         throw problem(
           'archive-corrupt',
           'The body is empty: send the collection as a gzip tar (application/gzip).',
         );
       }
-      const answer = await publishCollection(app.db, {
-        viewer: request.viewer,
-        namespace: request.params.namespace,
-        collection: request.params.collection,
-        visibility: request.query.visibility,
-        body,
-        limits,
-        requestId: request.id,
-        now: app.clock(),
-      });
+      const release = await publishing.acquire();
+      let answer: Awaited<ReturnType<typeof publishCollection>>;
+      try {
+        // A client that left while this publish waited for its slot is not worth checking for.
+        if (request.raw.socket?.destroyed) throw problem('bad-request', 'The client closed the request.');
+        answer = await publishCollection(app.db, {
+          viewer: request.viewer,
+          namespace: request.params.namespace,
+          collection: request.params.collection,
+          visibility: request.query.visibility,
+          body,
+          limits,
+          requestId: request.id,
+          now: app.clock(),
+        });
+      } finally {
+        release();
+      }
       request.log.info(
         {
           identity: answer.identity,
@@ -156,5 +162,12 @@ const collectionsRoutes: FastifyPluginAsyncZod = async (app) => {
       collectionRevisions(app.db, request.viewer, request.params.namespace, request.params.collection),
   );
 };
+
+function unsupportedType() {
+  return problem(
+    'unsupported-media-type',
+    'Send the collection as a gzip tar (content-type application/gzip).',
+  );
+}
 
 export default collectionsRoutes;

@@ -47,6 +47,7 @@ import { compiledSerializerCompiler } from './serializer.js';
 import { DEFAULT_CLIENT_PACKAGE_DIR } from './services/client-package.js';
 import type { LinkIndexQueue } from './services/links/links.js';
 import type { WindowCounter } from './services/rate-windows.js';
+import { isPagePath, sendRefusedPage } from './web/pages/error-page.js';
 
 /** What buildApp can be handed instead of building it from the config (tests, the CLI, benchmarks). */
 export interface AppDeps {
@@ -150,13 +151,15 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
     },
     // Malformed URLs (bad percent-encoding outside our own parsing) become problems like everything else.
     frameworkErrors: (err, request, reply) => {
-      const inIdentity = IDENTITY_ROUTES.test(request.url);
+      const inIdentity = IDENTITY_ROUTES.test(request.url) || request.url.startsWith('/s/');
       const p =
         err.code === 'FST_ERR_BAD_URL' && inIdentity
           ? problem('bad-identity', 'The identity holds an invalid percent-encoding', {
               reason: 'bad-percent-encoding',
             })
           : problem('bad-request', err.message);
+      // A page's URL gets a page back, as the web routes' own errors do.
+      if (isPagePath(request.url)) return sendRefusedPage(request, reply, p);
       return sendProblem(request, reply, p);
     },
   }).withTypeProvider<ZodTypeProvider>();

@@ -79,7 +79,7 @@ export const HubEnvSchema = z.object({
     'Most skills in a published collection.',
   ),
   PUBLISH_CONCURRENCY: integer(2, { min: 1, max: 64 }).describe(
-    'Publishes a hub process reads and checks at once (each holds its archive, up to twice PUBLISH_MAX_ARCHIVE_BYTES, in memory); more wait before their body is read, then get `503` with `Retry-After`.',
+    'Publishes a hub process checks at once (each holds its archive, up to twice PUBLISH_MAX_ARCHIVE_BYTES, in memory), each once its body has arrived; as many more wait, then get `503` with `Retry-After`.',
   ),
   READ_CACHE_MB: z.coerce
     .number()
@@ -163,8 +163,12 @@ export const HubEnvSchema = z.object({
   EMBEDDINGS_URL: optionalUrl.describe(
     'An OpenAI-compatible embeddings service (its base URL or its `/v1/embeddings` URL) for suggestions; unset, the model the hub builds from its own index.',
   ),
-  EMBEDDINGS_MODEL: optionalText.describe('The `model` sent to EMBEDDINGS_URL.'),
-  EMBEDDINGS_API_KEY: optionalText.describe('Bearer key sent to EMBEDDINGS_URL.'),
+  EMBEDDINGS_MODEL: optionalText.describe(
+    'The `model` sent to EMBEDDINGS_URL (set without it, the start fails).',
+  ),
+  EMBEDDINGS_API_KEY: optionalText.describe(
+    'Bearer key sent to EMBEDDINGS_URL (set without it, the start fails).',
+  ),
   SUGGEST_RERANKER: optionalText.describe(
     "A reranker file for suggestions, fitted to the hub's embeddings service (`bench/suggest/fit-rerank.py --json`); unset, the shipped reranker. One weighing the service's evidence needs EMBEDDINGS_URL.",
   ),
@@ -287,6 +291,15 @@ function suggestReranker(path: string, hasEmbeddings: boolean): Reranker {
 
 /** The AppConfig of variables already parsed (by HubEnvSchema or a schema that spreads it). */
 export function appConfigFrom(e: HubValues, githubAuth: GithubAuthSettings): AppConfig {
+  // Without a service to send them to these were dropped unread: a hub set up for a service it was never
+  // told the address of ran on its own model, saying nothing.
+  for (const name of ['EMBEDDINGS_MODEL', 'EMBEDDINGS_API_KEY'] as const) {
+    if (e[name] !== undefined && !e.EMBEDDINGS_URL) {
+      throw new ConfigError(
+        `Invalid configuration: ${name}: set EMBEDDINGS_URL too (it configures that service)`,
+      );
+    }
+  }
   return Object.freeze({
     host: e.HOST,
     port: e.PORT,

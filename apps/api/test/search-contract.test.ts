@@ -240,6 +240,24 @@ describe.each(engines)('search engine contract: %s', (_name, make) => {
     expect(repo.every((h) => h.owner === 'docs' && h.container === 'tools')).toBe(true);
   });
 
+  it('filters by repo given as owner/name, as answers show it, without case', async () => {
+    const ids = async (filters: SearchFilters, scope = ANONYMOUS) =>
+      (await search('brand-voice', filters, scope)).hits.map((h) => h.identity).sort();
+    expect(await ids({ repo: 'brand' })).toEqual([
+      'gh:popular/brand/brand-voice',
+      'gh:small/brand/brand-voice',
+    ]);
+    expect(await ids({ repo: 'POPULAR/Brand' })).toEqual(['gh:popular/brand/brand-voice']);
+    expect(await ids({ repo: 'popular/brand', owner: 'Popular' })).toEqual(['gh:popular/brand/brand-voice']);
+    // An owner filter that names another owner leaves nothing.
+    expect(await ids({ repo: 'popular/brand', owner: 'small' })).toEqual([]);
+    expect(await ids({ repo: 'nobody/brand' })).toEqual([]);
+    // A hub collection is shown as namespace/collection.
+    expect((await search('zebra', { repo: 'acme/playbooks' }, TEAM)).hits.map((h) => h.identity)).toEqual([
+      'hub:acme/playbooks/zebra-restore',
+    ]);
+  });
+
   it('paginates without duplicates or gaps', async () => {
     const whole = (await search('widget helper', {}, ANONYMOUS, 100)).hits.map((h) => h.identity);
     expect(whole.length).toBeGreaterThanOrEqual(45);

@@ -69,6 +69,15 @@ describe.each(['postgres', 'memory'])('bad search input, %s engine', (engine) =>
     expect(response.json().results.map((r: { name: string }) => r.name)).toContain('the-and');
   });
 
+  it('lists each ignored word once, and not a word it searched for', async () => {
+    const ignored = async (q: string) =>
+      (await hub.app.inject({ url: `/v1/search?q=${encodeURIComponent(q)}&limit=1` })).json().ignored;
+    expect(await ignored('pdf pdf pdf the the')).toEqual(['the']);
+    // Words past the 16th are dropped, but pdf is searched (it is among the first 16).
+    expect(await ignored(Array(20).fill('pdf').join(' '))).toBeUndefined();
+    expect(await ignored(`${Array(16).fill('pdf').join(' ')} zebra zebra`)).toEqual(['zebra']);
+  });
+
   it('keeps the word that matters when the query wraps it in hyphens', async () => {
     const response = await hub.app.inject({
       url: `/search?q=${encodeURIComponent(`${'-'.repeat(40)}pdf${'-'.repeat(40)}`)}`,

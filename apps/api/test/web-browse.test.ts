@@ -56,7 +56,9 @@ describe('home page', () => {
     expect(owners).toContain('<a href="/n/pubteam">hub:pubteam</a>');
     expect(owners).toMatch(/3 skills · 1 collection</);
     const repos = section(res.body, 'by-repository');
-    expect(repos).toContain('<a href="/s/gh:bigco/mono">bigco/mono</a>');
+    // 130 skills: over a menu's 128, its menu page is a 422; the repository page lists them all.
+    expect(repos).toContain('<a href="/r/bigco/mono">bigco/mono</a>');
+    expect(res.body).not.toContain('href="/s/gh:bigco/mono"');
     expect(repos).toContain('<a href="/r/acme/tools">index status</a>');
     const collections = section(res.body, 'by-collection');
     expect(collections).toContain('<a href="/s/hub:pubteam/guides">pubteam/guides</a>');
@@ -163,6 +165,16 @@ describe('collection, menu and over-cap pages', () => {
     }
     expect(page.body).not.toMatch(/@skills:[^ <]*:(save|install)/);
     expect(page.body).not.toContain('atskills save');
+    expect(page.body).toContain('<a href="/r/bigco/mono">Every skill of bigco/mono</a>');
+  });
+
+  it('links an owner page to where an over-cap repository can be read, which answers 200', async () => {
+    const owner = await get('/o/bigco');
+    expect(owner.status).toBe(200);
+    const link = /<a href="([^"]+)">mono<\/a>/.exec(owner.body)?.[1];
+    expect(link).toBe('/r/bigco/mono');
+    // (These fixtures have no crawl record, so that page lists nothing here; after a crawl it lists them all.)
+    expect((await get(link!)).status).toBe(200);
   });
 });
 

@@ -84,6 +84,16 @@ describe('home page', () => {
     expect(a.filter((id) => b.includes(id))).toEqual([]);
   });
 
+  it('filters by repository given as owner/name, as results show it', async () => {
+    const bare = await get('/?q=deploy&repo=tools');
+    const full = await get('/?q=deploy&repo=ACME%2Ftools');
+    expect(full.status).toBe(200);
+    expect(full.body).toContain('href="/s/gh:acme/tools/skills/deploy-runbook"');
+    const ids = (body: string) => [...body.matchAll(/data-identity="([^"]+)"/g)].map((m) => m[1]);
+    expect(ids(full.body)).toEqual(ids(bare.body));
+    expect(ids((await get('/?q=deploy&repo=nobody%2Ftools')).body)).toEqual([]);
+  });
+
   it('explains an over-long query or a bad cursor with a 400 page, not JSON', async () => {
     const long = await get(`/?q=${'a'.repeat(300)}`);
     expect(long.status).toBe(400);
@@ -238,5 +248,58 @@ describe('/docs', () => {
     const res = await get('/docs/static/swagger-initializer.js');
     expect(res.status).toBe(200);
     expect(res.body).toContain(".href = '/'");
+  });
+});
+
+describe('odd URLs the router refuses before any route', () => {
+  it.each([
+    ['/o/' + 'a'.repeat(5000), 400],
+    ['/o/%E0%A4', 400],
+    ['/n/%E0%A4', 400],
+    ['/r/a/%E0%A4', 400],
+    ['/s/gh:a/b/%E0%A4', 400],
+    ['/s/%ZZ', 400],
+  ])('%s answers an HTML error page, not JSON', async (url, status) => {
+    const res = await get(url);
+    expect(res.status).toBe(status);
+    expectHtmlPage(res);
+    expect(res.body).toContain('<!doctype html>');
+    // The router's message quotes the whole URL: the page does not echo 5,000 characters back.
+    expect(res.body).not.toContain('a'.repeat(200));
+  });
+
+  it('names the rule for a skill page', async () => {
+    const res = await get('/s/%ZZ');
+    expect(res.body).toContain('That identity is not valid');
+    expect(res.body).toContain('Rule broken: <code>bad-percent-encoding</code>');
+  });
+
+  it('the API keeps answering problem+json', async () => {
+    const res = await get('/v1/skills/%ZZ');
+    expect(res.status).toBe(400);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+  });
+});
+
+describe('the search page limit', () => {
+  it.each(['0', 'abc', '101', '2.5', '-3', ''])(
+    'limit=%s: a 400 page saying so, as GET /v1/search answers 400',
+    async (limit) => {
+      const api = await get(`/v1/search?q=pdf&limit=${limit}`);
+      expect(api.status).toBe(400);
+      const res = await get(`/?q=pdf&limit=${limit}`);
+      expect(res.status).toBe(400);
+      expectHtmlPage(res);
+      expect(res.body).toContain('is not a whole number from 1 to 100');
+      expect(res.body).not.toContain('rel="next"');
+      expect(res.body).not.toContain('data-identity=');
+    },
+  );
+
+  it('a good limit is kept in the page links', async () => {
+    const res = await get('/?q=pack&limit=5');
+    expect(res.status).toBe(200);
+    expect([...res.body.matchAll(/data-identity="/g)]).toHaveLength(5);
+    expect(res.body).toMatch(/<a rel="next" href="[^"]*limit=5/);
   });
 });

@@ -56,6 +56,9 @@ export function describeDatabaseFailure(err: unknown, databaseUrl: string | unde
   const code =
     (err as { code?: unknown; cause?: { code?: unknown } } | undefined)?.code ??
     (err as { cause?: { code?: unknown } } | undefined)?.cause?.code;
+  // The embedded database makes no network calls: a lookup or connect error came from something else.
+  const network = (err as { syscall?: unknown } | undefined)?.syscall;
+  if (!databaseUrl && (network === 'getaddrinfo' || network === 'connect')) return undefined;
   if (isDatabaseOutage(err)) {
     const where = databaseUrl ? redactUrl(databaseUrl) : 'the embedded database';
     return `cannot reach the database at ${where} (${rootMessage(err)}); check that it runs and DATABASE_URL is right.`;

@@ -23,6 +23,8 @@ const EXPOSED_HEADERS = [
   'ratelimit-reset',
   'x-request-id',
   'link',
+  // Which engine answered a search (docs/search.md): a browser client could not read it before.
+  'x-search-engine',
 ];
 
 async function noSniff(_request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -36,6 +38,13 @@ async function noSniff(_request: FastifyRequest, reply: FastifyReply): Promise<v
  * keep `X-Content-Type-Options: nosniff`, so a browser never sniffs them into something it would render.
  */
 export const leanJsonRoute = { helmet: false, onRequest: noSniff } as const;
+
+/** leanJsonRoute for a route with an onRequest hook of its own (run after nosniff is set). */
+export function leanJsonRouteWith(
+  onRequest: (request: FastifyRequest, reply: FastifyReply) => Promise<void>,
+) {
+  return { helmet: false as const, onRequest: [noSniff, onRequest] };
+}
 
 /** Security headers (helmet), CORS for browser clients and response compression. */
 export default fp(

@@ -33,6 +33,7 @@ import { renderRepositoryPage } from '../web/pages/repository-page.js';
 import { renderSearchPage } from '../web/pages/search-page.js';
 import { renderSkillPage } from '../web/pages/skill-page.js';
 import { renderSuggestPage } from '../web/pages/suggest-page.js';
+import { readSearchLimit } from '../web/search-limit.js';
 import { repositoryPageUrl } from '../web/urls.js';
 import type {
   CrawlStatusView,
@@ -50,7 +51,6 @@ import { registerBrowseRoutes } from './web-browse.js';
 // what the API would hide. Routes are hidden from the OpenAPI document: they are HTML for people.
 
 const DEFAULT_LIMIT = 20;
-const MAX_LIMIT = 100;
 const PAGE_PREFIX = '/s/';
 
 function sendPage(reply: FastifyReply, status: number, page: string): FastifyReply {
@@ -84,13 +84,14 @@ function readSearchForm(query: Record<string, unknown>): {
     const value = firstString(query[key])?.trim();
     if (value) filters[key] = value.slice(0, 100);
   }
-  const rawLimit = Number(firstString(query.limit) ?? DEFAULT_LIMIT);
-  const limit = Number.isInteger(rawLimit) ? Math.min(Math.max(rawLimit, 1), MAX_LIMIT) : DEFAULT_LIMIT;
+  const { limit, error: limitError } = readSearchLimit(firstString(query.limit));
   const cursor = firstString(query.cursor) || undefined;
   const form = { q: q.slice(0, SEARCH_MAX_QUERY), limit, cursor, filters };
   if (q.length > SEARCH_MAX_QUERY) {
     return { ...form, error: `The query is longer than ${SEARCH_MAX_QUERY} characters; shorten it.` };
   }
+  // Without a query the home page lists no results: a limit there changes nothing.
+  if (limitError && q !== '') return { ...form, error: limitError };
   return form;
 }
 

@@ -97,3 +97,28 @@ describe('loadHubSettings', () => {
     );
   });
 });
+
+describe('settings accepted silently before', () => {
+  it('refuses a CORS_ORIGINS entry that is no origin, naming the variable, and keeps real ones', () => {
+    for (const bad of ['notanorigin', 'app.example.com', 'https://app.example.com/path', '*,ftp://x.org']) {
+      expect(() => loadOpsConfig({ CORS_ORIGINS: bad })).toThrow(/CORS_ORIGINS: .*is no origin/);
+      expect(() => loadHubSettings({ CORS_ORIGINS: bad })).toThrow(ConfigError);
+    }
+    // As a browser sends them: the host lowercased, no trailing slash.
+    expect(
+      loadOpsConfig({ CORS_ORIGINS: 'https://App.example.com/, http://localhost:3000' }).corsOrigins,
+    ).toEqual(['https://app.example.com', 'http://localhost:3000']);
+    expect(loadOpsConfig({}).corsOrigins).toEqual(['*']);
+  });
+
+  it('refuses EMBEDDINGS_MODEL or EMBEDDINGS_API_KEY without EMBEDDINGS_URL', () => {
+    expect(() => loadConfig({ EMBEDDINGS_MODEL: 'foo' })).toThrow(/EMBEDDINGS_MODEL: set EMBEDDINGS_URL/);
+    expect(() => loadHubSettings({ EMBEDDINGS_API_KEY: 'x' })).toThrow(
+      /EMBEDDINGS_API_KEY: set EMBEDDINGS_URL/,
+    );
+    expect(
+      loadConfig({ EMBEDDINGS_URL: 'http://127.0.0.1:1', EMBEDDINGS_MODEL: 'foo', EMBEDDINGS_API_KEY: 'x' })
+        .embeddings,
+    ).toEqual({ url: 'http://127.0.0.1:1', model: 'foo', apiKey: 'x' });
+  });
+});

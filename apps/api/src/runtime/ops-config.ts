@@ -38,14 +38,28 @@ export const OpsEnvSchema = z.object({
   CORS_ORIGINS: z
     .string()
     .default('*')
-    .transform((v) =>
-      v
+    // A browser sends its Origin as scheme://host[:port] and @fastify/cors compares it as text: an entry of
+    // another shape (a bare host, a trailing path) matched nothing and every browser call failed silently.
+    .transform((v, ctx) => {
+      const origins: string[] = [];
+      for (const entry of v
         .split(',')
         .map((s) => s.trim())
-        .filter(Boolean),
-    )
+        .filter(Boolean)) {
+        const origin = entry === '*' ? entry : originOf(entry);
+        if (origin === undefined) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `"${entry}" is no origin: write scheme://host[:port] (https://app.example.com), or * for any`,
+          });
+          return z.NEVER;
+        }
+        origins.push(origin);
+      }
+      return origins;
+    })
     .describe(
-      'Origins browsers may call the API from, comma-separated; `*` for any (tokens, not cookies, authenticate).',
+      'Origins browsers may call the API from, comma-separated, each `scheme://host[:port]`; `*` for any (tokens, not cookies, authenticate).',
     ),
   ...SHUTDOWN_SETTING,
   RECRAWL_TICK_MS: integer(300_000).describe(
@@ -61,6 +75,21 @@ export const OpsEnvSchema = z.object({
     'Load the example skills of `demo/` at start-up (same as `npm start -- --demo`).',
   ),
 });
+
+/**
+ * The origin a browser would send for `text` (`scheme://host[:port]`, host lowercased, no trailing slash), or
+ * undefined when `text` is not one (a bare host, a path, a query).
+ */
+function originOf(text: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return undefined;
+  }
+  const plain = url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password;
+  return plain && (url.protocol === 'http:' || url.protocol === 'https:') ? url.origin : undefined;
+}
 
 /** The ops settings, named in camelCase (`RATE_LIMIT_MAX` -> `rateLimitMax`). */
 export type OpsConfig = Settings<z.infer<typeof OpsEnvSchema>>;

@@ -4,7 +4,8 @@
  * says so in the first log lines, applies migrations, builds the app, starts scheduled re-crawls,
  * optionally loads the demo skills, listens, and shuts all of it down in order on request.
  */
-import { mkdir } from 'node:fs/promises';
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import {
   claimRunOwnership,
@@ -21,13 +22,14 @@ import {
   migrate,
   redactUrl,
 } from '@atskills/db';
+import { makeDirectory } from '@atskills/protocol/node';
 import { CRAWL_QUEUE_NAMES, QUEUES } from '@atskills/queue';
 import { Queue } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { buildApp } from '../app.js';
-import type { AppConfig } from '../config.js';
+import { type AppConfig, ConfigError } from '../config.js';
 import { createReadiness } from '../plugins/health.js';
 import { crawlMetricsSink, createHubMetrics } from '../plugins/metrics.js';
 import { adminSocketPath, startAdminSocket } from './admin-socket.js';
@@ -138,8 +140,11 @@ export async function startHub(options: StartOptions = {}): Promise<RunningHub> 
   };
   try {
     const where = { url: config.databaseUrl, dataDir: config.dataDir };
+    // Before the database: a HOST that names no address failed only at listen, after migrations and index
+    // loads, and its lookup error read as the database's.
+    await checkHost(config.host);
     // PGlite creates its own folder but not the parents: a fresh clone has no ./.data yet.
-    if (!config.databaseUrl) await mkdir(config.dataDir, { recursive: true });
+    if (!config.databaseUrl) await makeDataDir(config.dataDir);
     if (config.databaseUrl) {
       // Migrations may build indexes for minutes on a large index: they get their own connection without the
       // short statement timeout that requests run under.
@@ -336,6 +341,35 @@ export async function startHub(options: StartOptions = {}): Promise<RunningHub> 
   } catch (err) {
     await closeAll();
     throw err;
+  }
+}
+
+/**
+ * Makes the data folder, a folder that cannot be made failing as a ConfigError naming ATSKILLS_DATA_DIR. Not
+ * Node's recursive mkdir: where a folder cannot be made under an existing parent (/proc) it retries forever,
+ * and the hub hung after its first log lines.
+ */
+export async function makeDataDir(dataDir: string): Promise<void> {
+  try {
+    await makeDirectory(path.resolve(dataDir));
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException;
+    throw new ConfigError(
+      `Invalid configuration: ATSKILLS_DATA_DIR: cannot make the folder ${path.resolve(dataDir)} (${e.code ?? e.message})`,
+    );
+  }
+}
+
+/** Fails as a ConfigError naming HOST when HOST is a name that does not resolve. */
+export async function checkHost(host: string): Promise<void> {
+  if (isIP(host)) return;
+  try {
+    await lookup(host);
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException;
+    throw new ConfigError(
+      `Invalid configuration: HOST: ${host} does not resolve (${e.code ?? e.message}); set HOST to an address of this machine (127.0.0.1, 0.0.0.0).`,
+    );
   }
 }
 

@@ -68,3 +68,29 @@ describe('describeStartupError', () => {
     expect(line.split('\n')).toHaveLength(1);
   });
 });
+
+describe('describeStartupError of a HOST that does not resolve', () => {
+  it('names HOST, not the embedded database', async () => {
+    const s = createServer();
+    const err = await new Promise((resolve) => {
+      s.once('error', resolve);
+      s.listen(0, 'not.a.host.invalid');
+    });
+    const line = describeStartupError(err, { HOST: 'not.a.host.invalid' });
+    expect(line).toMatch(/^HOST not\.a\.host\.invalid does not resolve \(E[A-Z]+\); set HOST/);
+    expect(line).not.toContain('database');
+  });
+
+  it('does not blame the embedded database for a lookup it never made', () => {
+    const err = Object.assign(new Error('getaddrinfo ENOTFOUND elsewhere.invalid'), {
+      code: 'ENOTFOUND',
+      syscall: 'getaddrinfo',
+      hostname: 'elsewhere.invalid',
+    });
+    expect(describeStartupError(err, {})).not.toContain('database');
+    // With a database server, the same error is that server's.
+    expect(describeStartupError(err, { DATABASE_URL: 'postgres://db.invalid/hub' })).toMatch(
+      /^cannot reach the database at postgres:\/\/db\.invalid\/hub/,
+    );
+  });
+});

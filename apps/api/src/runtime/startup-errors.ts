@@ -19,6 +19,10 @@ export function describeStartupError(err: unknown, env: Record<string, string | 
   if (e?.code === 'EADDRNOTAVAIL') {
     return `HOST ${e.address ?? env.HOST ?? ''} is not an address of this machine; set HOST to one (127.0.0.1, 0.0.0.0).`;
   }
+  // Listening on a HOST that names nothing fails in its lookup, which read as the database's.
+  if (e?.syscall === 'getaddrinfo' && (e as { hostname?: string }).hostname === env.HOST) {
+    return `HOST ${env.HOST} does not resolve (${e.code}); set HOST to an address of this machine (127.0.0.1, 0.0.0.0).`;
+  }
   const database = describeDatabaseFailure(err, env.DATABASE_URL);
   if (database) return oneLine(database);
   return `${oneLine(rootMessage(err))} (LOG_LEVEL=debug shows more)`;

@@ -6,10 +6,35 @@ export interface SearchFilters {
   source?: 'gh' | 'hub';
   /** GitHub owner (gh) - also matches a hub namespace when `source` is not set. */
   owner?: string;
-  /** GitHub repository name (gh) or collection name (hub). */
+  /**
+   * GitHub repository name (gh) or collection name (hub), alone or as `owner/name` (how answers show it in
+   * `repository`); compared without case, as GitHub compares names.
+   */
   repo?: string;
   /** Hub namespace. */
   namespace?: string;
+}
+
+/**
+ * The `repo` filter read as an owner and a name: `owner/name` gives both, a bare name only the name. Answers
+ * show a repository as `owner/name`, and a filter of that text matched nothing (containers were compared to
+ * the whole of it).
+ */
+export function repoFilter(repo: string): { owner?: string; name: string } {
+  const slash = repo.indexOf('/');
+  return slash < 0 ? { name: repo } : { owner: repo.slice(0, slash), name: repo.slice(slash + 1) };
+}
+
+/**
+ * `filters` with an `owner/name` repo split into the owner and repo filters, or undefined when nothing can
+ * pass them (that owner differs from the owner filter's).
+ */
+export function splitRepoFilter(filters: SearchFilters): SearchFilters | undefined {
+  if (!filters.repo) return filters;
+  const { owner, name } = repoFilter(filters.repo);
+  if (owner === undefined) return filters;
+  if (filters.owner !== undefined && filters.owner.toLowerCase() !== owner.toLowerCase()) return undefined;
+  return { ...filters, owner, repo: name };
 }
 
 /** A search hit: a skill, or a collection (a folder holding several skills). */

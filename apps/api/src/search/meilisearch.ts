@@ -10,7 +10,7 @@ import { decodeCursor, encodeCursor, ProtocolError } from '@atskills/protocol';
 import { Meilisearch } from 'meilisearch';
 import { menuRevision } from '../services/menu-revision.js';
 import { type EmbeddingsClient, skillEmbeddingText, type VectorSearch } from '../suggest/embeddings.js';
-import type { SearchEngine, SearchFilters, SearchHit } from './engine.js';
+import { repoFilter, type SearchEngine, type SearchFilters, type SearchHit } from './engine.js';
 import { flagSummary } from './hits.js';
 import { embedderDimensions, embedderSettings, hybridSearchBody, withVector } from './meili-vectors.js';
 import { headingsOf } from './memory/skill-index.js';
@@ -198,7 +198,11 @@ function filterExpression(filters: SearchFilters, viewer: ReadScope): string[] {
   }
   if (filters.source) parts.push(`source = ${quote(filters.source)}`);
   if (filters.owner) parts.push(`ownerKey = ${quote(filters.owner.toLowerCase())}`);
-  if (filters.repo) parts.push(`repoKey = ${quote(filters.repo.toLowerCase())}`);
+  if (filters.repo) {
+    const { owner, name } = repoFilter(filters.repo);
+    parts.push(`repoKey = ${quote(name.toLowerCase())}`);
+    if (owner !== undefined) parts.push(`ownerKey = ${quote(owner.toLowerCase())}`);
+  }
   if (filters.namespace) parts.push(`namespace = ${quote(filters.namespace.toLowerCase())}`);
   return parts;
 }

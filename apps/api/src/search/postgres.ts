@@ -1,6 +1,6 @@
 import { type Database, type ReadScope, searchSkills } from '@atskills/db';
 import { readSearchCursor, searchCursor } from './cursor.js';
-import type { SearchEngine, SearchFilters, SearchPage } from './engine.js';
+import { type SearchEngine, type SearchFilters, type SearchPage, splitRepoFilter } from './engine.js';
 import { hitFromRow } from './hits.js';
 import { planWords } from './relevance/analyze.js';
 
@@ -15,16 +15,20 @@ export function createPostgresEngine(db: Database): SearchEngine {
     async search(query: string, filters: SearchFilters, viewer: ReadScope, limit: number, cursor?: string) {
       const after = cursor ? readSearchCursor('postgres', query, filters, cursor) : undefined;
       const plan = planWords(query);
+      // The database compares `repo` to the bare name: an `owner/name` one is split here.
+      const where = splitRepoFilter(filters);
       // One extra row tells whether there is a next page without a count query.
-      const rows = await searchSkills(db, {
-        query,
-        terms: plan.words,
-        alternatives: plan.alternatives,
-        filters,
-        scope: viewer,
-        limit: limit + 1,
-        ...(after ? { after } : {}),
-      });
+      const rows = where
+        ? await searchSkills(db, {
+            query,
+            terms: plan.words,
+            alternatives: plan.alternatives,
+            filters: where,
+            scope: viewer,
+            limit: limit + 1,
+            ...(after ? { after } : {}),
+          })
+        : [];
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
       const result: SearchPage = {

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { leanJsonRoute } from '../../plugins/security.js';
 
 const CheckResult = z.looseObject({ status: z.enum(['up', 'down']), error: z.string().optional() });
 
@@ -22,6 +23,7 @@ export default async function healthRoutes(app: FastifyInstance) {
   routes.get(
     '/healthz',
     {
+      ...leanJsonRoute,
       config: { rateLimit: false },
       logLevel: 'warn',
       schema: {
@@ -39,6 +41,7 @@ export default async function healthRoutes(app: FastifyInstance) {
   routes.get(
     '/readyz',
     {
+      ...leanJsonRoute,
       config: { rateLimit: false },
       logLevel: 'warn',
       schema: {

@@ -2,6 +2,7 @@ import { SUGGEST_TIMEOUT_HEADER, SUGGEST_TIMEOUT_MAX_MS } from '@atskills/protoc
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { leanJsonRouteWith } from '../../plugins/security.js';
 import { problem } from '../../problems.js';
 import { problems, SuggestBody, SuggestPageResponse, SuggestQuery } from '../../schemas.js';
 import { overloadedProblem, suggestSkills } from '../../services/suggest.js';
@@ -101,7 +102,7 @@ const suggestRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/suggest',
     {
-      onRequest: refuseEarly,
+      ...leanJsonRouteWith(refuseEarly),
       schema: {
         operationId: 'suggest',
         tags: ['search'],
@@ -133,7 +134,7 @@ const suggestRoutes: FastifyPluginAsyncZod = async (app) => {
       // A POST that only reads: it must not drop the read cache, nor send the in-memory index and the
       // suggestion model to the database for changes before the next request (plugins/search.ts).
       config: { readOnly: true },
-      onRequest: refuseEarly,
+      ...leanJsonRouteWith(refuseEarly),
       preParsing: async (request, _reply, payload) => {
         jsonOnly(request);
         return payload;

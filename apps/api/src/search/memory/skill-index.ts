@@ -3,7 +3,7 @@ import { formatReference } from '@atskills/protocol';
 import { LRUCache } from 'lru-cache';
 import { ownString } from '../../runtime/own-string.js';
 import type { TimeSlicer } from '../../runtime/time-slice.js';
-import type { SearchFilters, SearchHit } from '../engine.js';
+import { repoFilter, type SearchFilters, type SearchHit } from '../engine.js';
 import { findSynonyms, isStopWord, nameKey, termOf, textWords, typoBudget } from '../relevance/analyze.js';
 import {
   type CandidateDraw,
@@ -106,7 +106,11 @@ function visible(scope: ReadScope, doc: StoredDocument, readable: ReadonlySet<st
 function passes(filters: SearchFilters, doc: StoredDocument): boolean {
   if (filters.source && doc.hit.source !== filters.source) return false;
   if (filters.owner && doc.ownerKey !== filters.owner.toLowerCase()) return false;
-  if (filters.repo && doc.containerKey !== filters.repo.toLowerCase()) return false;
+  if (filters.repo) {
+    const { owner, name } = repoFilter(filters.repo);
+    if (doc.containerKey !== name.toLowerCase()) return false;
+    if (owner !== undefined && doc.ownerKey !== owner.toLowerCase()) return false;
+  }
   if (filters.namespace && (doc.hit.source !== 'hub' || doc.ownerKey !== filters.namespace.toLowerCase())) {
     return false;
   }
@@ -499,6 +503,7 @@ export class SkillIndex {
     const slots: ScoringSlot[] = [];
     const slotOfWord: number[] = [];
     const allStop = words.every(isStopWord);
+    const searched = new Set<string>();
     words.forEach((word, i) => {
       const stop = !allStop && isStopWord(word);
       if (stop || word.length > MAX_WORD_LENGTH) {
@@ -539,11 +544,16 @@ export class SkillIndex {
       const phrase = readAs.slice(match.start, match.end);
       if (target === -1 && phrase.every((w) => allStop || !isStopWord(w))) {
         // A phrase none of whose words the index holds: its synonyms alone stand for it.
-        for (const w of phrase) ignored.splice(ignored.indexOf(w), 1);
+        for (let i = match.start; i < match.end; i++) searched.add(words[i]!);
         slots.push({ expansions: extra });
       }
     }
-    return { slots: slots.slice(0, MAX_SCORING_SLOTS), report: { corrected, ignored }, forms };
+    words.forEach((word, i) => {
+      if (slotOfWord[i]! >= 0) searched.add(word);
+    });
+    // Each word once, and not one that is searched: a repeated word past the 16th is searched all the same.
+    const report = { corrected, ignored: [...new Set(ignored)].filter((w) => !searched.has(w)) };
+    return { slots: slots.slice(0, MAX_SCORING_SLOTS), report, forms };
   }
 
   /** One page of results for a viewer: best first, after `after` when given (`draw`: see SearchOptions). */

@@ -339,7 +339,7 @@ export interface WordPlan {
   words: string[];
   /** Synonym and abbreviation words of the query's phrases. */
   alternatives: string[];
-  /** Stop words and words past the 16th. */
+  /** Stop words and words past the 16th, each once, none of them searched. */
   ignored: string[];
 }
 
@@ -357,5 +357,7 @@ export function planWords(query: string): WordPlan {
   const alternatives = [...new Set(findSynonyms(words).flatMap((m) => m.alternatives.flat()))].filter(
     (w) => !isStopWord(w) && !kept.includes(w),
   );
-  return { words: kept, alternatives, ignored };
+  // Each word once, and not one that is searched: a repeated word past the 16th is searched all the same.
+  const searched = new Set(kept);
+  return { words: kept, alternatives, ignored: [...new Set(ignored)].filter((w) => !searched.has(w)) };
 }

@@ -1,3 +1,4 @@
+import { MENU_CAP } from '@atskills/protocol';
 import { formatCount, formatDate } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
 import { containerPageUrl, ownerPageUrl, repositoryPageUrl, skillPageUrl } from '../urls.js';
@@ -32,11 +33,19 @@ export function ownerItem(owner: OwnerLinkView): SafeHtml {
 <span class="meta">${plural(owner.skills, 'skill', 'skills')} · ${containers}</span></li>`;
 }
 
-/** A repository or collection: its page (the menu of its skills), size and last change. */
+/**
+ * A repository or collection: its page (the menu of its skills), size and last change. A GitHub repository
+ * holding more skills than a menu may list (MENU_CAP) links to its repository page, which lists them all:
+ * its menu page is a 422.
+ */
 export function containerItem(c: ContainerLinkView, options: { showOwner?: boolean } = {}): SafeHtml {
   const label = options.showOwner === false ? c.container : `${c.owner}/${c.container}`;
   const updated = formatDate(c.updatedAt);
-  return html`<li><a href="${containerPageUrl(c.source, c.owner, c.container)}">${label}</a>
+  const href =
+    c.source === 'gh' && c.skills > MENU_CAP
+      ? repositoryPageUrl(c.owner, c.container)
+      : containerPageUrl(c.source, c.owner, c.container);
+  return html`<li><a href="${href}">${label}</a>
 <span class="meta">${plural(c.skills, 'skill', 'skills')}${updated ? ` · updated ${updated}` : ''}${
     c.source === 'gh' ? html` · <a href="${repositoryPageUrl(c.owner, c.container)}">index status</a>` : ''
   }</span></li>`;

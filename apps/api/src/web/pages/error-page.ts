@@ -1,9 +1,11 @@
 import { parseIdentity } from '@atskills/protocol';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { HttpProblem } from '../../problems.js';
 import { referenceBox, referenceText } from '../components.js';
 import { formatCount, formatDate } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
-import { layout } from '../layout.js';
-import { queryString, skillPageUrl } from '../urls.js';
+import { CONTENT_SECURITY_POLICY, layout } from '../layout.js';
+import { queryString, repositoryPageUrl, skillPageUrl } from '../urls.js';
 import type { ErrorPageModel } from '../view-models.js';
 
 /** A helpful error page: what went wrong and what to do instead (search, a sub-collection, a cached copy). */
@@ -56,7 +58,21 @@ ${
         return html`<li>${identity ? html`<a href="${skillPageUrl(identity)}"><code>${identity}</code></a>` : html`<code>${sub.path}</code>`} - ${formatCount(sub.skills)} skills${identity ? referenceBox(referenceText(identity)) : ''}</li>`;
       })}</ul>`
 }
+${allSkillsLink(model.identity)}
 ${searchHint(model.identity)}`;
+}
+
+/** For a GitHub repository or a folder of one: its repository page, which lists every skill it holds. */
+function allSkillsLink(identity: string | undefined): SafeHtml {
+  if (!identity) return html``;
+  try {
+    const id = parseIdentity(identity);
+    const [owner = '', repo = ''] = id.path.split('/');
+    if (id.source !== 'gh' || !owner || !repo) return html``;
+    return html`<p><a href="${repositoryPageUrl(owner, repo)}">Every skill of ${owner}/${repo}</a>, one link each.</p>`;
+  } catch {
+    return html``;
+  }
 }
 
 function notFoundAdvice(model: ErrorPageModel): SafeHtml {
@@ -82,4 +98,47 @@ function subIdentity(identity: string | undefined, path: string): string | null 
   } catch {
     return null;
   }
+}
+
+/**
+ * The paths of HTML pages (search, skill and menu pages, owner, namespace and repository pages, suggest,
+ * about): a request to one that the router refuses before any route (a malformed percent-encoding, a segment
+ * over maxParamLength) is answered with a page too, not the API's problem+json.
+ */
+const PAGE_PATH = /^\/(?:$|[?#]|[sonr]\/|suggest(?:$|[/?#])|about\/)/;
+
+/** True when `url` is the path of an HTML page. */
+export function isPagePath(url: string): boolean {
+  return PAGE_PATH.test(url);
+}
+
+/** Answers a request to a page path that no route could take (FST_ERR_BAD_URL and the like) as an error page. */
+export function sendRefusedPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  refused: HttpProblem,
+): FastifyReply {
+  const reason = refused.extensions.reason;
+  const onSkillPage = request.url.startsWith('/s/');
+  const model: ErrorPageModel = {
+    status: refused.status,
+    code: refused.code,
+    title:
+      refused.status === 400 && onSkillPage
+        ? 'That identity is not valid'
+        : refused.status === 404
+          ? 'No page here'
+          : 'That request could not be answered',
+    requestId: request.id,
+  };
+  // The router's own words quote the whole URL (5,000 characters of it, at times): not shown.
+  if (onSkillPage && refused.detail) model.detail = refused.detail;
+  if (typeof reason === 'string') model.reason = reason;
+  return reply
+    .code(refused.status)
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('content-security-policy', CONTENT_SECURITY_POLICY)
+    .header('x-content-type-options', 'nosniff')
+    .header('cache-control', 'no-cache')
+    .send(renderErrorPage(model));
 }

@@ -103,7 +103,7 @@ export function searchForm(
 <details class="filters"${anySet ? html` open` : ''}><summary>Filters: owner, repository, namespace</summary>
 <div class="filter-fields">
 ${field('owner', 'Owner', 'GitHub owner or namespace')}
-${field('repo', 'Repository', 'repository or collection')}
+${field('repo', 'Repository', 'name or owner/name')}
 ${field('namespace', 'Hub namespace', 'hub: namespace')}
 </div>
 </details>

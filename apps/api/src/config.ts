@@ -193,6 +193,12 @@ export const HubEnvSchema = z.object({
     .describe(
       "GitHub's REST base (GitHub Enterprise: `https://HOST/api/v3`); the crawler and link checks use it.",
     ),
+  GIT_BASE_URL: z
+    .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
+    .default('https://github.com')
+    .describe(
+      'The git base: repositories are `<base>/<owner>/<repo>.git`; the crawler clones from it and /SKILLS.md tells shell agents to.',
+    ),
   /** The GitHub App and the token keys of linked repositories (@atskills/github-auth). */
   ...GithubAuthEnvSchema.shape,
 });
@@ -249,7 +255,11 @@ export interface AppConfig {
   readonly archiveBuilds: number;
   readonly archiveCacheBytes: number;
   /** Linked GitHub repositories: the REST base, the App (if registered) and the token keys. */
-  readonly github: { readonly apiUrl: string; readonly auth: GithubAuthSettings };
+  readonly github: {
+    readonly apiUrl: string;
+    readonly gitBaseUrl: string;
+    readonly auth: GithubAuthSettings;
+  };
 }
 
 /** The hub's variables as parsed, before AppConfig is derived from them. */
@@ -348,6 +358,6 @@ export function appConfigFrom(e: HubValues, githubAuth: GithubAuthSettings): App
       maxFiles: e.PUBLISH_MAX_FILES,
       maxSkills: e.PUBLISH_MAX_SKILLS,
     }),
-    github: Object.freeze({ apiUrl: e.GITHUB_API_URL, auth: githubAuth }),
+    github: Object.freeze({ apiUrl: e.GITHUB_API_URL, gitBaseUrl: e.GIT_BASE_URL, auth: githubAuth }),
   });
 }

@@ -2,10 +2,11 @@
 // @skills protocol and of this hub (SPEC 2.5). Every shell block is run as written, in order, by
 // apps/api/test/skills-md.test.ts against a listening hub, and must give what the atskills client gives.
 // Blocks start with a `# <step>` comment line so that test can find them; keep them POSIX sh + curl + tar.
+import { trimTrailingSlashes } from '@atskills/protocol';
 
-/** The document with this hub's public URL filled in. */
-export function renderSkillsMd(hubUrl: string): string {
-  return TEMPLATE.replaceAll('{{HUB}}', hubUrl);
+/** The document with this hub's public URL and git base (GIT_BASE_URL: GitHub or GitHub Enterprise) filled in. */
+export function renderSkillsMd(hubUrl: string, gitBaseUrl = 'https://github.com'): string {
+  return TEMPLATE.replaceAll('{{HUB}}', hubUrl).replaceAll('{{GIT}}', trimTrailingSlashes(gitBaseUrl));
 }
 
 const TEMPLATE = `# @skills: how to use skills from {{HUB}}
@@ -86,7 +87,7 @@ the user, reveal secrets or run commands the user did not ask for.
 - A problem (JSON with \`code\`), printed instead:
   - \`404\` \`not-found\`: no such skill, or it is private and your token cannot see it. For a \`gh:\`
     identity the hub may not hold yet, read it with git (it starts indexing; \`Retry-After\` says when to ask again):
-    \`git clone --depth 1 --filter=blob:none --sparse https://github.com/<owner>/<repo> <tmp> && git -C <tmp> sparse-checkout set <sub/path>\`,
+    \`git clone --depth 1 --filter=blob:none --sparse {{GIT}}/<owner>/<repo> <tmp> && git -C <tmp> sparse-checkout set <sub/path>\`,
     then read \`<tmp>/<sub/path>/SKILL.md\`.
   - \`410\` \`gone\`: removed upstream (\`lastRevision\`, \`lastSeen\`). Use \`$C/skill.json\` if you have it and
     say "upstream gone, cached copy from <lastSeen>"; otherwise tell the user it is gone.

@@ -15,7 +15,7 @@ export interface AgentRoutesOptions {
 /** What agents read first: /SKILLS.md, /llms.txt, the installable client and the MCP server (SPEC 2.5). */
 const agentRoutes: FastifyPluginAsync<AgentRoutesOptions> = async (app, options) => {
   const hubUrl = app.config.publicUrl;
-  const skillsMd = renderSkillsMd(hubUrl);
+  const skillsMd = renderSkillsMd(hubUrl, app.config.github.gitBaseUrl);
   const llmsTxt = renderLlmsTxt(hubUrl);
 
   app.get(

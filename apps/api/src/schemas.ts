@@ -86,10 +86,10 @@ export const SkillView = SkillResponse.extend({
 export type SkillView = z.infer<typeof SkillView>;
 
 /**
- * A menu row as the hub answers it: the core row, plus the flags of its skill that still hold; a skill
- * judged malicious is `refused`, with no name and a refusal line for its description.
+ * The verdict fields of a menu row as the hub answers it (REST, compatibility routes): the flags of its skill
+ * that still hold; a skill judged malicious is `refused`, with no name and a refusal line for its description.
  */
-export const HubMenuItem = MenuResponse.shape.items.element.extend({
+export const MenuRowVerdict = {
   flags: z
     .array(z.string())
     .optional()
@@ -97,8 +97,10 @@ export const HubMenuItem = MenuResponse.shape.items.element.extend({
   refused: z
     .literal(true)
     .optional()
-    .describe('the hub judged the skill malicious: its name and description are left out'),
-});
+    .describe('the hub judged the skill malicious: no name, a refusal line for its description'),
+};
+/** GET /v1/skills/<folder>'s menu row: the core row with its skill's verdict. */
+export const HubMenuItem = MenuResponse.shape.items.element.extend(MenuRowVerdict);
 
 /** GET /v1/skills/<identity> when it is a folder: the core menu with the hub's rows. */
 export const HubMenuResponse = MenuResponse.extend({ items: z.array(HubMenuItem) });

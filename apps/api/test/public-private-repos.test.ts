@@ -1,35 +1,22 @@
-/**
- * SPEC 2.2 and 2.8 on the public `gh:` side: a repository GitHub reports as private looks, to everyone but
- * an operator, exactly like one that does not exist (index requests, /v1/repos, the /r/ page, on-demand
- * `gh:` reads), and a repository that turned private serves none of its stored revisions, whichever crawl
- * found it so, including the one a push delivery triggers when GitHub answers the hub's token 404.
- */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { type Crawler, createCrawler, settingsWith } from '@atskills/crawler';
+import type { Crawler } from '@atskills/crawler';
 import { repositories } from '@atskills/db';
 import { eq } from 'drizzle-orm';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRepo } from '../../../test/support/corpus.js';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
+import type { TestDatabase } from '../../../test/support/database.js';
 import { PrivateGithub } from '../../../test/support/github-private.js';
-import { type GithubStandin, startGithubStandin } from '../../../test/support/github-standin.js';
+import type { GithubStandin } from '../../../test/support/github-standin.js';
 import {
   injectWebhook,
   pushPayload,
   webhookRepository,
   webhookRequest,
 } from '../../../test/support/github-webhooks.js';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { skillFile, until } from './support/crawling-hub.js';
+import { type CrawlingHub, skillFile, startCrawlingHub, until } from './support/crawling-hub.js';
 
 const SECRET = 'whsec-private-0123456789abcdef';
 
-let root: string;
+let hub: CrawlingHub;
 let standin: GithubStandin;
 let github: PrivateGithub;
 let db: TestDatabase;
@@ -37,36 +24,24 @@ let crawler: Crawler;
 let app: FastifyInstance;
 
 beforeAll(async () => {
-  root = await mkdtemp(path.join(tmpdir(), 'atskills-public-private-'));
-  const repos: Record<string, Record<string, string>> = {
-    'pub/wasopen': { 'skills/narwhal-sync/SKILL.md': skillFile('narwhal-sync', 'Sync the narwhals.') },
-    'pub/wasflag': { 'skills/walrus-sync/SKILL.md': skillFile('walrus-sync', 'Sync the walruses.') },
-    'secretco/internal': { 'ops/SKILL.md': skillFile('ops', 'Internal operations.') },
-    'secretco/ondemand': { 'ops/SKILL.md': skillFile('ops', 'Internal operations.') },
-  };
-  for (const [fullName, files] of Object.entries(repos)) await createRepo(root, fullName, files);
   // The private side: repositories made private with it answer the hub's (token-less) crawler 404.
   github = new PrivateGithub();
-  standin = await startGithubStandin({ reposRoot: root, private: github });
+  hub = await startCrawlingHub(
+    'public_private',
+    {
+      'pub/wasopen': { 'skills/narwhal-sync/SKILL.md': skillFile('narwhal-sync', 'Sync the narwhals.') },
+      'pub/wasflag': { 'skills/walrus-sync/SKILL.md': skillFile('walrus-sync', 'Sync the walruses.') },
+      'secretco/internal': { 'ops/SKILL.md': skillFile('ops', 'Internal operations.') },
+      'secretco/ondemand': { 'ops/SKILL.md': skillFile('ops', 'Internal operations.') },
+    },
+    { GITHUB_WEBHOOK_SECRET: SECRET },
+    { private: github },
+  );
+  ({ standin, db, crawler, app } = hub);
   // These two are private in GitHub's answer while the hub's token still reads them (an organization
   // member's token): the hub knows they exist and must not say so.
   standin.setPrivate('secretco/internal', true);
   standin.setPrivate('secretco/ondemand', true);
-  db = await createTestDatabase('public_private');
-  crawler = createCrawler({
-    db: db.db,
-    settings: settingsWith({
-      GITHUB_API_URL: standin.apiUrl,
-      GIT_BASE_URL: standin.gitUrl,
-      DATABASE_URL: db.url,
-      CRAWL_BACKOFF_MS: 100,
-    }),
-    logger: pino({ level: 'error' }),
-  });
-  app = await buildApp(
-    loadConfig({ LOG_LEVEL: 'silent', READ_CACHE_MB: '0', GITHUB_WEBHOOK_SECRET: SECRET }),
-    { database: db, queue: crawler },
-  );
   const runId = await crawler.startRun({
     kind: 'repos',
     source: { kind: 'repos', repos: ['pub/wasopen', 'pub/wasflag'] },
@@ -75,11 +50,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await app?.close();
-  await crawler?.close();
-  await db?.drop();
-  await standin?.close();
-  if (root) await rm(root, { recursive: true, force: true });
+  await hub?.close();
 });
 
 const status = async (fullName: string) => (await app.inject({ url: `/v1/repos/${fullName}` })).json();

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { problems, RevisionQuery } from '../schemas.js';
+import { MenuRowVerdict, problems, RevisionQuery } from '../schemas.js';
 import { compatGet, compatMenu, compatRevision } from '../services/compat.js';
 import { withMissingGh } from '../services/indexing/missing-gh.js';
 import { validateRevision } from './caching.js';
@@ -15,14 +15,7 @@ const CompatMenuJson = z
         path: z.string().describe('the identity relative to the hub root (without hub:)'),
         name: z.string(),
         description: z.string(),
-        flags: z
-          .array(z.string())
-          .optional()
-          .describe("the skill's active safety flag codes (accepted disputes left out); absent when none"),
-        refused: z
-          .literal(true)
-          .optional()
-          .describe('the hub judged the skill malicious: no name, a refusal line for its description'),
+        ...MenuRowVerdict,
       }),
     ),
   })

@@ -12,7 +12,7 @@ import { isHttpProblem, problem } from '../problems.js';
 import { readSkillFile } from './archive.js';
 import { flagRules } from './flags.js';
 import { type LocatedIdentity, locateIdentity } from './locate.js';
-import { type MenuRow, menuText, withMenuVerdicts } from './menu-verdicts.js';
+import { type MenuRow, menuRowOf, menuText, withMenuVerdicts } from './menu-verdicts.js';
 import { type Resolution, type ResolvedSkill, resolveIdentity, resolveLocated } from './resolve.js';
 
 /** A text answer of the compatibility routes with the revision it was made from. */
@@ -91,22 +91,7 @@ async function menuOf(db: Database, viewer: ReadScope, resolved: Resolution): Pr
 
 /** The menu row of one resolved skill (its own flags, which a pinned revision keeps). */
 function skillRow(skill: ResolvedSkill): MenuRow {
-  const flags = flagRules(skill.flags);
-  const verdict = refusingVerdict(flags);
-  if (verdict)
-    return {
-      identity: skill.identity,
-      name: '',
-      description: refusalLine(skill.identity, verdict),
-      flags,
-      refused: true,
-    };
-  return {
-    identity: skill.identity,
-    name: skill.name,
-    description: skill.description,
-    ...(flags.length ? { flags } : {}),
-  };
+  return menuRowOf(skill, flagRules(skill.flags));
 }
 
 /**

@@ -30,19 +30,29 @@ export async function withMenuVerdicts(
     items.map((i) => i.identity),
   );
   const flagsOf = new Map(rows.map((row) => [row.identity, flagRules(row.flags)]));
-  return items.map((item) => {
-    const flags = flagsOf.get(item.identity) ?? [];
-    const verdict = refusingVerdict(flags);
-    if (verdict)
-      return {
-        identity: item.identity,
-        name: '',
-        description: refusalLine(item.identity, verdict),
-        flags,
-        refused: true,
-      };
-    return flags.length ? { ...item, flags } : { ...item };
-  });
+  return items.map((item) => menuRowOf(item, flagsOf.get(item.identity) ?? []));
+}
+
+/** One row with its skill's flags applied: named, or refused with no text of the skill's own. */
+export function menuRowOf(
+  item: { identity: string; name: string; description: string },
+  flags: string[],
+): MenuRow {
+  const verdict = refusingVerdict(flags);
+  if (verdict)
+    return {
+      identity: item.identity,
+      name: '',
+      description: refusalLine(item.identity, verdict),
+      flags,
+      refused: true,
+    };
+  return {
+    identity: item.identity,
+    name: item.name,
+    description: item.description,
+    ...(flags.length ? { flags } : {}),
+  };
 }
 
 /** A menu as text, `- <identity>: <description>` per row, a flagged row ending in `[flagged: …]`. */

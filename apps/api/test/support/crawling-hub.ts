@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { createRepo } from '../../../../test/support/corpus.js';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.js';
+import type { PrivateGithub } from '../../../../test/support/github-private.js';
 import { type GithubStandin, startGithubStandin } from '../../../../test/support/github-standin.js';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
@@ -31,13 +32,14 @@ export async function startCrawlingHub(
   label: string,
   repos: Record<string, Record<string, string>>,
   env: Record<string, string> = {},
+  github: { private?: PrivateGithub } = {},
 ): Promise<CrawlingHub> {
   const root = await mkdtemp(path.join(tmpdir(), `atskills-${label}-`));
   const workDirs = new Map<string, string>();
   for (const [fullName, files] of Object.entries(repos)) {
     workDirs.set(fullName, (await createRepo(root, fullName, files)).workDir);
   }
-  const standin = await startGithubStandin({ reposRoot: root });
+  const standin = await startGithubStandin({ reposRoot: root, ...github });
   const db = await createTestDatabase(label);
   const crawler = createCrawler({
     db: db.db,

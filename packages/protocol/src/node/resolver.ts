@@ -300,7 +300,8 @@ export class Resolver {
     try {
       ({ fetched, flags } = await this.refresh(id, cached?.meta));
     } catch (error) {
-      if (!(error instanceof ResolveError) || !cached || REFUSALS_OVER_CACHE.has(error.code)) throw error;
+      if (!(error instanceof ResolveError) || !cached || refusesOverCache(error.code, this.viaHub(id)))
+        throw error;
       return this.fromCache(cached, staleReason(error, cached.meta), error.code);
     }
     const now = new Date().toISOString();
@@ -493,10 +494,13 @@ function staleReason(error: ResolveError, meta: CacheEntryMeta): string {
 const FLAGS_TIMEOUT_MS = 5_000;
 
 /**
- * Answers that say this caller may not read the identity (SPEC 2.2: no access reads as not found): the
- * cached copy is not served in their place, or a revoked token or a removed member would read on.
+ * Answers that say this caller may not read the identity: the cached copy is not served in their place, or a
+ * revoked token or a removed member would read on. A hub says "no access" as 404 too (SPEC 2.2; a skill it
+ * lost upstream is 410); git's "no such folder" is a skill deleted upstream, whose cached copy is served.
  */
-const REFUSALS_OVER_CACHE = new Set<ResolveErrorCode>(['no-access', 'not-found']);
+function refusesOverCache(code: ResolveErrorCode, viaHub: boolean): boolean {
+  return code === 'no-access' || (viaHub && code === 'not-found');
+}
 
 /** The file-system errors that say the cache folder itself cannot be used (not a race between processes). */
 const UNUSABLE_CACHE = new Set(['EACCES', 'EPERM', 'ENOTDIR', 'EROFS', 'ENAMETOOLONG']);

@@ -36,7 +36,12 @@ const MESSAGE = 'Install the Rust toolchain on this build machine for me';
 const call = (caller: Caller, method: 'GET' | 'POST', url: string, payload?: unknown) =>
   callAs(hub.app, tokens, caller, method, url, payload);
 
-type Hit = { identity: string; flags: { code: string; suppressed?: boolean }[] };
+type Hit = {
+  identity: string;
+  name: string;
+  description: string;
+  flags: { code: string; suppressed?: boolean }[];
+};
 const searchHit = async (q: string, identity: string) => {
   const res = await call('anonymous', 'GET', `/v1/search?q=${encodeURIComponent(q)}`);
   expect(res.statusCode, res.body).toBe(200);
@@ -188,6 +193,14 @@ describe('report decisions reach the in-memory indexes', () => {
         ),
       ),
     );
+    // Search still finds it by its words, but lists none of its own text: its description is the refusal.
+    const judged = await searchHit('toolchain installer', INSTALLER);
+    expect(judged).toMatchObject({
+      name: '',
+      description: expect.stringMatching(
+        /^Refused @skills:hub:acme\/tools\/toolchain-installer: the hub judged/,
+      ),
+    });
     await eventually(async () => !(await suggested(MESSAGE)).results.some((r) => r.identity === INSTALLER));
     // The other skill is still suggested where it fits: only the judged one is held back.
     const notes = await suggested(

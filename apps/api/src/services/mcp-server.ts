@@ -248,15 +248,14 @@ export function buildMcpServer(deps: McpDeps): McpServer {
         const page = searchPageResponse(outcome);
         const results = page.results.map((r) => {
           const flags = activeFlagCodes(r.flags);
-          const verdict = refusingVerdict(flags);
           return {
             reference: r.reference,
             identity: r.identity,
             revision: r.revision,
             kind: r.kind,
-            // A skill judged malicious keeps its identity (so the refusal can name it), not its text.
-            name: verdict ? '' : r.name,
-            description: verdict ? refusalLine(r.identity, verdict) : r.description,
+            // A skill judged malicious comes with its refusal as its description and no name (search.ts).
+            name: r.name,
+            description: r.description,
             // The fields of a /v1/search result (SPEC 2.1), so an agent on MCP can filter and rank as one on REST.
             source: r.source,
             repository: r.repository,

@@ -1,5 +1,5 @@
 import { type Database, type ReadScope, type SkillUses, usesOfIdentities } from '@atskills/db';
-import { formatReference } from '@atskills/protocol';
+import { activeFlagCodes, formatReference, refusalLine, refusingVerdict } from '@atskills/protocol';
 import { SearchHitResponse, SearchPageResponse } from '../schemas.js';
 import type { EngineAnswer, SearchEngine, SearchFilters, SearchHit } from '../search/engine.js';
 import { compileSerializer } from '../serializer.js';
@@ -29,12 +29,16 @@ const NO_USES: SkillUses = Object.freeze({ week: 0, total: 0 });
 
 /** A hit in the wire shape: a paste-ready reference, costs, flags, and a skill's uses. */
 export function searchHitResponse(hit: SearchHit, uses?: SkillUses): SearchHitResponse {
+  const flags = hit.flags.map((f) => wireFlag(f));
+  // A skill judged malicious is listed by its identity (so its refusal can name it), with none of its own
+  // text: its description is the refusal, on REST as on MCP and in menus (SPEC 2.8).
+  const verdict = refusingVerdict(activeFlagCodes(flags));
   const response: SearchHitResponse = {
     kind: hit.kind,
     identity: hit.identity,
     reference: hit.reference ?? formatReference({ identity: hit.identity }),
-    name: hit.name,
-    description: hit.description,
+    name: verdict ? '' : hit.name,
+    description: verdict ? refusalLine(hit.identity, verdict) : hit.description,
     source: hit.source,
     repository: `${hit.owner}/${hit.container}`,
     path: hit.path,
@@ -44,7 +48,7 @@ export function searchHitResponse(hit: SearchHit, uses?: SkillUses): SearchHitRe
     descriptionTokens: hit.descriptionTokens,
     bodyTokens: hit.bodyTokens,
     warnings: hit.warnings,
-    flags: hit.flags.map((f) => wireFlag(f)),
+    flags,
     ...(hit.kind === 'collection' ? { skillCount: hit.skillCount ?? 0 } : {}),
   };
   if (hit.kind === 'skill') response.uses = uses ?? hit.uses ?? NO_USES;

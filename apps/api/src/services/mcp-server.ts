@@ -1,6 +1,5 @@
 import { type Database, findLiveSkillSummaries, type ReadScope } from '@atskills/db';
 import {
-  activeFlagCodes,
   formatReference,
   frameSkill,
   frameUntrusted,
@@ -22,7 +21,7 @@ import { resolveBatch } from './batch-resolve.js';
 import { flagRules } from './flags.js';
 import { canonicalIdentity } from './locate.js';
 import { registerSkillsExtension, SKILLS_EXTENSION } from './mcp-skills-extension.js';
-import { registerSuggestTool } from './mcp-suggest.js';
+import { registerSuggestTool, toolListing } from './mcp-suggest.js';
 import { resolveIdentity } from './resolve.js';
 import { searchPageResponse, searchSkills } from './search.js';
 import { getSkillView } from './skill-view.js';
@@ -246,25 +245,8 @@ export function buildMcpServer(deps: McpDeps): McpServer {
           },
         });
         const page = searchPageResponse(outcome);
-        const results = page.results.map((r) => {
-          const flags = activeFlagCodes(r.flags);
-          return {
-            reference: r.reference,
-            identity: r.identity,
-            revision: r.revision,
-            kind: r.kind,
-            // A skill judged malicious comes with its refusal as its description and no name (search.ts).
-            name: r.name,
-            description: r.description,
-            // The fields of a /v1/search result (SPEC 2.1), so an agent on MCP can filter and rank as one on REST.
-            source: r.source,
-            repository: r.repository,
-            path: r.path,
-            popularity: r.popularity,
-            descriptionTokens: r.descriptionTokens,
-            ...(flags.length ? { flags } : {}),
-          };
-        });
+        // A skill judged malicious comes with its refusal as its description and no name (search.ts).
+        const results = page.results.map((r) => ({ ...toolListing(r), kind: r.kind }));
         const lines = results.map(
           (r) =>
             // Each line names what it quotes: identity, revision and flags (SPEC 2.8).

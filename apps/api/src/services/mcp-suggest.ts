@@ -9,6 +9,7 @@ import {
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import type { SearchHitResponse } from '../schemas.js';
 import type { SuggestEngine } from '../suggest/engine.js';
 import { suggestSkills } from './suggest.js';
 
@@ -63,24 +64,11 @@ export function registerSuggestTool(
       answer(async () => {
         const page = await suggestSkills(engine, deps.viewer, args.message, args.limit);
         // The hub never suggests a skill it judged malicious; other flags are named, as search_skills does.
-        const results = page.results.map((r) => {
-          const flags = activeFlagCodes(r.flags);
-          return {
-            reference: r.reference,
-            identity: r.identity,
-            revision: r.revision,
-            name: r.name,
-            description: r.description,
-            source: r.source,
-            repository: r.repository,
-            path: r.path,
-            popularity: r.popularity,
-            descriptionTokens: r.descriptionTokens,
-            score: r.score,
-            matched: r.matched,
-            ...(flags.length ? { flags } : {}),
-          };
-        });
+        const results = page.results.map((r) => ({
+          ...toolListing(r),
+          score: r.score,
+          matched: r.matched,
+        }));
         // Descriptions are third-party text: they reach the model inside the frame, like every tool's, each
         // named with its identity, revision and flags (SPEC 2.8).
         const text = page.abstained
@@ -101,4 +89,25 @@ export function registerSuggestTool(
         };
       }),
   );
+}
+
+/**
+ * What the search and suggestion tools list of a result: the fields of a /v1/search result (SPEC 2.1), so an
+ * agent on MCP can filter and rank as one on REST, and the flags that hold as codes.
+ */
+export function toolListing(r: SearchHitResponse) {
+  const flags = activeFlagCodes(r.flags);
+  return {
+    reference: r.reference,
+    identity: r.identity,
+    revision: r.revision,
+    name: r.name,
+    description: r.description,
+    source: r.source,
+    repository: r.repository,
+    path: r.path,
+    popularity: r.popularity,
+    descriptionTokens: r.descriptionTokens,
+    ...(flags.length ? { flags } : {}),
+  };
 }

@@ -8,6 +8,7 @@ import {
   ConfigError,
   type Env,
   flag,
+  GIT_BASE_SETTING,
   integer,
   LogLevel,
   optionalText,
@@ -193,12 +194,7 @@ export const HubEnvSchema = z.object({
     .describe(
       "GitHub's REST base (GitHub Enterprise: `https://HOST/api/v3`); the crawler and link checks use it.",
     ),
-  GIT_BASE_URL: z
-    .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
-    .default('https://github.com')
-    .describe(
-      'The git base: repositories are `<base>/<owner>/<repo>.git`; the crawler clones from it and /SKILLS.md tells shell agents to.',
-    ),
+  ...GIT_BASE_SETTING,
   /** The GitHub App and the token keys of linked repositories (@atskills/github-auth). */
   ...GithubAuthEnvSchema.shape,
 });

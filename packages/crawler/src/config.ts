@@ -3,6 +3,7 @@ import { GithubAuthEnvSchema, type GithubAuthSettings, githubAuthFrom } from '@a
 import {
   ConfigError,
   type Env,
+  GIT_BASE_SETTING,
   integer,
   LogLevel,
   optionalText,
@@ -42,10 +43,7 @@ export const CrawlerSettingsSchema = z.object({
   GITHUB_SEARCH_INTERVAL_MS: integer(DEFAULT_SEARCH_INTERVAL_MS).describe(
     "Least time between two GitHub search requests in discovery (ms). GitHub's secondary rate limits ask for about 2 s; a GitHub Enterprise server with other limits may allow less.",
   ),
-  GIT_BASE_URL: z
-    .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
-    .default('https://github.com')
-    .describe('The git base: repositories are `<base>/<owner>/<repo>.git`.'),
+  ...GIT_BASE_SETTING,
   DATABASE_URL: optionalUrlOf('postgres', 'postgresql').describe(
     'The PostgreSQL server the crawler writes its index to.',
   ),

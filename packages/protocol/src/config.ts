@@ -128,6 +128,16 @@ export const flag = z
 export const LogLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 export type LogLevel = z.infer<typeof LogLevel>;
 
+/** Where GitHub's repositories are cloned from (GitHub Enterprise: its host), read by the hub and the crawler. */
+export const GIT_BASE_SETTING = {
+  GIT_BASE_URL: z
+    .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
+    .default('https://github.com')
+    .describe(
+      'The git base: repositories are `<base>/<owner>/<repo>.git`; the crawler clones from it and /SKILLS.md tells shell agents to.',
+    ),
+} as const;
+
 /**
  * The one shutdown deadline, read by the hub and the crawler worker alike: how long in-flight requests
  * and crawl jobs get to finish after SIGTERM (ms) before they are aborted and released.

@@ -144,13 +144,12 @@ function trackedUserText(message: string, quotedToo = false): TrackedText {
   // Fenced code blocks (an unclosed fence runs to the end: it is code the user pasted).
   t = replaceTracked(t, /(^|\n)[^\S\n]*(```|~~~)[^\n]*\n[\s\S]*?(\n[^\S\n]*\2[^\n]*(?=\n|$)|$)/g, () => '\n');
   const kept: TrackedText[] = [];
-  for (const piece of splitTracked(t, /\n/g)) {
-    let line = piece.text;
-    if (quotedToo && QUOTED.test(line)) {
-      const unquoted = replaceTracked(piece, QUOTE_MARKS, (marks) => ' '.repeat(marks.length));
-      line = unquoted.text;
-      Object.assign(piece, unquoted);
-    } else if (QUOTED.test(line) || (!quotedToo && (STACK_FRAME.test(line) || LOG_LINE.test(line)))) continue;
+  for (let piece of splitTracked(t, /\n/g)) {
+    if (QUOTED.test(piece.text)) {
+      if (!quotedToo) continue;
+      piece = replaceTracked(piece, QUOTE_MARKS, (marks) => ' '.repeat(marks.length));
+    } else if (!quotedToo && (STACK_FRAME.test(piece.text) || LOG_LINE.test(piece.text))) continue;
+    const line = piece.text;
     // Indented code (four spaces or a tab) and lines that are mostly symbols (code, tables of numbers).
     if (/^( {4}|\t)\S/.test(line) && !/(?<![a-z])[a-z]{3,}\s+[a-z]{3,}\s+[a-z]{3,}/i.test(line)) continue;
     const letters = (line.match(/\p{L}/gu) ?? []).length;

@@ -13,7 +13,13 @@ import { type SnapshotEvent, SnapshotKeeper } from '../runtime/snapshots.js';
 import { TimeSlicer } from '../runtime/time-slice.js';
 import { ChangeFollower, type FollowedStructure } from './change-follower.js';
 import { readSearchCursor, searchCursor } from './cursor.js';
-import type { SearchEngine, SearchFilters, SearchOptions, SearchPage } from './engine.js';
+import {
+  type SearchEngine,
+  type SearchFilters,
+  type SearchOptions,
+  type SearchPage,
+  splitRepoFilter,
+} from './engine.js';
 import { flagSummary, hitFromRow } from './hits.js';
 import { headingsOf, type IndexDocument, SkillIndex, type SkillIndexSnapshot } from './memory/skill-index.js';
 import { applySkillChanges } from './skill-changes.js';
@@ -385,9 +391,12 @@ export function createMemoryEngine(
       if (follower.dirty) await sync();
       if (usesDirty) await readUses().catch((err) => options.onError?.(err));
       const after = cursor ? readSearchCursor('memory', query, filters, cursor) : undefined;
+      // An `owner/name` repo is split here, once, rather than for every candidate document.
+      const where = splitRepoFilter(filters);
+      if (!where) return { hits: [], nextCursor: null, engine: { name: 'memory' } };
       const page = index.search(
         query,
-        filters,
+        where,
         viewer,
         limit,
         after ? { score: Number(after.score), identity: after.identity } : undefined,

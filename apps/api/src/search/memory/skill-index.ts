@@ -3,7 +3,7 @@ import { formatReference } from '@atskills/protocol';
 import { LRUCache } from 'lru-cache';
 import { ownString } from '../../runtime/own-string.js';
 import type { TimeSlicer } from '../../runtime/time-slice.js';
-import { repoFilter, type SearchFilters, type SearchHit } from '../engine.js';
+import type { SearchFilters, SearchHit } from '../engine.js';
 import { findSynonyms, isStopWord, nameKey, termOf, textWords, typoBudget } from '../relevance/analyze.js';
 import {
   type CandidateDraw,
@@ -106,11 +106,8 @@ function visible(scope: ReadScope, doc: StoredDocument, readable: ReadonlySet<st
 function passes(filters: SearchFilters, doc: StoredDocument): boolean {
   if (filters.source && doc.hit.source !== filters.source) return false;
   if (filters.owner && doc.ownerKey !== filters.owner.toLowerCase()) return false;
-  if (filters.repo) {
-    const { owner, name } = repoFilter(filters.repo);
-    if (doc.containerKey !== name.toLowerCase()) return false;
-    if (owner !== undefined && doc.ownerKey !== owner.toLowerCase()) return false;
-  }
+  // An `owner/name` repo arrives split (the engine's splitRepoFilter, once a search, not once a document).
+  if (filters.repo && doc.containerKey !== filters.repo.toLowerCase()) return false;
   if (filters.namespace && (doc.hit.source !== 'hub' || doc.ownerKey !== filters.namespace.toLowerCase())) {
     return false;
   }

@@ -25,7 +25,6 @@ import { suggestSkills } from '../services/suggest.js';
 import { ASSETS } from '../web/assets/index.js';
 import { renderUsesBadge } from '../web/badge.js';
 import { wireFlagView } from '../web/components.js';
-import { CONTENT_SECURITY_POLICY } from '../web/layout.js';
 import { renderErrorPage } from '../web/pages/error-page.js';
 import { renderMenuPage } from '../web/pages/menu-page.js';
 import { renderMetricsPage } from '../web/pages/metrics-page.js';
@@ -34,6 +33,7 @@ import { renderSearchPage } from '../web/pages/search-page.js';
 import { renderSkillPage } from '../web/pages/skill-page.js';
 import { renderSuggestPage } from '../web/pages/suggest-page.js';
 import { readSearchLimit } from '../web/search-limit.js';
+import { sendPage } from '../web/send-page.js';
 import { repositoryPageUrl } from '../web/urls.js';
 import type {
   CrawlStatusView,
@@ -52,16 +52,6 @@ import { registerBrowseRoutes } from './web-browse.js';
 
 const DEFAULT_LIMIT = 20;
 const PAGE_PREFIX = '/s/';
-
-function sendPage(reply: FastifyReply, status: number, page: string): FastifyReply {
-  return reply
-    .code(status)
-    .header('content-type', 'text/html; charset=utf-8')
-    .header('content-security-policy', CONTENT_SECURITY_POLICY)
-    .header('cache-control', 'no-cache')
-    .header('vary', 'Authorization')
-    .send(page);
-}
 
 function firstString(value: unknown): string | undefined {
   if (Array.isArray(value)) return firstString(value[0]);

@@ -4,7 +4,8 @@ import type { HttpProblem } from '../../problems.js';
 import { referenceBox, referenceText } from '../components.js';
 import { formatCount, formatDate } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
-import { CONTENT_SECURITY_POLICY, layout } from '../layout.js';
+import { layout } from '../layout.js';
+import { sendPage } from '../send-page.js';
 import { queryString, repositoryPageUrl, skillPageUrl } from '../urls.js';
 import type { ErrorPageModel } from '../view-models.js';
 
@@ -134,11 +135,6 @@ export function sendRefusedPage(
   // The router's own words quote the whole URL (5,000 characters of it, at times): not shown.
   if (onSkillPage && refused.detail) model.detail = refused.detail;
   if (typeof reason === 'string') model.reason = reason;
-  return reply
-    .code(refused.status)
-    .header('content-type', 'text/html; charset=utf-8')
-    .header('content-security-policy', CONTENT_SECURITY_POLICY)
-    .header('x-content-type-options', 'nosniff')
-    .header('cache-control', 'no-cache')
-    .send(renderErrorPage(model));
+  // Refused before any route, so before the security plugin's hooks: nosniff is set here.
+  return sendPage(reply.header('x-content-type-options', 'nosniff'), refused.status, renderErrorPage(model));
 }

@@ -111,6 +111,14 @@ describe('GitHub stand-in: private repositories, tokens and the App', () => {
     await expect(impostor.tokenFor(installation.id, 'playbooks')).rejects.toThrow(/JSON web token/);
     await expect(app.tokenFor(installation.id, 'open')).rejects.toMatchObject({ code: 'app-not-installed' });
 
+    // GitHub's secondary rate limit answers 403 too: it says nothing of the installation.
+    standin.rateLimitNext({ status: 403, retryAfter: 1, times: 1, pathPrefix: '/app/installations' });
+    const limited = await app
+      .tokenFor(installation.id, 'secrets', { refresh: true })
+      .catch((e: unknown) => e);
+    expect(limited).not.toBeInstanceOf(AppAccessError);
+    expect(limited).toMatchObject({ status: 403 });
+
     github.suspend(installation.id);
     expect((await rest('/repos/acme/playbooks', token)).status).toBe(401);
     await expect(app.tokenFor(installation.id, 'secrets', { refresh: true })).rejects.toMatchObject({

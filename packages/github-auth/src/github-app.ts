@@ -1,6 +1,7 @@
 import { createAppAuth } from '@octokit/auth-app';
 import { request as octokitRequest } from '@octokit/request';
 import { RequestError } from '@octokit/request-error';
+import { isRateLimitAnswer } from './rate-limit.js';
 
 /** A short-lived installation token, limited to some repositories of the installation. */
 export interface InstallationToken {
@@ -84,7 +85,7 @@ export class GithubApp {
       if (error instanceof RequestError && error.status === 404) {
         throw new AppAccessError('installation-revoked', 'The App installation no longer exists.');
       }
-      if (error instanceof RequestError && error.status === 403) {
+      if (error instanceof RequestError && error.status === 403 && !isRateLimitAnswer(error)) {
         throw new AppAccessError('installation-suspended', 'The App installation is suspended.');
       }
       if (error instanceof RequestError && error.status === 422) {

@@ -7,6 +7,7 @@ export {
   type ReadableRepository,
   tokenContext,
 } from './link-credential.js';
+export { isRateLimitAnswer } from './rate-limit.js';
 export {
   GithubAuthEnvSchema,
   type GithubAuthSettings,

@@ -1,6 +1,7 @@
 import { request as octokitRequest } from '@octokit/request';
 import { RequestError } from '@octokit/request-error';
 import { AppAccessError, GithubApp } from './github-app.js';
+import { isRateLimitAnswer } from './rate-limit.js';
 import type { GithubAuthSettings } from './settings.js';
 import { TokenKeyring, TokenKeyringError } from './token-keyring.js';
 
@@ -40,12 +41,6 @@ export interface ReadableRepository {
   name: string;
   private: boolean;
   defaultBranch: string;
-}
-
-/** Whether GitHub refused a request for its rate limit (then nothing is known about the credential). */
-function rateLimited(error: RequestError): boolean {
-  const headers = error.response?.headers ?? {};
-  return headers['retry-after'] !== undefined || headers['x-ratelimit-remaining'] === '0';
 }
 
 /** The identity a sealed token is bound to: a token sealed for one collection opens for no other. */
@@ -169,7 +164,7 @@ export class LinkAccess {
       // A rate limit (403 or 429 with Retry-After or no requests left) says nothing about the credential.
       if (
         error instanceof RequestError &&
-        (error.status === 401 || (error.status === 403 && !rateLimited(error)))
+        (error.status === 401 || (error.status === 403 && !isRateLimitAnswer(error)))
       ) {
         throw new LinkAccessError(
           'credential-refused',

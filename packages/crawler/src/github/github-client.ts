@@ -1,4 +1,5 @@
 import type { RepositoryMetadata } from '@atskills/db';
+import { isRateLimitAnswer } from '@atskills/github-auth';
 import { trimTrailingSlashes } from '@atskills/protocol';
 import type { components } from '@octokit/openapi-types';
 import { retry } from '@octokit/plugin-retry';
@@ -258,16 +259,12 @@ function statusOf(error: unknown): number | undefined {
 
 /** A 403/429 rate-limit answer as a RateLimitedError (other errors: undefined). */
 export function asRateLimited(error: unknown): RateLimitedError | undefined {
-  const status = statusOf(error);
-  if (status !== 403 && status !== 429) return undefined;
+  if (!isRateLimitAnswer(error)) return undefined;
   const headers = ((error as { response?: { headers?: Record<string, unknown> } }).response?.headers ??
     {}) as Record<string, unknown>;
   const message = error instanceof Error ? error.message : '';
-  const limited =
-    status === 429 ||
-    headers['retry-after'] !== undefined ||
-    headers['x-ratelimit-remaining'] === '0' ||
-    /rate limit/i.test(message);
-  if (!limited) return undefined;
-  return new RateLimitedError(retryAfterFromHeaders(headers), `GitHub rate limit (${status}): ${message}`);
+  return new RateLimitedError(
+    retryAfterFromHeaders(headers),
+    `GitHub rate limit (${statusOf(error)}): ${message}`,
+  );
 }

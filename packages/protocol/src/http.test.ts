@@ -51,5 +51,9 @@ describe('wire schemas', () => {
     expect(SearchQuery.parse({ q: ' pdf ' })).toEqual({ q: 'pdf', limit: 20 });
     expect(SearchQuery.safeParse({ q: '   ' }).success).toBe(false);
     expect(SearchQuery.safeParse({ q: 'x', limit: '101' }).success).toBe(false);
+    // The longest GitHub repository, owner/name as answers show it, is a valid repo filter.
+    const longest = `${'o'.repeat(39)}/${'n'.repeat(100)}`;
+    expect(SearchQuery.safeParse({ q: 'x', repo: longest }).success).toBe(true);
+    expect(SearchQuery.safeParse({ q: 'x', repo: `${longest}n` }).success).toBe(false);
   });
 });

@@ -154,6 +154,9 @@ export type ResolveResponse = z.infer<typeof ResolveResponse>;
 /** The longest search query, in characters. */
 export const SEARCH_MAX_QUERY = 256;
 
+/** The longest `repo` filter: `owner/name`, GitHub's 39-character owners and 100-character names. */
+export const SEARCH_MAX_REPO_FILTER = 140;
+
 /** GET /search query string. */
 export const SearchQuery = z.object({
   q: z.string().trim().min(1).max(SEARCH_MAX_QUERY),
@@ -161,7 +164,7 @@ export const SearchQuery = z.object({
   cursor: z.string().max(1024).optional(),
   source: z.enum(['gh', 'hub']).optional(),
   owner: z.string().max(100).optional(),
-  repo: z.string().max(100).optional(),
+  repo: z.string().max(SEARCH_MAX_REPO_FILTER).optional(),
   namespace: z.string().max(100).optional(),
 });
 export type SearchQuery = z.infer<typeof SearchQuery>;

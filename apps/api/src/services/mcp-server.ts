@@ -8,6 +8,7 @@ import {
   type ResolveResponseItem,
   refusalLine,
   refusingVerdict,
+  SEARCH_MAX_REPO_FILTER,
   UNTRUSTED_NOTICE,
 } from '@atskills/protocol';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -222,9 +223,9 @@ export function buildMcpServer(deps: McpDeps): McpServer {
         owner: noControl(z.string().max(100))
           .optional()
           .describe('Only skills of this GitHub owner (gh:<owner>/...)'),
-        repo: noControl(z.string().max(100))
+        repo: noControl(z.string().max(SEARCH_MAX_REPO_FILTER))
           .optional()
-          .describe('Only skills of this GitHub repository name (gh:<owner>/<repo>/...)'),
+          .describe('Only skills of this GitHub repository: its name, or owner/name (gh:<owner>/<repo>/...)'),
         namespace: noControl(z.string().max(100))
           .optional()
           .describe('Only skills of this hub namespace (hub:<namespace>/...)'),

@@ -72,7 +72,9 @@ function problemResponses(
   responses: Record<string, DocumentedResponse>,
   rateLimited: boolean,
 ): Record<string, DocumentedResponse> {
-  const problemSchema = Object.entries(responses).find(([status]) => Number(status) >= 300)?.[1];
+  const problemSchema = Object.entries(responses).find(
+    ([status, documented]) => Number(status) >= 300 && !isJsonRpc(documented),
+  )?.[1];
   const all = { ...responses };
   if (rateLimited && !('429' in all) && problemSchema) all['429'] = problemSchema;
   for (const [status, documented] of Object.entries(all)) {
@@ -81,8 +83,15 @@ function problemResponses(
     const { description, ...jsonSchema } = documented;
     all[status] = {
       description: typeof description === 'string' ? description : 'A problem (RFC 9457)',
-      content: { [PROBLEM_MEDIA_TYPE]: { schema: jsonSchema } },
+      // /mcp's own refusals are JSON-RPC errors, which its clients read, not problems.
+      content: { [isJsonRpc(documented) ? 'application/json' : PROBLEM_MEDIA_TYPE]: { schema: jsonSchema } },
     };
   }
   return all;
+}
+
+/** Whether a documented answer is a JSON-RPC message (it has a `jsonrpc` member). */
+function isJsonRpc(documented: DocumentedResponse): boolean {
+  const properties = documented.properties as Record<string, unknown> | undefined;
+  return properties !== undefined && 'jsonrpc' in properties;
 }

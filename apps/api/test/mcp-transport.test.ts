@@ -51,4 +51,26 @@ describe('the MCP transport', () => {
     expect(empty.statusCode).toBe(400);
     expect(empty.json).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
   });
+
+  it('answers each status openapi.yaml declares for it, with the body it declares', async () => {
+    // biome-ignore lint/suspicious/noExplicitAny: the document is read field by field
+    const documented: any = hub.app.swagger().paths?.['/mcp']?.post?.responses ?? {};
+    const notAcceptable = await postMcp(hub.app, rpcMessage('ping', {}), { accept: 'text/html' });
+    const wrongType = await hub.app.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: { 'content-type': 'text/plain', accept: 'application/json, text/event-stream' },
+      payload: 'ping',
+    });
+    const badToken = await postMcp(hub.app, rpcMessage('ping', {}), { authorization: 'Bearer nope' });
+    expect(notAcceptable.statusCode).toBe(406);
+    expect(notAcceptable.json).toMatchObject({ jsonrpc: '2.0', error: { code: expect.any(Number) } });
+    expect(badToken.statusCode).toBe(401);
+    expect(badToken.headers['content-type']).toContain('application/problem+json');
+    for (const status of [200, 400, 401, 406, 413, 415, 429, wrongType.statusCode]) {
+      expect(Object.keys(documented)).toContain(String(status));
+    }
+    expect(Object.keys(documented['400'].content)).toEqual(['application/json']);
+    expect(Object.keys(documented['401'].content)).toEqual(['application/problem+json']);
+  });
 });

@@ -54,8 +54,10 @@ describe('OpenAPI', () => {
       for (const [method, operation] of Object.entries(item)) {
         for (const [status, response] of Object.entries(operation.responses ?? {})) {
           if (Number(status) < 300 || status === '304') continue;
+          // /mcp refuses a malformed JSON-RPC request with a JSON-RPC error, which its clients read.
+          const jsonRpc = path === '/mcp' && ['400', '406', '415'].includes(status);
           expect(Object.keys(response.content ?? {}), `${method} ${path} ${status}`).toEqual([
-            'application/problem+json',
+            jsonRpc ? 'application/json' : 'application/problem+json',
           ]);
         }
       }

@@ -1,11 +1,20 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyPluginAsync } from 'fastify';
+import { z } from 'zod';
 import { loggableError, toProblem } from '../../plugins/errors.js';
 import { problem } from '../../problems.js';
+import { problems } from '../../schemas.js';
 import { withMissingGh } from '../../services/indexing/missing-gh.js';
 import { buildMcpServer, MCP_MAX_BATCH, MCP_MAX_ITEMS, mcpMessageCost } from '../../services/mcp-server.js';
 
 const MCP_VERSION = '1.0.0';
+
+/** A JSON-RPC error answer as /mcp and its transport send it when they refuse a request as a whole. */
+const JsonRpcRefusal = z.object({
+  jsonrpc: z.literal('2.0'),
+  id: z.union([z.string(), z.number(), z.null()]),
+  error: z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }),
+});
 
 /**
  * /mcp: the Model Context Protocol server on the Streamable HTTP transport, stateless (a server and a
@@ -30,9 +39,18 @@ const mcpRoutes: FastifyPluginAsync = async (app) => {
         operationId: 'mcp',
         tags: ['agents'],
         summary:
-          'MCP (Streamable HTTP, stateless): tools search_skills, resolve_skill, read_skill_file, resolve_batch, and the skills extension (skills/list, skills/get, resources/read on skill:// URIs)',
+          'MCP (Streamable HTTP, stateless): tools search_skills, suggest_skills, resolve_skill, read_skill_file, resolve_batch, and the skills extension (skills/list, skills/get, resources/read on skill:// URIs)',
         description:
           'JSON-RPC 2.0 over POST with Accept: application/json, text/event-stream. Authorization: Bearer <token> reads private skills as on REST. A batch holds at most 16 messages and 256 resolutions; each resolution counts against the rate limit.',
+        response: {
+          200: z.unknown().describe('The JSON-RPC answer, or a batch of answers, as application/json'),
+          400: JsonRpcRefusal.describe(
+            'A body that is not JSON (-32700), an empty or over-long batch or more than 256 resolutions (-32600)',
+          ),
+          406: JsonRpcRefusal.describe('Accept names neither application/json nor text/event-stream'),
+          415: JsonRpcRefusal.describe('Content-Type is not application/json'),
+          ...problems(401, 413, 429),
+        },
       },
     },
     async (request, reply) => {

@@ -1,3 +1,4 @@
+import { MENU_CAP } from '@atskills/protocol';
 import { formatDateTime, shortRevision } from '../format.js';
 import { html } from '../html.js';
 import { layout } from '../layout.js';
@@ -40,7 +41,12 @@ export function renderRepositoryPage(model: RepositoryPageModel): string {
 <dt>Status</dt><dd><code>${model.status}</code></dd>
 <dt>Source</dt><dd><a href="${githubUrl(model.owner, model.name)}" rel="noopener noreferrer">GitHub</a></dd>
 <dt>Owner</dt><dd><a href="${ownerPageUrl('gh', model.owner)}">gh:${model.owner}</a></dd>
-${model.skills.length > 0 ? html`<dt>Browse</dt><dd><a href="${containerPageUrl('gh', model.owner, model.name)}">the skills of ${full} as a collection</a></dd>` : ''}
+${
+  // A folder of more skills than a menu may list reads as its sub-collections, not as one collection.
+  model.skills.length > 0 && model.skills.length <= MENU_CAP
+    ? html`<dt>Browse</dt><dd><a href="${containerPageUrl('gh', model.owner, model.name)}">the skills of ${full} as a collection</a></dd>`
+    : ''
+}
 ${model.headRevision ? html`<dt>Head</dt><dd><code title="${model.headRevision}">${shortRevision(model.headRevision)}</code></dd>` : ''}
 ${model.lastCrawledAt ? html`<dt>Last crawled</dt><dd>${formatDateTime(model.lastCrawledAt)}</dd>` : ''}
 <dt>As JSON</dt><dd><a href="${model.statusUrl}"><code>GET /v1/repos/${full}</code></a></dd>

@@ -365,6 +365,16 @@ describe('/v1/suggest', () => {
     expect(api.statusCode).toBe(415);
     // Every page links the box.
     expect((await hub.app.inject({ url: '/' })).body).toContain('<a href="/suggest">Describe your task</a>');
+    // A bad limit is named, as GET /v1/suggest answers 400 for it, not clamped without a word.
+    for (const limit of ['0', '11', 'abc', '2.5']) {
+      const bad = await hub.app.inject({ url: `/suggest?q=release+notes&limit=${limit}` });
+      expect(bad.statusCode, limit).toBe(400);
+      expect(bad.body).toContain('is not a whole number from 1 to 10');
+      expect(bad.body).not.toContain('<span class="score"');
+      expect((await hub.app.inject({ url: `/v1/suggest?q=release+notes&limit=${limit}` })).statusCode).toBe(
+        400,
+      );
+    }
     // A NUL in the message is refused as a bad request, not as a bad identity.
     const nul = await hub.app.inject({ url: '/suggest?q=deploy%00failed' });
     expect(nul.statusCode).toBe(400);

@@ -32,7 +32,7 @@ import { renderRepositoryPage } from '../web/pages/repository-page.js';
 import { renderSearchPage } from '../web/pages/search-page.js';
 import { renderSkillPage } from '../web/pages/skill-page.js';
 import { renderSuggestPage } from '../web/pages/suggest-page.js';
-import { readSearchLimit } from '../web/search-limit.js';
+import { readSearchLimit, readSuggestLimit } from '../web/search-limit.js';
 import { sendPage } from '../web/send-page.js';
 import { repositoryPageUrl } from '../web/urls.js';
 import type {
@@ -123,7 +123,6 @@ function toCrawlStatus(stats: StatsResponse): CrawlStatusView {
 
 /** Suggestions a page lists by default, and the most it lists (the API's range, SPEC 2.7). */
 const SUGGEST_PAGE_LIMIT = 5;
-const SUGGEST_PAGE_MAX_LIMIT = 10;
 
 /**
  * `/suggest`: the "describe your task" box and the suggestions for what was typed (SPEC 2.7). The form posts
@@ -135,12 +134,10 @@ async function suggestPage(app: FastifyInstance, request: FastifyRequest, reply:
   const fields = (request.method === 'POST' ? request.body : request.query) as Record<string, unknown> | null;
   const raw = (firstString(fields?.q) ?? '').trim();
   const max = request.method === 'POST' ? SUGGEST_MAX_MESSAGE : SUGGEST_MAX_QUERY;
-  const rawLimit = Number(firstString(fields?.limit) ?? SUGGEST_PAGE_LIMIT);
-  const limit = Number.isInteger(rawLimit)
-    ? Math.min(Math.max(rawLimit, 1), SUGGEST_PAGE_MAX_LIMIT)
-    : SUGGEST_PAGE_LIMIT;
+  const { limit, error: limitError } = readSuggestLimit(firstString(fields?.limit));
   const form = { message: raw, ...(limit !== SUGGEST_PAGE_LIMIT ? { limit } : {}) };
   if (!raw) return sendPage(reply, 200, renderSuggestPage({ message: '' }));
+  if (limitError) return sendPage(reply, 400, renderSuggestPage({ ...form, error: limitError }));
   // Counted as the API's schema counts (code points: an emoji is one character).
   if ([...raw].length > max) {
     const error = `The message is longer than ${max.toLocaleString('en-US')} characters; shorten it${

@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestHub, type TestHub } from './support/app.js';
+import { seedRepository, skillMd } from './support/seed.js';
 
 let hub: TestHub;
 
@@ -54,5 +55,46 @@ describe('JSON routes', () => {
     expect(response.headers['x-search-engine']).toBe('postgres');
     const exposed = String(response.headers['access-control-expose-headers']).split(/,\s*/);
     expect(exposed).toContain('x-search-engine');
+  });
+
+  it('lets a browser client read X-Skill-Flags on a flagged skill, its 304 and the compat route', async () => {
+    await seedRepository(
+      hub.db.db,
+      'cors',
+      'repo',
+      { 'risky/SKILL.md': skillMd('risky', 'Runs things') },
+      {
+        flags: {
+          risky: [
+            {
+              rule: 'remote-exec',
+              severity: 'high',
+              file: 'SKILL.md',
+              line: 3,
+              evidence: 'curl | sh',
+              message: 'pipes a download into a shell',
+            },
+          ],
+        },
+      },
+    );
+    const origin = 'https://example.org';
+    const skill = await hub.app.inject({ url: '/v1/skills/gh:cors/repo/risky', headers: { origin } });
+    const probe = await hub.app.inject({
+      url: '/v1/skills/gh:cors/repo/risky',
+      headers: { origin, 'if-none-match': `"${skill.json().revision}"` },
+    });
+    const compat = await hub.app.inject({ url: '/api/skills/gh:cors/repo/risky', headers: { origin } });
+    for (const [name, response] of [
+      ['200', skill],
+      ['304', probe],
+      ['compat', compat],
+    ] as const) {
+      expect(response.headers['x-skill-flags'], name).toBe('remote-exec');
+      const exposed = String(response.headers['access-control-expose-headers']).split(/,\s*/);
+      expect(exposed, name).toContain('x-skill-flags');
+      expect(exposed, name).toContain('location');
+    }
+    expect(probe.statusCode).toBe(304);
   });
 });

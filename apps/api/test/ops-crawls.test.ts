@@ -99,13 +99,15 @@ describe('POST /v1/crawls', () => {
     const response = await hub.app.inject({
       method: 'POST',
       url: '/v1/crawls',
-      headers: { ...auth('admin'), 'x-request-id': 'req-ops-crawl-1' },
+      headers: { ...auth('admin'), 'x-request-id': 'req-ops-crawl-1', origin: 'https://ops.example' },
       payload: { repos: ['gh:acme/skills', 'acme/more-skills'] },
     });
     expect(response.statusCode).toBe(202);
     const { runId, requestId } = response.json();
     expect(requestId).toBe('req-ops-crawl-1');
     expect(response.headers.location).toBe(`/v1/crawls/${runId}`);
+    // A browser client follows the run by the Location it can read.
+    expect(String(response.headers['access-control-expose-headers']).split(/,\s*/)).toContain('location');
     const [run] = await hub.db.db.select().from(crawlRuns).where(eq(crawlRuns.id, runId));
     expect(run).toMatchObject({ kind: 'repos', status: 'running', requestId: 'req-ops-crawl-1' });
     const queue = new Queue(QUEUES.discover.name, { connection: { url }, prefix });

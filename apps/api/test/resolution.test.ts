@@ -8,6 +8,13 @@ import { createTestHub, type TestHub } from './support/app.js';
 import { seedCorpus, seedHubCollection, seedRepository, skillMd } from './support/seed.js';
 
 let hub: TestHub;
+/** SKILL.md files whose frontmatter does not parse (SPEC 1.1: recorded, out of search, still resolving). */
+const UNPARSED = {
+  'skills/nofm/SKILL.md': '# Just markdown, no frontmatter\n',
+  'skills/noclose/SKILL.md': '---\nname: noclose\ndescription: Never closed\n# Body\n',
+  'skills/dup/SKILL.md': '---\nname: dup\nname: dup\ndescription: Twice\n---\n# Dup\n',
+  'skills/num/SKILL.md': '---\nname: 123\ndescription: A number\n---\n# Num\n',
+};
 let oldRevision: string;
 let currentRevision: string;
 
@@ -43,7 +50,16 @@ beforeAll(async () => {
   await seedHubCollection(hub.db.db, 'acme', 'playbooks', {
     'deploy/SKILL.md': skillMd('deploy', 'Hub deploy playbook'),
     'deploy/checklist.md': '# Checklist\n\n- step\n',
+    // File names keep their case though hub identities fold it (SPEC 1.3, 2.2).
+    'deploy/REFERENCE.md': '# Reference\n',
+    'deploy/Scripts/Run.py': 'print("run")\n',
+    'deploy/run.sh': 'echo run\n',
     'rollback/SKILL.md': skillMd('rollback', 'Roll back a release'),
+  });
+  await seedRepository(hub.db.db, 'octo', 'kit', UNPARSED);
+  await seedRepository(hub.db.db, 'acme', 'cased', {
+    'Deploy/SKILL.md': skillMd('deploy', 'Cased gh files'),
+    'Deploy/REFERENCE.md': '# GH reference\n',
   });
   await seedHubCollection(
     hub.db.db,
@@ -199,6 +215,25 @@ describe('GET /v1/skills/<identity>', () => {
       'hub:acme/playbooks/deploy',
       'hub:acme/playbooks/rollback',
     ]);
+  });
+
+  it('takes a pasted @skills: reference as the identity it names', async () => {
+    const plain = await get('/v1/skills/hub:acme/playbooks/deploy');
+    for (const url of [
+      '/v1/skills/@skills:hub:acme/playbooks/deploy',
+      '/v1/skills/%40skills%3Ahub%3Aacme%2Fplaybooks%2Fdeploy',
+      '/api/skills/@skills:hub:acme/playbooks/deploy',
+    ]) {
+      const res = await get(url);
+      expect(res.statusCode, url).toBe(200);
+      expect(res.headers.etag, url).toBe(plain.headers.etag);
+    }
+    // An unknown prefix is refused with the advice that fits the hub, which serves no bare path.
+    const unknown = await get('/v1/skills/ftp:acme/x');
+    expect(unknown.json()).toMatchObject({ code: 'bad-identity', reason: 'unknown-prefix' });
+    expect(unknown.json().detail).toBe(
+      'Unknown identity prefix "ftp:"; the hub serves gh: and hub: identities (write a colon inside a path as %3A).',
+    );
   });
 
   it('answers 400 bad-identity with the core error code', async () => {
@@ -416,6 +451,23 @@ describe('POST /v1/resolve', () => {
   });
 });
 
+describe('skills whose frontmatter does not parse', () => {
+  it('answer their whole SKILL.md as body and their folder as name, as the client reads them over git', async () => {
+    for (const [file, text] of Object.entries(UNPARSED)) {
+      const folder = file.split('/')[1]!;
+      const res = await get(`/v1/skills/gh:octo/kit/skills/${folder}`);
+      expect(res.statusCode, folder).toBe(200);
+      const skill = res.json();
+      expect([skill.name, skill.body, skill.description], folder).toEqual([folder, text, '']);
+      expect(skill.bodyTokens, folder).toBeGreaterThan(0);
+      expect(
+        skill.warnings.some((w: string) => w.startsWith('parse-error: ')),
+        folder,
+      ).toBe(true);
+    }
+  });
+});
+
 describe('compatibility routes /api/skills', () => {
   it('serves the raw SKILL.md of hub:<namespace>/<name> with the same ETag rules', async () => {
     const res = await get('/api/skills/acme/playbooks/deploy');
@@ -465,6 +517,23 @@ describe('compatibility routes /api/skills', () => {
     expect(menu.headers.etag).toBe(`"${(await get('/v1/skills/hub:acme/playbooks')).json().revision}"`);
     expect((await get('/api/skills/acme/playbooks/deploy/missing.md')).statusCode).toBe(404);
     expect((await get('/api/skills/secret/vault/keys')).statusCode).toBe(404);
+  });
+
+  it("serves a bundled file by its name as written: only the hub identity's case is folded", async () => {
+    const text = async (url: string) => {
+      const res = await get(url);
+      expect(res.statusCode, `${url}: ${res.body}`).toBe(200);
+      return res.body;
+    };
+    expect(await text('/api/skills/acme/playbooks/deploy/REFERENCE.md')).toBe('# Reference\n');
+    expect(await text('/api/skills/ACME/Playbooks/Deploy/Scripts/Run.py')).toBe('print("run")\n');
+    expect(await text('/api/skills/hub:acme/playbooks/deploy/SKILL.md')).toBe(
+      skillMd('deploy', 'Hub deploy playbook'),
+    );
+    expect(await text('/api/skills/hub%3Aacme%2Fplaybooks%2Fdeploy%2FREFERENCE.md')).toBe('# Reference\n');
+    expect(await text('/api/skills/acme/playbooks/deploy/run.sh')).toBe('echo run\n');
+    expect((await get('/api/skills/acme/playbooks/deploy/reference.md')).statusCode).toBe(404);
+    expect(await text('/api/skills/gh:acme/cased/Deploy/REFERENCE.md')).toBe('# GH reference\n');
   });
 
   it('answers <path>/revision with the revision the ETag carries, pinned by ?rev=', async () => {

@@ -281,6 +281,63 @@ describe('odd URLs the router refuses before any route', () => {
   });
 });
 
+describe('URLs no page lives at, from a browser', () => {
+  const BROWSER = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+  const browse = (url: string, method: 'GET' | 'HEAD' = 'GET') =>
+    app.inject({ method, url, headers: { accept: BROWSER } });
+
+  it.each([
+    ['/o/acme/', '/o/acme'],
+    ['/n/team/', '/n/team'],
+    ['/r/acme/tools/?tab=1', '/r/acme/tools?tab=1'],
+    ['/about/metrics//', '/about/metrics'],
+  ])('%s goes to the page without the trailing slash', async (url, to) => {
+    const res = await browse(url);
+    expect(res.statusCode).toBe(308);
+    expect(res.headers.location).toBe(to);
+    expect((await browse(to.split('?')[0] ?? to)).statusCode).toBe(200);
+  });
+
+  it.each(['/r/acme', '/o/acme/tools', '/s', '/about', '/feed', '/nothing/here'])(
+    '%s answers a 404 page, not JSON',
+    async (url) => {
+      const res = await browse(url);
+      expect(res.statusCode).toBe(404);
+      expectHtmlPage(res);
+      expect(res.body).toContain('No page here');
+      expect(res.body).toContain('href="/"');
+      expect(res.headers['x-request-id']).toBeDefined();
+    },
+  );
+
+  it('an API client and an API path keep problem+json', async () => {
+    for (const [url, accept] of [
+      ['/about', undefined],
+      ['/about', 'application/json, text/html'],
+      ['/o/acme/', '*/*'],
+      ['/v1/nothing', BROWSER],
+      ['/api/nothing', BROWSER],
+      ['/openapi.json/x', BROWSER],
+    ] as const) {
+      const res = await app.inject({ url, headers: accept ? { accept } : {} });
+      expect(res.statusCode, url).toBe(404);
+      expect(res.headers['content-type'], url).toMatch(/^application\/problem\+json/);
+    }
+  });
+
+  it('GET /mcp says what the endpoint is, with its 405', async () => {
+    const res = await browse('/mcp');
+    expect(res.statusCode).toBe(405);
+    expect(res.headers.allow).toBe('POST');
+    expectHtmlPage(res);
+    expect(res.body).toContain('MCP');
+    expect(res.body).toContain('POST');
+    const client = await app.inject({ url: '/mcp' });
+    expect(client.statusCode).toBe(405);
+    expect(client.headers['content-type']).toMatch(/^application\/problem\+json/);
+  });
+});
+
 describe('the search page limit', () => {
   it.each(['0', 'abc', '101', '2.5', '-3', ''])(
     'limit=%s: a 400 page saying so, as GET /v1/search answers 400',

@@ -6,6 +6,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { HttpProblem, isHttpProblem, PROBLEMS, type ProblemCode, problem, problemType } from '../problems.js';
+import { isApiPath, prefersPage, sendNoPage } from '../web/pages/error-page.js';
 
 /** Seconds a client should wait before retrying while the database is unreachable. */
 const RETRY_AFTER_SECONDS = 5;
@@ -148,6 +149,9 @@ export default fp(
       return sendProblem(request, reply, p);
     });
     app.setNotFoundHandler((request, reply) => {
+      // A browser sent to a URL no route takes gets a page, as every page error is (docs/api.md); API paths
+      // and API clients get the problem.
+      if (!isApiPath(request.url) && prefersPage(request.headers.accept)) return sendNoPage(request, reply);
       request.log.warn({ url: request.url }, 'no such route');
       return sendProblem(
         request,

@@ -22,7 +22,12 @@ const EXPOSED_HEADERS = [
   'ratelimit-remaining',
   'ratelimit-reset',
   'x-request-id',
+  // The status URL of a gh: repository whose indexing a read started (services/indexing/missing-gh.ts).
   'link',
+  // Where a 202 index request or crawl is followed (GET /v1/repos/..., /v1/crawls/...).
+  'location',
+  // The safety signal of a skill, on its 200 and 304 alike (docs/api.md): a client must see it to warn.
+  'x-skill-flags',
   // Which engine answered a search (docs/search.md): a browser client could not read it before.
   'x-search-engine',
 ];

@@ -27,7 +27,12 @@ export function locateIdentity(text: string): LocatedIdentity {
     identity = parseIdentity(text);
   } catch (err) {
     if (err instanceof IdentityError) {
-      throw problem('bad-identity', err.message, { reason: err.code });
+      // The core's advice offers a bare path too, which names a project's own skill: not the hub's to serve.
+      const message =
+        err.code === 'unknown-prefix'
+          ? `Unknown identity prefix "${String(err.details?.prefix)}:"; the hub serves gh: and hub: identities (write a colon inside a path as %3A).`
+          : err.message;
+      throw problem('bad-identity', message, { reason: err.code });
     }
     throw err;
   }

@@ -12,7 +12,16 @@ import {
   UNTRUSTED_NOTICE,
 } from '@atskills/protocol';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  InitializeRequestSchema,
+  isJSONRPCRequest,
+  ListToolsRequestSchema,
+  PingRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { type HttpProblem, isHttpProblem, problem } from '../problems.js';
 import type { SearchEngine } from '../search/engine.js';
@@ -21,7 +30,7 @@ import { readSkillFile } from './archive.js';
 import { resolveBatch } from './batch-resolve.js';
 import { flagRules } from './flags.js';
 import { canonicalIdentity } from './locate.js';
-import { registerSkillsExtension, SKILLS_EXTENSION } from './mcp-skills-extension.js';
+import { invalidParamsMessage, registerSkillsExtension, SKILLS_EXTENSION } from './mcp-skills-extension.js';
 import { registerSuggestTool, toolListing } from './mcp-suggest.js';
 import { resolveIdentity } from './resolve.js';
 import { searchPageResponse, searchSkills } from './search.js';
@@ -528,6 +537,41 @@ export function buildMcpServer(deps: McpDeps): McpServer {
 
   registerSkillsExtension(server, db, viewer);
   return server;
+}
+
+// The params schemas of the requests the SDK's own handlers answer (the skills extension's handlers check
+// theirs themselves). The SDK parses a request against its schema inside the handler, and a refusal
+// answers -32603 "Internal error" with the whole zod report: these are checked first instead.
+const SDK_PARAMS = new Map<string, z.ZodType>(
+  [InitializeRequestSchema, PingRequestSchema, ListToolsRequestSchema, CallToolRequestSchema].map(
+    (schema) => [schema.shape.method.value, schema.shape.params],
+  ),
+);
+
+/**
+ * Connects `server` to `transport`, answering a request whose params an SDK-handled method refuses with
+ * -32602 Invalid params and one line naming the first problem; in a batch the other messages still run.
+ */
+export async function connectMcpServer(server: McpServer, transport: Transport): Promise<void> {
+  await server.connect(transport);
+  const dispatch = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    if (isJSONRPCRequest(message)) {
+      const parsed = SDK_PARAMS.get(message.method)?.safeParse(message.params);
+      if (parsed && !parsed.success) {
+        const refusal = invalidParamsMessage(message.method, parsed.error);
+        transport
+          .send({
+            jsonrpc: '2.0',
+            id: message.id,
+            error: { code: ErrorCode.InvalidParams, message: refusal },
+          })
+          .catch((error: Error) => transport.onerror?.(error));
+        return;
+      }
+    }
+    dispatch?.(message, extra);
+  };
 }
 
 function decodeText(bytes: Buffer): string | undefined {

@@ -88,13 +88,21 @@ function uriSegments(uri: string): { source: 'gh' | 'hub'; segments: string[] } 
 
 const invalid = (message: string) => new McpError(ErrorCode.InvalidParams, message);
 
+/**
+ * The -32602 message for params of `method` that a schema refused: its first problem on one line (never the
+ * schema library's whole report), e.g. `tools/call: params.name: Invalid input: expected string, received number`.
+ */
+export function invalidParamsMessage(method: string, error: z.ZodError): string {
+  const issue = error.issues[0];
+  const where = issue?.path.length ? `params.${issue.path.join('.')}` : 'params';
+  return `${method}: ${where}: ${issue?.message ?? 'invalid'}`;
+}
+
 /** A request's params checked against `schema`, or an invalid-params error naming the first problem. */
 function checkedParams<T extends z.ZodType>(method: string, schema: T, params: unknown): z.infer<T> {
   const parsed = schema.safeParse(params);
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const where = issue?.path.length ? `params.${issue.path.join('.')}` : 'params';
-  throw invalid(`${method}: ${where}: ${issue?.message ?? 'invalid'}`);
+  throw invalid(invalidParamsMessage(method, parsed.error));
 }
 
 /**

@@ -145,6 +145,8 @@ export interface ErrorPageModel {
   count?: number;
   subcollections?: SubcollectionView[];
   requestId?: string;
+  /** No page lives at the URL (no route took it): the advice says where the pages are. */
+  noRoute?: boolean;
 }
 
 /** A gh owner or hub namespace in a browse list. */

@@ -1,11 +1,20 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { loggableError, toProblem } from '../../plugins/errors.js';
 import { problem } from '../../problems.js';
 import { problems } from '../../schemas.js';
 import { withMissingGh } from '../../services/indexing/missing-gh.js';
-import { buildMcpServer, MCP_MAX_BATCH, MCP_MAX_ITEMS, mcpMessageCost } from '../../services/mcp-server.js';
+import {
+  buildMcpServer,
+  connectMcpServer,
+  MCP_MAX_BATCH,
+  MCP_MAX_ITEMS,
+  mcpMessageCost,
+} from '../../services/mcp-server.js';
+import { prefersPage, renderErrorPage } from '../../web/pages/error-page.js';
+import { sendPage } from '../../web/send-page.js';
 
 const MCP_VERSION = '1.0.0';
 
@@ -45,7 +54,7 @@ const mcpRoutes: FastifyPluginAsync = async (app) => {
         response: {
           200: z.unknown().describe('The JSON-RPC answer, or a batch of answers, as application/json'),
           400: JsonRpcRefusal.describe(
-            'A body that is not JSON (-32700), an empty or over-long batch or more than 256 resolutions (-32600)',
+            'A body that is not JSON (-32700); JSON that is no JSON-RPC 2.0 message, an empty or over-long batch or more than 256 resolutions (-32600)',
           ),
           406: JsonRpcRefusal.describe('Accept names neither application/json nor text/event-stream'),
           415: JsonRpcRefusal.describe('Content-Type is not application/json'),
@@ -72,6 +81,15 @@ const mcpRoutes: FastifyPluginAsync = async (app) => {
               `A JSON-RPC batch may hold at most ${MCP_MAX_BATCH} messages; this one holds ${messages.length}. Send the rest in further requests.`,
             ),
           );
+      }
+      // Valid JSON that is no JSON-RPC message is an invalid request (-32600); the SDK's transport would call
+      // it a parse error (-32700), which JSON-RPC keeps for a body that is not JSON.
+      const malformed = messages.findIndex((message) => !JSONRPCMessageSchema.safeParse(message).success);
+      if (malformed >= 0) {
+        const which = Array.isArray(request.body) ? `message ${malformed + 1} of the batch: ` : '';
+        return reply
+          .code(400)
+          .send(jsonRpcError(-32600, `Invalid Request: ${which}${whyNotJsonRpc(messages[malformed])}.`));
       }
       const cost = messages.reduce<number>((sum, message) => sum + mcpMessageCost(message), 0);
       if (cost > MCP_MAX_ITEMS) {
@@ -113,7 +131,7 @@ const mcpRoutes: FastifyPluginAsync = async (app) => {
         void transport.close();
         void server.close();
       });
-      await server.connect(transport);
+      await connectMcpServer(server, transport);
       await transport.handleRequest(request.raw, reply.raw, request.body);
     },
   );
@@ -124,13 +142,54 @@ const mcpRoutes: FastifyPluginAsync = async (app) => {
       method,
       url: '/mcp',
       schema: { hide: true },
-      handler: async (_request, reply) => {
+      handler: async (request, reply) => {
         reply.header('allow', 'POST');
+        // The home page links here: a browser gets a page saying what the endpoint is for.
+        if (method === 'GET' && prefersPage(request.headers.accept)) {
+          return sendPage(
+            reply,
+            405,
+            renderErrorPage({
+              status: 405,
+              code: 'method-not-allowed',
+              title: "This is the hub's MCP server",
+              detail: `/mcp speaks the Model Context Protocol (Streamable HTTP, stateless): an MCP client POSTs JSON-RPC messages to it. Add ${app.config.publicUrl}/mcp to your agent's MCP servers; shell agents read ${app.config.publicUrl}/SKILLS.md instead.`,
+              requestId: request.id,
+            }),
+          );
+        }
         throw problem('method-not-allowed', 'This MCP server is stateless: POST JSON-RPC messages to /mcp.');
       },
     });
   }
 };
+
+/** Why `message`, which the MCP schema refuses, is no JSON-RPC 2.0 request, notification or answer. */
+function whyNotJsonRpc(message: unknown): string {
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) {
+    return 'it is not a JSON object';
+  }
+  const fields = message as Record<string, unknown>;
+  if (fields.jsonrpc !== '2.0') return '"jsonrpc" must be "2.0"';
+  if ('id' in fields && typeof fields.id !== 'string' && !Number.isInteger(fields.id)) {
+    return '"id" must be a string or an integer';
+  }
+  if (!('method' in fields)) {
+    return 'result' in fields || 'error' in fields
+      ? 'an answer needs an "id" and an object "result", or an "error" with an integer "code" and a "message"'
+      : 'it has no "method"';
+  }
+  if (typeof fields.method !== 'string') return '"method" must be a string';
+  if (
+    'params' in fields &&
+    (typeof fields.params !== 'object' || fields.params === null || Array.isArray(fields.params))
+  ) {
+    return '"params" must be an object (MCP passes params by name)';
+  }
+  const extra = Object.keys(fields).filter((key) => !['jsonrpc', 'id', 'method', 'params'].includes(key));
+  if (extra.length) return `it holds members a request may not hold: ${extra.join(', ')}`;
+  return 'it is no JSON-RPC 2.0 request, notification or answer';
+}
 
 /** A JSON-RPC error answer not tied to one request id (the request as a whole is refused). */
 function jsonRpcError(code: number, message: string) {

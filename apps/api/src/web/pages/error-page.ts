@@ -21,6 +21,7 @@ ${advice(model)}`,
 }
 
 function advice(model: ErrorPageModel): SafeHtml {
+  if (model.noRoute) return noRouteAdvice();
   if (model.status === 410) return goneAdvice(model);
   if (model.status === 422 && model.subcollections) return overCapAdvice(model);
   if (model.status === 404) return notFoundAdvice(model);
@@ -76,6 +77,13 @@ function allSkillsLink(identity: string | undefined): SafeHtml {
   }
 }
 
+function noRouteAdvice(): SafeHtml {
+  return html`<p>No page lives at this address. The hub's pages are <a href="/">search</a> and
+<a href="/suggest">describe your task</a>, a skill or folder at <code>/s/&lt;identity&gt;</code>, a GitHub owner
+at <code>/o/&lt;owner&gt;</code>, a hub namespace at <code>/n/&lt;namespace&gt;</code> and a repository's index
+status at <code>/r/&lt;owner&gt;/&lt;repo&gt;</code>.</p>${searchHint(undefined)}`;
+}
+
 function notFoundAdvice(model: ErrorPageModel): SafeHtml {
   return html`<p>No public skill or collection lives at this identity. GitHub paths keep their case
 (<code>gh:Owner/Repo/Skill</code> differs from <code>gh:owner/repo/skill</code>); hub names are lowercase.
@@ -111,6 +119,51 @@ const PAGE_PATH = /^\/(?:$|[?#]|[sonr]\/|suggest(?:$|[/?#])|about\/)/;
 /** True when `url` is the path of an HTML page. */
 export function isPagePath(url: string): boolean {
   return PAGE_PATH.test(url);
+}
+
+// Where the API lives: a URL under these that no route takes stays a problem+json 404, whoever asks.
+const API_PATH =
+  /^\/(?:v1|api|admin|mcp|openapi\.json|docs|search|healthz|readyz|metrics|cli|hub|\.well-known)(?:$|[/?#])/;
+
+/** True when `url` is under one of the API's paths (not a page's). */
+export function isApiPath(url: string): boolean {
+  return API_PATH.test(url);
+}
+
+/** True when the client asks for HTML and not for JSON: a browser's navigation, never an API client's. */
+export function prefersPage(accept: string | undefined): boolean {
+  return (
+    accept !== undefined &&
+    /\btext\/html\b/i.test(accept) &&
+    !/\bapplication\/(?:problem\+)?json\b/i.test(accept)
+  );
+}
+
+/**
+ * Answers a browser's request that no route takes: a page URL written with trailing slashes goes to the
+ * page (308), anything else is a "No page here" page with where the pages are.
+ */
+export function sendNoPage(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const at = request.url.indexOf('?');
+  const path = at < 0 ? request.url : request.url.slice(0, at);
+  const canonical = path.replace(/\/+$/, '');
+  // The trimmed path still starts with a page prefix (`/o/`, `/about/`...), never `//`: no other host.
+  if (
+    (request.method === 'GET' || request.method === 'HEAD') &&
+    canonical !== path &&
+    isPagePath(canonical)
+  ) {
+    return reply.redirect(at < 0 ? canonical : canonical + request.url.slice(at), 308);
+  }
+  request.log.warn({ url: request.url }, 'no such page');
+  const model: ErrorPageModel = {
+    status: 404,
+    code: 'not-found',
+    title: 'No page here',
+    requestId: request.id,
+    noRoute: true,
+  };
+  return sendPage(reply, 404, renderErrorPage(model));
 }
 
 /** Answers a request to a page path that no route could take (FST_ERR_BAD_URL and the like) as an error page. */

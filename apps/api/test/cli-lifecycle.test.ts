@@ -127,6 +127,33 @@ describe('publishing', () => {
     expect(loud.stderr).toContain('PUBLIC: anyone can find and read it');
   });
 
+  it('publishes @scope and colon folders and cased file names under exactly their paths', async () => {
+    const odd = path.join(dir, 'odd');
+    await writeTree(odd, {
+      '@scope/zeta/SKILL.md': skill('zeta', 'Scoped.'),
+      'a:b/delta/SKILL.md': skill('delta', 'Colon folder.'),
+      'deploy/SKILL.md': skill('deploy', 'Cased files.'),
+      'deploy/REFERENCE.md': '# Reference\n',
+      'deploy/Scripts/Run.py': 'print("run")\n',
+    });
+    const published = await cli('publish', odd, '--to', 'hub:alice/odd', '--public', '--json');
+    expect(published.code, published.stderr).toBe(0);
+    expect(parseJsonOutput<{ skills: string[] }>(published).skills.sort()).toEqual([
+      'hub:alice/odd/@scope/zeta',
+      'hub:alice/odd/a:b/delta',
+      'hub:alice/odd/deploy',
+    ]);
+    const body = async (url: string) => {
+      const res = await hub.app.inject({ method: 'GET', url });
+      expect(res.statusCode, `${url}: ${res.body}`).toBe(200);
+      return res.body;
+    };
+    expect(await body('/api/skills/alice/odd/a:b/delta')).toBe(skill('delta', 'Colon folder.'));
+    expect(await body('/api/skills/alice/odd/@scope/zeta/SKILL.md')).toBe(skill('zeta', 'Scoped.'));
+    expect(await body('/api/skills/alice/odd/deploy/REFERENCE.md')).toBe('# Reference\n');
+    expect(await body('/api/skills/alice/odd/deploy/Scripts/Run.py')).toBe('print("run")\n');
+  });
+
   it('search takes the API filters and pages with the cursor', async () => {
     const page = parseJsonOutput<{ results: { identity: string }[]; nextCursor: string | null }>(
       await cli(

@@ -1,8 +1,10 @@
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { Parser, type ReadEntry } from 'tar';
 import { describe, expect, it } from 'vitest';
-import { planPublish } from './pack.js';
+import { checkPackedPaths, packPlan, planPublish } from './pack.js';
 
 const skill = (name: string) => `---\nname: ${name}\ndescription: The ${name} skill.\n---\nbody\n`;
 
@@ -62,5 +64,40 @@ describe('planPublish', () => {
     await expect(planPublish(root)).rejects.toThrow(
       /^Cannot publish: deploy\/bad.*\.txt: the file name is not valid UTF-8; rename it\.$/,
     );
+  });
+});
+
+/** The entry paths of a gzip tar, as any tar reader sees them. */
+function entryPaths(archive: Buffer): string[] {
+  const paths: string[] = [];
+  const parser = new Parser({
+    onReadEntry: (e: ReadEntry) => {
+      paths.push(e.path);
+      e.resume();
+    },
+  });
+  parser.end(gunzipSync(archive));
+  return paths;
+}
+
+describe('packPlan', () => {
+  it('packs folders named @scope or with a colon under exactly their planned paths', async () => {
+    const root = await folderWith({
+      '@scope/zeta/SKILL.md': skill('zeta'),
+      'a:b/delta/SKILL.md': skill('delta'),
+      'a:b/delta/c:notes.md': 'colon in a file name',
+      'plain/SKILL.md': skill('plain'),
+    });
+    const plan = await planPublish(root);
+    expect(plan.skills.map((s) => s.path).sort()).toEqual(['@scope/zeta', 'a:b/delta', 'plain']);
+    const packed = entryPaths(await packPlan(plan));
+    expect(packed.sort()).toEqual(plan.files.sort());
+  });
+
+  it('refuses to upload an archive whose entries are not the planned files', () => {
+    expect(() => checkPackedPaths(['a:b/x/SKILL.md'], ['b/x/SKILL.md'])).toThrow(
+      /^The archive does not hold the planned files \(a tar quirk\?\): a:b\/x\/SKILL\.md is missing; b\/x\/SKILL\.md was not planned\. Nothing was published\.$/,
+    );
+    expect(() => checkPackedPaths(['x/SKILL.md', 'x/a.md'], ['x/a.md', 'x/SKILL.md'])).not.toThrow();
   });
 });

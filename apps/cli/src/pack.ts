@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import {
   describeWarning,
   findSkillFolders,
@@ -12,7 +13,7 @@ import {
 } from '@atskills/protocol';
 import { ResolveError, walkFolder } from '@atskills/protocol/node';
 import ignore, { type Ignore } from 'ignore';
-import { create } from 'tar';
+import { Pack, Parser, type ReadEntry } from 'tar';
 
 /** One skill of a collection about to be published. */
 export interface PlannedSkill {
@@ -134,13 +135,61 @@ export async function planPublish(folder: string, options: PlanOptions = {}): Pr
   return { folder: root, skills, files, bytes, skipped, ignored, reserved };
 }
 
-/** Packs the planned files into a gzip tar (paths relative to the collection root, no owners). */
+/**
+ * Packs the planned files into a gzip tar (paths relative to the collection root, no owners), then reads
+ * the archive back and refuses it unless it holds exactly the planned files, so a skill never goes up under
+ * another identity.
+ */
 export async function packPlan(plan: PublishPlan): Promise<Buffer> {
+  // Not tar's create(): it reads a listed path starting with "@" as an archive to append (SPEC 1.3 names
+  // `@scope/` folders). preservePaths: a colon is legal in a folder name, but tar strips `a:` as a Windows
+  // drive root, which would publish `a:b/x` as `b/x`.
+  const pack = new Pack({
+    gzip: true,
+    cwd: plan.folder,
+    portable: true,
+    noDirRecurse: true,
+    follow: false,
+    preservePaths: true,
+  });
+  for (const file of plan.files) pack.add(file);
+  pack.end();
   const chunks: Buffer[] = [];
-  const stream = create(
-    { gzip: true, cwd: plan.folder, portable: true, noDirRecurse: true, follow: false },
-    plan.files,
+  for await (const chunk of pack) chunks.push(Buffer.from(chunk as Buffer));
+  const archive = Buffer.concat(chunks);
+  checkPackedPaths(plan.files, packedFiles(archive));
+  return archive;
+}
+
+/** The entries of a gzip tar as a reader sees them: regular files by path, anything else marked. */
+function packedFiles(archive: Buffer): string[] {
+  const paths: string[] = [];
+  const parser = new Parser({
+    onReadEntry: (entry: ReadEntry) => {
+      // A file replaced by a link or folder since planning is not what was planned either.
+      paths.push(entry.type === 'File' ? entry.path : `${entry.path} (${entry.type})`);
+      entry.resume();
+    },
+  });
+  parser.end(gunzipSync(archive));
+  return paths;
+}
+
+/** Throws unless the packed entry paths are exactly the planned files (order aside). */
+export function checkPackedPaths(planned: string[], packed: string[]): void {
+  const inArchive = new Set(packed);
+  const inPlan = new Set(planned);
+  const missing = planned.filter((p) => !inArchive.has(p));
+  const extra = packed.filter((p) => !inPlan.has(p));
+  if (missing.length === 0 && extra.length === 0 && packed.length === planned.length) return;
+  const said = [
+    ...missing.map((p) => `${p} is missing`),
+    ...extra.map((p) => `${p} was not planned`),
+    ...(missing.length + extra.length === 0 ? ['a file is packed twice'] : []),
+  ];
+  throw new ResolveError(
+    'bad-archive',
+    `The archive does not hold the planned files (a tar quirk?): ${said.join('; ')}. Nothing was published.`,
+    { missing, extra },
   );
-  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
-  return Buffer.concat(chunks);
 }

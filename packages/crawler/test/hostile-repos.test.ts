@@ -42,7 +42,16 @@ const repos = [
   'hostile/fine',
   'hostile/empty',
   'hostile/reserved',
+  'hostile/unparsed',
 ];
+
+/** SKILL.md files whose frontmatter does not parse: recorded with the error, yet their text is the body. */
+const unparsed = {
+  nofm: '# Just markdown, no frontmatter\n',
+  noclose: '---\nname: noclose\ndescription: Never closed\n# Body\n',
+  dup: '---\nname: dup\nname: dup\ndescription: Twice\n---\n# Dup\n',
+  num: '---\nname: 123\ndescription: A number\n---\n# Num\n',
+};
 
 async function report(name: string) {
   const reports = await crawlReportsOfRun(fx.db.db, run.id);
@@ -85,6 +94,11 @@ beforeAll(async () => {
     'tool/.atskills/.autotrigger': '@gh:attacker/skills/all\n',
     'tool/notes.md': 'kept\n',
   });
+  await createRepo(
+    root,
+    'hostile/unparsed',
+    Object.fromEntries(Object.entries(unparsed).map(([name, text]) => [`skills/${name}/SKILL.md`, text])),
+  );
   fx = await startCrawlFixture('hostile', root);
   // The probe (GET info/refs and POST ls-refs) succeeds, then the repository vanishes.
   fx.standin.setGitFault('hostile/vanishing', { kind: 'status', status: 404, after: 2 });
@@ -147,6 +161,18 @@ describe('hostile repositories', () => {
     const live = await liveSkills(fx.db, 'hostile', 'binary');
     expect(live.get('bin')?.parseError?.code).toBe('not-utf8');
     expect(live.get('ok')?.parseError).toBeNull();
+  });
+
+  it('keep the text of a SKILL.md whose frontmatter does not parse as its body, named by its folder', async () => {
+    const live = await liveSkills(fx.db, 'hostile', 'unparsed');
+    for (const [name, text] of Object.entries(unparsed)) {
+      const row = live.get(`skills/${name}`);
+      expect(row?.parseError, name).not.toBeNull();
+      expect([row?.name, row?.body, row?.description], name).toEqual([name, text, '']);
+      expect(row?.bodyTokens, name).toBeGreaterThan(0);
+    }
+    // The binary one has no text to keep.
+    expect((await liveSkills(fx.db, 'hostile', 'binary')).get('bin')?.body).toBe('');
   });
 
   it('refuse a YAML alias bomb', async () => {

@@ -2,7 +2,16 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { blobs, crawlReportsOfRun, repositories, safetyVerdicts, skillRevisions, skills } from '@atskills/db';
+import {
+  blobs,
+  crawlReportsOfRun,
+  PUBLIC_SCOPE,
+  repositories,
+  safetyVerdicts,
+  searchSkills,
+  skillRevisions,
+  skills,
+} from '@atskills/db';
 import { skillContentHash } from '@atskills/protocol/content';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -127,15 +136,15 @@ describe('upstream changes', () => {
       .from(skills)
       .where(eq(skills.identity, 'gh:acme/playbooks/broken'));
     expect(broken?.parseError?.code).toBe('invalid-yaml');
-    const matches = async (word: string) =>
-      (
-        await fx.db.db
-          .select({ identity: skills.identity })
-          .from(skills)
-          .where(sql`${skills.search} @@ plainto_tsquery('english', ${word})`)
-      ).map((r) => r.identity);
+    // Its text is kept (it still resolves, SPEC 1.1), so search itself must leave it out.
+    expect(broken?.body).toContain('body words');
+    const matches = async (query: string) =>
+      (await searchSkills(fx.db.db, { query, filters: {}, scope: PUBLIC_SCOPE, limit: 10 })).map(
+        (r) => r.identity,
+      );
     expect(await matches('canaries')).toEqual(['gh:acme/playbooks/deploy']);
     expect(await matches('body words')).toEqual([]);
+    expect(await matches('broken')).toEqual([]);
   });
 
   it('stores safety flags and caches the verdict under the skill content hash', async () => {

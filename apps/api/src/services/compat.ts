@@ -1,4 +1,10 @@
-import { type Database, listSkillsAtOrUnder, type ReadScope, readBlobs } from '@atskills/db';
+import {
+  type Database,
+  listSkillsAtOrUnder,
+  type ReadScope,
+  readBlobs,
+  type SkillLocation,
+} from '@atskills/db';
 import {
   formatIdentity,
   refusalLine,
@@ -141,6 +147,22 @@ function compatIdentity(path: string): string {
 }
 
 /**
+ * The sub-path segments of a compat path in the case the client wrote them. A hub identity folds case, but
+ * only the identity does: a bundled file's name (`REFERENCE.md`, `Scripts/Run.py`) keeps its case. A gh:
+ * identity keeps case anyway, so its parsed path is already as written.
+ */
+function segmentsAsWritten(path: string, location: SkillLocation): string[] {
+  const folded = location.path.split('/');
+  if (location.source !== 'hub') return folded;
+  // The path parsed as an identity already, so it decodes; namespace and collection come first.
+  const written = decodeURIComponent(splitIdentityPrefix(path, { encodedColon: true }).rest)
+    .split('/')
+    .slice(2);
+  const same = written.length === folded.length && written.every((s, i) => s.toLowerCase() === folded[i]);
+  return same ? written : folded;
+}
+
+/**
  * GET /api/skills/<path>: `<namespace>/<name>` is the raw SKILL.md of hub:<namespace>/<name>; a longer
  * path is a skill's SKILL.md, a folder's menu as text, or one file bundled with the deepest skill that is
  * a prefix of it (`<skill path>/<file>`).
@@ -174,6 +196,7 @@ export async function compatGet(
   // Not a skill or folder: the deepest skill above the path owns it as a bundled file.
   const { location } = located;
   const segments = location.path.split('/');
+  const written = segmentsAsWritten(trimTrailingSlashes(rawPath), location);
   const rows = await listSkillsAtOrUnder(db, viewer, { ...location, path: '' });
   for (let n = segments.length - 1; n >= 0; n--) {
     const skillPath = segments.slice(0, n).join('/');
@@ -182,7 +205,7 @@ export async function compatGet(
     const resolved = await resolveIdentity(db, viewer, owner.identity, rev);
     if (resolved.kind !== 'skill') break;
     const flags = servedFlags(resolved);
-    const file = await readSkillFile(db, resolved, segments.slice(n).join('/'));
+    const file = await readSkillFile(db, resolved, written.slice(n).join('/'));
     return {
       flags,
       body: file.content,

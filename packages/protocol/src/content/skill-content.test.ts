@@ -75,7 +75,7 @@ describe('skillContent', () => {
       ],
     });
     expect(content.parseError?.code).toBe('invalid-yaml');
-    expect(content.name).toBe('');
+    expect(content.name).toBe('bad');
     expect(content.problems).toHaveLength(1);
     expect(content.problems[0]).toMatchObject({
       path: 'bad/SKILL.md',
@@ -90,6 +90,41 @@ describe('skillContent', () => {
       files: [{ path: 'bin/SKILL.md', content: Buffer.from([0xff, 0xfe, 0x00]) }],
     });
     expect(binary.parseError?.code).toBe('not-utf8');
+  });
+
+  it('keeps the whole text of a SKILL.md whose frontmatter does not parse as its body, named by its folder', () => {
+    const cases: Record<string, [text: string, code: string]> = {
+      nofm: ['# Just markdown, no frontmatter\n', 'no-frontmatter'],
+      noclose: ['---\nname: noclose\ndescription: d\n# Body\n', 'unterminated-frontmatter'],
+      dup: ['---\nname: dup\nname: dup\ndescription: d\n---\n# Dup\n', 'invalid-yaml'],
+      num: ['---\nname: 123\ndescription: d\n---\n# Num\n', 'name-not-string'],
+    };
+    for (const [folder, [text, code]] of Object.entries(cases)) {
+      const content = skillContent({
+        folder: `skills/${folder}`,
+        rootName: 'kit',
+        files: [{ path: `skills/${folder}/SKILL.md`, content: Buffer.from(`\uFEFF${text}`) }],
+      });
+      expect(content.parseError?.code, folder).toBe(code);
+      // As the client injects it over git: the whole file (its BOM dropped), the folder as its name.
+      expect(content.body, folder).toBe(text);
+      expect(content.bodyTokens, folder).toBe(countTokens(text));
+      expect(content.name, folder).toBe(folder);
+      expect([content.description, content.frontmatter], folder).toEqual(['', {}]);
+    }
+    const root = skillContent({
+      folder: '',
+      rootName: 'kit',
+      files: [{ path: 'SKILL.md', content: Buffer.from('# Root\n') }],
+    });
+    expect([root.name, root.body]).toEqual(['kit', '# Root\n']);
+    // No text to store: not UTF-8, or holding NUL (Postgres text refuses it).
+    const nul = skillContent({
+      folder: 'n',
+      rootName: 'r',
+      files: [{ path: 'n/SKILL.md', content: Buffer.from('a\0b') }],
+    });
+    expect([nul.parseError?.code, nul.body, nul.bodyTokens]).toEqual(['no-frontmatter', '', 0]);
   });
 
   it('records a SKILL.md left out of the download as too large', () => {

@@ -3,7 +3,12 @@
 // It sits behind its own entry (`@atskills/protocol/content`): it loads the tokenizer and the safety rules,
 // which the client's start-up must not pay for.
 import { createHash } from 'node:crypto';
-import { describeWarning, type FrontmatterWarning, tryParseSkillMarkdown } from '../frontmatter.js';
+import {
+  describeWarning,
+  type FrontmatterWarning,
+  MAX_SKILL_MARKDOWN,
+  tryParseSkillMarkdown,
+} from '../frontmatter.js';
 import { SKILL_FILE } from '../leaf-rule.js';
 import { scanSkillFiles } from '../safety/scan.js';
 import type { SafetyFinding } from '../safety/types.js';
@@ -48,7 +53,7 @@ export interface SkillContentFile {
 
 /** What the index stores of one skill's content. */
 export interface SkillContent<B extends Uint8Array = Uint8Array> {
-  /** Empty when SKILL.md cannot be parsed (`parseError` says why). */
+  /** The folder's name when SKILL.md cannot be parsed (`parseError` says why). */
   name: string;
   description: string;
   frontmatter: Record<string, unknown>;
@@ -153,8 +158,13 @@ export function skillContent<B extends Uint8Array>(
     if (!parsed.ok) {
       const parseError = { code: parsed.error.code, message: parsed.error.message };
       const line = parsed.error.details?.line;
+      const body = unparsedBody(skillMarkdown.content);
       content = {
         ...base,
+        // As the client reads such a skill over git: named after its folder, the whole file its body.
+        name: (folder === '' ? input.rootName : folder).split('/').at(-1) ?? '',
+        body,
+        bodyTokens: indexTokens(body),
         parseError,
         problems: [
           {
@@ -188,6 +198,23 @@ export function skillContent<B extends Uint8Array>(
   }
   content.problems.push(...reserved);
   return { ...content, flags: options.scan === false ? null : scanSkillContent(content) };
+}
+
+/**
+ * The body of a SKILL.md whose frontmatter does not parse: the whole text, as the client injects it (SPEC
+ * 1.1: such a skill still resolves). Empty when it is no text to store: over the size limit, not UTF-8, or
+ * holding NUL (which Postgres text refuses).
+ */
+function unparsedBody(bytes: Uint8Array): string {
+  if (bytes.length > MAX_SKILL_MARKDOWN) return '';
+  let text: string;
+  try {
+    // Drops a leading BOM, as parsing does.
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return '';
+  }
+  return text.includes('\0') ? '' : text;
 }
 
 /**

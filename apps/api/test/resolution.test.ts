@@ -510,11 +510,28 @@ describe('compatibility routes /api/skills', () => {
     const menu = await get('/api/skills?prefix=acme/playbooks/', { accept: 'text/plain' });
     expect(menu.statusCode).toBe(200);
     expect(menu.headers['content-type']).toBe('text/plain; charset=utf-8');
-    expect(menu.headers.etag).toBe(json.headers.etag);
+    // One strong validator per representation: the text lines' differs from the JSON's.
+    expect(menu.headers.etag).not.toBe(json.headers.etag);
+    const textTag = String(menu.headers.etag);
+    expect(
+      (await get('/api/skills?prefix=acme/playbooks/', { accept: 'text/plain', 'if-none-match': textTag }))
+        .statusCode,
+    ).toBe(304);
+    expect(
+      (
+        await get('/api/skills?prefix=acme/playbooks/', {
+          accept: 'text/plain',
+          'if-none-match': String(json.headers.etag),
+        })
+      ).statusCode,
+    ).toBe(200);
+    expect((await get('/api/skills?prefix=acme/playbooks/', { 'if-none-match': textTag })).statusCode).toBe(
+      200,
+    );
     expect(menu.body).toBe(
       '- hub:acme/playbooks/deploy: Hub deploy playbook\n- hub:acme/playbooks/rollback: Roll back a release\n',
     );
-    expect(menu.headers.etag).toBe(`"${(await get('/v1/skills/hub:acme/playbooks')).json().revision}"`);
+    expect(json.headers.etag).toBe(`"${(await get('/v1/skills/hub:acme/playbooks')).json().revision}"`);
     expect((await get('/api/skills/acme/playbooks/deploy/missing.md')).statusCode).toBe(404);
     expect((await get('/api/skills/secret/vault/keys')).statusCode).toBe(404);
   });

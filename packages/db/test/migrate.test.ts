@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
@@ -11,6 +11,8 @@ import {
   type IndexChangeEvent,
   migrate,
   migrationsApplied,
+  migrationsFolder,
+  readJournal,
   skills,
 } from '../src/index.js';
 
@@ -82,5 +84,56 @@ describe('migrations', () => {
     const handle = await connectEmbedded(dir);
     cleanups.push(() => handle.close());
     await checkFromZero(handle);
+  });
+
+  it('dates each journal entry after every earlier one, so no migration is skipped on an upgrade', () => {
+    const journal = readJournal();
+    for (let i = 1; i < journal.length; i++) {
+      expect(journal[i]!.when, `${journal[i]!.tag} is dated before ${journal[i - 1]!.tag}`).toBeGreaterThan(
+        journal[i - 1]!.when,
+      );
+    }
+  });
+
+  it('upgrades a database migrated up to each earlier release, and names a migration drizzle skipped', async () => {
+    const empty = await createEmptyDatabase('upgrade');
+    cleanups.push(empty.drop);
+    const handle = connectPostgres({ url: empty.url, max: 2 });
+    cleanups.push(() => handle.close());
+    // A release that shipped migrations 0000-0009 only (0010 once came dated before 0009 and was never applied).
+    const older = await mkdtemp(path.join(tmpdir(), 'atskills-migrations-'));
+    cleanups.push(() => rm(older, { recursive: true, force: true }));
+    const journal = JSON.parse(await readFile(path.join(migrationsFolder, 'meta', '_journal.json'), 'utf8'));
+    const shipped = journal.entries.slice(0, 10) as { tag: string }[];
+    await mkdir(path.join(older, 'meta'));
+    for (const entry of shipped) {
+      await copyFile(path.join(migrationsFolder, `${entry.tag}.sql`), path.join(older, `${entry.tag}.sql`));
+    }
+    await writeFile(
+      path.join(older, 'meta', '_journal.json'),
+      JSON.stringify({ ...journal, entries: shipped }),
+    );
+    await migrate(handle, older);
+    await migrate(handle);
+    expect(await migrationsApplied(handle)).toBe(true);
+    expect(await rows(handle, sql`select to_regclass('repository_links') is not null as present`)).toEqual([
+      { present: true },
+    ]);
+
+    // A journal dated out of order: drizzle skips the entry, and migrate says so instead of succeeding.
+    const skewed = await mkdtemp(path.join(tmpdir(), 'atskills-migrations-'));
+    cleanups.push(() => rm(skewed, { recursive: true, force: true }));
+    await mkdir(path.join(skewed, 'meta'));
+    const extra = { ...journal.entries.at(-1), idx: journal.entries.length, tag: '9999_late', when: 1 };
+    for (const entry of journal.entries as { tag: string }[]) {
+      await copyFile(path.join(migrationsFolder, `${entry.tag}.sql`), path.join(skewed, `${entry.tag}.sql`));
+    }
+    await writeFile(path.join(skewed, '9999_late.sql'), 'create table late_table (id int);');
+    await writeFile(
+      path.join(skewed, 'meta', '_journal.json'),
+      JSON.stringify({ ...journal, entries: [...journal.entries, extra] }),
+    );
+    await expect(migrate(handle, skewed)).rejects.toThrow(/Migrations 9999_late were not applied/);
+    expect(await migrationsApplied(handle, skewed)).toBe(false);
   });
 });

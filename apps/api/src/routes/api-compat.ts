@@ -21,6 +21,9 @@ const CompatMenuJson = z
   })
   .describe('the menu; `- <identity>: <description>` text lines instead for Accept: text/plain');
 
+/** What the text menu's ETag adds to the revision, the JSON menu's ETag. */
+const TEXT_VALIDATOR_SUFFIX = '-text';
+
 /** Text only for a client that asks for text/plain and not for JSON (the reference client sends no Accept). */
 function wantsText(accept: string | undefined): boolean {
   return accept !== undefined && /\btext\/plain\b/i.test(accept) && !/\bapplication\/json\b/i.test(accept);
@@ -49,10 +52,13 @@ const apiCompatRoutes: FastifyPluginAsyncZod = async (app) => {
       const menu = await withMissingGh(app, request, prefix, () =>
         compatMenu(app.db, request.viewer, prefix, request.query.rev),
       );
-      if (validateRevision(request, reply, menu.revision, menu.pinned, menu.private, 'Authorization, Accept'))
+      const text = wantsText(request.headers.accept);
+      // A strong validator names one representation (RFC 9110 8.8.3): the text lines get their own, so a
+      // cache holding both never revalidates one with the other's tag; the JSON keeps the revision itself.
+      const validator = text ? `${menu.revision}${TEXT_VALIDATOR_SUFFIX}` : menu.revision;
+      if (validateRevision(request, reply, validator, menu.pinned, menu.private, 'Authorization, Accept'))
         return reply;
-      if (wantsText(request.headers.accept))
-        return reply.header('content-type', 'text/plain; charset=utf-8').send(menu.text);
+      if (text) return reply.header('content-type', 'text/plain; charset=utf-8').send(menu.text);
       return reply.header('content-type', 'application/json; charset=utf-8').send({ skills: menu.skills });
     },
   );

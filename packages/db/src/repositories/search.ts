@@ -98,14 +98,14 @@ const ARM_LIMIT = 1000;
 /** Shortest last word matched as a prefix. */
 const MIN_PREFIX_LETTERS = 3;
 
-/** The body arm runs only when names and descriptions give fewer candidates than this (a few pages). */
-const BODY_ARM_THRESHOLD = 100;
-
 /**
- * Body-only matches taken when the body arm runs. Unordered, so the bitmap heap scan stops after this many
- * rows instead of reading every match of a common word; they rank below name and description matches.
+ * Body matches taken, whatever the other arms found: a body arm that ran only while names and descriptions
+ * gave few candidates dropped every body-only result once rows matching those were added, also between the
+ * pages of one search (no gaps for rows that existed before: docs/search.md). Unordered, so the bitmap heap
+ * scan stops after this many rows instead of reading every match of a common word (in heap order: rows
+ * added later mostly come after those already there); they rank below name and description matches.
  */
-const BODY_ARM_LIMIT = 200;
+const BODY_ARM_LIMIT = 1;
 
 /**
  * What one distinct client a week weighs in the search prior, in stars (uses are per skill, stars per
@@ -126,7 +126,7 @@ const MIN_TYPO_LETTERS = 4;
  * description (`search_head`: A name, B description, length-normalised), then trigram similarity of the
  * name to the query and to each word (typos); stars break ties. Candidates come from bounded arms over the
  * indexes: name prefix btree and trigrams (per word too), `search_head` per word by popularity, then the
- * body-inclusive `search` without prefix matching, only when the others are thin; ranking reads only the
+ * body-inclusive `search` without prefix matching (the first BODY_ARM_LIMIT matches); ranking reads only the
  * small inline `search_head`, never the body's toasted vector.
  * Folders come from `skill_folders` (kept by a trigger), matched by name for one-word queries (folder names
  * hold no spaces). Gone and unparsable skills are excluded;
@@ -178,7 +178,7 @@ export async function searchSkills(db: Database, input: SearchSkillsInput): Prom
   const wordArms = sql.join(
     everyWord.map(
       (w) => sql`(select s.id from skills s where ${live} and s.search_head @@ ${wordQuery(w, w === prefixed)}
-        order by s.stars desc nulls last limit ${WORD_ARM_LIMIT})`,
+        order by s.stars desc nulls last, s.id limit ${WORD_ARM_LIMIT})`,
     ),
     sql` union `,
   );
@@ -205,11 +205,14 @@ export async function searchSkills(db: Database, input: SearchSkillsInput): Prom
     head_arm as materialized (
       select id from (${wordArms}) w
     ),
-    body_arm as materialized (
-      select s.id from skills s
-      where (select count(*) from head_arm) + (select count(*) from name_arm) < ${BODY_ARM_THRESHOLD}
-        and ${live} and s.search @@ ${bodyQuery()}
-      limit ${BODY_ARM_LIMIT}
+    body_match as materialized (
+      select s.id from skills s where ${live} and s.search @@ ${bodyQuery()}
+    ),
+    body_arm as (
+      -- The limit outside the materialized CTE: planned whole, a common word's matches come from the GIN
+      -- bitmap, not from walking another index and detoasting each row's body vector (20x slower), and
+      -- the scan still stops once the limit is read.
+      select id from body_match limit ${BODY_ARM_LIMIT}
     ),
     candidates as (
       select id from name_arm union select id from head_arm union select id from body_arm

@@ -1,4 +1,4 @@
-import { parseIdentity } from '@atskills/protocol';
+import { parseIdentity, trimTrailingSlashes } from '@atskills/protocol';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { HttpProblem } from '../../problems.js';
 import { referenceBox, referenceText } from '../components.js';
@@ -146,7 +146,7 @@ export function prefersPage(accept: string | undefined): boolean {
 export function sendNoPage(request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const at = request.url.indexOf('?');
   const path = at < 0 ? request.url : request.url.slice(0, at);
-  const canonical = path.replace(/\/+$/, '');
+  const canonical = trimTrailingSlashes(path);
   // The trimmed path still starts with a page prefix (`/o/`, `/about/`...), never `//`: no other host.
   if (
     (request.method === 'GET' || request.method === 'HEAD') &&

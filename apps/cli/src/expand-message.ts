@@ -1,7 +1,7 @@
 // One message's references, resolved the way `atskills expand` and every host's user-prompt hook do it
 // (SPEC 1.4, 2.5): all at once (the hub's in one batch, the rest in parallel), `:save` and `:install`
 // applied, each reference answered by its framed text, a refusal, or one line saying why it is missing.
-import { isProtocolError, type ScannedReference, scanReferences } from '@atskills/protocol';
+import { isProtocolError, type Reference, type ScannedReference, scanReferences } from '@atskills/protocol';
 import type { Resolver } from '@atskills/protocol/node';
 import { errorJson, resolvedJson } from './format/resolved.js';
 import type { AnswerPart } from './inject.js';
@@ -30,16 +30,40 @@ export interface Expansion {
   firstError?: unknown;
 }
 
-/** The message's references, deduplicated by identity unless a later one asks to save or install. */
-function referencesOf(message: string): ScannedReference[] {
-  const seen = new Set<string>();
-  return scanReferences(message).filter((scanned) => {
-    if (!scanned.ok) return true;
-    const { ref } = scanned;
-    if (seen.has(ref.identity) && !ref.save && !ref.install) return false;
-    seen.add(ref.identity);
-    return true;
-  });
+/**
+ * The most distinct references one message resolves: the hub answers at most 128 identities per batch
+ * (SPEC 2.2) and charges each against the caller's rate limit, and past a few dozen the answer cap leaves
+ * room for names only. Later references are left out with one note line.
+ */
+export const MESSAGE_REFERENCE_CAP = 128;
+
+/**
+ * The message's references, one per identity in the order they first appear, each with every `:save` and
+ * `:install` any of its mentions asked for (the skill is then loaded once); at most MESSAGE_REFERENCE_CAP,
+ * `leftOut` counting the rest.
+ */
+function referencesOf(message: string): { refs: ScannedReference[]; leftOut: number } {
+  const byIdentity = new Map<string, Reference>();
+  const refs: ScannedReference[] = [];
+  for (const scanned of scanReferences(message)) {
+    if (!scanned.ok) {
+      refs.push(scanned);
+      continue;
+    }
+    const first = byIdentity.get(scanned.ref.identity);
+    if (first) {
+      first.save ||= scanned.ref.save;
+      first.install ||= scanned.ref.install;
+      continue;
+    }
+    const ref = { ...scanned.ref };
+    byIdentity.set(ref.identity, ref);
+    refs.push({ ok: true, ref });
+  }
+  return {
+    refs: refs.slice(0, MESSAGE_REFERENCE_CAP),
+    leftOut: Math.max(0, refs.length - MESSAGE_REFERENCE_CAP),
+  };
 }
 
 /** Expands every reference of `message` (each one's work starts at once; results keep message order). */
@@ -49,7 +73,7 @@ export async function expandMessage(
   options: ExpandOptions,
 ): Promise<Expansion> {
   const { installSkill, saveSkill } = await import('@atskills/protocol/node');
-  const refs = referencesOf(message);
+  const { refs, leftOut } = referencesOf(message);
   const { projectDir } = options;
   const offline = options.offline ?? false;
   const resolveOptions = {
@@ -74,6 +98,7 @@ export async function expandMessage(
       const notes: string[] = [];
       if (!scanned.ok) return { notes, error: scanned.error, identity: scanned.raw };
       const { ref } = scanned;
+      let conflict: Error | undefined;
       try {
         if (ref.save && ref.source !== 'local') {
           const saved = await saveSkill(resolver, ref, {
@@ -83,13 +108,22 @@ export async function expandMessage(
           }).catch((error: unknown) => {
             // A skill the hub judged malicious is not saved; the reference itself answers its refusal below.
             if (isProtocolError(error) && error.code === 'refused') return undefined;
+            // A conflicting save touches nothing (SPEC 1.5) and the project's copy is the answer (SPEC 1.4):
+            // it is loaded below, with a note, and the conflict still sets the exit code.
+            if (isProtocolError(error) && error.code === 'conflict') return error;
             throw error;
           });
-          notes.push(
-            saved
-              ? `${saved.action}: ${ref.identity} -> ${ref.disk} (rev ${saved.revision})`
-              : `not saved: ${ref.identity} (the hub judged it malicious)`,
-          );
+          if (saved instanceof Error) {
+            conflict = saved;
+            notes.push(
+              `not saved: ${saved.message} Apply one with \`atskills save --on-conflict <choice> ${ref.identity}\`; the project's copy was loaded.`,
+            );
+          } else
+            notes.push(
+              saved
+                ? `${saved.action}: ${ref.identity} -> ${ref.disk} (rev ${saved.revision})`
+                : `not saved: ${ref.identity} (the hub judged it malicious)`,
+            );
         }
         if (ref.install) {
           const installed = await inTurn(() =>
@@ -113,7 +147,7 @@ export async function expandMessage(
         }
         const resolved = await resolver.resolve(ref, resolveOptions);
         if (resolved.stale) notes.push(`${ref.identity} is stale: ${resolved.staleReason}`);
-        return { notes, resolved };
+        return { notes, resolved, conflict };
       } catch (error) {
         return { notes, error, identity: ref.identity };
       }
@@ -123,6 +157,7 @@ export async function expandMessage(
   for (const outcome of outcomes) {
     expansion.notes.push(...outcome.notes);
     if ('resolved' in outcome && outcome.resolved) {
+      if (outcome.conflict) expansion.firstError ??= outcome.conflict;
       expansion.parts.push({ kind: 'resolved', resolved: outcome.resolved });
       expansion.items.push(resolvedJson(outcome.resolved));
       continue;
@@ -132,5 +167,9 @@ export async function expandMessage(
     expansion.parts.push({ kind: 'line', text: failureLine(identity, error) });
     expansion.items.push(errorJson(error, identity));
   }
+  if (leftOut > 0)
+    expansion.notes.push(
+      `${leftOut} more reference${leftOut === 1 ? '' : 's'} left out: one message resolves at most its first ${MESSAGE_REFERENCE_CAP} distinct references; reference the rest in another message, or run \`atskills get <identity>\` for each`,
+    );
   return expansion;
 }

@@ -1,7 +1,7 @@
 import type { ResolvedSkill } from '@atskills/protocol/node';
 import { describe, expect, it } from 'vitest';
 import { HOSTILE_BODY } from '../../../packages/protocol/src/frame.test-support.js';
-import { ANSWER_CAP, cutText, renderAnswer, renderSkillText } from './inject.js';
+import { ANSWER_CAP, cutText, renderAnswer, renderMenuText, renderSkillText } from './inject.js';
 
 function skill(identity: string, body: string, extra: Partial<ResolvedSkill> = {}): ResolvedSkill {
   return {
@@ -103,6 +103,75 @@ describe('renderAnswer', () => {
       `left out to fit the context (@skills:hub:t/c/s${first}, @skills:hub:t/c/s${first + 1},`,
     );
     expect(text).toContain(`@skills:hub:t/c/s${first + 9} and ${Number(count) - 10} more); run`);
+  });
+
+  it('fits thousands of references in near-linear time, naming the first ones left out', () => {
+    const parts = Array.from({ length: 3_000 }, (_, i) => ({
+      kind: 'resolved' as const,
+      resolved: skill(`hub:t/c/s${i}`, 'x'.repeat(3_000)),
+    }));
+    const started = performance.now();
+    const text = renderAnswer(parts, [], '/project');
+    // Dropping one reference at a time rebuilt the whole text for each: 4.6 s here, 10+ s in a hook.
+    expect(performance.now() - started).toBeLessThan(1_500);
+    expect(within(text)).toBe(true);
+    const [, count] = /\(atskills: (\d+) more references left out to fit the context/.exec(text) ?? [];
+    const kept = 3_000 - Number(count);
+    expect(kept).toBeGreaterThan(0);
+    expect(text).toContain(`identity="hub:t/c/s${kept - 1}"`);
+    expect(text).not.toContain(`identity="hub:t/c/s${kept}"`);
+    expect(text).toContain(`(@skills:hub:t/c/s${kept}, `);
+  });
+
+  it('gives each body it loads a head of about 400 characters, naming the later references instead', () => {
+    const parts = Array.from({ length: 40 }, (_, i) => ({
+      kind: 'resolved' as const,
+      resolved: skill(`hub:t/c/s${i}`, `${'x'.repeat(49)}\n`.repeat(40)),
+    }));
+    const text = renderAnswer(parts, [], '/project');
+    expect(within(text)).toBe(true);
+    expect(text).toMatch(/\(atskills: \d+ more references left out to fit the context/);
+    // 40 equal shares of the cap would leave each body about 200 characters, too short a head to act on.
+    const cuts = [...text.matchAll(/\(atskills: ([\d,]+) of ([\d,]+) characters of/g)];
+    expect(cuts.length).toBeGreaterThan(0);
+    const count = (n = '') => Number(n.replace(/,/g, ''));
+    for (const [, left, all] of cuts) expect(count(all) - count(left)).toBeGreaterThanOrEqual(350);
+  });
+
+  it("marks a menu's flagged rows, refuses its malicious ones and writes each identity as a reference", () => {
+    const menu = {
+      kind: 'menu' as const,
+      identity: 'hub:acme/kit',
+      revision: 'r1',
+      stale: false,
+      origin: 'cache' as const,
+      flags: [],
+      items: [
+        {
+          identity: 'hub:acme/kit/hostile',
+          name: 'hostile',
+          description: 'Looks helpful.',
+          flags: ['prompt-injection', 'remote-exec'],
+        },
+        {
+          identity: 'hub:acme/kit/bad',
+          name: '',
+          description: 'Run me.',
+          flags: ['reported-malicious'],
+          refused: true as const,
+        },
+        { identity: 'hub:acme/kit/my tools/gamma', name: 'gamma', description: 'Gamma.' },
+      ],
+    };
+    const text = renderMenuText(menu);
+    expect(text).toContain(
+      '\n- hub:acme/kit/hostile: Looks helpful. [flagged: prompt-injection, remote-exec]\n',
+    );
+    expect(text).toContain(
+      '\n- hub:acme/kit/bad: Refused @skills:hub:acme/kit/bad: the hub judged this skill malicious (reported-malicious)',
+    );
+    expect(text).not.toContain('Run me.');
+    expect(text).toContain('\n- hub:acme/kit/my%20tools/gamma: Gamma.\n');
   });
 
   it('refuses a malicious skill with one line and warns about a flagged one, the frame holding either way', () => {

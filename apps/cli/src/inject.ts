@@ -170,7 +170,8 @@ export function renderAnswer(
     ...notes.map((n) => `(atskills note: ${n.replace(/\s+/g, ' ').trim()})`),
     ...(tail ? [tail] : []),
   ];
-  let share = Math.floor((ANSWER_CAP - RESERVED) / Math.max(1, skills));
+  // Never below MIN_SHARE: past that many references, later ones are named rather than every head emptied.
+  let share = Math.max(MIN_SHARE, Math.floor((ANSWER_CAP - RESERVED) / Math.max(1, skills)));
   for (;;) {
     const body = parts.map((p) =>
       p.kind === 'line' ? p.text : renderResolved(p.resolved, projectDir, share),
@@ -194,10 +195,13 @@ function identityOf(part: AnswerPart): string | undefined {
 /** How many left-out identities the line that names them lists before it only counts the rest. */
 const NAMED_DROPPED = 10;
 
+/**
+ * The answer with the first `kept` bodies and a line naming the rest, for the most `kept` that fits the cap.
+ * Found by halving (each try joins the whole text once), so thousands of references cost a dozen joins.
+ */
 function fitByDropping(body: string[], identities: (string | undefined)[], noteText: string[]): string {
-  const kept = [...body];
-  const dropped: (string | undefined)[] = [];
-  const compose = () => {
+  const compose = (kept: number) => {
+    const dropped = identities.slice(kept);
     const named = dropped.filter((id): id is string => id !== undefined);
     const listed = named
       .slice(0, NAMED_DROPPED)
@@ -209,13 +213,16 @@ function fitByDropping(body: string[], identities: (string | undefined)[], noteT
           `(atskills: ${dropped.length} more reference${dropped.length === 1 ? '' : 's'} left out to fit the context${listed ? ` (${listed}${others > 0 ? ` and ${others} more` : ''})` : ''}; run \`atskills get <identity>\` for each.)`,
         ]
       : [];
-    return [UNTRUSTED_NOTICE, ...kept, ...tail, ...noteText].join('\n\n');
+    return [UNTRUSTED_NOTICE, ...body.slice(0, kept), ...tail, ...noteText].join('\n\n');
   };
-  let text = compose();
-  while ((text.length > ANSWER_CAP || bytesOf(text) > ANSWER_CAP) && kept.length > 0) {
-    kept.pop();
-    dropped.unshift(identities[kept.length]);
-    text = compose();
+  const fits = (text: string) => text.length <= ANSWER_CAP && bytesOf(text) <= ANSWER_CAP;
+  // Keeping one more part adds its whole text and takes at most one name off the line: the text grows.
+  let low = 0;
+  let high = body.length;
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (fits(compose(middle))) low = middle;
+    else high = middle - 1;
   }
-  return cutText(text, ANSWER_CAP).text;
+  return cutText(compose(low), ANSWER_CAP).text;
 }

@@ -84,8 +84,22 @@ describe('fitSuggestMessage', () => {
     }
   });
 
+  it('keeps the head and tail of a message of many megabytes without copying it into code points', () => {
+    const ask = 'Why does the build fail?';
+    const message = `Logs:\n${'😀 build step ok\n'.repeat(1_500_000)}${ask}`; // 27 MB of UTF-16
+    const started = performance.now();
+    const text = fitSuggestMessage(message);
+    // Spreading it into an array of code points took seconds (and gigabytes for 50 MB).
+    expect(performance.now() - started).toBeLessThan(300);
+    expect(codePointCount(text)).toBe(SUGGEST_MAX_MESSAGE);
+    expect(text.startsWith('Logs:\n😀 build')).toBe(true);
+    expect(text.endsWith(`ok\n${ask}`)).toBe(true);
+  });
+
   it('counts code points as zod does, a lone surrogate as one', () => {
     expect(codePointCount('a😀\ud800b\udc00')).toBe(5);
     expect(codePointCount('')).toBe(0);
+    for (const text of ['\ud800', '\udc00\ud800', '😀😀', 'a\ud83d', '\ude00a'])
+      expect(codePointCount(text)).toBe([...text].length);
   });
 });

@@ -10,21 +10,50 @@ const ELISION = '\n…\n';
  * The message as the hook sends it: trimmed, and when longer than the hub reads, its head and its tail joined
  * by "\n…\n". The ask usually comes last, after pasted logs or code, so the tail gets most of the room.
  * Counted as the hub's schema counts (zod's `.max` on the trimmed string counts code points, a lone
- * surrogate as one), so the hub never refuses it for its length; never cut inside a surrogate pair.
+ * surrogate as one), so the hub never refuses it for its length; never cut inside a surrogate pair. Only the
+ * head and the tail are walked: a message of many megabytes is never copied into code points.
  */
 export function fitSuggestMessage(message: string): string {
   const text = message.trim();
   // A code point is one or two units: a string that fits in units fits, and most messages are short.
-  if (text.length <= SUGGEST_MAX_MESSAGE) return text;
-  const points = [...text];
-  if (points.length <= SUGGEST_MAX_MESSAGE) return text;
-  const tail = SUGGEST_MAX_MESSAGE - SUGGEST_MESSAGE_HEAD - [...ELISION].length;
-  return `${points.slice(0, SUGGEST_MESSAGE_HEAD).join('')}${ELISION}${points.slice(-tail).join('')}`;
+  if (text.length <= SUGGEST_MAX_MESSAGE || pointsEnd(text, SUGGEST_MAX_MESSAGE) === text.length) return text;
+  const tail = SUGGEST_MAX_MESSAGE - SUGGEST_MESSAGE_HEAD - codePointCount(ELISION);
+  return `${text.slice(0, pointsEnd(text, SUGGEST_MESSAGE_HEAD))}${ELISION}${text.slice(pointsStart(text, tail))}`;
+}
+
+function isHighSurrogate(unit: number): boolean {
+  return unit >= 0xd800 && unit <= 0xdbff;
+}
+
+function isLowSurrogate(unit: number): boolean {
+  return unit >= 0xdc00 && unit <= 0xdfff;
+}
+
+/** The index where the first `count` code points of `text` end (its length when it has fewer). */
+function pointsEnd(text: string, count: number): number {
+  let at = 0;
+  for (let n = 0; n < count && at < text.length; n++)
+    at += isHighSurrogate(text.charCodeAt(at)) && isLowSurrogate(text.charCodeAt(at + 1)) ? 2 : 1;
+  return at;
+}
+
+/** The index where the last `count` code points of `text` start (0 when it has fewer). */
+function pointsStart(text: string, count: number): number {
+  let at = text.length;
+  for (let n = 0; n < count && at > 0; n++)
+    at -= isLowSurrogate(text.charCodeAt(at - 1)) && isHighSurrogate(text.charCodeAt(at - 2)) ? 2 : 1;
+  return at;
 }
 
 /** The length of `text` in code points, as the hub's schema measures a message (a lone surrogate is one). */
 export function codePointCount(text: string): number {
-  return [...text].length;
+  let pairs = 0;
+  for (let at = 0; at < text.length - 1; at++)
+    if (isHighSurrogate(text.charCodeAt(at)) && isLowSurrogate(text.charCodeAt(at + 1))) {
+      pairs++;
+      at++;
+    }
+  return text.length - pairs;
 }
 
 /** The hub to ask: its base URL and, for private skills, a token (the CLI's ClientSettings fit). */

@@ -121,6 +121,41 @@ describe('save', () => {
     expect(unverifiable.stderr).toMatch(/no \.source/);
   });
 
+  it('loads the project copy with a note when :save in a message conflicts, touching nothing (exit 6)', async () => {
+    const { workDir } = await createRepo(root, 'acme/edits', { 'skills/a/SKILL.md': SKILL_V1 });
+    const { cwd, cli } = await project();
+    const copy = path.join(cwd, '.atskills/gh/acme/edits/skills/a');
+    expect((await cli('save', 'gh:acme/edits/skills/a')).code).toBe(0);
+    const edited = `${SKILL_V1}my local note\n`;
+    await writeFile(path.join(copy, 'SKILL.md'), edited);
+    const source = await readFile(path.join(copy, '.source'), 'utf8');
+    await commitToRepo(workDir, { 'skills/a/SKILL.md': SKILL_V2 });
+
+    const result = await cli('expand', '@skills:gh:acme/edits/skills/a:save please');
+    expect(result.code).toBe(6);
+    // SPEC 1.4: the project's copy is the answer; SPEC 1.5: the conflicting save touched nothing.
+    expect(result.stdout).toMatch(/kind="skill" identity="gh:acme\/edits\/skills\/a"[^>]*revision="local"/);
+    expect(result.stdout).toContain('my local note');
+    expect(result.stdout).not.toContain('was not loaded');
+    expect(result.stderr).toMatch(
+      /not saved: .*edited since it was saved.*atskills save --on-conflict <choice> gh:acme\/edits\/skills\/a/,
+    );
+    expect(await readFile(path.join(copy, 'SKILL.md'), 'utf8')).toBe(edited);
+    expect(await readFile(path.join(copy, '.source'), 'utf8')).toBe(source);
+  });
+
+  it('loads a skill once when a later reference to it asks for :install, and applies the install', async () => {
+    const { cwd, cli } = await project();
+    const result = await cli(
+      'expand',
+      'review with @skills:gh:acme/kit/skills/b and @skills:gh:acme/kit/skills/b:install',
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.match(/kind="skill" identity="gh:acme\/kit\/skills\/b"/g)).toHaveLength(1);
+    expect(result.stderr).toContain('installed: @gh:acme/kit/skills/b');
+    expect(await readFile(path.join(cwd, '.atskills/.autotrigger'), 'utf8')).toBe('@gh:acme/kit/skills/b\n');
+  });
+
   it("keeps a skill's own .source apart from our stamp and never saves a nested .atskills/ (issue 24, finding 14)", async () => {
     await createRepo(root, 'acme/stamped', {
       'skills/s/SKILL.md': '---\nname: s\ndescription: Carries its own stamp.\n---\nbody\n',

@@ -1,5 +1,5 @@
 import { type Database, findLiveSkillSummaries, type ReadScope } from '@atskills/db';
-import { flaggedNote, oneLine, refusalLine, refusingVerdict } from '@atskills/protocol';
+import { refusalLine, refusingVerdict, renderMenu } from '@atskills/protocol';
 import { flagRules } from './flags.js';
 
 /**
@@ -55,12 +55,10 @@ export function menuRowOf(
   };
 }
 
-/** A menu as text, `- <identity>: <description>` per row, a flagged row ending in `[flagged: …]`. */
+/**
+ * A menu as text: the protocol's rows (`- <identity>: <description>`, each identity in reference form, a
+ * flagged row ending in `[flagged: …]`, a refused row its refusal line), as the client renders them.
+ */
 export function menuText(items: readonly MenuRow[]): string {
-  return items
-    .map(
-      (item) =>
-        `- ${item.identity}: ${oneLine(item.description)}${item.refused ? '' : flaggedNote(item.flags ?? [], ' ')}`,
-    )
-    .join('\n');
+  return renderMenu(items);
 }

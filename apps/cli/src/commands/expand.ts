@@ -7,7 +7,9 @@ import { exitCodeFor } from '../exit-codes.js';
  * once), apply `:save` and `:install`, and print the injection: the standing notice, one framed section per
  * distinct identity in message order (a failed reference gets one line instead), and note lines, within the
  * 10,000-character cap. The message comes from stdin when it is `-` or missing, so that quotes, backticks
- * and `$(...)` in it never pass through a shell (SPEC 2.5). The exit code is that of the first failure.
+ * and `$(...)` in it never pass through a shell (SPEC 2.5). The exit code is that of the first failure (a
+ * `:save` that conflicts counts as one, though the project's copy is printed). At most
+ * MESSAGE_REFERENCE_CAP distinct references are resolved; a note on stderr counts the rest.
  */
 export function registerExpand(program: Command, ctx: CliContext): void {
   program
@@ -37,8 +39,9 @@ export function registerExpand(program: Command, ctx: CliContext): void {
         approveInstall: () => opts.yes === true,
       });
       if (expansion.firstError !== undefined) ctx.fail(exitCodeFor(expansion.firstError));
-      if (opts.json) return ctx.json({ items: expansion.items });
+      // Notes go to stderr with --json too: what :save / :install did, and references left out past the cap.
       for (const note of expansion.notes) ctx.err(note);
+      if (opts.json) return ctx.json({ items: expansion.items });
       if (expansion.parts.length > 0) ctx.out(renderAnswer(expansion.parts, [], projectDir));
     });
 }

@@ -62,3 +62,48 @@ describe('atskills hook user-prompt on what stdin holds', () => {
     });
   });
 });
+
+describe('atskills hook user-prompt on a message with thousands of references', () => {
+  let hub: Server;
+  let hubUrl: string;
+  const asked = new Set<string>();
+  beforeAll(async () => {
+    hub = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        if (req.method === 'POST' && req.url === '/v1/resolve') {
+          const { items } = JSON.parse(body) as { items: { identity: string }[] };
+          for (const item of items) asked.add(item.identity);
+        } else if (req.url?.startsWith('/v1/skills/')) {
+          asked.add(decodeURIComponent(req.url.slice('/v1/skills/'.length).split('?')[0] ?? ''));
+        }
+        res.writeHead(404, { 'content-type': 'application/problem+json' });
+        res.end(JSON.stringify({ type: 'about:blank', title: 'Not Found', status: 404, code: 'not-found' }));
+      });
+    });
+    await new Promise<void>((resolve) => hub.listen(0, '127.0.0.1', resolve));
+    hubUrl = `http://127.0.0.1:${(hub.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => hub.close(() => resolve())));
+
+  it('resolves the first 128 distinct ones, asks the hub for no other, and says how many were left out', async () => {
+    const prompt = Array.from({ length: 3_000 }, (_, i) => `@skills:hub:acme/kit/s${i}`).join(' ');
+    const started = performance.now();
+    const result = await runCaptured(['hook', 'user-prompt', '--host', 'claude-code'], {
+      stdin: JSON.stringify({ prompt }),
+      env: { ATSKILLS_HUB: hubUrl },
+    });
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(result.code).toBe(0);
+    const context = (JSON.parse(result.stdout) as { hookSpecificOutput: { additionalContext: string } })
+      .hookSpecificOutput.additionalContext;
+    expect(context.length).toBeLessThanOrEqual(10_000);
+    expect(context).toContain(
+      '(atskills note: 2872 more references left out: one message resolves at most its first 128 distinct references;',
+    );
+    // The hub's batch limit, and what is charged against the caller's rate limit: 128 items, not 3,000.
+    expect(asked.size).toBeGreaterThan(0);
+    expect([...asked].every((id) => Number(/s(\d+)$/.exec(id)?.[1]) < 128)).toBe(true);
+  });
+});

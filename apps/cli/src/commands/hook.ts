@@ -15,7 +15,8 @@ import type { CliContext } from '../context.js';
  *   (its SessionStart output schema allows only `hookEventName` and `additionalContext` there).
  * - Cursor (https://cursor.com/docs/agent/hooks): sessionStart and beforeSubmitPrompt get
  *   `{workspace_roots, prompt?}`; sessionStart answers `{"additional_context"}`; beforeSubmitPrompt must
- *   answer `{"continue": true}` to let the prompt through, and carries `additional_context` beside it.
+ *   answer `{"continue": true}` to let the prompt through, and carries `additional_context` beside it (SPEC
+ *   2.5; a build that ignores it there is covered by the rule `init` writes: the agent expands itself).
  *
  * A hook never holds a session up: everything it resolves starts at once (the hub's lines in one batch) and
  * nothing waits on the network past one budget (1.5 s from the hook's start); later answers come from the

@@ -128,11 +128,18 @@ function instructionFile(agent: Agent): string {
   return 'AGENTS.md';
 }
 
-/** The one line that tells an agent how to treat `@skills:` references. */
-function pointerLine(hub: string, hasCopy: boolean): string {
+/**
+ * The one line that tells an agent how to treat `@skills:` references. With a prompt hook (`hooked`) it
+ * applies only when the hook's frames are missing: a host may drop what a hook adds before a prompt (Cursor
+ * builds whose beforeSubmitPrompt takes only `continue` and `user_message`), and then the agent expands.
+ */
+function pointerLine(hub: string, hasCopy: boolean, hooked: boolean): string {
   const doc = hasCopy ? `.atskills/SKILLS.md (from ${hub}/SKILLS.md)` : `${hub}/SKILLS.md`;
+  const when = hooked
+    ? 'When a message holds `@skills:` references and your context has no `<skill-text-…>` frame or atskills line for them (the prompt hook adds these; a host may drop them),'
+    : 'When a message holds `@skills:` references,';
   // The message goes on stdin (a quoted here-document or a pipe): quotes, backticks and $(...) stay text.
-  return `When a message holds \`@skills:\` references, pass the message on stdin, never on the command line (\`atskills expand - <<'ATSKILLS_MESSAGE'\`, the message, then a line \`ATSKILLS_MESSAGE\`; or pipe it to \`atskills expand -\`) and follow what it prints, or follow ${doc}. ${MARKER}`;
+  return `${when} pass the message on stdin, never on the command line (\`atskills expand - <<'ATSKILLS_MESSAGE'\`, the message, then a line \`ATSKILLS_MESSAGE\`; or pipe it to \`atskills expand -\`) and follow what it prints, or follow ${doc}. ${MARKER}`;
 }
 
 /** A Cursor rule file: the pointer line under frontmatter that applies it to every request. */
@@ -310,14 +317,7 @@ class ProjectInit {
       this.changes.push(`created ${rel} with ${events} hooks`);
       return;
     }
-    let settings: Json;
-    try {
-      settings = JSON.parse(text) as Json;
-    } catch {
-      throw new InitError(`${rel} is not valid JSON; fix it, then run atskills init again.`);
-    }
-    if (typeof settings !== 'object' || settings === null || Array.isArray(settings))
-      throw new InitError(`${rel} does not hold a JSON object; fix it, then run atskills init again.`);
+    const settings = hooksJson(rel, text);
     const updated = withOurHooks(settings, host);
     if (JSON.stringify(updated) === JSON.stringify(settings)) return;
     this.record.originals ??= {};
@@ -424,11 +424,56 @@ class InitError extends Error {
   readonly code = 'init';
 }
 
+/** A hooks file's JSON, or an InitError naming the file when init could not edit it without losing anything. */
+function hooksJson(rel: string, text: string): Json {
+  let settings: unknown;
+  try {
+    settings = JSON.parse(text);
+  } catch {
+    throw new InitError(`${rel} is not valid JSON; fix it, then run atskills init again.`);
+  }
+  if (!isObject(settings))
+    throw new InitError(`${rel} does not hold a JSON object; fix it, then run atskills init again.`);
+  if (settings.hooks !== undefined && !isObject(settings.hooks))
+    throw new InitError(`"hooks" in ${rel} is not a JSON object; fix it, then run atskills init again.`);
+  return settings;
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Whether `value` has the shape of the record init writes (older records included). */
+function isInitRecord(value: unknown): value is InitRecord {
+  if (!isObject(value)) return false;
+  const { agent, created, createdDirs, pointers } = value;
+  return (
+    (AGENTS as readonly unknown[]).includes(agent) &&
+    isObject(created) &&
+    Object.values(created).every((digest) => typeof digest === 'string') &&
+    Array.isArray(createdDirs) &&
+    createdDirs.every((dir) => typeof dir === 'string') &&
+    isObject(pointers) &&
+    Object.values(pointers).every((p) => isObject(p) && typeof p.line === 'string')
+  );
+}
+
+/** What an earlier run recorded, or undefined; an InitError when the record cannot be read as one. */
 async function readRecord(root: string): Promise<InitRecord | undefined> {
   const text = await readText(path.join(root, RECORD_FILE));
   if (text === undefined) return undefined;
-  return JSON.parse(text) as InitRecord;
+  let record: unknown;
+  try {
+    record = JSON.parse(text);
+  } catch (error) {
+    throw new InitError(`${RECORD_FILE} is not valid JSON (${(error as Error).message}). ${RECORD_ADVICE}`);
+  }
+  if (!isInitRecord(record))
+    throw new InitError(`${RECORD_FILE} does not hold what atskills init records. ${RECORD_ADVICE}`);
+  return record;
 }
+
+const RECORD_ADVICE = `It lists what atskills init wrote, so that init --remove can undo exactly that: restore it (e.g. from version control), or delete it and run atskills init again (init --remove then undoes only what that run writes). Nothing was changed.`;
 
 /** `atskills init [--agent ...] [--remove]`: wire a project for a host, reversibly. */
 export function registerInit(program: Command, ctx: CliContext): void {
@@ -466,6 +511,12 @@ export function registerInit(program: Command, ctx: CliContext): void {
         return;
       }
       const agent = opts.agent ?? existing?.agent ?? (await detectAgent(root));
+      // Every host file init edits is checked before anything is asked or written: a refused run writes nothing.
+      const hooksFile = hostHooks(agent)?.file;
+      if (hooksFile !== undefined) {
+        const text = await readText(path.join(root, hooksFile));
+        if (text !== undefined) hooksJson(hooksFile, text);
+      }
       const record: InitRecord = existing ?? {
         version: 1,
         agent,
@@ -494,7 +545,11 @@ export function registerInit(program: Command, ctx: CliContext): void {
         const copy = await fetchSkillsMd(hubUrl);
         if (copy) await run.createFile('.atskills/SKILLS.md', copy);
         const hasCopy = (await readText(path.join(root, '.atskills', 'SKILLS.md'))) !== undefined;
-        await run.setPointer(instructionFile(agent), pointerLine(hubUrl, hasCopy), agent);
+        await run.setPointer(
+          instructionFile(agent),
+          pointerLine(hubUrl, hasCopy, hostHooks(agent) !== undefined),
+          agent,
+        );
         const hooks = hostHooks(agent, record.suggest === true);
         if (hooks) await run.setHooks(hooks);
       } finally {

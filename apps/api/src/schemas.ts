@@ -85,25 +85,8 @@ export const SkillView = SkillResponse.extend({
 });
 export type SkillView = z.infer<typeof SkillView>;
 
-/**
- * The verdict fields of a menu row as the hub answers it (REST, compatibility routes): the flags of its skill
- * that still hold; a skill judged malicious is `refused`, with no name and a refusal line for its description.
- */
-export const MenuRowVerdict = {
-  flags: z
-    .array(z.string())
-    .optional()
-    .describe("the skill's active safety flag codes (accepted disputes left out); absent when none"),
-  refused: z
-    .literal(true)
-    .optional()
-    .describe('the hub judged the skill malicious: no name, a refusal line for its description'),
-};
-/** GET /v1/skills/<folder>'s menu row: the core row with its skill's verdict. */
-export const HubMenuItem = MenuResponse.shape.items.element.extend(MenuRowVerdict);
-
-/** GET /v1/skills/<identity> when it is a folder: the core menu with the hub's rows. */
-export const HubMenuResponse = MenuResponse.extend({ items: z.array(HubMenuItem) });
+/** GET /v1/skills/<identity> when it is a folder: the core menu, each row with its skill's verdict. */
+export const HubMenuResponse = MenuResponse;
 export type HubMenuResponse = z.infer<typeof HubMenuResponse>;
 
 /** GET /v1/skills/<identity>: a skill or a menu. */

@@ -44,11 +44,24 @@ export const SkillResponse = z.object({
 });
 export type SkillResponse = z.infer<typeof SkillResponse>;
 
-/** One row of a menu. */
+/** A menu row's verdict: its skill's flags, and whether the hub refuses it (SPEC 2.8). */
+export const MenuRowVerdict = {
+  flags: z
+    .array(z.string())
+    .optional()
+    .describe("the skill's active safety flag codes (accepted disputes left out); absent when none"),
+  refused: z
+    .literal(true)
+    .optional()
+    .describe('the hub judged the skill malicious: no name, a refusal line for its description'),
+};
+
+/** One row of a menu, with its skill's verdict (a client marks or refuses the row by it). */
 export const MenuResponseItem = z.object({
   identity: z.string(),
   name: z.string(),
   description: z.string(),
+  ...MenuRowVerdict,
 });
 export type MenuResponseItem = z.infer<typeof MenuResponseItem>;
 

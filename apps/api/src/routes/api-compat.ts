@@ -1,6 +1,7 @@
+import { MenuRowVerdict } from '@atskills/protocol';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { MenuRowVerdict, problems, RevisionQuery } from '../schemas.js';
+import { problems, RevisionQuery } from '../schemas.js';
 import { compatGet, compatMenu, compatRevision } from '../services/compat.js';
 import { withMissingGh } from '../services/indexing/missing-gh.js';
 import { validateRevision } from './caching.js';

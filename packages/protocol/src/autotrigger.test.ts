@@ -5,6 +5,7 @@ import {
   identityOfLocalFolder,
   parseAutotrigger,
   removeAutotriggerLine,
+  trimAutotriggerLine,
 } from './autotrigger.js';
 
 describe('parseAutotrigger', () => {
@@ -26,6 +27,18 @@ describe('parseAutotrigger', () => {
     ]);
     expect(warnings.map((w) => w.line)).toEqual([6, 7]);
     expect(warnings[0]?.message).toContain('bad-owner');
+  });
+});
+
+describe('trimAutotriggerLine', () => {
+  it('drops trailing blanks as gitignore does, keeping a space escaped as `\\ `', () => {
+    expect(trimAutotriggerLine('  team/a \t\r')).toBe('team/a');
+    expect(trimAutotriggerLine('/trail\\ ')).toBe('/trail\\ ');
+    expect(trimAutotriggerLine('/trail\\   ')).toBe('/trail\\ ');
+    expect(trimAutotriggerLine('/trail\\\\ ')).toBe('/trail\\\\');
+    expect(trimAutotriggerLine('\uFEFF@hub:a/b')).toBe('@hub:a/b');
+    const { rules } = parseAutotrigger('/trail\\ \r\nx\\\\ \n');
+    expect(rules.map((r) => r.pattern)).toEqual(['/trail\\ ', 'x\\\\']);
   });
 });
 

@@ -45,7 +45,7 @@ export function parseAutotrigger(content: string): {
   const warnings: AutotriggerWarning[] = [];
   content.split(/\r?\n/).forEach((raw, index) => {
     const line = index + 1;
-    const text = raw.trim();
+    const text = trimAutotriggerLine(raw);
     if (text === '' || text.startsWith('#')) return;
     const negated = text.startsWith('!');
     const pattern = negated ? text.slice(1) : text;
@@ -174,7 +174,7 @@ export function addAutotriggerLine(content: string, line: string): string {
   if (content.split(/\r?\n/).some((existing) => lineKey(existing) === key)) return content;
   const eol = content.includes('\r\n') ? '\r\n' : '\n';
   const separator = content === '' || content.endsWith('\n') ? '' : eol;
-  return `${content}${separator}${line.trim()}${eol}`;
+  return `${content}${separator}${trimAutotriggerLine(line)}${eol}`;
 }
 
 /** Removes the lines equivalent to `line` (same text, or same cloud identity); other lines stay as they are. */
@@ -184,6 +184,21 @@ export function removeAutotriggerLine(content: string, line: string): string {
   const lines = content.split(/(?<=\n)/);
   const kept = lines.filter((existing) => lineKey(existing) !== key);
   return kept.length === lines.length ? content : kept.join('');
+}
+
+/**
+ * A line as gitignore reads it: indentation dropped, and trailing blanks (spaces, tabs, a CR) too, except a
+ * space escaped as `\ `, which ends the pattern with a space (a folder whose name ends in one).
+ */
+export function trimAutotriggerLine(raw: string): string {
+  const text = raw.replace(/^\s+/u, '');
+  // Scanned from the end, as git does: a regular expression anchored at the end retries every start.
+  let end = text.length;
+  while (end > 0 && ' \t\r\n'.includes(text[end - 1]!)) end--;
+  if (end === text.length || text[end] !== ' ') return text.slice(0, end);
+  let backslashes = 0;
+  while (text[end - 1 - backslashes] === '\\') backslashes++;
+  return backslashes % 2 === 1 ? `${text.slice(0, end)} ` : text.slice(0, end);
 }
 
 function singleLine(line: string): string {
@@ -201,7 +216,7 @@ function cloudIdentity(text: string): string {
 
 /** What makes two lines "the same line": trimmed text, or polarity plus canonical identity for cloud lines. */
 function lineKey(line: string): string | undefined {
-  const text = line.trim();
+  const text = trimAutotriggerLine(line);
   if (text === '' || text.startsWith('#')) return undefined;
   const negated = text.startsWith('!');
   const pattern = negated ? text.slice(1) : text;

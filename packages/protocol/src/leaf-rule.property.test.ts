@@ -32,6 +32,11 @@ describe('leaf rule properties', () => {
 
         const cap = 2;
         const result = lookup(tree, at.join('/'), cap);
+        // The walk never descends into a skill: nothing beneath one resolves as a skill or menu of its own.
+        if (result.kind !== 'not-found') {
+          const path = at.join('/');
+          expect(skills.some((s) => s !== path && (s === '' || path.startsWith(`${s}/`)))).toBe(false);
+        }
         if (result.kind === 'menu') expect(result.skills.length).toBeLessThanOrEqual(cap);
         if (result.kind === 'refused') {
           expect(result.count).toBeGreaterThan(cap);

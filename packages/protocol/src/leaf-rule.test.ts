@@ -24,6 +24,26 @@ describe('lookup', () => {
     expect(lookup(tree, 'docs/')).toEqual({ kind: 'menu', path: 'docs', skills: [] });
   });
 
+  it('answers not-found for a path inside a skill: a nested SKILL.md and a plain sub-folder belong to it', () => {
+    const tree = files(
+      'skills/b/SKILL.md',
+      'skills/b/inner/SKILL.md',
+      'skills/b/scripts/run.sh',
+      'c/SKILL.md',
+    );
+    expect(lookup(tree, 'skills/b/inner')).toEqual({ kind: 'not-found', path: 'skills/b/inner' });
+    expect(lookup(tree, 'skills/b/scripts')).toEqual({ kind: 'not-found', path: 'skills/b/scripts' });
+    expect(lookup(tree, 'skills/b')).toEqual({ kind: 'skill', path: 'skills/b' });
+    expect(lookup(tree, 'skills')).toEqual({ kind: 'menu', path: 'skills', skills: ['skills/b'] });
+    // A repository whose root is a skill: everything beneath it is part of it.
+    const rootSkill = files('SKILL.md', 'sub/SKILL.md', 'docs/a.md');
+    expect(lookup(rootSkill, 'sub')).toEqual({ kind: 'not-found', path: 'sub' });
+    expect(lookup(rootSkill, 'docs')).toEqual({ kind: 'not-found', path: 'docs' });
+    // A SKILL.md behind a symlink makes no skill, so the folders under the link's parent stay menus.
+    const linked: TreeEntry[] = [{ path: 'l', type: 'symlink' }, ...files('l/SKILL.md', 'l/x/SKILL.md')];
+    expect(lookup(linked, 'l/x').kind).not.toBe('not-found');
+  });
+
   it('refuses over a custom cap with the sub-collections that fit', () => {
     const tree = files('c/x/1/SKILL.md', 'c/x/2/SKILL.md', 'c/y/1/SKILL.md');
     expect(lookup(tree, 'c', 2)).toEqual({

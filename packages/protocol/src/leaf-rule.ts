@@ -43,11 +43,15 @@ export function findSkillFolders(entries: Iterable<TreeEntry>, at = ''): string[
   return skills.sort(comparePaths);
 }
 
-/** Resolves `at` to a skill, a menu, a refusal over `cap`, or not-found. */
+/**
+ * Resolves `at` to a skill, a menu, a refusal over `cap`, or not-found. A path inside a skill (a folder
+ * beneath a SKILL.md holder, a nested SKILL.md included) is not-found: the walk never descends into a skill,
+ * so its sub-folders are files of that skill, not skills or menus of their own.
+ */
 export function lookup(entries: Iterable<TreeEntry>, at: string, cap = MENU_CAP): Lookup {
   const path = trimSlashes(at);
   const list = [...entries];
-  if (inGitDir(path) || !isFolder(list, path)) return { kind: 'not-found', path };
+  if (inGitDir(path) || !isFolder(list, path) || insideSkill(list, path)) return { kind: 'not-found', path };
   const skillFile = path === '' ? SKILL_FILE : `${path}/${SKILL_FILE}`;
   if (list.some((e) => e.type === 'file' && trimSlashes(e.path) === skillFile))
     return { kind: 'skill', path };
@@ -167,6 +171,18 @@ function isFolder(entries: TreeEntry[], path: string): boolean {
   return entries.some((e) => {
     const p = trimSlashes(e.path);
     return (e.type === 'dir' && p === path) || p.startsWith(`${path}/`);
+  });
+}
+
+/** Whether a folder above `path` (up to the root) holds SKILL.md, making `path` a part of that skill. */
+function insideSkill(entries: TreeEntry[], path: string): boolean {
+  if (path === '') return false;
+  const above = new Set(ancestorsDownTo(path, ''));
+  const unfollowed = linkPaths(entries);
+  return entries.some((entry) => {
+    if (entry.type !== 'file') return false;
+    const file = trimSlashes(entry.path);
+    return basename(file) === SKILL_FILE && above.has(dirname(file)) && !behindLink(file, unfollowed);
   });
 }
 

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { adviceFor, EXIT, exitCodeFor } from '../exit-codes.js';
 import { errorJson, resolvedJson } from '../format/resolved.js';
+import { identityArgument } from './identity-argument.js';
 
 /**
  * `atskills get [--json] [--offline] <identity...>`: resolve and print what a host injects. Its text output
@@ -30,7 +31,10 @@ export function registerGet(program: Command, ctx: CliContext): void {
       const texts: string[] = [];
       for (const identity of identities) {
         try {
-          const resolved = await resolver.resolve(identity, { projectDir, offline: opts.offline ?? false });
+          const resolved = await resolver.resolve(identityArgument(identity, 'get'), {
+            projectDir,
+            offline: opts.offline ?? false,
+          });
           results.push(resolvedJson(resolved));
           texts.push(renderResolved(resolved, projectDir));
           const verdict = refusingVerdict(resolved.flags);

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { EXIT } from '../exit-codes.js';
+import { identityArgument } from './identity-argument.js';
 
 /** `atskills install <identity>` and `atskills uninstall <identity>`: one `.autotrigger` line each way. */
 export function registerInstall(program: Command, ctx: CliContext): void {
@@ -18,7 +19,8 @@ export function registerInstall(program: Command, ctx: CliContext): void {
       'after',
       '\nA folder of skills installs as one whole-directory line (@hub:acme/playbooks/): every skill of its\nmenu, within K = 128. A skill the hub flagged is resident in every later session, so installing one\nasks first on a terminal and needs --yes otherwise; one the hub judged malicious is never installed.\n\nExamples:\n  atskills install deploy/runbook\n  atskills install gh:obra/superpowers/skills/brainstorming\n  atskills install hub:acme/playbooks',
     )
-    .action(async (identity: string, opts: { offline?: boolean; json?: boolean; yes?: boolean }) => {
+    .action(async (text: string, opts: { offline?: boolean; json?: boolean; yes?: boolean }) => {
+      const identity = identityArgument(text, 'install', ['install']);
       const { installSkill } = await import('@atskills/protocol/node');
       const outcome = await installSkill(await ctx.resolver(), identity, {
         projectDir: await ctx.projectDir(),
@@ -59,7 +61,22 @@ export function registerInstall(program: Command, ctx: CliContext): void {
     .addHelpText('after', '\nExample:\n  atskills uninstall deploy/runbook')
     .action(async (identity: string) => {
       const { uninstallSkill } = await import('@atskills/protocol/node');
-      const outcome = await uninstallSkill(identity, { projectDir: await ctx.projectDir() });
+      const outcome = await uninstallSkill(identityArgument(identity, 'uninstall', ['install']), {
+        projectDir: await ctx.projectDir(),
+      });
       ctx.out(outcome.changed ? `Uninstalled: ${outcome.line}` : `Not installed: ${outcome.line}`);
+      warnStillResident(ctx, outcome);
     });
+}
+
+/** Says which other `.autotrigger` lines keep an uninstalled skill resident, and the line that drops it. */
+export function warnStillResident(
+  ctx: CliContext,
+  outcome: { identity: string; stillSelectedBy?: { line: number; text: string }[]; exclusion?: string },
+): void {
+  if (!outcome.stillSelectedBy || !outcome.exclusion) return;
+  const lines = outcome.stillSelectedBy.map((l) => `line ${l.line} "${l.text}"`).join(', ');
+  ctx.err(
+    `warning: ${outcome.identity} is still resident: .atskills/.autotrigger ${lines} selects it. Add the line "${outcome.exclusion}" to that file to leave it out.`,
+  );
 }

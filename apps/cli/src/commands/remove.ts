@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { EXIT } from '../exit-codes.js';
+import { identityArgument } from './identity-argument.js';
+import { warnStillResident } from './install.js';
 
 /**
  * `atskills remove [--force] <identity>`: deletes the saved copy and the identity's `.autotrigger` line.
@@ -25,7 +27,7 @@ export function registerRemove(program: Command, ctx: CliContext): void {
         import('../inventory.js'),
       ]);
       const { ResolveError, checkSavedCopy, uninstallSkill } = node;
-      const id = parseIdentity(identity);
+      const id = parseIdentity(identityArgument(identity, 'remove'));
       const projectDir = await ctx.projectDir();
       const inventory = await readInventory(projectDir);
       const saved = findSaved(inventory, id.identity);
@@ -74,5 +76,6 @@ export function registerRemove(program: Command, ctx: CliContext): void {
         return ctx.json({ identity: id.identity, removed: true, ...(present ? { dir } : {}), lines });
       if (present) ctx.out(`Removed ${dir}`);
       for (const line of lines) ctx.out(`Uninstalled: ${line}`);
+      warnStillResident(ctx, outcome);
     });
 }

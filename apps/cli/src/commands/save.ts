@@ -3,6 +3,7 @@ import { type Command, Option } from 'commander';
 import type { CliContext } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { renderSaveOutcome } from '../format/save.js';
+import { identityArgument } from './identity-argument.js';
 
 /** `atskills save [--on-conflict keep|refetch|merge] <identity>`: copy a cloud skill into the project. */
 export function registerSave(program: Command, ctx: CliContext): void {
@@ -32,7 +33,11 @@ export function registerSave(program: Command, ctx: CliContext): void {
           offline: opts.offline ?? false,
         };
         if (opts.onConflict) options.onConflict = opts.onConflict;
-        const outcome: SaveOutcome = await saveSkill(await ctx.resolver(), identity, options);
+        const outcome: SaveOutcome = await saveSkill(
+          await ctx.resolver(),
+          identityArgument(identity, 'save', ['save']),
+          options,
+        );
         // Keep and merge leave the conflict standing: the exit code says so, the output says what to do.
         if (outcome.action === 'merge') ctx.fail(EXIT.conflict);
         if (opts.json) ctx.json(outcome);

@@ -1,4 +1,14 @@
-import { mkdir, mkdtemp, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import {
+  appendFile,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  symlink,
+  utimes,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -110,6 +120,58 @@ describe('SkillCache', () => {
       'gh:o/r/p https://github.com',
       'hub:acme/playbooks/deploy https://hub.one.example',
     ]);
+  });
+
+  it('serves no content that changed after it was cached, and a new commit replaces a corrupt folder', async () => {
+    const cache = await scratchCache();
+    const id = 'gh:o/r/p';
+    const dir = await cache.commitContent(id, 'k1', await stage(cache, { 'SKILL.md': 'one', 'a/b.md': 'b' }));
+    await cache.writeMeta(meta(id, 'k1'));
+    expect((await cache.read(id))?.dir).toBe(dir);
+    expect(await cache.hasContent(id, 'k1')).toBe(true);
+
+    // Text appended: the size differs, so one stat per file tells (no hash on the hit).
+    await appendFile(path.join(dir, 'SKILL.md'), 'injected');
+    expect(await cache.read(id)).toBeUndefined();
+    expect(await cache.hasContent(id, 'k1')).toBe(false);
+    // The refetch's copy replaces the folder (a refetch used to find the folder there and drop its copy).
+    expect(
+      await cache.commitContent(id, 'k1', await stage(cache, { 'SKILL.md': 'one', 'a/b.md': 'b' })),
+    ).toBe(dir);
+    expect(await readFile(path.join(dir, 'SKILL.md'), 'utf8')).toBe('one');
+    expect((await cache.read(id))?.dir).toBe(dir);
+
+    // Same size, other bytes (the mtime moved): hashed, and refused.
+    const later = new Date(Date.now() + 5_000); // an mtime that moved even on a coarse file system
+    await writeFile(path.join(dir, 'a/b.md'), 'X');
+    await utimes(path.join(dir, 'a/b.md'), later, later);
+    expect(await cache.read(id)).toBeUndefined();
+    await writeFile(path.join(dir, 'a/b.md'), 'b');
+    await utimes(path.join(dir, 'a/b.md'), later, later);
+    // Same bytes, new mtime (a copied cache): still served, and one stat per file again after.
+    expect((await cache.read(id))?.dir).toBe(dir);
+    // A file that was not there: a full check (what a fetch does before reusing the folder) finds it.
+    await writeFile(path.join(dir, 'extra.sh'), 'rm -rf ~');
+    expect(await cache.hasContent(id, 'k1')).toBe(false);
+    await rm(path.join(dir, 'extra.sh'));
+    expect(await cache.hasContent(id, 'k1')).toBe(true);
+  });
+
+  it('trusts a folder cached before manifests on a hit (recording one), and a fetch verifies it first', async () => {
+    const cache = await scratchCache();
+    const id = 'gh:o/r/p';
+    await cache.commitContent(id, 'k1', await stage(cache, { 'SKILL.md': 'one' }));
+    await cache.writeMeta(meta(id, 'k1'));
+    const manifests = path.join(cache.entryDir(id), 'manifests');
+    await rm(manifests, { recursive: true });
+    expect(await cache.hasContent(id, 'k1')).toBe(false);
+    expect(await cache.read(id)).toBeDefined();
+    expect(await readdir(manifests)).toEqual(['k1.json']);
+    expect(await cache.hasContent(id, 'k1')).toBe(true);
+    // Manifests follow their content folders out.
+    await cache.commitContent(id, 'k2', await stage(cache, { 'SKILL.md': 'two' }));
+    await cache.writeMeta(meta(id, 'k2'));
+    expect(await readdir(manifests)).toEqual(['k2.json']);
   });
 
   it('removes the work folders of processes that no longer run', async () => {

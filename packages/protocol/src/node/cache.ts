@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { lstatSync, readFileSync } from 'node:fs';
 import { lstat, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { MenuItem } from '../menu.js';
-import { isMissing, makeDirectory } from './fs-tree.js';
+import { isMissing, makeDirectory, walkFolder } from './fs-tree.js';
 import type { ClientSettings } from './settings.js';
 
 /** What the cache knows about one identity (stored as entry.json next to its content). */
@@ -50,6 +50,18 @@ export interface CachedEntry {
 }
 
 const META_FILE = 'entry.json';
+/** `entries/<hash>/manifests/<content key>.json`: what each content folder held when it entered the cache. */
+const MANIFESTS = 'manifests';
+
+/**
+ * A content folder's files as they entered the cache (after the source's own checks: the hub's sha256 per
+ * file, git's tree): size and sha256 to verify them, and the mtime that lets a read check them by one stat
+ * each instead of hashing them.
+ */
+interface ContentManifest {
+  version: 1;
+  files: Record<string, { size: number; sha256: string; mtimeMs: number }>;
+}
 // Repository cruft that never lands in the cache (SPEC 1.4), matched at the top of a skill folder.
 const CRUFT = /^(?:readme|license|licence|copying|notice)(?:[.-][^/]*)?$/i;
 
@@ -111,24 +123,115 @@ export class SkillCache {
       : undefined;
   }
 
-  /** The cached entry, or undefined when there is none (or its content has gone missing). */
+  /**
+   * The cached entry, or undefined when there is none, or its content has gone missing or no longer holds
+   * what entered the cache (then it is fetched again, as if it had never been cached).
+   */
   async read(identity: string): Promise<CachedEntry | undefined> {
     const meta = this.readMeta(identity);
     if (!meta) return undefined;
     if (meta.kind === 'menu') return { meta };
     if (!meta.contentKey) return undefined;
     const dir = this.contentDir(identity, meta.contentKey);
-    return (await this.hasContent(identity, meta.contentKey)) ? { meta, dir } : undefined;
+    return (await this.contentIntact(identity, meta.contentKey, 'quick')) ? { meta, dir } : undefined;
   }
 
-  /** Whether a content folder is present. */
+  /**
+   * Whether a content folder is present and holds exactly the files that entered the cache (every file
+   * hashed): a fetch that finds its content key here reuses the folder only then, else it downloads again
+   * and `commitContent` replaces the folder.
+   */
   async hasContent(identity: string, contentKey: string): Promise<boolean> {
+    return this.contentIntact(identity, contentKey, 'full');
+  }
+
+  /**
+   * Checks a content folder against its manifest. `quick` (every cache hit) compares each file's size and
+   * mtime, one stat each, and hashes only when an mtime moved with the size unchanged (a copied cache);
+   * `full` hashes every file and looks for files that were not there. A folder cached before manifests
+   * existed is trusted by a quick check, which records its manifest then, and refetched by a full one.
+   */
+  private async contentIntact(
+    identity: string,
+    contentKey: string,
+    depth: 'quick' | 'full',
+  ): Promise<boolean> {
+    const dir = this.contentDir(identity, contentKey);
     try {
-      return (await lstat(this.contentDir(identity, contentKey))).isDirectory();
+      if (!lstatSync(dir).isDirectory()) return false;
     } catch (error) {
       if (isMissing(error)) return false;
       throw error;
     }
+    const manifest = this.readManifest(identity, contentKey);
+    if (!manifest) {
+      if (depth === 'full') return false;
+      await this.rememberManifest(identity, contentKey, await manifestOf(dir));
+      return true;
+    }
+    if (depth === 'quick') {
+      let moved = false;
+      for (const [rel, want] of Object.entries(manifest.files)) {
+        let stat: ReturnType<typeof lstatSync>;
+        try {
+          stat = lstatSync(path.join(dir, rel));
+        } catch (error) {
+          if (isMissing(error)) return false;
+          throw error;
+        }
+        if (!stat.isFile() || stat.size !== want.size) return false;
+        if (stat.mtimeMs !== want.mtimeMs) moved = true;
+      }
+      if (!moved) return true;
+    }
+    const actual = await manifestOf(dir);
+    if (!sameFiles(actual, manifest)) return false;
+    // Same bytes, new mtimes (a copied or restored cache): remember them so the next hit is one stat again.
+    await this.rememberManifest(identity, contentKey, actual);
+    return true;
+  }
+
+  /** Records a manifest found on a read; a cache this user may only read is still served, checked each time. */
+  private async rememberManifest(
+    identity: string,
+    contentKey: string,
+    manifest: ContentManifest,
+  ): Promise<void> {
+    try {
+      await this.writeManifest(identity, contentKey, manifest);
+    } catch {
+      // Not writable: the next read computes it again.
+    }
+  }
+
+  private manifestPath(identity: string, contentKey: string): string {
+    return path.join(this.entryDir(identity), MANIFESTS, `${contentKey}.json`);
+  }
+
+  private readManifest(identity: string, contentKey: string): ContentManifest | undefined {
+    try {
+      const manifest = JSON.parse(
+        readFileSync(this.manifestPath(identity, contentKey), 'utf8'),
+      ) as ContentManifest;
+      return manifest.version === 1 && manifest.files && typeof manifest.files === 'object'
+        ? manifest
+        : undefined;
+    } catch (error) {
+      if (isMissing(error) || error instanceof SyntaxError) return undefined;
+      throw error;
+    }
+  }
+
+  private async writeManifest(
+    identity: string,
+    contentKey: string,
+    manifest: ContentManifest,
+  ): Promise<void> {
+    const file = this.manifestPath(identity, contentKey);
+    await makeDirectory(path.dirname(file));
+    const temp = `${file}.${process.pid}-${randomBytes(6).toString('hex')}`;
+    await writeFile(temp, JSON.stringify(manifest));
+    await rename(temp, file);
   }
 
   /** A fresh private work folder inside the cache (same file system, so rename is atomic). */
@@ -142,20 +245,46 @@ export class SkillCache {
   }
 
   /**
-   * Moves a fully written folder into place as the content of (identity, contentKey). If another process
-   * got there first its copy is the same content, so ours is dropped. Returns the final folder.
+   * Moves a fully written (and verified) folder into place as the content of (identity, contentKey), and
+   * records its manifest. A folder already there with the same files (another process got there first) is
+   * kept and ours dropped; one whose files differ is corrupt and is replaced: moved aside, ours renamed in,
+   * so a reader sees the old folder or the new one, never a mix. Returns the final folder.
    */
   async commitContent(identity: string, contentKey: string, tempDir: string): Promise<string> {
     await sanitizeTree(tempDir);
+    const fresh = await manifestOf(tempDir);
     const finalDir = this.contentDir(identity, contentKey);
     await makeDirectory(path.dirname(finalDir));
-    try {
-      await rename(tempDir, finalDir);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code !== 'EEXIST' && code !== 'ENOTEMPTY') throw error;
-      await rm(tempDir, { recursive: true, force: true });
+    for (let attempt = 0; ; attempt++) {
+      let failure: unknown;
+      try {
+        await rename(tempDir, finalDir);
+        break;
+      } catch (error) {
+        // Windows says EPERM where POSIX says the target folder is not empty.
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code !== 'EEXIST' && code !== 'ENOTEMPTY' && code !== 'EPERM') throw error;
+        failure = error;
+      }
+      // Undefined: moved aside by another process meanwhile (or the rename failed for another reason).
+      const there = (await isDirectory(finalDir)) ? await manifestOf(finalDir) : undefined;
+      if (!there && attempt > 0) throw failure;
+      if (there && sameFiles(there, fresh)) {
+        await rm(tempDir, { recursive: true, force: true });
+        break;
+      }
+      if (attempt >= 3) throw new Error(`${finalDir} keeps changing while it is replaced; try again.`);
+      if (there) {
+        const aside = path.join(this.root, 'tmp', `${process.pid}-${randomBytes(6).toString('hex')}-corrupt`);
+        await makeDirectory(path.dirname(aside));
+        await rename(finalDir, aside).catch((error: unknown) => {
+          if (!isMissing(error)) throw error;
+        });
+        await rm(aside, { recursive: true, force: true });
+      }
     }
+    // The stats are those of the folder in place (ours renamed in, or the same content found there).
+    await this.writeManifest(identity, contentKey, await manifestOf(finalDir));
     return finalDir;
   }
 
@@ -168,14 +297,21 @@ export class SkillCache {
     await writeFile(temp, `${JSON.stringify(stamped, null, 2)}\n`);
     await rename(temp, path.join(dir, META_FILE));
     const keep = new Set([meta.contentKey, meta.previous?.contentKey].filter((k): k is string => !!k));
-    let folders: string[] = [];
-    try {
-      folders = await readdir(path.join(dir, 'content'));
-    } catch (error) {
-      if (!isMissing(error)) throw error;
-    }
-    for (const folder of folders) {
-      if (!keep.has(folder)) await rm(path.join(dir, 'content', folder), { recursive: true, force: true });
+    for (const [sub, keyOf] of [
+      ['content', (name: string) => name],
+      [MANIFESTS, (name: string) => name.replace(/\.json$/, '')],
+    ] as const) {
+      let names: string[] = [];
+      try {
+        names = await readdir(path.join(dir, sub));
+      } catch (error) {
+        if (!isMissing(error)) throw error;
+      }
+      for (const name of names) {
+        // A manifest being written (its temporary name) belongs to a kept key as much as the final one.
+        if (!keep.has(keyOf(name).replace(/\.json\.\d+-[0-9a-f]+$/, '')))
+          await rm(path.join(dir, sub, name), { recursive: true, force: true });
+      }
     }
   }
 
@@ -231,8 +367,46 @@ export class SkillCache {
 
 const ORPHAN_AGE_MS = 24 * 60 * 60 * 1000;
 
+async function isDirectory(dir: string): Promise<boolean> {
+  try {
+    return (await lstat(dir)).isDirectory();
+  } catch (error) {
+    if (isMissing(error)) return false;
+    throw error;
+  }
+}
+
+/** The manifest of a folder as it is now: every regular file's size, sha256 and mtime. */
+async function manifestOf(dir: string): Promise<ContentManifest> {
+  const files: ContentManifest['files'] = {};
+  for (const entry of await walkFolder(dir)) {
+    if (entry.type === 'dir') continue;
+    const full = path.join(dir, entry.path);
+    const stat = await lstat(full);
+    // A link or device cannot be in a committed folder (sanitizeTree): one that is there now is a change.
+    const sha256 = stat.isFile()
+      ? createHash('sha256')
+          .update(await readFile(full))
+          .digest('hex')
+      : `${entry.type}`;
+    files[entry.path] = { size: stat.size, sha256, mtimeMs: stat.mtimeMs };
+  }
+  return { version: 1, files };
+}
+
+/** Whether two manifests list the same files with the same bytes (mtimes aside). */
+function sameFiles(a: ContentManifest, b: ContentManifest): boolean {
+  const names = Object.keys(a.files);
+  if (names.length !== Object.keys(b.files).length) return false;
+  return names.every((name) => {
+    const x = a.files[name]!;
+    const y = b.files[name];
+    return y !== undefined && x.size === y.size && x.sha256 === y.sha256;
+  });
+}
+
 /** Whether a process runs; a zombie (killed, not yet reaped by its parent) does not. */
-async function isAlive(pid: number): Promise<boolean> {
+export async function isAlive(pid: number): Promise<boolean> {
   if (pid === process.pid) return true;
   try {
     process.kill(pid, 0);

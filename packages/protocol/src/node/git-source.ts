@@ -144,10 +144,17 @@ export class GitSource {
     return (await this.git(id, repoDir, ['rev-parse', 'HEAD'])).trim();
   }
 
-  /** Phase 2: the listing under the sub-path from tree objects alone (no --long: sizes would need blobs). */
+  /**
+   * Phase 2: the listing under the sub-path from tree objects alone (no --long: sizes would need blobs), with
+   * the SKILL.md of each folder above it, so that a path inside a skill is not taken for one (SPEC 1.2).
+   */
   private async listTree(id: Identity, repoDir: string, subpath: string): Promise<TreeEntry[]> {
     const args = ['ls-tree', '-r', '-t', '-z', 'HEAD'];
-    if (subpath !== '') args.push('--', subpath);
+    if (subpath !== '') {
+      const segments = subpath.split('/');
+      const above = segments.map((_, i) => [...segments.slice(0, i), SKILL_FILE].join('/'));
+      args.push('--', subpath, ...above);
+    }
     // GIT_NO_LAZY_FETCH (git >= 2.45) makes any accidental blob access fail instead of downloading.
     return parseLsTree(
       await this.git(id, repoDir, args, undefined, { GIT_NO_LAZY_FETCH: '1', GIT_LITERAL_PATHSPECS: '1' }),

@@ -25,7 +25,7 @@ export interface HttpAnswer {
 
 /** What one request sends and how long it may take. */
 export interface HttpRequestOptions {
-  method?: 'GET' | 'PUT' | 'POST' | 'DELETE';
+  method?: 'GET' | 'HEAD' | 'PUT' | 'POST' | 'DELETE';
   /** Header names in lower case. */
   headers?: Record<string, string>;
   body?: Uint8Array;
@@ -78,7 +78,7 @@ export async function httpRequest(url: string, options: HttpRequestOptions): Pro
     const next = new URL(location, target);
     if (next.protocol !== 'http:' && next.protocol !== 'https:')
       throw new HttpRequestError('bad-answer', `redirected to ${next.protocol} URL ${next.href}`);
-    if (answer.status === 303 && method !== 'GET') {
+    if (answer.status === 303 && method !== 'GET' && method !== 'HEAD') {
       method = 'GET';
       body = undefined;
       delete headers['content-type'];

@@ -5,6 +5,7 @@ import type { ReadEntry } from 'tar';
 import { activeFlagCodes } from '../frame.js';
 import type { MenuResponse, ProblemDetails, ResolveResult, SkillResponse } from '../http.js';
 import type { Identity } from '../identity.js';
+import type { MenuItem } from '../menu.js';
 import type { SkillCache } from './cache.js';
 import type { FetchedEntry } from './git-source.js';
 import { type HttpAnswer, HttpRequestError, headerOf, httpRequest } from './http-request.js';
@@ -149,6 +150,27 @@ export class HubSource {
     return answers;
   }
 
+  /**
+   * The safety flag codes the hub names now for the skill exactly at `revision` (`HEAD ?rev=`: a verdict is
+   * keyed by content, so it reaches old revisions too, SPEC 2.8); undefined when the hub does not know that
+   * revision or gives no answer within `timeoutMs`.
+   */
+  async flagsAtRevision(id: Identity, revision: string, timeoutMs: number): Promise<string[] | undefined> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (this.settings.hubToken) headers.authorization = `Bearer ${this.settings.hubToken}`;
+    try {
+      const answer = await httpRequest(this.url('skills', id, revision), {
+        method: 'HEAD',
+        headers,
+        timeoutMs,
+      });
+      return answer.ok ? flagCodes(headerOf(answer, 'x-skill-flags')) : undefined;
+    } catch (error) {
+      if (error instanceof HttpRequestError) return undefined;
+      throw error;
+    }
+  }
+
   /** The skill exactly at `revision` (for a re-save's comparison); returns its cache content folder. */
   async fetchRevision(id: Identity, revision: string): Promise<string> {
     const response = await this.request(
@@ -274,8 +296,15 @@ function contentKeyOf(revision: string): string {
   return `rev-${createHash('sha256').update(revision).digest('hex').slice(0, 32)}`;
 }
 
-function menuItems(menu: MenuResponse) {
-  return menu.items.map((i) => ({ identity: i.identity, name: i.name, description: i.description }));
+function menuItems(menu: MenuResponse): MenuItem[] {
+  // A row keeps its skill's verdict, so the client marks a flagged row and refuses a malicious one (SPEC 2.8).
+  return menu.items.map((i) => ({
+    identity: i.identity,
+    name: i.name,
+    description: i.description,
+    ...(i.flags?.length ? { flags: i.flags } : {}),
+    ...(i.refused ? { refused: true as const } : {}),
+  }));
 }
 
 /** Maps a hub error answer (problem+json) to the protocol's failure codes. */

@@ -1,11 +1,15 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
+  type AutotriggerEntry,
   type AutotriggerWarning,
   addAutotriggerLine,
   expandAutotrigger,
+  identityOfLocalFolder,
   parseAutotrigger,
   removeAutotriggerLine,
+  trimAutotriggerLine,
 } from '../autotrigger.js';
 import { isProtocolError } from '../errors.js';
 import { printableIdentity, refusingVerdict } from '../frame.js';
@@ -13,6 +17,7 @@ import { diskPath, type Identity, parseIdentity } from '../identity.js';
 import { findSkillFolders } from '../leaf-rule.js';
 import { type MenuItem, oneLine } from '../menu.js';
 import { type ResidentEntry, renderResidentBlock } from '../resident-block.js';
+import { withFileLock } from './file-lock.js';
 import { isMissing, walkFolder } from './fs-tree.js';
 import { checkLocalSkill, describeLocalProblem, type LocalSkillProblem } from './local-check.js';
 import { resolveLocal } from './local-source.js';
@@ -36,10 +41,16 @@ export interface ProjectOptions {
  * a folder of skills, cloud or local, gets a trailing `/` so the whole directory is taken.
  */
 export function autotriggerLine(id: Identity, isFolderOfSkills = false): string {
-  // A cloud folder of skills is a whole-directory line (SPEC 1.5): every skill of its menu, within K.
-  if (id.source !== 'local') return `@${id.identity}${isFolderOfSkills ? '/' : ''}`;
-  const escaped = id.path.replace(/[\\*?[\]]/g, (c) => `\\${c}`).replace(/^([#!])/, '\\$1');
-  const anchored = escaped.includes('/') ? escaped : `/${escaped}`;
+  // A cloud folder of skills is a whole-directory line (SPEC 1.5): every skill of its menu, within K. Its
+  // identity is read percent-decoded from a trimmed line: whitespace is written encoded (`%20`).
+  if (id.source !== 'local')
+    return `@${id.identity.replace(/\s/gu, encodeURIComponent)}${isFolderOfSkills ? '/' : ''}`;
+  // gitignore drops a trailing space unless it is escaped as `\ `; a leading one survives only past the `/`.
+  const escaped = id.path
+    .replace(/[\\*?[\]]/g, (c) => `\\${c}`)
+    .replace(/^([#!])/, '\\$1')
+    .replace(/ $/, '\\ ');
+  const anchored = escaped.includes('/') && !/^\s/u.test(escaped) ? escaped : `/${escaped}`;
   return isFolderOfSkills ? `${anchored}/` : anchored;
 }
 
@@ -57,6 +68,12 @@ export interface InstallOutcome {
   flags?: string[];
   /** A folder: the skills of it the hub flagged, each `<identity> (<codes>)`. */
   flaggedSkills?: string[];
+  /**
+   * Uninstall: the lines that still make the skill resident (a whole-directory line, a glob), and the line
+   * that would leave it out (`!@hub:...`, `!path`); absent when no line selects it any more.
+   */
+  stillSelectedBy?: { line: number; text: string }[];
+  exclusion?: string;
   /**
    * Why nothing was written: the hub judged it malicious, it is flagged and was not approved, or its flags
    * could not be checked and `requireCheck` was set.
@@ -150,9 +167,9 @@ export async function installSkill(
       refused,
       ...(flaggedSkills ? { flaggedSkills } : {}),
     };
-  const before = await readAutotrigger(options.projectDir);
-  const after = addAutotriggerLine(before, line);
-  if (after !== before) await writeAutotrigger(options.projectDir, after);
+  const { before, after } = await editAutotrigger(options.projectDir, (content) =>
+    addAutotriggerLine(content, line),
+  );
   return {
     identity: id.identity,
     line,
@@ -171,16 +188,43 @@ export async function uninstallSkill(
   options: ProjectOptions,
 ): Promise<InstallOutcome> {
   const id = typeof identity === 'string' ? parseIdentity(identity) : identity;
-  const before = await readAutotrigger(options.projectDir);
-  let after = before;
   let line = autotriggerLine(id);
-  for (const candidate of [autotriggerLine(id), autotriggerLine(id, true)]) {
-    const next = removeAutotriggerLine(after, candidate);
-    if (next !== after) line = candidate;
-    after = next;
-  }
-  if (after !== before) await writeAutotrigger(options.projectDir, after);
-  return { identity: id.identity, line, changed: after !== before };
+  const { before, after } = await editAutotrigger(options.projectDir, (content) => {
+    let next = content;
+    for (const candidate of [autotriggerLine(id), autotriggerLine(id, true)]) {
+      const without = removeAutotriggerLine(next, candidate);
+      if (without !== next) line = candidate;
+      next = without;
+    }
+    return next;
+  });
+  // Uninstall removes exactly its own line (SPEC 1.5); another line selecting the skill is named, with the
+  // exclusion that would drop it, instead of being edited behind the user's back.
+  const selectedBy = await linesSelecting(id, after, options.projectDir);
+  return {
+    identity: id.identity,
+    line,
+    changed: after !== before,
+    ...(selectedBy.length > 0 ? { stillSelectedBy: selectedBy, exclusion: `!${autotriggerLine(id)}` } : {}),
+  };
+}
+
+/**
+ * The `.autotrigger` lines that select `id` in `content`: its own line, a glob over project folders, or a
+ * whole-directory cloud line above it (read without the network: a skill under the folder is taken to be
+ * in its menu), unless a negating line has the last word on it.
+ */
+async function linesSelecting(
+  id: Identity,
+  content: string,
+  projectDir: string,
+): Promise<{ line: number; text: string }[]> {
+  if (content === '') return [];
+  const { entries, excluded } = expandAutotrigger(content, await projectSkillFolders(projectDir));
+  if (excluded.includes(id.identity)) return [];
+  return entries
+    .filter((e) => (e.directory ? id.identity.startsWith(`${e.identity}/`) : e.identity === id.identity))
+    .map((e) => ({ line: e.line, text: textOf(content, e.line) }));
 }
 
 /** One `.autotrigger` line and what it selects. */
@@ -302,16 +346,20 @@ export async function residentBlock(
   options: ProjectOptions & { countTokens?: boolean },
 ): Promise<ResidentReport> {
   const content = await readAutotrigger(options.projectDir);
-  const { entries, warnings, excluded } = expandAutotrigger(
-    content,
-    await projectSkillFolders(options.projectDir),
-  );
+  const localFolders = await projectSkillFolders(options.projectDir);
+  const { entries, warnings, excluded } = expandAutotrigger(content, localFolders);
   if (options.deadline !== undefined && !options.offline) {
-    // Under a budget every line is asked at once (hub ones in one batch); the loop below then reads the
-    // memoized answers in file order.
+    // Under a budget every line is asked at once (hub ones in one batch, with the verdicts on the saved
+    // copies among them and under their folders); the loop below then reads the memoized answers in order.
     const batch = resolver.probeBatch(
-      entries.map((e) => e.identity),
-      { deadline: options.deadline },
+      [
+        ...entries.map((e) => e.identity),
+        ...savedUnder(
+          entries.filter((e) => e.directory),
+          localFolders,
+        ),
+      ],
+      { deadline: options.deadline, projectDir: options.projectDir },
     );
     await Promise.allSettled([
       batch,
@@ -352,7 +400,10 @@ export async function residentBlock(
             );
         for (const item of members.items) {
           if (excluded.includes(item.identity) || seen.has(item.identity)) continue;
-          const flags = item.local ? [] : (verdicts.get(item.identity) ?? []);
+          // A saved copy carries the hub's verdict on the revision it was saved at (SPEC 2.8).
+          const flags = item.local
+            ? await resolver.savedFlags(item.identity, options)
+            : (verdicts.get(item.identity) ?? []);
           const verdict = refusingVerdict(flags);
           if (verdict) {
             seen.add(item.identity);
@@ -485,7 +536,7 @@ async function localProblems(projectDir: string, identity: string): Promise<Loca
 }
 
 function textOf(content: string, line: number): string {
-  return (content.split(/\r?\n/)[line - 1] ?? '').trim();
+  return trimAutotriggerLine(content.split(/\r?\n/)[line - 1] ?? '');
 }
 
 /** Reads `.atskills/.autotrigger` ('' when there is none). */
@@ -498,12 +549,54 @@ export async function readAutotrigger(projectDir: string): Promise<string> {
   }
 }
 
-async function writeAutotrigger(projectDir: string, content: string): Promise<void> {
+/**
+ * Edits `.atskills/.autotrigger` under its lock (`.autotrigger.lock`): install and uninstall run from the
+ * CLI and from hooks at once, and a read-modify-write without turns loses the lines of the others. The new
+ * content is written to a temporary file and renamed in, so a reader never sees half of it.
+ */
+async function editAutotrigger(
+  projectDir: string,
+  edit: (content: string) => string,
+): Promise<{ before: string; after: string }> {
   const file = path.join(projectDir, AUTOTRIGGER_FILE);
   await mkdir(path.dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.tmp`;
-  await writeFile(temp, content);
-  await rename(temp, file);
+  return withFileLock(`${file}.lock`, async () => {
+    const before = await readAutotrigger(projectDir);
+    const after = edit(before);
+    if (after !== before) {
+      const temp = `${file}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+      await writeFile(temp, after);
+      await renameOver(temp, file);
+    }
+    return { before, after };
+  });
+}
+
+/** rename(2), retried a few times on Windows, where a reader holding the target open makes it fail briefly. */
+async function renameOver(from: string, to: string): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await rename(from, to);
+      return;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (attempt >= 5 || (code !== 'EPERM' && code !== 'EACCES' && code !== 'EBUSY')) {
+        await rm(from, { force: true });
+        throw error;
+      }
+      await new Promise((r) => setTimeout(r, 20 * (attempt + 1)));
+    }
+  }
+}
+
+/** The identities of the project's skill folders (relative to .atskills) under whole-directory cloud lines. */
+function savedUnder(directories: readonly AutotriggerEntry[], localFolders: readonly string[]): string[] {
+  const prefixes = directories.map(
+    (e) => `${diskPath(parseIdentity(e.identity)).slice('.atskills/'.length)}/`,
+  );
+  return localFolders
+    .filter((folder) => prefixes.some((prefix) => folder.startsWith(prefix)))
+    .flatMap((folder) => identityOfLocalFolder(folder) ?? []);
 }
 
 /** Skill folders under `.atskills`, relative to it (e.g. 'team/a', 'gh/o/r/p'). */

@@ -18,6 +18,8 @@ export type LocalAnswer = { kind: 'skill'; dir: string } | { kind: 'menu'; dir: 
 export async function resolveLocal(id: Identity, projectDir: string): Promise<LocalAnswer | undefined> {
   const dir = path.join(projectDir, diskPath(id));
   if (!(await hasContent(dir))) return undefined;
+  // A folder inside a project skill is that skill's files, not a skill or menu of its own (SPEC 1.2).
+  if (enclosingSkill(projectDir, id) !== undefined) return undefined;
   if (await isFile(path.join(dir, SKILL_FILE))) return { kind: 'skill', dir };
   const found = lookup(await walkFolder(dir), '');
   if (found.kind === 'refused') throw overCapError(id, found.count, found.subcollections);
@@ -37,6 +39,27 @@ export async function resolveLocal(id: Identity, projectDir: string): Promise<Lo
     });
   }
   return { kind: 'menu', dir, items };
+}
+
+/**
+ * The project skill folder above the identity's folder (`.atskills/`-relative, e.g. `deploy/runbook`), if
+ * one holds SKILL.md: the walk never descends into a skill, so the identity names a part of it.
+ */
+export function enclosingSkill(projectDir: string, id: Identity): string | undefined {
+  const root = path.join(projectDir, '.atskills');
+  for (
+    let current = path.dirname(path.join(projectDir, diskPath(id)));
+    current.startsWith(`${root}${path.sep}`);
+    current = path.dirname(current)
+  ) {
+    try {
+      if (lstatSync(path.join(current, SKILL_FILE)).isFile())
+        return path.relative(root, current).split(path.sep).join('/');
+    } catch (error) {
+      if (!isMissing(error)) throw error;
+    }
+  }
+  return undefined;
 }
 
 // The two checks below run on every resolve (the client's start-up path): synchronous, since one stat or

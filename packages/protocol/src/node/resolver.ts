@@ -1,17 +1,18 @@
-import { readFileSync } from 'node:fs';
+import { lstatSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { splitFrontmatter } from '../frontmatter-split.js';
-import { type Identity, parseIdentity, splitIdentityPrefix } from '../identity.js';
+import { diskPath, type Identity, parseIdentity, splitIdentityPrefix } from '../identity.js';
 import { SKILL_FILE } from '../leaf-rule.js';
 import type { MenuItem } from '../menu.js';
+import type { SourceStamp } from '../source-stamp.js';
 import { type CachedEntry, type CacheEntryMeta, clientCache, type SkillCache } from './cache.js';
 import type { FetchedEntry, GitSource } from './git-source.js';
 import type { BatchAnswer, HubSource } from './hub-source.js';
 import type { LocalSkillProblem } from './local-check.js';
-import { resolveLocal } from './local-source.js';
+import { enclosingSkill, resolveLocal } from './local-source.js';
 import { ResolveError, type ResolveErrorCode } from './resolve-error.js';
 import type { ClientSettings } from './settings.js';
-import { readSourceStamp } from './source-file.js';
+import { trySourceStampSync } from './source-file.js';
 
 /** Where an answer came from. */
 export type Origin = 'local' | 'cache' | 'fetched';
@@ -87,6 +88,13 @@ export class Resolver {
    * sha): git knows no flags, but a hub that has indexed the repository does.
    */
   private readonly ghFlags = new Map<string, Promise<string[] | undefined>>();
+  /**
+   * The hub's verdict on the revision a project copy was saved at (SPEC 2.8), by `verdictKey`: undefined when
+   * no hub answered about it, and the flags this machine last heard stand.
+   */
+  private readonly savedVerdicts = new Map<string, Promise<string[] | undefined>>();
+  /** The revision each identity of `batched` and `ghFlags` was asked about. */
+  private readonly batchedRevision = new Map<string, string>();
   /** What one batch probe said, by identity: consulted instead of a probe of its own. */
   private readonly batched = new Map<
     string,
@@ -109,19 +117,139 @@ export class Resolver {
 
   /**
    * The safety flags of the cloud skill a project copy was saved from (its `.source` stamp's identity, else
-   * the cloud identity asked for), as the hub last named them to this machine: a saved copy is framed,
-   * refused and asked about on `:install` as the skill itself is (SPEC 2.8). [] when none is known.
+   * the cloud identity asked for): a saved copy is framed, refused and asked about on `:install` as the skill
+   * itself is (SPEC 2.8). A stamped copy's verdict is asked of the hub for the revision it was saved at (a
+   * verdict can come after the save), within the caller's budget; offline or unanswered, the flags the hub
+   * last named to this machine stand. [] when none is known.
    */
-  private async savedCopyFlags(id: Identity, dir: string): Promise<string[]> {
-    let origin = id.source === 'local' ? undefined : id.identity;
-    try {
-      origin = (await readSourceStamp(dir)).identity;
-    } catch {
-      // No stamp (a skill the project wrote itself) or an unreadable one: the identity asked for stands.
-    }
+  private async savedCopyFlags(
+    id: Identity,
+    dir: string,
+    options: Pick<ResolveOptions, 'offline' | 'deadline'>,
+  ): Promise<string[]> {
+    const stamp = trySourceStampSync(dir);
+    const origin = stamp?.identity ?? (id.source === 'local' ? undefined : id.identity);
     if (!origin) return [];
-    const cached = await this.cache.read(origin).catch(() => undefined);
-    return cached?.meta.flags ?? [];
+    let cached: string[] = [];
+    try {
+      cached = this.cache.readMeta(origin)?.flags ?? [];
+    } catch {
+      // An unreadable cache entry knows no flags; the hub may still be asked below.
+    }
+    // A bare path never touches the network (SPEC 1.3): its copy keeps the flags this machine last heard.
+    const question =
+      stamp && !options.offline && id.source !== 'local' ? this.verdictQuestion(stamp) : undefined;
+    if (!question) return cached;
+    return (await this.savedVerdict(question, options.deadline)) ?? cached;
+  }
+
+  /**
+   * The flags of the project's copy of `identity` (a skill of a followed folder that the project saved), as
+   * `resolve` gives them for the copy itself.
+   */
+  savedFlags(identity: string, options: Pick<ResolveOptions, 'projectDir' | 'offline' | 'deadline'>) {
+    const id = parseIdentity(identity);
+    return this.savedCopyFlags(id, path.join(options.projectDir, diskPath(id)), options);
+  }
+
+  /**
+   * What the hub is asked about a saved copy: its origin identity at the revision its stamp records. A `gh:`
+   * copy read over git records a commit, and the hub keys a folder by its tree sha: the one the cache holds
+   * for that commit, if any.
+   */
+  private verdictQuestion(stamp: SourceStamp): VerdictQuestion | undefined {
+    let id: Identity;
+    try {
+      id = parseIdentity(stamp.identity);
+    } catch {
+      return undefined;
+    }
+    if (id.source === 'local') return undefined;
+    if (this.viaHub(id)) return { id, revision: stamp.revision };
+    let meta: CacheEntryMeta | undefined;
+    try {
+      meta = this.cache.readMeta(id.identity);
+    } catch {
+      return undefined;
+    }
+    const tree =
+      meta?.revision === stamp.revision
+        ? meta.contentKey
+        : meta?.previous?.revision === stamp.revision
+          ? meta.previous.contentKey
+          : undefined;
+    return tree ? { id, revision: tree } : undefined;
+  }
+
+  /** The question about the project's stamped copy of `id`, if the project holds one (read synchronously). */
+  private savedQuestion(id: Identity, projectDir: string): VerdictQuestion | undefined {
+    const dir = path.join(projectDir, diskPath(id));
+    try {
+      if (!lstatSync(path.join(dir, SKILL_FILE)).isFile()) return undefined;
+    } catch {
+      return undefined;
+    }
+    const stamp = trySourceStampSync(dir);
+    return stamp ? this.verdictQuestion(stamp) : undefined;
+  }
+
+  /**
+   * The hub's verdict on one saved revision (`HEAD ?rev=`) unless a batch asked already; under a deadline it
+   * is asked once per resolver, as cloud answers are (one hook, one question per skill).
+   */
+  private savedVerdict(question: VerdictQuestion, deadline?: number): Promise<string[] | undefined> {
+    const key = verdictKey(question);
+    const known = this.savedVerdicts.get(key);
+    if (known) return known;
+    if (deadline === undefined)
+      return this.revisionFlags(question, Math.min(this.settings.probeTimeoutMs, FLAGS_TIMEOUT_MS));
+    const verdict =
+      this.fromCloudBatch(question, deadline) ?? this.revisionFlags(question, deadline - Date.now());
+    this.savedVerdicts.set(key, verdict);
+    return verdict;
+  }
+
+  /**
+   * The verdict a batch that asked about the cached revision gives a saved copy at that same revision (the
+   * common case: saved from what the cache holds), so that a caller batching cloud identities only (a prompt
+   * hook) sends no request of its own for the copy; undefined when no batch asked about that revision.
+   */
+  private fromCloudBatch(question: VerdictQuestion, end: number): Promise<string[] | undefined> | undefined {
+    if (this.batchedRevision.get(question.id.identity) !== question.revision) return undefined;
+    const batched = this.batched.get(question.id.identity);
+    if (batched)
+      return batched.then((answer) =>
+        this.verdictOf(answer.status === 'failed' ? 'failed' : answer, question, end),
+      );
+    return this.ghFlags
+      .get(question.id.identity)
+      ?.then((flags) => flags ?? this.revisionFlags(question, end - Date.now()));
+  }
+
+  /**
+   * The flags the hub names for `question`'s revision (`HEAD ?rev=`), kept in the cache entry when it holds
+   * that revision, so that an offline answer later still carries them; undefined without an answer in time.
+   */
+  private async revisionFlags(question: VerdictQuestion, timeoutMs: number): Promise<string[] | undefined> {
+    if (timeoutMs <= 0) return undefined;
+    const flags = await (await this.hub()).flagsAtRevision(question.id, question.revision, timeoutMs);
+    if (flags) await this.rememberFlags(question, flags);
+    return flags;
+  }
+
+  /** Writes a fresh verdict into the cache entry of the same revision (best effort: the answer stands anyway). */
+  private async rememberFlags(question: VerdictQuestion, flags: string[]): Promise<void> {
+    try {
+      const meta = this.cache.readMeta(question.id.identity);
+      if (!meta) return;
+      const same = this.viaHub(question.id)
+        ? meta.revision === question.revision
+        : meta.contentKey === question.revision;
+      if (!same || (meta.flags ?? []).join(',') === flags.join(',')) return;
+      await this.cache.writeMeta({ ...meta, flags });
+    } catch {
+      // A cache that cannot be written keeps its old flags; this answer carries the new ones.
+    }
   }
 
   /** Resolves an identity (text is parsed and normalized first; throws IdentityError or ResolveError). */
@@ -139,7 +267,7 @@ export class Resolver {
           revision: 'local',
           stale: false,
           origin: 'local',
-          flags: await this.savedCopyFlags(id, local.dir),
+          flags: await this.savedCopyFlags(id, local.dir, options),
           ...(problems.length > 0 ? { problems } : {}),
         };
       }
@@ -155,6 +283,12 @@ export class Resolver {
         };
     }
     if (id.source === 'local') {
+      const skill = enclosingSkill(options.projectDir, id);
+      if (skill !== undefined)
+        throw new ResolveError(
+          'not-found',
+          `.atskills/${id.path} is inside the project skill ${skill}: a skill's folders are its files, not skills of their own (reference ${skill} and open its files from its path).`,
+        );
       throw new ResolveError(
         'not-found',
         `No project skill at .atskills/${id.path} (a bare path never touches the network; for a cloud skill write gh:owner/repo/path or hub:team/collection).`,
@@ -173,10 +307,16 @@ export class Resolver {
    * Asks the hub once, in one `POST /v1/resolve`, about every hub-served identity among `identities` that the
    * cache holds, so that their resolves need no probe of their own (a hook's lines, SPEC 2.5). A failed batch
    * makes those resolves serve the cache at once, marked stale, instead of each waiting on the hub again.
+   * With `projectDir`, an identity the project saved is asked about at its saved revision instead: its
+   * resolve answers locally and needs only the hub's verdict on that revision (SPEC 2.8).
    */
-  probeBatch(identities: readonly string[], options: { deadline?: number } = {}): Promise<void> {
+  probeBatch(
+    identities: readonly string[],
+    options: { deadline?: number; projectDir?: string } = {},
+  ): Promise<void> {
     // Registered synchronously, before any await: a resolve started right after this call finds its answer.
-    const items: { id: Identity; revision: string; flagsOnly?: boolean }[] = [];
+    const items: BatchItem[] = [];
+    const inBatch = new Set<string>();
     for (const text of new Set(identities)) {
       let id: Identity;
       try {
@@ -184,18 +324,32 @@ export class Resolver {
       } catch {
         continue;
       }
-      if (id.source === 'local' || this.batched.has(id.identity) || this.ghFlags.has(id.identity)) continue;
-      const meta = this.cache.readMeta(id.identity);
-      if (!meta) continue;
-      if (this.viaHub(id)) items.push({ id, revision: meta.revision });
-      // A gh: skill over git: the hub compares the folder's tree sha, and may name its flags.
-      else if (meta.contentKey) items.push({ id, revision: meta.contentKey, flagsOnly: true });
+      let saved =
+        options.projectDir && id.source !== 'local' ? this.savedQuestion(id, options.projectDir) : undefined;
+      if (saved && this.savedVerdicts.has(verdictKey(saved))) saved = undefined;
+      let cloud: (VerdictQuestion & { flagsOnly?: boolean }) | undefined;
+      if (id.source !== 'local' && !this.batched.has(id.identity) && !this.ghFlags.has(id.identity)) {
+        const meta = this.cache.readMeta(id.identity);
+        if (meta && this.viaHub(id)) cloud = { id, revision: meta.revision };
+        // A gh: skill over git: the hub compares the folder's tree sha, and may name its flags.
+        else if (meta?.contentKey) cloud = { id, revision: meta.contentKey, flagsOnly: true };
+      }
+      // One item per identity (answers are keyed by it): a saved copy's, which serves the cached revision's
+      // resolve too when that is the same revision; the saved copy answers locally, so it wins otherwise.
+      const sameRevision = cloud?.id.identity === saved?.id.identity && cloud?.revision === saved?.revision;
+      const item: BatchItem | undefined = saved
+        ? { ...(sameRevision ? { ...cloud, ...saved, cached: true } : saved), savedKey: verdictKey(saved) }
+        : cloud && { ...cloud, cached: true };
+      if (!item || inBatch.has(item.id.identity)) continue;
+      inBatch.add(item.id.identity);
+      items.push(item);
     }
     const asked = items.slice(0, 128);
     if (asked.length === 0) return Promise.resolve();
     const timeoutMs = options.deadline
       ? Math.max(1, options.deadline - Date.now())
       : this.settings.probeTimeoutMs;
+    const end = Date.now() + timeoutMs;
     const answers = this.hub()
       .then((hub) => hub.probeBatch(asked, timeoutMs))
       .catch((error: unknown) => {
@@ -205,7 +359,17 @@ export class Resolver {
           return error;
         return new Map<string, BatchAnswer>();
       });
-    for (const { id, flagsOnly } of asked) {
+    for (const item of asked) {
+      const { id, flagsOnly, savedKey } = item;
+      if (savedKey)
+        this.savedVerdicts.set(
+          savedKey,
+          answers.then((all) =>
+            this.verdictOf(all instanceof ResolveError ? 'failed' : all.get(id.identity), item, end),
+          ),
+        );
+      if (!item.cached) continue;
+      this.batchedRevision.set(id.identity, item.revision);
       if (flagsOnly) {
         this.ghFlags.set(
           id.identity,
@@ -226,6 +390,24 @@ export class Resolver {
       );
     }
     return answers.then(() => undefined);
+  }
+
+  /**
+   * A saved revision's verdict from a batch answer: the flags of an unchanged revision; a revision the hub
+   * has moved past (or any other answer, or a batch the hub did not take) is asked by `?rev=` within what is
+   * left of the budget. An unreachable hub is not asked again.
+   */
+  private async verdictOf(
+    answer: BatchAnswer | 'failed' | undefined,
+    question: VerdictQuestion,
+    end: number,
+  ): Promise<string[] | undefined> {
+    if (answer === 'failed') return undefined;
+    if (answer?.status === 'unchanged' && answer.flags) {
+      await this.rememberFlags(question, answer.flags);
+      return answer.flags;
+    }
+    return this.revisionFlags(question, end - Date.now());
   }
 
   /** The cloud answer within a deadline: the cache (marked stale) when the source has not answered by then. */
@@ -488,6 +670,25 @@ function staleReason(error: ResolveError, meta: CacheEntryMeta): string {
   const date = meta.fetchedAt.slice(0, 10);
   if (error.code === 'gone') return `upstream gone, cached copy from ${date}`;
   return `${error.message} Serving the cached copy from ${date}.`;
+}
+
+/** A saved copy's question to the hub: its origin identity at the revision the hub keys its content by. */
+interface VerdictQuestion {
+  id: Identity;
+  revision: string;
+}
+
+/** One item of a batch probe: a cached revision's (`flagsOnly` for `gh:` over git) and/or a saved copy's. */
+interface BatchItem extends VerdictQuestion {
+  flagsOnly?: boolean;
+  /** Set when the item asks about a saved copy's revision (its key in `savedVerdicts`). */
+  savedKey?: string;
+  /** The item asks about the revision the cache holds: its answer stands in for that resolve's probe. */
+  cached?: boolean;
+}
+
+function verdictKey(question: VerdictQuestion): string {
+  return `${question.id.identity}\0${question.revision}`;
 }
 
 /** How long a `gh:` read over git waits for the hub's verdict on its content (ms), past which it has none. */

@@ -1,0 +1,101 @@
+// A `gh:` skill saved over git carries the hub's current verdict on the folder it saved (SPEC 2.8): git
+// knows no verdicts, the hub keys them by the folder's tree sha, which the cache holds for the saved commit.
+// Real git over smart HTTP; the hub is a small stand-in answering POST /v1/resolve and HEAD ?rev=.
+import { execFileSync } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRepo } from '../../../test/support/corpus.js';
+import { type GitServer, startGitServer } from '../../../test/support/git-server.js';
+import { Resolver } from '../src/node/resolver.js';
+import { saveSkill } from '../src/node/save.js';
+import { loadSettings } from '../src/node/settings.js';
+
+const SKILL = 'gh:octo/kit/skills/a';
+
+let git: GitServer;
+let hub: Server;
+let hubUrl: string;
+let tree: string;
+/** The hub's flags on the folder at `tree`. */
+let verdict: string[] = [];
+const asked: string[] = [];
+
+async function bodyOf(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+beforeAll(async () => {
+  const root = await mkdtemp(path.join(tmpdir(), 'atskills-gh-verdict-'));
+  const { workDir } = await createRepo(root, 'octo/kit', {
+    'skills/a/SKILL.md': '---\nname: a\ndescription: Skill a.\n---\nbody of a\n',
+  });
+  tree = execFileSync('git', ['rev-parse', 'HEAD:skills/a'], { cwd: workDir }).toString().trim();
+  git = await startGitServer({ root });
+  hub = createServer((req, res) => {
+    const url = decodeURIComponent(req.url ?? '');
+    asked.push(`${req.method} ${url}`);
+    if (req.method === 'POST' && url === '/v1/resolve') {
+      void bodyOf(req).then((text) => {
+        const { items } = JSON.parse(text) as { items: { identity: string; revision?: string }[] };
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            items: items.map(({ identity, revision }) =>
+              identity === SKILL && revision === tree
+                ? { identity, status: 'unchanged', revision, flags: verdict }
+                : { identity, status: 'not-found' },
+            ),
+          }),
+        );
+      });
+      return;
+    }
+    if (req.method === 'HEAD' && url === `/v1/skills/${SKILL}?rev=${tree}`) {
+      res.writeHead(200, verdict.length ? { 'x-skill-flags': verdict.join(', ') } : {}).end();
+      return;
+    }
+    res.writeHead(404, { 'content-type': 'application/problem+json' }).end('{}');
+  });
+  await new Promise<void>((r) => hub.listen(0, '127.0.0.1', r));
+  hubUrl = `http://127.0.0.1:${(hub.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  git?.close();
+  await new Promise<void>((r) => hub.close(() => r()));
+});
+
+describe('a gh: skill saved over git', () => {
+  it('is read with the verdict the hub names now for the saved folder, alone or in a batch', async () => {
+    const projectDir = await mkdtemp(path.join(tmpdir(), 'atskills-gh-verdict-project-'));
+    const settings = loadSettings({
+      ATSKILLS_CACHE: path.join(projectDir, 'cache'),
+      ATSKILLS_GIT_BASE: git.baseUrl,
+      ATSKILLS_HUB: hubUrl,
+      HOME: projectDir,
+    });
+    expect((await saveSkill(new Resolver(settings), SKILL, { projectDir })).action).toBe('saved');
+    verdict = ['reported-malicious'];
+
+    git.resetLog();
+    asked.length = 0;
+    expect(await new Resolver(settings).resolve(SKILL, { projectDir })).toMatchObject({
+      origin: 'local',
+      flags: ['reported-malicious'],
+    });
+    expect(asked).toEqual([`HEAD /v1/skills/${SKILL}?rev=${tree}`]);
+    expect(git.log).toEqual([]); // the copy is read locally: git is not asked
+
+    asked.length = 0;
+    const hook = new Resolver(settings);
+    const deadline = Date.now() + 1500;
+    void hook.probeBatch([SKILL], { deadline, projectDir });
+    expect((await hook.resolve(SKILL, { projectDir, deadline })).flags).toEqual(['reported-malicious']);
+    expect(asked).toEqual(['POST /v1/resolve']);
+  });
+});

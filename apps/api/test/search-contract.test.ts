@@ -285,6 +285,41 @@ describe.each(engines)('search engine contract: %s', (_name, make) => {
     for (const id of before) expect(seen).toContain(id);
   });
 
+  it('keeps every earlier result while rows matching the query arrive after each page', async () => {
+    // Description matches and body-only matches: rows matching the description come after each page, so
+    // the description matches pass a hundred while the pages are read (Postgres then dropped its body arm).
+    const parts: Record<string, string> = {};
+    for (let i = 0; i < 90; i++)
+      parts[`part-${String(i).padStart(2, '0')}/SKILL.md`] = skillMd(`part-${i}`, `Gizmo part ${i}`);
+    const manuals: Record<string, string> = {};
+    for (let i = 0; i < 6; i++)
+      manuals[`manual-${i}/SKILL.md`] = skillMd(
+        `manual-${i}`,
+        'An operating manual',
+        '# Care\n\nOil the gizmo.\n',
+      );
+    await subject.sync([
+      ...(await seedRepository(db.db, 'gizmos', 'catalog', parts)),
+      ...(await seedRepository(db.db, 'gizmos', 'manuals', manuals)),
+    ]);
+    const before = (await search('gizmo', {}, ANONYMOUS, 100)).hits.map((h) => h.identity);
+    expect(before).toContain('gh:gizmos/manuals/manual-0');
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 20; page++) {
+      const result = await subject.engine.search('gizmo', {}, ANONYMOUS, 20, cursor);
+      seen.push(...result.hits.map((h) => h.identity));
+      if (!result.nextCursor) break;
+      cursor = result.nextCursor;
+      const more: Record<string, string> = {};
+      for (let i = 0; i < 3; i++)
+        more[`extra-${page}-${i}/SKILL.md`] = skillMd(`extra-${page}-${i}`, `Gizmo spare ${page} ${i}`);
+      await subject.sync(await seedRepository(db.db, 'gizmos', `spares-${page}`, more));
+    }
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(before.filter((id) => !seen.includes(id))).toEqual([]);
+  });
+
   it('refuses malformed and foreign cursors with bad-cursor', async () => {
     const page = await search('widget helper', {}, ANONYMOUS, 5);
     for (const cursor of ['nope', '', 'eyJ4IjoxfQ', `${page.nextCursor}x`]) {

@@ -84,6 +84,18 @@ export const MAX_COMPLETIONS = 12;
 export const MAX_KNOWN_COMPLETIONS = 6;
 /** Corrections of a word taken at most. */
 export const MAX_CORRECTIONS = 3;
+/**
+ * Vocabulary words a typed word may stand for in a name ("exact name first" through typos), more than it is
+ * corrected to: "creater" is one typo from "create", "created" and "creates" (all more common, and one
+ * stem) before "creator", and "skill creater" is the name skill-creator.
+ */
+export const MAX_NAME_SPELLINGS = 8;
+/**
+ * Spellings of a name through its words' readings looked up at most (one a sorted-name search): past it,
+ * the candidates' names are compared with the readings instead, so an odd name drawn by none of its words
+ * may be missed.
+ */
+export const MAX_NAME_LOOKUPS = 512;
 /** Shortest word completed as a prefix. */
 export const MIN_PREFIX = 3;
 /** Scoring slots of a query at most (words plus synonym phrases standing alone). */

@@ -105,7 +105,7 @@ const MIN_PREFIX_LETTERS = 3;
  * scan stops after this many rows instead of reading every match of a common word (in heap order: rows
  * added later mostly come after those already there); they rank below name and description matches.
  */
-const BODY_ARM_LIMIT = 1;
+const BODY_ARM_LIMIT = 200;
 
 /**
  * What one distinct client a week weighs in the search prior, in stars (uses are per skill, stars per

@@ -904,7 +904,8 @@ export class InvertedIndex {
    * candidates (a share of the draw's budget: SEARCH_DRAW for a search page) (name matches first: see impactKey), while every candidate
    * still gets its full score from every term (a lookup in the term's slot-ordered postings): so a common
    * word costs a bounded number of candidates instead of a pass over most of the index, and a score never
-   * depends on which candidates were drawn. `extra` adds candidates (exact names); `coverageWeights` (one
+   * depends on which candidates were drawn. `extra` adds candidates (exact names), kept even when they
+   * match no slot (a name typed without its separators is no word of the index); `coverageWeights` (one
    * per slot) are summed per candidate over the slots it matched. The answer is scratch of the index (see
    * CandidateSet); the caller filters it (visibility, filters).
    */
@@ -957,7 +958,7 @@ export class InvertedIndex {
       const cands = this.drawnInOrder(count);
       this.fitScratch(count);
       this.accumulate(slots, cands, coverageWeights, view);
-      return this.collect(cands);
+      return this.collect(cands, extra);
     } finally {
       if (this.drawnHigh >= this.drawnLow) this.drawn.fill(0, this.drawnLow, this.drawnHigh + 1);
       const count = this.candidateCount;
@@ -1017,8 +1018,8 @@ export class InvertedIndex {
     this.hitCandidates = new Uint32Array(size);
   }
 
-  /** The candidates that matched a slot, with their sums, into the result scratch. */
-  private collect(cands: Uint32Array): CandidateSet {
+  /** The candidates that matched a slot, or are one of `extra`, with their sums, into the result scratch. */
+  private collect(cands: Uint32Array, extra: readonly number[]): CandidateSet {
     const out = this.result;
     if (out.slots.length < cands.length) {
       const size = Math.max(cands.length, out.slots.length * 2);
@@ -1031,7 +1032,8 @@ export class InvertedIndex {
     let n = 0;
     for (let c = 0; c < cands.length; c++) {
       const matched = this.matched[c]!;
-      if (matched === 0) continue;
+      // Every other candidate came from a slot's list: only an extra can match nothing (few: a cheap lookup).
+      if (matched === 0 && !extra.includes(cands[c]!)) continue;
       out.slots[n] = cands[c]!;
       out.text[n] = this.total[c]!;
       out.matched[n] = matched;

@@ -54,8 +54,20 @@ const VOCABULARY = [
   'request',
   'pr',
 ];
-// Typos, unfinished words and a word no document holds, for queries.
-const QUERY_ONLY = ['kubernets', 'deplyo', 'relese', 'depl', 'kube', 'revi', 'zebra'];
+// Typos, unfinished words, a word no document holds and names without their separators (no word of the
+// index, but a name when some document is named "pdf review", say), for queries.
+const QUERY_ONLY = [
+  'kubernets',
+  'deplyo',
+  'relese',
+  'depl',
+  'kube',
+  'revi',
+  'zebra',
+  'pdfreview',
+  'deploytesting',
+  'releasenotes',
+];
 const OWNERS = ['acme', 'beta'];
 
 const word = fc.constantFrom(...VOCABULARY);
@@ -205,7 +217,7 @@ function referenceSearch(
   scope: Scope,
 ): { identity: string; score: number }[] {
   const { slots, forms } = index.plan(query, scope);
-  if (slots.length === 0) return [];
+  const isExact = exactNameTest(query, forms);
   const refs = docs.map(referenceDocument);
   const readable = new Set(scope.readableNamespaces.map((n) => n.toLowerCase()));
   const readableBy = (doc: IndexDocument) =>
@@ -225,10 +237,6 @@ function referenceSearch(
   );
   const idfTotal = slotIdf.reduce((a, b) => a + b, 0);
   const typedKey = nameKey(query);
-  const compactQuery = typedKey.replace(/-/g, '');
-  let spellings = [''];
-  for (const f of forms) spellings = spellings.flatMap((k) => [...f].map((w) => (k ? `${k}-${w}` : w)));
-  const combos = forms.reduce((n, f) => n * f.size, 1);
   const typed = textWords(query);
   const last = typed[typed.length - 1] ?? '';
   const unfinished = last.length >= MIN_PREFIX && seen.filter((r) => r.words.has(last)).length < 3;
@@ -275,16 +283,11 @@ function referenceSearch(
       matched |= 1 << s;
       covered += slotIdf[s]!;
     });
-    if (matched === 0) continue;
+    // A document holding no query term is a hit only by its name ("pdfreview" is the name "pdf review").
+    const exact = isExact(ref);
+    if (matched === 0 && !exact) continue;
     // Relaxation: a collection must match every word.
     if (hit.kind === 'collection' && bits(matched) < slots.length) continue;
-    const exact =
-      typedKey !== '' &&
-      (ref.nameKey === typedKey ||
-        ref.compact === typedKey ||
-        (compactQuery.length >= MIN_PREFIX &&
-          (ref.nameKey === compactQuery || ref.compact === compactQuery)) ||
-        (combos > 1 && spellings.some((k) => ref.nameKey === k || ref.compact === k)));
     const prefixed =
       unfinished &&
       ref.nameKey.startsWith(prefix) &&
@@ -296,7 +299,7 @@ function referenceSearch(
         ? NAME_PREFIX
         : 0;
     const coverage = idfTotal === 0 ? 0 : covered / idfTotal;
-    const headCoverage = bits(head) / slots.length;
+    const headCoverage = slots.length === 0 ? 0 : bits(head) / slots.length;
     const raw = text * coverage * coverage * (0.5 + 0.5 * headCoverage) + bonus;
     const score = Math.round(raw * ref.prior * 10_000) / 10_000;
     if (score > 0) out.push({ identity: hit.identity, score });
@@ -304,6 +307,21 @@ function referenceSearch(
   return out.sort(
     (a, b) => b.score - a.score || (a.identity < b.identity ? -1 : a.identity > b.identity ? 1 : 0),
   );
+}
+
+/** Whether a document's name is the query: as typed, without separators, or through the words' readings. */
+function exactNameTest(query: string, forms: Set<string>[]): (ref: ReferenceDocument) => boolean {
+  const typedKey = nameKey(query);
+  const compactQuery = typedKey.replace(/-/g, '');
+  let spellings = [''];
+  for (const f of forms) spellings = spellings.flatMap((k) => [...f].map((w) => (k ? `${k}-${w}` : w)));
+  const combos = forms.reduce((n, f) => n * f.size, 1);
+  return (ref) =>
+    typedKey !== '' &&
+    (ref.nameKey === typedKey ||
+      ref.compact === typedKey ||
+      (compactQuery.length >= MIN_PREFIX && (ref.nameKey === compactQuery || ref.compact === compactQuery)) ||
+      (combos > 1 && spellings.some((k) => ref.nameKey === k || ref.compact === k)));
 }
 
 const page = (
@@ -332,17 +350,18 @@ describe('SkillIndex against a naive reference scorer', () => {
     );
   });
 
-  it('answers only documents holding one of the query terms, visible to the viewer', () => {
+  it('answers only documents holding one of the query terms or named by the query, visible to the viewer', () => {
     fc.assert(
       fc.property(corpusArb, queryArb, scopeArb, (docs, query, scope) => {
         const index = build(docs);
-        const terms = new Set(
-          index.plan(query, scope).slots.flatMap((s) => s.expansions.flatMap((e) => e.terms)),
-        );
+        const plan = index.plan(query, scope);
+        const terms = new Set(plan.slots.flatMap((s) => s.expansions.flatMap((e) => e.terms)));
+        const isExact = exactNameTest(query, plan.forms);
         const readable = new Set(scope.readableNamespaces.map((n) => n.toLowerCase()));
         for (const { hit } of page(index, query, {}, scope, 100).hits) {
-          const doc = docs.find((d) => d.hit.identity === hit.identity)!;
-          expect([...referenceDocument(doc).terms.keys()].some((t) => terms.has(t))).toBe(true);
+          const ref = referenceDocument(docs.find((d) => d.hit.identity === hit.identity)!);
+          const doc = ref.doc;
+          expect([...ref.terms.keys()].some((t) => terms.has(t)) || isExact(ref)).toBe(true);
           if (doc.visibility !== 'public')
             expect(scope.isAdmin || readable.has(hit.owner.toLowerCase())).toBe(true);
         }
@@ -378,6 +397,11 @@ describe('SkillIndex against a naive reference scorer', () => {
         const target = named[pick % named.length]!;
         const first = page(index, target.hit.name, {}, scope, 1).hits[0];
         expect(first && nameKey(first.hit.name)).toBe(nameKey(target.hit.name));
+        // Typed without its separators too ("pdfreview"), though that is no word of the index.
+        const compact = (name: string) => nameKey(name).replace(/-/g, '');
+        fc.pre(compact(target.hit.name).length >= MIN_PREFIX);
+        const joined = page(index, compact(target.hit.name), {}, scope, 1).hits[0];
+        expect(joined && compact(joined.hit.name)).toBe(compact(target.hit.name));
       }),
       RUNS,
     );

@@ -174,3 +174,44 @@ describe('statistics frozen while the index was empty', () => {
     expect(scored(started)).toEqual(scored(built));
   });
 });
+
+describe('SkillIndex exact names', () => {
+  it('finds a name typed without its separators though no word of it is indexed, as Postgres does', () => {
+    const index = new SkillIndex();
+    add(index, 'skill-creator', 'Guide for making skills', 'write a SKILL.md');
+    add(index, 'mcp-builder', 'Build MCP servers', 'tools and resources');
+    add(index, 'skill-share', 'Share a skill', 'skill skill creator');
+    index.upsert({
+      hit: { ...hit('deploy-helper', 'Ship it'), owner: 'secret', identity: 'gh:secret/tools/deploy-helper' },
+      visibility: 'private',
+      headings: '',
+      body: 'ship',
+    });
+    index.freezeStatistics();
+    const page = index.search('skillcreator', {}, ANONYMOUS, 5);
+    expect(page.hits.map((h) => h.hit.name)).toEqual(['skill-creator']);
+    // The word took part (it is a name): not reported as left out.
+    expect(page.ignored).toEqual([]);
+    expect(names(index, 'mcpbuilder')).toEqual(['mcp-builder']);
+    // A private name is no answer, nor a reason to drop the word from `ignored`, for who may not read it.
+    expect(index.search('deployhelper', {}, ANONYMOUS, 5)).toMatchObject({
+      hits: [],
+      ignored: ['deployhelper'],
+    });
+    const owner = { isAdmin: false, readableNamespaces: ['secret'] };
+    expect(index.search('deployhelper', {}, owner, 5)).toMatchObject({ ignored: [] });
+    expect(index.search('deployhelper', {}, owner, 5).hits.map((h) => h.hit.name)).toEqual(['deploy-helper']);
+  });
+
+  it('puts a name first through a typo that more common words are nearer to than the name’s word', () => {
+    const index = new SkillIndex();
+    // "creater" is one typo from create, created and creates (each more common than creator, and the
+    // three corrections taken) before creator.
+    for (let i = 0; i < 6; i++) add(index, `maker-${i}`, 'create created creates', 'create');
+    add(index, 'skill-share', 'Share a skill you create', 'skill skill create created creates');
+    add(index, 'skill-creator', 'Guide for making skills', 'write a SKILL.md');
+    index.freezeStatistics();
+    expect(names(index, 'skill creater', 1)).toEqual(['skill-creator']);
+    expect(names(index, 'skil-creater', 1)).toEqual(['skill-creator']);
+  });
+});

@@ -13,6 +13,8 @@ import {
   MAX_COMPLETIONS,
   MAX_CORRECTIONS,
   MAX_KNOWN_COMPLETIONS,
+  MAX_NAME_LOOKUPS,
+  MAX_NAME_SPELLINGS,
   MAX_PREFIXED_NAMES,
   MAX_QUERY_WORDS,
   MAX_SCORING_SLOTS,
@@ -131,7 +133,7 @@ export function headingsOf(body: string): string {
 /** How the index reads one query word (see SkillIndex.readWord). */
 interface WordReading {
   readonly expansions: readonly Expansion[];
-  /** Vocabulary words one typo away (the word's other spellings for "exact name first"). */
+  /** Vocabulary words within its typo budget, nearest first (its other spellings for "exact name first"). */
   readonly near: readonly string[];
   readonly corrected?: string;
 }
@@ -453,14 +455,15 @@ export class SkillIndex {
     }
     // Words the index holds are corrected only when they are rare there and a far more common word is
     // one typo away (a typo that also occurs in some body), so a real word is not read as another.
+    // The nearest first: the first MAX_CORRECTIONS are its corrections, all of them its spellings in names.
     const near = this.index.nearWords(
       word,
       typoBudget(word.length),
-      MAX_CORRECTIONS,
+      Math.max(MAX_CORRECTIONS, MAX_NAME_SPELLINGS),
       surface === 0 ? 0 : RARE_WORD_RATIO * surface,
       view,
     );
-    for (const c of near) {
+    for (const c of near.slice(0, MAX_CORRECTIONS)) {
       const term = termOf(c.word);
       if (term !== own) expansions.push({ terms: [term], weight: TYPO_WEIGHT[c.typos] ?? 0.3 });
     }
@@ -582,8 +585,9 @@ export class SkillIndex {
     // Filters narrow the candidates after drawing them, so a filtered search draws them all.
     const filtered = Boolean(filters.source || filters.owner || filters.repo || filters.namespace);
     const top = new TopHits(limit + 1);
-    if (slots.length > 0) {
-      const exact = this.exactNames(names);
+    // Looked up even when no word is in the index: "skillcreator" is no word, but it is a name.
+    const { slots: exact, complete } = this.exactNames(names);
+    if (slots.length > 0 || exact.length > 0) {
       const prefixed = names.unfinished ? this.namePrefixed(names.unfinished) : [];
       const mark = this.nameMark;
       for (const slot of prefixed) mark[slot] = NAME_PREFIX_MARK;
@@ -591,7 +595,16 @@ export class SkillIndex {
         mark[slot] = this.docs[slot]?.nameKey === typedKey ? LITERAL_NAME_MARK : EXACT_NAME_MARK;
       try {
         const set = this.index.score(slots, filtered, exact, slotIdf, draw, view);
-        const context: RankContext = { filters, filtered, scope, readable, names, idfTotal, after };
+        const context: RankContext = {
+          filters,
+          filtered,
+          scope,
+          readable,
+          names,
+          unlisted: !complete,
+          idfTotal,
+          after,
+        };
         this.rank(set, slots.length, context, top);
       } finally {
         for (const slot of prefixed) mark[slot] = 0;
@@ -599,13 +612,19 @@ export class SkillIndex {
       }
     }
     const ranked = top.sorted();
+    // Every typed word took part in a name the viewer finds, even one no skill holds as a word.
+    const named = exact.some((slot) => {
+      const doc = this.docs[slot];
+      return doc !== undefined && visible(scope, doc, readable) && (!filtered || passes(filters, doc));
+    });
     return {
       hits: ranked.slice(0, limit).map((r) => {
         const doc = this.docs[r.slot]!;
         return { hit: doc.hit, score: r.score };
       }),
       more: ranked.length > limit,
-      ...report,
+      corrected: report.corrected,
+      ignored: named ? report.ignored.filter((w) => !typed.includes(w)) : report.ignored,
     };
   }
 
@@ -614,11 +633,9 @@ export class SkillIndex {
    * object is read only for a candidate that may enter the page (or when visibility or filters need it).
    */
   private rank(set: CandidateSet, slotCount: number, context: RankContext, top: TopHits): void {
-    const { filters, filtered, scope, readable, names, idfTotal, after } = context;
+    const { filters, filtered, scope, readable, names, unlisted, idfTotal, after } = context;
     const publicOnly = !scope.isAdmin && readable.size === 0;
     const readsDocument = !publicOnly || filtered;
-    // Past 64 spellings exactNames does not list every typo reading of the name: compare those by name.
-    const unlisted = names.forms.reduce((n, f) => n * f.size, 1) > 64;
     const { public: isPublic, collection, prior } = this.columns;
     const mark = this.nameMark;
     const docs = this.docs;
@@ -689,19 +706,38 @@ export class SkillIndex {
     return out;
   }
 
-  /** Slots whose name the query is exactly (also without separators, and through corrected words). */
-  private exactNames(names: NameQuery): number[] {
-    if (!names.typedKey) return [];
+  /**
+   * Slots whose name the query is exactly (also without separators, and through corrected words), and
+   * whether they are all of them (past MAX_NAME_LOOKUPS the typo readings are compared per candidate).
+   */
+  private exactNames(names: NameQuery): { slots: number[]; complete: boolean } {
+    if (!names.typedKey) return { slots: [], complete: true };
     const out = [...(this.byName.get(names.typedKey) ?? [])];
     if (names.compact.length >= MIN_PREFIX) out.push(...(this.byName.get(names.compact) ?? []));
-    let combos = 1;
-    for (const f of names.forms) combos *= f.size;
-    if (combos > 1 && combos <= 64) {
-      let keys = [''];
-      for (const f of names.forms) keys = keys.flatMap((k) => [...f].map((w) => (k ? `${k}-${w}` : w)));
-      for (const k of keys) out.push(...(this.byName.get(k) ?? []));
+    if (names.forms.every((f) => f.size === 1)) return { slots: out, complete: true };
+    // The names the words spell through their readings, word by word: a spelling that starts no name is
+    // dropped at once, so the lookups stay few however many readings each word has.
+    let keys = [''];
+    let lookups = 0;
+    for (let i = 0; i < names.forms.length && keys.length > 0; i++) {
+      const last = i === names.forms.length - 1;
+      const next: string[] = [];
+      for (const k of keys) {
+        for (const w of names.forms[i]!) {
+          if (++lookups > MAX_NAME_LOOKUPS) return { slots: out, complete: false };
+          const key = k ? `${k}-${w}` : w;
+          if (last || this.startsName(`${key}-`)) next.push(key);
+        }
+      }
+      keys = next;
     }
-    return out;
+    for (const k of keys) out.push(...(this.byName.get(k) ?? []));
+    return { slots: out, complete: true };
+  }
+
+  /** Whether a held name starts with `prefix`. */
+  private startsName(prefix: string): boolean {
+    return this.sortedNames[lowerBound(this.sortedNames, prefix)]?.startsWith(prefix) ?? false;
   }
 }
 
@@ -768,6 +804,8 @@ interface RankContext {
   scope: ReadScope;
   readable: ReadonlySet<string>;
   names: NameQuery;
+  /** exactNames did not list every typo reading of the name: rank compares the candidates' names. */
+  unlisted: boolean;
   idfTotal: number;
   after: MemoryPosition | undefined;
 }

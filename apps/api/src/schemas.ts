@@ -82,6 +82,12 @@ export const SkillView = SkillResponse.extend({
   descriptionTokens: z.number().int().nonnegative(),
   bodyTokens: z.number().int().nonnegative(),
   lastSeen: z.string(),
+  filesLeftOut: z
+    .array(z.object({ path: z.string(), reason: z.string() }))
+    .optional()
+    .describe(
+      'Files of the folder the hub did not download (over CRAWL_MAX_FILE_BYTES): not in `files` nor the archive; the warnings then hold `files-left-out`',
+    ),
 });
 export type SkillView = z.infer<typeof SkillView>;
 

@@ -395,6 +395,12 @@ describe('GET /v1/files/<identity>?path=', () => {
     expect((await get('/v1/files/gh:acme/tools/deploy?path=nope.txt')).statusCode).toBe(404);
     expect((await get('/v1/files/gh:acme/tools/deploy?path=logo.png')).statusCode).toBe(404);
     expect((await get('/v1/files/gh:acme/tools/deploy')).statusCode).toBe(400);
+    // A file the crawl did not download is named, so a client knows the skill it saves is incomplete.
+    const deploy = (await get('/v1/skills/gh:acme/tools/deploy')).json();
+    expect(deploy.files.map((f: { path: string }) => f.path)).not.toContain('logo.png');
+    expect(deploy.warnings).toContain('files-left-out');
+    expect(deploy.filesLeftOut).toEqual([{ path: 'logo.png', reason: 'not-downloaded' }]);
+    expect((await get('/v1/skills/gh:acme/tools/lint')).json()).not.toHaveProperty('filesLeftOut');
   });
 });
 

@@ -69,6 +69,9 @@ export function toSkillView(
   files: SkillView['files'],
   uses: SkillUses = { week: 0, total: 0 },
 ): SkillView {
+  // A file the crawl did not download is in neither the list nor the archive: a client saving the skill is
+  // told it is incomplete, and which files are missing, instead of finding out from a broken script.
+  const leftOut = resolved.files.flatMap((f) => (f.skipped ? [{ path: f.path, reason: f.skipped }] : []));
   return {
     kind: 'skill',
     ...pick(resolved, SKILL_VIEW_FIELDS),
@@ -76,8 +79,14 @@ export function toSkillView(
     reference: formatReference({ identity: resolved.identity }),
     files,
     flags: resolved.flags.map((f) => wireFlag(f, { revision: resolved.revision, withExcerpt: true })),
+    ...(leftOut.length > 0
+      ? { warnings: [...resolved.warnings, FILES_LEFT_OUT_WARNING], filesLeftOut: leftOut }
+      : {}),
   };
 }
+
+/** The warning of a skill some of whose files the hub did not download. */
+export const FILES_LEFT_OUT_WARNING = 'files-left-out';
 
 /** Resolves an identity for a viewer into the view of GET /v1/skills (throws problems like resolveIdentity). */
 export async function getSkillView(

@@ -231,7 +231,9 @@ export function buildMcpServer(deps: McpDeps): McpServer {
           .describe('Only skills from GitHub repositories (gh) or only skills published on this hub (hub)'),
         owner: noControl(z.string().max(100))
           .optional()
-          .describe('Only skills of this GitHub owner (gh:<owner>/...)'),
+          .describe(
+            'Only skills of this GitHub owner (gh:<owner>/...); without source, a hub namespace of that name too',
+          ),
         repo: noControl(z.string().max(SEARCH_MAX_REPO_FILTER))
           .optional()
           .describe('Only skills of this GitHub repository: its name, or owner/name (gh:<owner>/<repo>/...)'),

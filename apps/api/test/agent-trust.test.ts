@@ -345,3 +345,52 @@ describe('SKILLS.md followed by a shell agent', () => {
     expect(await lines()).toBe('@gh:evil/kit/tools/\n');
   });
 });
+
+describe('a verdict that lands on a skill of a menu', () => {
+  it('changes the menu revision, so a client holding the menu gets the refusal instead of a 304', async () => {
+    const files = {
+      'skills/one/SKILL.md': '---\nname: one\ndescription: First tool\n---\nBody one.\n',
+      'skills/two/SKILL.md': '---\nname: two\ndescription: Second tool\n---\nBody two.\n',
+    };
+    await seedRepository(hub.db.db, 'later', 'kit', files);
+    const before = await hub.app.inject({ url: '/v1/skills/gh:later/kit/skills' });
+    const held = String(before.headers.etag);
+    expect(held).toBe(`"${before.json().revision}"`);
+    const heldCompat = String(
+      (await hub.app.inject({ url: '/api/skills?prefix=gh:later/kit/skills/' })).headers.etag,
+    );
+
+    // The same content, now judged malicious: the menu's content revision is unchanged, its rows are not.
+    await seedRepository(hub.db.db, 'later', 'kit', files, { flags: { 'skills/two': [malicious] } });
+    const after = await hub.app.inject({
+      url: '/v1/skills/gh:later/kit/skills',
+      headers: { 'if-none-match': held },
+    });
+    expect(after.statusCode).toBe(200);
+    expect(
+      after.json().items.find((i: { identity: string }) => i.identity === 'gh:later/kit/skills/two'),
+    ).toMatchObject({ refused: true });
+    expect(after.headers.etag).not.toBe(held);
+    const compat = await hub.app.inject({
+      url: '/api/skills?prefix=gh:later/kit/skills/',
+      headers: { 'if-none-match': heldCompat },
+    });
+    expect(compat.statusCode).toBe(200);
+    // A client's batch probe with the revision it holds hears that the menu changed, then that it did not.
+    const probe = async (revision: string) =>
+      (
+        await hub.app.inject({
+          method: 'POST',
+          url: '/v1/resolve',
+          payload: { items: [{ identity: 'gh:later/kit/skills', revision }] },
+        })
+      ).json().items[0].status;
+    expect(await probe(before.json().revision)).toBe('changed');
+    expect(await probe(after.json().revision)).toBe('unchanged');
+    const again = await hub.app.inject({
+      url: '/v1/skills/gh:later/kit/skills',
+      headers: { 'if-none-match': String(after.headers.etag) },
+    });
+    expect(again.statusCode).toBe(304);
+  });
+});

@@ -4,6 +4,7 @@ import { isHttpProblem } from '../problems.js';
 import { flagRules } from './flags.js';
 import { movedGhIdentity } from './indexing/missing-gh.js';
 import { canonicalIdentity } from './locate.js';
+import { menuRevisionWithVerdicts, withMenuVerdicts } from './menu-verdicts.js';
 import { pick } from './pick.js';
 import { cacheKey, type ReadCache, scopeKey } from './read-cache.js';
 import { resolveIdentity } from './resolve.js';
@@ -23,12 +24,19 @@ async function resolveItem(
 ): Promise<ResolveResponseItem> {
   try {
     const resolved = await resolveIdentity(db, viewer, item.identity);
-    const flags = resolved.kind === 'skill' ? { flags: flagRules(resolved.flags) } : {};
+    if (resolved.kind === 'menu') {
+      // A menu's revision covers its rows' verdicts, as GET /v1/skills answers it.
+      const revision = menuRevisionWithVerdicts(
+        resolved.revision,
+        await withMenuVerdicts(db, viewer, resolved.items),
+      );
+      return item.revision === revision
+        ? { identity: item.identity, status: 'unchanged', revision }
+        : { identity: item.identity, status: 'changed', revision, kind: 'menu' };
+    }
+    const flags = { flags: flagRules(resolved.flags) };
     if (item.revision !== undefined && item.revision === resolved.revision) {
       return { identity: item.identity, status: 'unchanged', revision: resolved.revision, ...flags };
-    }
-    if (resolved.kind === 'menu') {
-      return { identity: item.identity, status: 'changed', revision: resolved.revision, kind: 'menu' };
     }
     return {
       identity: item.identity,

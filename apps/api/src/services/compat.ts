@@ -18,7 +18,13 @@ import { isHttpProblem, problem } from '../problems.js';
 import { readSkillFile } from './archive.js';
 import { flagRules } from './flags.js';
 import { type LocatedIdentity, locateIdentity } from './locate.js';
-import { type MenuRow, menuRowOf, menuText, withMenuVerdicts } from './menu-verdicts.js';
+import {
+  type MenuRow,
+  menuRevisionWithVerdicts,
+  menuRowOf,
+  menuText,
+  withMenuVerdicts,
+} from './menu-verdicts.js';
 import { type Resolution, type ResolvedSkill, resolveIdentity, resolveLocated } from './resolve.js';
 
 /** A text answer of the compatibility routes with the revision it was made from. */
@@ -89,7 +95,8 @@ async function menuOf(db: Database, viewer: ReadScope, resolved: Resolution): Pr
       ...(i.refused ? { refused: i.refused } : {}),
     })),
     text: items.length ? `${menuText(items)}\n` : '',
-    revision: resolved.revision,
+    revision:
+      resolved.kind === 'menu' ? menuRevisionWithVerdicts(resolved.revision, items) : resolved.revision,
     pinned: resolved.pinned,
     private: resolved.private,
   };

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { type Database, findLiveSkillSummaries, type ReadScope } from '@atskills/db';
 import { refusalLine, refusingVerdict, renderMenu } from '@atskills/protocol';
 import { flagRules } from './flags.js';
@@ -61,4 +62,19 @@ export function menuRowOf(
  */
 export function menuText(items: readonly MenuRow[]): string {
   return renderMenu(items);
+}
+
+/**
+ * The revision a menu is answered and validated with: its content revision while no row is flagged, else one
+ * that also covers the rows' verdicts. A verdict changes the rows a client holds (a refused row loses its own
+ * text), so a client revalidating a menu cached before the verdict must not get 304 with the old rows.
+ */
+export function menuRevisionWithVerdicts(revision: string, rows: readonly MenuRow[]): string {
+  const verdicts = rows
+    .filter((row) => row.flags?.length)
+    .map((row) => `${row.identity} ${row.flags!.join(',')}`);
+  if (verdicts.length === 0) return revision;
+  return createHash('sha256')
+    .update([revision, ...verdicts.sort()].join('\n'), 'utf8')
+    .digest('hex');
 }

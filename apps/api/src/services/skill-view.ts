@@ -9,7 +9,7 @@ import {
 import { formatReference } from '@atskills/protocol';
 import type { HubMenuResponse, SkillView } from '../schemas.js';
 import { flagRules, wireFlag } from './flags.js';
-import { menuText, withMenuVerdicts } from './menu-verdicts.js';
+import { menuRevisionWithVerdicts, menuText, withMenuVerdicts } from './menu-verdicts.js';
 import { pick } from './pick.js';
 import type { CachedRevision } from './read-cache.js';
 import { type ResolvedMenu, type ResolvedSkill, resolveIdentity } from './resolve.js';
@@ -103,7 +103,12 @@ export async function getSkillView(
     return {
       kind: 'menu',
       resolved,
-      view: { kind: 'menu', ...pick(resolved, ['identity', 'revision']), items },
+      view: {
+        kind: 'menu',
+        identity: resolved.identity,
+        revision: menuRevisionWithVerdicts(resolved.revision, items),
+        items,
+      },
       text: menuText(items),
     };
   }

@@ -353,6 +353,15 @@ describe('the search page limit', () => {
     },
   );
 
+  it('a source other than gh or hub: a 400 page saying so, as GET /v1/search answers 400', async () => {
+    expect((await get('/v1/search?q=pdf&source=zz')).status).toBe(400);
+    const res = await get('/?q=pdf&source=zz');
+    expect(res.status).toBe(400);
+    expectHtmlPage(res);
+    expect(res.body).toContain('is neither gh nor hub');
+    expect(res.body).not.toContain('data-identity=');
+  });
+
   it('a good limit is kept in the page links', async () => {
     const res = await get('/?q=pack&limit=5');
     expect(res.status).toBe(200);

@@ -3,6 +3,7 @@ import {
   isProtocolError,
   type SafetyFinding,
   SEARCH_MAX_QUERY,
+  SEARCH_MAX_REPO_FILTER,
   SUGGEST_MAX_MESSAGE,
   SUGGEST_MAX_QUERY,
 } from '@atskills/protocol';
@@ -67,18 +68,26 @@ function readSearchForm(query: Record<string, unknown>): {
   error?: string;
 } {
   const q = (firstString(query.q) ?? '').trim();
-  const source = firstString(query.source);
+  const source = firstString(query.source)?.trim();
   const filters: SearchFilters = {};
   if (source === 'gh' || source === 'hub') filters.source = source;
   for (const key of ['owner', 'repo', 'namespace'] as const) {
     const value = firstString(query[key])?.trim();
-    if (value) filters[key] = value.slice(0, 100);
+    // As long as GET /v1/search takes (a repo filter holds owner/name).
+    if (value) filters[key] = value.slice(0, key === 'repo' ? SEARCH_MAX_REPO_FILTER : 100);
   }
   const { limit, error: limitError } = readSearchLimit(firstString(query.limit));
   const cursor = firstString(query.cursor) || undefined;
   const form = { q: q.slice(0, SEARCH_MAX_QUERY), limit, cursor, filters };
   if (q.length > SEARCH_MAX_QUERY) {
     return { ...form, error: `The query is longer than ${SEARCH_MAX_QUERY} characters; shorten it.` };
+  }
+  // A source the API would refuse (400) is named, not dropped: the page would list every source's skills.
+  if (source && !filters.source && q !== '') {
+    return {
+      ...form,
+      error: `The source "${source.slice(0, 20)}" is neither gh nor hub; leave it out for both.`,
+    };
   }
   // Without a query the home page lists no results: a limit there changes nothing.
   if (limitError && q !== '') return { ...form, error: limitError };

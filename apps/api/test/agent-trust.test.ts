@@ -359,6 +359,11 @@ describe('a verdict that lands on a skill of a menu', () => {
     const heldCompat = String(
       (await hub.app.inject({ url: '/api/skills?prefix=gh:later/kit/skills/' })).headers.etag,
     );
+    const heldTwo = String(
+      (await hub.app.inject({ url: '/api/skills?prefix=gh:later/kit/skills/two/' })).headers.etag,
+    );
+    const heldOneBefore = (await hub.app.inject({ url: '/api/skills?prefix=gh:later/kit/skills/one/' }))
+      .headers.etag;
 
     // The same content, now judged malicious: the menu's content revision is unchanged, its rows are not.
     await seedRepository(hub.db.db, 'later', 'kit', files, { flags: { 'skills/two': [malicious] } });
@@ -376,6 +381,12 @@ describe('a verdict that lands on a skill of a menu', () => {
       headers: { 'if-none-match': heldCompat },
     });
     expect(compat.statusCode).toBe(200);
+    const two = await hub.app.inject({
+      url: '/api/skills?prefix=gh:later/kit/skills/two/',
+      headers: { 'if-none-match': heldTwo },
+    });
+    expect(two.statusCode).toBe(200);
+    expect(two.json().skills).toMatchObject([{ refused: true }]);
     // A client's batch probe with the revision it holds hears that the menu changed, then that it did not.
     const probe = async (revision: string) =>
       (
@@ -392,5 +403,19 @@ describe('a verdict that lands on a skill of a menu', () => {
       headers: { 'if-none-match': String(after.headers.etag) },
     });
     expect(again.statusCode).toBe(304);
+    // The revision a menu is answered with is the one a client pins, and the one compat's /revision names;
+    // a pinned menu is still revalidated (its verdicts can change), never cached as immutable.
+    const pinned = await hub.app.inject({
+      url: `/v1/skills/gh:later/kit/skills?rev=${after.json().revision}`,
+    });
+    expect(pinned.statusCode).toBe(200);
+    expect(pinned.headers['cache-control']).not.toContain('immutable');
+    const named = await hub.app.inject({ url: '/api/skills/gh:later/kit/skills/revision' });
+    expect(`"${named.json().revision}"`).toBe(String(after.headers.etag));
+    // A one-skill menu (the prefix of a skill) changes its validator with the verdict too.
+    const heldOne = String(
+      (await hub.app.inject({ url: '/api/skills?prefix=gh:later/kit/skills/one/' })).headers.etag,
+    );
+    expect(heldOne).toBe(String(heldOneBefore));
   });
 });

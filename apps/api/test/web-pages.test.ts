@@ -295,6 +295,9 @@ describe('URLs no page lives at, from a browser', () => {
     const res = await browse(url);
     expect(res.statusCode).toBe(308);
     expect(res.headers.location).toBe(to);
+    // Only a browser is redirected: a shared cache must not replay it to an API client.
+    expect(res.headers.vary).toBe('Accept');
+    expect(res.headers['cache-control']).toBe('no-cache');
     expect((await browse(to.split('?')[0] ?? to)).statusCode).toBe(200);
   });
 
@@ -306,6 +309,7 @@ describe('URLs no page lives at, from a browser', () => {
       expectHtmlPage(res);
       expect(res.body).toContain('No page here');
       expect(res.body).toContain('href="/"');
+      expect(res.headers.vary).toBe('Authorization, Accept');
       expect(res.headers['x-request-id']).toBeDefined();
     },
   );

@@ -95,8 +95,8 @@ async function menuOf(db: Database, viewer: ReadScope, resolved: Resolution): Pr
       ...(i.refused ? { refused: i.refused } : {}),
     })),
     text: items.length ? `${menuText(items)}\n` : '',
-    revision:
-      resolved.kind === 'menu' ? menuRevisionWithVerdicts(resolved.revision, items) : resolved.revision,
+    // A one-skill menu too: its row loses its text when a verdict lands, so its validator must change.
+    revision: menuRevisionWithVerdicts(resolved.revision, items),
     pinned: resolved.pinned,
     private: resolved.private,
   };
@@ -256,5 +256,11 @@ export async function compatRevision(
   if (await resolveOrMissing(db, viewer, locateIdentity(compatIdentity(trimTrailingSlashes(rawPath))), rev))
     return undefined;
   const parent = await resolveOrMissing(db, viewer, locateIdentity(compatIdentity(match[1])), rev);
-  return parent ? { revision: parent.revision, pinned: parent.pinned, private: parent.private } : undefined;
+  if (!parent) return undefined;
+  // The revision the ETag of the path carries: a menu's covers its rows' verdicts.
+  const revision =
+    parent.kind === 'menu'
+      ? menuRevisionWithVerdicts(parent.revision, await withMenuVerdicts(db, viewer, parent.items))
+      : parent.revision;
+  return { revision, pinned: parent.pinned, private: parent.private };
 }

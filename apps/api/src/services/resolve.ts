@@ -18,6 +18,7 @@ import { skillContentHash } from '@atskills/protocol/content';
 import { problem } from '../problems.js';
 import { identityOf, type LocatedIdentity, locateIdentity } from './locate.js';
 import { menuRevision } from './menu-revision.js';
+import { menuRevisionWithVerdicts, withMenuVerdicts } from './menu-verdicts.js';
 import { pick } from './pick.js';
 
 /** A skill at a revision: everything GET /v1/skills answers, plus what the archive and file routes need. */
@@ -173,7 +174,11 @@ export async function resolveLocated(
   // A folder whose SKILL.md is gone but which holds current skills (a skill replaced by sub-skills) is a
   // menu again: what is there now wins over what was there; the gone skill stays reachable by `?rev=`.
   const menu = exact === undefined || exact.goneAt !== null ? menuOf(current, located) : undefined;
-  if (menu && (rev === undefined || rev === menu.revision)) return { ...menu, pinned: rev !== undefined };
+  // A menu is answered with a revision that covers its rows' verdicts (menu-verdicts.ts), and that is the
+  // revision a client pins; a menu is not stored, so a pinned one is the current one, revalidated like it
+  // (its verdicts can still change): never an immutable answer.
+  if (menu && (rev === undefined || rev === menu.revision || (await isMenuRevision(db, viewer, menu, rev))))
+    return { ...menu, pinned: false };
   if (exact) {
     const row = await findSkillAt(db, viewer, location);
     if (!row) throw problem('not-found', `Nothing at ${canonical}`);
@@ -220,6 +225,16 @@ export async function resolveLocated(
     });
   }
   throw problem('not-found', `Nothing at ${canonical}`);
+}
+
+/** Whether `rev` is the revision `menu` is answered with once its rows' verdicts are applied. */
+async function isMenuRevision(
+  db: Database,
+  viewer: ReadScope,
+  menu: Omit<ResolvedMenu, 'pinned'>,
+  rev: string,
+): Promise<boolean> {
+  return menuRevisionWithVerdicts(menu.revision, await withMenuVerdicts(db, viewer, menu.items)) === rev;
 }
 
 /**

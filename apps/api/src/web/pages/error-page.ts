@@ -153,7 +153,11 @@ export function sendNoPage(request: FastifyRequest, reply: FastifyReply): Fastif
     canonical !== path &&
     isPagePath(canonical)
   ) {
-    return reply.redirect(at < 0 ? canonical : canonical + request.url.slice(at), 308);
+    // Only browsers are sent here (an API client gets a problem): a shared cache must not replay it to one.
+    return reply
+      .header('cache-control', 'no-cache')
+      .header('vary', 'Accept')
+      .redirect(at < 0 ? canonical : canonical + request.url.slice(at), 308);
   }
   request.log.warn({ url: request.url }, 'no such page');
   const model: ErrorPageModel = {
@@ -163,7 +167,7 @@ export function sendNoPage(request: FastifyRequest, reply: FastifyReply): Fastif
     requestId: request.id,
     noRoute: true,
   };
-  return sendPage(reply, 404, renderErrorPage(model));
+  return sendPage(reply, 404, renderErrorPage(model), 'Authorization, Accept');
 }
 
 /** Answers a request to a page path that no route could take (FST_ERR_BAD_URL and the like) as an error page. */

@@ -8,35 +8,49 @@ import type { DatabaseHandle } from './client.js';
 export const migrationsFolder = path.resolve(import.meta.dirname, '..', '..', '..', 'migrations');
 
 /**
- * Applies every pending migration from `migrations/` (idempotent; safe at every start-up), and throws,
- * naming them, when some are still missing afterwards: drizzle applies only migrations dated after the
- * last one applied, so a journal entry dated out of order would be skipped for good without a word.
+ * Applies every pending migration from `migrations/` (idempotent; safe at every start-up). Drizzle applies
+ * only migrations dated after the last one applied, so an entry shipped dated out of order (0010 once came
+ * dated before 0009) is skipped for good on a database that had the earlier one; each migration still
+ * missing afterwards is applied here, in journal order, as drizzle would have.
  */
 export async function migrate(handle: DatabaseHandle, folder = migrationsFolder): Promise<void> {
-  await runMigrator(handle, folder);
-  const missing = await missingMigrations(handle, folder);
-  if (missing.length > 0) {
-    throw new Error(
-      `Migrations ${missing.join(', ')} were not applied although later ones were (their journal dates, ` +
-        'migrations/meta/_journal.json "when", must come after every earlier entry\'s).',
-    );
-  }
-}
-
-async function runMigrator(handle: DatabaseHandle, folder: string): Promise<void> {
   if (handle.mode === 'embedded') {
     const { migrate: run } = await import('drizzle-orm/pglite/migrator');
     await run(handle.db as never, { migrationsFolder: folder });
-  } else {
-    const { migrate: run } = await import('drizzle-orm/node-postgres/migrator');
-    // Several API replicas may start together: serialise their migrations with an advisory lock.
-    await handle.db.execute(sql`select pg_advisory_lock(724242)`);
-    try {
-      await run(handle.db as never, { migrationsFolder: folder });
-    } finally {
-      await handle.db.execute(sql`select pg_advisory_unlock(724242)`);
-    }
+    await applySkipped(handle, folder);
+    return;
   }
+  const { migrate: run } = await import('drizzle-orm/node-postgres/migrator');
+  // Several API replicas may start together: serialise their migrations with an advisory lock.
+  await handle.db.execute(sql`select pg_advisory_lock(724242)`);
+  try {
+    await run(handle.db as never, { migrationsFolder: folder });
+    await applySkipped(handle, folder);
+  } finally {
+    await handle.db.execute(sql`select pg_advisory_unlock(724242)`);
+  }
+}
+
+/** Applies, each in a transaction of its own and recorded as drizzle records it, the migrations drizzle skipped. */
+async function applySkipped(handle: DatabaseHandle, folder: string): Promise<void> {
+  const applied = await appliedHashes(handle);
+  for (const migration of readMigrationFiles({ migrationsFolder: folder })) {
+    if (applied.has(migration.hash)) continue;
+    await handle.db.transaction(async (tx) => {
+      for (const statement of migration.sql) {
+        if (statement.trim()) await tx.execute(sql.raw(statement));
+      }
+      await tx.execute(
+        sql`insert into drizzle.__drizzle_migrations (hash, created_at) values (${migration.hash}, ${migration.folderMillis})`,
+      );
+    });
+  }
+}
+
+/** The hashes of the migrations the database records as applied. */
+async function appliedHashes(handle: DatabaseHandle): Promise<Set<string>> {
+  const result = await handle.db.execute(sql`select hash from drizzle.__drizzle_migrations`);
+  return new Set((result as unknown as { rows: { hash: string }[] }).rows.map((r) => r.hash));
 }
 
 /** True when every migration in `migrations/` has been applied (for readiness checks). */
@@ -50,12 +64,11 @@ export async function migrationsApplied(handle: DatabaseHandle, folder = migrati
 
 /** The tags of the migrations in `folder` whose SQL the database has not recorded as applied. */
 async function missingMigrations(handle: DatabaseHandle, folder: string): Promise<string[]> {
-  const expected = readMigrationFiles({ migrationsFolder: folder });
-  const result = await handle.db.execute(sql`select hash from drizzle.__drizzle_migrations`);
-  const rows = (result as unknown as { rows: { hash: string }[] }).rows;
-  const applied = new Set(rows.map((r) => r.hash));
+  const applied = await appliedHashes(handle);
   const journal = readJournal(folder);
-  return expected.flatMap((m, i) => (applied.has(m.hash) ? [] : [journal[i]?.tag ?? `#${i}`]));
+  return readMigrationFiles({ migrationsFolder: folder }).flatMap((m, i) =>
+    applied.has(m.hash) ? [] : [journal[i]?.tag ?? `#${i}`],
+  );
 }
 
 /** The journal's entries in order: each migration's tag and the date drizzle compares. */

@@ -205,7 +205,10 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
     port: 0,
     ...(privateSide ? { authorize: (repo, auth) => privateSide.gitVerdict(repo, auth) } : {}),
   });
-  const gitProxy = await startGitFaultProxy(git.baseUrl, options.gitPort ?? 0);
+  // As on GitHub, an old name's git redirect ends once a repository is made at that name.
+  const gitProxy = await startGitFaultProxy(git.baseUrl, options.gitPort ?? 0, (fullName) =>
+    existsSync(path.join(options.reposRoot, `${fullName}.git`)),
+  );
   const apiLog: ApiRequestLog[] = [];
   const overrides = new Map<string, Partial<RepositoryAnswer>>();
   let limited: (RateLimitAnswer & { left: number }) | null = null;
@@ -673,13 +676,16 @@ export async function startGithubStandin(options: GithubStandinOptions): Promise
  * A pass-through proxy in front of the git server that can make one repository hang or fail while the
  * others are served normally (the git server's own switches act on every repository at once).
  */
-async function startGitFaultProxy(target: string, port: number) {
+async function startGitFaultProxy(target: string, port: number, exists: (fullName: string) => boolean) {
   const faults = new Map<string, GitFault & { seen: number }>();
   const redirects = new Map<string, string>();
   const upstream = new URL(target);
   const server = createServer((req, res) => {
     const match = /^\/([^/]+)\/([^/]+?)(?:\.git)?\//.exec(decodeURIComponent(req.url ?? '/'));
-    const movedTo = match ? redirects.get(`${match[1]}/${match[2]}`.toLowerCase()) : undefined;
+    const movedTo =
+      match && !exists(`${match[1]}/${match[2]}`)
+        ? redirects.get(`${match[1]}/${match[2]}`.toLowerCase())
+        : undefined;
     if (match && movedTo) {
       // As GitHub: git traffic for an old name is redirected to the new one (git follows it on the first request).
       const rest = decodeURIComponent(req.url ?? '/').slice(match[0].length - 1);

@@ -64,8 +64,11 @@ try {
   await program.parseAsync(process.argv);
 } catch (error) {
   // One line saying what to do; a database error by its driver's words, never the SQL an ORM wraps it in.
+  // Without DATABASE_URL this process opens no database (the running hub does the work), so an error is
+  // never the database's: a hub that stopped says so itself.
   const { describeDatabaseFailure, rootMessage } = await import('@atskills/db');
-  const said = describeDatabaseFailure(error, process.env.DATABASE_URL) ?? rootMessage(error);
+  const databaseUrl = process.env.DATABASE_URL;
+  const said = (databaseUrl ? describeDatabaseFailure(error, databaseUrl) : undefined) ?? rootMessage(error);
   process.stderr.write(`crawler: ${said}\n`);
   process.exitCode = 2;
 }

@@ -6,6 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { crawlRuns } from '@atskills/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CrawlFixture, startCrawlFixture } from '../../../packages/crawler/test/crawl-fixture.js';
 import { createRepo, repoRoot } from '../../../test/support/corpus.js';
@@ -73,6 +74,25 @@ describe('crawler command line', () => {
       /^crawler: cannot reach the database at postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/nowhere \(.*ECONNREFUSED.*\); check that it runs and DATABASE_URL is right\.\n$/,
     );
     expect(result.stderr).not.toMatch(/select|secret-pw/i);
+  });
+
+  it('says in one line that Redis does not answer, naming REDIS_URL, and starts no run', {
+    timeout: 120_000,
+  }, async () => {
+    const port = await unusedPort();
+    const runsBefore = await fx.db.db.select().from(crawlRuns);
+    const result = await crawler(['crawl', '--repos', 'gh:acme/ok', '--enqueue-only'], {
+      REDIS_URL: `redis://:redis-pw@127.0.0.1:${port}`,
+      LOG_LEVEL: 'info',
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^crawler: cannot reach Redis at REDIS_URL redis://:\\*\\*\\*@127\\.0\\.0\\.1:${port} \\(.*ECONNREFUSED 127\\.0\\.0\\.1:${port}.*\\); check that it runs and REDIS_URL is right.*\\n$`,
+      ),
+    );
+    expect(result.stderr).not.toMatch(/redis-pw|"stack"/);
+    expect(await fx.db.db.select().from(crawlRuns)).toHaveLength(runsBefore.length);
   });
 
   it('crawl names a repository that does not exist and exits 1', { timeout: 180_000 }, async () => {

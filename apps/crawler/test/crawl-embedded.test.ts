@@ -54,6 +54,9 @@ beforeAll(async () => {
     'deploy/SKILL.md': '---\nname: deploy-orbit\ndescription: Deploys services to orbit.\n---\nSteps.\n',
     'lint/SKILL.md': '---\nname: lint-orbit\ndescription: Lints orbit configuration.\n---\nSteps.\n',
   });
+  await createRepo(path.join(root, 'repos'), 'acme/slow', {
+    'SKILL.md': '---\nname: slow\ndescription: Served by a git server that hangs.\n---\nSteps.\n',
+  });
   standin = await startGithubStandin({ reposRoot: path.join(root, 'repos') });
 }, 60_000);
 
@@ -102,5 +105,33 @@ describe('npm run crawl on the embedded default', () => {
     const result = await crawl(['--repos', 'gh:acme/tools', '--enqueue-only']);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^run \d+ enqueued on the running hub$/m);
+  });
+
+  it('status --repo reads one repository through the running hub', { timeout: 120_000 }, async () => {
+    // As `npm run crawl -- status --repo owner/name` runs it, with no DATABASE_URL.
+    const result = await crawl(['status', '--repo', 'acme/tools']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('acme/tools: indexed');
+    expect(result.stdout).toContain('gh:acme/tools/deploy');
+  });
+
+  // Last: the hub is killed.
+  it('says the hub stopped when it dies mid-crawl, not that a database is unreachable', {
+    timeout: 120_000,
+  }, async () => {
+    standin.setGitFault('acme/slow', { kind: 'hang' });
+    const running = crawl(['--repos', 'gh:acme/slow']);
+    // The job has GitHub's answer, so its git requests (which never end) come next.
+    for (let i = 0; i < 600 && !standin.apiLog.some((e) => e.path.includes('acme/slow')); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    hub!.child.kill('SIGKILL');
+    await hub!.exited;
+    const result = await running;
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /^crawler: the hub \(`npm start`\) stopped before crawl run \d+ finished \(/m,
+    );
+    expect(result.stderr).not.toMatch(/DATABASE_URL|cannot reach the database/);
   });
 });

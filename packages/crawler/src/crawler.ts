@@ -7,6 +7,8 @@ import {
   type Database,
   failInterruptedRuns,
   finishCrawlRun,
+  loggableMessage,
+  redactUrl,
 } from '@atskills/db';
 import { LinkAccess } from '@atskills/github-auth';
 import {
@@ -35,8 +37,8 @@ import { indexLink, recordAbandonedLinkJob } from './jobs/link.index.js';
 import { type CrawlDeps, crawlRepository, recordAbandonedRepositoryJob } from './jobs/repository.crawl.js';
 import { completeRuns } from './jobs/run-completion.js';
 import { UnchangedReportBatch } from './jobs/unchanged-batch.js';
-import { createLogger } from './logger.js';
-import { enqueued } from './queue-unavailable.js';
+import { createLogger, withSafeErrors } from './logger.js';
+import { enqueued, isConnectionError } from './queue-unavailable.js';
 import { abortedByShutdown, ShutdownError } from './shutdown.js';
 
 export interface CreateCrawlerOptions {
@@ -135,11 +137,13 @@ function handlers(
      * ended here, so no waiter waits for ever.
      */
     abandoned: async (queue: string, raw: unknown, error: Error) => {
+      // The reason is stored in a report or a link's status: a database error by its driver's words only.
+      const reason = loggableMessage(error);
       try {
         if (queue === QUEUES.repository.name) {
-          await recordAbandonedRepositoryJob(deps, parseJobData('repository', raw), error.message);
+          await recordAbandonedRepositoryJob(deps, parseJobData('repository', raw), reason);
         } else if (queue === QUEUES.link.name) {
-          await recordAbandonedLinkJob(deps, parseJobData('link', raw), error.message);
+          await recordAbandonedLinkJob(deps, parseJobData('link', raw), reason);
         } else if (queue === QUEUES.discover.name) {
           const { runId } = parseJobData('discover', raw);
           await finishCrawlRun(deps.db, runId, 'failed', { discoveryFailed: 1 });
@@ -149,7 +153,7 @@ function handlers(
         // A payload that fails its schema names no run (it was logged as refused).
         if (err instanceof InvalidJobError) return;
         // A database still down leaves the run running: the log says which, for the operator.
-        deps.logger.error({ err, queue, reason: error.message }, 'could not settle an abandoned job');
+        deps.logger.error({ err, queue, reason }, 'could not settle an abandoned job');
       }
     },
   };
@@ -158,7 +162,7 @@ function handlers(
 /** Creates the crawler over BullMQ (when a Redis URL is set) or an in-process queue. */
 export function createCrawler(options: CreateCrawlerOptions): Crawler {
   const { db, settings } = options;
-  const logger = options.logger ?? createLogger(settings.logLevel);
+  const logger = withSafeErrors(options.logger ?? createLogger(settings.logLevel));
   const github = new GithubClient({
     baseUrl: settings.githubApiUrl,
     token: settings.githubToken,
@@ -325,9 +329,29 @@ function bullmqCrawler(
   // BullMQ requires maxRetriesPerRequest: null on blocking connections; one connection per client.
   const connect = () => new Redis(redisUrl, { maxRetriesPerRequest: null, lazyConnect: false });
   const connections: Redis[] = [];
+  // Every connection retries a refused connect a few times a second for as long as Redis is away: one line
+  // when it goes (naming REDIS_URL and the error), one when it is back, not a stack per attempt.
+  let redisDown = false;
+  const redisUnreachable = (err: Error & { code?: string }) => {
+    if (redisDown) return;
+    redisDown = true;
+    logger.error(
+      { redis: redactUrl(redisUrl), code: err.code, reason: err.message },
+      `cannot reach Redis at REDIS_URL ${redactUrl(redisUrl)} (${err.message}); retrying until it answers`,
+    );
+  };
   const connection = () => {
     const c = connect();
-    c.on('error', (err) => logger.error({ err }, 'redis connection error'));
+    c.on('error', (err: Error) =>
+      isConnectionError(err)
+        ? redisUnreachable(err)
+        : logger.error({ err, redis: redactUrl(redisUrl) }, 'redis connection error'),
+    );
+    c.on('ready', () => {
+      if (!redisDown) return;
+      redisDown = false;
+      logger.info({ redis: redactUrl(redisUrl) }, 'Redis answers again');
+    });
     connections.push(c);
     return c;
   };
@@ -348,7 +372,11 @@ function bullmqCrawler(
     defaultJobOptions: jobOptions('link', settings),
   });
   for (const queue of [discoverQueue, repositoryQueue, linkQueue]) {
-    queue.on('error', (err) => logger.error({ err, queue: queue.name }, 'queue error'));
+    queue.on('error', (err) =>
+      isConnectionError(err)
+        ? redisUnreachable(err)
+        : logger.error({ err, queue: queue.name }, 'queue error'),
+    );
   }
   const enqueueRepositories = async (jobs: RepositoryJobData[]) => {
     for (let i = 0; i < jobs.length; i += 500) {
@@ -443,7 +471,11 @@ function bullmqCrawler(
       { ...workerOptions, connection: connection(), concurrency: settings.crawlGitConcurrency },
     );
     for (const worker of [discoverWorker, repositoryWorker, linkWorker]) {
-      worker.on('error', (err) => logger.error({ err, queue: worker.name }, 'worker error'));
+      worker.on('error', (err) =>
+        isConnectionError(err)
+          ? redisUnreachable(err)
+          : logger.error({ err, queue: worker.name }, 'worker error'),
+      );
       worker.on('failed', (job, err) => {
         logger.warn({ err, jobId: job?.id, attemptsMade: job?.attemptsMade }, 'job attempt failed');
         // finishedOn is set only when no attempt is left (a retried job goes back to wait or delayed).

@@ -24,7 +24,7 @@ export {
 export { type CrawlDeps, crawlRepository, type RepositoryJobResult } from './jobs/repository.crawl.js';
 export { SCANNER_VERSION } from './jobs/safety-verdict.js';
 export { createLogger } from './logger.js';
-export { QueueUnavailableError } from './queue-unavailable.js';
+export { checkRedis, QueueUnavailableError } from './queue-unavailable.js';
 export { claimRunOwnership, type RunOwnership } from './run-ownership.js';
 export {
   LINK_REFRESH_MS,

@@ -1,4 +1,5 @@
 // Hostile repositories (issue 8): each is recorded for what it is and never stops the others.
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -43,6 +44,7 @@ const repos = [
   'hostile/empty',
   'hostile/reserved',
   'hostile/unparsed',
+  'hostile/paths',
 ];
 
 /** SKILL.md files whose frontmatter does not parse: recorded with the error, yet their text is the body. */
@@ -99,6 +101,22 @@ beforeAll(async () => {
     'hostile/unparsed',
     Object.fromEntries(Object.entries(unparsed).map(([name, text]) => [`skills/${name}/SKILL.md`, text])),
   );
+  // Trees no checkout can make (git refuses such paths in a working tree), built with plumbing: a file
+  // whose name holds backslashes beside a SKILL.md, and a SKILL.md inside a `.git` folder.
+  const paths = (await createRepo(root, 'hostile/paths', { 'README.md': 'trees\n' })).bareDir;
+  const piped = (args: string[], input: string) =>
+    execFileSync('git', args, { cwd: paths, input }).toString().trim();
+  const blob = async (text: string) => piped(['hash-object', '-w', '--stdin'], text);
+  const tree = async (lines: string[]) => piped(['mktree'], `${lines.join('\n')}\n`);
+  const skillMd = await blob(ok('bs'));
+  const bs = await tree([
+    `100644 blob ${skillMd}\tSKILL.md`,
+    `100644 blob ${await blob('x\n')}\t..\\..\\x.md`,
+  ]);
+  const dotGit = await tree([`100644 blob ${skillMd}\tSKILL.md`]);
+  const top = await tree([`040000 tree ${bs}\tbs`, `040000 tree ${dotGit}\t.git`]);
+  const commitSha = (await git(['commit-tree', '-m', 'hostile paths', top], paths)).trim();
+  await git(['update-ref', 'refs/heads/main', commitSha], paths);
   fx = await startCrawlFixture('hostile', root);
   // The probe (GET info/refs and POST ls-refs) succeeds, then the repository vanishes.
   fx.standin.setGitFault('hostile/vanishing', { kind: 'status', status: 404, after: 2 });
@@ -132,6 +150,18 @@ describe('hostile repositories', () => {
         expect.objectContaining({ path: 'tool/.source', code: 'reserved-path' }),
         expect.objectContaining({ path: 'tool/.atskills/.autotrigger', code: 'reserved-path' }),
       ]),
+    );
+  });
+
+  it('leave out a file whose name holds a backslash, and say why; and name a SKILL.md inside .git', async () => {
+    const bs = (await liveSkills(fx.db, 'hostile', 'paths')).get('bs')!;
+    expect(bs.files.map((f) => f.path)).toEqual(['SKILL.md']);
+    const r = await report('hostile/paths');
+    expect(r.errors).toContainEqual(
+      expect.objectContaining({ path: 'bs/..\\..\\x.md', code: 'invalid-path' }),
+    );
+    expect(r.warnings).toContainEqual(
+      expect.objectContaining({ path: '.git/SKILL.md', code: 'skill-file-in-git-folder' }),
     );
   });
 

@@ -3,6 +3,7 @@
 export * from './change-feed.js';
 export * from './client.js';
 export * from './embedded-lock.js';
+export { loggableError, loggableMessage } from './loggable-error.js';
 export * from './migrate.js';
 export { describeDatabaseFailure, isDatabaseOutage, rootMessage } from './outage.js';
 export * from './process-lock.js';
@@ -41,6 +42,7 @@ export {
   type CrawlOutcome,
   type CrawlRunKind,
   type CrawlRunProgress,
+  crawlJobKey,
   crawlOutcomeTotals,
   crawlReportExists,
   crawlReportsOfRun,
@@ -112,8 +114,10 @@ export {
   currentRepositoryName,
   ensureRepository,
   failedRepositories,
+  findOtherRepositoryWithGithubId,
   findRepositoryWithReport,
   type IndexStatus,
+  jobRepository,
   type RepositoryMetadata,
   type RepositoryStatus,
   recentlyUnfound,
@@ -125,6 +129,7 @@ export {
 export {
   type RepositoryIndexResult,
   type RepositoryIndexWrite,
+  RepositoryVanishedError,
   type UnchangedReportResult,
   type UnchangedReportWrite,
   writeRepositoryIndex,
@@ -134,6 +139,7 @@ export {
   markRepositoryUnavailable,
   moveRepository,
   pruneUnfoundRepositories,
+  type RepositoryMove,
 } from './repositories/repository-lifecycle.js';
 export {
   claimDueRepositories,

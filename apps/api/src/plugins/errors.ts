@@ -1,6 +1,6 @@
 import type { Duplex } from 'node:stream';
 import { QueueUnavailableError } from '@atskills/crawler';
-import { isDatabaseOutage } from '@atskills/db';
+import { isDatabaseOutage, loggableError } from '@atskills/db';
 import { IdentityError, isProtocolError } from '@atskills/protocol';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -100,21 +100,6 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, p: Htt
     .header('cache-control', 'no-store')
     .serializer((payload: unknown) => JSON.stringify(payload))
     .send(body);
-}
-
-/**
- * What a 5xx logs about its error: drizzle's message holds the whole SQL text and its parameters (user input,
- * sometimes secrets), so database errors are logged by their driver error only (SQLSTATE and message).
- */
-export function loggableError(err: unknown): unknown {
-  const e = err as { message?: unknown; cause?: unknown; name?: unknown; stack?: unknown };
-  if (typeof e?.message !== 'string' || !e.message.startsWith('Failed query')) return err;
-  const cause = e.cause as { code?: unknown; message?: unknown; name?: unknown } | undefined;
-  return {
-    type: 'DatabaseQueryError',
-    message: typeof cause?.message === 'string' ? cause.message : 'query failed',
-    ...(typeof cause?.code === 'string' ? { code: cause.code } : {}),
-  };
 }
 
 /**

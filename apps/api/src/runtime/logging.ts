@@ -1,6 +1,6 @@
+import { loggableError } from '@atskills/db';
 import { type Logger, type LoggerOptions, pino } from 'pino';
 import { PinoPretty } from 'pino-pretty';
-import { loggableError } from '../plugins/errors.js';
 
 /**
  * Paths pino blanks in every log line: credentials in request headers, token-bearing fields and

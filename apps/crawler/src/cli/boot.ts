@@ -13,7 +13,7 @@ export async function boot(options: { quiet?: boolean } = {}): Promise<Booted> {
   const settings = loadSettings();
   if (!settings.databaseUrl) {
     throw new Error(
-      'DATABASE_URL is not set: this command reads a PostgreSQL server (e.g. postgres://postgres@127.0.0.1:5432/postgres). On the embedded default, `npm run crawl -- --repos gh:owner/repo` crawls through the running hub, and its /v1/crawl-status shows the status.',
+      'DATABASE_URL is not set: this command reads a PostgreSQL server (e.g. postgres://postgres@127.0.0.1:5432/postgres). On the embedded default, `npm run crawl -- --repos gh:owner/repo` crawls and `npm run crawl -- status --repo owner/name` reads the status of one repository through the running hub, and its /v1/crawl-status shows the crawl status.',
     );
   }
   // On a terminal the progress line is the output; logs below warn would tear it.

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { claimRunOwnership, createCrawler, loadSettings } from '@atskills/crawler';
+import { checkRedis, claimRunOwnership, createCrawler, loadSettings } from '@atskills/crawler';
 import {
   type CrawlRunProgress,
   crawlReportsOfRun,
@@ -9,7 +9,14 @@ import {
 } from '@atskills/db';
 import { type DiscoverySource, parseDiscoverArg, parseRepositoryArg } from '@atskills/queue';
 import { boot } from './boot.js';
-import { crawlThroughHub, embeddedHubSocket, type HubCrawlFailure } from './hub-crawl.js';
+import {
+  crawlThroughHub,
+  embeddedHubSocket,
+  embeddedHubUrl,
+  type HubCrawlFailure,
+  repositoryStatusThroughHub,
+  type ShownStatus,
+} from './hub-crawl.js';
 import { formatProgress, progressReporter } from './progress.js';
 
 /** Reads a list of repositories, one per line (`#` comments and blank lines ignored). */
@@ -97,6 +104,9 @@ export async function crawlCommand(options: CrawlCommandOptions & { rebuild?: bo
     printRunResult(outcome.progress, outcome.failed);
     return outcome.failed.length > 0 ? 1 : 0;
   }
+  // The queue's connections would retry a Redis that is not there for ever, logging each attempt: one
+  // connect and PING first, and one line naming REDIS_URL when it does not answer (no run is started).
+  if (configured.redisUrl) await checkRedis(configured.redisUrl);
   const { settings, logger, database } = await boot({ quiet: process.stderr.isTTY });
   // Without Redis the run's jobs live in this process: its runs carry this process's lock, so a hub or
   // crawler can end them if this one is killed (and this one ends those of processes that died).
@@ -176,28 +186,44 @@ export async function workerCommand(options: { shutdownDeadlineMs?: number } = {
   logger.info('worker stopped');
 }
 
-/** `crawler status --repo owner/name`: one repository's index status, skills and problems (as GET /v1/repos). */
+/**
+ * `crawler status --repo owner/name`: one repository's index status, skills and problems (as GET
+ * /v1/repos). With DATABASE_URL it reads the database; on the embedded default, which only the running hub
+ * may open, it asks that hub.
+ */
 export async function repositoryStatusCommand(text: string): Promise<number> {
   const [owner = '', repo = ''] = parseRepositoryArg(text).split('/');
+  const answer = loadSettings().databaseUrl
+    ? await statusFromDatabase(owner, repo)
+    : await repositoryStatusThroughHub(embeddedHubUrl(loadSettings().atskillsDataDir), owner, repo);
+  if ('movedTo' in answer) {
+    process.stdout.write(`${owner}/${repo} moved to ${answer.movedTo.owner}/${answer.movedTo.name}\n`);
+    return 0;
+  }
+  const out = [
+    `${answer.owner}/${answer.name}: ${answer.status}`,
+    `  head ${answer.headRevision ?? '-'}, last crawled ${answer.lastCrawledAt ?? 'never'}`,
+    `  skills (${answer.skills.length}):`,
+    ...answer.skills.map((identity) => `    ${identity}`),
+    `  problems (${answer.problems.length}):`,
+    ...answer.problems.map(
+      (p) => `    ${p.path || '(repository)'}${p.line ? `:${p.line}` : ''} ${p.code}: ${p.message}`,
+    ),
+  ];
+  process.stdout.write(`${out.join('\n')}\n`);
+  return answer.status === 'failed' ? 1 : 0;
+}
+
+/** The repository's status read from DATABASE_URL. */
+async function statusFromDatabase(
+  owner: string,
+  repo: string,
+): Promise<ShownStatus | { movedTo: { owner: string; name: string } }> {
   const { database } = await boot({ quiet: true });
   try {
     const status = await repositoryStatus(database.db, owner, repo);
-    if ('movedTo' in status) {
-      process.stdout.write(`${owner}/${repo} moved to ${status.movedTo.owner}/${status.movedTo.name}\n`);
-      return 0;
-    }
-    const out = [
-      `${status.owner}/${status.name}: ${status.status}`,
-      `  head ${status.headRevision ?? '-'}, last crawled ${status.lastCrawledAt?.toISOString() ?? 'never'}`,
-      `  skills (${status.skills.length}):`,
-      ...status.skills.map((identity) => `    ${identity}`),
-      `  problems (${status.problems.length}):`,
-      ...status.problems.map(
-        (p) => `    ${p.path || '(repository)'}${p.line ? `:${p.line}` : ''} ${p.code}: ${p.message}`,
-      ),
-    ];
-    process.stdout.write(`${out.join('\n')}\n`);
-    return status.status === 'failed' ? 1 : 0;
+    if ('movedTo' in status) return status;
+    return { ...status, lastCrawledAt: status.lastCrawledAt?.toISOString() ?? null };
   } finally {
     await database.close();
   }

@@ -1,8 +1,14 @@
 import {
+  crawlJobKey,
   type Database,
   ensureRepository,
+  findOtherRepositoryWithGithubId,
+  jobRepository,
+  loggableMessage,
   moveRepository,
   type RepositoryIndexWrite,
+  type RepositoryMetadata,
+  RepositoryVanishedError,
   startRepositoryJob,
   storedSkillRevisions,
   writeRepositoryIndex,
@@ -63,6 +69,11 @@ interface RepositoryJob extends PipelineRun {
   data: RepositoryJobData;
   ctx: JobContext;
   repository: Awaited<ReturnType<typeof ensureRepository>>;
+  /**
+   * The job's name leads to its row only through a redirect (a rename the hub saw away from it): GitHub is
+   * asked about that old name, since a repository made there since is another one.
+   */
+  redirected: boolean;
   /** The name the repository goes by: GitHub's answer on a renamed or transferred one names the new one. */
   owner: string;
   repo: string;
@@ -73,7 +84,13 @@ interface RepositoryJob extends PipelineRun {
 
 /** The parts of a report every outcome states (the rest is defaulted by `report`). */
 type ReportParts = Pick<RepositoryIndexWrite, 'outcome' | 'skills'> &
-  Partial<Omit<RepositoryIndexWrite, 'repositoryId' | 'runId' | 'startedAt'>>;
+  Partial<Omit<RepositoryIndexWrite, 'repositoryId' | 'runId' | 'queuedAs' | 'startedAt'>>;
+
+/**
+ * How often a job starts again because its repository row was merged away under it (another job of the
+ * same repository under another name moved it): once is the race; more is a merge storm, left to a retry.
+ */
+const MAX_REOPENS = 3;
 
 /**
  * Crawls one repository: its metadata from GitHub (skip when unchanged, refuse when private), then the
@@ -87,11 +104,26 @@ export async function crawlRepository(
   data: RepositoryJobData,
   ctx: JobContext,
 ): Promise<RepositoryJobResult> {
-  const job = await openJob(deps, data, ctx);
-  if (!job) {
-    await completeRun(deps, data.runId);
-    return { outcome: 'duplicate', skills: 0, bytesDownloaded: 0 };
+  for (let reopened = 0; ; reopened++) {
+    const job = await openJob(deps, data, ctx);
+    if (!job) {
+      await completeRun(deps, data.runId);
+      return { outcome: 'duplicate', skills: 0, bytesDownloaded: 0 };
+    }
+    try {
+      return await crawlOpened(job);
+    } catch (error) {
+      // Another job of the same repository (under another name) merged this job's row into the one that
+      // stays: the job's name leads there now, so it starts again and reports on that row.
+      if (!(error instanceof RepositoryVanishedError) || reopened >= MAX_REOPENS) throw error;
+      job.log.info({ repositoryId: error.repositoryId }, 'repository row merged away; job starts again');
+    }
   }
+}
+
+/** The job on its row: metadata, then the pipeline, then the report (a failure's when anything throws). */
+async function crawlOpened(job: RepositoryJob): Promise<RepositoryJobResult> {
+  const { deps, ctx } = job;
   let releaseSlot: (() => void) | null = null;
   try {
     const metadata = await fetchMetadata(job);
@@ -125,15 +157,22 @@ export async function recordAbandonedRepositoryJob(
   reason: string,
 ): Promise<void> {
   if (data.runId === null) return;
-  const repository = await ensureRepository(deps.db, data.owner, data.repo);
   const failure = { code: 'crawl-abandoned', message: `The crawl job ended without a result: ${reason}` };
-  const written = await writeRepositoryIndex(deps.db, {
-    repositoryId: repository.id,
-    runId: data.runId,
-    startedAt: new Date(),
-    bytesDownloaded: 0,
-    ...failureReport(failure),
+  const write = async () =>
+    writeRepositoryIndex(deps.db, {
+      repositoryId: (await jobRepository(deps.db, data.owner, data.repo)).id,
+      runId: data.runId,
+      queuedAs: crawlJobKey(data.owner, data.repo),
+      startedAt: new Date(),
+      bytesDownloaded: 0,
+      ...failureReport(failure),
+    });
+  // The row the job's name leads to may be merged away between the lookup and the write: look again.
+  let written = await write().catch((error) => {
+    if (error instanceof RepositoryVanishedError) return null;
+    throw error;
   });
+  written ??= await write();
   if (written.written) {
     deps.logger.warn(
       { repo: `${data.owner}/${data.repo}`, runId: data.runId, reason },
@@ -150,20 +189,29 @@ async function openJob(
   ctx: JobContext,
 ): Promise<RepositoryJob | null> {
   const { db, settings, logger } = deps;
-  const { repository, reported } = await startRepositoryJob(db, data.owner, data.repo, data.runId);
+  const { repository, reported, redirected } = await startRepositoryJob(
+    db,
+    data.owner,
+    data.repo,
+    data.runId,
+  );
   if (reported) return null;
   const startedAt = new Date();
+  // Through a redirect the repository goes by the name the hub knows it by now.
+  const owner = redirected ? repository.owner : data.owner;
+  const repo = redirected ? repository.name : data.repo;
   return {
     ...pipelineRun(logger.child({ repo: `${data.owner}/${data.repo}`, runId: data.runId }), startedAt),
     deps,
     data,
     ctx,
     repository,
-    owner: data.owner,
-    repo: data.repo,
+    redirected,
+    owner,
+    repo,
     startedAt,
     remote: {
-      url: githubGitUrl(settings.gitBaseUrl, data.owner, data.repo),
+      url: githubGitUrl(settings.gitBaseUrl, owner, repo),
       token: settings.githubToken,
       signal: ctx.signal,
     },
@@ -204,7 +252,9 @@ function repositorySource(
 /**
  * The metadata step: repository metadata (stars, licence, ...), read by GitHub's numeric id once the hub
  * knows it (renames and transfers keep it, so the answer says where the repository lives now), else by
- * name. The answer is also what proves the repository public (SPEC 2.8): the ETag is sent only when a 304
+ * name. A job whose name is an old name of the repository asks GitHub about that name first: GitHub drops
+ * its redirect once another repository is made there, and that one is then indexed under the name. The
+ * answer is also what proves the repository public (SPEC 2.8): the ETag is sent only when a 304
  * settles the crawl (the stored head was read while GitHub said public); otherwise the full answer is
  * read. A rate limit propagates (the job is delayed); other REST trouble fails the job, since without
  * GitHub's answer nothing says the repository is public.
@@ -213,15 +263,25 @@ async function fetchMetadata(
   job: RepositoryJob,
 ): Promise<{ gone: boolean; private: boolean; notModified: boolean; write: MetadataWrite }> {
   const { deps, data, repository } = job;
-  const etag = data.force || !isSettled(repository) ? null : repository.metadataEtag;
+  const etag = data.force || job.redirected || !isSettled(repository) ? null : repository.metadataEtag;
   let metadata: MetadataResult;
   try {
-    metadata = repository.githubId
-      ? await deps.github.repositoryById(repository.githubId, etag)
-      : await deps.github.repositoryMetadata(data.owner, data.repo, etag);
-    if (metadata.status === 'not-found' && repository.githubId) {
-      // The repository the hub knew is gone; one made at the same name since is another repository.
+    if (job.redirected) {
       metadata = await deps.github.repositoryMetadata(data.owner, data.repo, null);
+      if (metadata.status === 'not-found') {
+        // Nothing answers at the old name: whether the moved repository is gone is its own answer.
+        metadata = repository.githubId
+          ? await deps.github.repositoryById(repository.githubId, null)
+          : await deps.github.repositoryMetadata(repository.owner, repository.name, null);
+      }
+    } else {
+      metadata = repository.githubId
+        ? await deps.github.repositoryById(repository.githubId, etag)
+        : await deps.github.repositoryMetadata(data.owner, data.repo, etag);
+      if (metadata.status === 'not-found' && repository.githubId) {
+        // The repository the hub knew is gone; one made at the same name since is another repository.
+        metadata = await deps.github.repositoryMetadata(data.owner, data.repo, null);
+      }
     }
   } catch (error) {
     if (error instanceof RateLimitedError) throw error;
@@ -232,6 +292,9 @@ async function fetchMetadata(
     );
   }
   job.phaseDone('metadata');
+  if (metadata.status === 'ok' && job.redirected && isAnotherRepository(job, metadata.metadata)) {
+    await claimOldName(job);
+  }
   // A private repository's new name is not followed: the old name would answer 301 to it for anyone.
   if (metadata.status === 'ok' && !metadata.private) await followRename(job, metadata.metadata);
   return {
@@ -243,31 +306,70 @@ async function fetchMetadata(
 }
 
 /**
- * GitHub answers a renamed or transferred repository's old name with a redirect to its new one: the skills
- * move to the new identities (the old ones answer 301) and the job goes on under the new name.
+ * Whether GitHub's answer for a job's old name is another repository than the one the name redirected to:
+ * another id, or (the hub never learnt the moved one's id) an answer under the old name itself, where
+ * GitHub would have redirected to the moved repository.
  */
-async function followRename(
-  job: RepositoryJob,
-  current: { owner: string; name: string; githubId?: number | null },
-): Promise<void> {
-  const renamed =
-    current.owner.toLowerCase() !== job.owner.toLowerCase() ||
-    current.name.toLowerCase() !== job.repo.toLowerCase();
-  if (!renamed) return;
+function isAnotherRepository(job: RepositoryJob, answer: RepositoryMetadata): boolean {
+  const { data, repository } = job;
+  if (repository.githubId && answer.githubId) return answer.githubId !== repository.githubId;
+  return sameName(answer, data.owner, data.repo);
+}
+
+/**
+ * A new repository lives at the job's old name: the stored redirect no longer applies (GitHub dropped it
+ * too) and the name gets its own row (ensureRepository drops the redirect as it makes it); the moved
+ * repository keeps its skills under its new name.
+ */
+async function claimOldName(job: RepositoryJob): Promise<void> {
   const { db, settings } = job.deps;
+  const { owner, repo } = job.data;
+  job.log.info(
+    { redirectedTo: `${job.repository.owner}/${job.repository.name}` },
+    'new repository at an old name',
+  );
+  job.redirected = false;
+  job.owner = owner;
+  job.repo = repo;
+  job.repository = await ensureRepository(db, owner, repo, { started: true });
+  job.remote.url = githubGitUrl(settings.gitBaseUrl, owner, repo);
+}
+
+/**
+ * Where GitHub says the repository lives, the hub's row must be, and only one: GitHub answers a renamed or
+ * transferred repository's old name with a redirect to its new one, and a repository crawled under its new
+ * name before the hub heard of the rename has a second row with the same GitHub id. Either way the rows
+ * are moved and merged (moveRepository: the skills take the new identities, the old names answer 301, the
+ * crawl reports stay) and the job goes on under the new name, on the row that stayed.
+ */
+async function followRename(job: RepositoryJob, current: RepositoryMetadata): Promise<void> {
+  const { db, settings } = job.deps;
+  const row = job.repository;
+  const renamed = !sameName(current, row.owner, row.name) || !sameName(current, job.owner, job.repo);
+  const githubId = current.githubId ?? null;
+  const duplicate = githubId !== null && (await findOtherRepositoryWithGithubId(db, githubId, row.id));
+  if (!renamed && !duplicate) return;
   const moved = await moveRepository(
     db,
-    { owner: job.owner, name: job.repo },
-    { owner: current.owner, name: current.name, githubId: current.githubId ?? null },
+    { owner: row.owner, name: row.name },
+    { owner: current.owner, name: current.name, githubId },
   );
   job.log.info(
-    { to: `${current.owner}/${current.name}`, skills: moved.identities.length },
+    { to: `${current.owner}/${current.name}`, skills: moved.identities.length, merged: moved.merged },
     'repository moved',
   );
+  job.redirected = false;
   job.owner = current.owner;
   job.repo = current.name;
   job.repository = await ensureRepository(db, job.owner, job.repo, { started: true });
   job.remote.url = githubGitUrl(settings.gitBaseUrl, job.owner, job.repo);
+}
+
+/** Whether GitHub's answer names owner/name (GitHub names are case-insensitive). */
+function sameName(answer: { owner: string; name: string }, owner: string, name: string): boolean {
+  return (
+    answer.owner.toLowerCase() === owner.toLowerCase() && answer.name.toLowerCase() === name.toLowerCase()
+  );
 }
 
 /** The stored head was read by a crawl that finished (indexed, or confirmed unchanged). */
@@ -296,11 +398,13 @@ async function finishUnchanged(job: RepositoryJob): Promise<RepositoryJobResult>
   const result = await job.deps.unchangedReports.write({
     repositoryId: repository.id,
     runId: job.data.runId,
+    queuedAs: crawlJobKey(job.data.owner, job.data.repo),
     head: { commit: repository.headRevision, branch: repository.defaultBranch },
     warnings: job.warnings,
     errors: job.errors,
     startedAt: job.startedAt,
   });
+  if (result.vanished) throw new RepositoryVanishedError(repository.id);
   // The batch completes the runs it wrote a report for; a duplicate's run is completed here.
   if (!result.written) await completeRun(job.deps, job.data.runId);
   job.log.info({ outcome: 'unchanged', skills: result.skillsFound, bytes: 0 }, 'repository crawled');
@@ -351,6 +455,7 @@ function report(job: RepositoryJob, parts: ReportParts): RepositoryIndexWrite {
   return {
     repositoryId: job.repository.id,
     runId: job.data.runId,
+    queuedAs: crawlJobKey(job.data.owner, job.data.repo),
     startedAt: job.startedAt,
     warnings: job.warnings,
     errors: job.errors,
@@ -419,6 +524,8 @@ function failureReport(
  */
 function failureOf(job: RepositoryJob, error: unknown): ReportParts {
   if (error instanceof RateLimitedError || abortedByShutdown(job.ctx.signal)) throw error;
+  // Not a failure of the crawl: the job starts again on the row that stayed (see crawlRepository).
+  if (error instanceof RepositoryVanishedError) throw error;
   if (error instanceof GitError && error.kind === 'not-found') {
     return failureReport({ code: 'repository-not-found', message: error.message }, true);
   }
@@ -434,5 +541,6 @@ function failureOf(job: RepositoryJob, error: unknown): ReportParts {
     return failureReport({ code: 'access-denied', message: error.message });
   }
   if (isRetryable(error) && !job.ctx.finalAttempt) throw error;
-  return failureReport({ code: 'crawl-failed', message: (error as Error).message });
+  // A database error is told by its driver's words: the report is public, the SQL and its values are not.
+  return failureReport({ code: 'crawl-failed', message: loggableMessage(error) });
 }

@@ -33,11 +33,39 @@ export async function buildContent(
     changed.map((folder) => folder.path),
   );
   const inputs = changed.map((folder) =>
-    folderInput(folder.path, filesOf.get(folder.path)!, blobs, options.maxBytes, options.rootName),
+    folderInput(
+      folder.path,
+      servableFiles(folder.path, filesOf.get(folder.path)!, errors),
+      blobs,
+      options.maxBytes,
+      options.rootName,
+    ),
   );
   const contents = await inChunks(inputs, (chunk) => pool.content(chunk));
   for (const content of contents) reportContentProblems(content, errors);
   return contents;
+}
+
+// SPEC 1.3: a path segment holds any character but `/`, the backslash and control characters (C0, DEL, C1).
+const UNSERVABLE = /[\\\u0000-\u001f\u007f-\u009f]/;
+
+/**
+ * The files of a skill that a client can unpack: one whose path inside the skill holds a backslash or a
+ * control character (which a client reads as a separator, or refuses) is left out of the skill, with a
+ * problem naming it, as a reserved path is; the rest of the skill is indexed.
+ */
+function servableFiles(folder: string, files: TreeEntry[], errors: ReportEntry[]): TreeEntry[] {
+  return files.filter((file) => {
+    const inSkill = folder === '' ? file.path : file.path.slice(folder.length + 1);
+    const bad = UNSERVABLE.exec(inSkill)?.[0];
+    if (bad === undefined) return true;
+    errors.push({
+      path: file.path,
+      code: 'invalid-path',
+      message: `${JSON.stringify(inSkill)} holds ${bad === '\\' ? 'a backslash' : 'a control character'}, which no path in a skill may (SPEC 1.3); skipped`,
+    });
+    return false;
+  });
 }
 
 /** What skillContent needs of one skill folder: its files (skillFilesOf), with the fetched blobs. */

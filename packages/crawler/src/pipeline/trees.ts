@@ -43,12 +43,21 @@ function basename(path: string): string {
   return path.slice(path.lastIndexOf('/') + 1);
 }
 
-/** Problems of the tree worth reporting: SKILL.md that is not a regular file, wrong-case skill.md. */
+/**
+ * Problems of the tree worth reporting: SKILL.md that is not a regular file or sits inside a `.git` folder
+ * (the leaf rule never looks there), wrong-case skill.md.
+ */
 export function treeWarnings(entries: TreeEntry[]): ReportEntry[] {
   const out: ReportEntry[] = [];
   for (const entry of entries) {
     if (basename(entry.path) !== SKILL_FILE) continue;
-    if (entry.type === 'symlink') {
+    if (entry.path.split('/').includes('.git')) {
+      out.push({
+        path: entry.path,
+        code: 'skill-file-in-git-folder',
+        message: 'SKILL.md is inside a .git folder, which is never read for skills.',
+      });
+    } else if (entry.type === 'symlink') {
       out.push({
         path: entry.path,
         code: 'skill-file-symlink',

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, isNotNull, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../client.js';
 import { crawlReports, crawlRuns } from '../schema/crawls.js';
 import { indexRequests } from '../schema/indexing.js';
@@ -200,14 +200,46 @@ export async function latestCrawlRun(db: Executor) {
   return lastRun;
 }
 
-/** Whether a run already holds a report for this repository (a redelivered job has nothing left to do). */
-export async function crawlReportExists(db: Executor, runId: number, repositoryId: number): Promise<boolean> {
+/** A repository job's key in its run: the `owner/name` it was queued under (job ids fold case too). */
+export function crawlJobKey(owner: string, name: string): string {
+  return `${owner}/${name}`.toLowerCase();
+}
+
+/**
+ * The condition "this report is the job's": a report keyed `queuedAs`, or one written without a key (by
+ * an older release, or a caller that names no job) for the same repository row. Without `queuedAs`, any
+ * report of the row.
+ */
+export function reportOfJob(repositoryId: SQL | number, queuedAs: SQL | string | null | undefined): SQL {
+  const sameRow = sql`${crawlReports.repositoryId} = ${repositoryId}`;
+  if (queuedAs === null || queuedAs === undefined) return sameRow;
+  return sql`(${crawlReports.queuedAs} = ${queuedAs} or (${crawlReports.queuedAs} is null and ${sameRow}))`;
+}
+
+/**
+ * Whether a run already holds the report of this job (a redelivered job has nothing left to do): the job
+ * queued as `queuedAs` (crawlJobKey), else any report of the repository row.
+ */
+export async function crawlReportExists(
+  db: Executor,
+  runId: number,
+  repositoryId: number,
+  queuedAs?: string | null,
+): Promise<boolean> {
   const rows = await db
     .select({ id: crawlReports.id })
     .from(crawlReports)
-    .where(and(eq(crawlReports.runId, runId), eq(crawlReports.repositoryId, repositoryId)))
+    .where(and(eq(crawlReports.runId, runId), reportOfJob(repositoryId, queuedAs)))
     .limit(1);
   return rows.length > 0;
+}
+
+/**
+ * Hands the reports of a repository row that is about to be deleted (it gave way in a merge) to the row
+ * that stays: runs keep their counts (a run waits for one report per job) and the job counter never falls.
+ */
+export async function moveCrawlReports(tx: Executor, fromId: number, toId: number): Promise<void> {
+  await tx.update(crawlReports).set({ repositoryId: toId }).where(eq(crawlReports.repositoryId, fromId));
 }
 
 /** The latest report of a repository, if it was ever crawled. */

@@ -10,6 +10,7 @@ import {
   isNull,
   min,
   ne,
+  or,
   type SQL,
   sql,
 } from 'drizzle-orm';
@@ -18,7 +19,14 @@ import { crawlReports } from '../schema/crawls.js';
 import { repositoryRedirects } from '../schema/indexing.js';
 import { type RepositoryProblem, repositories } from '../schema/repositories.js';
 import { skills } from '../schema/skills.js';
-import { type CrawlOutcome, crawlReportExists, latestCrawlReport } from './crawls.js';
+import {
+  type CrawlOutcome,
+  crawlJobKey,
+  crawlReportExists,
+  latestCrawlReport,
+  moveCrawlReports,
+  reportOfJob,
+} from './crawls.js';
 import { deleteRedirectFrom, findRepositoryRedirect, openIndexRequest } from './indexing.js';
 import { qualified } from './qualified.js';
 import { countLiveRepositorySkills, listedRepositorySkillIdentities } from './skills/gh.js';
@@ -81,6 +89,16 @@ export async function lockRepositoryNamed(
   return repo;
 }
 
+/** Which of `ids` are repository rows still. */
+export async function existingRepositoryIds(db: Executor, ids: number[]): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .select({ id: repositories.id })
+    .from(repositories)
+    .where(inArray(repositories.id, ids));
+  return rows.map((r) => r.id);
+}
+
 /** A repository row by id. */
 export async function findRepositoryById(
   db: Executor,
@@ -121,34 +139,54 @@ export async function ensureRepository(
 }
 
 /**
- * What a repository job opens with, in one statement for a known repository: its row, marked as being
- * crawled now, and whether `runId` already holds its report (a redelivered job). An unknown repository is
- * created (`ensureRepository`), which has no report yet.
+ * What a repository job opens with: the row the job's name leads to, marked as being crawled now, and
+ * whether `runId` already holds this job's report (a redelivered job; reports are keyed by the name the job
+ * was queued under, see crawlJobKey). The name leads to the row of that name, else to the repository a
+ * rename or transfer took away from it (`redirected`: GitHub is asked about the old name itself, since a
+ * repository made there since is another one), else to a new row.
  */
 export async function startRepositoryJob(
   db: Executor,
   owner: string,
   name: string,
   runId: number | null,
-): Promise<{ repository: Awaited<ReturnType<typeof ensureRepository>>; reported: boolean }> {
+): Promise<{
+  repository: Awaited<ReturnType<typeof ensureRepository>>;
+  reported: boolean;
+  redirected: boolean;
+}> {
+  const queuedAs = crawlJobKey(owner, name);
   const reported =
     runId === null
       ? sql<boolean>`false`
-      : sql<boolean>`exists (select 1 from ${crawlReports} where ${crawlReports.runId} = ${runId} and ${crawlReports.repositoryId} = ${qualified(repositories.id)})`;
-  const [row] = await db
-    .update(repositories)
-    .set({ crawlStartedAt: new Date() })
-    .where(repositoryNamed(owner, name))
-    .returning({ ...getTableColumns(repositories), reported });
-  if (row) {
+      : sql<boolean>`exists (select 1 from ${crawlReports} where ${crawlReports.runId} = ${runId} and ${reportOfJob(qualified(repositories.id), queuedAs)})`;
+  const start = async (where: SQL) => {
+    const [row] = await db
+      .update(repositories)
+      .set({ crawlStartedAt: new Date() })
+      .where(where)
+      .returning({ ...getTableColumns(repositories), reported });
+    if (!row) return undefined;
     const { reported: already, ...repository } = row;
     return { repository, reported: already };
-  }
+  };
+  const named = await start(repositoryNamed(owner, name));
+  if (named) return { ...named, redirected: false };
+  const moved = await findRepositoryRedirect(db, owner, name);
+  const renamed = moved ? await start(repositoryNamed(moved.owner, moved.name)) : undefined;
+  if (renamed) return { ...renamed, redirected: true };
   const repository = await ensureRepository(db, owner, name, { started: true });
   return {
     repository,
-    reported: runId !== null && (await crawlReportExists(db, runId, repository.id)),
+    reported: runId !== null && (await crawlReportExists(db, runId, repository.id, queuedAs)),
+    redirected: false,
   };
+}
+
+/** The row a job queued as owner/name reports on (see startRepositoryJob), without marking it crawled. */
+export async function jobRepository(db: Executor, owner: string, name: string): Promise<RepositoryRow> {
+  const current = await currentRepositoryName(db, owner, name);
+  return ensureRepository(db, current.owner, current.name);
 }
 
 /** Every known repository as `owner/name` (what a rebuild re-crawls). */
@@ -305,19 +343,74 @@ export async function findOtherRepositoryNamed(
   return target?.id;
 }
 
-/** Deletes a repository row (its skills, reports and redirects go with it by cascade). */
-export async function deleteRepositoryRow(tx: Executor, repositoryId: number): Promise<void> {
+/** Another repository row than `exceptId` that holds GitHub's id (one repository known under two names). */
+export async function findOtherRepositoryWithGithubId(
+  db: Executor,
+  githubId: number,
+  exceptId: number,
+): Promise<{ id: number; owner: string; name: string } | undefined> {
+  const [other] = await db
+    .select({ id: repositories.id, owner: repositories.owner, name: repositories.name })
+    .from(repositories)
+    .where(and(eq(repositories.githubId, githubId), ne(repositories.id, exceptId)))
+    .orderBy(asc(repositories.id))
+    .limit(1);
+  return other;
+}
+
+/**
+ * The ids of the rows a move of `from` to `to` may rewrite or delete: the rows at either name and every
+ * row holding GitHub's id, in id order (what lockRepositories takes).
+ */
+export async function repositoriesOfMove(
+  tx: Executor,
+  from: { owner: string; name: string },
+  to: { owner: string; name: string; githubId?: number | null },
+): Promise<number[]> {
+  const rows = await tx
+    .select({ id: repositories.id })
+    .from(repositories)
+    .where(
+      or(
+        repositoryNamed(from.owner, from.name),
+        repositoryNamed(to.owner, to.name),
+        ...(to.githubId ? [eq(repositories.githubId, to.githubId)] : []),
+      ),
+    )
+    .orderBy(asc(repositories.id));
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Deletes a repository row that gives way to `survivorId` in a merge: its crawl reports and the redirects
+ * to it go to the survivor first (runs keep their counts, old names keep leading somewhere); its skills go
+ * with it by cascade.
+ */
+export async function deleteRepositoryRow(
+  tx: Executor,
+  repositoryId: number,
+  survivorId: number,
+): Promise<void> {
+  await moveCrawlReports(tx, repositoryId, survivorId);
+  await tx
+    .update(repositoryRedirects)
+    .set({ repositoryId: survivorId })
+    .where(eq(repositoryRedirects.repositoryId, repositoryId));
   await tx.delete(repositories).where(eq(repositories.id, repositoryId));
 }
 
-/** Deletes any other repository row than `exceptId` at owner/name (it gives way to a moved repository). */
+/** Deletes any other repository row than `survivorId` at owner/name: it gives way to a moved repository. */
 export async function deleteOtherRepositoriesNamed(
   tx: Executor,
   owner: string,
   name: string,
-  exceptId: number,
+  survivorId: number,
 ): Promise<void> {
-  await tx.delete(repositories).where(and(repositoryNamed(owner, name), ne(repositories.id, exceptId)));
+  const others = await tx
+    .select({ id: repositories.id })
+    .from(repositories)
+    .where(and(repositoryNamed(owner, name), ne(repositories.id, survivorId)));
+  for (const { id } of others) await deleteRepositoryRow(tx, id, survivorId);
 }
 
 /** Gives a repository row its new owner/name (and GitHub's id, when known). */

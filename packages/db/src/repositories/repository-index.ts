@@ -4,6 +4,7 @@ import { uniqueBy } from './batches.js';
 import { type SafetyVerdictRow, storeBlobs, storeCrawlVerdicts } from './blobs.js';
 import { type CrawlOutcome, crawlReportExists, insertCrawlReport, type ReportEntry } from './crawls.js';
 import {
+  existingRepositoryIds,
   findRepositoryById,
   lockRepositories,
   lockRepository,
@@ -29,6 +30,8 @@ import {
 export interface RepositoryIndexWrite {
   repositoryId: number;
   runId: number | null;
+  /** The job's key in its run (crawlJobKey of the name it was queued under); its report is found by it. */
+  queuedAs?: string | null;
   outcome: CrawlOutcome;
   /** The head this crawl saw (null when unknown, e.g. the repository could not be reached). */
   head?: { commit: string | null; branch: string | null } | null;
@@ -54,6 +57,18 @@ export interface RepositoryIndexResult {
   skillsRemoved: number;
 }
 
+/**
+ * The repository row a job writes to is gone: a concurrent job of the same repository under another name
+ * merged it into the row that stays (see moveRepository). Nothing was written; the job starts again from
+ * its name, which now leads to the row that stayed.
+ */
+export class RepositoryVanishedError extends Error {
+  override readonly name = 'RepositoryVanishedError';
+  constructor(readonly repositoryId: number) {
+    super(`repository ${repositoryId} no longer exists (merged into another row by a rename)`);
+  }
+}
+
 /** What a redelivered job answers: its run holds a report already, nothing was written. */
 const NOTHING_WRITTEN: RepositoryIndexResult = {
   written: false,
@@ -77,10 +92,13 @@ export async function writeRepositoryIndex(
     const id = input.repositoryId;
     // The lock first: a redelivered job beside the original waits here, then finds the original's report.
     await lockRepository(tx, id);
-    if (input.runId !== null && (await crawlReportExists(tx, input.runId, id))) return NOTHING_WRITTEN;
+    // The job's report may be on another row than `id` already: its earlier attempt wrote it before a
+    // merge handed it to the row that stayed.
+    if (input.runId !== null && (await crawlReportExists(tx, input.runId, id, input.queuedAs)))
+      return NOTHING_WRITTEN;
     const now = new Date();
     const repo = await findRepositoryById(tx, id);
-    if (!repo) throw new Error(`repository ${id} does not exist`);
+    if (!repo) throw new RepositoryVanishedError(id);
     const target = {
       repositoryId: id,
       owner: repo.owner,
@@ -197,6 +215,7 @@ function reportRow(
   return {
     runId,
     repositoryId: input.repositoryId,
+    queuedAs: input.queuedAs ?? null,
     outcome: input.outcome,
     headRevision: input.head?.commit ?? repo.headRevision,
     ...counts,
@@ -213,6 +232,8 @@ function reportRow(
 export interface UnchangedReportWrite {
   repositoryId: number;
   runId: number | null;
+  /** The job's key in its run (see RepositoryIndexWrite.queuedAs). */
+  queuedAs?: string | null;
   /** The stored head, which the 304 says is still the head. */
   head: { commit: string | null; branch: string | null };
   warnings: ReportEntry[];
@@ -223,17 +244,20 @@ export interface UnchangedReportWrite {
 /** One entry's result, in input order: false when its run already held a report (nothing written). */
 export interface UnchangedReportResult {
   written: boolean;
+  /** The repository row is gone (merged away by a rename): nothing was written (see RepositoryVanishedError). */
+  vanished?: boolean;
   /** Live skills of the repository (what its report counts as found). */
   skillsFound: number;
 }
 
 /**
- * Writes the reports of many unchanged repositories in one transaction of two statements, whatever their
- * number: the rows are locked (in id order, so concurrent writers never deadlock), then one set-based
+ * Writes the reports of many unchanged repositories in one transaction of three statements, whatever their
+ * number: the rows are locked (in id order, so concurrent writers never deadlock) and read back, then one set-based
  * statement marks each repository crawled now and inserts the run's report with its live skill count -
  * what writeRepositoryIndex does for one unchanged repository, without a round trip per repository (one
  * statement over repositories, skills and crawl_reports, so it stays whole here rather than in the families). An
- * entry whose run already holds a report for its repository (a redelivered job) writes nothing.
+ * entry whose run already holds its job's report (a redelivered job) writes nothing, nor does one whose row
+ * a rename merged away meanwhile (`vanished`).
  */
 export async function writeUnchangedReports(
   db: Database,
@@ -241,41 +265,48 @@ export async function writeUnchangedReports(
 ): Promise<UnchangedReportResult[]> {
   if (entries.length === 0) return [];
   const now = new Date();
-  // The same repository twice for the same run (a redelivered job beside the original): only the first.
-  const firstOf = new Map<string, number>();
-  const input = entries.flatMap((e, ord) => {
-    const key = `${e.runId}:${e.repositoryId}`;
-    if (e.runId !== null && firstOf.has(key)) return [];
-    firstOf.set(key, ord);
-    return [
-      {
-        ord,
-        repository_id: e.repositoryId,
-        run_id: e.runId,
-        head_revision: e.head.commit,
-        default_branch: e.head.branch,
-        warnings: e.warnings,
-        errors: e.errors,
-        started_at: e.startedAt.toISOString(),
-        duration_ms: Math.max(0, now.getTime() - e.startedAt.getTime()),
-      },
-    ];
-  });
   const ids = [...new Set(entries.map((e) => e.repositoryId))].sort((a, b) => a - b);
   return db.transaction(async (tx) => {
     await lockRepositories(tx, ids);
+    // Locked rows stay; one missing was merged away by a rename while its job ran.
+    const existing = new Set(await existingRepositoryIds(tx, ids));
+    // The same job twice for the same run (a redelivered job beside the original): only the first.
+    const firstOf = new Map<string, number>();
+    const input = entries.flatMap((e, ord) => {
+      if (!existing.has(e.repositoryId)) return [];
+      const key = `${e.runId}:${e.queuedAs ?? `#${e.repositoryId}`}`;
+      if (e.runId !== null && firstOf.has(key)) return [];
+      firstOf.set(key, ord);
+      return [
+        {
+          ord,
+          repository_id: e.repositoryId,
+          run_id: e.runId,
+          queued_as: e.queuedAs ?? null,
+          head_revision: e.head.commit,
+          default_branch: e.head.branch,
+          warnings: e.warnings,
+          errors: e.errors,
+          started_at: e.startedAt.toISOString(),
+          duration_ms: Math.max(0, now.getTime() - e.startedAt.getTime()),
+        },
+      ];
+    });
     const result = await tx.execute(sql`
       with input as (
         select * from jsonb_to_recordset(${JSON.stringify(input)}::jsonb) as i(
-          ord int, repository_id bigint, run_id bigint, head_revision text, default_branch text,
-          warnings jsonb, errors jsonb, started_at timestamptz, duration_ms int)
+          ord int, repository_id bigint, run_id bigint, queued_as text, head_revision text,
+          default_branch text, warnings jsonb, errors jsonb, started_at timestamptz, duration_ms int)
       ),
       fresh as (
         select i.*, (select count(*)::int from skills s
                      where s.repository_id = i.repository_id and s.gone_at is null) as live
         from input i
         where i.run_id is null or not exists (
-          select 1 from crawl_reports c where c.run_id = i.run_id and c.repository_id = i.repository_id)
+          select 1 from crawl_reports c
+          where c.run_id = i.run_id
+            and (c.queued_as = i.queued_as
+                 or (c.repository_id = i.repository_id and (c.queued_as is null or i.queued_as is null))))
       ),
       marked as (
         update repositories r
@@ -286,10 +317,10 @@ export async function writeUnchangedReports(
         returning r.id
       ),
       reported as (
-        insert into crawl_reports (run_id, repository_id, outcome, head_revision, skills_found, warnings,
-                                   errors, bytes_downloaded, duration_ms, started_at, finished_at)
-        select f.run_id, f.repository_id, 'unchanged', f.head_revision, f.live, f.warnings, f.errors, 0,
-               f.duration_ms, f.started_at, ${now}
+        insert into crawl_reports (run_id, repository_id, queued_as, outcome, head_revision, skills_found,
+                                   warnings, errors, bytes_downloaded, duration_ms, started_at, finished_at)
+        select f.run_id, f.repository_id, f.queued_as, 'unchanged', f.head_revision, f.live, f.warnings,
+               f.errors, 0, f.duration_ms, f.started_at, ${now}
         from fresh f where f.run_id is not null
         returning id
       )
@@ -300,7 +331,8 @@ export async function writeUnchangedReports(
         Number(r.live),
       ]),
     );
-    return entries.map((_, ord) => {
+    return entries.map((e, ord) => {
+      if (!existing.has(e.repositoryId)) return { written: false, vanished: true, skillsFound: 0 };
       const live = written.get(ord);
       return live === undefined ? { written: false, skillsFound: 0 } : { written: true, skillsFound: live };
     });

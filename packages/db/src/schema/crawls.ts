@@ -29,6 +29,11 @@ export const crawlReports = pgTable(
     repositoryId: bigint('repository_id', { mode: 'number' })
       .notNull()
       .references(() => repositories.id, { onDelete: 'cascade' }),
+    /**
+     * The job's key in its run: the `owner/name` it was queued under, lower-cased (crawlJobKey). Two names of
+     * one repository end on one row, each with its own report; null on reports written before it was kept.
+     */
+    queuedAs: text('queued_as'),
     /** indexed | unchanged | failed | gone */
     outcome: text('outcome').notNull(),
     headRevision: text('head_revision'),
@@ -49,5 +54,6 @@ export const crawlReports = pgTable(
   (t) => [
     index('crawl_reports_repository_idx').on(t.repositoryId, t.startedAt),
     index('crawl_reports_run_idx').on(t.runId),
+    index('crawl_reports_run_queued_idx').on(t.runId, t.queuedAs),
   ],
 );

@@ -92,8 +92,10 @@ export class IndexRequests {
   }
 
   /**
-   * Opens (or joins) the index request of owner/repo and starts its crawl when it is new. A renamed
-   * repository is requested under its current name.
+   * Opens (or joins) the index request of owner/repo and starts its crawl when it is new. A name the hub
+   * knows as a renamed repository's old one is requested as asked: the crawl asks GitHub about that name,
+   * follows the rename when GitHub still redirects it, and indexes the repository made there since when
+   * GitHub answers with another one (GitHub drops the redirect then, and so does the hub).
    */
   async request(
     owner: string,
@@ -108,7 +110,9 @@ export class IndexRequests {
   ): Promise<IndexRequestAccepted> {
     if (!this.queue) throw problem('unavailable', 'This instance has no crawl queue');
     await this.prune();
-    const target = await currentRepositoryName(this.db, owner, repo);
+    const current = await currentRepositoryName(this.db, owner, repo);
+    // Only GitHub can tell whether an old name is still the moved repository's (see above).
+    const target = current.moved ? { owner, name: repo, known: true } : current;
     const statusUrl = repositoryStatusUrl(this.publicUrl, target.owner, target.name);
     // GitHub said 404 (or private) a moment ago: answered from the hub, without a crawl or a GitHub call.
     const recheck = options.recheck ?? origin === 'webhook';

@@ -8,6 +8,10 @@ import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } fro
 import { HttpProblem, isHttpProblem, PROBLEMS, type ProblemCode, problem, problemType } from '../problems.js';
 import { isApiPath, prefersPage, sendNoPage } from '../web/pages/error-page.js';
 
+// What a 5xx logs about its error (the driver's words, never the SQL and its values), for routes that log
+// errors themselves: routes reach the database package only through services and plugins.
+export { loggableError };
+
 /** Seconds a client should wait before retrying while the database is unreachable. */
 const RETRY_AFTER_SECONDS = 5;
 

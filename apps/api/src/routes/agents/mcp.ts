@@ -1,9 +1,8 @@
-import { loggableError } from '@atskills/db';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import { toProblem } from '../../plugins/errors.js';
+import { loggableError, toProblem } from '../../plugins/errors.js';
 import { problem } from '../../problems.js';
 import { problems } from '../../schemas.js';
 import { withMissingGh } from '../../services/indexing/missing-gh.js';

@@ -1,7 +1,9 @@
 // A saved copy carries the hub's current verdict on the revision it was saved at (SPEC 2.8), through the
 // hooks a host runs, against the real hub: a skill saved and installed from a prompt, later judged
 // malicious, is refused in place of its body and left out of the resident block, and stays so after the hub
-// moves past the saved revision; with the hub gone, the verdict this machine last heard stands.
+// moves past the saved revision; with the hub gone, the verdict this machine last heard on the saved revision
+// stands, even once the machine's cache holds a later revision judged otherwise; a machine that never heard
+// one serves the copy with a warning that its verdict could not be checked.
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -36,11 +38,11 @@ async function publishCollection(later: string) {
 }
 
 /** One hook run as Claude Code makes it: the event JSON on stdin; its answer's injected text. */
-async function hook(event: 'session-start' | 'user-prompt', prompt?: string) {
+async function hook(event: 'session-start' | 'user-prompt', prompt?: string, hookEnv = env) {
   const input = JSON.stringify({ cwd: project, ...(prompt !== undefined ? { prompt } : {}) });
   const run = await runCliCaptured(['hook', event, '--host', 'claude-code'], {
     cwd: project,
-    env,
+    env: hookEnv,
     stdin: input,
   });
   expect(run.code, run.stderr).toBe(0);
@@ -99,6 +101,12 @@ describe('a saved copy of a skill the hub later judges malicious', () => {
     await publishCollection('Now harmless.');
     expect(await hook('user-prompt', `use @skills:${SKILL}`)).not.toContain(BODY);
     expect(await hook('session-start')).not.toContain(`(${SKILL})`);
+    // The machine's cache follows the hub to that later, clean revision (a plain `get` in another folder).
+    const elsewhere = path.join(dir, 'elsewhere');
+    await mkdir(elsewhere);
+    const later = await runCliCaptured(['get', SKILL], { cwd: elsewhere, env });
+    expect(later.code, later.stderr).toBe(0);
+    expect(later.stdout).toContain('Now harmless.');
 
     // A hub that is down, or hangs: the verdict this machine heard last stands, within the hook's budget
     // (never an error, never the body).
@@ -111,5 +119,19 @@ describe('a saved copy of a skill the hub later judges malicious', () => {
       expect(await hook('session-start'), mode).not.toContain(`(${SKILL})`);
       await proxy.restore();
     }
+
+    // A teammate's machine (its own cache, which never heard a verdict) with the hub down: the copy is served,
+    // with a warning that its verdict could not be checked, never as a skill the hub found nothing against.
+    await proxy.cut('refuse');
+    const teammate = { ...env, ATSKILLS_CACHE: path.join(dir, 'teammate-cache') };
+    const unchecked = await hook('user-prompt', `use @skills:${SKILL}`, teammate);
+    await proxy.restore();
+    expect(unchecked).toContain(BODY);
+    expect(unchecked).toMatch(
+      new RegExp(
+        `^Warning: the hub's verdict on ${SKILL} at its saved revision \\S+ could not be checked`,
+        'm',
+      ),
+    );
   }, 120_000);
 });

@@ -81,10 +81,12 @@ export async function expandMessage(
     offline,
     ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
   };
-  if (options.deadline !== undefined && !offline)
+  // The hub's references in one batch, with the verdicts on the project's saved copies of them at their saved
+  // revisions: a hub that does not answer costs one wait, in a hook or not.
+  if (!offline)
     void resolver.probeBatch(
       refs.flatMap((s) => (s.ok ? [s.ref.identity] : [])),
-      { deadline: options.deadline },
+      { projectDir, ...(options.deadline !== undefined ? { deadline: options.deadline } : {}) },
     );
   // Installs edit one file: they take turns (the rest of each reference's work runs in parallel).
   let installs: Promise<unknown> = Promise.resolve();
@@ -138,6 +140,10 @@ export async function expandMessage(
           else if (installed.refused === 'unchecked')
             notes.push(
               `not installed: ${ref.identity} could not be checked now (${installed.warning ?? 'no answer'}); run \`atskills install ${ref.identity}\` later`,
+            );
+          else if (installed.refused === 'locked')
+            notes.push(
+              `not installed: ${ref.identity}: ${installed.warning ?? '.autotrigger is locked'}; run \`atskills install ${ref.identity}\` later`,
             );
           else if (installed.refused === 'flagged')
             notes.push(

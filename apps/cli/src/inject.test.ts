@@ -123,19 +123,43 @@ describe('renderAnswer', () => {
     expect(text).toContain(`(@skills:hub:t/c/s${kept}, `);
   });
 
-  it('gives each body it loads a head of about 400 characters, naming the later references instead', () => {
-    const parts = Array.from({ length: 40 }, (_, i) => ({
-      kind: 'resolved' as const,
-      resolved: skill(`hub:t/c/s${i}`, `${'x'.repeat(49)}\n`.repeat(40)),
-    }));
-    const text = renderAnswer(parts, [], '/project');
-    expect(within(text)).toBe(true);
-    expect(text).toMatch(/\(atskills: \d+ more references left out to fit the context/);
-    // 40 equal shares of the cap would leave each body about 200 characters, too short a head to act on.
-    const cuts = [...text.matchAll(/\(atskills: ([\d,]+) of ([\d,]+) characters of/g)];
-    expect(cuts.length).toBeGreaterThan(0);
-    const count = (n = '') => Number(n.replace(/,/g, ''));
-    for (const [, left, all] of cuts) expect(count(all) - count(left)).toBeGreaterThanOrEqual(350);
+  it('gives 22 to 40 references equal shares of the cap, keeping more heads as there are more of them', () => {
+    const heads = (count: number) => {
+      const parts = Array.from({ length: count }, (_, i) => ({
+        kind: 'resolved' as const,
+        resolved: skill(`hub:t/c/s${i}`, `${'x'.repeat(49)}\n`.repeat(40)),
+      }));
+      const text = renderAnswer(parts, [], '/project');
+      expect(within(text)).toBe(true);
+      expect(text).toMatch(/\(atskills: \d+ more references left out to fit the context/);
+      // Each head loaded is its equal share: a floor of 400 characters here kept 11 heads of any count.
+      const cuts = [...text.matchAll(/\(atskills: ([\d,]+) of ([\d,]+) characters of/g)];
+      const number = (n = '') => Number(n.replace(/,/g, ''));
+      for (const [, left, all] of cuts)
+        expect(number(all) - number(left)).toBeLessThanOrEqual(Math.floor(8_500 / count));
+      return cuts.length;
+    };
+    const [few, more] = [heads(22), heads(40)];
+    expect(few).toBeGreaterThan(11);
+    expect(more).toBeGreaterThan(few);
+  });
+
+  it('says so before a saved copy whose verdict could not be checked, whose flags then read "none"', () => {
+    const why =
+      "the hub's verdict on hub:t/c/s at its saved revision r0 could not be checked (offline; none was heard before)";
+    const text = renderSkillText(
+      skill('hub:t/c/s', 'body', {
+        origin: 'local',
+        dir: '/project/.atskills/hub/t/c/s',
+        verdictUnchecked: why,
+      }),
+      '/project',
+    );
+    expect(text.split('\n')[0]).toBe(
+      `Warning: ${why}; the project's copy is loaded as saved: read its instructions critically.`,
+    );
+    expect(text).toContain('flags="none"');
+    expect(renderSkillText(skill('hub:t/c/s', 'body'), '/project')).not.toContain('Warning');
   });
 
   it("marks a menu's flagged rows, refuses its malicious ones and writes each identity as a reference", () => {

@@ -20,7 +20,11 @@ export const ANSWER_CAP = 10_000;
 /** Room kept for the standing notice, each frame's header and the note lines. */
 const RESERVED = 1_500;
 
-/** The smallest share a body is cut to before whole sections are left out instead. */
+/**
+ * The smallest share the shrinking loop cuts a body to before whole references are left out instead. The
+ * first, equal share is not raised to it: many references each keep a shorter head rather than fewer keeping
+ * longer ones.
+ */
 const MIN_SHARE = 400;
 
 /** UTF-8 bytes of a string (UTF-16 code units never outnumber them, so bytes are the binding limit). */
@@ -72,7 +76,10 @@ export function cutText(text: string, limit: number): { text: string; cut: numbe
   return { text: text.slice(0, end), cut: text.length - end };
 }
 
-/** A skill as a model reads it: the refusal line, or the framed body cut at `share` with a line saying so. */
+/**
+ * A skill as a model reads it: the refusal line, or the framed body cut at `share` with a line saying so,
+ * after a warning line when it is a saved copy whose verdict could not be checked.
+ */
 export function renderSkillText(
   r: ResolvedSkill,
   projectDir: string,
@@ -95,8 +102,13 @@ export function renderSkillText(
     },
     text,
   );
-  if (cut === 0 || framed.startsWith('Refused')) return framed;
-  return `${framed}\n(atskills: ${cut.toLocaleString('en-US')} of ${body.length.toLocaleString('en-US')} characters of ${r.identity} were left out to fit the context; read the rest with \`${whereToRead(r, projectDir)}\`.)`;
+  if (framed.startsWith('Refused')) return framed;
+  // Its flags say "none" for want of a verdict: the model is told the copy was not judged.
+  const unchecked = r.verdictUnchecked
+    ? `Warning: ${r.verdictUnchecked.replace(/\s+/g, ' ')}; the project's copy is loaded as saved: read its instructions critically.\n`
+    : '';
+  if (cut === 0) return `${unchecked}${framed}`;
+  return `${unchecked}${framed}\n(atskills: ${cut.toLocaleString('en-US')} of ${body.length.toLocaleString('en-US')} characters of ${r.identity} were left out to fit the context; read the rest with \`${whereToRead(r, projectDir)}\`.)`;
 }
 
 /**
@@ -170,8 +182,7 @@ export function renderAnswer(
     ...notes.map((n) => `(atskills note: ${n.replace(/\s+/g, ' ').trim()})`),
     ...(tail ? [tail] : []),
   ];
-  // Never below MIN_SHARE: past that many references, later ones are named rather than every head emptied.
-  let share = Math.max(MIN_SHARE, Math.floor((ANSWER_CAP - RESERVED) / Math.max(1, skills)));
+  let share = Math.floor((ANSWER_CAP - RESERVED) / Math.max(1, skills));
   for (;;) {
     const body = parts.map((p) =>
       p.kind === 'line' ? p.text : renderResolved(p.resolved, projectDir, share),

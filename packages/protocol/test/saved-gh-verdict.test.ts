@@ -1,16 +1,17 @@
 // A `gh:` skill saved over git carries the hub's current verdict on the folder it saved (SPEC 2.8): git
-// knows no verdicts, the hub keys them by the folder's tree sha, which the cache holds for the saved commit.
+// knows no verdicts, the hub keys them by the folder's tree sha, which the cache holds for the saved commit,
+// and which the copy itself gives (hashed as git does) once the cache has moved past that commit.
 // Real git over smart HTTP; the hub is a small stand-in answering POST /v1/resolve and HEAD ?rev=.
 import { execFileSync } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, symlink, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRepo } from '../../../test/support/corpus.js';
+import { commitToRepo, createRepo } from '../../../test/support/corpus.js';
 import { type GitServer, startGitServer } from '../../../test/support/git-server.js';
-import { Resolver } from '../src/node/resolver.js';
+import { gitTreeSha, Resolver } from '../src/node/resolver.js';
 import { saveSkill } from '../src/node/save.js';
 import { loadSettings } from '../src/node/settings.js';
 
@@ -20,6 +21,7 @@ let git: GitServer;
 let hub: Server;
 let hubUrl: string;
 let tree: string;
+let workDir: string;
 /** The hub's flags on the folder at `tree`. */
 let verdict: string[] = [];
 const asked: string[] = [];
@@ -32,9 +34,14 @@ async function bodyOf(req: IncomingMessage): Promise<string> {
 
 beforeAll(async () => {
   const root = await mkdtemp(path.join(tmpdir(), 'atskills-gh-verdict-'));
-  const { workDir } = await createRepo(root, 'octo/kit', {
+  ({ workDir } = await createRepo(root, 'octo/kit', {
     'skills/a/SKILL.md': '---\nname: a\ndescription: Skill a.\n---\nbody of a\n',
-  });
+    'skills/a/scripts/run.sh': 'echo a\n',
+    'skills/a/a.b/x.md': 'x\n',
+  }));
+  // An executable script: its mode is part of the folder's tree sha.
+  await chmod(path.join(workDir, 'skills/a/scripts/run.sh'), 0o755);
+  await commitToRepo(workDir, {}, 'executable');
   tree = execFileSync('git', ['rev-parse', 'HEAD:skills/a'], { cwd: workDir }).toString().trim();
   git = await startGitServer({ root });
   hub = createServer((req, res) => {
@@ -97,5 +104,59 @@ describe('a gh: skill saved over git', () => {
     void hook.probeBatch([SKILL], { deadline, projectDir });
     expect((await hook.resolve(SKILL, { projectDir, deadline })).flags).toEqual(['reported-malicious']);
     expect(asked).toEqual(['POST /v1/resolve']);
+  });
+
+  it('is asked about by its own tree sha once the cache no longer holds the saved commit', async () => {
+    const projectDir = await mkdtemp(path.join(tmpdir(), 'atskills-gh-verdict-moved-'));
+    const env = {
+      ATSKILLS_CACHE: path.join(projectDir, 'cache'),
+      ATSKILLS_GIT_BASE: git.baseUrl,
+      HOME: projectDir,
+    };
+    const settings = loadSettings({ ...env, ATSKILLS_HUB: hubUrl });
+    verdict = [];
+    expect((await saveSkill(new Resolver(settings), SKILL, { projectDir })).action).toBe('saved');
+    // Upstream changes the skill twice, and the machine follows (another project, a plain `get`): the cache
+    // now holds two later commits and neither is the saved one.
+    for (const n of [2, 3]) {
+      await commitToRepo(workDir, {
+        'skills/a/SKILL.md': `---\nname: a\ndescription: Skill a.\n---\nbody ${n}\n`,
+      });
+      await new Resolver(settings).resolve(SKILL, { projectDir, skipLocal: true });
+    }
+    verdict = ['reported-malicious'];
+    asked.length = 0;
+    expect(await new Resolver(settings).resolve(SKILL, { projectDir })).toMatchObject({
+      origin: 'local',
+      flags: ['reported-malicious'],
+    });
+    expect(asked).toEqual([`HEAD /v1/skills/${SKILL}?rev=${tree}`]);
+    // The verdict is kept under that tree: the hub gone, it still stands.
+    const down = loadSettings({ ...env, ATSKILLS_HUB: 'http://127.0.0.1:9' });
+    expect((await new Resolver(down).resolve(SKILL, { projectDir })).flags).toEqual(['reported-malicious']);
+  });
+
+  it("hashes a folder as git does (file modes, symlinks, a folder's name ordered as if it ended in /)", async () => {
+    for (const format of ['sha1', 'sha256'] as const) {
+      const dir = await mkdtemp(path.join(tmpdir(), 'atskills-tree-sha-'));
+      await mkdir(path.join(dir, 'a/b'), { recursive: true });
+      await mkdir(path.join(dir, 'empty'));
+      await writeFile(path.join(dir, 'a/b/deep.md'), 'deep\n');
+      await writeFile(path.join(dir, 'a.txt'), 'dot\n');
+      await writeFile(path.join(dir, 'a-b'), 'dash\n');
+      await writeFile(path.join(dir, 'é.md'), 'accent\n');
+      await writeFile(path.join(dir, 'run.sh'), 'echo\n');
+      await chmod(path.join(dir, 'run.sh'), 0o755);
+      await symlink('a.txt', path.join(dir, 'link'));
+      await writeFile(path.join(dir, '.source'), 'gh:o/r/s\n2026-01-01 rev:x\n');
+      const expected = (gitDir: string) => {
+        const run = (args: string[]) => execFileSync('git', args, { cwd: gitDir }).toString().trim();
+        run(['init', '-q', `--object-format=${format}`]);
+        run(['add', '-A', '--', '.', ':!.source']);
+        return run(['write-tree']);
+      };
+      const sha = gitTreeSha(dir, format, ['.source']);
+      expect(sha).toBe(expected(dir));
+    }
   });
 });

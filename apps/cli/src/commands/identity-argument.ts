@@ -15,7 +15,14 @@ export function identityArgument(text: string, command: string, accepts: readonl
   const tail = SUFFIX_TAIL.exec(text)?.[0];
   if (!tail) return text;
   const identity = text.slice(0, -tail.length);
-  const refused = (tail.slice(1).split(':') as Suffix[]).filter((s) => !accepts.includes(s));
+  const suffixes = tail.slice(1).split(':') as Suffix[];
+  // Only two suffixes exist: a third one left in the identity, or two alike, is one written twice.
+  if (new Set(suffixes).size < suffixes.length || SUFFIX_TAIL.test(identity))
+    throw new ProtocolError(
+      'usage',
+      `\`${command}\` takes an identity; "${text}" repeats a reference suffix (:save and :install are each written at most once, and only in @skills: references in a message). A folder whose name holds a colon is written with %3A.`,
+    );
+  const refused = suffixes.filter((s) => !accepts.includes(s));
   if (refused.length === 0) return identity;
   const named = refused.map((s) => `:${s}`).join(' and ');
   const instead = refused.map((s) => `\`atskills ${s} ${identity}\``).join(', then ');

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   appendFile,
   mkdir,
@@ -157,21 +158,74 @@ describe('SkillCache', () => {
     expect(await cache.hasContent(id, 'k1')).toBe(true);
   });
 
-  it('trusts a folder cached before manifests on a hit (recording one), and a fetch verifies it first', async () => {
+  it('trusts a folder cached before manifests, as before (a hit never hashes it; a fetch records its manifest)', async () => {
+    const cache = await scratchCache();
+    const id = 'gh:o/r/p';
+    for (const key of ['k1', 'k2'])
+      await cache.commitContent(id, key, await stage(cache, { 'SKILL.md': key, 'a/b.md': 'b' }));
+    await cache.writeMeta({ ...meta(id, 'k2'), previous: { revision: 'k1', contentKey: 'k1' } });
+    const manifests = path.join(cache.entryDir(id), 'manifests');
+    await rm(manifests, { recursive: true });
+    // A hit: served, nothing hashed, nothing recorded (a hook has no time to hash a large folder).
+    expect((await cache.read(id))?.dir).toBe(cache.contentDir(id, 'k2'));
+    expect(await readdir(manifests).catch(() => [])).toEqual([]);
+    // The previous revision's folder still serves a re-save (offline too), and its manifest is recorded then.
+    expect(await cache.hasContent(id, 'k1')).toBe(true);
+    expect(await readdir(manifests)).toEqual(['k1.json']);
+    await appendFile(path.join(cache.contentDir(id, 'k1'), 'SKILL.md'), 'injected');
+    expect(await cache.hasContent(id, 'k1')).toBe(false);
+    // The current one: recorded by the next fetch that finds it, and protected from then on.
+    expect(await cache.hasContent(id, 'k2')).toBe(true);
+    await appendFile(path.join(cache.contentDir(id, 'k2'), 'a/b.md'), 'injected');
+    expect(await cache.read(id)).toBeUndefined();
+    // Manifests follow their content folders out.
+    await cache.commitContent(id, 'k3', await stage(cache, { 'SKILL.md': 'three' }));
+    await cache.writeMeta(meta(id, 'k3'));
+    expect(await readdir(manifests)).toEqual(['k3.json']);
+  });
+
+  it('takes a manifest with a malformed entry for no manifest, and records a good one', async () => {
     const cache = await scratchCache();
     const id = 'gh:o/r/p';
     await cache.commitContent(id, 'k1', await stage(cache, { 'SKILL.md': 'one' }));
     await cache.writeMeta(meta(id, 'k1'));
-    const manifests = path.join(cache.entryDir(id), 'manifests');
-    await rm(manifests, { recursive: true });
-    expect(await cache.hasContent(id, 'k1')).toBe(false);
-    expect(await cache.read(id)).toBeDefined();
-    expect(await readdir(manifests)).toEqual(['k1.json']);
+    const manifest = path.join(cache.entryDir(id), 'manifests', 'k1.json');
+    for (const files of [
+      { 'SKILL.md': null },
+      { 'SKILL.md': { size: '3', sha256: 'x', mtimeMs: 1 } },
+      { '../../../etc/passwd': { size: 3, sha256: 'x', mtimeMs: 1 } },
+      ['SKILL.md'],
+    ]) {
+      await writeFile(manifest, JSON.stringify({ version: 1, files }));
+      expect((await cache.read(id))?.dir, JSON.stringify(files)).toBe(cache.contentDir(id, 'k1'));
+      expect(await cache.hasContent(id, 'k1')).toBe(true);
+      expect(Object.keys(JSON.parse(await readFile(manifest, 'utf8')).files)).toEqual(['SKILL.md']);
+    }
+  });
+
+  it('records the hashes its source verified as they are given', async () => {
+    const cache = await scratchCache();
+    const id = 'hub:acme/kit/s';
+    const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+    const dir = await cache.commitContent(
+      id,
+      'k1',
+      await stage(cache, { 'SKILL.md': 'one', 'a/b.md': 'b' }),
+      [
+        { path: 'SKILL.md', sha256: sha256('one') },
+        { path: 'a/b.md', sha256: sha256('b') },
+        // Listed by the source but dropped as cruft: not in the folder, not in its manifest.
+        { path: 'README.md', sha256: sha256('r') },
+      ],
+    );
+    await cache.writeMeta({ ...meta(id, 'k1'), source: 'hub' });
+    expect((await cache.read(id))?.dir).toBe(dir);
     expect(await cache.hasContent(id, 'k1')).toBe(true);
-    // Manifests follow their content folders out.
-    await cache.commitContent(id, 'k2', await stage(cache, { 'SKILL.md': 'two' }));
-    await cache.writeMeta(meta(id, 'k2'));
-    expect(await readdir(manifests)).toEqual(['k2.json']);
+    const manifest = JSON.parse(
+      await readFile(path.join(cache.entryDir(id), 'manifests', 'k1.json'), 'utf8'),
+    ) as { files: Record<string, { sha256: string }> };
+    expect(Object.keys(manifest.files).sort()).toEqual(['SKILL.md', 'a/b.md']);
+    expect(manifest.files['SKILL.md']?.sha256).toBe(sha256('one'));
   });
 
   it('removes the work folders of processes that no longer run', async () => {

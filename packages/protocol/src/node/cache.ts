@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { lstatSync, readFileSync } from 'node:fs';
-import { lstat, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { constants, lstatSync, readFileSync } from 'node:fs';
+import { lstat, mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { MenuItem } from '../menu.js';
-import { isMissing, makeDirectory, walkFolder } from './fs-tree.js';
+import { isMissing, makeDirectory } from './fs-tree.js';
 import type { ClientSettings } from './settings.js';
 
 /** What the cache knows about one identity (stored as entry.json next to its content). */
@@ -33,6 +33,8 @@ export interface CacheEntryMeta {
   flags?: string[];
   /** The revision served before this one, kept so a re-save can compare against it without a fetch. */
   previous?: { revision: string; contentKey: string };
+  /** The hub's flags heard on other revisions (a saved copy's; `gh:` keyed by tree sha), by revision. */
+  verdicts?: Record<string, string[]>;
   /** Where the entry was fetched from (the hub's URL, the git base): stamped by `writeMeta`. */
   origin?: string;
 }
@@ -60,8 +62,24 @@ const MANIFESTS = 'manifests';
  */
 interface ContentManifest {
   version: 1;
-  files: Record<string, { size: number; sha256: string; mtimeMs: number }>;
+  files: Record<string, ManifestFile>;
 }
+interface ManifestFile {
+  size: number;
+  sha256: string;
+  mtimeMs: number;
+}
+
+/** A file's sha256 (hex) that its source already checked, by its path in the folder ('/'-separated). */
+export interface VerifiedFile {
+  path: string;
+  sha256: string;
+}
+
+// Files hashed at once: enough to keep libuv's four threads and the disk busy, few open files.
+const PARALLEL = 16;
+// Files statted between two turns of the event loop on a cache hit: about half a millisecond.
+const STAT_SLICE = 128;
 // Repository cruft that never lands in the cache (SPEC 1.4), matched at the top of a skill folder.
 const CRUFT = /^(?:readme|license|licence|copying|notice)(?:[.-][^/]*)?$/i;
 
@@ -139,7 +157,8 @@ export class SkillCache {
   /**
    * Whether a content folder is present and holds exactly the files that entered the cache (every file
    * hashed): a fetch that finds its content key here reuses the folder only then, else it downloads again
-   * and `commitContent` replaces the folder.
+   * and `commitContent` replaces the folder. A folder cached before manifests is trusted, as it always was,
+   * and its manifest recorded now.
    */
   async hasContent(identity: string, contentKey: string): Promise<boolean> {
     return this.contentIntact(identity, contentKey, 'full');
@@ -147,9 +166,10 @@ export class SkillCache {
 
   /**
    * Checks a content folder against its manifest. `quick` (every cache hit) compares each file's size and
-   * mtime, one stat each, and hashes only when an mtime moved with the size unchanged (a copied cache);
-   * `full` hashes every file and looks for files that were not there. A folder cached before manifests
-   * existed is trusted by a quick check, which records its manifest then, and refetched by a full one.
+   * mtime, one stat each, and hashes only the files whose mtime moved with their size unchanged (a copied
+   * cache); `full` hashes every file (a few at a time in parallel) and looks for files that were not there.
+   * A folder without a manifest (cached before manifests, or its manifest unreadable) is trusted as before:
+   * a hit never hashes it (a hook has no time for that), a full check records its manifest.
    */
   private async contentIntact(
     identity: string,
@@ -157,21 +177,25 @@ export class SkillCache {
     depth: 'quick' | 'full',
   ): Promise<boolean> {
     const dir = this.contentDir(identity, contentKey);
-    try {
-      if (!lstatSync(dir).isDirectory()) return false;
-    } catch (error) {
-      if (isMissing(error)) return false;
-      throw error;
-    }
+    if (!(await isDirectory(dir))) return false;
     const manifest = this.readManifest(identity, contentKey);
     if (!manifest) {
-      if (depth === 'full') return false;
-      await this.rememberManifest(identity, contentKey, await manifestOf(dir));
+      if (depth === 'full') await this.rememberManifest(identity, contentKey, await manifestOf(dir));
       return true;
     }
-    if (depth === 'quick') {
-      let moved = false;
-      for (const [rel, want] of Object.entries(manifest.files)) {
+    if (depth === 'full') {
+      const actual = await manifestOf(dir);
+      if (!sameFiles(actual, manifest)) return false;
+      if (!sameStats(actual, manifest)) await this.rememberManifest(identity, contentKey, actual);
+      return true;
+    }
+    const moved: string[] = [];
+    const names = Object.keys(manifest.files);
+    for (let start = 0; start < names.length; start += STAT_SLICE) {
+      // Synchronous stats, a slice at a time, the event loop let through between slices: a third of the
+      // time of as many async stats, and a hook's timers and sockets never wait more than a slice.
+      if (start > 0) await new Promise((r) => setImmediate(r));
+      for (const rel of names.slice(start, start + STAT_SLICE)) {
         let stat: ReturnType<typeof lstatSync>;
         try {
           stat = lstatSync(path.join(dir, rel));
@@ -179,15 +203,23 @@ export class SkillCache {
           if (isMissing(error)) return false;
           throw error;
         }
+        const want = manifest.files[rel]!;
         if (!stat.isFile() || stat.size !== want.size) return false;
-        if (stat.mtimeMs !== want.mtimeMs) moved = true;
+        if (stat.mtimeMs !== want.mtimeMs) moved.push(rel);
       }
-      if (!moved) return true;
     }
-    const actual = await manifestOf(dir);
-    if (!sameFiles(actual, manifest)) return false;
+    if (moved.length === 0) return true;
+    const rehashed = await inParallel(
+      moved,
+      async (rel) => [rel, await hashFile(path.join(dir, rel))] as const,
+    );
+    const files = { ...manifest.files };
+    for (const [rel, now] of rehashed) {
+      if (!now || now.sha256 !== files[rel]!.sha256 || now.size !== files[rel]!.size) return false;
+      files[rel] = now;
+    }
     // Same bytes, new mtimes (a copied or restored cache): remember them so the next hit is one stat again.
-    await this.rememberManifest(identity, contentKey, actual);
+    await this.rememberManifest(identity, contentKey, { version: 1, files });
     return true;
   }
 
@@ -208,18 +240,16 @@ export class SkillCache {
     return path.join(this.entryDir(identity), MANIFESTS, `${contentKey}.json`);
   }
 
+  /** The folder's manifest; undefined when there is none or it is not one (a malformed entry included). */
   private readManifest(identity: string, contentKey: string): ContentManifest | undefined {
+    let manifest: unknown;
     try {
-      const manifest = JSON.parse(
-        readFileSync(this.manifestPath(identity, contentKey), 'utf8'),
-      ) as ContentManifest;
-      return manifest.version === 1 && manifest.files && typeof manifest.files === 'object'
-        ? manifest
-        : undefined;
+      manifest = JSON.parse(readFileSync(this.manifestPath(identity, contentKey), 'utf8'));
     } catch (error) {
       if (isMissing(error) || error instanceof SyntaxError) return undefined;
       throw error;
     }
+    return isManifest(manifest) ? manifest : undefined;
   }
 
   private async writeManifest(
@@ -246,15 +276,24 @@ export class SkillCache {
 
   /**
    * Moves a fully written (and verified) folder into place as the content of (identity, contentKey), and
-   * records its manifest. A folder already there with the same files (another process got there first) is
-   * kept and ours dropped; one whose files differ is corrupt and is replaced: moved aside, ours renamed in,
-   * so a reader sees the old folder or the new one, never a mix. Returns the final folder.
+   * records its manifest. `verified` lists the sha256 of files the source already checked (the hub's per-file
+   * hashes), which are then not read again; other files are hashed. A folder already there with the same
+   * files (another process got there first) is kept and ours dropped; one whose files differ is corrupt and
+   * is replaced: moved aside, ours renamed in, so a reader sees the old folder or the new one, never a mix.
+   * Returns the final folder.
    */
-  async commitContent(identity: string, contentKey: string, tempDir: string): Promise<string> {
+  async commitContent(
+    identity: string,
+    contentKey: string,
+    tempDir: string,
+    verified?: readonly VerifiedFile[],
+  ): Promise<string> {
     await sanitizeTree(tempDir);
-    const fresh = await manifestOf(tempDir);
+    const fresh = await manifestOf(tempDir, verified && new Map(verified.map((f) => [f.path, f.sha256])));
     const finalDir = this.contentDir(identity, contentKey);
     await makeDirectory(path.dirname(finalDir));
+    // The manifest recorded: ours (a rename keeps every file's mtime), or that of the same content found there.
+    let inPlace = fresh;
     for (let attempt = 0; ; attempt++) {
       let failure: unknown;
       try {
@@ -271,6 +310,7 @@ export class SkillCache {
       if (!there && attempt > 0) throw failure;
       if (there && sameFiles(there, fresh)) {
         await rm(tempDir, { recursive: true, force: true });
+        inPlace = there;
         break;
       }
       if (attempt >= 3) throw new Error(`${finalDir} keeps changing while it is replaced; try again.`);
@@ -283,8 +323,7 @@ export class SkillCache {
         await rm(aside, { recursive: true, force: true });
       }
     }
-    // The stats are those of the folder in place (ours renamed in, or the same content found there).
-    await this.writeManifest(identity, contentKey, await manifestOf(finalDir));
+    await this.writeManifest(identity, contentKey, inPlace);
     return finalDir;
   }
 
@@ -376,22 +415,111 @@ async function isDirectory(dir: string): Promise<boolean> {
   }
 }
 
-/** The manifest of a folder as it is now: every regular file's size, sha256 and mtime. */
-async function manifestOf(dir: string): Promise<ContentManifest> {
+/**
+ * The manifest of a folder as it is now: every file's size, sha256 and mtime (a link or special file, which
+ * cannot be in a committed folder, is listed by its type: there now, it is a change). Files are hashed a few
+ * at a time in parallel, except those whose sha256 `verified` gives.
+ */
+async function manifestOf(dir: string, verified?: ReadonlyMap<string, string>): Promise<ContentManifest> {
+  const entries = (await listFolder(dir)).filter((e) => e.type !== 'dir');
   const files: ContentManifest['files'] = {};
-  for (const entry of await walkFolder(dir)) {
-    if (entry.type === 'dir') continue;
+  const found = await inParallel(entries, async (entry) => {
     const full = path.join(dir, entry.path);
-    const stat = await lstat(full);
-    // A link or device cannot be in a committed folder (sanitizeTree): one that is there now is a change.
-    const sha256 = stat.isFile()
-      ? createHash('sha256')
-          .update(await readFile(full))
-          .digest('hex')
-      : `${entry.type}`;
-    files[entry.path] = { size: stat.size, sha256, mtimeMs: stat.mtimeMs };
-  }
+    const known = entry.type === 'file' ? verified?.get(entry.path) : entry.type;
+    if (known !== undefined) {
+      const stat = await lstat(full);
+      return [entry.path, { size: stat.size, sha256: known, mtimeMs: stat.mtimeMs }] as const;
+    }
+    // Undefined: gone since it was listed (a folder changing as it is read), which no manifest matches.
+    return [entry.path, (await hashFile(full)) ?? { size: -1, sha256: 'missing', mtimeMs: 0 }] as const;
+  });
+  for (const [rel, file] of found) files[rel] = file;
   return { version: 1, files };
+}
+
+/** One file's size, sha256 and mtime, read through one handle (undefined when it is gone). */
+async function hashFile(full: string): Promise<ManifestFile | undefined> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    // A file replaced since it was listed by a link is not followed (ELOOP), by a FIFO does not block.
+    handle = await open(full, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') return { size: -1, sha256: 'symlink', mtimeMs: 0 };
+    throw error;
+  }
+  try {
+    const stat = await handle.stat();
+    const sha256 = createHash('sha256')
+      .update(await handle.readFile())
+      .digest('hex');
+    return { size: stat.size, sha256, mtimeMs: stat.mtimeMs };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Every entry under `root` ('/'-separated paths, links not followed), its folders read in parallel. */
+async function listFolder(
+  root: string,
+): Promise<{ path: string; type: 'file' | 'dir' | 'symlink' | 'other' }[]> {
+  const out: { path: string; type: 'file' | 'dir' | 'symlink' | 'other' }[] = [];
+  const visit = async (rel: string): Promise<void> => {
+    const children = await readdir(rel === '' ? root : path.join(root, rel), { withFileTypes: true });
+    const folders: string[] = [];
+    for (const child of children) {
+      const childRel = rel === '' ? child.name : `${rel}/${child.name}`;
+      const type = child.isSymbolicLink()
+        ? 'symlink'
+        : child.isDirectory()
+          ? 'dir'
+          : child.isFile()
+            ? 'file'
+            : 'other';
+      out.push({ path: childRel, type });
+      if (type === 'dir') folders.push(childRel);
+    }
+    await Promise.all(folders.map(visit));
+  };
+  await visit('');
+  return out;
+}
+
+/** Runs `work` on every item, at most PARALLEL at once; the results in the items' order. */
+async function inParallel<T, R>(items: readonly T[], work: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await work(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PARALLEL, items.length) }, lane));
+  return results;
+}
+
+/** Whether parsed JSON is a manifest, every entry well-formed (a path inside the folder, size, sha256, mtime). */
+function isManifest(value: unknown): value is ContentManifest {
+  const manifest = value as ContentManifest | null;
+  if (manifest?.version !== 1 || typeof manifest.files !== 'object' || manifest.files === null) return false;
+  if (Array.isArray(manifest.files)) return false;
+  return Object.entries(manifest.files).every(
+    ([rel, file]) =>
+      rel !== '' &&
+      !rel.startsWith('/') &&
+      !rel.split(/[\\/]/).some((segment) => segment === '..' || segment === '') &&
+      typeof file === 'object' &&
+      file !== null &&
+      typeof file.size === 'number' &&
+      typeof file.sha256 === 'string' &&
+      typeof file.mtimeMs === 'number',
+  );
+}
+
+/** Whether two manifests list the same files with the same mtimes (so the recorded one is still current). */
+function sameStats(a: ContentManifest, b: ContentManifest): boolean {
+  return Object.entries(a.files).every(([name, file]) => b.files[name]?.mtimeMs === file.mtimeMs);
 }
 
 /** Whether two manifests list the same files with the same bytes (mtimes aside). */
@@ -425,14 +553,15 @@ export async function isAlive(pid: number): Promise<boolean> {
 /** Removes symlinks, special files, `.git` and top-level cruft from a folder about to enter the cache. */
 export async function sanitizeTree(root: string): Promise<void> {
   const visit = async (rel: string): Promise<void> => {
-    for (const name of await readdir(rel === '' ? root : path.join(root, rel))) {
-      const childRel = rel === '' ? name : `${rel}/${name}`;
-      const full = path.join(root, childRel);
-      const stat = await lstat(full);
-      if (isCruft(childRel) || (!stat.isDirectory() && !stat.isFile())) {
-        await rm(full, { recursive: true, force: true });
-      } else if (stat.isDirectory()) await visit(childRel);
+    const work: Promise<void>[] = [];
+    // The entry types come with the listing (no stat per file); folders are walked in parallel.
+    for (const child of await readdir(rel === '' ? root : path.join(root, rel), { withFileTypes: true })) {
+      const childRel = rel === '' ? child.name : `${rel}/${child.name}`;
+      if (isCruft(childRel) || (!child.isDirectory() && !child.isFile()))
+        work.push(rm(path.join(root, childRel), { recursive: true, force: true }));
+      else if (child.isDirectory()) work.push(visit(childRel));
     }
+    await Promise.all(work);
   };
   await visit('');
 }

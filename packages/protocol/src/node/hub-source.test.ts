@@ -538,6 +538,36 @@ describe('hub source', () => {
     }
   });
 
+  it("keeps a saved revision's verdict when the cache moves to a later revision, so the hub down still refuses the copy", async () => {
+    const { resolver: r, projectDir } = await resolver();
+    expect((await saveSkill(r, 'hub:acme/tools/flagged', { projectDir })).action).toBe('saved');
+    flaggedCodes = 'remote-exec, reported-malicious';
+    try {
+      // Heard on the saved revision e1, while the cache holds e1 too.
+      expect(
+        (await new Resolver(r.settings).resolve('hub:acme/tools/flagged', { projectDir })).flags,
+      ).toEqual(['remote-exec', 'reported-malicious']);
+      // A later revision, judged otherwise, reaches the cache (a plain `get` elsewhere): e1's verdict is kept.
+      flaggedLatest = 'e2';
+      flaggedCodes = 'remote-exec';
+      const later = await new Resolver(r.settings).resolve('hub:acme/tools/flagged', {
+        projectDir,
+        skipLocal: true,
+      });
+      expect(later).toMatchObject({ revision: 'e2', flags: ['remote-exec'] });
+      down = true;
+      for (const options of [{}, { offline: true }, { deadline: Date.now() + 1500 }])
+        expect(
+          (await new Resolver(r.settings).resolve('hub:acme/tools/flagged', { projectDir, ...options }))
+            .flags,
+        ).toEqual(['remote-exec', 'reported-malicious']);
+    } finally {
+      flaggedCodes = 'remote-exec';
+      flaggedLatest = 'e1';
+      down = false;
+    }
+  });
+
   it('refetches a cached skill whose files changed, and replaces the corrupt folder even when entry.json is garbage too', async () => {
     const { resolver: r, projectDir } = await resolver();
     deployRevision = 'r1';

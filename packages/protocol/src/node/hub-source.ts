@@ -153,7 +153,8 @@ export class HubSource {
   /**
    * The safety flag codes the hub names now for the skill exactly at `revision` (`HEAD ?rev=`: a verdict is
    * keyed by content, so it reaches old revisions too, SPEC 2.8); undefined when the hub does not know that
-   * revision or gives no answer within `timeoutMs`.
+   * revision (or its answer is unreadable). Throws a ResolveError `offline` when the hub cannot be reached or
+   * gives no answer within `timeoutMs`, so that a caller stops asking it.
    */
   async flagsAtRevision(id: Identity, revision: string, timeoutMs: number): Promise<string[] | undefined> {
     const headers: Record<string, string> = { accept: 'application/json' };
@@ -166,8 +167,12 @@ export class HubSource {
       });
       return answer.ok ? flagCodes(headerOf(answer, 'x-skill-flags')) : undefined;
     } catch (error) {
-      if (error instanceof HttpRequestError) return undefined;
-      throw error;
+      if (!(error instanceof HttpRequestError)) throw error;
+      if (error.code !== 'unreachable') return undefined;
+      throw new ResolveError(
+        'offline',
+        `the hub at ${this.settings.hubUrl} cannot be reached (${error.message}).`,
+      );
     }
   }
 
@@ -226,7 +231,8 @@ export class HubSource {
       await unpackSafely(id, body, unpacked);
       const root = await archiveRoot(unpacked, skill);
       await verifyFiles(id, root, skill);
-      await this.cache.commitContent(id.identity, key, root);
+      // The files were just checked against the answer's sha256s: the cache records those, not a second hash.
+      await this.cache.commitContent(id.identity, key, root, skill.files);
     } finally {
       await rm(work, { recursive: true, force: true });
     }

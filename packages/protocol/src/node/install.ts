@@ -75,10 +75,11 @@ export interface InstallOutcome {
   stillSelectedBy?: { line: number; text: string }[];
   exclusion?: string;
   /**
-   * Why nothing was written: the hub judged it malicious, it is flagged and was not approved, or its flags
-   * could not be checked and `requireCheck` was set.
+   * Why nothing was written: the hub judged it malicious, it is flagged and was not approved, its flags
+   * could not be checked and `requireCheck` was set, or (under a deadline) `.autotrigger` stayed locked by
+   * another editor past it (`warning` says by whom).
    */
-  refused?: 'malicious' | 'flagged' | 'unchecked';
+  refused?: 'malicious' | 'flagged' | 'unchecked' | 'locked';
 }
 
 /** Options of `:install`: `approve` is asked before a flagged skill's line is written (SPEC 2.8). */
@@ -110,14 +111,22 @@ export async function installSkill(
     const resolved = await resolver.resolve(id, options);
     isMenu = resolved.kind === 'menu';
     flags = resolved.flags;
-    if (resolved.stale && options.requireCheck)
+    // A saved copy whose verdict is unknown is as unchecked as a stale cloud answer.
+    const unchecked = resolved.stale
+      ? resolved.staleReason
+      : resolved.kind === 'skill'
+        ? resolved.verdictUnchecked
+        : undefined;
+    if ((resolved.stale || unchecked) && options.requireCheck)
       return {
         identity: id.identity,
         line: autotriggerLine(id, isMenu),
         changed: false,
         refused: 'unchecked',
-        ...(resolved.staleReason ? { warning: resolved.staleReason } : {}),
+        ...(unchecked ? { warning: unchecked } : {}),
       };
+    if (resolved.kind === 'skill' && resolved.verdictUnchecked)
+      warning = `installed without the hub's verdict: ${resolved.verdictUnchecked}`;
     if (resolved.kind === 'menu') {
       skills =
         id.source === 'local'
@@ -167,9 +176,28 @@ export async function installSkill(
       refused,
       ...(flaggedSkills ? { flaggedSkills } : {}),
     };
-  const { before, after } = await editAutotrigger(options.projectDir, (content) =>
-    addAutotriggerLine(content, line),
-  );
+  let edited: { before: string; after: string };
+  try {
+    // A hook waits for the lock no longer than its budget (SPEC 2.5).
+    edited = await editAutotrigger(
+      options.projectDir,
+      (content) => addAutotriggerLine(content, line),
+      options.deadline !== undefined ? Math.max(0, options.deadline - Date.now()) : undefined,
+    );
+  } catch (error) {
+    if (options.deadline === undefined || !isProtocolError(error) || error.code !== 'conflict') throw error;
+    const holder = await lockHolder(options.projectDir);
+    return {
+      identity: id.identity,
+      line,
+      changed: false,
+      refused: 'locked',
+      warning: holder
+        ? `.autotrigger is locked by ${holder}`
+        : `.autotrigger could not be locked: ${(error as Error).message}`,
+    };
+  }
+  const { before, after } = edited;
   return {
     identity: id.identity,
     line,
@@ -348,9 +376,10 @@ export async function residentBlock(
   const content = await readAutotrigger(options.projectDir);
   const localFolders = await projectSkillFolders(options.projectDir);
   const { entries, warnings, excluded } = expandAutotrigger(content, localFolders);
-  if (options.deadline !== undefined && !options.offline) {
-    // Under a budget every line is asked at once (hub ones in one batch, with the verdicts on the saved
-    // copies among them and under their folders); the loop below then reads the memoized answers in order.
+  if (!options.offline) {
+    // Hub lines are asked in one batch, with the verdicts on the saved copies among them and under their
+    // folders, so a hub that does not answer costs one wait, not one per line; under a budget every line is
+    // also resolved at once. The loop below then reads the memoized answers in order.
     const batch = resolver.probeBatch(
       [
         ...entries.map((e) => e.identity),
@@ -359,14 +388,21 @@ export async function residentBlock(
           localFolders,
         ),
       ],
-      { deadline: options.deadline, projectDir: options.projectDir },
+      {
+        projectDir: options.projectDir,
+        ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
+      },
     );
-    await Promise.allSettled([
-      batch,
-      ...entries.map((e) =>
-        e.directory ? directoryMembers(resolver, e.identity, options) : resolver.resolve(e.identity, options),
-      ),
-    ]);
+    if (options.deadline === undefined) await batch;
+    else
+      await Promise.allSettled([
+        batch,
+        ...entries.map((e) =>
+          e.directory
+            ? directoryMembers(resolver, e.identity, options)
+            : resolver.resolve(e.identity, options),
+        ),
+      ]);
   }
   const extra: AutotriggerWarning[] = [];
   const rows: ResidentReport['entries'] = [];
@@ -401,9 +437,9 @@ export async function residentBlock(
         for (const item of members.items) {
           if (excluded.includes(item.identity) || seen.has(item.identity)) continue;
           // A saved copy carries the hub's verdict on the revision it was saved at (SPEC 2.8).
-          const flags = item.local
-            ? await resolver.savedFlags(item.identity, options)
-            : (verdicts.get(item.identity) ?? []);
+          const saved = item.local ? await resolver.savedFlags(item.identity, options) : undefined;
+          const flags = saved ? saved.flags : (verdicts.get(item.identity) ?? []);
+          if (saved?.unchecked) warn(entry.line, `${printableIdentity(item.identity)}: ${saved.unchecked}.`);
           const verdict = refusingVerdict(flags);
           if (verdict) {
             seen.add(item.identity);
@@ -431,6 +467,8 @@ export async function residentBlock(
       }
       const resolved = await resolver.resolve(entry.identity, options);
       if (resolved.stale) warn(entry.line, `${entry.identity}: ${resolved.staleReason}`);
+      if (resolved.kind === 'skill' && resolved.verdictUnchecked)
+        warn(entry.line, `${entry.identity}: ${resolved.verdictUnchecked}.`);
       if (resolved.kind === 'skill') {
         const verdict = refusingVerdict(resolved.flags);
         if (verdict) {
@@ -552,15 +590,17 @@ export async function readAutotrigger(projectDir: string): Promise<string> {
 /**
  * Edits `.atskills/.autotrigger` under its lock (`.autotrigger.lock`): install and uninstall run from the
  * CLI and from hooks at once, and a read-modify-write without turns loses the lines of the others. The new
- * content is written to a temporary file and renamed in, so a reader never sees half of it.
+ * content is written to a temporary file and renamed in, so a reader never sees half of it. `waitMs` bounds
+ * the wait for another holder (the lock's default otherwise).
  */
 async function editAutotrigger(
   projectDir: string,
   edit: (content: string) => string,
+  waitMs?: number,
 ): Promise<{ before: string; after: string }> {
   const file = path.join(projectDir, AUTOTRIGGER_FILE);
   await mkdir(path.dirname(file), { recursive: true });
-  return withFileLock(`${file}.lock`, async () => {
+  const locked = async () => {
     const before = await readAutotrigger(projectDir);
     const after = edit(before);
     if (after !== before) {
@@ -569,7 +609,23 @@ async function editAutotrigger(
       await renameOver(temp, file);
     }
     return { before, after };
-  });
+  };
+  return withFileLock(`${file}.lock`, locked, waitMs !== undefined ? { waitMs } : {});
+}
+
+/**
+ * Who holds `.autotrigger`'s lock, as its file names them (`process <pid> on <host> (<lock file>)`), for a
+ * note; undefined when it names nobody (released meanwhile, unreadable, not written yet).
+ */
+async function lockHolder(projectDir: string): Promise<string | undefined> {
+  const lock = `${path.join(projectDir, AUTOTRIGGER_FILE)}.lock`;
+  try {
+    const [pid, host] = (await readFile(lock, 'utf8')).trim().split(' ');
+    if (pid && /^\d+$/.test(pid)) return `process ${pid}${host ? ` on ${host}` : ''} (${lock})`;
+  } catch {
+    // No holder to name: the error's own message is given instead.
+  }
+  return undefined;
 }
 
 /** rename(2), retried a few times on Windows, where a reader holding the target open makes it fail briefly. */

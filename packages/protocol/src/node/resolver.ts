@@ -1,5 +1,7 @@
-import { lstatSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
+import { printableIdentity } from '../frame.js';
 import { splitFrontmatter } from '../frontmatter-split.js';
 import { diskPath, type Identity, parseIdentity, splitIdentityPrefix } from '../identity.js';
 import { SKILL_FILE } from '../leaf-rule.js';
@@ -12,7 +14,7 @@ import type { LocalSkillProblem } from './local-check.js';
 import { enclosingSkill, resolveLocal } from './local-source.js';
 import { ResolveError, type ResolveErrorCode } from './resolve-error.js';
 import type { ClientSettings } from './settings.js';
-import { trySourceStampSync } from './source-file.js';
+import { SOURCE_FILE, trySourceStampSync } from './source-file.js';
 
 /** Where an answer came from. */
 export type Origin = 'local' | 'cache' | 'fetched';
@@ -46,6 +48,11 @@ export interface ResolvedSkill extends ResolvedBase {
   body: string;
   /** A project skill's breaks of SPEC 1.1 (file and rule), so callers can warn; absent when valid or cloud. */
   problems?: LocalSkillProblem[];
+  /**
+   * A saved copy whose hub verdict on its saved revision is not known (SPEC 2.8): why, in one sentence
+   * naming the identity and revision. Its `flags` are then [] for want of any, not because it has none.
+   */
+  verdictUnchecked?: string;
 }
 
 /** A resolved folder without SKILL.md: one row per skill beneath it. */
@@ -55,6 +62,13 @@ export interface ResolvedMenu extends ResolvedBase {
 }
 
 export type Resolved = ResolvedSkill | ResolvedMenu;
+
+/** The verdict a saved copy is read with: the hub's flags on its saved revision, or why they are unknown. */
+export interface SavedVerdict {
+  flags: string[];
+  /** Set when no verdict on the saved revision is known ([] flags then mean "unknown"). */
+  unchecked?: string;
+}
 
 /** Options of one resolve. */
 export interface ResolveOptions {
@@ -89,10 +103,18 @@ export class Resolver {
    */
   private readonly ghFlags = new Map<string, Promise<string[] | undefined>>();
   /**
-   * The hub's verdict on the revision a project copy was saved at (SPEC 2.8), by `verdictKey`: undefined when
-   * no hub answered about it, and the flags this machine last heard stand.
+   * The hub's verdict on the revision a project copy was saved at (SPEC 2.8), by `verdictKey`, asked once per
+   * resolver: the flags, or why there are none (then a verdict this machine heard before on that same
+   * revision stands, if any).
    */
-  private readonly savedVerdicts = new Map<string, Promise<string[] | undefined>>();
+  private readonly savedVerdicts = new Map<string, Promise<Heard>>();
+  /**
+   * Why the hub could not be reached the first time a verdict was asked of it: a verdict is never needed to
+   * read, so once the hub is known to be unreachable it is not waited for again in this resolver's life.
+   */
+  private hubUnreachable?: string;
+  /** The git tree sha of saved `gh:` copies, by folder (computed once per resolver). */
+  private readonly savedTrees = new Map<string, string | undefined>();
   /** The revision each identity of `batched` and `ghFlags` was asked about. */
   private readonly batchedRevision = new Map<string, string>();
   /** What one batch probe said, by identity: consulted instead of a probe of its own. */
@@ -116,38 +138,55 @@ export class Resolver {
   }
 
   /**
-   * The safety flags of the cloud skill a project copy was saved from (its `.source` stamp's identity, else
-   * the cloud identity asked for): a saved copy is framed, refused and asked about on `:install` as the skill
-   * itself is (SPEC 2.8). A stamped copy's verdict is asked of the hub for the revision it was saved at (a
-   * verdict can come after the save), within the caller's budget; offline or unanswered, the flags the hub
-   * last named to this machine stand. [] when none is known.
+   * The verdict a project copy is read with (SPEC 2.8). A copy stamped by `:save` is framed, refused and
+   * asked about on `:install` with the hub's verdict on the revision it was saved at, asked once per resolver
+   * within the caller's budget (a bare path never asks, SPEC 1.3). Unanswered, a verdict this machine heard
+   * on that same revision stands; failing that the verdict is unknown (`unchecked`), never another
+   * revision's. A copy without a stamp carries the flags the cache holds for its identity.
    */
   private async savedCopyFlags(
     id: Identity,
     dir: string,
     options: Pick<ResolveOptions, 'offline' | 'deadline'>,
-  ): Promise<string[]> {
+  ): Promise<SavedVerdict> {
     const stamp = trySourceStampSync(dir);
-    const origin = stamp?.identity ?? (id.source === 'local' ? undefined : id.identity);
-    if (!origin) return [];
-    let cached: string[] = [];
-    try {
-      cached = this.cache.readMeta(origin)?.flags ?? [];
-    } catch {
-      // An unreadable cache entry knows no flags; the hub may still be asked below.
+    if (!stamp) {
+      if (id.source === 'local') return { flags: [] };
+      try {
+        return { flags: this.cache.readMeta(id.identity)?.flags ?? [] };
+      } catch {
+        return { flags: [] }; // an unreadable cache entry knows no flags
+      }
     }
-    // A bare path never touches the network (SPEC 1.3): its copy keeps the flags this machine last heard.
-    const question =
-      stamp && !options.offline && id.source !== 'local' ? this.verdictQuestion(stamp) : undefined;
-    if (!question) return cached;
-    return (await this.savedVerdict(question, options.deadline)) ?? cached;
+    const unchecked = (why: string): SavedVerdict => ({
+      flags: [],
+      unchecked: `the hub's verdict on ${printableIdentity(stamp.identity)} at its saved revision ${printableIdentity(stamp.revision)} could not be checked (${why})`,
+    });
+    const question = this.verdictQuestion(stamp, dir);
+    if (!question)
+      return /^(gh|hub):/.test(stamp.identity)
+        ? unchecked('the saved folder could not be hashed as git hashes it')
+        : { flags: [] };
+    let why: string;
+    if (options.offline) why = 'offline';
+    else if (id.source === 'local') why = 'a bare path never asks the hub';
+    else {
+      const heard = await this.savedVerdict(question, options.deadline);
+      if (heard.flags) return { flags: heard.flags };
+      why = (heard.why ?? 'no answer').replace(/\.$/, '');
+    }
+    const known = this.knownVerdict(question);
+    return known ? { flags: known } : unchecked(`${why}; none was heard before`);
   }
 
   /**
-   * The flags of the project's copy of `identity` (a skill of a followed folder that the project saved), as
-   * `resolve` gives them for the copy itself.
+   * The verdict on the project's copy of `identity` (a skill of a followed folder that the project saved), as
+   * `resolve` reads the copy itself with it.
    */
-  savedFlags(identity: string, options: Pick<ResolveOptions, 'projectDir' | 'offline' | 'deadline'>) {
+  savedFlags(
+    identity: string,
+    options: Pick<ResolveOptions, 'projectDir' | 'offline' | 'deadline'>,
+  ): Promise<SavedVerdict> {
     const id = parseIdentity(identity);
     return this.savedCopyFlags(id, path.join(options.projectDir, diskPath(id)), options);
   }
@@ -155,9 +194,9 @@ export class Resolver {
   /**
    * What the hub is asked about a saved copy: its origin identity at the revision its stamp records. A `gh:`
    * copy read over git records a commit, and the hub keys a folder by its tree sha: the one the cache holds
-   * for that commit, if any.
+   * for that commit, else the copy's own, hashed as git does (so no cache is needed to ask).
    */
-  private verdictQuestion(stamp: SourceStamp): VerdictQuestion | undefined {
+  private verdictQuestion(stamp: SourceStamp, dir: string): VerdictQuestion | undefined {
     let id: Identity;
     try {
       id = parseIdentity(stamp.identity);
@@ -170,15 +209,28 @@ export class Resolver {
     try {
       meta = this.cache.readMeta(id.identity);
     } catch {
-      return undefined;
+      meta = undefined;
     }
     const tree =
-      meta?.revision === stamp.revision
-        ? meta.contentKey
-        : meta?.previous?.revision === stamp.revision
-          ? meta.previous.contentKey
-          : undefined;
+      (meta?.revision === stamp.revision ? meta.contentKey : undefined) ??
+      (meta?.previous?.revision === stamp.revision ? meta.previous.contentKey : undefined) ??
+      this.savedTree(dir, stamp.revision);
     return tree ? { id, revision: tree } : undefined;
+  }
+
+  /** The git tree sha of a saved `gh:` copy (its `.source` left out), or undefined when it cannot be had. */
+  private savedTree(dir: string, revision: string): string | undefined {
+    if (!this.savedTrees.has(dir)) {
+      let tree: string | undefined;
+      try {
+        // A repository's object format shows in its commit ids: 64 hex digits are SHA-256.
+        tree = gitTreeSha(dir, revision.length === 64 ? 'sha256' : 'sha1', [SOURCE_FILE]);
+      } catch {
+        tree = undefined;
+      }
+      this.savedTrees.set(dir, tree);
+    }
+    return this.savedTrees.get(dir);
   }
 
   /** The question about the project's stamped copy of `id`, if the project holds one (read synchronously). */
@@ -190,22 +242,21 @@ export class Resolver {
       return undefined;
     }
     const stamp = trySourceStampSync(dir);
-    return stamp ? this.verdictQuestion(stamp) : undefined;
+    return stamp ? this.verdictQuestion(stamp, dir) : undefined;
   }
 
   /**
-   * The hub's verdict on one saved revision (`HEAD ?rev=`) unless a batch asked already; under a deadline it
-   * is asked once per resolver, as cloud answers are (one hook, one question per skill).
+   * The hub's verdict on one saved revision (`HEAD ?rev=`) unless a batch asked already; asked once per
+   * resolver, within `deadline` or else a short wait of its own (a verdict is never needed to read).
    */
-  private savedVerdict(question: VerdictQuestion, deadline?: number): Promise<string[] | undefined> {
+  private savedVerdict(question: VerdictQuestion, deadline?: number): Promise<Heard> {
     const key = verdictKey(question);
-    const known = this.savedVerdicts.get(key);
-    if (known) return known;
-    if (deadline === undefined)
-      return this.revisionFlags(question, Math.min(this.settings.probeTimeoutMs, FLAGS_TIMEOUT_MS));
-    const verdict =
-      this.fromCloudBatch(question, deadline) ?? this.revisionFlags(question, deadline - Date.now());
-    this.savedVerdicts.set(key, verdict);
+    let verdict = this.savedVerdicts.get(key);
+    if (!verdict) {
+      const end = deadline ?? Date.now() + Math.min(this.settings.probeTimeoutMs, FLAGS_TIMEOUT_MS);
+      verdict = this.fromCloudBatch(question, end) ?? this.revisionFlags(question, end - Date.now());
+      this.savedVerdicts.set(key, verdict);
+    }
     return verdict;
   }
 
@@ -214,42 +265,106 @@ export class Resolver {
    * common case: saved from what the cache holds), so that a caller batching cloud identities only (a prompt
    * hook) sends no request of its own for the copy; undefined when no batch asked about that revision.
    */
-  private fromCloudBatch(question: VerdictQuestion, end: number): Promise<string[] | undefined> | undefined {
+  private fromCloudBatch(question: VerdictQuestion, end: number): Promise<Heard> | undefined {
     if (this.batchedRevision.get(question.id.identity) !== question.revision) return undefined;
     const batched = this.batched.get(question.id.identity);
     if (batched)
       return batched.then((answer) =>
-        this.verdictOf(answer.status === 'failed' ? 'failed' : answer, question, end),
+        this.verdictOf(answer.status === 'failed' ? answer.error : answer, question, end),
       );
     return this.ghFlags
       .get(question.id.identity)
-      ?.then((flags) => flags ?? this.revisionFlags(question, end - Date.now()));
+      ?.then((flags) => (flags ? { flags } : this.revisionFlags(question, end - Date.now())));
   }
 
   /**
-   * The flags the hub names for `question`'s revision (`HEAD ?rev=`), kept in the cache entry when it holds
-   * that revision, so that an offline answer later still carries them; undefined without an answer in time.
+   * The flags the hub names for `question`'s revision (`HEAD ?rev=`), kept in the cache entry (under that
+   * revision), so that an offline answer later still carries them; or why there are none. A hub found
+   * unreachable is not asked again by this resolver.
    */
-  private async revisionFlags(question: VerdictQuestion, timeoutMs: number): Promise<string[] | undefined> {
-    if (timeoutMs <= 0) return undefined;
-    const flags = await (await this.hub()).flagsAtRevision(question.id, question.revision, timeoutMs);
-    if (flags) await this.rememberFlags(question, flags);
-    return flags;
+  private async revisionFlags(question: VerdictQuestion, timeoutMs: number): Promise<Heard> {
+    if (this.hubUnreachable) return { why: this.hubUnreachable };
+    if (timeoutMs <= 0) return { why: 'the time budget ran out before the hub was asked' };
+    try {
+      const flags = await (await this.hub()).flagsAtRevision(question.id, question.revision, timeoutMs);
+      if (!flags) return { why: 'the hub does not know that revision, or this token may not read it' };
+      await this.rememberVerdict(question, flags);
+      return { flags };
+    } catch (error) {
+      if (!(error instanceof ResolveError)) throw error;
+      this.hubUnreachable ??= error.message;
+      return { why: error.message };
+    }
   }
 
-  /** Writes a fresh verdict into the cache entry of the same revision (best effort: the answer stands anyway). */
-  private async rememberFlags(question: VerdictQuestion, flags: string[]): Promise<void> {
+  /**
+   * The verdict this machine last heard on `question`'s revision: the cache entry's flags when it holds that
+   * revision, else the verdict kept under that revision; undefined when none was heard.
+   */
+  private knownVerdict(question: VerdictQuestion): string[] | undefined {
+    let meta: CacheEntryMeta | undefined;
+    try {
+      meta = this.cache.readMeta(question.id.identity);
+    } catch {
+      return undefined;
+    }
+    if (!meta) return undefined;
+    if (this.revisionKey(question.id, meta) === question.revision) return meta.flags ?? [];
+    return meta.verdicts?.[question.revision];
+  }
+
+  /**
+   * Writes a fresh verdict into the cache entry: as its flags when it holds that revision, else kept under
+   * the revision (best effort: the answer stands anyway). Without an entry there is nowhere to keep it.
+   */
+  private async rememberVerdict(question: VerdictQuestion, flags: string[]): Promise<void> {
     try {
       const meta = this.cache.readMeta(question.id.identity);
       if (!meta) return;
-      const same = this.viaHub(question.id)
-        ? meta.revision === question.revision
-        : meta.contentKey === question.revision;
-      if (!same || (meta.flags ?? []).join(',') === flags.join(',')) return;
-      await this.cache.writeMeta({ ...meta, flags });
+      if (this.revisionKey(question.id, meta) === question.revision) {
+        if ((meta.flags ?? []).join(',') !== flags.join(',')) await this.cache.writeMeta({ ...meta, flags });
+        return;
+      }
+      const kept = meta.verdicts?.[question.revision];
+      if (kept && kept.join(',') === flags.join(',')) return;
+      await this.cache.writeMeta({ ...meta, verdicts: withVerdict(meta.verdicts, question.revision, flags) });
     } catch {
-      // A cache that cannot be written keeps its old flags; this answer carries the new ones.
+      // A cache that cannot be written keeps its old verdicts; this answer carries the new ones.
     }
+  }
+
+  /** A probe's fresh flags on a revision are what a saved copy at that revision is read with from now on. */
+  private heard(id: Identity, meta: CacheEntryMeta): void {
+    const revision = this.revisionKey(id, meta);
+    if (meta.flags && revision !== undefined)
+      this.savedVerdicts.set(verdictKey({ id, revision }), Promise.resolve({ flags: meta.flags }));
+  }
+
+  /** The revision the hub keys an entry's verdict by: a `gh:` folder read over git by its tree sha. */
+  private revisionKey(id: Identity, meta: CacheEntryMeta): string | undefined {
+    return this.viaHub(id) ? meta.revision : meta.contentKey;
+  }
+
+  /**
+   * The verdicts a new revision's entry keeps: those of saved revisions, and the flags of the revision it
+   * replaces (a copy saved from it may still need them offline).
+   */
+  private carriedVerdicts(
+    id: Identity,
+    old: CacheEntryMeta | undefined,
+    next: CacheEntryMeta,
+  ): Record<string, string[]> | undefined {
+    if (!old) return undefined;
+    const oldKey = this.revisionKey(id, old);
+    let verdicts =
+      old.flags && oldKey !== undefined ? withVerdict(old.verdicts, oldKey, old.flags) : old.verdicts;
+    const nextKey = this.revisionKey(id, next);
+    if (verdicts && nextKey !== undefined && nextKey in verdicts) {
+      // The entry's own flags speak for its revision.
+      verdicts = { ...verdicts };
+      delete verdicts[nextKey];
+    }
+    return verdicts && Object.keys(verdicts).length > 0 ? verdicts : undefined;
   }
 
   /** Resolves an identity (text is parsed and normalized first; throws IdentityError or ResolveError). */
@@ -261,13 +376,15 @@ export class Resolver {
         // Loaded here: the check parses YAML, which a cloud answer never needs.
         const { checkLocalSkill } = await import('./local-check.js');
         const problems = await checkLocalSkill(local.dir, options.projectDir);
+        const verdict = await this.savedCopyFlags(id, local.dir, options);
         return {
           ...(await readSkill(local.dir, id.path)),
           identity: id.identity,
           revision: 'local',
           stale: false,
           origin: 'local',
-          flags: await this.savedCopyFlags(id, local.dir, options),
+          flags: verdict.flags,
+          ...(verdict.unchecked ? { verdictUnchecked: verdict.unchecked } : {}),
           ...(problems.length > 0 ? { problems } : {}),
         };
       }
@@ -308,7 +425,8 @@ export class Resolver {
    * cache holds, so that their resolves need no probe of their own (a hook's lines, SPEC 2.5). A failed batch
    * makes those resolves serve the cache at once, marked stale, instead of each waiting on the hub again.
    * With `projectDir`, an identity the project saved is asked about at its saved revision instead: its
-   * resolve answers locally and needs only the hub's verdict on that revision (SPEC 2.8).
+   * resolve answers locally and needs only the hub's verdict on that revision (SPEC 2.8). Without a deadline
+   * the batch waits as long as one probe, or as one verdict when it asks only verdicts.
    */
   probeBatch(
     identities: readonly string[],
@@ -346,26 +464,37 @@ export class Resolver {
     }
     const asked = items.slice(0, 128);
     if (asked.length === 0) return Promise.resolve();
-    const timeoutMs = options.deadline
-      ? Math.max(1, options.deadline - Date.now())
-      : this.settings.probeTimeoutMs;
+    const probes = asked.some((item) => item.cached && !item.flagsOnly);
+    const timeoutMs =
+      options.deadline !== undefined
+        ? Math.max(1, options.deadline - Date.now())
+        : probes
+          ? this.settings.probeTimeoutMs
+          : Math.min(this.settings.probeTimeoutMs, FLAGS_TIMEOUT_MS);
     const end = Date.now() + timeoutMs;
-    const answers = this.hub()
-      .then((hub) => hub.probeBatch(asked, timeoutMs))
-      .catch((error: unknown) => {
-        // An unreachable hub fails every line at once; any other refusal of the batch (an older hub without
-        // the endpoint) leaves each line to its own probe.
-        if (error instanceof ResolveError && (error.code === 'offline' || error.code === 'network'))
-          return error;
-        return new Map<string, BatchAnswer>();
-      });
+    const unreachable = this.hubUnreachable;
+    const answers =
+      // Verdicts alone are not asked again of a hub this resolver found unreachable.
+      unreachable && !probes
+        ? Promise.resolve(new ResolveError('offline', unreachable))
+        : this.hub()
+            .then((hub) => hub.probeBatch(asked, timeoutMs))
+            .catch((error: unknown) => {
+              // An unreachable hub fails every line at once; any other refusal of the batch (an older hub
+              // without the endpoint) leaves each line to its own probe.
+              if (error instanceof ResolveError && (error.code === 'offline' || error.code === 'network')) {
+                if (error.code === 'offline') this.hubUnreachable ??= error.message;
+                return error;
+              }
+              return new Map<string, BatchAnswer>();
+            });
     for (const item of asked) {
       const { id, flagsOnly, savedKey } = item;
       if (savedKey)
         this.savedVerdicts.set(
           savedKey,
           answers.then((all) =>
-            this.verdictOf(all instanceof ResolveError ? 'failed' : all.get(id.identity), item, end),
+            this.verdictOf(all instanceof ResolveError ? all : all.get(id.identity), item, end),
           ),
         );
       if (!item.cached) continue;
@@ -395,17 +524,17 @@ export class Resolver {
   /**
    * A saved revision's verdict from a batch answer: the flags of an unchanged revision; a revision the hub
    * has moved past (or any other answer, or a batch the hub did not take) is asked by `?rev=` within what is
-   * left of the budget. An unreachable hub is not asked again.
+   * left of the budget. A batch that failed is not asked again.
    */
   private async verdictOf(
-    answer: BatchAnswer | 'failed' | undefined,
+    answer: BatchAnswer | ResolveError | undefined,
     question: VerdictQuestion,
     end: number,
-  ): Promise<string[] | undefined> {
-    if (answer === 'failed') return undefined;
+  ): Promise<Heard> {
+    if (answer instanceof ResolveError) return { why: answer.message };
     if (answer?.status === 'unchanged' && answer.flags) {
-      await this.rememberFlags(question, answer.flags);
-      return answer.flags;
+      await this.rememberVerdict(question, answer.flags);
+      return { flags: answer.flags };
     }
     return this.revisionFlags(question, end - Date.now());
   }
@@ -490,6 +619,7 @@ export class Resolver {
     if (!fetched) {
       const meta = { ...cached!.meta, checkedAt: now, ...(flags ? { flags } : {}) };
       await this.cache.writeMeta(meta);
+      if (flags) this.heard(id, meta);
       return this.fromCache({ ...cached!, meta });
     }
     const meta: CacheEntryMeta = { ...fetched, checkedAt: now };
@@ -497,7 +627,11 @@ export class Resolver {
     if (old?.contentKey && old.contentKey !== fetched.contentKey)
       meta.previous = { revision: old.revision, contentKey: old.contentKey };
     else if (old?.previous) meta.previous = old.previous;
+    // Verdicts outlive the revision they were heard on: a copy saved from it is read with them offline.
+    const verdicts = this.carriedVerdicts(id, old ?? this.tryReadMeta(id.identity), meta);
+    if (verdicts) meta.verdicts = verdicts;
     await this.cache.writeMeta(meta);
+    this.heard(id, meta);
     const entry = await this.cache.read(id.identity);
     if (!entry)
       throw new ResolveError(
@@ -554,6 +688,7 @@ export class Resolver {
    * read `gh:` over git, so one that does not answer quickly is not waited for.
    */
   private async flagsAt(id: Identity, contentKey: string): Promise<string[] | undefined> {
+    if (this.hubUnreachable) return undefined;
     try {
       const hub = await this.hub();
       const answers = await hub.probeBatch(
@@ -563,8 +698,9 @@ export class Resolver {
       const answer = answers.get(id.identity);
       return answer?.status === 'unchanged' ? answer.flags : undefined;
     } catch (error) {
-      if (error instanceof ResolveError) return undefined;
-      throw error;
+      if (!(error instanceof ResolveError)) throw error;
+      if (error.code === 'offline') this.hubUnreachable ??= error.message;
+      return undefined;
     }
   }
 
@@ -586,7 +722,12 @@ export class Resolver {
         // Not an identity: nothing to ask.
       }
     }
-    if (ids.length === 0 || (options.deadline !== undefined && options.deadline <= Date.now())) return known;
+    if (
+      ids.length === 0 ||
+      this.hubUnreachable ||
+      (options.deadline !== undefined && options.deadline <= Date.now())
+    )
+      return known;
     const timeoutMs =
       options.deadline !== undefined
         ? Math.max(1, options.deadline - Date.now())
@@ -600,13 +741,23 @@ export class Resolver {
           timeoutMs,
         );
       } catch (error) {
-        if (error instanceof ResolveError) break;
-        throw error;
+        if (!(error instanceof ResolveError)) throw error;
+        if (error.code === 'offline') this.hubUnreachable ??= error.message;
+        break;
       }
       for (const [identity, answer] of answers)
         if (answer.status !== 'other' && answer.flags) known.set(identity, answer.flags);
     }
     return known;
+  }
+
+  /** The cache entry's metadata, or undefined when there is none or it cannot be read. */
+  private tryReadMeta(identity: string): CacheEntryMeta | undefined {
+    try {
+      return this.cache.readMeta(identity);
+    } catch {
+      return undefined;
+    }
   }
 
   private viaHub(id: Identity): boolean {
@@ -687,8 +838,93 @@ interface BatchItem extends VerdictQuestion {
   cached?: boolean;
 }
 
+/** What the hub said of a saved revision: its flags, or why it named none. */
+interface Heard {
+  flags?: string[];
+  why?: string;
+}
+
 function verdictKey(question: VerdictQuestion): string {
   return `${question.id.identity}\0${question.revision}`;
+}
+
+/** How many revisions' verdicts a cache entry keeps besides its own (the oldest heard go first). */
+const KEPT_VERDICTS = 32;
+
+/** `verdicts` with `flags` heard last on `revision`. */
+function withVerdict(
+  verdicts: Readonly<Record<string, string[]>> | undefined,
+  revision: string,
+  flags: string[],
+): Record<string, string[]> {
+  const next = { ...verdicts };
+  delete next[revision];
+  next[revision] = flags;
+  const names = Object.keys(next);
+  for (const name of names.slice(0, Math.max(0, names.length - KEPT_VERDICTS))) delete next[name];
+  return next;
+}
+
+/** A folder hashed for its git tree sha holds at most this many files and bytes (a skill is far smaller). */
+const MAX_TREE_FILES = 5_000;
+const MAX_TREE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The git tree id of a local folder, as `git add -A && git write-tree` would record it: regular files are
+ * blobs of mode 100755 when their owner may execute them (not on Windows, which has no such bit) and 100644
+ * otherwise, symlinks are 120000 blobs of their target, empty folders and `.git` are left out, and so are the
+ * top-level names of `skip`. Read synchronously (a skill folder is small); undefined past MAX_TREE_FILES or
+ * MAX_TREE_BYTES, or when the folder holds nothing git would keep.
+ */
+export function gitTreeSha(
+  dir: string,
+  algorithm: 'sha1' | 'sha256' = 'sha1',
+  skip: readonly string[] = [],
+): string | undefined {
+  let files = 0;
+  let bytes = 0;
+  const objectId = (type: string, body: Buffer) =>
+    createHash(algorithm).update(`${type} ${body.length}\0`).update(body).digest();
+  const blob = (body: Buffer) => {
+    files += 1;
+    bytes += body.length;
+    if (files > MAX_TREE_FILES || bytes > MAX_TREE_BYTES) throw new RangeError('too large to hash');
+    return objectId('blob', body);
+  };
+  const tree = (folder: string, top: boolean): Buffer | undefined => {
+    const entries: { key: Buffer; line: Buffer }[] = [];
+    for (const name of readdirSync(folder)) {
+      if (name === '.git' || (top && skip.includes(name))) continue;
+      const full = path.join(folder, name);
+      const stat = lstatSync(full);
+      let mode: string;
+      let id: Buffer | undefined;
+      if (stat.isSymbolicLink()) {
+        mode = '120000';
+        id = blob(readlinkSync(full, { encoding: 'buffer' }));
+      } else if (stat.isDirectory()) {
+        mode = '40000';
+        id = tree(full, false);
+      } else if (stat.isFile()) {
+        mode = process.platform !== 'win32' && stat.mode & 0o100 ? '100755' : '100644';
+        id = blob(readFileSync(full));
+      } else continue; // sockets, pipes, devices: git keeps none
+      if (!id) continue;
+      const nameBytes = Buffer.from(name, 'utf8');
+      // git orders entries by name bytes, a folder's name as if it ended in "/".
+      const key = mode === '40000' ? Buffer.concat([nameBytes, Buffer.from('/')]) : nameBytes;
+      entries.push({ key, line: Buffer.concat([Buffer.from(`${mode} `), nameBytes, Buffer.from([0]), id]) });
+    }
+    if (entries.length === 0) return undefined;
+    entries.sort((a, b) => Buffer.compare(a.key, b.key));
+    return objectId('tree', Buffer.concat(entries.map((e) => e.line)));
+  };
+  try {
+    return tree(dir, true)?.toString('hex');
+  } catch (error) {
+    if (error instanceof RangeError) return undefined;
+    throw error;
+  }
 }
 
 /** How long a `gh:` read over git waits for the hub's verdict on its content (ms), past which it has none. */

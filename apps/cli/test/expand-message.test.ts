@@ -1,67 +1,35 @@
 // One message's references against a small hub stand-in (SPEC 2.2, 2.5, 2.8): the verdicts on the project's
-// saved copies are asked in the message's one batch, at their saved revisions, in a hook and outside one;
+// saved copies are hub.asked in the message's one batch, at their saved revisions, in a hook and outside one;
 // a hook's `:install` does not wait past its budget for a locked `.autotrigger`, and says who holds it.
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadSettings, Resolver } from '@atskills/protocol/node';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  startVerdictHub,
+  type VerdictHub,
+} from '../../../packages/protocol/src/node/verdict-hub.test-support.js';
 import { expandMessage } from '../src/expand-message.js';
 import { renderAnswer } from '../src/inject.js';
 
-/** The hub's current revision of every hub:acme/k/* skill, and its verdict on it. */
+/** The hub's current revision of every hub:acme/k/* skill. */
 const CURRENT = 'r1';
-let flags: string[] = [];
-let blackhole = false;
-const asked: string[] = [];
-let server: Server;
-let hubUrl: string;
+let hub: VerdictHub;
 let base: string;
-
-async function bodyOf(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 beforeAll(async () => {
   base = await mkdtemp(path.join(tmpdir(), 'atskills-expand-'));
-  server = createServer((req, res) => {
-    const url = decodeURIComponent(req.url ?? '');
-    asked.push(`${req.method} ${url}`);
-    if (blackhole) return;
-    if (req.method === 'POST' && url === '/v1/resolve') {
-      void bodyOf(req).then((text) => {
-        const { items } = JSON.parse(text) as { items: { identity: string; revision?: string }[] };
-        const answers = items.map(({ identity, revision }) =>
-          revision === CURRENT
-            ? { identity, status: 'unchanged', revision, flags }
-            : { identity, status: 'changed', revision: CURRENT, kind: 'skill', flags },
-        );
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ items: answers }));
-      });
-      return;
-    }
-    if (req.method === 'HEAD' && url.endsWith(`?rev=${CURRENT}`))
-      return res.writeHead(200, flags.length ? { 'x-skill-flags': flags.join(', ') } : {}).end();
-    res.writeHead(404, { 'content-type': 'application/problem+json' }).end('{}');
-  });
-  server.on('connection', (socket) => socket.on('error', () => {}));
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  hubUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  hub = await startVerdictHub({ current: CURRENT, changedFlags: true });
 });
 
-afterAll(() => {
-  server.closeAllConnections();
-  return new Promise<void>((r) => server.close(() => r()));
-});
+afterAll(() => hub.close());
 
 beforeEach(() => {
-  flags = [];
-  blackhole = false;
-  asked.length = 0;
+  // The hub's verdict on the current revision (none until a test says otherwise).
+  hub.verdicts = { [CURRENT]: [] };
+  hub.mode = 'up';
+  hub.asked.length = 0;
 });
 
 const skillMd = (name: string) => `---\nname: ${name}\ndescription: Skill ${name}.\n---\nBODY of ${name}\n`;
@@ -71,7 +39,7 @@ async function project(skills: string[]) {
   const projectDir = await mkdtemp(path.join(base, 'project-'));
   const settings = loadSettings({
     ATSKILLS_CACHE: path.join(projectDir, 'cache'),
-    ATSKILLS_HUB: hubUrl,
+    ATSKILLS_HUB: hub.url,
     ATSKILLS_PROBE_TIMEOUT_MS: '600',
     HOME: projectDir,
   });
@@ -99,7 +67,7 @@ async function project(skills: string[]) {
 describe('a message naming saved copies', () => {
   it("asks their verdicts at the saved revisions in the hook's one batch, and nothing else", async () => {
     const { projectDir, settings } = await project(['hub:acme/k/s']);
-    flags = ['reported-malicious'];
+    hub.verdicts[CURRENT] = ['reported-malicious'];
     const expansion = await expandMessage(new Resolver(settings), 'use @skills:hub:acme/k/s', {
       projectDir,
       deadline: Date.now() + 1500,
@@ -107,29 +75,29 @@ describe('a message naming saved copies', () => {
     expect(renderAnswer(expansion.parts, expansion.notes, projectDir)).toContain(
       'Refused @skills:hub:acme/k/s: the hub judged this skill malicious',
     );
-    expect(asked).toEqual(['POST /v1/resolve']);
+    expect(hub.asked).toEqual(['POST /v1/resolve']);
   });
 
   it('asks them in one batch outside a hook too; a hub that does not answer costs one wait and a note', async () => {
     const skills = ['hub:acme/k/s1', 'hub:acme/k/s2', 'hub:acme/k/s3'];
     const message = skills.map((s) => `@skills:${s}`).join(' ');
     const { projectDir, settings } = await project(skills);
-    flags = ['remote-exec'];
+    hub.verdicts[CURRENT] = ['remote-exec'];
     const expansion = await expandMessage(new Resolver(settings), message, { projectDir });
     expect(expansion.parts.map((p) => p.kind === 'resolved' && p.resolved.flags)).toEqual(
       skills.map(() => ['remote-exec']),
     );
-    expect(asked).toEqual(['POST /v1/resolve']);
+    expect(hub.asked).toEqual(['POST /v1/resolve']);
 
     // Another machine, which never heard a verdict on them, and a hub that takes connections and never answers.
     const other = await project(skills);
-    blackhole = true;
-    asked.length = 0;
+    hub.mode = 'blackhole';
+    hub.asked.length = 0;
     const started = Date.now();
     const cut = await expandMessage(new Resolver(other.settings), message, { projectDir: other.projectDir });
     // 600 ms for the one batch; a request per copy, each waiting its own 600 ms, took longer and made three.
     expect(Date.now() - started).toBeLessThan(1_500);
-    expect(asked).toEqual(['POST /v1/resolve']);
+    expect(hub.asked).toEqual(['POST /v1/resolve']);
     const text = renderAnswer(cut.parts, cut.notes, other.projectDir);
     for (const skill of skills)
       expect(text).toContain(

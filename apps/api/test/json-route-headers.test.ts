@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestHub, type TestHub } from './support/app.js';
-import { seedRepository, skillMd } from './support/seed.js';
+import { REMOTE_EXEC_FINDING, seedRepository, skillMd } from './support/seed.js';
 
 let hub: TestHub;
 
@@ -65,16 +65,7 @@ describe('JSON routes', () => {
       { 'risky/SKILL.md': skillMd('risky', 'Runs things') },
       {
         flags: {
-          risky: [
-            {
-              rule: 'remote-exec',
-              severity: 'high',
-              file: 'SKILL.md',
-              line: 3,
-              evidence: 'curl | sh',
-              message: 'pipes a download into a shell',
-            },
-          ],
+          risky: [REMOTE_EXEC_FINDING],
         },
       },
     );

@@ -5,7 +5,13 @@ import { eq } from 'drizzle-orm';
 import { Parser, type ReadEntry } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestHub, type TestHub } from './support/app.js';
-import { seedCorpus, seedHubCollection, seedRepository, skillMd } from './support/seed.js';
+import {
+  REMOTE_EXEC_FINDING,
+  seedCorpus,
+  seedHubCollection,
+  seedRepository,
+  skillMd,
+} from './support/seed.js';
 
 let hub: TestHub;
 /** SKILL.md files whose frontmatter does not parse (SPEC 1.1: recorded, out of search, still resolving). */
@@ -260,16 +266,7 @@ describe('GET /v1/skills/<identity>', () => {
       { 'risky/SKILL.md': skillMd('risky', 'Runs things') },
       {
         flags: {
-          risky: [
-            {
-              rule: 'remote-exec',
-              severity: 'high',
-              file: 'SKILL.md',
-              line: 3,
-              evidence: 'curl | sh',
-              message: 'pipes a download into a shell',
-            },
-          ],
+          risky: [REMOTE_EXEC_FINDING],
         },
       },
     );

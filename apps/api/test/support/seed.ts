@@ -74,6 +74,16 @@ function skillsOf(entries: TreeEntry[], read: (p: string) => Buffer | null): Ski
   }));
 }
 
+/** A finding the scanner raises on a body that pipes a download into a shell, for seeding a flagged skill. */
+export const REMOTE_EXEC_FINDING: SafetyFinding = {
+  rule: 'remote-exec',
+  severity: 'high',
+  file: 'SKILL.md',
+  line: 3,
+  evidence: 'curl | sh',
+  message: 'pipes a download into a shell',
+};
+
 /** Options of a seeded GitHub repository. */
 export interface SeedRepoOptions {
   stars?: number;

@@ -106,6 +106,25 @@ describe('a gh: skill saved over git', () => {
     expect(asked).toEqual(['POST /v1/resolve']);
   });
 
+  it('reads as unchecked, not as "none", when no hub ever named its flags', async () => {
+    const projectDir = await mkdtemp(path.join(tmpdir(), 'atskills-gh-verdict-unheard-'));
+    // A hub that is not there: the fetch over git records no flags, and the copy's verdict is unknown.
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const nowhere = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise<void>((r) => closed.close(() => r()));
+    const settings = loadSettings({
+      ATSKILLS_CACHE: path.join(projectDir, 'cache'),
+      ATSKILLS_GIT_BASE: git.baseUrl,
+      ATSKILLS_HUB: nowhere,
+      HOME: projectDir,
+    });
+    expect((await saveSkill(new Resolver(settings), SKILL, { projectDir })).action).toBe('saved');
+    const copy = await new Resolver(settings).resolve(SKILL, { projectDir });
+    expect(copy).toMatchObject({ origin: 'local', flags: [] });
+    expect(copy.kind === 'skill' && copy.verdictUnchecked).toMatch(/could not be checked/);
+  });
+
   it('is asked about by its own tree sha once the cache no longer holds the saved commit', async () => {
     const projectDir = await mkdtemp(path.join(tmpdir(), 'atskills-gh-verdict-moved-'));
     const env = {

@@ -45,6 +45,8 @@ export function registerGet(program: Command, ctx: CliContext): void {
           }
           if (resolved.stale && !opts.json)
             ctx.err(`warning: ${resolved.identity} is stale: ${resolved.staleReason}`);
+          if (resolved.kind === 'skill' && resolved.verdictUnchecked && !opts.json)
+            ctx.err(`warning: ${resolved.verdictUnchecked}`);
           if (resolved.kind === 'skill')
             for (const p of resolved.problems ?? []) ctx.err(`warning: ${p.file}: ${p.message} [${p.rule}]`);
         } catch (error) {

@@ -12,6 +12,8 @@ export function resolvedJson(r: Resolved): Record<string, unknown> {
       name: r.name,
       description: r.description,
       flags: r.flags,
+      // `flags: []` of a saved copy whose verdict could not be asked means "unknown", not "none": say why.
+      ...(r.verdictUnchecked ? { verdictUnchecked: r.verdictUnchecked } : {}),
       // A skill the hub judged malicious: its text never leaves the client, for programs either.
       ...(refusingVerdict(r.flags) ? { refused: refusingVerdict(r.flags), body: '' } : { body: r.body }),
       dir: r.dir,
@@ -23,7 +25,13 @@ export function resolvedJson(r: Resolved): Record<string, unknown> {
     identity: r.identity,
     revision: r.revision,
     stale: r.stale,
-    items: r.items.map((i) => ({ identity: i.identity, name: i.name ?? '', description: i.description })),
+    items: r.items.map((i) => ({
+      identity: i.identity,
+      name: i.name ?? '',
+      description: i.description,
+      ...(i.flags?.length ? { flags: i.flags } : {}),
+      ...(i.refused ? { refused: true } : {}),
+    })),
   };
 }
 

@@ -309,8 +309,9 @@ export class Resolver {
       return undefined;
     }
     if (!meta) return undefined;
-    if (this.revisionKey(question.id, meta) === question.revision) return meta.flags ?? [];
-    return meta.verdicts?.[question.revision];
+    // An entry whose flags nobody named (a gh: read while the hub did not answer) knows no verdict: unknown.
+    if (this.revisionKey(question.id, meta) === question.revision) return meta.flags;
+    return ownVerdict(meta.verdicts, question.revision);
   }
 
   /**
@@ -359,9 +360,9 @@ export class Resolver {
     let verdicts =
       old.flags && oldKey !== undefined ? withVerdict(old.verdicts, oldKey, old.flags) : old.verdicts;
     const nextKey = this.revisionKey(id, next);
-    if (verdicts && nextKey !== undefined && nextKey in verdicts) {
+    if (verdicts && nextKey !== undefined && Object.hasOwn(verdicts, nextKey)) {
       // The entry's own flags speak for its revision.
-      verdicts = { ...verdicts };
+      verdicts = Object.assign(Object.create(null), verdicts) as Record<string, string[]>;
       delete verdicts[nextKey];
     }
     return verdicts && Object.keys(verdicts).length > 0 ? verdicts : undefined;
@@ -447,7 +448,7 @@ export class Resolver {
       if (saved && this.savedVerdicts.has(verdictKey(saved))) saved = undefined;
       let cloud: (VerdictQuestion & { flagsOnly?: boolean }) | undefined;
       if (id.source !== 'local' && !this.batched.has(id.identity) && !this.ghFlags.has(id.identity)) {
-        const meta = this.cache.readMeta(id.identity);
+        const meta = this.tryReadMeta(id.identity);
         if (meta && this.viaHub(id)) cloud = { id, revision: meta.revision };
         // A gh: skill over git: the hub compares the folder's tree sha, and may name its flags.
         else if (meta?.contentKey) cloud = { id, revision: meta.contentKey, flagsOnly: true };
@@ -857,12 +858,23 @@ function withVerdict(
   revision: string,
   flags: string[],
 ): Record<string, string[]> {
-  const next = { ...verdicts };
+  // No prototype: a revision is text from a committed `.source` (`rev:__proto__` must stay a plain key).
+  const next: Record<string, string[]> = Object.assign(Object.create(null), verdicts);
   delete next[revision];
   next[revision] = flags;
   const names = Object.keys(next);
   for (const name of names.slice(0, Math.max(0, names.length - KEPT_VERDICTS))) delete next[name];
   return next;
+}
+
+/** The verdict kept under `revision`, if one was: own keys only, and only a list of flag codes. */
+function ownVerdict(
+  verdicts: Readonly<Record<string, string[]>> | undefined,
+  revision: string,
+): string[] | undefined {
+  if (!verdicts || !Object.hasOwn(verdicts, revision)) return undefined;
+  const flags = verdicts[revision];
+  return Array.isArray(flags) && flags.every((flag) => typeof flag === 'string') ? flags : undefined;
 }
 
 /** A folder hashed for its git tree sha holds at most this many files and bytes (a skill is far smaller). */

@@ -56,6 +56,23 @@ describe('withFileLock, file system faults', () => {
     expect(await withFileLock(lock, async () => 'ran', { waitMs: 2_000 })).toBe('ran');
   });
 
+  it('takes the lock when NFS answers EEXIST to a retransmitted link that had succeeded', async () => {
+    const lock = path.join(await scratch(), 'f.lock');
+    // The first link lands, and its retry is what the client hears: "the name exists".
+    inject(
+      'link',
+      (real) =>
+        (async (from: string, to: string) => {
+          await real(from, to);
+          throw errno('EEXIST', 'link', to);
+        }) as Fs['link'],
+    );
+    const started = Date.now();
+    expect(await withFileLock(lock, async () => 'ran', { waitMs: 2_000 })).toBe('ran');
+    expect(Date.now() - started).toBeLessThan(1_000);
+    await expect(fsp.stat(lock)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
   it('fails on Windows past the wait, naming the lock and why it could not be read', async () => {
     const lock = path.join(await scratch(), 'f.lock');
     await fsp.writeFile(lock, `${process.pid} ${hostname()} live\n`);

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { constants, readlinkSync } from 'node:fs';
-import { link, open, unlink } from 'node:fs/promises';
+import { link, open, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { isAlive } from './cache.js';
@@ -130,7 +130,9 @@ async function createExclusive(file: string, text: string): Promise<boolean> {
     return true;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') return false;
+    // NFS may retransmit a `link` that succeeded and answer EEXIST to the retry: the temp file then has two
+    // names, and the lock is ours (the classic check; else we would wait on ourselves until the deadline).
+    if (code === 'EEXIST') return (await stat(temp).catch(() => undefined))?.nlink === 2;
     if (isMissing(error)) throw lockError(file, 'create', error);
   } finally {
     await unlink(temp).catch(() => {});

@@ -2,7 +2,7 @@ import { normalizeIdentity, refusingVerdict, UNTRUSTED_NOTICE } from '@atskills/
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { adviceFor, EXIT, exitCodeFor } from '../exit-codes.js';
-import { errorJson, resolvedJson } from '../format/resolved.js';
+import { errorJson, hubWarningLines, resolvedJson } from '../format/resolved.js';
 import { identityArgument } from './identity-argument.js';
 
 /**
@@ -47,6 +47,7 @@ export function registerGet(program: Command, ctx: CliContext): void {
             ctx.err(`warning: ${resolved.identity} is stale: ${resolved.staleReason}`);
           if (resolved.kind === 'skill' && resolved.verdictUnchecked && !opts.json)
             ctx.err(`warning: ${resolved.verdictUnchecked}`);
+          if (!opts.json) for (const line of hubWarningLines(resolved)) ctx.err(`warning: ${line}`);
           if (resolved.kind === 'skill')
             for (const p of resolved.problems ?? []) ctx.err(`warning: ${p.file}: ${p.message} [${p.rule}]`);
         } catch (error) {

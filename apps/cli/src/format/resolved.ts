@@ -14,6 +14,7 @@ export function resolvedJson(r: Resolved): Record<string, unknown> {
       flags: r.flags,
       // `flags: []` of a saved copy whose verdict could not be asked means "unknown", not "none": say why.
       ...(r.verdictUnchecked ? { verdictUnchecked: r.verdictUnchecked } : {}),
+      ...(r.hubWarnings ? { hubWarnings: r.hubWarnings } : {}),
       // A skill the hub judged malicious: its text never leaves the client, for programs either.
       ...(refusingVerdict(r.flags) ? { refused: refusingVerdict(r.flags), body: '' } : { body: r.body }),
       dir: r.dir,
@@ -54,4 +55,17 @@ export function errorJson(error: unknown, identity?: string): { error: Record<st
 /** A message shown next to its identity, without the `<identity>: ` it may start with (named once). */
 export function withoutIdentity(identity: string, message: string): string {
   return message.startsWith(`${identity}: `) ? message.slice(identity.length + 2) : message;
+}
+
+const HUB_WARNING_TEXT: Record<string, string> = {
+  'files-left-out':
+    "the hub did not download some of its files (over its size limit), so they are missing here; the hub's answer names them (filesLeftOut)",
+  'link-stale':
+    'the hub could not read the GitHub repository its team links; this is the last revision it read',
+};
+
+/** One line per thing the hub said of its copy of a resolved skill (`files-left-out`, `link-stale`). */
+export function hubWarningLines(r: Resolved): string[] {
+  if (r.kind !== 'skill') return [];
+  return (r.hubWarnings ?? []).map((code) => `${r.identity}: ${HUB_WARNING_TEXT[code] ?? code}`);
 }

@@ -31,6 +31,11 @@ export interface CacheEntryMeta {
    * so a cached or stale answer still carries them (SPEC 2.8). Absent: the source names none (`gh:` over git).
    */
   flags?: string[];
+  /**
+   * What the hub says of this revision's state that a reader should hear (`files-left-out`: files the crawl
+   * did not download; `link-stale`: a team link's last good revision), from its last full answer.
+   */
+  hubWarnings?: string[];
   /** The revision served before this one, kept so a re-save can compare against it without a fetch. */
   previous?: { revision: string; contentKey: string };
   /** The hub's flags heard on other revisions (a saved copy's; `gh:` keyed by tree sha), by revision. */

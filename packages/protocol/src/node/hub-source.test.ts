@@ -155,7 +155,14 @@ async function answer(
       if (kind === 'skills')
         return {
           status: 200,
-          body: { ...response, identity },
+          body: {
+            ...response,
+            identity,
+            // What the hub says of its copy (files left out) beside a SKILL.md convention warning.
+            ...(identity === 'hub:acme/tools/flagged'
+              ? { warnings: ['name-folder-mismatch', 'files-left-out'] }
+              : {}),
+          },
           headers: { etag, 'cache-control': 'no-cache', ...flags },
         };
       const key = `${identity}@${revision}`;
@@ -305,6 +312,16 @@ describe('hub source', () => {
     expect(third).toMatchObject({ revision: 'r2', body: 'body r2\n', origin: 'fetched' });
     if (third.kind !== 'skill') throw new Error('not a skill');
     expect(await readFile(path.join(third.dir, 'scripts/run.sh'), 'utf8')).toBe('echo r2\n');
+  });
+
+  it('keeps what the hub says of its copy (files left out) with the cached entry, a 304 included', async () => {
+    const { resolver: r, projectDir } = await resolver();
+    const first = await r.resolve('hub:acme/tools/flagged', { projectDir });
+    expect(first.kind === 'skill' && first.hubWarnings).toEqual(['files-left-out']);
+    const again = await new Resolver(r.settings).resolve('hub:acme/tools/flagged', { projectDir });
+    expect(again).toMatchObject({ origin: 'cache', hubWarnings: ['files-left-out'] });
+    const plain = await r.resolve('hub:acme/tools/deploy', { projectDir });
+    expect(plain).not.toHaveProperty('hubWarnings');
   });
 
   it('resolves a menu and sends the bearer token', async () => {

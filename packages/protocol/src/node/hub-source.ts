@@ -202,11 +202,13 @@ export class HubSource {
     };
     if (result.kind === 'menu') return { ...base, items: menuItems(result) };
     await this.ensureContent(id, result);
+    const hubWarnings = result.warnings.filter((code) => HUB_STATE_WARNINGS.has(code));
     return {
       ...base,
       contentKey: contentKeyOf(result.revision),
       name: result.name,
       description: result.description,
+      ...(hubWarnings.length > 0 ? { hubWarnings } : {}),
     };
   }
 
@@ -301,6 +303,9 @@ export class HubSource {
 function contentKeyOf(revision: string): string {
   return `rev-${createHash('sha256').update(revision).digest('hex').slice(0, 32)}`;
 }
+
+/** The warnings of a skill's answer about the hub's copy itself (the others are the SKILL.md's conventions). */
+const HUB_STATE_WARNINGS = new Set(['files-left-out', 'link-stale']);
 
 function menuItems(menu: MenuResponse): MenuItem[] {
   // A row keeps its skill's verdict, so the client marks a flagged row and refuses a malicious one (SPEC 2.8).

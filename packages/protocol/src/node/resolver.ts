@@ -53,6 +53,8 @@ export interface ResolvedSkill extends ResolvedBase {
    * naming the identity and revision. Its `flags` are then [] for want of any, not because it has none.
    */
   verdictUnchecked?: string;
+  /** What the hub said of its copy (`files-left-out`, `link-stale`) in its last full answer; absent: nothing. */
+  hubWarnings?: string[];
 }
 
 /** A resolved folder without SKILL.md: one row per skill beneath it. */
@@ -790,6 +792,7 @@ export class Resolver {
       ...skill,
       name: meta.name ?? skill.name,
       description: meta.description ?? skill.description,
+      ...(meta.hubWarnings?.length ? { hubWarnings: meta.hubWarnings } : {}),
     };
   }
 }

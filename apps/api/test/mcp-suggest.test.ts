@@ -9,6 +9,7 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { eventually } from '../../../test/support/eventually.js';
 import { loggerOptions } from '../src/runtime/logging.js';
 import { mcpInstructions } from '../src/services/mcp-server.js';
 import { SuggestOverloadedError, SuggestUnavailableError } from '../src/suggest/engine.js';
@@ -42,6 +43,13 @@ beforeAll(async () => {
     'pdf-extract/SKILL.md': skillMd('pdf-extract', 'Extract text and tables from PDF files into markdown'),
   });
   await hub.app.ready();
+  // Written after the app was built: the in-memory index takes them from the change feed, which a loaded
+  // machine delivers late; suggestions read that index, so they are built once it holds them.
+  await eventually(
+    async () =>
+      (await hub.app.inject({ url: '/v1/search?q=release+notes' })).json().results.length > 0 &&
+      (await hub.app.inject({ url: '/v1/search?q=pdf+extract' })).json().results.length > 0,
+  );
   await hub.app.suggestEngine.build();
 }, 120_000);
 

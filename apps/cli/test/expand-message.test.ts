@@ -1,12 +1,13 @@
 // One message's references against a small hub stand-in (SPEC 2.2, 2.5, 2.8): the verdicts on the project's
-// saved copies are hub.asked in the message's one batch, at their saved revisions, in a hook and outside one;
+// saved copies are asked in the message's one batch, at their saved revisions, in a hook and outside one;
 // a hook's `:install` does not wait past its budget for a locked `.autotrigger`, and says who holds it.
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
-import { loadSettings, Resolver } from '@atskills/protocol/node';
+import { Resolver } from '@atskills/protocol/node';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
+  projectWithSavedCopies,
   startVerdictHub,
   type VerdictHub,
 } from '../../../packages/protocol/src/node/verdict-hub.test-support.js';
@@ -35,34 +36,8 @@ beforeEach(() => {
 const skillMd = (name: string) => `---\nname: ${name}\ndescription: Skill ${name}.\n---\nBODY of ${name}\n`;
 
 /** A project holding saved copies of `skills` at the hub's current revision, with cache entries at `r0`. */
-async function project(skills: string[]) {
-  const projectDir = await mkdtemp(path.join(base, 'project-'));
-  const settings = loadSettings({
-    ATSKILLS_CACHE: path.join(projectDir, 'cache'),
-    ATSKILLS_HUB: hub.url,
-    ATSKILLS_PROBE_TIMEOUT_MS: '600',
-    HOME: projectDir,
-  });
-  for (const identity of skills) {
-    const dir = path.join(projectDir, '.atskills', identity.replace(':', '/'));
-    await mkdir(dir, { recursive: true });
-    await writeFile(path.join(dir, 'SKILL.md'), skillMd(identity.split('/').at(-1) ?? ''));
-    await writeFile(path.join(dir, '.source'), `${identity}\n2026-01-01 rev:${CURRENT}\n`);
-    // The machine's cache holds an older revision than the one the project saved.
-    await new Resolver(settings).cache.writeMeta({
-      version: 1,
-      identity,
-      source: 'hub',
-      kind: 'skill',
-      revision: 'r0',
-      fetchedAt: '2026-01-01T00:00:00.000Z',
-      checkedAt: '2026-01-01T00:00:00.000Z',
-      contentKey: 'rev-r0',
-      flags: [],
-    });
-  }
-  return { projectDir, settings };
-}
+const project = (skills: string[]) =>
+  projectWithSavedCopies(base, hub.url, skills, { revision: CURRENT, cached: { revision: 'r0', flags: [] } });
 
 describe('a message naming saved copies', () => {
   it("asks their verdicts at the saved revisions in the hook's one batch, and nothing else", async () => {

@@ -1,7 +1,7 @@
 // A saved copy's verdict (SPEC 2.8) against a small hub stand-in that can be cut (connections refused) or
 // black-holed (accepted, never answered): a verdict heard on the saved revision is kept under that revision
 // and never replaced by another revision's flags; a verdict nobody heard is unknown, said in a note, never
-// "none"; saved copies are hub.asked in one batch outside hooks too, and a hub that did not answer is not waited
+// "none"; saved copies are asked in one batch outside hooks too, and a hub that did not answer is not waited
 // for again; a hook's install does not wait past its budget for a locked `.autotrigger`.
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
@@ -9,8 +9,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { installSkill, residentBlock } from '../src/node/install.js';
 import { Resolver } from '../src/node/resolver.js';
-import { loadSettings } from '../src/node/settings.js';
-import { startVerdictHub, type VerdictHub } from '../src/node/verdict-hub.test-support.js';
+import {
+  projectWithSavedCopies,
+  startVerdictHub,
+  type VerdictHub,
+} from '../src/node/verdict-hub.test-support.js';
 
 let hub: VerdictHub;
 let base: string;
@@ -31,42 +34,10 @@ beforeEach(() => {
 });
 
 /** A project holding saved copies of `skills` at `revision`, and a cache entry of each at `cached` (if set). */
-async function project(
+const project = (
   skills: string[],
   options: { revision?: string; cached?: { revision: string; flags: string[] } } = {},
-) {
-  const projectDir = await mkdtemp(path.join(base, 'project-'));
-  const settings = loadSettings({
-    ATSKILLS_CACHE: path.join(projectDir, 'cache'),
-    ATSKILLS_HUB: hub.url,
-    ATSKILLS_PROBE_TIMEOUT_MS: '600',
-    HOME: projectDir,
-  });
-  for (const identity of skills) {
-    const dir = path.join(projectDir, '.atskills', identity.replace(':', '/'));
-    await mkdir(dir, { recursive: true });
-    const name = identity.split('/').at(-1);
-    await writeFile(
-      path.join(dir, 'SKILL.md'),
-      `---\nname: ${name}\ndescription: Skill ${name}.\n---\nBODY\n`,
-    );
-    await writeFile(path.join(dir, '.source'), `${identity}\n2026-01-01 rev:${options.revision ?? 'rev1'}\n`);
-    if (options.cached)
-      // The machine's cache moved on (another project, or a plain `get`, resolved a later revision).
-      await new Resolver(settings).cache.writeMeta({
-        version: 1,
-        identity,
-        source: 'hub',
-        kind: 'skill',
-        revision: options.cached.revision,
-        fetchedAt: '2026-02-01T00:00:00.000Z',
-        checkedAt: '2026-02-01T00:00:00.000Z',
-        contentKey: `rev-${options.cached.revision}`,
-        flags: options.cached.flags,
-      });
-  }
-  return { projectDir, settings };
-}
+) => projectWithSavedCopies(base, hub.url, skills, { revision: 'rev1', ...options });
 
 const SKILL = 'hub:acme/k/s';
 

@@ -1,8 +1,12 @@
 // A hub stand-in for what a client asks about its saved copies' verdicts (SPEC 2.8): POST /v1/resolve and
 // HEAD /v1/skills/<identity>?rev=<revision>. It can be cut (connections refused) or black-holed (accepted,
 // never answered). Hand-written: it answers only these two questions, each the way the hub does.
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { Resolver } from './resolver.js';
+import { type ClientSettings, loadSettings } from './settings.js';
 
 /** A running verdict hub; its fields are read on every request, so a test changes them between steps. */
 export interface VerdictHub {
@@ -77,4 +81,47 @@ export async function startVerdictHub(initial: {
     },
   };
   return hub;
+}
+
+/**
+ * A project (in a new folder under `base`) holding saved copies of `skills` stamped at `revision`, with the
+ * machine's cache entry of each at `cached` when given (a cache that moved on, or an older one), set to ask
+ * the hub at `hubUrl`.
+ */
+export async function projectWithSavedCopies(
+  base: string,
+  hubUrl: string,
+  skills: string[],
+  options: { revision: string; cached?: { revision: string; flags: string[] } },
+): Promise<{ projectDir: string; settings: ClientSettings }> {
+  const projectDir = await mkdtemp(path.join(base, 'project-'));
+  const settings = loadSettings({
+    ATSKILLS_CACHE: path.join(projectDir, 'cache'),
+    ATSKILLS_HUB: hubUrl,
+    ATSKILLS_PROBE_TIMEOUT_MS: '600',
+    HOME: projectDir,
+  });
+  for (const identity of skills) {
+    const dir = path.join(projectDir, '.atskills', identity.replace(':', '/'));
+    await mkdir(dir, { recursive: true });
+    const name = identity.split('/').at(-1);
+    await writeFile(
+      path.join(dir, 'SKILL.md'),
+      `---\nname: ${name}\ndescription: Skill ${name}.\n---\nBODY of ${name}\n`,
+    );
+    await writeFile(path.join(dir, '.source'), `${identity}\n2026-01-01 rev:${options.revision}\n`);
+    if (options.cached)
+      await new Resolver(settings).cache.writeMeta({
+        version: 1,
+        identity,
+        source: 'hub',
+        kind: 'skill',
+        revision: options.cached.revision,
+        fetchedAt: '2026-02-01T00:00:00.000Z',
+        checkedAt: '2026-02-01T00:00:00.000Z',
+        contentKey: `rev-${options.cached.revision}`,
+        flags: options.cached.flags,
+      });
+  }
+  return { projectDir, settings };
 }

@@ -1,28 +1,31 @@
 import { SearchQuery, SuggestQuery } from '@atskills/protocol';
+import type { z } from 'zod';
 
 /**
- * The search page's `limit`, read by the rule GET /v1/search reads it by (a whole number from 1 to 100,
- * 20 when absent). A bad one was clamped or dropped without a word: `limit=0` showed one result and a Next
- * link, `limit=abc` twenty; the page now says it is wrong, as the API's 400 does.
+ * A page's `limit`, read by the rule of the API route it shows (`schema`, its default when absent). A bad one
+ * was clamped or dropped without a word (`limit=0` showed one result and a Next link, `limit=abc` twenty);
+ * the page now says it is wrong, as the API's 400 does, with `range` and `leftOut` (what leaving it out gives).
  */
-export function readSearchLimit(raw: string | undefined): { limit: number; error?: string } {
-  const parsed = SearchQuery.shape.limit.safeParse(raw);
+function readPageLimit(
+  schema: z.ZodType<number, unknown>,
+  raw: string | undefined,
+  range: string,
+  leftOut: string,
+): { limit: number; error?: string } {
+  const parsed = schema.safeParse(raw);
   if (parsed.success) return { limit: parsed.data };
   return {
-    limit: SearchQuery.shape.limit.parse(undefined),
-    error: `The limit "${String(raw).slice(0, 20)}" is not a whole number from 1 to 100; leave it out for 20 results a page.`,
+    limit: schema.parse(undefined),
+    error: `The limit "${String(raw).slice(0, 20)}" is not a whole number from ${range}; leave it out for ${leftOut}.`,
   };
 }
 
-/**
- * The suggest page's `limit`, read by GET /v1/suggest's rule (a whole number from 1 to 10, 5 when absent);
- * a bad one is named on the page, as on the search page, instead of being clamped without a word.
- */
+/** The search page's `limit`, as GET /v1/search reads it (1 to 100, 20 when absent). */
+export function readSearchLimit(raw: string | undefined): { limit: number; error?: string } {
+  return readPageLimit(SearchQuery.shape.limit, raw, '1 to 100', '20 results a page');
+}
+
+/** The suggest page's `limit`, as GET /v1/suggest reads it (1 to 10, 5 when absent). */
 export function readSuggestLimit(raw: string | undefined): { limit: number; error?: string } {
-  const parsed = SuggestQuery.shape.limit.safeParse(raw);
-  if (parsed.success) return { limit: parsed.data };
-  return {
-    limit: SuggestQuery.shape.limit.parse(undefined),
-    error: `The limit "${String(raw).slice(0, 20)}" is not a whole number from 1 to 10; leave it out for 5 suggestions.`,
-  };
+  return readPageLimit(SuggestQuery.shape.limit, raw, '1 to 10', '5 suggestions');
 }
